@@ -1,0 +1,26 @@
+// The request a workload hands to the scheduler: what to send, independent of protocol.
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+export interface RequestSpec {
+  /** Chat form of the prompt (used by the chat endpoint). */
+  messages: ChatMessage[];
+  /** Flat form of the prompt (used by the completions endpoint). */
+  prompt: string;
+  /** Prompt length as counted by the run's tokenizer (expected input tokens). */
+  inputTokens: number;
+  /** Output length to ask for (`max_tokens`); with ignore_eos the server should produce exactly this many. */
+  maxTokens: number;
+  /** Traffic class (e.g. "short", "rag"); summaries break metrics down by it. */
+  class?: string;
+  /** Multi-turn: the session (virtual user conversation) and 0-based turn index. */
+  sessionId?: string;
+  turn?: number;
+  /** Trace replay: when to send, ms relative to the first request. */
+  timestampMs?: number;
+  /** Dataset provenance, e.g. "data.jsonl:17". */
+  source?: string;
+}

@@ -1,0 +1,30 @@
+// Error base class with stable codes; CLI maps UsageError to exit code 2.
+
+export type ErrorCode =
+  | 'E_USAGE' // bad flag, config field or input file: exit 2, nothing sent
+  | 'E_UNREACHABLE' // target server could not be reached before the run: exit 2
+  | 'E_CONFIG'
+  | 'E_DATASET'
+  | 'E_INTERNAL';
+
+export class TokenfloodError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'TokenfloodError';
+  }
+}
+
+/** One or more problems with what the user asked for. `problems` lists each one, naming the flag, field or file:line. */
+export class UsageError extends TokenfloodError {
+  constructor(readonly problems: string[]) {
+    super('E_USAGE', problems.length === 1 ? problems[0] : `${problems.length} problems:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'UsageError';
+  }
+}
+
+export function isUsageError(e: unknown): e is UsageError {
+  return e instanceof UsageError;
+}
