@@ -1,0 +1,132 @@
+// OpenAI-compatible protocol: request bodies for chat/completions, and what each streamed chunk carried.
+import type { RequestSpec } from '../dataset/types.js';
+import type { EventKind } from '../metrics/record.js';
+
+export type Endpoint = 'chat' | 'completions';
+
+export const ENDPOINT_PATHS: Record<Endpoint, string> = {
+  chat: '/chat/completions',
+  completions: '/completions',
+};
+
+export interface BodyOptions {
+  model: string;
+  endpoint: Endpoint;
+  stream: boolean;
+  ignoreEos: boolean;
+  temperature?: number;
+  topP?: number;
+  topK?: number;
+  seed?: number;
+  extraBody?: Record<string, unknown>;
+}
+
+/** Build the JSON body of one request. Usage is always requested so token counts come from the server. */
+export function buildBody(spec: RequestSpec, o: BodyOptions): Record<string, unknown> {
+  const body: Record<string, unknown> = { model: o.model, max_tokens: spec.maxTokens, stream: o.stream };
+  if (o.endpoint === 'chat') body.messages = spec.messages;
+  else body.prompt = spec.prompt;
+  if (o.stream) body.stream_options = { include_usage: true };
+  if (o.ignoreEos) {
+    // vLLM/SGLang extensions: emit exactly max_tokens so output length is what the workload asked for.
+    body.ignore_eos = true;
+    body.min_tokens = spec.maxTokens;
+  }
+  if (o.temperature !== undefined) body.temperature = o.temperature;
+  if (o.topP !== undefined) body.top_p = o.topP;
+  if (o.topK !== undefined) body.top_k = o.topK;
+  if (o.seed !== undefined) body.seed = o.seed;
+  if (o.extraBody) Object.assign(body, o.extraBody);
+  return body;
+}
+
+export interface Usage {
+  inputTokens: number | null;
+  outputTokens: number | null;
+  reasoningTokens: number | null;
+  cachedTokens: number | null;
+}
+
+/** What one parsed data event carried. */
+export interface ChunkInfo {
+  kind: EventKind;
+  reasoning: string;
+  answer: string;
+  usage: Usage | null;
+  finishReason: string | null;
+  error: string | null;
+}
+
+type Json = Record<string, unknown>;
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+export function parseUsage(u: unknown): Usage | null {
+  if (!u || typeof u !== 'object') return null;
+  const o = u as Json;
+  const ptd = (o.prompt_tokens_details ?? null) as Json | null;
+  const ctd = (o.completion_tokens_details ?? null) as Json | null;
+  return {
+    inputTokens: num(o.prompt_tokens),
+    outputTokens: num(o.completion_tokens),
+    reasoningTokens: ctd ? num(ctd.reasoning_tokens) : null,
+    cachedTokens: ptd ? num(ptd.cached_tokens) : null,
+  };
+}
+
+function errorText(e: unknown): string {
+  if (typeof e === 'string') return e;
+  if (e && typeof e === 'object') {
+    const m = (e as Json).message;
+    if (typeof m === 'string') return m;
+  }
+  return JSON.stringify(e);
+}
+
+/**
+ * Classify one SSE data payload. Reasoning arrives as `delta.reasoning_content` (DeepSeek, SGLang,
+ * llama.cpp, older vLLM) or `delta.reasoning` (newer vLLM, Ollama); completions stream `choices[].text`.
+ * Usage may come alone (`choices: []`) or inline on the last chunk.
+ */
+export function classifyData(data: string): ChunkInfo {
+  const info: ChunkInfo = { kind: 'x', reasoning: '', answer: '', usage: null, finishReason: null, error: null };
+  if (data === '[DONE]') {
+    info.kind = 'd';
+    return info;
+  }
+  let obj: Json;
+  try {
+    obj = JSON.parse(data) as Json;
+  } catch {
+    info.error = `malformed JSON in stream: ${data.slice(0, 120)}`;
+    return info;
+  }
+  if (!obj || typeof obj !== 'object') return info;
+  if (obj.error !== undefined || obj.object === 'error') {
+    info.kind = 'e';
+    info.error = errorText(obj.error ?? obj);
+    return info;
+  }
+  const choices = Array.isArray(obj.choices) ? (obj.choices as Json[]) : [];
+  for (const c of choices) {
+    if (!c || typeof c !== 'object') continue;
+    const d = (c.delta ?? c.message) as Json | undefined;
+    if (d && typeof d === 'object') {
+      info.reasoning += str(d.reasoning_content) || str(d.reasoning);
+      info.answer += str(d.content);
+    }
+    info.answer += str(c.text);
+    if (typeof c.finish_reason === 'string') info.finishReason = c.finish_reason;
+  }
+  info.usage = parseUsage(obj.usage);
+  if (info.answer) info.kind = 'a';
+  else if (info.reasoning) info.kind = 'R';
+  else if (choices.length > 0) info.kind = 'r';
+  else if (info.usage) info.kind = 'u';
+  return info;
+}
+
+/** Extract text, reasoning and usage from a non-streaming response body. */
+export function parseCompleteResponse(body: string): ChunkInfo {
+  return classifyData(body);
+}

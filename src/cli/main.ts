@@ -1,0 +1,47 @@
+#!/usr/bin/env node
+// tokenflood CLI entry: argv → command → exit code (2 for bad input, 130/143 when interrupted).
+import { Command, CommanderError } from 'commander';
+import { TokenfloodError } from '../errors.js';
+import { VERSION } from '../version.js';
+import { registerRun } from './run.js';
+import { registerReport } from './report.js';
+import { registerServe } from './serve.js';
+import { registerCapacity } from './capacity.js';
+import { takeExitCode, type Out } from './io.js';
+
+export async function main(argv: string[], io: Out = { out: process.stdout, err: process.stderr }): Promise<number> {
+  const program = new Command('tokenflood')
+    .description('load-test LLM inference services: TTFT, TPOT, ITL, E2E, throughput and errors')
+    .version(VERSION)
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.out.write(s), writeErr: (s) => io.err.write(s) })
+    .showHelpAfterError('(run with --help for usage)');
+  registerRun(program, io);
+  registerReport(program, io);
+  registerServe(program);
+  registerCapacity(program);
+  for (const c of program.commands) c.exitOverride().configureOutput({ writeOut: (s) => io.out.write(s), writeErr: (s) => io.err.write(s) });
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return takeExitCode();
+  } catch (e) {
+    takeExitCode();
+    if (e instanceof CommanderError) {
+      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return 0;
+      return 2;
+    }
+    if (e instanceof TokenfloodError && e.code !== 'E_INTERNAL') {
+      io.err.write(`tokenflood: ${e.message}\n`);
+      return 2;
+    }
+    io.err.write(`tokenflood: internal error: ${(e as Error)?.stack ?? String(e)}\n`);
+    return 1;
+  }
+}
+
+const invokedDirectly = process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href;
+if (invokedDirectly || process.argv[1]?.endsWith('/tokenflood')) {
+  main(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
+}

@@ -1,0 +1,38 @@
+// `tokenflood report DIR`: recompute summary.json from requests.jsonl alone and print the same table.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Command } from 'commander';
+import { UsageError } from '../errors.js';
+import { readRecords } from '../metrics/jsonl.js';
+import { buildSummary, type Summary } from '../metrics/summary.js';
+import { renderSummary } from '../report/terminal.js';
+import type { Out } from './io.js';
+
+/** Rebuild a run's summary from its raw records (and run.json for metadata). */
+export function rebuildSummary(dir: string): { summary: Summary; warnings: string[] } {
+  const file = join(dir, 'requests.jsonl');
+  if (!existsSync(file)) throw new UsageError([`report: ${file} not found (is ${dir} a tokenflood results directory?)`]);
+  const { records, warnings } = readRecords(file);
+  let run: Record<string, unknown> = {};
+  const runFile = join(dir, 'run.json');
+  if (existsSync(runFile)) run = JSON.parse(readFileSync(runFile, 'utf8'));
+  else warnings.push(`${runFile} not found: run metadata missing from the summary`);
+  const conc = (run.config as { concurrency?: number } | undefined)?.concurrency;
+  records.sort((a, b) => a.id - b.id);
+  return { summary: buildSummary(records, run, conc), warnings };
+}
+
+export function registerReport(program: Command, out: Out): void {
+  program
+    .command('report')
+    .description('recompute summary.json from a results directory\'s requests.jsonl and print it')
+    .argument('<dir>', 'results directory of a run')
+    .option('--json', 'print the summary as one JSON document on stdout')
+    .option('--no-write', 'do not rewrite DIR/summary.json')
+    .action((dir: string, o: { json?: boolean; write: boolean }) => {
+      const { summary, warnings } = rebuildSummary(dir);
+      for (const w of warnings) out.err.write(`warning: ${w}\n`);
+      if (o.write) writeFileSync(join(dir, 'summary.json'), JSON.stringify(summary, null, 2) + '\n');
+      out.out.write(o.json ? JSON.stringify(summary, null, 2) + '\n' : `${renderSummary(summary)}\n`);
+    });
+}

@@ -1,0 +1,80 @@
+// Resolve a run config from flags, an optional YAML/JSON file and the environment; report every problem at once.
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { UsageError } from '../errors.js';
+import { RunConfigSchema, RUN_FLAGS, describeIssues, type RunConfig, type RunConfigInput } from './schema.js';
+import { didYouMean, parseHeaders, toCamel } from './parse.js';
+
+const KEYS = Object.keys(RUN_FLAGS);
+const flagName = (key: string): string => RUN_FLAGS[key as keyof RunConfigInput]?.flag.split(' ')[0].replace(/^--no-/, '--') ?? key;
+
+/** Read a YAML or JSON config file whose keys are flag names (kebab-case, snake_case or camelCase). */
+export function readConfigFile(path: string): { values: Record<string, unknown>; problems: string[] } {
+  let doc: unknown;
+  try {
+    doc = parseYaml(readFileSync(path, 'utf8'));
+  } catch (e) {
+    return { values: {}, problems: [`${path}: cannot read config file: ${(e as Error).message.split('\n')[0]}`] };
+  }
+  if (doc === null || doc === undefined) return { values: {}, problems: [] };
+  if (typeof doc !== 'object' || Array.isArray(doc)) return { values: {}, problems: [`${path}: expected a mapping of option: value`] };
+  const values: Record<string, unknown> = {};
+  const problems: string[] = [];
+  for (const [rawKey, v] of Object.entries(doc as Record<string, unknown>)) {
+    const key = toCamel(rawKey);
+    if (!KEYS.includes(key) || key === 'json') {
+      const hint = didYouMean(key, KEYS);
+      problems.push(`${path}: unknown key "${rawKey}"${hint ? ` (did you mean "${hint.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}"?)` : ''}`);
+      continue;
+    }
+    values[key] = key === 'header' && v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.entries(v as Record<string, unknown>).map(([k, x]) => `${k}: ${String(x)}`)
+      : v;
+  }
+  return { values, problems };
+}
+
+export interface ResolveInput {
+  /** Values from CLI flags (only the ones the user gave). */
+  flags: Record<string, unknown>;
+  /** Path of a YAML/JSON config file; flags override its values. */
+  configFile?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface ResolvedRun {
+  config: RunConfig;
+  headers: Record<string, string>;
+}
+
+/** Validate everything before anything is sent. Throws UsageError listing all problems. */
+export function resolveRunConfig(inp: ResolveInput): ResolvedRun {
+  const problems: string[] = [];
+  let fileValues: Record<string, unknown> = {};
+  if (inp.configFile) {
+    const r = readConfigFile(inp.configFile);
+    fileValues = r.values;
+    problems.push(...r.problems);
+  }
+  const env = inp.env ?? process.env;
+  const merged: Record<string, unknown> = { ...fileValues };
+  for (const [k, v] of Object.entries(inp.flags)) if (v !== undefined) merged[k] = v;
+  if (merged.apiKey === undefined) {
+    const k = env.TOKENFLOOD_API_KEY || env.OPENAI_API_KEY;
+    if (k) merged.apiKey = k;
+  }
+  const parsed = RunConfigSchema.safeParse(merged);
+  if (!parsed.success) {
+    problems.push(...describeIssues(parsed.error.issues, (k) => (inp.flags[k] !== undefined || !inp.configFile ? flagName(k) : `${inp.configFile}: ${k}`)));
+    throw new UsageError(problems);
+  }
+  const c = parsed.data;
+  const { headers, bad } = parseHeaders(c.header);
+  for (const b of bad) problems.push(`--header: expected "Name: value", got "${b}"`);
+  if (c.burstiness !== 1 && c.arrival !== 'gamma') problems.push('--burstiness: only applies with --arrival gamma');
+  if (c.rate === undefined && merged.arrival !== undefined) problems.push('--arrival: only applies with --rate');
+  if (problems.length) throw new UsageError(problems);
+  if (c.concurrency === undefined && c.rate === undefined) c.concurrency = 1;
+  if (c.requests === undefined && c.duration === undefined) c.requests = 100;
+  return { config: c, headers };
+}

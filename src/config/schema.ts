@@ -1,0 +1,80 @@
+// The run config: one zod schema (the single source of truth), its defaults, flag table and validation.
+import { z } from 'zod';
+import { WorkloadSchema, WORKLOAD_FLAGS } from './workload.js';
+import type { FlagTable } from './flags.js';
+import { parseDurationS } from './parse.js';
+
+const duration = z.preprocess(
+  (v) => (v === undefined ? undefined : parseDurationS(v)),
+  z.number({ message: 'expected a duration such as 60s, 2m, 500ms or a number of seconds' }).positive().optional(),
+);
+
+export const TargetSchema = z.object({
+  baseUrl: z
+    .string()
+    .url()
+    .refine((u) => /^https?:\/\//.test(u), 'expected an http:// or https:// URL')
+    .optional(),
+  apiKey: z.string().min(1).optional(),
+  model: z.string().min(1).optional(),
+  endpoint: z.enum(['chat', 'completions']).default('chat'),
+  header: z.array(z.string()).default([]),
+  timeout: duration.default(600),
+  stream: z.boolean().default(true),
+});
+
+export const LoadSchema = z.object({
+  concurrency: z.coerce.number().int().positive().optional(),
+  rate: z.coerce.number().positive().optional(),
+  arrival: z.enum(['constant', 'poisson', 'gamma']).default('poisson'),
+  burstiness: z.coerce.number().positive().default(1),
+  requests: z.coerce.number().int().positive().optional(),
+  duration,
+  warmup: z.coerce.number().int().min(0).default(0),
+});
+
+export const OutputSchema = z.object({
+  out: z.string().min(1).optional(),
+  overwrite: z.boolean().default(false),
+  json: z.boolean().default(false),
+  quiet: z.boolean().default(false),
+});
+
+export const RunConfigSchema = TargetSchema.extend(LoadSchema.shape)
+  .extend(WorkloadSchema.shape)
+  .extend(OutputSchema.shape)
+  .strict();
+
+export type RunConfigInput = z.input<typeof RunConfigSchema>;
+export type RunConfig = z.output<typeof RunConfigSchema>;
+
+export const RUN_FLAGS: FlagTable<RunConfigInput> = {
+  baseUrl: { flag: '--base-url <url>', help: 'OpenAI-compatible root, e.g. http://127.0.0.1:8000/v1 (default: start the embedded simulated server)' },
+  apiKey: { flag: '--api-key <key>', help: 'API key sent as a Bearer token (also OPENAI_API_KEY or TOKENFLOOD_API_KEY); never written anywhere' },
+  model: { flag: '--model <name>', help: 'model name (default: the first id from GET /models)' },
+  endpoint: { flag: '--endpoint <chat|completions>', help: 'API to load: chat (/chat/completions) or completions (/completions) (default chat)' },
+  header: { flag: '--header <K: V>', help: 'extra HTTP header, repeatable', repeatable: true },
+  timeout: { flag: '--timeout <seconds>', help: 'per-request timeout, e.g. 600 or 10m (default 600 s)' },
+  stream: { flag: '--no-stream', help: 'measure non-streaming requests (TTFT then equals E2E)' },
+  concurrency: { flag: '--concurrency <n>', help: 'closed loop: at most N requests in flight; with --rate, a cap on in-flight requests (default 1 when no --rate)' },
+  rate: { flag: '--rate <r>', help: 'open loop: requests per second on a schedule computed up front' },
+  arrival: { flag: '--arrival <constant|poisson|gamma>', help: 'arrival process for --rate (default poisson)' },
+  burstiness: { flag: '--burstiness <k>', help: 'gamma shape for --arrival gamma: 1 = poisson, <1 burstier, >1 smoother (default 1)' },
+  requests: { flag: '--requests <n>', help: 'stop after N measured requests (default 100 when no --duration)' },
+  duration: { flag: '--duration <time>', help: 'stop sending after this long, e.g. 60s, 5m' },
+  warmup: { flag: '--warmup <n>', help: 'requests sent first and left out of every statistic (default 0)' },
+  out: { flag: '--out <dir>', help: 'results directory (default results/<timestamp>-<model>/)' },
+  overwrite: { flag: '--overwrite', help: 'allow writing into a directory that already holds a run' },
+  json: { flag: '--json', help: 'print the summary as one JSON document on stdout (progress goes to stderr)' },
+  quiet: { flag: '--quiet', help: 'no progress display' },
+  ...WORKLOAD_FLAGS,
+};
+
+/** Turn zod issues into one line each, naming the flag (or config key) that was wrong. */
+export function describeIssues(issues: readonly z.core.$ZodIssue[], name: (key: string) => string): string[] {
+  return issues.map((i) => {
+    if (i.code === 'unrecognized_keys') return i.keys.map((k) => `${name(k)}: unknown option`).join('; ');
+    const key = String(i.path[0] ?? '');
+    return key ? `${name(key)}: ${i.message}` : i.message;
+  });
+}

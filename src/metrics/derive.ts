@@ -1,0 +1,102 @@
+// Pure metric formulas: RawRequest → DerivedMetrics. Every definition here is documented in docs/metrics.md.
+import type { DerivedMetrics, RawRequest, RequestRecord } from './record.js';
+
+const isTokenKind = (k: string): boolean => k === 'a' || k === 'R';
+
+/** Indexes of events that carried non-empty text (reasoning or answer). */
+export function tokenEventIndexes(raw: Pick<RawRequest, 'event_kinds'>): number[] {
+  const out: number[] = [];
+  const kinds = raw.event_kinds;
+  for (let i = 0; i < kinds.length; i++) if (isTokenKind(kinds[i])) out.push(i);
+  return out;
+}
+
+/** ttft_ms = time of first event carrying non-empty text (reasoning or answer) − send time. Non-streaming: = e2e_ms. */
+export function ttftMs(raw: RawRequest): number | null {
+  if (raw.status !== 'ok') return null;
+  if (!raw.streamed) return raw.end_ms;
+  const i = raw.event_kinds.search(/[aR]/);
+  return i < 0 ? null : raw.event_times_ms[i];
+}
+
+/** ttfat_ms = time of first event carrying non-empty answer text (not reasoning) − send time. Non-streaming: = e2e_ms. */
+export function ttfatMs(raw: RawRequest): number | null {
+  if (raw.status !== 'ok') return null;
+  if (!raw.streamed) return raw.end_ms;
+  const i = raw.event_kinds.indexOf('a');
+  return i < 0 ? null : raw.event_times_ms[i];
+}
+
+/** first_event_ms = time of the first SSE data event of any kind (comments excluded) − send time. vLLM's client TTFT. */
+export function firstEventMs(raw: RawRequest): number | null {
+  if (raw.status !== 'ok') return null;
+  if (!raw.streamed) return raw.end_ms;
+  const i = raw.event_kinds.search(/[^c]/);
+  return i < 0 ? null : raw.event_times_ms[i];
+}
+
+/** e2e_ms = end of response − send time. */
+export function e2eMs(raw: RawRequest): number | null {
+  return raw.status === 'ok' ? raw.end_ms : null;
+}
+
+/** itl_ms = gaps between consecutive token-carrying events, in order (empty for non-streaming). */
+export function itlMs(raw: RawRequest): number[] {
+  if (raw.status !== 'ok' || !raw.streamed) return [];
+  const idx = tokenEventIndexes(raw);
+  const out: number[] = new Array(Math.max(0, idx.length - 1));
+  for (let j = 1; j < idx.length; j++) out[j - 1] = raw.event_times_ms[idx[j]] - raw.event_times_ms[idx[j - 1]];
+  return out;
+}
+
+/**
+ * tpot_ms = (time of last token-carrying event − time of first token-carrying event) / (output_tokens − 1),
+ * defined only when output_tokens > 1 and the response was streamed.
+ */
+export function tpotMs(raw: RawRequest): number | null {
+  if (raw.status !== 'ok' || !raw.streamed) return null;
+  const n = raw.output_tokens;
+  if (n === null || n <= 1) return null;
+  const idx = tokenEventIndexes(raw);
+  if (idx.length === 0) return null;
+  const first = raw.event_times_ms[idx[0]];
+  const last = raw.event_times_ms[idx[idx.length - 1]];
+  return (last - first) / (n - 1);
+}
+
+/** output_speed_tok_s = 1000 / tpot_ms: the per-request decode speed. */
+export function outputSpeedTokS(tpot: number | null): number | null {
+  return tpot === null || tpot <= 0 ? null : 1000 / tpot;
+}
+
+/** schedule_lag_ms = sent_at_ms − scheduled_at_ms: how late the client sent the request. */
+export function scheduleLagMs(raw: RawRequest): number {
+  return raw.sent_at_ms - raw.scheduled_at_ms;
+}
+
+/** chunks = number of SSE data events received (comments excluded). */
+export function chunkCount(raw: RawRequest): number {
+  let n = 0;
+  for (const k of raw.event_kinds) if (k !== 'c') n++;
+  return n;
+}
+
+export function deriveMetrics(raw: RawRequest): DerivedMetrics {
+  const tpot = tpotMs(raw);
+  return {
+    ttft_ms: ttftMs(raw),
+    ttfat_ms: ttfatMs(raw),
+    first_event_ms: firstEventMs(raw),
+    tpot_ms: tpot,
+    itl_ms: itlMs(raw),
+    e2e_ms: e2eMs(raw),
+    output_speed_tok_s: outputSpeedTokS(tpot),
+    schedule_lag_ms: scheduleLagMs(raw),
+    chunks: chunkCount(raw),
+  };
+}
+
+/** A full record: raw facts plus derived metrics (derived fields are always recomputed from raw). */
+export function toRecord(raw: RawRequest): RequestRecord {
+  return { ...raw, ...deriveMetrics(raw) };
+}

@@ -1,0 +1,109 @@
+// requests.jsonl: one record per line, written as each request finishes, read back for `report`.
+import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
+import type { RawRequest, RequestRecord } from './record.js';
+import { toRecord } from './derive.js';
+
+/** Round to microseconds: the precision of stored times (kept identical in memory and on disk). */
+export const roundMs = (x: number): number => Math.round(x * 1000) / 1000;
+
+/** Round every time in a raw record so that metrics derived before and after a JSON round trip are identical. */
+export function normalizeRaw(raw: RawRequest): RawRequest {
+  raw.scheduled_at_ms = roundMs(raw.scheduled_at_ms);
+  raw.sent_at_ms = roundMs(raw.sent_at_ms);
+  if (raw.headers_ms !== null) raw.headers_ms = roundMs(raw.headers_ms);
+  if (raw.end_ms !== null) raw.end_ms = roundMs(raw.end_ms);
+  const t = raw.event_times_ms;
+  for (let i = 0; i < t.length; i++) t[i] = roundMs(t[i]);
+  return raw;
+}
+
+const r3 = (x: number | null): number | null => (x === null ? null : roundMs(x));
+
+/** The line written for one record: identity and outcome first, derived metrics, then raw timelines. */
+export function recordLine(r: RequestRecord): string {
+  const o = {
+    id: r.id,
+    status: r.status,
+    http_status: r.http_status,
+    error: r.error,
+    class: r.class ?? null,
+    warmup: r.warmup,
+    scheduled_at_ms: r.scheduled_at_ms,
+    sent_at_ms: r.sent_at_ms,
+    schedule_lag_ms: r3(r.schedule_lag_ms),
+    ttft_ms: r3(r.ttft_ms),
+    ttfat_ms: r3(r.ttfat_ms),
+    first_event_ms: r3(r.first_event_ms),
+    tpot_ms: r3(r.tpot_ms),
+    e2e_ms: r3(r.e2e_ms),
+    output_speed_tok_s: r3(r.output_speed_tok_s),
+    input_tokens: r.input_tokens,
+    output_tokens: r.output_tokens,
+    reasoning_tokens: r.reasoning_tokens,
+    cached_tokens: r.cached_tokens,
+    token_source: r.token_source,
+    expected_input_tokens: r.expected_input_tokens,
+    max_tokens: r.max_tokens,
+    finish_reason: r.finish_reason,
+    streamed: r.streamed,
+    chunks: r.chunks,
+    reasoning_chars: r.reasoning_chars,
+    answer_chars: r.answer_chars,
+    headers_ms: r.headers_ms,
+    end_ms: r.end_ms,
+    itl_ms: r.itl_ms.map(roundMs),
+    event_times_ms: r.event_times_ms,
+    event_kinds: r.event_kinds,
+  };
+  return JSON.stringify(o) + '\n';
+}
+
+/** Appends records and flushes each to the OS as it is written, so a crash loses nothing already measured. */
+export class RecordWriter {
+  private fd: number;
+  constructor(readonly path: string) {
+    this.fd = openSync(path, 'a');
+  }
+  write(r: RequestRecord): void {
+    writeSync(this.fd, recordLine(r));
+  }
+  close(): void {
+    if (this.fd >= 0) closeSync(this.fd);
+    this.fd = -1;
+  }
+}
+
+const RAW_FIELDS: (keyof RawRequest)[] = [
+  'id', 'warmup', 'class', 'status', 'http_status', 'error', 'scheduled_at_ms', 'sent_at_ms', 'headers_ms', 'end_ms',
+  'streamed', 'event_times_ms', 'event_kinds', 'reasoning_chars', 'answer_chars', 'input_tokens', 'output_tokens',
+  'reasoning_tokens', 'cached_tokens', 'token_source', 'expected_input_tokens', 'max_tokens', 'finish_reason',
+];
+
+export interface ReadResult {
+  records: RequestRecord[];
+  warnings: string[];
+}
+
+/** Read requests.jsonl and recompute every derived metric from the raw fields. A truncated last line is skipped with a warning. */
+export function readRecords(path: string): ReadResult {
+  const text = readFileSync(path, 'utf8');
+  const lines = text.split('\n');
+  const records: RequestRecord[] = [];
+  const warnings: string[] = [];
+  lines.forEach((line, i) => {
+    if (!line.trim()) return;
+    let o: Record<string, unknown>;
+    try {
+      o = JSON.parse(line);
+    } catch {
+      const last = i >= lines.length - 2;
+      warnings.push(`${path}:${i + 1}: ${last ? 'truncated last line skipped (the run was killed mid-write?)' : 'unreadable line skipped'}`);
+      return;
+    }
+    const raw = {} as Record<string, unknown>;
+    for (const f of RAW_FIELDS) raw[f] = o[f] ?? (f === 'event_times_ms' ? [] : f === 'event_kinds' ? '' : null);
+    if (raw.class === null) raw.class = undefined;
+    records.push(toRecord(raw as unknown as RawRequest));
+  });
+  return { records, warnings };
+}

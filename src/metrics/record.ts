@@ -1,0 +1,73 @@
+// RequestRecord: the raw facts of one request (as written to requests.jsonl) plus its derived metrics.
+
+export type RequestStatus = 'ok' | 'http_error' | 'timeout' | 'network_error' | 'empty' | 'parse_error' | 'cancelled';
+
+export const REQUEST_STATUSES: readonly RequestStatus[] = [
+  'ok',
+  'http_error',
+  'timeout',
+  'network_error',
+  'empty',
+  'parse_error',
+  'cancelled',
+];
+
+/**
+ * What one SSE event carried. Stored one letter per event in `event_kinds`:
+ * r = role-only / empty delta, R = reasoning text, a = answer text, u = usage only, c = comment (heartbeat),
+ * d = [DONE], e = error object, x = anything else (unparseable or unknown shape).
+ */
+export type EventKind = 'r' | 'R' | 'a' | 'u' | 'c' | 'd' | 'e' | 'x';
+
+/** Token counts are from the server's `usage` when it sent one, else counted with the run's tokenizer. */
+export type TokenSource = 'usage' | 'tokenizer';
+
+/** Raw facts about one request. Times are ms on the run's monotonic clock (0 = run start) unless noted. */
+export interface RawRequest {
+  id: number;
+  warmup: boolean;
+  class: string | undefined;
+  status: RequestStatus;
+  http_status: number | null;
+  error: string | null;
+  /** When the schedule wanted the request sent. */
+  scheduled_at_ms: number;
+  /** When it was handed to the HTTP client. */
+  sent_at_ms: number;
+  /** When response headers arrived (ms since send). */
+  headers_ms: number | null;
+  /** When the response ended or failed (ms since send). */
+  end_ms: number | null;
+  streamed: boolean;
+  /** ms since send at which each SSE event arrived (events of one TCP read share a time). */
+  event_times_ms: number[];
+  /** One EventKind letter per event, same order as event_times_ms. */
+  event_kinds: string;
+  /** Characters of reasoning and answer text received. */
+  reasoning_chars: number;
+  answer_chars: number;
+  input_tokens: number | null;
+  output_tokens: number | null;
+  reasoning_tokens: number | null;
+  cached_tokens: number | null;
+  token_source: TokenSource | null;
+  /** Prompt tokens as counted client-side by the run's tokenizer (the intended input length). */
+  expected_input_tokens: number;
+  max_tokens: number;
+  finish_reason: string | null;
+}
+
+/** Metrics derived from RawRequest by the pure functions in derive.ts. */
+export interface DerivedMetrics {
+  ttft_ms: number | null;
+  ttfat_ms: number | null;
+  first_event_ms: number | null;
+  tpot_ms: number | null;
+  itl_ms: number[];
+  e2e_ms: number | null;
+  output_speed_tok_s: number | null;
+  schedule_lag_ms: number;
+  chunks: number;
+}
+
+export type RequestRecord = RawRequest & DerivedMetrics;

@@ -1,0 +1,22 @@
+// Progress display: a live line on a TTY, plain periodic lines otherwise; samples the aggregator on an interval.
+import type { LiveAggregator, LiveSnapshot } from '../metrics/live.js';
+import { fmt } from './format.js';
+
+export function progressLine(s: LiveSnapshot, total: number | undefined): string {
+  const done = total ? `${s.done}/${total}` : `${s.done}`;
+  return `[${fmt(s.elapsedS, 1)}s] done ${done}  ok ${s.ok}  failed ${s.failed}  in flight ${s.inFlight}  TTFT p50 ${fmt(s.ttftP50Ms)} ms  output ${fmt(s.outputTokS, 0)} tok/s`;
+}
+
+export function startProgress(agg: LiveAggregator, total: number | undefined, stream: NodeJS.WriteStream): () => void {
+  const tty = Boolean(stream.isTTY);
+  const every = tty ? 250 : 5000;
+  const timer = setInterval(() => {
+    const line = progressLine(agg.snapshot(), total);
+    stream.write(tty ? `\r\x1b[2K${line}` : `${line}\n`);
+  }, every);
+  timer.unref();
+  return () => {
+    clearInterval(timer);
+    if (tty) stream.write('\r\x1b[2K');
+  };
+}

@@ -1,0 +1,54 @@
+// Terminal reporter: the end-of-run summary table.
+import type { Summary } from '../metrics/summary.js';
+import type { DistStats } from '../metrics/stats.js';
+import { fmt, pct, table, safeTerminalText } from './format.js';
+
+const LATENCY_ROWS: [string, keyof Summary][] = [
+  ['TTFT (ms)', 'ttft_ms'],
+  ['TTFAT (ms)', 'ttfat_ms'],
+  ['first event (ms)', 'first_event_ms'],
+  ['TPOT (ms)', 'tpot_ms'],
+  ['ITL (ms)', 'itl_ms'],
+  ['E2E (ms)', 'e2e_ms'],
+  ['speed (tok/s/req)', 'output_speed_tok_s'],
+  ['input tokens', 'input_tokens'],
+  ['output tokens', 'output_tokens'],
+];
+
+export function renderSummary(s: Summary): string {
+  const run = s.run as Record<string, unknown>;
+  const out: string[] = [];
+  const scale = run.sim_time_scale;
+  out.push(`model ${String(run.model)} at ${String(run.target_url)}${run.embedded_server ? ' (embedded simulated server)' : ''}`);
+  if (typeof scale === 'number' && scale !== 1)
+    out.push(`NOTE: simulated server running ${scale}x faster than real time: latencies are scaled, not real`);
+  const r = s.requests;
+  out.push(
+    `requests: ${r.total} measured, ${r.ok} ok, ${r.failed} failed (${pct(r.error_rate)})` +
+      (r.cancelled ? `, ${r.cancelled} cancelled` : '') +
+      (r.warmup ? `, ${r.warmup} warmup excluded` : '') +
+      ` in ${fmt(s.duration_s)} s`,
+  );
+  out.push(
+    `throughput: ${fmt(s.request_throughput)} req/s (${fmt(s.qpm)} QPM), output ${fmt(s.output_throughput)} tok/s, total ${fmt(s.total_token_throughput)} tok/s, mean in flight ${fmt(s.mean_in_flight)}`,
+  );
+  out.push('');
+  const rows = LATENCY_ROWS.filter(([, k]) => (s[k] as DistStats).count > 0).map(([label, k]) => {
+    const d = s[k] as DistStats;
+    return [label, fmt(d.mean), fmt(d.stdev), fmt(d.p50), fmt(d.p90), fmt(d.p95), fmt(d.p99), fmt(d.max)];
+  });
+  out.push(table(['metric', 'mean', 'stdev', 'p50', 'p90', 'p95', 'p99', 'max'], rows));
+  if (r.errors.length) {
+    out.push('', 'errors:');
+    for (const e of r.errors)
+      out.push(`  ${e.count} x ${e.kind}${e.http_status ? ` ${e.http_status}` : ''}${e.example ? `: ${safeTerminalText(e.example)}` : ''}`);
+  }
+  if (s.token_source.tokenizer > 0)
+    out.push('', `token counts: ${s.token_source.usage} from server usage, ${s.token_source.tokenizer} counted with ${String(run.tokenizer)}`);
+  if (s.by_class) {
+    out.push('', 'by class:');
+    const crow = Object.entries(s.by_class).map(([c, m]) => [c, String(m.requests.ok), fmt(m.ttft_ms.p50), fmt(m.ttft_ms.p99), fmt(m.tpot_ms.p50), fmt(m.e2e_ms.p99), fmt(m.output_throughput)]);
+    out.push(table(['class', 'ok', 'TTFT p50', 'TTFT p99', 'TPOT p50', 'E2E p99', 'out tok/s'], crow));
+  }
+  return out.join('\n');
+}

@@ -1,0 +1,200 @@
+// Orchestration: config → target → workload → scheduler → records → summary → reporters.
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { cpus, hostname, platform } from 'node:os';
+import { Agent } from 'undici';
+import { resolveRunConfig, type ResolvedRun } from './config/load.js';
+import type { RunConfig, RunConfigInput } from './config/schema.js';
+import { redactHeaders, redactKey } from './config/parse.js';
+import { UsageError } from './errors.js';
+import { loadTokenizer, type Tokenizer } from './dataset/tokenizer.js';
+import { createRng } from './util/rng.js';
+import { createWorkload, type Workload } from './dataset/workload.js';
+import { buildBody, ENDPOINT_PATHS } from './backends/openai.js';
+import { executeRequest, type ExecuteResult } from './backends/execute.js';
+import { runSchedule, type Slot } from './scheduler/scheduler.js';
+import { toRecord } from './metrics/derive.js';
+import { normalizeRaw, RecordWriter } from './metrics/jsonl.js';
+import { LiveAggregator } from './metrics/live.js';
+import { buildSummary, type Summary } from './metrics/summary.js';
+import type { RequestRecord } from './metrics/record.js';
+import { openTarget, preflight } from './target.js';
+import { VERSION } from './version.js';
+
+export interface RunHooks {
+  /** Called once the target is known, before the first request. */
+  onStart?(info: { baseUrl: string; embedded: boolean; model: string; outDir: string; total: number | undefined }): void;
+  onRecord?(r: RequestRecord): void;
+  /** The live aggregator, for progress displays. */
+  onAggregator?(agg: LiveAggregator): void;
+}
+
+export interface RunOptions {
+  hooks?: RunHooks;
+  /** Abort to stop the run: no new requests, in-flight ones are cancelled and recorded as such. */
+  signal?: AbortSignal;
+}
+
+export interface RunResult {
+  summary: Summary;
+  records: RequestRecord[];
+  outDir: string;
+}
+
+function defaultOutDir(model: string): string {
+  const ts = new Date().toISOString().replace(/[:.]/g, '-').replace(/Z$/, '');
+  return join('results', `${ts}-${model.replace(/[^A-Za-z0-9._-]+/g, '_')}`);
+}
+
+function prepareOutDir(dir: string, overwrite: boolean): void {
+  if (existsSync(dir)) {
+    const taken = readdirSync(dir).some((f) => f === 'requests.jsonl' || f === 'summary.json' || f === 'run.json');
+    if (taken && !overwrite) throw new UsageError([`--out: ${dir} already holds a run; choose another directory or pass --overwrite`]);
+    for (const f of ['requests.jsonl', 'summary.json', 'run.json']) if (existsSync(join(dir, f))) writeFileSync(join(dir, f), '');
+  }
+  mkdirSync(dir, { recursive: true });
+}
+
+/** The effective config as written to disk: the API key and secret headers redacted. */
+export function redactedConfig(c: RunConfig, headers: Record<string, string>): Record<string, unknown> {
+  return { ...c, apiKey: redactKey(c.apiKey), header: Object.entries(redactHeaders(headers)).map(([k, v]) => `${k}: ${v}`) };
+}
+
+/** Fill token counts the server did not report by counting with the run's tokenizer. */
+function completeTokenCounts(res: ExecuteResult, tok: Tokenizer): void {
+  const raw = res.raw;
+  if (raw.status !== 'ok') return;
+  if (raw.output_tokens === null) {
+    raw.output_tokens = tok.count(res.reasoningText) + tok.count(res.answerText);
+    raw.reasoning_tokens = res.reasoningText ? tok.count(res.reasoningText) : 0;
+    raw.token_source = 'tokenizer';
+  }
+  if (raw.input_tokens === null) raw.input_tokens = raw.expected_input_tokens;
+}
+
+/** Run one benchmark. Throws UsageError (exit 2) for bad config or an unreachable server, before anything is sent. */
+export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions = {}): Promise<RunResult> {
+  const { config: c, headers: extraHeaders } = 'config' in input ? input : resolveRunConfig({ flags: input as Record<string, unknown> });
+  let tokenizer: Tokenizer;
+  try {
+    tokenizer = loadTokenizer(c.tokenizer);
+  } catch (e) {
+    throw new UsageError([`--tokenizer: ${(e as Error).message}`]);
+  }
+  const headers: Record<string, string> = { 'content-type': 'application/json', ...extraHeaders };
+  if (c.apiKey) headers.authorization = `Bearer ${c.apiKey}`;
+
+  const target = await openTarget(c.baseUrl);
+  const agent = new Agent({
+    connections: c.concurrency ?? null,
+    pipelining: 1,
+    keepAliveTimeout: 60_000,
+    keepAliveMaxTimeout: 600_000,
+  });
+  try {
+    const pf = await preflight(target.baseUrl, headers, c.model, agent);
+    const outDir = c.out ?? defaultOutDir(pf.model);
+    prepareOutDir(outDir, c.overwrite);
+
+    const rng = createRng(c.datasetSeed);
+    const total = c.requests !== undefined ? c.requests + c.warmup : undefined;
+    const workload: Workload = createWorkload(c, tokenizer, rng.fork(), total);
+    const runMeta: Record<string, unknown> = {
+      tool: 'tokenflood',
+      version: VERSION,
+      started_at: new Date().toISOString(),
+      target_url: target.baseUrl,
+      embedded_server: target.embedded,
+      model: pf.model,
+      endpoint: c.endpoint,
+      stream: c.stream,
+      tokenizer: tokenizer.name,
+      workload: workload.describe(),
+      sim_time_scale: pf.simTimeScale ?? null,
+      client: { node: process.version, platform: platform(), cpus: cpus().length, cpu_model: cpus()[0]?.model ?? null, hostname: hostname() },
+      config: redactedConfig(c, extraHeaders),
+    };
+    writeFileSync(join(outDir, 'run.json'), JSON.stringify(runMeta, null, 2) + '\n');
+    const writer = new RecordWriter(join(outDir, 'requests.jsonl'));
+
+    const t0 = performance.now();
+    const now = () => performance.now() - t0;
+    const agg = new LiveAggregator(now);
+    opts.hooks?.onStart?.({ baseUrl: target.baseUrl, embedded: target.embedded, model: pf.model, outDir, total: c.requests });
+    opts.hooks?.onAggregator?.(agg);
+
+    const url = `${target.baseUrl}${ENDPOINT_PATHS[c.endpoint]}`;
+    const records: RequestRecord[] = [];
+    const cancel = new AbortController();
+    const onAbort = () => cancel.abort();
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+
+    const send = async (slot: Slot): Promise<void> => {
+      const spec = workload.next(slot.index);
+      if (!spec) return;
+      const body = JSON.stringify(
+        buildBody(spec, {
+          model: pf.model,
+          endpoint: c.endpoint,
+          stream: c.stream,
+          ignoreEos: c.ignoreEos,
+          temperature: c.temperature,
+          topP: c.topP,
+          topK: c.topK,
+          seed: c.seed,
+        }),
+      );
+      agg.started();
+      const res = await executeRequest({
+        id: slot.index,
+        warmup: slot.warmup,
+        cls: spec.class,
+        url,
+        headers,
+        body,
+        stream: c.stream,
+        expectedInputTokens: spec.inputTokens,
+        maxTokens: spec.maxTokens,
+        scheduledAtMs: slot.scheduledAtMs,
+        timeoutMs: (c.timeout ?? 600) * 1000,
+        dispatcher: agent,
+        now,
+        signal: cancel.signal,
+      });
+      completeTokenCounts(res, tokenizer);
+      const rec = toRecord(normalizeRaw(res.raw));
+      writer.write(rec);
+      records.push(rec);
+      agg.finished(rec);
+      opts.hooks?.onRecord?.(rec);
+    };
+
+    try {
+      await runSchedule(
+        {
+          concurrency: c.concurrency,
+          rate: c.rate,
+          arrival: c.arrival,
+          burstiness: c.burstiness,
+          warmup: c.warmup,
+          requests: c.requests,
+          durationMs: c.duration !== undefined ? c.duration * 1000 : undefined,
+          rng: rng.fork(),
+          now,
+          signal: cancel.signal,
+        },
+        send,
+      );
+    } finally {
+      opts.signal?.removeEventListener('abort', onAbort);
+      writer.close();
+    }
+    records.sort((a, b) => a.id - b.id);
+    const summary = buildSummary(records, runMeta, c.concurrency);
+    writeFileSync(join(outDir, 'summary.json'), JSON.stringify(summary, null, 2) + '\n');
+    return { summary, records, outDir };
+  } finally {
+    await agent.close().catch(() => {});
+    await target.close();
+  }
+}
