@@ -97,8 +97,12 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
     prepareOutDir(outDir, c.overwrite);
 
     const rng = createRng(c.datasetSeed);
-    const total = c.requests !== undefined ? c.requests + c.warmup : undefined;
+    // Default stop: 100 measured requests, unless a duration is given or the workload is finite (once-mode data).
+    const defaultRequests = c.duration === undefined ? 100 : undefined;
+    const total = (c.requests ?? defaultRequests) !== undefined ? (c.requests ?? (defaultRequests as number)) + c.warmup : undefined;
     const workload: Workload = createWorkload(c, tokenizer, rng.fork(), total);
+    const requests =
+      c.requests ?? (workload.size !== undefined && c.duration === undefined ? Math.max(0, workload.size - c.warmup) : defaultRequests);
     const runMeta: Record<string, unknown> = {
       tool: 'tokenflood',
       version: VERSION,
@@ -120,7 +124,7 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
     const t0 = performance.now();
     const now = () => performance.now() - t0;
     const agg = new LiveAggregator(now);
-    opts.hooks?.onStart?.({ baseUrl: target.baseUrl, embedded: target.embedded, model: pf.model, outDir, total: c.requests });
+    opts.hooks?.onStart?.({ baseUrl: target.baseUrl, embedded: target.embedded, model: pf.model, outDir, total: requests });
     opts.hooks?.onAggregator?.(agg);
 
     const url = `${target.baseUrl}${ENDPOINT_PATHS[c.endpoint]}`;
@@ -129,9 +133,9 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
     const onAbort = () => cancel.abort();
     opts.signal?.addEventListener('abort', onAbort, { once: true });
 
-    const send = async (slot: Slot): Promise<void> => {
-      const spec = workload.next(slot.index);
-      if (!spec) return;
+    const send = async (slot: Slot): Promise<boolean> => {
+      const spec = await workload.next(slot.index);
+      if (!spec || cancel.signal.aborted) return false;
       const body = JSON.stringify(
         buildBody(spec, {
           model: pf.model,
@@ -166,7 +170,9 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
       writer.write(rec);
       records.push(rec);
       agg.finished(rec);
+      workload.complete?.({ spec, ok: rec.status === 'ok', answerText: res.answerText, reasoningText: res.reasoningText, record: rec });
       opts.hooks?.onRecord?.(rec);
+      return true;
     };
 
     try {
@@ -177,7 +183,8 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
           arrival: c.arrival,
           burstiness: c.burstiness,
           warmup: c.warmup,
-          requests: c.requests,
+          requests,
+          arrivalTimesMs: workload.arrivalTimesMs,
           durationMs: c.duration !== undefined ? c.duration * 1000 : undefined,
           rng: rng.fork(),
           now,

@@ -31,6 +31,7 @@ export function registerRun(program: Command, out: Out): void {
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
     let stopProgress: (() => void) | undefined;
+    let total: number | undefined;
     try {
       const result = await run(resolved, {
         signal: ac.signal,
@@ -42,9 +43,10 @@ export function registerRun(program: Command, out: Out): void {
                 : `tokenflood: target ${s.baseUrl}\n`,
             );
             info.write(`model ${s.model}, results in ${s.outDir}\n`);
+            total = s.total;
           },
           onAggregator: (agg) => {
-            if (!c.quiet) stopProgress = startProgress(agg, c.requests, out.err);
+            if (!c.quiet) stopProgress = startProgress(agg, total, out.err);
           },
         },
       });

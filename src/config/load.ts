@@ -75,6 +75,5 @@ export function resolveRunConfig(inp: ResolveInput): ResolvedRun {
   if (c.rate === undefined && merged.arrival !== undefined) problems.push('--arrival: only applies with --rate');
   if (problems.length) throw new UsageError(problems);
   if (c.concurrency === undefined && c.rate === undefined) c.concurrency = 1;
-  if (c.requests === undefined && c.duration === undefined) c.requests = 100;
   return { config: c, headers };
 }

@@ -24,7 +24,12 @@ export interface ScheduleOptions {
   now: () => number;
   /** Stops issuing new requests when aborted (graceful stop). */
   signal?: AbortSignal;
+  /** Explicit send times (ms from start), e.g. trace replay; replaces the rate's arrival process. */
+  arrivalTimesMs?: number[];
 }
+
+/** `send` returns false when the workload has nothing more for this slot: that ends the loop. */
+export type SendFn = (slot: Slot) => Promise<boolean>;
 
 /** Resolves at `atMs` on the run clock: a timer for the bulk, then a short setImmediate spin for the last ms. */
 export function sleepUntil(atMs: number, now: () => number, signal?: AbortSignal): Promise<void> {
@@ -41,8 +46,8 @@ export function sleepUntil(atMs: number, now: () => number, signal?: AbortSignal
 }
 
 /** Run the schedule, calling `send` for every slot; resolves when every sent request has finished. */
-export async function runSchedule(o: ScheduleOptions, send: (slot: Slot) => Promise<void>): Promise<void> {
-  if (o.rate !== undefined) return openLoop(o, send);
+export async function runSchedule(o: ScheduleOptions, send: SendFn): Promise<void> {
+  if (o.rate !== undefined || o.arrivalTimesMs) return openLoop(o, send);
   return closedLoop(o, send);
 }
 
@@ -53,7 +58,7 @@ function measuredLimitReached(o: ScheduleOptions, index: number, measureStart: n
   return false;
 }
 
-async function closedLoop(o: ScheduleOptions, send: (slot: Slot) => Promise<void>): Promise<void> {
+async function closedLoop(o: ScheduleOptions, send: SendFn): Promise<void> {
   const n = o.concurrency ?? 1;
   let next = 0;
   let measureStart: number | undefined;
@@ -65,18 +70,19 @@ async function closedLoop(o: ScheduleOptions, send: (slot: Slot) => Promise<void
       next++;
       const t = o.now();
       if (index === o.warmup) measureStart = t;
-      await send({ index, warmup: index < o.warmup, scheduledAtMs: t });
+      if (!(await send({ index, warmup: index < o.warmup, scheduledAtMs: t }))) return;
     }
   };
   await Promise.all(Array.from({ length: n }, worker));
 }
 
-async function openLoop(o: ScheduleOptions, send: (slot: Slot) => Promise<void>): Promise<void> {
-  const rate = o.rate as number;
+async function openLoop(o: ScheduleOptions, send: SendFn): Promise<void> {
+  const rate = o.rate ?? 1;
   // Warmup requests follow the same schedule; the measured phase is the rest of it.
   const count = o.requests !== undefined ? o.warmup + o.requests : undefined;
-  let schedule = arrivalSchedule(o.arrival, rate, o.burstiness, o.rng, { count });
-  if (count === undefined) {
+  let schedule = o.arrivalTimesMs ?? arrivalSchedule(o.arrival, rate, o.burstiness, o.rng, { count });
+  if (o.arrivalTimesMs && count !== undefined) schedule = schedule.slice(0, count);
+  if (count === undefined && !o.arrivalTimesMs) {
     // Duration-bounded: extend the schedule past the warmup so the measured phase lasts durationMs.
     const warmEnd = o.warmup > 0 ? arrivalSchedule(o.arrival, rate, o.burstiness, o.rng.fork(), { count: o.warmup }) : [];
     const warmSpan = warmEnd.length ? warmEnd[warmEnd.length - 1] + 1000 / rate : 0;
@@ -87,8 +93,10 @@ async function openLoop(o: ScheduleOptions, send: (slot: Slot) => Promise<void>)
   let inFlight = 0;
   let wake: (() => void) | undefined;
   const pending = new Set<Promise<void>>();
-  for (let index = 0; index < schedule.length; index++) {
+  let exhausted = false;
+  for (let index = 0; index < schedule.length && !exhausted; index++) {
     const due = start + schedule[index];
+    if (o.durationMs !== undefined && o.arrivalTimesMs && schedule[index] > o.durationMs) break;
     await sleepUntil(due, o.now, o.signal);
     if (o.signal?.aborted) break;
     while (inFlight >= cap) {
@@ -97,7 +105,9 @@ async function openLoop(o: ScheduleOptions, send: (slot: Slot) => Promise<void>)
     }
     if (o.signal?.aborted) break;
     inFlight++;
-    const p = send({ index, warmup: index < o.warmup, scheduledAtMs: due }).finally(() => {
+    const p = send({ index, warmup: index < o.warmup, scheduledAtMs: due }).then((more) => {
+      if (!more) exhausted = true;
+    }).finally(() => {
       inFlight--;
       pending.delete(p);
       const w = wake;
