@@ -2,6 +2,7 @@
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cpus, hostname, platform } from 'node:os';
+import { setMaxListeners } from 'node:events';
 import { Agent } from 'undici';
 import { resolveRunConfig, type ResolvedRun } from './config/load.js';
 import type { RunConfig, RunConfigInput } from './config/schema.js';
@@ -13,6 +14,7 @@ import { createWorkload, type Workload } from './dataset/workload.js';
 import { buildBody, ENDPOINT_PATHS } from './backends/openai.js';
 import { executeRequest, type ExecuteResult } from './backends/execute.js';
 import { runSchedule, type Slot } from './scheduler/scheduler.js';
+import type { RequestSpec } from './dataset/types.js';
 import { toRecord } from './metrics/derive.js';
 import { normalizeRaw, RecordWriter } from './metrics/jsonl.js';
 import { LiveAggregator } from './metrics/live.js';
@@ -40,6 +42,20 @@ export interface RunResult {
   records: RequestRecord[];
   outDir: string;
 }
+
+/** --max-error-rate is judged only after this many measured requests, so one early failure cannot stop a run. */
+const MIN_ERROR_SAMPLE = 20;
+
+const sleepMs = (ms: number, signal: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
 
 function defaultOutDir(model: string): string {
   const ts = new Date().toISOString().replace(/[:.]/g, '-').replace(/Z$/, '');
@@ -129,13 +145,61 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
 
     const url = `${target.baseUrl}${ENDPOINT_PATHS[c.endpoint]}`;
     const records: RequestRecord[] = [];
+    // Two-stage stop: `stopSending` ends the schedule; `cancel` aborts requests still in flight after the grace period.
+    const stopSending = new AbortController();
     const cancel = new AbortController();
-    const onAbort = () => cancel.abort();
+    setMaxListeners(0, cancel.signal); // one listener per in-flight request
+    const state: { stoppedReason: 'completed' | 'interrupted' | 'max_error_rate' } = { stoppedReason: 'completed' };
+    let graceTimer: NodeJS.Timeout | undefined;
+    const stop = (reason: typeof state.stoppedReason) => {
+      if (stopSending.signal.aborted) return;
+      state.stoppedReason = reason;
+      stopSending.abort();
+      graceTimer = setTimeout(() => cancel.abort(), c.gracePeriod * 1000);
+    };
+    const onAbort = () => stop('interrupted');
     opts.signal?.addEventListener('abort', onAbort, { once: true });
+    let measuredDone = 0;
+    let measuredFailed = 0;
+
+    const attempt = async (slot: Slot, spec: RequestSpec, body: string, n: number): Promise<ExecuteResult> => {
+      agg.started();
+      const res = await executeRequest({
+        id: slot.index,
+        attempt: n,
+        warmup: slot.warmup,
+        cls: spec.class,
+        url,
+        headers,
+        body,
+        stream: c.stream,
+        expectedInputTokens: spec.inputTokens,
+        maxTokens: spec.maxTokens,
+        scheduledAtMs: slot.scheduledAtMs,
+        timeoutMs: c.timeout * 1000,
+        idleTimeoutMs: c.idleTimeout !== undefined ? c.idleTimeout * 1000 : 0,
+        dispatcher: agent,
+        now,
+        signal: cancel.signal,
+      });
+      completeTokenCounts(res, tokenizer);
+      const rec = toRecord(normalizeRaw(res.raw));
+      writer.write(rec);
+      records.push(rec);
+      agg.finished(rec);
+      if (!rec.warmup && rec.status !== 'cancelled') {
+        measuredDone++;
+        if (rec.status !== 'ok') measuredFailed++;
+        if (c.maxErrorRate !== undefined && measuredDone >= MIN_ERROR_SAMPLE && measuredFailed / measuredDone > c.maxErrorRate) stop('max_error_rate');
+      }
+      opts.hooks?.onRecord?.(rec);
+      workload.complete?.({ spec, ok: rec.status === 'ok', answerText: res.answerText, reasoningText: res.reasoningText, record: rec });
+      return res;
+    };
 
     const send = async (slot: Slot): Promise<boolean> => {
       const spec = await workload.next(slot.index);
-      if (!spec || cancel.signal.aborted) return false;
+      if (!spec || stopSending.signal.aborted) return false;
       const body = JSON.stringify(
         buildBody(spec, {
           model: pf.model,
@@ -148,30 +212,13 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
           seed: c.seed,
         }),
       );
-      agg.started();
-      const res = await executeRequest({
-        id: slot.index,
-        warmup: slot.warmup,
-        cls: spec.class,
-        url,
-        headers,
-        body,
-        stream: c.stream,
-        expectedInputTokens: spec.inputTokens,
-        maxTokens: spec.maxTokens,
-        scheduledAtMs: slot.scheduledAtMs,
-        timeoutMs: (c.timeout ?? 600) * 1000,
-        dispatcher: agent,
-        now,
-        signal: cancel.signal,
-      });
-      completeTokenCounts(res, tokenizer);
-      const rec = toRecord(normalizeRaw(res.raw));
-      writer.write(rec);
-      records.push(rec);
-      agg.finished(rec);
-      workload.complete?.({ spec, ok: rec.status === 'ok', answerText: res.answerText, reasoningText: res.reasoningText, record: rec });
-      opts.hooks?.onRecord?.(rec);
+      for (let n = 1; ; n++) {
+        const res = await attempt(slot, spec, body, n);
+        const retryable = res.raw.status === 'http_error' && (res.raw.http_status === 429 || res.raw.http_status === 503);
+        if (!retryable || n > c.retry || stopSending.signal.aborted) break;
+        await sleepMs(res.retryAfterMs ?? Math.min(30_000, 500 * 2 ** (n - 1)), stopSending.signal);
+        if (stopSending.signal.aborted) break;
+      }
       return true;
     };
 
@@ -188,14 +235,18 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
           durationMs: c.duration !== undefined ? c.duration * 1000 : undefined,
           rng: rng.fork(),
           now,
-          signal: cancel.signal,
+          signal: stopSending.signal,
         },
         send,
       );
     } finally {
+      if (graceTimer) clearTimeout(graceTimer);
       opts.signal?.removeEventListener('abort', onAbort);
       writer.close();
     }
+    runMeta.stopped_reason = state.stoppedReason;
+    if (state.stoppedReason === 'max_error_rate')
+      runMeta.stop_message = `stopped early: more than ${(c.maxErrorRate! * 100).toFixed(1)}% of requests failed (${measuredFailed} of ${measuredDone})`;
     records.sort((a, b) => a.id - b.id);
     const summary = buildSummary(records, runMeta, c.concurrency);
     writeFileSync(join(outDir, 'summary.json'), JSON.stringify(summary, null, 2) + '\n');

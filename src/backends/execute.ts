@@ -6,6 +6,7 @@ import type { RawRequest, RequestStatus } from '../metrics/record.js';
 
 export interface ExecuteInput {
   id: number;
+  attempt?: number;
   warmup: boolean;
   cls: string | undefined;
   url: string;
@@ -17,6 +18,8 @@ export interface ExecuteInput {
   scheduledAtMs: number;
   /** Whole-request timeout in ms (0 = none). */
   timeoutMs: number;
+  /** Longest silence allowed between bytes of a response, in ms (0 = none): catches stalled streams. */
+  idleTimeoutMs?: number;
   dispatcher: Dispatcher;
   /** Monotonic clock, ms since run start. */
   now: () => number;
@@ -27,6 +30,8 @@ export interface ExecuteInput {
 /** What a finished request leaves behind besides its raw record: the text, for tokenizer fallback counting. */
 export interface ExecuteResult {
   raw: RawRequest;
+  /** Retry-After of a 429/503 response, in ms, when the server sent one. */
+  retryAfterMs: number | null;
   reasoningText: string;
   answerText: string;
   usage: Usage | null;
@@ -46,6 +51,7 @@ export async function executeRequest(inp: ExecuteInput): Promise<ExecuteResult> 
   const sentAt = now();
   const raw: RawRequest = {
     id: inp.id,
+    attempt: inp.attempt ?? 1,
     warmup: inp.warmup,
     class: inp.cls,
     status: 'ok',
@@ -73,10 +79,21 @@ export async function executeRequest(inp: ExecuteInput): Promise<ExecuteResult> 
   const answerParts: string[] = [];
   let usage: Usage | null = null;
   let kinds = '';
+  let retryAfterMs: number | null = null;
   const errs: { parse: string | null; stream: string | null } = { parse: null, stream: null };
 
   const ac = new AbortController();
   let timedOut = false;
+  let stalled = false;
+  const idleMs = inp.idleTimeoutMs ?? 0;
+  // One re-armable timer per request; refresh() on each chunk is O(1) and allocates nothing.
+  const idleTimer =
+    idleMs > 0
+      ? setTimeout(() => {
+          stalled = true;
+          ac.abort();
+        }, idleMs)
+      : undefined;
   const timer =
     inp.timeoutMs > 0
       ? setTimeout(() => {
@@ -116,6 +133,8 @@ export async function executeRequest(inp: ExecuteInput): Promise<ExecuteResult> 
     });
     raw.headers_ms = now() - sentAt;
     raw.http_status = res.statusCode;
+    idleTimer?.refresh();
+    retryAfterMs = parseRetryAfter(res.headers['retry-after']);
     const ctype = String(res.headers['content-type'] ?? '');
     if (res.statusCode < 200 || res.statusCode >= 300) {
       const text = await readLimited(res.body, MAX_ERROR_BODY);
@@ -133,6 +152,7 @@ export async function executeRequest(inp: ExecuteInput): Promise<ExecuteResult> 
       await new Promise<void>((resolve, reject) => {
         res.body.on('data', (chunk: Buffer) => {
           t = now() - sentAt;
+          idleTimer?.refresh();
           parser.push(chunk);
         });
         res.body.on('end', () => {
@@ -161,6 +181,9 @@ export async function executeRequest(inp: ExecuteInput): Promise<ExecuteResult> 
     if (timedOut) {
       raw.status = 'timeout';
       raw.error = `no complete response within ${inp.timeoutMs / 1000} s`;
+    } else if (stalled) {
+      raw.status = 'timeout';
+      raw.error = `${raw.headers_ms === null ? 'no response headers' : 'stream stalled'}: nothing received for ${idleMs / 1000} s (--idle-timeout)`;
     } else if (inp.signal?.aborted) {
       raw.status = 'cancelled';
       raw.error = 'run stopped before the request finished';
@@ -171,6 +194,7 @@ export async function executeRequest(inp: ExecuteInput): Promise<ExecuteResult> 
     }
   } finally {
     if (timer) clearTimeout(timer);
+    if (idleTimer) clearTimeout(idleTimer);
     inp.signal?.removeEventListener('abort', onOuterAbort);
   }
   raw.event_kinds = kinds;
@@ -195,7 +219,16 @@ export async function executeRequest(inp: ExecuteInput): Promise<ExecuteResult> 
       raw.error = 'HTTP 200 but the response carried no tokens';
     }
   }
-  return { raw, reasoningText: reasoningParts.join(''), answerText: answerParts.join(''), usage: u };
+  return { raw, retryAfterMs, reasoningText: reasoningParts.join(''), answerText: answerParts.join(''), usage: u };
+}
+
+/** Retry-After as seconds or an HTTP date, in ms; null when absent or unreadable. */
+export function parseRetryAfter(v: string | string[] | undefined): number | null {
+  const s = Array.isArray(v) ? v[0] : v;
+  if (!s) return null;
+  if (/^\s*\d+(\.\d+)?\s*$/.test(s)) return Number(s) * 1000;
+  const d = Date.parse(s);
+  return Number.isNaN(d) ? null : Math.max(0, d - Date.now());
 }
 
 async function readLimited(body: Dispatcher.ResponseData['body'], limit: number): Promise<string> {

@@ -51,6 +51,10 @@ export function registerRun(program: Command, out: Out): void {
         },
       });
       stopProgress?.();
+      if (result.summary.run.stopped_reason === 'max_error_rate') {
+        out.err.write(`tokenflood: ${String(result.summary.run.stop_message)}\n`);
+        setExitCode(1);
+      }
       if (c.json) out.out.write(JSON.stringify(result.summary, null, 2) + '\n');
       else out.out.write(`\n${renderSummary(result.summary)}\n\nwrote ${result.outDir}/requests.jsonl and summary.json\n`);
     } finally {

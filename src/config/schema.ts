@@ -20,8 +20,15 @@ export const TargetSchema = z.object({
   endpoint: z.enum(['chat', 'completions']).default('chat'),
   header: z.array(z.string()).default([]),
   timeout: duration.default(600),
+  idleTimeout: duration,
   stream: z.boolean().default(true),
+  retry: z.coerce.number().int().min(0).max(10).default(0),
 });
+
+const fraction = z.preprocess(
+  (v) => (typeof v === 'string' && v.trim().endsWith('%') ? Number(v.trim().slice(0, -1)) / 100 : v),
+  z.coerce.number({ message: 'expected a fraction such as 0.05 or a percentage such as 5%' }).min(0).max(1).optional(),
+);
 
 export const LoadSchema = z.object({
   concurrency: z.coerce.number().int().positive().optional(),
@@ -31,6 +38,8 @@ export const LoadSchema = z.object({
   requests: z.coerce.number().int().positive().optional(),
   duration,
   warmup: z.coerce.number().int().min(0).default(0),
+  maxErrorRate: fraction,
+  gracePeriod: duration.default(10),
 });
 
 export const OutputSchema = z.object({
@@ -55,7 +64,9 @@ export const RUN_FLAGS: FlagTable<RunConfigInput> = {
   endpoint: { flag: '--endpoint <chat|completions>', help: 'API to load: chat (/chat/completions) or completions (/completions) (default chat)' },
   header: { flag: '--header <K: V>', help: 'extra HTTP header, repeatable', repeatable: true },
   timeout: { flag: '--timeout <seconds>', help: 'per-request timeout, e.g. 600 or 10m (default 600 s)' },
+  idleTimeout: { flag: '--idle-timeout <seconds>', help: 'fail a request (status timeout) when nothing arrives for this long, e.g. 30s: catches stalled streams' },
   stream: { flag: '--no-stream', help: 'measure non-streaming requests (TTFT then equals E2E)' },
+  retry: { flag: '--retry <n>', help: 'retry HTTP 429/503 up to N times, honouring Retry-After; every attempt is its own record and failures still count (default 0)' },
   concurrency: { flag: '--concurrency <n>', help: 'closed loop: at most N requests in flight; with --rate, a cap on in-flight requests (default 1 when no --rate)' },
   rate: { flag: '--rate <r>', help: 'open loop: requests per second on a schedule computed up front' },
   arrival: { flag: '--arrival <constant|poisson|gamma>', help: 'arrival process for --rate (default poisson)' },
@@ -63,6 +74,8 @@ export const RUN_FLAGS: FlagTable<RunConfigInput> = {
   requests: { flag: '--requests <n>', help: 'stop after N measured requests (default 100 when no --duration)' },
   duration: { flag: '--duration <time>', help: 'stop sending after this long, e.g. 60s, 5m' },
   warmup: { flag: '--warmup <n>', help: 'requests sent first and left out of every statistic (default 0)' },
+  maxErrorRate: { flag: '--max-error-rate <fraction>', help: 'stop the run early when more than this share of requests fail (after at least 20), e.g. 0.5 or 50%' },
+  gracePeriod: { flag: '--grace-period <seconds>', help: 'on Ctrl-C/SIGTERM or early stop, wait this long for requests in flight before cancelling them (default 10 s)' },
   out: { flag: '--out <dir>', help: 'results directory (default results/<timestamp>-<model>/)' },
   overwrite: { flag: '--overwrite', help: 'allow writing into a directory that already holds a run' },
   json: { flag: '--json', help: 'print the summary as one JSON document on stdout (progress goes to stderr)' },

@@ -23,6 +23,7 @@ const r3 = (x: number | null): number | null => (x === null ? null : roundMs(x))
 export function recordLine(r: RequestRecord): string {
   const o = {
     id: r.id,
+    attempt: r.attempt,
     status: r.status,
     http_status: r.http_status,
     error: r.error,
@@ -74,7 +75,7 @@ export class RecordWriter {
 }
 
 const RAW_FIELDS: (keyof RawRequest)[] = [
-  'id', 'warmup', 'class', 'status', 'http_status', 'error', 'scheduled_at_ms', 'sent_at_ms', 'headers_ms', 'end_ms',
+  'id', 'attempt', 'warmup', 'class', 'status', 'http_status', 'error', 'scheduled_at_ms', 'sent_at_ms', 'headers_ms', 'end_ms',
   'streamed', 'event_times_ms', 'event_kinds', 'reasoning_chars', 'answer_chars', 'input_tokens', 'output_tokens',
   'reasoning_tokens', 'cached_tokens', 'token_source', 'expected_input_tokens', 'max_tokens', 'finish_reason',
 ];
@@ -103,6 +104,7 @@ export function readRecords(path: string): ReadResult {
     const raw = {} as Record<string, unknown>;
     for (const f of RAW_FIELDS) raw[f] = o[f] ?? (f === 'event_times_ms' ? [] : f === 'event_kinds' ? '' : null);
     if (raw.class === null) raw.class = undefined;
+    if (raw.attempt === null) raw.attempt = 1;
     records.push(toRecord(raw as unknown as RawRequest));
   });
   return { records, warnings };

@@ -25,6 +25,8 @@ export type TokenSource = 'usage' | 'tokenizer';
 /** Raw facts about one request. Times are ms on the run's monotonic clock (0 = run start) unless noted. */
 export interface RawRequest {
   id: number;
+  /** 1 for the first attempt; 2, 3, … for --retry attempts of the same request (same id). */
+  attempt: number;
   warmup: boolean;
   class: string | undefined;
   status: RequestStatus;

@@ -18,6 +18,8 @@ export interface MetricsBlock {
     cancelled: number;
     error_rate: number;
     warmup: number;
+    /** Extra attempts made by --retry (each is also counted in total, and its failure in failed). */
+    retries: number;
     errors: ErrorCount[];
   };
   duration_s: number;
@@ -109,6 +111,7 @@ export function computeMetrics(all: readonly RequestRecord[], concurrency?: numb
       cancelled,
       error_rate: denom > 0 ? failed / denom : 0,
       warmup: all.length - recs.length,
+      retries: recs.filter((r) => r.attempt > 1).length,
       errors: [...errMap.values()].sort((a, b) => b.count - a.count),
     },
     duration_s: durationS,

@@ -22,11 +22,14 @@ export function renderSummary(s: Summary): string {
   out.push(`model ${String(run.model)} at ${String(run.target_url)}${run.embedded_server ? ' (embedded simulated server)' : ''}`);
   if (typeof scale === 'number' && scale !== 1)
     out.push(`NOTE: simulated server running ${scale}x faster than real time: latencies are scaled, not real`);
+  if (typeof run.stop_message === 'string') out.push(`STOPPED EARLY: ${run.stop_message}`);
+  else if (run.stopped_reason === 'interrupted') out.push('STOPPED: interrupted; requests still in flight after the grace period were cancelled');
   const r = s.requests;
   out.push(
     `requests: ${r.total} measured, ${r.ok} ok, ${r.failed} failed (${pct(r.error_rate)})` +
       (r.cancelled ? `, ${r.cancelled} cancelled` : '') +
       (r.warmup ? `, ${r.warmup} warmup excluded` : '') +
+      (r.retries ? `, ${r.retries} retries` : '') +
       ` in ${fmt(s.duration_s)} s`,
   );
   out.push(
