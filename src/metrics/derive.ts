@@ -51,14 +51,15 @@ export function itlMs(raw: RawRequest): number[] {
 
 /**
  * tpot_ms = (time of last token-carrying event − time of first token-carrying event) / (output_tokens − 1),
- * defined only when output_tokens > 1 and the response was streamed.
+ * defined only when output_tokens > 1, the response was streamed, and at least two events carried tokens
+ * (a response delivered in one chunk says nothing about decode pace).
  */
 export function tpotMs(raw: RawRequest): number | null {
   if (raw.status !== 'ok' || !raw.streamed) return null;
   const n = raw.output_tokens;
   if (n === null || n <= 1) return null;
   const idx = tokenEventIndexes(raw);
-  if (idx.length === 0) return null;
+  if (idx.length < 2) return null;
   const first = raw.event_times_ms[idx[0]];
   const last = raw.event_times_ms[idx[idx.length - 1]];
   return (last - first) / (n - 1);
