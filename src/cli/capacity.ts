@@ -1,0 +1,54 @@
+// `tokenflood capacity`: size a deployment from the sim engine's model (readable table or --json).
+import type { Command } from 'commander';
+import { UsageError } from '../errors.js';
+import { capacityInputSchema, planCapacity, type CapacityInput, type CapacityReport } from '../sim/capacity.js';
+import { addFlags, collectFlags, flagSpecs, issueProblems } from '../sim/flags.js';
+
+const SPECS = flagSpecs(capacityInputSchema.shape);
+const GiB = 1024 ** 3;
+
+export function capacityInputFromFlags(values: Record<string, unknown>): CapacityInput {
+  const problems: string[] = [];
+  const input = collectFlags(values, SPECS, problems);
+  const r = capacityInputSchema.safeParse(input);
+  if (!r.success) problems.push(...issueProblems(r.error.issues));
+  if (problems.length) throw new UsageError(problems);
+  return input as CapacityInput;
+}
+
+const gib = (b: number): string => `${(b / GiB).toFixed(2)} GiB`;
+const ms = (v: number): string => `${v.toFixed(2)} ms`;
+
+/** The report as label/value rows. */
+export function capacityTable(r: CapacityReport): string {
+  const rows: [string, string][] = [
+    ['model / GPU', `${r.model} on ${r.tp}x ${r.gpu} (weights ${r.weightDtype}, KV ${r.kvDtype})`],
+    ['request', `${r.inputTokens} in + ${r.outputTokens} out tokens`],
+    ['weights', `${gib(r.weightBytes)} total, ${gib(r.weightBytesPerGpu)} per GPU`],
+    ['KV per token', `${(r.kvBytesPerToken / 1024).toFixed(1)} KiB`],
+    ['KV per request', gib(r.kvBytesPerRequest)],
+    ['KV capacity / replica', `${r.kvCapacityTokens.toLocaleString('en-US')} tokens = ${r.kvCapacityRequests} requests`],
+    ['prefill (TTFT, idle)', ms(r.prefillMs)],
+    ['TPOT batch 1', ms(r.tpotBatch1Ms)],
+    [`TPOT at ${r.concurrencyPerReplica} / replica`, ms(r.tpotAtConcurrencyMs)],
+    ['E2E per request', ms(r.e2eMs)],
+    ['output tok/s / replica', r.outputTokensPerSecondPerReplica.toFixed(0)],
+    ['target concurrency', `${r.concurrency} (+${Math.round(r.margin * 100)}% margin)`],
+    ['max concurrency / replica', String(r.maxConcurrencyPerReplica)],
+    ['replicas / GPUs', `${r.replicas} x TP${r.tp} = ${r.gpus} GPUs`],
+    ['bottleneck', r.bottleneckText],
+  ];
+  const w = Math.max(...rows.map(([k]) => k.length));
+  return rows.map(([k, v]) => `${k.padEnd(w)}  ${v}`).join('\n') + '\n';
+}
+
+export function registerCapacity(program: Command): void {
+  const cmd = program
+    .command('capacity')
+    .description('estimate memory, KV capacity, prefill/decode times and GPUs needed for a model, GPU and load');
+  addFlags(cmd, SPECS);
+  cmd.option('--json', 'print one JSON document instead of the table').action((values: Record<string, unknown>) => {
+    const report = planCapacity(capacityInputFromFlags(values));
+    process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : capacityTable(report));
+  });
+}

@@ -1,0 +1,80 @@
+// `tokenflood serve`: start the sim server in the foreground until SIGINT/SIGTERM.
+import { readFileSync } from 'node:fs';
+import { extname } from 'node:path';
+import type { Command } from 'commander';
+import { parse as parseYaml } from 'yaml';
+import { UsageError } from '../errors.js';
+import { addFlags, collectFlags, flagSpecs, issueProblems } from '../sim/flags.js';
+import { FAULT_KINDS } from '../sim/http/faults.js';
+import { simServerOptionsSchema, type SimServerOptions } from '../sim/options.js';
+import { startSimServer } from '../sim/server.js';
+
+const SPECS = flagSpecs(simServerOptionsSchema.shape, ['faults']);
+
+/** `--fault kind[:rate][,key=value...]`, e.g. `http429:0.1,retryAfterSeconds=2` or `stall,every=10,ms=3000`. */
+export function parseFaultFlag(spec: string, problems: string[]): [string, Record<string, number>] | undefined {
+  const [head, ...pairs] = spec.split(',');
+  const [kind, rate] = head.split(':');
+  if (!(kind in FAULT_KINDS)) {
+    problems.push(`--fault ${spec}: unknown fault kind "${kind}": use one of ${Object.keys(FAULT_KINDS).join(', ')}`);
+    return undefined;
+  }
+  const out: Record<string, number> = {};
+  if (rate !== undefined) out.rate = Number(rate);
+  for (const p of pairs) {
+    const [k, v] = p.split('=');
+    if (!k || v === undefined || !Number.isFinite(Number(v))) problems.push(`--fault ${spec}: "${p}" is not key=number`);
+    else out[k] = Number(v);
+  }
+  return [kind, out];
+}
+
+function readFaultsFile(path: string, problems: string[]): Record<string, unknown> {
+  try {
+    const text = readFileSync(path, 'utf8');
+    return (extname(path) === '.json' ? JSON.parse(text) : parseYaml(text)) ?? {};
+  } catch (e) {
+    problems.push(`--faults ${path}: ${(e as Error).message}`);
+    return {};
+  }
+}
+
+/** Flags → validated SimServerOptions, or UsageError listing every problem. */
+export function serveOptionsFromFlags(values: Record<string, unknown>): SimServerOptions {
+  const problems: string[] = [];
+  const input: Record<string, unknown> = collectFlags(values, SPECS, problems);
+  const faults: Record<string, unknown> = typeof values.faults === 'string' ? readFaultsFile(values.faults, problems) : {};
+  for (const f of (values.fault as string[] | undefined) ?? []) {
+    const parsed = parseFaultFlag(f, problems);
+    if (parsed) faults[parsed[0]] = parsed[1];
+  }
+  if (Object.keys(faults).length) input.faults = faults;
+  const r = simServerOptionsSchema.safeParse(input);
+  if (!r.success) problems.push(...issueProblems(r.error.issues));
+  if (problems.length) throw new UsageError(problems);
+  return input as SimServerOptions;
+}
+
+export function registerServe(program: Command): void {
+  const cmd = program
+    .command('serve')
+    .description('run the simulated vLLM-like inference server (OpenAI-compatible) until Ctrl-C');
+  addFlags(cmd, SPECS);
+  cmd
+    .option('--faults <file>', 'fault injection config (JSON or YAML), see docs/sim.md')
+    .option('--fault <spec>', `add a fault: kind[:rate][,key=value...]; kinds: ${Object.keys(FAULT_KINDS).join(', ')}`, (v: string, acc: string[] = []) => [...acc, v])
+    .action(async (values: Record<string, unknown>) => {
+      const opts = serveOptionsFromFlags(values);
+      const sim = await startSimServer(opts);
+      process.stdout.write(`tokenflood sim server listening on ${sim.baseUrl} (${sim.description}, time scale ${sim.timeScale})\n`);
+      await new Promise<void>((resolve) => {
+        const stop = (): void => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          void sim.close().then(resolve);
+        };
+        process.on('SIGINT', stop);
+        process.on('SIGTERM', stop);
+      });
+    });
+}

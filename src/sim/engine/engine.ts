@@ -1,0 +1,257 @@
+// The step-level engine: a vLLM-v1-style scheduler (FIFO waiting queue, running set, chunked prefill,
+// recompute preemption) over a KV block pool, timed by the roofline cost model. No I/O, no clock.
+import { createBlockPool } from './blocks.js';
+import type { EngineSpec } from './config.js';
+import { stepCost, type StepCost, type StepShape } from './cost.js';
+
+export interface EngineRequest {
+  id: string;
+  promptTokens: number;
+  /** Tokens to generate before the request finishes (the caller decides EOS vs max_tokens). */
+  outputTokens: number;
+  /** Chained hashes of the prompt's full blocks (see hash.ts); absent = nothing shared. */
+  blockHashes?: readonly number[];
+}
+
+export interface StepOutput {
+  id: string;
+  /** 1-based index of the token produced this step. */
+  tokenIndex: number;
+  finished: boolean;
+}
+
+export interface StepResult {
+  durationMs: number;
+  shape: StepShape;
+  cost: StepCost;
+  /** One entry per request that produced a token at the end of this step. */
+  outputs: StepOutput[];
+  /** Requests scheduled for the first time in this step, with their prefix-cache hits in tokens. */
+  started: { id: string; cachedTokens: number }[];
+  preempted: string[];
+}
+
+export interface EngineCounters {
+  running: number;
+  waiting: number;
+  /** Fraction of KV blocks not free (0..1). */
+  kvUsage: number;
+  prefixQueriesTokens: number;
+  prefixHitsTokens: number;
+  preemptions: number;
+  promptTokens: number;
+  generationTokens: number;
+  steps: number;
+}
+
+export interface Engine {
+  readonly spec: EngineSpec;
+  /** Queue a request; returns an error message (vLLM wording) if it can never fit. */
+  add(req: EngineRequest): string | undefined;
+  /** Drop a request wherever it is and free its blocks; false if unknown or finished. */
+  abort(id: string): boolean;
+  /** Plan and account one step; null when there is nothing to run. */
+  step(): StepResult | null;
+  hasWork(): boolean;
+  counters(): EngineCounters;
+}
+
+interface Req {
+  id: string;
+  prompt: number;
+  target: number;
+  hashes: readonly number[];
+  blocks: number[];
+  computed: number;
+  output: number;
+  registered: number;
+  started: boolean;
+  cachedTokens: number;
+  state: 'waiting' | 'running' | 'done';
+}
+
+/** vLLM's 400 message when prompt + max_tokens exceeds max_model_len; undefined when it fits. */
+export function contextLengthError(maxModelLen: number, promptTokens: number, maxTokens: number | undefined): string | undefined {
+  if (maxTokens === undefined) {
+    if (promptTokens < maxModelLen) return undefined;
+    return `This model's maximum context length is ${maxModelLen} tokens. However, you requested ${promptTokens} tokens in the messages, Please reduce the length of the messages.`;
+  }
+  if (promptTokens + maxTokens <= maxModelLen) return undefined;
+  return `This model's maximum context length is ${maxModelLen} tokens. However, you requested ${promptTokens + maxTokens} tokens (${promptTokens} in the messages, ${maxTokens} in the completion). Please reduce the length of the messages or completion.`;
+}
+
+export function createEngine(spec: EngineSpec): Engine {
+  const bs = spec.blockSize;
+  const pool = createBlockPool(spec.numBlocks);
+  const byId = new Map<string, Req>();
+  let waiting: Req[] = [];
+  let running: Req[] = [];
+  const c = { prefixQueriesTokens: 0, prefixHitsTokens: 0, preemptions: 0, promptTokens: 0, generationTokens: 0, steps: 0 };
+
+  const total = (r: Req): number => r.prompt + r.output;
+  const free = (r: Req): void => {
+    pool.release(r.blocks);
+    r.blocks = [];
+    r.registered = 0;
+  };
+  const grow = (r: Req, tokens: number): boolean => {
+    const need = Math.ceil(tokens / bs) - r.blocks.length;
+    if (need > pool.freeCount()) return false;
+    for (let i = 0; i < need; i++) r.blocks.push(pool.allocate());
+    return true;
+  };
+  const preempt = (r: Req, preempted: string[]): void => {
+    free(r);
+    r.computed = 0;
+    r.state = 'waiting';
+    waiting.unshift(r);
+    c.preemptions++;
+    preempted.push(r.id);
+  };
+  /** Reuse cached leading blocks; never the whole sequence (the last token must be computed to sample). */
+  const matchPrefix = (r: Req): void => {
+    if (!spec.prefixCaching) return;
+    const limit = Math.min(r.hashes.length, Math.floor((total(r) - 1) / bs));
+    for (let i = 0; i < limit; i++) {
+      const b = pool.lookup(r.hashes[i]);
+      if (b < 0) break;
+      pool.touch(b);
+      r.blocks.push(b);
+    }
+    r.registered = r.blocks.length;
+    r.computed = r.blocks.length * bs;
+  };
+
+  return {
+    spec,
+    add(req) {
+      const err = contextLengthError(spec.maxModelLen, req.promptTokens, req.outputTokens);
+      if (err) return err;
+      const r: Req = {
+        id: req.id,
+        prompt: req.promptTokens,
+        target: Math.max(1, req.outputTokens),
+        hashes: req.blockHashes ?? [],
+        blocks: [],
+        computed: 0,
+        output: 0,
+        registered: 0,
+        started: false,
+        cachedTokens: 0,
+        state: 'waiting',
+      };
+      byId.set(r.id, r);
+      waiting.push(r);
+      return undefined;
+    },
+
+    abort(id) {
+      const r = byId.get(id);
+      if (!r || r.state === 'done') return false;
+      free(r);
+      if (r.state === 'waiting') waiting = waiting.filter((w) => w !== r);
+      else running = running.filter((w) => w !== r);
+      r.state = 'done';
+      byId.delete(id);
+      return true;
+    },
+
+    hasWork: () => running.length > 0 || waiting.length > 0,
+
+    step() {
+      if (running.length === 0 && waiting.length === 0) return null;
+      let budget = spec.maxNumBatchedTokens;
+      const sched: Req[] = [];
+      const chunk: number[] = [];
+      const preempted: string[] = [];
+      const started: StepResult['started'] = [];
+
+      // 1. Running requests first, oldest first; make room by preempting the newest.
+      for (let i = 0; i < running.length && budget > 0; i++) {
+        const r = running[i];
+        const n = Math.min(total(r) - r.computed, budget);
+        if (n <= 0) continue;
+        let ok = grow(r, r.computed + n);
+        while (!ok) {
+          const victim = running.pop()!;
+          preempt(victim, preempted);
+          if (victim === r) break;
+          ok = grow(r, r.computed + n);
+        }
+        if (!ok) break;
+        sched.push(r);
+        chunk.push(n);
+        budget -= n;
+      }
+
+      // 2. Admit waiting requests FIFO while budget, sequence slots and blocks allow (none after a preemption).
+      while (preempted.length === 0 && waiting.length > 0 && budget > 0 && running.length < spec.maxNumSeqs) {
+        const r = waiting[0];
+        if (r.blocks.length === 0) matchPrefix(r);
+        const n = Math.min(total(r) - r.computed, budget);
+        if (!grow(r, r.computed + n)) {
+          free(r);
+          r.computed = 0;
+          break;
+        }
+        waiting.shift();
+        if (!r.started) {
+          r.started = true;
+          r.cachedTokens = r.computed;
+          c.prefixQueriesTokens += r.prompt;
+          c.prefixHitsTokens += r.computed;
+          started.push({ id: r.id, cachedTokens: r.computed });
+        }
+        r.state = 'running';
+        running.push(r);
+        sched.push(r);
+        chunk.push(n);
+        budget -= n;
+      }
+
+      const shape: StepShape = { requests: sched.length, newTokens: 0, contextTokens: 0, attentionPairs: 0 };
+      for (let i = 0; i < sched.length; i++) {
+        const n = chunk[i];
+        const done = sched[i].computed;
+        shape.newTokens += n;
+        shape.contextTokens += done;
+        shape.attentionPairs += n * done + (n * (n + 1)) / 2;
+      }
+      const cost = stepCost(spec, shape);
+
+      // 3. Apply the step: advance computed tokens, cache full prompt blocks, sample where caught up.
+      const outputs: StepOutput[] = [];
+      let finishedAny = false;
+      for (let i = 0; i < sched.length; i++) {
+        const r = sched[i];
+        r.computed += chunk[i];
+        if (spec.prefixCaching) {
+          const full = Math.min(Math.floor(Math.min(r.computed, r.prompt) / bs), r.hashes.length);
+          for (; r.registered < full; r.registered++) pool.register(r.blocks[r.registered], r.hashes[r.registered]);
+        }
+        if (r.computed < total(r)) continue;
+        r.output++;
+        if (r.output === 1) c.promptTokens += r.prompt;
+        c.generationTokens++;
+        const finished = r.output >= r.target;
+        outputs.push({ id: r.id, tokenIndex: r.output, finished });
+        if (finished) {
+          free(r);
+          r.state = 'done';
+          byId.delete(r.id);
+          finishedAny = true;
+        }
+      }
+      if (finishedAny) running = running.filter((r) => r.state === 'running');
+      c.steps++;
+      return { durationMs: cost.totalMs, shape, cost, outputs, started, preempted };
+    },
+
+    counters: () => ({
+      running: running.length,
+      waiting: waiting.length,
+      kvUsage: 1 - pool.freeCount() / pool.numBlocks,
+      ...c,
+    }),
+  };
+}

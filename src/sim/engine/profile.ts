@@ -1,0 +1,144 @@
+// Model and GPU profile shapes (zod), parameter estimates, and loading user profiles from YAML/JSON or HF config.json.
+import { readFileSync, existsSync } from 'node:fs';
+import { basename, extname } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { UsageError } from '../../errors.js';
+import { GPUS, MODELS } from './catalog.js';
+
+export const modelProfileSchema = z.object({
+  id: z.string().min(1),
+  hfName: z.string().optional(),
+  layers: z.number().int().positive(),
+  hidden: z.number().int().positive(),
+  heads: z.number().int().positive(),
+  kvHeads: z.number().int().positive(),
+  headDim: z.number().int().positive(),
+  /** Dense MLP width, or the width of one expert for MoE models. */
+  intermediate: z.number().int().positive(),
+  vocab: z.number().int().positive(),
+  /** Routed experts per MoE layer (absent or 1 = dense). */
+  experts: z.number().int().positive().optional(),
+  expertsPerToken: z.number().int().positive().optional(),
+  tiedEmbeddings: z.boolean().optional(),
+  /** Total parameters; when absent, estimated from the architecture. */
+  params: z.number().positive().optional(),
+  maxModelLen: z.number().int().positive(),
+});
+export type ModelProfile = z.infer<typeof modelProfileSchema>;
+
+export const gpuProfileSchema = z.object({
+  id: z.string().min(1),
+  name: z.string().optional(),
+  bf16Tflops: z.number().positive(),
+  fp8Tflops: z.number().positive().optional(),
+  hbmTBps: z.number().positive(),
+  memBytes: z.number().positive(),
+  bwEfficiency: z.number().gt(0).lte(1),
+  /** Per-GPU interconnect bandwidth (NVLink or PCIe) used for tensor-parallel all-reduce. */
+  linkGBps: z.number().positive(),
+  linkLatencyUs: z.number().nonnegative(),
+});
+export type GpuProfile = z.infer<typeof gpuProfileSchema>;
+
+export interface ParamBreakdown {
+  /** Parameters every token uses: attention, embeddings, LM head, dense MLPs. */
+  shared: number;
+  /** Parameters of one expert in one layer (0 for dense models). */
+  perExpertPerLayer: number;
+  total: number;
+  /** Parameters one token touches (shared + top-k experts in every layer). */
+  activePerToken: number;
+}
+
+/**
+ * attention = 2·hidden·(heads·headDim) + 2·hidden·(kvHeads·headDim) per layer;
+ * MLP (SwiGLU) = 3·hidden·intermediate per layer (per expert for MoE);
+ * embeddings = vocab·hidden, twice unless tied. Norms and biases are ignored (<0.1%).
+ */
+export function paramBreakdown(m: ModelProfile): ParamBreakdown {
+  const attn = 2 * m.hidden * m.heads * m.headDim + 2 * m.hidden * m.kvHeads * m.headDim;
+  const mlp = 3 * m.hidden * m.intermediate;
+  const embed = m.vocab * m.hidden * (m.tiedEmbeddings ? 1 : 2);
+  const experts = m.experts ?? 1;
+  const moe = experts > 1;
+  const router = moe ? m.hidden * experts : 0;
+  let shared = m.layers * (attn + router + (moe ? 0 : mlp)) + embed;
+  let perExpertPerLayer = moe ? mlp : 0;
+  const estimate = shared + m.layers * experts * perExpertPerLayer;
+  const scale = m.params ? m.params / (moe ? estimate : shared) : 1;
+  shared *= scale;
+  perExpertPerLayer *= scale;
+  const total = shared + m.layers * (moe ? experts : 0) * perExpertPerLayer;
+  const activePerToken = shared + m.layers * Math.min(m.expertsPerToken ?? 1, experts) * perExpertPerLayer;
+  return { shared, perExpertPerLayer, total, activePerToken: moe ? activePerToken : total };
+}
+
+/** Convert a Hugging Face config.json object into a model profile. */
+export function fromHfConfig(id: string, c: Record<string, unknown>): ModelProfile {
+  const num = (k: string): number | undefined => (typeof c[k] === 'number' ? (c[k] as number) : undefined);
+  const problems: string[] = [];
+  const need = (k: string): number => {
+    const v = num(k);
+    if (v === undefined) problems.push(`${id}: config.json has no numeric "${k}"`);
+    return v ?? 1;
+  };
+  const hidden = need('hidden_size');
+  const heads = need('num_attention_heads');
+  const layers = need('num_hidden_layers');
+  const vocab = need('vocab_size');
+  const experts = num('num_local_experts') ?? num('num_experts') ?? num('n_routed_experts');
+  const intermediate = (experts && experts > 1 ? num('moe_intermediate_size') : undefined) ?? need('intermediate_size');
+  if (problems.length) throw new UsageError(problems);
+  return modelProfileSchema.parse({
+    id,
+    layers,
+    hidden,
+    heads,
+    kvHeads: num('num_key_value_heads') ?? heads,
+    headDim: num('head_dim') ?? Math.floor(hidden / heads),
+    intermediate,
+    vocab,
+    experts: experts && experts > 1 ? experts : undefined,
+    expertsPerToken: experts && experts > 1 ? (num('num_experts_per_tok') ?? 2) : undefined,
+    tiedEmbeddings: c.tie_word_embeddings === true,
+    maxModelLen: num('max_position_embeddings') ?? 4096,
+  });
+}
+
+function readStructured(path: string): unknown {
+  const text = readFileSync(path, 'utf8');
+  return extname(path) === '.json' ? JSON.parse(text) : parseYaml(text);
+}
+
+function issues(where: string, e: z.ZodError): string[] {
+  return e.issues.map((i) => `${where}: ${i.path.join('.') || '(root)'}: ${i.message}`);
+}
+
+/** A model id from the catalog, or a path to a profile YAML/JSON or a Hugging Face config.json. */
+export function resolveModel(spec: string): ModelProfile {
+  const hit = MODELS[spec];
+  if (hit) return hit;
+  if (!existsSync(spec))
+    throw new UsageError([`unknown model profile "${spec}": use one of ${Object.keys(MODELS).join(', ')} or a path to a profile file / config.json`]);
+  const raw = readStructured(spec) as Record<string, unknown>;
+  if (raw && typeof raw === 'object' && 'num_hidden_layers' in raw) {
+    const id = basename(spec) === 'config.json' ? basename(spec.slice(0, -'/config.json'.length)) || 'custom' : basename(spec, extname(spec));
+    return fromHfConfig(id, raw);
+  }
+  const r = modelProfileSchema.safeParse(raw);
+  if (!r.success) throw new UsageError(issues(spec, r.error));
+  return r.data;
+}
+
+/** A GPU id from the catalog, or a path to a GPU profile YAML/JSON (memory may be given as memGiB). */
+export function resolveGpu(spec: string): GpuProfile {
+  const hit = GPUS[spec];
+  if (hit) return hit;
+  if (!existsSync(spec)) throw new UsageError([`unknown GPU "${spec}": use one of ${Object.keys(GPUS).join(', ')} or a path to a GPU profile file`]);
+  const raw = readStructured(spec) as Record<string, unknown>;
+  const withMem = typeof raw?.memGiB === 'number' ? { ...raw, memBytes: (raw.memGiB as number) * 1024 ** 3 } : raw;
+  const r = gpuProfileSchema.safeParse(withMem);
+  if (!r.success) throw new UsageError(issues(spec, r.error));
+  return r.data;
+}

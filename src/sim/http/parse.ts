@@ -1,0 +1,89 @@
+// Parse and validate chat/completions request bodies into what the sim needs (prompt token ids, lengths, flags).
+import { z } from 'zod';
+import type { Tokenizer } from '../../dataset/tokenizer.js';
+
+export type EndpointKind = 'chat' | 'completions';
+
+export interface GenerationRequest {
+  kind: EndpointKind;
+  /** Model id asked for; undefined = the served model. */
+  model?: string;
+  promptTokenIds: number[];
+  /** max_completion_tokens ?? max_tokens; undefined = up to max_model_len. */
+  maxTokens?: number;
+  minTokens: number;
+  ignoreEos: boolean;
+  stream: boolean;
+  includeUsage: boolean;
+}
+
+const part = z.object({ type: z.string(), text: z.string().optional() });
+const message = z.object({
+  role: z.string(),
+  content: z.union([z.string(), z.array(part), z.null()]).optional(),
+});
+const common = {
+  model: z.string().optional(),
+  max_tokens: z.number().int().min(1).nullish(),
+  max_completion_tokens: z.number().int().min(1).nullish(),
+  min_tokens: z.number().int().min(0).nullish(),
+  ignore_eos: z.boolean().nullish(),
+  stream: z.boolean().nullish(),
+  stream_options: z.object({ include_usage: z.boolean().nullish() }).nullish(),
+  n: z.literal(1, { message: 'n must be 1 in the tokenflood sim server' }).nullish(),
+};
+const chatBody = z.object({ messages: z.array(message).min(1), ...common });
+const tokenIds = z.array(z.number().int().min(0));
+const completionBody = z.object({
+  prompt: z.union([z.string(), z.array(z.string()).length(1), tokenIds, z.array(tokenIds).length(1)]),
+  ...common,
+});
+
+/**
+ * Chat prompt tokens = Σ tokens(content of each message), text parts only, no template overhead, so a client
+ * counting each message with the same tokenizer gets exactly usage.prompt_tokens.
+ */
+function chatPromptIds(tok: Tokenizer, messages: z.infer<typeof message>[]): number[] {
+  const ids: number[] = [];
+  for (const m of messages) {
+    if (typeof m.content === 'string') ids.push(...tok.encode(m.content));
+    else if (Array.isArray(m.content)) for (const p of m.content) if (p.text) ids.push(...tok.encode(p.text));
+  }
+  return ids;
+}
+
+function completionPromptIds(tok: Tokenizer, prompt: z.infer<typeof completionBody>['prompt']): number[] {
+  if (typeof prompt === 'string') return tok.encode(prompt);
+  const first = prompt[0];
+  if (typeof first === 'string') return tok.encode(first);
+  if (Array.isArray(first)) return first;
+  return prompt as number[];
+}
+
+export type ParseResult = { ok: true; value: GenerationRequest } | { ok: false; message: string };
+
+export function parseGenerationBody(kind: EndpointKind, body: unknown, tok: Tokenizer): ParseResult {
+  const r = (kind === 'chat' ? chatBody : completionBody).safeParse(body);
+  if (!r.success) {
+    const msg = r.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ');
+    return { ok: false, message: msg };
+  }
+  const b = r.data;
+  const promptTokenIds =
+    kind === 'chat'
+      ? chatPromptIds(tok, (b as z.infer<typeof chatBody>).messages)
+      : completionPromptIds(tok, (b as z.infer<typeof completionBody>).prompt);
+  return {
+    ok: true,
+    value: {
+      kind,
+      model: b.model,
+      promptTokenIds,
+      maxTokens: b.max_completion_tokens ?? b.max_tokens ?? undefined,
+      minTokens: b.min_tokens ?? 0,
+      ignoreEos: b.ignore_eos ?? false,
+      stream: b.stream ?? false,
+      includeUsage: b.stream_options?.include_usage ?? false,
+    },
+  };
+}

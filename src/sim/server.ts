@@ -1,0 +1,245 @@
+// The sim server: an OpenAI-compatible HTTP server (node:http) shaped like vLLM, backed by the engine in real time.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import { loadTokenizer } from '../dataset/tokenizer.js';
+import { UsageError } from '../errors.js';
+import { createRng } from '../util/rng.js';
+import { resolveEngine } from './engine/config.js';
+import { contextLengthError, createEngine } from './engine/engine.js';
+import { blockHashesFromIds } from './engine/hash.js';
+import { decideOutputTokens } from './engine/length.js';
+import { sendError, sendJson } from './http/errors.js';
+import { pickFaults, STATUS_FAULTS } from './http/faults.js';
+import { createSimMetrics } from './http/metrics.js';
+import { parseGenerationBody, type EndpointKind } from './http/parse.js';
+import { createSession, type Session } from './http/session.js';
+import { createTextSource } from './http/text.js';
+import { createRealtimeLoop } from './loop.js';
+import { parseSimServerOptions, type SimServerOptions } from './options.js';
+
+export type { SimServerOptions } from './options.js';
+export type { FaultOptions } from './http/faults.js';
+
+export interface SimServerHandle {
+  /** e.g. http://127.0.0.1:41234/v1 */
+  baseUrl: string;
+  port: number;
+  host: string;
+  /** What is being simulated, e.g. "llama-3.1-8b on 1x h100". */
+  description: string;
+  /** Model ids served: the served name and `<name>-reasoning`. */
+  models: string[];
+  timeScale: number;
+  close(): Promise<void>;
+}
+
+const MAX_BODY_BYTES = 64 * 1024 * 1024;
+
+/** A request in flight, with its simulated timestamps (ms) for /metrics. */
+interface Live {
+  session: Session;
+  reason: 'length' | 'stop';
+  arrivalSim: number;
+  startSim: number;
+  firstSim: number;
+  lastSim: number;
+}
+
+function readBody(req: IncomingMessage): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size <= MAX_BODY_BYTES) parts.push(c);
+    });
+    req.on('end', () => resolve(size > MAX_BODY_BYTES ? undefined : Buffer.concat(parts).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+export async function startSimServer(opts: SimServerOptions = {}): Promise<SimServerHandle> {
+  const o = parseSimServerOptions(opts);
+  const spec = resolveEngine({
+    gpu: o.gpu, model: o.modelProfile, tp: o.tp, weightDtype: o.weightDtype, kvDtype: o.kvDtype,
+    maxNumSeqs: o.maxNumSeqs, maxNumBatchedTokens: o.maxNumBatchedTokens, gpuMemoryUtilization: o.gpuMemoryUtilization,
+    maxModelLen: o.maxModelLen, blockSize: o.blockSize, prefixCaching: o.prefixCaching, numGpuBlocksOverride: o.numGpuBlocksOverride,
+  });
+  let tok;
+  try {
+    tok = loadTokenizer(o.tokenizer);
+  } catch (e) {
+    throw new UsageError([`tokenizer: ${(e as Error).message}`]);
+  }
+  const text = createTextSource(tok);
+  const engine = createEngine(spec);
+  const served = o.servedModelName ?? spec.model.id;
+  const reasoningName = `${served}-reasoning`;
+  const models = [served, reasoningName];
+  const metrics = createSimMetrics(served, engine.counters);
+  const faultRng = createRng(o.seed ^ 0x5eed);
+  const faults = o.faults ?? {};
+  const created = Math.floor(Date.now() / 1000);
+  const live = new Map<string, Live>();
+  const open = new Set<Session>();
+  const sockets = new Set<Socket>();
+  let requestCount = 0;
+
+  const loop = createRealtimeLoop({
+    engine,
+    timeScale: o.timeScale,
+    onStep(step, start, end) {
+      for (const s of step.started) {
+        const l = live.get(s.id);
+        if (!l) continue;
+        l.startSim = start;
+        l.session.setCachedTokens(s.cachedTokens);
+        metrics.queued((start - l.arrivalSim) / 1000);
+      }
+      for (const out of step.outputs) {
+        const l = live.get(out.id);
+        if (!l) continue; // aborted while the step ran
+        if (out.tokenIndex === 1) {
+          l.firstSim = end;
+          metrics.firstToken((end - l.arrivalSim) / 1000, (end - l.startSim) / 1000);
+        } else metrics.interToken((end - l.lastSim) / 1000);
+        l.lastSim = end;
+        if (out.finished) {
+          live.delete(out.id);
+          metrics.finished(l.reason, (end - l.arrivalSim) / 1000, (end - l.firstSim) / 1000);
+        }
+        l.session.token(out.tokenIndex, out.finished);
+      }
+    },
+  });
+
+  const generate = async (kind: EndpointKind, req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const raw = await readBody(req);
+    if (raw === undefined) return sendError(res, 413, `request body larger than ${MAX_BODY_BYTES} bytes`);
+    let body: unknown;
+    try {
+      body = JSON.parse(raw);
+    } catch (e) {
+      return sendError(res, 400, `Invalid JSON body: ${(e as Error).message}`);
+    }
+    const parsed = parseGenerationBody(kind, body, tok);
+    if (!parsed.ok) return sendError(res, 400, parsed.message);
+    const g = parsed.value;
+    const model = g.model ?? served;
+    if (!models.includes(model)) return sendError(res, 404, `The model \`${model}\` does not exist.`);
+    const n = ++requestCount;
+    const active = pickFaults(faults, n, faultRng);
+    for (const f of STATUS_FAULTS) {
+      if (!active[f.kind]) continue;
+      const retry = f.kind === 'http429' ? { 'retry-after': String(active.http429!.retryAfterSeconds) } : undefined;
+      return sendError(res, f.status, f.message, retry);
+    }
+    const promptTokens = g.promptTokenIds.length;
+    const tooLong = contextLengthError(spec.maxModelLen, promptTokens, g.maxTokens);
+    if (tooLong) return sendError(res, 400, tooLong);
+    const rng = createRng((o.seed * 1_000_003 + n) >>> 0);
+    const decision = decideOutputTokens(rng, { maxTokens: g.maxTokens ?? spec.maxModelLen - promptTokens, minTokens: g.minTokens, ignoreEos: g.ignoreEos });
+    const id = `${kind === 'chat' ? 'chatcmpl' : 'cmpl'}-${randomUUID().replace(/-/g, '')}`;
+    const reasoningTokens = model === reasoningName && kind === 'chat' ? Math.floor(decision.outputTokens * o.reasoningShare) : 0;
+    const session = createSession({
+      res, kind, identity: { id, created: Math.floor(Date.now() / 1000), model },
+      stream: g.stream, includeUsage: g.includeUsage, promptTokens, outputTokens: decision.outputTokens, reasoningTokens,
+      finishReason: decision.finishReason, tokensPerChunk: o.tokensPerChunk, faults: active, text, rng, headers: {},
+      onDrop: () => {
+        if (live.delete(id)) engine.abort(id);
+      },
+    });
+    const err = engine.add({ id, promptTokens, outputTokens: decision.outputTokens, blockHashes: blockHashesFromIds(g.promptTokenIds, spec.blockSize) });
+    if (err) return sendError(res, 400, err);
+    const now = loop.nowSimMs();
+    live.set(id, { session, reason: decision.finishReason, arrivalSim: now, startSim: now, firstSim: now, lastSim: now });
+    open.add(session);
+    res.on('close', () => {
+      open.delete(session);
+      if (live.delete(id)) engine.abort(id);
+      session.close();
+    });
+    session.open();
+    loop.wake();
+  };
+
+  const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    res.setHeader('x-tokenflood-sim', '1');
+    res.setHeader('x-tokenflood-time-scale', String(o.timeScale));
+    const path = (req.url ?? '/').split('?')[0].replace(/\/+$/, '') || '/';
+    const method = req.method ?? 'GET';
+    const allow = (m: string): boolean => {
+      if (method === m) return true;
+      sendJsonStatus(res, 405, { detail: 'Method Not Allowed' });
+      return false;
+    };
+    switch (path) {
+      case '/v1/models':
+        if (allow('GET'))
+          sendJson(res, { object: 'list', data: models.map((id) => ({ id, object: 'model', created, owned_by: 'tokenflood-sim', root: served, parent: null, max_model_len: spec.maxModelLen, permission: [] })) });
+        return;
+      case '/v1/chat/completions':
+        if (allow('POST')) await generate('chat', req, res);
+        return;
+      case '/v1/completions':
+        if (allow('POST')) await generate('completions', req, res);
+        return;
+      case '/metrics':
+        if (allow('GET')) {
+          const body = await metrics.text();
+          res.writeHead(200, { 'content-type': metrics.registry.contentType });
+          res.end(body);
+        }
+        return;
+      case '/health':
+        res.writeHead(200);
+        res.end();
+        return;
+      default:
+        sendJsonStatus(res, 404, { detail: 'Not Found' });
+    }
+  };
+
+  const server = createServer((req, res) => {
+    route(req, res).catch((e: unknown) => sendError(res, 500, `tokenflood sim: ${(e as Error).message}`));
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(o.port, o.host, () => resolve());
+  });
+  const addr = server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : o.port;
+  const urlHost = o.host.includes(':') ? `[${o.host}]` : o.host;
+  let closing: Promise<void> | undefined;
+  return {
+    baseUrl: `http://${urlHost}:${port}/v1`,
+    port,
+    host: o.host,
+    description: `${spec.model.id} on ${spec.tp}x ${spec.gpu.id}`,
+    models,
+    timeScale: o.timeScale,
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        loop.close();
+        for (const s of open) s.close();
+        open.clear();
+        live.clear();
+        server.close(() => resolve());
+        server.closeAllConnections();
+        for (const s of sockets) s.destroy();
+      });
+      return closing;
+    },
+  };
+}
+
+function sendJsonStatus(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}

@@ -1,0 +1,44 @@
+// Virtual-clock driver: speed, closed/open loop, lengths.
+import { describe, expect, it } from 'vitest';
+import { simulateRun } from './virtual.js';
+
+describe('simulateRun', () => {
+  it('runs 1,000 requests of 512 in / 128 out at concurrency 64 in well under 5 s', () => {
+    const t0 = performance.now();
+    const run = simulateRun({ requests: [{ promptTokens: 512, maxTokens: 128, ignoreEos: true }], load: { concurrency: 64, requests: 1000 } });
+    expect(performance.now() - t0).toBeLessThan(3000);
+    expect(run.records).toHaveLength(1000);
+    expect(run.records.every((r) => r.outputTokens === 128 && r.tokenTimesMs.length === 128)).toBe(true);
+    expect(run.maxInFlight).toBe(64);
+  });
+
+  it('closed loop never exceeds the concurrency and refills instantly', () => {
+    const run = simulateRun({ requests: [{ promptTokens: 200, maxTokens: 300 }], load: { concurrency: 8, requests: 100, seed: 3 } });
+    const events = run.records.flatMap((r) => [[r.sentMs, 1] as const, [r.endMs, -1] as const]).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    let inFlight = 0;
+    for (const [, d] of events) {
+      inFlight += d;
+      expect(inFlight).toBeLessThanOrEqual(8);
+    }
+    const ends = new Set(run.records.map((r) => r.endMs));
+    expect(run.records.slice(8).every((r) => ends.has(r.sentMs))).toBe(true);
+  });
+
+  it('without ignore_eos, lengths vary but respect max_tokens and min_tokens', () => {
+    const run = simulateRun({ requests: [{ promptTokens: 50, maxTokens: 300, minTokens: 20 }], load: { concurrency: 16, requests: 200, seed: 9 } });
+    const lens = run.records.map((r) => r.outputTokens);
+    expect(Math.max(...lens)).toBeLessThanOrEqual(300);
+    expect(Math.min(...lens)).toBeGreaterThanOrEqual(20);
+    expect(new Set(lens).size).toBeGreaterThan(20);
+    expect(run.records.some((r) => r.finishReason === 'stop')).toBe(true);
+  });
+
+  it('open loop sends on schedule; a concurrency cap delays sends past their schedule', () => {
+    const open = simulateRun({ requests: [{ promptTokens: 100, maxTokens: 50, ignoreEos: true }], load: { rate: 20, arrival: 'constant', requests: 40 } });
+    expect(open.records.every((r) => r.sentMs === r.scheduledMs)).toBe(true);
+    expect(open.records[10].scheduledMs).toBeCloseTo(500, 6);
+    const capped = simulateRun({ requests: [{ promptTokens: 100, maxTokens: 400, ignoreEos: true }], load: { rate: 50, arrival: 'poisson', concurrency: 4, requests: 40, seed: 2 } });
+    expect(capped.maxInFlight).toBeLessThanOrEqual(4);
+    expect(capped.records.some((r) => r.sentMs > r.scheduledMs)).toBe(true);
+  });
+});

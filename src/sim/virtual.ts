@@ -1,0 +1,155 @@
+// Virtual-clock driver: runs a whole benchmark against the engine in simulated time, no timers.
+import { createRng } from '../util/rng.js';
+import { arrivalTimesMs, type ArrivalKind } from './arrivals.js';
+import { resolveEngine, type EngineOptions, type EngineSpec } from './engine/config.js';
+import { createEngine, type EngineCounters } from './engine/engine.js';
+import { blockHashesFromIds, syntheticBlockHashes } from './engine/hash.js';
+import { decideOutputTokens } from './engine/length.js';
+
+export interface VirtualRequest {
+  /** Prompt token ids (prefix caching then hashes the real tokens). */
+  promptTokenIds?: readonly number[];
+  /** Prompt length when ids are not given. */
+  promptTokens?: number;
+  /** With promptTokens: the first `tokens` tokens are shared by every request with the same `key`. */
+  prefix?: { key: string; tokens: number };
+  maxTokens: number;
+  minTokens?: number;
+  ignoreEos?: boolean;
+}
+
+export interface VirtualLoad {
+  /** Max requests in flight; alone = closed loop (a new request the instant one finishes). */
+  concurrency?: number;
+  /** Requests per second (open loop); with concurrency, arrivals wait for a free slot. */
+  rate?: number;
+  arrival?: ArrivalKind;
+  burstiness?: number;
+  seed?: number;
+  /** Total requests to send. */
+  requests: number;
+}
+
+export interface SimulateRunOptions {
+  /** Engine options (resolved with defaults) or an already resolved spec. */
+  engine?: EngineOptions | EngineSpec;
+  /** Requests, cycled if shorter than load.requests, or a factory by index. */
+  requests: readonly VirtualRequest[] | ((index: number) => VirtualRequest);
+  load: VirtualLoad;
+}
+
+/** Raw facts of one request, all times in simulated ms from the start of the run. */
+export interface VirtualRecord {
+  index: number;
+  scheduledMs: number;
+  sentMs: number;
+  firstTokenMs?: number;
+  tokenTimesMs: number[];
+  endMs: number;
+  promptTokens: number;
+  cachedTokens: number;
+  outputTokens: number;
+  finishReason?: 'length' | 'stop';
+  error?: string;
+}
+
+export interface SimulateRunResult {
+  records: VirtualRecord[];
+  /** Time the last request ended. */
+  durationMs: number;
+  steps: number;
+  /** Highest number of requests in flight at once. */
+  maxInFlight: number;
+  counters: EngineCounters;
+}
+
+function isSpec(e: EngineOptions | EngineSpec | undefined): e is EngineSpec {
+  return !!e && typeof (e as EngineSpec).numBlocks === 'number' && typeof (e as EngineSpec).params === 'object';
+}
+
+/** Run `load.requests` requests through the engine on a virtual clock and return one record per request. */
+export function simulateRun(opts: SimulateRunOptions): SimulateRunResult {
+  const spec = isSpec(opts.engine) ? opts.engine : resolveEngine(opts.engine ?? {});
+  const engine = createEngine(spec);
+  const { load } = opts;
+  const rng = createRng(load.seed ?? 1);
+  const lengthRng = rng.fork();
+  const total = load.requests;
+  const cap = load.concurrency ?? Infinity;
+  if (!(cap >= 1) && load.rate === undefined) throw new Error('simulateRun: give load.concurrency and/or load.rate');
+  const arrivals = load.rate !== undefined ? arrivalTimesMs(total, load.rate, load.arrival ?? 'poisson', rng, load.burstiness ?? 1) : undefined;
+  const pick = (i: number): VirtualRequest =>
+    typeof opts.requests === 'function' ? opts.requests(i) : opts.requests[i % opts.requests.length];
+
+  const records: VirtualRecord[] = [];
+  const live = new Map<string, VirtualRecord>();
+  let next = 0;
+  let inFlight = 0;
+  let maxInFlight = 0;
+  let now = 0;
+  let steps = 0;
+
+  const send = (scheduledMs: number, sentMs: number): void => {
+    const index = next++;
+    const req = pick(index);
+    const promptTokens = req.promptTokenIds ? req.promptTokenIds.length : (req.promptTokens ?? 0);
+    const decision = decideOutputTokens(lengthRng, req);
+    const rec: VirtualRecord = { index, scheduledMs, sentMs, tokenTimesMs: [], endMs: sentMs, promptTokens, cachedTokens: 0, outputTokens: 0, finishReason: decision.finishReason };
+    records.push(rec);
+    const blockHashes = req.promptTokenIds
+      ? blockHashesFromIds(req.promptTokenIds, spec.blockSize)
+      : syntheticBlockHashes(promptTokens, spec.blockSize, index, req.prefix);
+    const err = engine.add({ id: String(index), promptTokens, outputTokens: decision.outputTokens, blockHashes });
+    if (err !== undefined) {
+      rec.error = err;
+      rec.finishReason = undefined;
+      return;
+    }
+    live.set(String(index), rec);
+    inFlight++;
+    if (inFlight > maxInFlight) maxInFlight = inFlight;
+  };
+  /** Send everything due by `until` that fits; `atMs` is when the slot is free (never before its arrival). */
+  const submit = (until: number, atMs: number): void => {
+    while (next < total && inFlight < cap) {
+      if (!arrivals) send(atMs, atMs);
+      else if (arrivals[next] <= until) send(arrivals[next], Math.max(arrivals[next], atMs));
+      else break;
+    }
+  };
+
+  submit(now, now);
+  while (next < total || engine.hasWork()) {
+    const res = engine.step();
+    if (!res) {
+      // Idle: jump to the next arrival.
+      if (!arrivals || next >= total) break;
+      now = Math.max(now, arrivals[next]);
+      submit(now, now);
+      continue;
+    }
+    steps++;
+    const end = now + res.durationMs;
+    // Arrivals during the step go out on time while slots are free; they join the next step.
+    if (arrivals) submit(end, 0);
+    for (const s of res.started) {
+      const rec = live.get(s.id);
+      if (rec) rec.cachedTokens = s.cachedTokens;
+    }
+    for (const o of res.outputs) {
+      const rec = live.get(o.id)!;
+      rec.tokenTimesMs.push(end);
+      if (o.tokenIndex === 1) rec.firstTokenMs = end;
+      rec.outputTokens = o.tokenIndex;
+      if (o.finished) {
+        rec.endMs = end;
+        live.delete(o.id);
+        inFlight--;
+      }
+    }
+    now = end;
+    submit(now, now);
+  }
+  records.sort((a, b) => a.index - b.index);
+  return { records, durationMs: now, steps, maxInFlight, counters: engine.counters() };
+}
