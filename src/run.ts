@@ -16,7 +16,7 @@ import { executeRequest, type ExecuteResult } from './backends/execute.js';
 import { runSchedule, type Slot } from './scheduler/scheduler.js';
 import type { RequestSpec } from './dataset/types.js';
 import { toRecord } from './metrics/derive.js';
-import { normalizeRaw, RecordWriter } from './metrics/jsonl.js';
+import { normalizeRaw, readRecords, RecordWriter } from './metrics/jsonl.js';
 import { LiveAggregator } from './metrics/live.js';
 import { buildSummary, type Summary } from './metrics/summary.js';
 import type { RequestRecord } from './metrics/record.js';
@@ -144,7 +144,6 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
     opts.hooks?.onAggregator?.(agg);
 
     const url = `${target.baseUrl}${ENDPOINT_PATHS[c.endpoint]}`;
-    const records: RequestRecord[] = [];
     // Two-stage stop: `stopSending` ends the schedule; `cancel` aborts requests still in flight after the grace period.
     const stopSending = new AbortController();
     const cancel = new AbortController();
@@ -185,7 +184,6 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
       completeTokenCounts(res, tokenizer);
       const rec = toRecord(normalizeRaw(res.raw));
       writer.write(rec);
-      records.push(rec);
       agg.finished(rec);
       if (!rec.warmup && rec.status !== 'cancelled') {
         measuredDone++;
@@ -247,7 +245,12 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
     runMeta.stopped_reason = state.stoppedReason;
     if (state.stoppedReason === 'max_error_rate')
       runMeta.stop_message = `stopped early: more than ${(c.maxErrorRate! * 100).toFixed(1)}% of requests failed (${measuredFailed} of ${measuredDone})`;
-    records.sort((a, b) => a.id - b.id);
+    // run.json is rewritten with how the run ended, so `report` rebuilds exactly this summary.
+    writeFileSync(join(outDir, 'run.json'), JSON.stringify(runMeta, null, 2) + '\n');
+    // Records are not kept in memory during the run (memory stays flat on long runs): the summary is computed
+    // from requests.jsonl, the same way `tokenflood report` does, so the two always agree.
+    const { records } = readRecords(join(outDir, 'requests.jsonl'));
+    records.sort((a, b) => a.id - b.id || a.attempt - b.attempt);
     const summary = buildSummary(records, runMeta, c.concurrency);
     writeFileSync(join(outDir, 'summary.json'), JSON.stringify(summary, null, 2) + '\n');
     return { summary, records, outDir };

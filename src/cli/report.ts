@@ -18,7 +18,7 @@ export function rebuildSummary(dir: string): { summary: Summary; warnings: strin
   if (existsSync(runFile)) run = JSON.parse(readFileSync(runFile, 'utf8'));
   else warnings.push(`${runFile} not found: run metadata missing from the summary`);
   const conc = (run.config as { concurrency?: number } | undefined)?.concurrency;
-  records.sort((a, b) => a.id - b.id);
+  records.sort((a, b) => a.id - b.id || a.attempt - b.attempt);
   return { summary: buildSummary(records, run, conc), warnings };
 }
 
