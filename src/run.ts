@@ -2,7 +2,6 @@
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cpus, hostname, platform } from 'node:os';
-import { setMaxListeners } from 'node:events';
 import { Agent } from 'undici';
 import { resolveRunConfig, type ResolvedRun } from './config/load.js';
 import type { RunConfig, RunConfigInput } from './config/schema.js';
@@ -12,7 +11,10 @@ import { loadTokenizer, type Tokenizer } from './dataset/tokenizer.js';
 import { createRng } from './util/rng.js';
 import { createWorkload, type Workload } from './dataset/workload.js';
 import { buildBody, ENDPOINT_PATHS } from './backends/openai.js';
-import { executeRequest, type ExecuteResult } from './backends/execute.js';
+import type { ExecuteResult } from './backends/execute.js';
+import { inProcessExecutor, type Executor } from './backends/executor.js';
+import { workerPoolExecutor } from './backends/worker-pool.js';
+import { availableParallelism } from 'node:os';
 import { runSchedule, type Slot } from './scheduler/scheduler.js';
 import type { RequestSpec } from './dataset/types.js';
 import { toRecord } from './metrics/derive.js';
@@ -56,6 +58,13 @@ const sleepMs = (ms: number, signal: AbortSignal): Promise<void> =>
     }
     signal.addEventListener('abort', done, { once: true });
   });
+
+/** --workers auto: one thread for light loads; every core once the load is heavy enough to need them. */
+export function resolveWorkers(c: Pick<RunConfig, 'workers' | 'concurrency' | 'rate'>): number {
+  if (c.workers !== 'auto') return c.workers;
+  const heavy = (c.concurrency ?? 0) > 64 || (c.rate ?? 0) > 100;
+  return heavy ? Math.max(1, availableParallelism()) : 1;
+}
 
 function defaultOutDir(model: string): string {
   const ts = new Date().toISOString().replace(/[:.]/g, '-').replace(/Z$/, '');
@@ -101,14 +110,10 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
   if (c.apiKey) headers.authorization = `Bearer ${c.apiKey}`;
 
   const target = await openTarget(c.baseUrl);
-  const agent = new Agent({
-    connections: c.concurrency ?? null,
-    pipelining: 1,
-    keepAliveTimeout: 60_000,
-    keepAliveMaxTimeout: 600_000,
-  });
+  let executor: Executor | undefined;
   try {
-    const pf = await preflight(target.baseUrl, headers, c.model, agent);
+    const probe = new Agent();
+    const pf = await preflight(target.baseUrl, headers, c.model, probe).finally(() => probe.close().catch(() => {}));
     const outDir = c.out ?? defaultOutDir(pf.model);
     prepareOutDir(outDir, c.overwrite);
 
@@ -137,24 +142,30 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
     writeFileSync(join(outDir, 'run.json'), JSON.stringify(runMeta, null, 2) + '\n');
     const writer = new RecordWriter(join(outDir, 'requests.jsonl'));
 
-    const t0 = performance.now();
+    let t0 = performance.now();
     const now = () => performance.now() - t0;
+    const workers = resolveWorkers(c);
+    const poolOpts = { connections: c.concurrency ?? null };
+    executor = workers > 1 ? await workerPoolExecutor(workers, poolOpts, performance.timeOrigin + t0) : inProcessExecutor(poolOpts, now);
+    runMeta.workers = workers;
+    // The run clock starts once the executor is ready (worker threads take a while to boot).
+    t0 = performance.now();
+    executor.setOrigin(performance.timeOrigin + t0);
     const agg = new LiveAggregator(now);
     opts.hooks?.onStart?.({ baseUrl: target.baseUrl, embedded: target.embedded, model: pf.model, outDir, total: requests });
     opts.hooks?.onAggregator?.(agg);
 
     const url = `${target.baseUrl}${ENDPOINT_PATHS[c.endpoint]}`;
-    // Two-stage stop: `stopSending` ends the schedule; `cancel` aborts requests still in flight after the grace period.
+    // Two-stage stop: `stopSending` ends the schedule; requests still in flight after the grace period are cancelled.
     const stopSending = new AbortController();
-    const cancel = new AbortController();
-    setMaxListeners(0, cancel.signal); // one listener per in-flight request
+    const exec = executor;
     const state: { stoppedReason: 'completed' | 'interrupted' | 'max_error_rate' } = { stoppedReason: 'completed' };
     let graceTimer: NodeJS.Timeout | undefined;
     const stop = (reason: typeof state.stoppedReason) => {
       if (stopSending.signal.aborted) return;
       state.stoppedReason = reason;
       stopSending.abort();
-      graceTimer = setTimeout(() => cancel.abort(), c.gracePeriod * 1000);
+      graceTimer = setTimeout(() => exec.cancelAll(), c.gracePeriod * 1000);
     };
     const onAbort = () => stop('interrupted');
     opts.signal?.addEventListener('abort', onAbort, { once: true });
@@ -163,7 +174,7 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
 
     const attempt = async (slot: Slot, spec: RequestSpec, body: string, n: number): Promise<ExecuteResult> => {
       agg.started();
-      const res = await executeRequest({
+      const res = await exec.execute({
         id: slot.index,
         attempt: n,
         warmup: slot.warmup,
@@ -177,9 +188,6 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
         scheduledAtMs: slot.scheduledAtMs,
         timeoutMs: c.timeout * 1000,
         idleTimeoutMs: c.idleTimeout !== undefined ? c.idleTimeout * 1000 : 0,
-        dispatcher: agent,
-        now,
-        signal: cancel.signal,
       });
       completeTokenCounts(res, tokenizer);
       const rec = toRecord(normalizeRaw(res.raw));
@@ -255,7 +263,7 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
     writeFileSync(join(outDir, 'summary.json'), JSON.stringify(summary, null, 2) + '\n');
     return { summary, records, outDir };
   } finally {
-    await agent.close().catch(() => {});
+    await executor?.close();
     await target.close();
   }
 }

@@ -31,6 +31,22 @@ describe('runs against the embedded simulated server', () => {
     expect(res.summary.mean_in_flight).toBeGreaterThan(32);
   });
 
+  it('--workers 2 spreads requests over worker threads; records and summary have the same form', async () => {
+    const out = tmpDir();
+    const res = await run({ requests: 300, concurrency: 32, inputTokens: 64, outputTokens: 16, out, quiet: true, workers: 2 });
+    expect(res.summary.run.workers).toBe(2);
+    expect(res.records).toHaveLength(300);
+    expect(new Set(res.records.map((r) => r.id)).size).toBe(300);
+    expect(res.summary.requests.ok).toBe(300);
+    // times from the worker threads are on the run's clock: sends are after schedule and within the run
+    for (const r of res.records) {
+      expect(r.schedule_lag_ms).toBeGreaterThanOrEqual(-0.5);
+      expect(r.sent_at_ms).toBeLessThan(res.summary.duration_s * 1000 + 1000);
+      expect(r.ttft_ms!).toBeGreaterThan(0);
+    }
+    expect(JSON.parse(JSON.stringify(rebuildSummary(out).summary))).toEqual(JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')));
+  });
+
   it('warmup requests are recorded but left out of every statistic', async () => {
     const res = await run({ requests: 20, warmup: 5, concurrency: 4, inputTokens: 32, outputTokens: 8, out: tmpDir(), quiet: true });
     expect(res.records).toHaveLength(25);

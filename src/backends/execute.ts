@@ -46,10 +46,9 @@ function classifyNetworkError(err: unknown): { status: RequestStatus; message: s
   return { status: 'network_error', message: `${code}: ${msg}` };
 }
 
-export async function executeRequest(inp: ExecuteInput): Promise<ExecuteResult> {
-  const { now } = inp;
-  const sentAt = now();
-  const raw: RawRequest = {
+/** A fresh record for a request sent at `sentAt`, status ok until something says otherwise. */
+export function blankRaw(inp: Omit<ExecuteInput, 'dispatcher' | 'now' | 'signal'>, sentAt: number): RawRequest {
+  return {
     id: inp.id,
     attempt: inp.attempt ?? 1,
     warmup: inp.warmup,
@@ -75,6 +74,12 @@ export async function executeRequest(inp: ExecuteInput): Promise<ExecuteResult> 
     max_tokens: inp.maxTokens,
     finish_reason: null,
   };
+}
+
+export async function executeRequest(inp: ExecuteInput): Promise<ExecuteResult> {
+  const { now } = inp;
+  const sentAt = now();
+  const raw = blankRaw(inp, sentAt);
   const reasoningParts: string[] = [];
   const answerParts: string[] = [];
   let usage: Usage | null = null;

@@ -39,6 +39,7 @@ export const LoadSchema = z.object({
   duration,
   warmup: z.coerce.number().int().min(0).default(0),
   maxErrorRate: fraction,
+  workers: z.union([z.literal('auto'), z.coerce.number().int().min(1).max(64)]).default('auto'),
   gracePeriod: duration.default(10),
 });
 
@@ -75,6 +76,7 @@ export const RUN_FLAGS: FlagTable<RunConfigInput> = {
   duration: { flag: '--duration <time>', help: 'stop sending after this long, e.g. 60s, 5m' },
   warmup: { flag: '--warmup <n>', help: 'requests sent first and left out of every statistic (default 0)' },
   maxErrorRate: { flag: '--max-error-rate <fraction>', help: 'stop the run early when more than this share of requests fail (after at least 20), e.g. 0.5 or 50%' },
+  workers: { flag: '--workers <n|auto>', help: 'worker threads that send requests, each with its own HTTP pool; auto = 1 for light loads, the number of cores above 64 concurrent streams or 100 req/s (default auto)' },
   gracePeriod: { flag: '--grace-period <seconds>', help: 'on Ctrl-C/SIGTERM or early stop, wait this long for requests in flight before cancelling them (default 10 s)' },
   out: { flag: '--out <dir>', help: 'results directory (default results/<timestamp>-<model>/)' },
   overwrite: { flag: '--overwrite', help: 'allow writing into a directory that already holds a run' },

@@ -1,0 +1,41 @@
+// Executors run requests: in this thread, or spread over worker threads each with its own HTTP pool.
+import { Agent } from 'undici';
+import { setMaxListeners } from 'node:events';
+import { executeRequest, type ExecuteInput, type ExecuteResult } from './execute.js';
+
+/** What crosses a thread boundary: the request minus the dispatcher, clock and abort signal. */
+export type WireInput = Omit<ExecuteInput, 'dispatcher' | 'now' | 'signal'>;
+
+export interface Executor {
+  readonly workers: number;
+  execute(inp: WireInput): Promise<ExecuteResult>;
+  /** Move the run clock's origin (absolute ms, performance.timeOrigin-based) once setup is done. */
+  setOrigin(originAbsMs: number): void;
+  /** Abort every request in flight (they end as `cancelled`). */
+  cancelAll(): void;
+  close(): Promise<void>;
+}
+
+export interface PoolOptions {
+  /** Max connections per origin for this pool; null = unlimited (open loop without a cap). */
+  connections: number | null;
+}
+
+export function agentFor(o: PoolOptions): Agent {
+  // The pool is sized to the load: never a hidden cap on concurrency.
+  return new Agent({ connections: o.connections, pipelining: 1, keepAliveTimeout: 60_000, keepAliveMaxTimeout: 600_000 });
+}
+
+/** Runs requests on this thread's event loop. */
+export function inProcessExecutor(o: PoolOptions, now: () => number): Executor {
+  const agent = agentFor(o);
+  const ac = new AbortController();
+  setMaxListeners(0, ac.signal);
+  return {
+    workers: 1,
+    execute: (inp) => executeRequest({ ...inp, dispatcher: agent, now, signal: ac.signal }),
+    setOrigin: () => {}, // `now` is the caller's clock, already re-based by the caller
+    cancelAll: () => ac.abort(),
+    close: () => agent.close().catch(() => {}),
+  };
+}

@@ -1,0 +1,87 @@
+// Worker-thread executor: spreads requests over N threads (least busy first) and merges results on the main thread.
+import { Worker } from 'node:worker_threads';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Executor, PoolOptions, WireInput } from './executor.js';
+import { blankRaw, type ExecuteResult } from './execute.js';
+import type { FromWorker, ToWorker } from './worker.js';
+
+/** The compiled worker file. When running from TypeScript sources (tests), use the build in dist/. */
+function workerFile(): URL {
+  const here = new URL('./worker.js', import.meta.url);
+  if (existsSync(fileURLToPath(here))) return here;
+  const dist = new URL('../../dist/backends/worker.js', import.meta.url);
+  if (existsSync(fileURLToPath(dist))) return dist;
+  throw new Error('--workers needs the compiled worker (dist/backends/worker.js): run `npm run build`');
+}
+
+interface Slot {
+  worker: Worker;
+  inFlight: number;
+}
+
+export async function workerPoolExecutor(n: number, pool: PoolOptions, originAbsMs: number): Promise<Executor> {
+  const file = workerFile();
+  const per: PoolOptions = { connections: pool.connections === null ? null : Math.ceil(pool.connections / n) };
+  const pending = new Map<number, { resolve: (r: ExecuteResult) => void; input: WireInput; worker: Worker }>();
+  let origin = originAbsMs;
+  const now = () => performance.timeOrigin + performance.now() - origin;
+  let seq = 0;
+  const slots: Slot[] = [];
+  for (let i = 0; i < n; i++) {
+    const worker = new Worker(file, { workerData: { pool: per, originAbsMs } });
+    const slot: Slot = { worker, inFlight: 0 };
+    worker.on('message', (m: FromWorker) => {
+      if (m.type !== 'done') return;
+      slot.inFlight--;
+      const p = pending.get(m.seq);
+      pending.delete(m.seq);
+      p?.resolve(m.result);
+    });
+    worker.on('error', (e) => {
+      // A crashed worker must not hang the run: fail what it held.
+      for (const [k, p] of pending) {
+        if (p.worker !== worker) continue;
+        const raw = blankRaw(p.input, now());
+        raw.status = 'network_error';
+        raw.error = `worker thread failed: ${e.message}`;
+        raw.end_ms = 0;
+        p.resolve({ raw, retryAfterMs: null, reasoningText: '', answerText: '', usage: null });
+        pending.delete(k);
+      }
+    });
+    slots.push(slot);
+  }
+  await Promise.all(slots.map((s) => new Promise<void>((r) => s.worker.once('online', () => r()))));
+  const post = (s: Slot, m: ToWorker) => s.worker.postMessage(m);
+  return {
+    workers: n,
+    execute(input: WireInput): Promise<ExecuteResult> {
+      let best = slots[0];
+      for (const s of slots) if (s.inFlight < best.inFlight) best = s;
+      best.inFlight++;
+      const id = seq++;
+      return new Promise((resolve) => {
+        pending.set(id, { resolve, input, worker: best.worker });
+        post(best, { type: 'exec', seq: id, input });
+      });
+    },
+    setOrigin(abs: number) {
+      origin = abs;
+      slots.forEach((s) => post(s, { type: 'origin', originAbsMs: abs }));
+    },
+    cancelAll: () => slots.forEach((s) => post(s, { type: 'cancel' })),
+    async close() {
+      await Promise.all(
+        slots.map(
+          (s) =>
+            new Promise<void>((r) => {
+              s.worker.once('message', (m: FromWorker) => m.type === 'closed' && r());
+              post(s, { type: 'close' });
+            }),
+        ),
+      );
+      await Promise.all(slots.map((s) => s.worker.terminate()));
+    },
+  };
+}
