@@ -1,28 +1,11 @@
 // The CLI as a user meets it: exit codes, one clear message for bad input, --json on stdout, nothing sent on error.
 import { describe, it, expect, afterAll, beforeAll } from 'vitest';
-import { Writable } from 'node:stream';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { main } from '../src/cli/main.js';
 import { startScriptServer, chatChunk, usageChunk, DONE, type ScriptServer } from './fixtures/script-server.js';
 import { tmpDir } from './helpers.js';
-
-function capture() {
-  let out = '';
-  let err = '';
-  const mk = (f: (s: string) => void) =>
-    Object.assign(
-      new Writable({
-        write(c, _e, cb) {
-          f(String(c));
-          cb();
-        },
-      }),
-      { isTTY: false },
-    ) as unknown as NodeJS.WriteStream;
-  const io = { out: mk((s) => (out += s)), err: mk((s) => (err += s)) };
-  return { io, get out() { return out; }, get err() { return err; } };
-}
+import { capture } from './io-capture.js';
 
 let server: ScriptServer;
 beforeAll(async () => {

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { UsageError } from '../errors.js';
 import { RunConfigSchema, RUN_FLAGS, describeIssues, type RunConfig, type RunConfigInput } from './schema.js';
-import { didYouMean, parseHeaders, toCamel } from './parse.js';
+import { didYouMean, parseHeaders, toCamel, toKebab } from './parse.js';
 
 const KEYS = Object.keys(RUN_FLAGS);
 const flagName = (key: string): string => RUN_FLAGS[key as keyof RunConfigInput]?.flag.split(' ')[0].replace(/^--no-/, '--') ?? key;
@@ -24,7 +24,7 @@ export function readConfigFile(path: string): { values: Record<string, unknown>;
     const key = toCamel(rawKey);
     if (!KEYS.includes(key) || key === 'json') {
       const hint = didYouMean(key, KEYS);
-      problems.push(`${path}: unknown key "${rawKey}"${hint ? ` (did you mean "${hint.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}"?)` : ''}`);
+      problems.push(`${path}: unknown key "${rawKey}"${hint ? ` (did you mean "${toKebab(hint)}"?)` : ''}`);
       continue;
     }
     values[key] = key === 'header' && v && typeof v === 'object' && !Array.isArray(v)
@@ -65,7 +65,7 @@ export function resolveRunConfig(inp: ResolveInput): ResolvedRun {
   }
   const parsed = RunConfigSchema.safeParse(merged);
   if (!parsed.success) {
-    problems.push(...describeIssues(parsed.error.issues, (k) => (inp.flags[k] !== undefined || !inp.configFile ? flagName(k) : `${inp.configFile}: ${k}`)));
+    problems.push(...describeIssues(parsed.error.issues, (k) => (inp.flags[k] !== undefined || !inp.configFile ? flagName(k) : `${inp.configFile}: ${toKebab(k)}`)));
     throw new UsageError(problems);
   }
   const c = parsed.data;

@@ -1,0 +1,83 @@
+// A table of bad inputs: each gives exit 2, one message naming the flag, field or file:line, and sends nothing.
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { main } from '../src/cli/main.js';
+import { startScriptServer, type ScriptServer } from './fixtures/script-server.js';
+import { tmpDir } from './helpers.js';
+import { capture } from './io-capture.js';
+
+let server: ScriptServer;
+let dir: string;
+beforeAll(async () => {
+  server = await startScriptServer(() => ({ steps: [] }));
+  dir = tmpDir();
+});
+afterAll(() => server.close());
+
+const file = (name: string, text: string) => {
+  const p = join(dir, name);
+  writeFileSync(p, text);
+  return p;
+};
+
+// [description, argv (base URL is appended for `run`), expected message]
+type Case = [string, () => string[], RegExp];
+const run = (...a: string[]) => () => ['run', ...a];
+const cases: Case[] = [
+  ['zero concurrency', run('--concurrency', '0'), /--concurrency: .*(>0|greater than 0|positive)/i],
+  ['non-numeric concurrency', run('--concurrency', 'lots'), /--concurrency/],
+  ['fractional concurrency', run('--concurrency', '2.5'), /--concurrency: .*int/i],
+  ['negative rate', run('--rate', '-3'), /--rate/],
+  ['zero rate', run('--rate', '0'), /--rate/],
+  ['unknown arrival', run('--rate', '2', '--arrival', 'uniform'), /--arrival/],
+  ['burstiness without gamma', run('--rate', '2', '--burstiness', '2'), /--burstiness: only applies with --arrival gamma/],
+  ['zero burstiness', run('--rate', '2', '--arrival', 'gamma', '--burstiness', '0'), /--burstiness/],
+  ['arrival without rate', run('--arrival', 'constant'), /--arrival: only applies with --rate/],
+  ['zero requests', run('--requests', '0'), /--requests/],
+  ['bad duration', run('--duration', '10 minutes'), /--duration: expected a duration/],
+  ['negative warmup', run('--warmup', '-1'), /--warmup/],
+  ['unknown endpoint', run('--endpoint', 'embeddings'), /--endpoint/],
+  ['bad base URL', run('--base-url', 'localhost:8000'), /--base-url/],
+  ['non-http base URL', run('--base-url', 'file:///etc/passwd'), /--base-url/],
+  ['header without colon', run('--header', 'X-Foo'), /--header: expected "Name: value", got "X-Foo"/],
+  ['header with a bad name', run('--header', 'Bad Name: v'), /--header/],
+  ['bad timeout', run('--timeout', 'soon'), /--timeout/],
+  ['bad idle timeout', run('--idle-timeout', '-5'), /--idle-timeout/],
+  ['too many retries', run('--retry', '99'), /--retry/],
+  ['max error rate over 100%', run('--max-error-rate', '150%'), /--max-error-rate/],
+  ['max error rate not a number', run('--max-error-rate', 'half'), /--max-error-rate/],
+  ['zero workers', run('--workers', '0'), /--workers/],
+  ['bad grace period', run('--grace-period', 'x'), /--grace-period/],
+  ['top-p out of range', run('--top-p', '1.5'), /--top-p/],
+  ['negative temperature', run('--temperature', '-1'), /--temperature/],
+  ['unknown tokenizer', run('--tokenizer', 'gpt2-not-here'), /--tokenizer: unknown tokenizer "gpt2-not-here"/],
+  ['unknown flag', run('--concurency', '4'), /unknown option '--concurency'/],
+  ['missing config file', () => ['run', '--config', join(dir, 'nope.yaml')], /nope\.yaml: cannot read config file/],
+  ['config file with a typo', () => ['run', '--config', file('typo.yaml', 'concurency: 4\n')], /typo\.yaml: unknown key "concurency" \(did you mean "concurrency"\?\)/],
+  ['config file with a wrong type', () => ['run', '--config', file('type.yaml', 'concurrency: lots\n')], /type\.yaml: concurrency/],
+  ['config file that is a list', () => ['run', '--config', file('list.yaml', '- 1\n- 2\n')], /list\.yaml: expected a mapping/],
+  ['config file with broken YAML', () => ['run', '--config', file('broken.yaml', 'a: [1, 2\n')], /broken\.yaml: cannot read config file/],
+  ['serve: unknown GPU', () => ['serve', '--gpu', 'h900'], /h900/],
+  ['serve: unknown model profile', () => ['serve', '--model-profile', 'llama-9'], /llama-9/],
+  ['serve: bad port', () => ['serve', '--port', '70000'], /--port/],
+  ['capacity: zero tensor parallelism', () => ['capacity', '--tp', '0'], /--tp/],
+  ['report: not a results directory', () => ['report', dir], /requests\.jsonl not found/],
+];
+
+describe('bad input', () => {
+  it(`has a table of at least 30 cases (${cases.length})`, () => expect(cases.length).toBeGreaterThanOrEqual(30));
+  for (const [name, argv, re] of cases) {
+    it(name, async () => {
+      const args = argv();
+      const full = args[0] === 'run' && !args.includes('--base-url') ? [...args, '--base-url', server.baseUrl, '--quiet'] : args;
+      const before = server.bodies.length;
+      const c = capture();
+      const code = await main(full, c.io);
+      expect(code, c.err).toBe(2);
+      expect(c.err).toMatch(re);
+      expect(c.err).not.toMatch(/internal error|at .*\.ts:\d+/);
+      expect(server.bodies.length).toBe(before);
+    });
+  }
+});
