@@ -1,5 +1,6 @@
 // Orchestration: config → target → workload → scheduler → records → summary → reporters.
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { defaultOutDir, prepareOutDir } from './outdir.js';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cpus, hostname, platform } from 'node:os';
 import { Agent } from 'undici';
@@ -66,19 +67,6 @@ export function resolveWorkers(c: Pick<RunConfig, 'workers' | 'concurrency' | 'r
   return heavy ? Math.max(1, availableParallelism()) : 1;
 }
 
-function defaultOutDir(model: string): string {
-  const ts = new Date().toISOString().replace(/[:.]/g, '-').replace(/Z$/, '');
-  return join('results', `${ts}-${model.replace(/[^A-Za-z0-9._-]+/g, '_')}`);
-}
-
-function prepareOutDir(dir: string, overwrite: boolean): void {
-  if (existsSync(dir)) {
-    const taken = readdirSync(dir).some((f) => f === 'requests.jsonl' || f === 'summary.json' || f === 'run.json');
-    if (taken && !overwrite) throw new UsageError([`--out: ${dir} already holds a run; choose another directory or pass --overwrite`]);
-    for (const f of ['requests.jsonl', 'summary.json', 'run.json']) if (existsSync(join(dir, f))) writeFileSync(join(dir, f), '');
-  }
-  mkdirSync(dir, { recursive: true });
-}
 
 /** The effective config as written to disk: the API key and secret headers redacted. */
 export function redactedConfig(c: RunConfig, headers: Record<string, string>): Record<string, unknown> {

@@ -7,6 +7,7 @@ import { registerRun } from './run.js';
 import { registerReport } from './report.js';
 import { registerServe } from './serve.js';
 import { registerCapacity } from './capacity.js';
+import { registerSimulate } from './simulate.js';
 import { takeExitCode, type Out } from './io.js';
 
 export async function main(argv: string[], io: Out = { out: process.stdout, err: process.stderr }): Promise<number> {
@@ -20,6 +21,7 @@ export async function main(argv: string[], io: Out = { out: process.stdout, err:
   registerReport(program, io);
   registerServe(program);
   registerCapacity(program);
+  registerSimulate(program, io);
   for (const c of program.commands) c.exitOverride().configureOutput({ writeOut: (s) => io.out.write(s), writeErr: (s) => io.err.write(s) });
   try {
     await program.parseAsync(argv, { from: 'user' });

@@ -20,6 +20,7 @@ export function renderSummary(s: Summary): string {
   const out: string[] = [];
   const scale = run.sim_time_scale;
   out.push(`model ${String(run.model)} at ${String(run.target_url)}${run.embedded_server ? ' (embedded simulated server)' : ''}`);
+  if (run.simulated === true) out.push('PREDICTION of the simulated engine model (virtual clock), not a measurement of a server');
   if (typeof scale === 'number' && scale !== 1)
     out.push(`NOTE: simulated server running ${scale}x faster than real time: latencies are scaled, not real`);
   if (typeof run.stop_message === 'string') out.push(`STOPPED EARLY: ${run.stop_message}`);

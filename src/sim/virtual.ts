@@ -120,7 +120,11 @@ export function simulateRun(opts: SimulateRunOptions): SimulateRunResult {
 
   submit(now, now);
   while (next < total || engine.hasWork()) {
-    const res = engine.step();
+    // The next step is planned the instant the previous one ends, so requests sent at that boundary
+    // (closed-loop refills) reach the engine while it runs and join the step after, as on a real server.
+    let res = engine.step();
+    submit(now, now);
+    if (!res) res = engine.step();
     if (!res) {
       // Idle: jump to the next arrival.
       if (!arrivals || next >= total) break;
@@ -148,7 +152,6 @@ export function simulateRun(opts: SimulateRunOptions): SimulateRunResult {
       }
     }
     now = end;
-    submit(now, now);
   }
   records.sort((a, b) => a.index - b.index);
   return { records, durationMs: now, steps, maxInFlight, counters: engine.counters() };

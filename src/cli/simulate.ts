@@ -1,0 +1,94 @@
+// `tokenflood simulate`: the run options plus the sim engine's options; predicts a run on the engine model, no server.
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { parse as parseYaml } from 'yaml';
+import { RUN_FLAGS } from '../config/schema.js';
+import type { FlagSpec } from '../config/flags.js';
+import { didYouMean, toCamel, toKebab } from '../config/parse.js';
+import { UsageError } from '../errors.js';
+import { renderSummary } from '../report/terminal.js';
+import type { Summary } from '../metrics/summary.js';
+import { addFlags as addEngineFlags, collectFlags, flagSpecs } from '../sim/flags.js';
+import { NOT_MODELLED_KEYS, resolveSimulate, simEngineOptionsSchema, simulate, SIM_ENGINE_KEYS } from '../simulate.js';
+import { addFlags, givenFlags } from './options.js';
+import type { Out } from './io.js';
+
+/** Run flags that mean something without a server, with help reworded where the meaning shifts. */
+export const SIMULATE_RUN_FLAGS: Record<string, FlagSpec> = Object.fromEntries(
+  Object.entries({
+    ...RUN_FLAGS,
+    model: { flag: '--model <name>', help: 'model name in the records (default: the model profile id); <profile-id>-reasoning streams the first --reasoning-share of output tokens as reasoning' },
+    maxModelLen: { flag: '--max-model-len <n>', help: "the engine's max_model_len, and (as in run) skip workload items whose input + max_tokens exceed it (default: model limit capped by KV capacity; longer requests get vLLM's HTTP 400)" },
+    seed: { flag: '--seed <n>', help: 'sampling seed: recorded only (the engine model does not sample text)' },
+  }).filter(([k]) => !(NOT_MODELLED_KEYS as readonly string[]).includes(k)),
+);
+
+export const ENGINE_FLAGS = flagSpecs(simEngineOptionsSchema.shape);
+
+/** A YAML/JSON file of run and engine options (flag names as keys); run-only keys such as base-url are accepted and ignored. */
+export function readSimulateConfigFile(path: string): Record<string, unknown> {
+  let doc: unknown;
+  try {
+    doc = parseYaml(readFileSync(path, 'utf8'));
+  } catch (e) {
+    throw new UsageError([`${path}: cannot read config file: ${(e as Error).message.split('\n')[0]}`]);
+  }
+  if (doc === null || doc === undefined) return {};
+  if (typeof doc !== 'object' || Array.isArray(doc)) throw new UsageError([`${path}: expected a mapping of option: value`]);
+  const known = [...Object.keys(RUN_FLAGS).filter((k) => k !== 'json'), ...SIM_ENGINE_KEYS];
+  const values: Record<string, unknown> = {};
+  const problems: string[] = [];
+  for (const [rawKey, v] of Object.entries(doc as Record<string, unknown>)) {
+    const key = toCamel(rawKey);
+    if (!known.includes(key)) {
+      const hint = didYouMean(key, known);
+      problems.push(`${path}: unknown key "${rawKey}"${hint ? ` (did you mean "${toKebab(hint)}"?)` : ''}`);
+    } else
+      values[key] = key === 'header' && v && typeof v === 'object' && !Array.isArray(v)
+        ? Object.entries(v as Record<string, unknown>).map(([k, x]) => `${k}: ${String(x)}`)
+        : v;
+  }
+  if (problems.length) throw new UsageError(problems);
+  return values;
+}
+
+/** The summary table under a banner that says these are predictions. */
+export function renderSimulatedSummary(s: Summary): string {
+  const e = (s.run.engine ?? {}) as Record<string, unknown>;
+  const what = `${String(e.model_profile)} on ${String(e.tp)}x ${String(e.gpu)}`;
+  return [
+    `PREDICTION: simulated by the tokenflood engine model (${what}) on a virtual clock, not measured on a server.`,
+    '',
+    renderSummary(s),
+    '',
+    'These figures are predictions of the engine model (roofline step cost, vLLM-style scheduler, KV cache); see docs/sim.md for what is and is not modelled.',
+  ].join('\n');
+}
+
+export function registerSimulate(program: Command, out: Out): void {
+  const cmd = program
+    .command('simulate')
+    .description('predict a benchmark on the engine model with a virtual clock (no server, no GPU): same options and output files as run')
+    .option('--config <file>', 'YAML or JSON file of options (run and engine keys); flags override it');
+  addFlags(cmd, SIMULATE_RUN_FLAGS);
+  addEngineFlags(cmd, ENGINE_FLAGS);
+  cmd.action(async () => {
+    const problems: string[] = [];
+    const engineFlags = collectFlags(cmd.opts(), ENGINE_FLAGS, problems);
+    // Commander sets defaults for --no-x flags; keep only those given, so a config file can set them.
+    for (const k of Object.keys(engineFlags)) if (cmd.getOptionValueSource(k) !== 'cli') delete engineFlags[k];
+    if (problems.length) throw new UsageError(problems);
+    const file = cmd.opts().config as string | undefined;
+    const values = { ...(file ? readSimulateConfigFile(file) : {}), ...givenFlags(cmd, SIMULATE_RUN_FLAGS), ...engineFlags };
+    const resolved = resolveSimulate(values);
+    const c = resolved.run.config;
+    if (resolved.ignored.length)
+      out.err.write(`tokenflood simulate: ignored (not modelled): ${resolved.ignored.map((k) => `--${toKebab(k)}`).join(', ')}\n`);
+    const result = await simulate(resolved);
+    if (c.json) out.out.write(JSON.stringify(result.summary, null, 2) + '\n');
+    else
+      out.out.write(
+        `${renderSimulatedSummary(result.summary)}\n\nsimulated in ${(result.wallMs / 1000).toFixed(2)} s of wall time; wrote ${result.outDir}/run.json, requests.jsonl and summary.json\n`,
+      );
+  });
+}

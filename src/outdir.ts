@@ -1,0 +1,22 @@
+// Results directories: the default name, and the rule that an earlier run is never overwritten by accident.
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { UsageError } from './errors.js';
+
+const RUN_FILES = ['requests.jsonl', 'summary.json', 'run.json'];
+
+/** results/<timestamp>-<model><suffix> */
+export function defaultOutDir(model: string, suffix = ''): string {
+  const ts = new Date().toISOString().replace(/[:.]/g, '-').replace(/Z$/, '');
+  return join('results', `${ts}-${model.replace(/[^A-Za-z0-9._-]+/g, '_')}${suffix}`);
+}
+
+/** Create the directory; refuse one that already holds a run unless `overwrite` (then empty its run files). */
+export function prepareOutDir(dir: string, overwrite: boolean): void {
+  if (existsSync(dir)) {
+    if (readdirSync(dir).some((f) => RUN_FILES.includes(f)) && !overwrite)
+      throw new UsageError([`--out: ${dir} already holds a run; choose another directory or pass --overwrite`]);
+    for (const f of RUN_FILES) if (existsSync(join(dir, f))) writeFileSync(join(dir, f), '');
+  }
+  mkdirSync(dir, { recursive: true });
+}
