@@ -10,9 +10,11 @@ export interface LiveSnapshot {
   inFlight: number;
   /** Live TTFT median (HDR histogram, 3 significant digits). */
   ttftP50Ms: number | null;
-  /** Output tokens per second since the previous snapshot. */
+  /** Output tokens per second of requests finished over the last few seconds (a sliding window). */
   outputTokS: number;
 }
+
+const WINDOW_MS = 5000;
 
 export class LiveAggregator {
   private ttft = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: 3 });
@@ -21,11 +23,11 @@ export class LiveAggregator {
   failed = 0;
   inFlight = 0;
   private outTokens = 0;
-  private lastTokens = 0;
-  private lastAt = 0;
+  /** (time, cumulative output tokens) at past snapshots, oldest first, spanning about WINDOW_MS. */
+  private history: [number, number][] = [];
 
   constructor(private readonly now: () => number) {
-    this.lastAt = now();
+    this.history.push([now(), 0]);
   }
 
   started(): void {
@@ -45,10 +47,10 @@ export class LiveAggregator {
 
   snapshot(): LiveSnapshot {
     const t = this.now();
-    const dt = (t - this.lastAt) / 1000;
-    const rate = dt > 0 ? (this.outTokens - this.lastTokens) / dt : 0;
-    this.lastAt = t;
-    this.lastTokens = this.outTokens;
+    this.history.push([t, this.outTokens]);
+    while (this.history.length > 2 && t - this.history[1][0] >= WINDOW_MS) this.history.shift();
+    const [t0, n0] = this.history[0];
+    const rate = t > t0 ? ((this.outTokens - n0) * 1000) / (t - t0) : 0;
     return {
       elapsedS: t / 1000,
       done: this.done,
