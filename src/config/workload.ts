@@ -1,12 +1,81 @@
-// Workload options (what each request asks for): schema and flag table. The single source of truth for them.
+// Workload options (what each request asks for, and where prompts come from): schema and flag table. The single source of truth for them.
 import { z } from 'zod';
 import type { FlagTable } from './flags.js';
+import { parseDurationS } from './parse.js';
+import { parseLengthDist } from '../dataset/distribution.js';
+import { parseMix } from '../dataset/mix.js';
+import { CORPORA } from '../dataset/corpus.js';
+
+/** A length: a number or a distribution spec (see docs/workloads.md); kept as its canonical string. */
+const lengthSpec = (def: string) =>
+  z
+    .union([z.number().int().positive(), z.string().min(1)])
+    .default(def)
+    .transform((v) => String(v).trim())
+    .superRefine((v, ctx) => {
+      try {
+        parseLengthDist(v);
+      } catch (e) {
+        ctx.addIssue({ code: 'custom', message: (e as Error).message });
+      }
+    });
+
+/** Strings that may be given once as "a,b" or repeated, on the command line or as a YAML list. */
+const stringList = z.preprocess((v) => (v === undefined ? [] : Array.isArray(v) ? v : [v]), z.array(z.string()));
+
+const jsonObject = z.preprocess(
+  (v) => {
+    if (typeof v !== 'string') return v;
+    try {
+      return JSON.parse(v);
+    } catch (e) {
+      return { __bad: (e as Error).message };
+    }
+  },
+  z
+    .record(z.string(), z.unknown())
+    .superRefine((o, ctx) => {
+      if ('__bad' in o) ctx.addIssue({ code: 'custom', message: `expected a JSON object, e.g. '{"temperature":0}': ${String(o.__bad)}` });
+    })
+    .optional(),
+);
 
 export const WorkloadSchema = z.object({
-  inputTokens: z.coerce.number().int().positive().default(512),
-  outputTokens: z.coerce.number().int().positive().default(128),
+  inputTokens: lengthSpec('512'),
+  outputTokens: lengthSpec('128'),
+  maxTokens: z.coerce.number().int().positive().optional(),
+  mix: z
+    .string()
+    .min(1)
+    .optional()
+    .superRefine((v, ctx) => {
+      if (v === undefined) return;
+      try {
+        parseMix(v);
+      } catch (e) {
+        ctx.addIssue({ code: 'custom', message: (e as Error).message });
+      }
+    }),
+  corpus: z.enum(CORPORA).default('en'),
+  prefixTokens: z.coerce.number().int().min(0).default(0),
+  prefixGroups: z.coerce.number().int().positive().default(1),
   ignoreEos: z.boolean().default(true),
   cacheBust: z.boolean().default(true),
+  cacheAb: z.boolean().default(false),
+  dataset: z.string().min(1).optional(),
+  datasetFormat: z.enum(['auto', 'jsonl', 'sharegpt', 'csv']).default('auto'),
+  datasetField: stringList.default([]),
+  datasetOrder: z.enum(['sequential', 'random']).default('sequential'),
+  datasetMode: z.enum(['reuse', 'once']).default('reuse'),
+  strict: z.boolean().default(false),
+  thinkTime: z.preprocess(
+    (v) => (v === undefined ? undefined : parseDurationS(v)),
+    z.number({ message: 'expected a duration such as 2s, 500ms or a number of seconds' }).min(0).default(0),
+  ),
+  replay: z.string().min(1).optional(),
+  replaySpeed: z.coerce.number().positive().default(1),
+  maxModelLen: z.coerce.number().int().positive().optional(),
+  extraBody: jsonObject,
   temperature: z.coerce.number().min(0).optional(),
   topP: z.coerce.number().gt(0).max(1).optional(),
   topK: z.coerce.number().int().optional(),
@@ -15,15 +84,34 @@ export const WorkloadSchema = z.object({
   tokenizer: z.string().min(1).default('cl100k_base'),
 });
 
+export type WorkloadConfig = z.output<typeof WorkloadSchema>;
+
 export const WORKLOAD_FLAGS: FlagTable<z.input<typeof WorkloadSchema>> = {
-  inputTokens: { flag: '--input-tokens <n>', help: 'prompt length in tokens, exact as counted by --tokenizer (default 512)' },
-  outputTokens: { flag: '--output-tokens <n>', help: 'output length: sent as max_tokens (and min_tokens with --ignore-eos) (default 128)' },
+  inputTokens: { flag: '--input-tokens <n|dist>', help: 'prompt length in tokens, exact as counted by --tokenizer: N or fixed:N, uniform:MIN,MAX, normal:MEAN,SD, lognormal:mean=M,sd=S, exponential:MEAN, empirical:FILE, each with optional ,min=,max= (default 512)' },
+  outputTokens: { flag: '--output-tokens <n|dist>', help: 'output length (max_tokens, and min_tokens with --ignore-eos): a number or a distribution like --input-tokens (default 128)' },
+  maxTokens: { flag: '--max-tokens <n>', help: 'send this max_tokens on every request, overriding --output-tokens, dataset and mix lengths (prefill-focused runs)' },
+  mix: { flag: '--mix <classes>', help: "weighted request classes, e.g. 'short: 60% in 512 out 256; rag: 40% in 4096 out 256', or preset:short-short|long-short|short-long|long-long|classic" },
+  corpus: { flag: '--corpus <en|zh>', help: 'bundled text that synthetic prompts are cut from: en (English) or zh (Chinese) (default en)' },
+  prefixTokens: { flag: '--prefix-tokens <n>', help: 'shared system prompt of N tokens before each synthetic prompt (the prefix-cache case; added to --input-tokens) (default 0)' },
+  prefixGroups: { flag: '--prefix-groups <g>', help: 'number of distinct shared prefixes; requests pick one at random (default 1)' },
   ignoreEos: { flag: '--no-ignore-eos', help: 'do not send ignore_eos/min_tokens (for servers that reject them, e.g. hosted OpenAI)' },
-  cacheBust: { flag: '--no-cache-bust', help: 'do not start each prompt with a unique nonce (allows prefix-cache hits)' },
+  cacheBust: { flag: '--no-cache-bust', help: 'no unique per-request nonce after the shared prefix (identical prompts can then hit the prefix cache)' },
+  cacheAb: { flag: '--cache-ab', help: 'send the same prompts twice, cold then warm (classes cold and warm), to show the prefix-cache effect' },
+  dataset: { flag: '--dataset <file>', help: 'prompts from a file: JSONL (prompt or messages per line), ShareGPT JSON, or CSV with --dataset-field' },
+  datasetFormat: { flag: '--dataset-format <auto|jsonl|sharegpt|csv>', help: 'format of --dataset (default auto: from the extension and content)' },
+  datasetField: { flag: '--dataset-field <key=column,...>', help: 'CSV/JSONL field mapping, e.g. prompt=question,max_tokens=len; keys: prompt, system, max_tokens, output_tokens, class, session, turn, timestamp; repeatable', repeatable: true },
+  datasetOrder: { flag: '--dataset-order <sequential|random>', help: 'take dataset items in file order or at random (seeded) (default sequential)' },
+  datasetMode: { flag: '--dataset-mode <reuse|once>', help: 'reuse: cycle through the data as long as the run lasts; once: send each item exactly once, then stop (default reuse)' },
+  strict: { flag: '--strict', help: 'fail the run on any bad dataset line instead of skipping it with a warning' },
+  thinkTime: { flag: '--think-time <time>', help: 'pause between the turns of a multi-turn conversation, e.g. 2s (default 0)' },
+  replay: { flag: '--replay <file>', help: 'trace replay: JSONL with timestamp (ms; timestamp_s for seconds) plus prompt/messages/body or input_tokens/output_tokens; sent at the recorded times' },
+  replaySpeed: { flag: '--replay-speed <x>', help: 'replay time compression: 2 sends the trace twice as fast (default 1)' },
+  maxModelLen: { flag: '--max-model-len <n>', help: 'skip (and count) items whose input + max_tokens exceeds the model context N, instead of sending requests certain to fail' },
+  extraBody: { flag: '--extra-body <json>', help: 'JSON object merged into every request body, e.g. \'{"chat_template_kwargs":{"enable_thinking":false}}\'' },
   temperature: { flag: '--temperature <t>', help: 'sampling temperature, passed through' },
   topP: { flag: '--top-p <p>', help: 'nucleus sampling top_p, passed through' },
   topK: { flag: '--top-k <k>', help: 'top_k, passed through' },
   seed: { flag: '--seed <n>', help: 'sampling seed sent to the server, passed through' },
   datasetSeed: { flag: '--dataset-seed <n>', help: 'seed of the workload and arrival generator: same seed, same run (default 42)' },
-  tokenizer: { flag: '--tokenizer <name|path>', help: 'tokenizer that counts prompt tokens: cl100k_base, o200k_base or a Hugging Face tokenizer folder (default cl100k_base)' },
+  tokenizer: { flag: '--tokenizer <name|path>', help: 'tokenizer that counts prompt tokens: cl100k_base, o200k_base or a Hugging Face tokenizer folder / tokenizer.json (default cl100k_base)' },
 };

@@ -44,7 +44,8 @@ function huggingFace(dir: string): Tokenizer {
   return {
     name: `hf:${dir}`,
     encode: (t) => tok.encode(t, { add_special_tokens: false }).ids,
-    decode: (ids) => tok.decode(ids as number[], { skip_special_tokens: true }),
+    // tokenizers.js rejects an empty id list; an empty decode is simply the empty string.
+    decode: (ids) => (ids.length ? tok.decode(ids as number[], { skip_special_tokens: true }) : ''),
     count: (t) => tok.encode(t, { add_special_tokens: false }).ids.length,
   };
 }

@@ -1,10 +1,14 @@
-// Workload: turns the run config into the RequestSpec for each request index.
+// Workload: turns the run config into the RequestSpec for each request index, choosing synthetic, dataset or replay.
 import type { RunConfig } from '../config/schema.js';
 import type { Tokenizer } from './tokenizer.js';
 import type { Rng } from '../util/rng.js';
 import type { RequestSpec } from './types.js';
 import type { RequestRecord } from '../metrics/record.js';
-import { nonce, textOfTokens } from './synthetic.js';
+import { UsageError } from '../errors.js';
+import { createSyntheticWorkload } from './synthetic-workload.js';
+import { createDatasetWorkload } from './dataset-workload.js';
+import { createReplayWorkload } from './replay.js';
+import { withCacheAb } from './cache-ab.js';
 
 /** What the run tells the workload about a finished request (multi-turn sessions feed answers back). */
 export interface CompletedRequest {
@@ -31,32 +35,33 @@ export interface Workload {
   describe(): Record<string, unknown>;
 }
 
-/**
- * Synthetic workload: prompts of exactly `inputTokens` tokens (unique nonce first unless cacheBust is off),
- * `outputTokens` requested. Specs are built ahead of the run when the request count is known, so no
- * tokenization happens on the request path.
- */
-export function createWorkload(c: RunConfig, tok: Tokenizer, rng: Rng, total: number | undefined): Workload {
-  const make = (): RequestSpec => {
-    const head = c.cacheBust ? nonce(rng) : '';
-    const { text, tokens } = textOfTokens(tok, c.inputTokens, c.cacheBust ? rng : fixedRng(rng), head);
-    return { messages: [{ role: 'user', content: text }], prompt: text, inputTokens: tokens, maxTokens: c.outputTokens };
-  };
-  const pre: RequestSpec[] = total !== undefined ? Array.from({ length: total }, make) : [];
-  return {
-    next: (i) => pre[i] ?? make(),
-    describe: () => ({ kind: 'synthetic', input_tokens: c.inputTokens, output_tokens: c.outputTokens, cache_bust: c.cacheBust }),
-  };
+export interface WorkloadOptions {
+  /** The run's stop signal: a next() that is waiting (cache A/B warm pass, multi-turn) returns undefined on abort. */
+  signal?: AbortSignal;
 }
 
-/** Without cache busting every prompt is the same text, so the same offset is used each time. */
-const fixedCache = new WeakMap<Rng, Rng>();
-function fixedRng(rng: Rng): Rng {
-  let f = fixedCache.get(rng);
-  if (!f) {
-    const v = rng.next();
-    f = { ...rng, next: () => v, int: (min, max) => min + Math.floor(v * (max - min + 1)) };
-    fixedCache.set(rng, f);
-  }
-  return f;
+/** Problems with combinations of workload options that zod cannot see key by key. */
+function conflicts(c: RunConfig): string[] {
+  const p: string[] = [];
+  if (c.dataset && c.replay) p.push('--replay: cannot be combined with --dataset (a replay file is its own dataset)');
+  if (c.mix && (c.dataset || c.replay)) p.push('--mix: only applies to synthetic prompts, not with --dataset or --replay');
+  if (c.replay && c.rate !== undefined) p.push('--rate: a replay sends at the recorded times; drop --rate or use --replay-speed');
+  if (c.replay && c.cacheAb) p.push('--cache-ab: cannot be combined with --replay');
+  if (!c.dataset && (c.datasetField.length || c.datasetFormat !== 'auto' || c.datasetMode !== 'reuse' || c.datasetOrder !== 'sequential'))
+    p.push('--dataset-field/--dataset-format/--dataset-mode/--dataset-order: only apply with --dataset');
+  if (c.prefixTokens === 0 && c.prefixGroups !== 1) p.push('--prefix-groups: only applies with --prefix-tokens');
+  return p;
+}
+
+/**
+ * Build the run's workload. Throws UsageError (before anything is sent) for bad options, unreadable files
+ * and, with --strict, bad dataset lines.
+ */
+export function createWorkload(c: RunConfig, tok: Tokenizer, rng: Rng, total: number | undefined, opts: WorkloadOptions = {}): Workload {
+  const problems = conflicts(c);
+  if (problems.length) throw new UsageError(problems);
+  if (c.replay) return createReplayWorkload(c, tok, rng);
+  if (c.cacheAb) return withCacheAb(c, tok, rng, opts.signal);
+  if (c.dataset) return createDatasetWorkload(c, tok, rng, opts.signal);
+  return createSyntheticWorkload(c, tok, rng, total);
 }

@@ -1,0 +1,93 @@
+// `tokenflood dataset stats FILE`: token-length histograms of a dataset, and how much of it fits a context window.
+import { Command, Option } from 'commander';
+import { UsageError } from '../errors.js';
+import { loadTokenizer } from '../dataset/tokenizer.js';
+import { loadDataset, type DatasetFormat } from '../dataset/load.js';
+import { datasetStats, parseBuckets, DEFAULT_BUCKETS, type Bucket, type DatasetStats } from '../dataset/stats.js';
+import { parseTrace } from '../dataset/replay.js';
+import type { DatasetItem } from '../dataset/items.js';
+import { fmt, pct, table } from '../report/format.js';
+import { readFileSync } from 'node:fs';
+import type { Out } from './io.js';
+
+interface StatsOptions {
+  buckets: string;
+  maxModelLen?: string;
+  json?: boolean;
+  tokenizer: string;
+  datasetFormat: DatasetFormat | 'replay';
+  datasetField: string[];
+  strict?: boolean;
+}
+
+function render(file: string, tokenizer: string, s: DatasetStats, problems: string[]): string {
+  const rows = (h: Bucket[], o: Bucket[]) =>
+    h.map((b, i) => [b.bucket, String(b.count), pct(b.share), String(o[i].count), pct(o[i].share)]);
+  const line = (name: string, d: DatasetStats['input_tokens']) =>
+    [name, String(d.count), fmt(d.mean, 1), fmt(d.p50, 0), fmt(d.p90, 0), fmt(d.p99, 0), fmt(d.min, 0), fmt(d.max, 0)];
+  const out = [
+    `${file}: ${s.items} items, ${s.requests} requests${s.conversations ? ` (${s.conversations} multi-turn conversations)` : ''}; tokens counted with ${tokenizer}`,
+    '',
+    table(['tokens', 'count', 'mean', 'p50', 'p90', 'p99', 'min', 'max'], [line('input', s.input_tokens), line('output', s.output_tokens)]),
+    '',
+    table(['bucket', 'inputs', 'share', 'outputs', 'share'], rows(s.input_tokens.histogram, s.output_tokens.histogram)),
+  ];
+  if (s.output_tokens.unknown) out.push('', `${s.output_tokens.unknown} requests give no output length (the run uses --output-tokens for them)`);
+  if (s.max_model_len) {
+    const m = s.max_model_len;
+    out.push('', `--max-model-len ${m.limit}: ${m.over} of ${s.requests} requests (${pct(m.share)}) exceed it with input + max_tokens${m.unknown_output ? `; ${m.unknown_output} more fit only if their unknown output is short enough` : ''}`);
+  }
+  if (problems.length) out.push('', `${problems.length} bad records skipped:`, ...problems.slice(0, 20).map((p) => `  ${p}`));
+  return out.join('\n');
+}
+
+function items(file: string, o: StatsOptions): { items: DatasetItem[]; problems: string[]; format: string } {
+  if (o.datasetFormat === 'replay') {
+    const t = parseTrace(file, readFileSync(file, 'utf8'), o.datasetField);
+    if (o.strict && t.problems.length) throw new UsageError(t.problems);
+    return {
+      items: t.entries.map((e) => ({ source: `${file}:${e.line}`, inputTokens: e.inputTokens, turns: [{ messages: e.messages ?? [], maxTokens: e.outputTokens }] })),
+      problems: t.problems,
+      format: 'replay',
+    };
+  }
+  const d = loadDataset(file, { format: o.datasetFormat, fields: o.datasetField, strict: o.strict, flag: 'FILE' });
+  return { items: d.items, problems: d.problems, format: d.format };
+}
+
+export function registerDataset(program: Command, out: Out): void {
+  const dataset = program.command('dataset').description('inspect datasets before a run');
+  const stats = dataset
+    .command('stats <file>')
+    .description('token-length histograms of inputs (and outputs where known), percentiles, and items over --max-model-len')
+    .option('--buckets <edges>', 'histogram bucket edges, k = 1024', DEFAULT_BUCKETS)
+    .option('--max-model-len <n>', 'count requests whose input + max_tokens exceeds N')
+    .option('--json', 'print the statistics as one JSON document')
+    .option('--tokenizer <name|path>', 'tokenizer: cl100k_base, o200k_base or a Hugging Face tokenizer folder / tokenizer.json', 'cl100k_base')
+    .addOption(new Option('--dataset-format <format>', 'file format').choices(['auto', 'jsonl', 'sharegpt', 'csv', 'replay']).default('auto'))
+    .option('--dataset-field <key=column,...>', 'field mapping, e.g. prompt=question,max_tokens=len; repeatable', (v: string, prev: string[]) => [...prev, v], [] as string[])
+    .option('--strict', 'fail on any bad record');
+  stats.action((file: string) => {
+    const o = stats.opts() as StatsOptions;
+    const problems: string[] = [];
+    let edges: number[] = [];
+    try {
+      edges = parseBuckets(o.buckets);
+    } catch (e) {
+      problems.push(`--buckets: ${(e as Error).message}`);
+    }
+    const limit = o.maxModelLen !== undefined ? Number(o.maxModelLen) : undefined;
+    if (limit !== undefined && !(Number.isInteger(limit) && limit > 0)) problems.push(`--max-model-len: expected a positive integer, got "${o.maxModelLen}"`);
+    let tok;
+    try {
+      tok = loadTokenizer(o.tokenizer);
+    } catch (e) {
+      problems.push(`--tokenizer: ${(e as Error).message}`);
+    }
+    if (problems.length || !tok) throw new UsageError(problems);
+    const d = items(file, o);
+    const s = datasetStats(d.items, tok, edges, limit);
+    if (o.json) out.out.write(JSON.stringify({ file, format: d.format, tokenizer: tok.name, bad_records: d.problems.length, problems: d.problems, ...s }, null, 2) + '\n');
+    else out.out.write(render(file, tok.name, s, d.problems) + '\n');
+  });
+}

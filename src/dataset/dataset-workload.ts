@@ -1,0 +1,220 @@
+// Dataset workload: file items sent once or reused, in order or at random; multi-turn conversations carry their history.
+import type { RunConfig } from '../config/schema.js';
+import type { Tokenizer } from './tokenizer.js';
+import type { Rng } from '../util/rng.js';
+import type { ChatMessage, RequestSpec } from './types.js';
+import type { CompletedRequest, Workload } from './workload.js';
+import type { DatasetItem, DatasetTurn } from './items.js';
+import { UsageError } from '../errors.js';
+import { loadDataset } from './load.js';
+import { createSource } from './source.js';
+import { countPrompt, flatPrompt } from './prompt.js';
+import { resolveLength } from './lengths.js';
+import { sampleLength, type LengthDist } from './distribution.js';
+
+/** Output length of a turn: --max-tokens, else the data's max_tokens, else the recorded answer's length, else --output-tokens. */
+export function turnOutputTokens(c: RunConfig, turn: DatasetTurn, tok: Tokenizer, dist: LengthDist, rng: Rng): number {
+  if (c.maxTokens !== undefined) return c.maxTokens;
+  if (turn.maxTokens !== undefined) return turn.maxTokens;
+  if (turn.answer !== undefined && turn.answer !== '') return Math.max(1, tok.count(turn.answer));
+  return sampleLength(dist, rng);
+}
+
+/** Class of a turn in a dataset with conversations: first turns and later turns apart, under the item's own class. */
+export function turnClass(cls: string | undefined, turn: number): string {
+  const t = turn === 0 ? 'turn-1' : 'turn-2+';
+  return cls ? `${cls}/${t}` : t;
+}
+
+interface Conv {
+  item: DatasetItem;
+  /** Output length per turn, fixed at load time so runs repeat. */
+  outTokens: number[];
+  /** First-turn input length (counted at load time). */
+  firstInput: number;
+}
+
+interface Session {
+  id: string;
+  conv: Conv;
+  /** Index of the next turn to send. */
+  turn: number;
+  history: ChatMessage[];
+  /** Tokens of `history` (chat: sum of contents). */
+  historyTokens: number;
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  if (ms <= 0) return Promise.resolve();
+  return new Promise((resolve) => {
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+export function createDatasetWorkload(c: RunConfig, tok: Tokenizer, rng: Rng, signal?: AbortSignal): Workload {
+  const file = c.dataset as string;
+  const data = loadDataset(file, { format: c.datasetFormat, fields: c.datasetField, strict: c.strict });
+  const outDist = resolveLength(c.outputTokens, '--output-tokens');
+  const lenRng = rng.fork();
+  const limit = c.maxModelLen;
+  const convs: Conv[] = [];
+  let skipped = 0;
+  for (const item of data.items) {
+    const outTokens = item.turns.map((t) => turnOutputTokens(c, t, tok, outDist, lenRng));
+    const firstInput = countPrompt(tok, item.turns[0].messages, c.endpoint);
+    if (limit !== undefined && firstInput + outTokens[0] > limit) skipped++;
+    else convs.push({ item, outTokens, firstInput });
+  }
+  const multiTurn = convs.some((v) => v.item.turns.length > 1);
+  const info: Record<string, unknown> = {
+    kind: 'dataset',
+    file,
+    format: data.format,
+    mode: c.datasetMode,
+    order: c.datasetOrder,
+    items: convs.length,
+    records: data.records,
+    skipped_bad_records: data.problems.length,
+    ...(multiTurn ? { conversations: convs.filter((v) => v.item.turns.length > 1).length, turns: convs.reduce((s, v) => s + v.item.turns.length, 0), think_time_s: c.thinkTime } : {}),
+    ...(limit !== undefined ? { max_model_len: limit, skipped_over_max_model_len: skipped } : {}),
+    warnings: [
+      ...data.problems.slice(0, 20),
+      ...(data.problems.length > 20 ? [`... and ${data.problems.length - 20} more bad records`] : []),
+      ...(skipped ? [`${skipped} items skipped: input + max_tokens exceeds --max-model-len ${limit}`] : []),
+    ],
+  };
+  if (convs.length === 0)
+    throw new UsageError([`--max-model-len: every item of ${file} exceeds ${limit} tokens (input + max_tokens)`]);
+  const source = createSource(convs.length, c.datasetMode, c.datasetOrder, rng.fork());
+  const firstSpec = (v: Conv, cls: string | undefined, extra: Partial<RequestSpec> = {}): RequestSpec => ({
+    messages: v.item.turns[0].messages,
+    prompt: flatPrompt(v.item.turns[0].messages),
+    inputTokens: v.firstInput,
+    maxTokens: v.outTokens[0],
+    ...(cls !== undefined ? { class: cls } : {}),
+    source: v.item.source,
+    ...extra,
+  });
+  const size = c.datasetMode === 'once' ? convs.reduce((s, v) => s + v.item.turns.length, 0) : undefined;
+  if (!multiTurn) {
+    const specs = convs.map((v) => firstSpec(v, v.item.class));
+    return {
+      next: () => {
+        const i = source.take();
+        return i === undefined ? undefined : specs[i];
+      },
+      size,
+      describe: () => info,
+    };
+  }
+  return createSessionWorkload(c, tok, convs, source, firstSpec, info, size, signal);
+}
+
+/**
+ * Multi-turn: a virtual user that finished a turn continues its own conversation (after --think-time),
+ * sending the history with the server's real answers; users without a conversation start the next one.
+ * A failed turn, or one that would overflow --max-model-len, ends its conversation early (counted).
+ */
+function createSessionWorkload(
+  c: RunConfig,
+  tok: Tokenizer,
+  convs: Conv[],
+  source: ReturnType<typeof createSource>,
+  firstSpec: (v: Conv, cls: string | undefined, extra?: Partial<RequestSpec>) => RequestSpec,
+  info: Record<string, unknown>,
+  size: number | undefined,
+  signal: AbortSignal | undefined,
+): Workload {
+  const sessions = new Map<string, Session>();
+  const handoff: Session[] = [];
+  const waiters: ((s: Session | undefined) => void)[] = [];
+  let started = 0;
+  info.sessions_started = 0;
+  info.sessions_cut_short = 0;
+  info.turns_skipped = 0;
+  const limit = c.maxModelLen;
+  // Closed loop: a user whose conversation goes on always comes back for it, so others may leave when the data
+  // runs out. Open loop (--rate): an arrival must wait for a conversation to continue, or the schedule would end.
+  const waitForTurns = c.rate !== undefined;
+
+  const specFor = (s: Session): RequestSpec => {
+    const turn = s.conv.item.turns[s.turn];
+    const messages = [...s.history, ...turn.messages];
+    const newTokens = c.endpoint === 'chat' ? countPrompt(tok, turn.messages, 'chat') : 0;
+    return {
+      messages,
+      prompt: flatPrompt(messages),
+      inputTokens: c.endpoint === 'chat' ? s.historyTokens + newTokens : countPrompt(tok, messages, 'completions'),
+      maxTokens: s.conv.outTokens[s.turn],
+      class: turnClass(s.conv.item.class, s.turn),
+      sessionId: s.id,
+      turn: s.turn,
+      source: s.conv.item.source,
+    };
+  };
+  const finish = (s: Session) => {
+    sessions.delete(s.id);
+    if (sessions.size === 0) while (waiters.length) waiters.shift()?.(undefined);
+  };
+  signal?.addEventListener('abort', () => {
+    while (waiters.length) waiters.shift()?.(undefined);
+  }, { once: true });
+
+  const continueSession = async (s: Session): Promise<RequestSpec | undefined> => {
+    await sleep(c.thinkTime * 1000, signal);
+    return specFor(s);
+  };
+
+  return {
+    size,
+    async next() {
+      const cont = handoff.shift();
+      if (cont) return continueSession(cont);
+      const i = source.take();
+      if (i !== undefined) {
+        const conv = convs[i];
+        const id = `${conv.item.session ?? `c${i}`}#${++started}`;
+        info.sessions_started = started;
+        const s: Session = { id, conv, turn: 0, history: [], historyTokens: 0 };
+        sessions.set(id, s);
+        return firstSpec(conv, turnClass(conv.item.class, 0), { sessionId: id, turn: 0 });
+      }
+      if (!waitForTurns || sessions.size === 0 || signal?.aborted) return undefined;
+      const s = await new Promise<Session | undefined>((r) => waiters.push(r));
+      return s ? continueSession(s) : undefined;
+    },
+    complete(done: CompletedRequest) {
+      const s = done.spec.sessionId !== undefined ? sessions.get(done.spec.sessionId) : undefined;
+      if (!s) return;
+      const turns = s.conv.item.turns;
+      if (!done.ok) {
+        info.sessions_cut_short = (info.sessions_cut_short as number) + 1;
+        info.turns_skipped = (info.turns_skipped as number) + turns.length - s.turn - 1;
+        return finish(s);
+      }
+      const sent = turns[s.turn].messages;
+      s.history.push(...sent, { role: 'assistant', content: done.answerText });
+      if (c.endpoint === 'chat') s.historyTokens = done.spec.inputTokens + tok.count(done.answerText);
+      s.turn++;
+      if (s.turn >= turns.length) return finish(s);
+      if (limit !== undefined) {
+        const next = specFor(s);
+        if (next.inputTokens + next.maxTokens > limit) {
+          info.turns_skipped = (info.turns_skipped as number) + turns.length - s.turn;
+          info.skipped_over_max_model_len = ((info.skipped_over_max_model_len as number) ?? 0) + 1;
+          return finish(s);
+        }
+      }
+      const w = waiters.shift();
+      if (w) w(s);
+      else handoff.push(s);
+    },
+    describe: () => info,
+  };
+}

@@ -1,0 +1,39 @@
+// Dataset items: what a file holds once parsed, independent of its format (JSONL, ShareGPT, CSV, replay).
+import type { ChatMessage } from './types.js';
+
+export interface DatasetTurn {
+  /** New messages of this turn (for the first turn: any system prompt and the first user message). */
+  messages: ChatMessage[];
+  /** max_tokens / output_tokens from the data, when given. */
+  maxTokens?: number;
+  /** The recorded answer (ShareGPT `gpt` turns): its token count is the turn's output length when no max_tokens is given. */
+  answer?: string;
+}
+
+export interface DatasetItem {
+  /** `file:line` of the item (its first line for multi-line records and grouped sessions). */
+  source: string;
+  class?: string;
+  /** Conversation id from the data (JSONL `session`/`conversation`), when given. */
+  session?: string;
+  /** One turn for single requests; several for a multi-turn conversation. */
+  turns: DatasetTurn[];
+  /** Trace replay: recorded send time in ms. */
+  timestampMs?: number;
+  /** Trace replay without text: prompt length to synthesise. */
+  inputTokens?: number;
+}
+
+/** The canonical record keys a --dataset-field mapping may rename. */
+export const FIELD_KEYS = ['prompt', 'messages', 'system', 'max_tokens', 'output_tokens', 'class', 'session', 'turn', 'timestamp', 'conversations'] as const;
+export type FieldKey = (typeof FIELD_KEYS)[number];
+export type FieldMap = Partial<Record<FieldKey, string>>;
+
+export interface ParsedDataset {
+  items: DatasetItem[];
+  /** One line per bad record, each starting with `file:line:`. */
+  problems: string[];
+  format: 'jsonl' | 'sharegpt' | 'csv';
+  /** Records read (good and bad). */
+  records: number;
+}

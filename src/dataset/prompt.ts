@@ -1,0 +1,66 @@
+// Synthetic request specs: shared system prefix first, then the per-request nonce, then corpus text of an exact length.
+import type { Tokenizer } from './tokenizer.js';
+import type { Rng } from '../util/rng.js';
+import { createRng } from '../util/rng.js';
+import type { ChatMessage, RequestSpec } from './types.js';
+import { nonce, textOfTokens } from './synthetic.js';
+
+export interface PromptOptions {
+  tok: Tokenizer;
+  corpus: string;
+  /** Start each user message with a unique nonce (after the shared prefix, so the prefix can still be cached). */
+  cacheBust: boolean;
+  prefixTokens: number;
+  prefixGroups: number;
+  endpoint: 'chat' | 'completions';
+  rng: Rng;
+}
+
+export interface PromptBuilder {
+  /** The shared system prompts, one per prefix group (empty without --prefix-tokens). */
+  prefixes: string[];
+  /** A spec whose user part has exactly `userTokens` tokens, after a shared prefix of the given group. */
+  build(userTokens: number, maxTokens: number, cls: string | undefined, group?: number): RequestSpec;
+}
+
+/**
+ * Flat prompt for the completions endpoint: message contents joined by blank lines.
+ * Chat servers count roughly the sum of the contents plus their template; tokenflood records the sum.
+ */
+export function flatPrompt(messages: readonly ChatMessage[]): string {
+  return messages.map((m) => m.content).join('\n\n');
+}
+
+/** Expected prompt tokens of `messages`: the sum of content counts for chat, the flat prompt's count for completions. */
+export function countPrompt(tok: Tokenizer, messages: readonly ChatMessage[], endpoint: 'chat' | 'completions'): number {
+  if (endpoint === 'completions') return tok.count(flatPrompt(messages));
+  let n = 0;
+  for (const m of messages) n += tok.count(m.content);
+  return n;
+}
+
+export function createPromptBuilder(o: PromptOptions): PromptBuilder {
+  const prefixes: string[] = [];
+  if (o.prefixTokens > 0)
+    for (let g = 0; g < o.prefixGroups; g++) prefixes.push(textOfTokens(o.tok, o.prefixTokens, o.rng, `[system ${g + 1}] `, o.corpus).text);
+  // Without cache busting every prompt starts at the same corpus offset, so equal lengths give equal prompts.
+  const fixedSeed = Math.floor(o.rng.next() * 4294967296);
+  return {
+    prefixes,
+    build(userTokens, maxTokens, cls, group) {
+      const head = o.cacheBust ? nonce(o.rng) : '';
+      const user = textOfTokens(o.tok, userTokens, o.cacheBust ? o.rng : createRng(fixedSeed), head, o.corpus);
+      const messages: ChatMessage[] = [];
+      let prefixCount = 0;
+      if (prefixes.length) {
+        const g = group ?? (prefixes.length > 1 ? o.rng.int(0, prefixes.length - 1) : 0);
+        messages.push({ role: 'system', content: prefixes[g] });
+        prefixCount = o.prefixTokens;
+      }
+      messages.push({ role: 'user', content: user.text });
+      const prompt = flatPrompt(messages);
+      const inputTokens = o.endpoint === 'completions' ? o.tok.count(prompt) : prefixCount + user.tokens;
+      return { messages, prompt, inputTokens, maxTokens, ...(cls !== undefined ? { class: cls } : {}) };
+    },
+  };
+}

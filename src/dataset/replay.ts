@@ -1,0 +1,126 @@
+// Trace replay: requests from a JSONL trace, each sent at its recorded time (relative to the first), scaled by --replay-speed.
+import { readFileSync } from 'node:fs';
+import type { RunConfig } from '../config/schema.js';
+import type { Tokenizer } from './tokenizer.js';
+import type { Rng } from '../util/rng.js';
+import type { RequestSpec } from './types.js';
+import type { Workload } from './workload.js';
+import { UsageError } from '../errors.js';
+import { readJsonl } from './formats/jsonl.js';
+import { recordToItem } from './record.js';
+import { parseFieldMap } from './load.js';
+import { countPrompt, createPromptBuilder, flatPrompt } from './prompt.js';
+import { resolveLength } from './lengths.js';
+import { sampleLength } from './distribution.js';
+
+export interface TraceEntry {
+  line: number;
+  /** Recorded send time, ms (any origin). */
+  atMs: number;
+  /** Either text (messages) or only lengths. */
+  messages?: RequestSpec['messages'];
+  inputTokens?: number;
+  outputTokens?: number;
+  class?: string;
+}
+
+type Obj = Record<string, unknown>;
+
+/** `timestamp` in ms (or an ISO-8601 string), `timestamp_ms`, or `timestamp_s` in seconds. */
+function timeMs(o: Obj): number | string {
+  if (o.timestamp_s !== undefined) return typeof o.timestamp_s === 'number' ? o.timestamp_s * 1000 : 'timestamp_s must be a number of seconds';
+  const v = o.timestamp_ms ?? o.timestamp;
+  if (typeof v === 'number' && Number.isFinite(v)) return v;
+  if (typeof v === 'string' && v.trim() !== '') {
+    const n = Number(v);
+    if (Number.isFinite(n)) return n;
+    const d = Date.parse(v);
+    if (Number.isFinite(d)) return d;
+  }
+  return v === undefined ? 'needs a timestamp (ms), timestamp_s (seconds) or an ISO-8601 timestamp' : `bad timestamp ${JSON.stringify(v)}`;
+}
+
+const posInt = (v: unknown): number | undefined => (typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : undefined);
+
+/** Parse a trace; bad lines come back as `file:line: reason`. */
+export function parseTrace(file: string, text: string, fields: readonly string[] = []): { entries: TraceEntry[]; problems: string[] } {
+  const map = parseFieldMap(fields);
+  const entries: TraceEntry[] = [];
+  const problems: string[] = [];
+  for (const r of readJsonl(text)) {
+    const where = `${file}:${r.line}`;
+    if (!r.value) {
+      problems.push(`${where}: ${r.problem}`);
+      continue;
+    }
+    const o = r.value;
+    const at = timeMs(o);
+    if (typeof at === 'string') {
+      problems.push(`${where}: ${at}`);
+      continue;
+    }
+    const body = o.body && typeof o.body === 'object' ? (o.body as Obj) : undefined;
+    const rec: Obj = body ? { ...o, messages: body.messages, prompt: body.prompt, max_tokens: body.max_tokens ?? body.max_completion_tokens } : o;
+    const hasText = rec.prompt !== undefined || rec.messages !== undefined || rec.conversations !== undefined || map.prompt !== undefined;
+    if (!hasText) {
+      const inTok = posInt(o.input_tokens ?? o.input_length);
+      const outTok = o.output_tokens ?? o.output_length;
+      if (inTok === undefined) problems.push(`${where}: needs a prompt, messages, body or a positive integer input_tokens`);
+      else if (outTok !== undefined && posInt(outTok) === undefined) problems.push(`${where}: output_tokens must be a positive integer`);
+      else entries.push({ line: r.line, atMs: at, inputTokens: inTok, outputTokens: posInt(outTok), class: typeof o.class === 'string' ? o.class : undefined });
+      continue;
+    }
+    const item = recordToItem(rec, where, map);
+    if (typeof item === 'string') problems.push(`${where}: ${item}`);
+    else entries.push({ line: r.line, atMs: at, messages: item.turns[0].messages, outputTokens: item.turns[0].maxTokens, class: item.class });
+  }
+  return { entries, problems };
+}
+
+export function createReplayWorkload(c: RunConfig, tok: Tokenizer, rng: Rng): Workload {
+  const file = c.replay as string;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new UsageError([`--replay: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`]);
+  }
+  const { entries, problems } = parseTrace(file, text, c.datasetField);
+  if (c.strict && problems.length) throw new UsageError(problems);
+  if (!entries.length) throw new UsageError([`--replay: ${file} holds no usable request`, ...problems.slice(0, 20)]);
+  const outDist = resolveLength(c.outputTokens, '--output-tokens');
+  const lenRng = rng.fork();
+  const builder = createPromptBuilder({ tok, corpus: c.corpus, cacheBust: c.cacheBust, prefixTokens: 0, prefixGroups: 1, endpoint: c.endpoint, rng: rng.fork() });
+  // Traces are usually sorted; sort anyway (stable) so the schedule never goes back in time.
+  const sorted = [...entries].sort((a, b) => a.atMs - b.atMs || a.line - b.line);
+  const t0 = sorted[0].atMs;
+  const specs: RequestSpec[] = [];
+  const times: number[] = [];
+  let skipped = 0;
+  for (const e of sorted) {
+    const maxTokens = c.maxTokens ?? e.outputTokens ?? sampleLength(outDist, lenRng);
+    const inputTokens = e.messages ? countPrompt(tok, e.messages, c.endpoint) : (e.inputTokens as number);
+    if (c.maxModelLen !== undefined && inputTokens + maxTokens > c.maxModelLen) {
+      skipped++;
+      continue;
+    }
+    const at = (e.atMs - t0) / c.replaySpeed;
+    const base: RequestSpec = e.messages
+      ? { messages: e.messages, prompt: flatPrompt(e.messages), inputTokens, maxTokens }
+      : builder.build(inputTokens, maxTokens, undefined);
+    specs.push({ ...base, ...(e.class ? { class: e.class } : {}), timestampMs: at, source: `${file}:${e.line}` });
+    times.push(at);
+  }
+  if (!specs.length) throw new UsageError([`--max-model-len: every request of ${file} exceeds ${c.maxModelLen} tokens (input + max_tokens)`]);
+  const info: Record<string, unknown> = {
+    kind: 'replay',
+    file,
+    requests: specs.length,
+    speed: c.replaySpeed,
+    span_s: times[times.length - 1] / 1000,
+    skipped_bad_records: problems.length,
+    ...(c.maxModelLen !== undefined ? { max_model_len: c.maxModelLen, skipped_over_max_model_len: skipped } : {}),
+    warnings: [...problems.slice(0, 20), ...(skipped ? [`${skipped} requests skipped: input + max_tokens exceeds --max-model-len ${c.maxModelLen}`] : [])],
+  };
+  return { next: (i) => specs[i], size: specs.length, arrivalTimesMs: times, describe: () => info };
+}
