@@ -1,0 +1,61 @@
+// `tokenflood sweep`: a grid of runs (or an --auto search) against one server, collected under one directory.
+import { Command } from 'commander';
+import { addFlags, givenFlags } from './options.js';
+import { setExitCode, type Out } from './io.js';
+import { PASS_THROUGH_RUN_FLAGS, resolveSweepConfig, SWEEP_FLAGS } from '../sweep/config.js';
+import { runSweep } from '../sweep/sweep.js';
+import { pointLine, renderSweep } from '../sweep/terminal.js';
+import { safeTerminalText } from '../report/format.js';
+
+export function registerSweep(program: Command, out: Out): void {
+  const cmd = program
+    .command('sweep')
+    .description('run a grid of load levels x input/output lengths (or --auto: find the limit) against one server; writes sweep.csv, sweep.json and report.html')
+    .option('--config <file>', 'YAML or JSON sweep file (sweep keys and run keys); flags override it');
+  addFlags(cmd, SWEEP_FLAGS);
+  addFlags(cmd, PASS_THROUGH_RUN_FLAGS);
+  cmd.action(async () => {
+    const resolved = resolveSweepConfig({
+      flags: givenFlags(cmd, SWEEP_FLAGS),
+      runFlags: givenFlags(cmd, PASS_THROUGH_RUN_FLAGS),
+      configFile: cmd.opts().config as string | undefined,
+    });
+    const s = resolved.sweep;
+    const info = s.json ? out.err : out.out;
+    const ac = new AbortController();
+    let doneCount = 0;
+    let stops = 0;
+    const onSignal = (sig: NodeJS.Signals) => {
+      stops++;
+      if (stops > 1) process.exit(sig === 'SIGINT' ? 130 : 143);
+      out.err.write(`\n${sig}: stopping the sweep; the current point's in-flight requests are cancelled (press Ctrl-C again to exit now)\n`);
+      setExitCode(sig === 'SIGINT' ? 130 : 143);
+      ac.abort();
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    try {
+      const { doc, outDir } = await runSweep(resolved, {
+        signal: ac.signal,
+        hooks: {
+          onStart: (i) => {
+            info.write(
+              i.embedded
+                ? `tokenflood sweep: no --base-url given, started the embedded simulated server at ${i.baseUrl} for all points\n`
+                : `tokenflood sweep: target ${i.baseUrl}\n`,
+            );
+            info.write(`${i.points === undefined ? '--auto search' : `${i.points} points`}, results in ${i.outDir}\n`);
+          },
+          onPointDone: (r) => {
+            if (!s.quiet) info.write(`${safeTerminalText(pointLine(r, doneCount++, s.auto ? undefined : s.points.length), 400)}\n`);
+          },
+        },
+      });
+      if (s.json) out.out.write(JSON.stringify(doc, null, 2) + '\n');
+      else out.out.write(`\n${renderSweep(doc)}\n\nwrote ${outDir}/sweep.csv, sweep.json and report.html\n`);
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
+  });
+}

@@ -1,0 +1,43 @@
+// Terminal reporter for `compare`: one side-by-side table per compared point, regressions marked.
+import { fmt, table } from './format.js';
+import type { CompareResult, MetricDelta } from './compare.js';
+
+function show(x: number | null, unit: string): string {
+  if (x === null) return '-';
+  return unit === 'ratio' ? `${(x * 100).toFixed(2)}%` : fmt(x);
+}
+
+function deltaText(d: MetricDelta): string {
+  if (d.delta === null) return '-';
+  const sign = d.delta > 0 ? '+' : '';
+  return d.unit === 'ratio' ? `${sign}${(d.delta * 100).toFixed(2)} pp` : `${sign}${fmt(d.delta)}`;
+}
+
+const relText = (d: MetricDelta): string => (d.relative === null ? '-' : `${d.relative > 0 ? '+' : ''}${(d.relative * 100).toFixed(1)}%`);
+const verdict = (d: MetricDelta): string => (d.regressed ? 'REGRESSED' : d.improved ? 'better' : d.delta === null ? 'n/a' : 'same');
+
+export function renderComparison(res: CompareResult): string {
+  const out: string[] = [];
+  for (const c of res.comparisons) {
+    out.push(`baseline  ${c.baseline}`, `candidate ${c.candidate}`);
+    for (const p of c.points) {
+      if (c.kind === 'sweep') out.push('', `${p.point}:`);
+      out.push(
+        table(
+          ['metric', 'better', 'baseline', 'candidate', 'delta', 'delta %', ''],
+          p.deltas.map((d) => [`${d.label}${d.unit === 'ratio' ? '' : ` (${d.unit})`}`, d.better, show(d.baseline, d.unit), show(d.candidate, d.unit), deltaText(d), relText(d), verdict(d)]),
+        ),
+      );
+    }
+    for (const u of c.unmatched) out.push(`not compared: ${u}`);
+    out.push(
+      '',
+      c.regressions.length
+        ? `${c.regressions.length} regression(s) beyond ${res.threshold_pct}%: ${c.regressions.map((r) => (c.kind === 'sweep' ? `${r.metric} @ ${r.point}` : r.metric)).join('; ')}`
+        : `no regressions beyond ${res.threshold_pct}%`,
+      '',
+    );
+  }
+  if (res.fail_on.length) out.push(res.failed ? `FAILED: --fail-on metrics regressed: ${[...new Set(res.failures.map((f) => f.metric))].join(', ')}` : `passed: no --fail-on metric (${res.fail_on.join(', ')}) regressed`);
+  return out.join('\n').trimEnd();
+}

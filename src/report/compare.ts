@@ -1,0 +1,186 @@
+// Compare runs or sweeps: per-metric absolute and relative deltas, which direction is better, and regressions beyond a threshold.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { UsageError } from '../errors.js';
+import type { MetricsBlock } from '../metrics/summary.js';
+import type { SweepRow } from '../sweep/row.js';
+import { rowPairLabel } from '../sweep/grid.js';
+import type { SweepDoc } from '../sweep/sweep.js';
+import { readRunDir } from './html/run-report.js';
+import { readSweepDoc } from './html/sweep-report.js';
+
+export interface CompareMetric {
+  key: string;
+  label: string;
+  unit: string;
+  better: 'higher' | 'lower';
+  /** When set, a regression is an absolute worsening beyond this (for rates that are often 0), not a relative one. */
+  absoluteLimit?: number;
+}
+
+/** The metrics compared, in display order. */
+export const COMPARE_METRICS: readonly CompareMetric[] = [
+  { key: 'output_throughput', label: 'output throughput', unit: 'tok/s', better: 'higher' },
+  { key: 'request_throughput', label: 'request throughput', unit: 'req/s', better: 'higher' },
+  { key: 'total_token_throughput', label: 'total token throughput', unit: 'tok/s', better: 'higher' },
+  { key: 'ttft_p50', label: 'TTFT p50', unit: 'ms', better: 'lower' },
+  { key: 'ttft_p99', label: 'TTFT p99', unit: 'ms', better: 'lower' },
+  { key: 'tpot_p50', label: 'TPOT p50', unit: 'ms', better: 'lower' },
+  { key: 'tpot_p99', label: 'TPOT p99', unit: 'ms', better: 'lower' },
+  { key: 'itl_p99', label: 'ITL p99', unit: 'ms', better: 'lower' },
+  { key: 'e2e_p50', label: 'E2E p50', unit: 'ms', better: 'lower' },
+  { key: 'e2e_p99', label: 'E2E p99', unit: 'ms', better: 'lower' },
+  { key: 'output_speed_p50', label: 'output speed p50', unit: 'tok/s/req', better: 'higher' },
+  { key: 'error_rate', label: 'error rate', unit: 'ratio', better: 'lower', absoluteLimit: 0.01 },
+];
+export const COMPARE_KEYS = COMPARE_METRICS.map((m) => m.key);
+
+export type MetricValues = Record<string, number | null>;
+
+export function valuesFromMetrics(m: MetricsBlock): MetricValues {
+  return {
+    output_throughput: m.output_throughput,
+    request_throughput: m.request_throughput,
+    total_token_throughput: m.total_token_throughput,
+    ttft_p50: m.ttft_ms.p50,
+    ttft_p99: m.ttft_ms.p99,
+    tpot_p50: m.tpot_ms.p50,
+    tpot_p99: m.tpot_ms.p99,
+    itl_p99: m.itl_ms.p99,
+    e2e_p50: m.e2e_ms.p50,
+    e2e_p99: m.e2e_ms.p99,
+    output_speed_p50: m.output_speed_tok_s.p50,
+    error_rate: m.requests.error_rate,
+  };
+}
+
+export function valuesFromRow(r: SweepRow): MetricValues {
+  return {
+    output_throughput: r.output_throughput,
+    request_throughput: r.request_throughput,
+    total_token_throughput: r.total_token_throughput,
+    ttft_p50: r.ttft_p50_ms,
+    ttft_p99: r.ttft_p99_ms,
+    tpot_p50: r.tpot_p50_ms,
+    tpot_p99: r.tpot_p99_ms,
+    itl_p99: r.itl_p99_ms,
+    e2e_p50: r.e2e_p50_ms,
+    e2e_p99: r.e2e_p99_ms,
+    output_speed_p50: r.output_speed_p50_tok_s,
+    error_rate: r.error_rate,
+  };
+}
+
+export interface MetricDelta {
+  metric: string;
+  label: string;
+  unit: string;
+  better: 'higher' | 'lower';
+  baseline: number | null;
+  candidate: number | null;
+  /** candidate − baseline. */
+  delta: number | null;
+  /** (candidate − baseline) / |baseline|; null when the baseline is 0 or missing. */
+  relative: number | null;
+  regressed: boolean;
+  improved: boolean;
+}
+
+/**
+ * One metric's delta. Worse = lower for higher-is-better metrics, higher for lower-is-better ones.
+ * Regressed when worse by more than thresholdPct % of the baseline (or, for metrics with an absolute limit such as
+ * error_rate, by more than that limit); improved when better by the same margin. Missing values never regress.
+ */
+export function metricDelta(m: CompareMetric, baseline: number | null, candidate: number | null, thresholdPct: number): MetricDelta {
+  const out: MetricDelta = { metric: m.key, label: m.label, unit: m.unit, better: m.better, baseline, candidate, delta: null, relative: null, regressed: false, improved: false };
+  if (baseline === null || candidate === null) return out;
+  const delta = candidate - baseline;
+  out.delta = delta;
+  out.relative = baseline !== 0 ? delta / Math.abs(baseline) : null;
+  const worse = m.better === 'higher' ? -delta : delta;
+  if (m.absoluteLimit !== undefined) {
+    out.regressed = worse > m.absoluteLimit;
+    out.improved = -worse > m.absoluteLimit;
+  } else if (baseline !== 0) {
+    out.regressed = worse / Math.abs(baseline) > thresholdPct / 100;
+    out.improved = -worse / Math.abs(baseline) > thresholdPct / 100;
+  } else {
+    out.regressed = worse > 0;
+    out.improved = worse < 0;
+  }
+  return out;
+}
+
+export interface PointComparison {
+  /** "run" for runs; e.g. "concurrency 8, 256x256" for sweep points. */
+  point: string;
+  load: number | null;
+  deltas: MetricDelta[];
+}
+
+export interface CandidateComparison {
+  baseline: string;
+  candidate: string;
+  kind: 'run' | 'sweep';
+  points: PointComparison[];
+  /** Sweep points present in only one of the two. */
+  unmatched: string[];
+  regressions: { point: string; metric: string }[];
+}
+
+export interface CompareResult {
+  threshold_pct: number;
+  fail_on: string[];
+  comparisons: CandidateComparison[];
+  /** Regressions among the --fail-on metrics (all metrics with "all"). */
+  failures: { candidate: string; point: string; metric: string }[];
+  failed: boolean;
+}
+
+export type Loaded = { kind: 'run'; dir: string; metrics: MetricsBlock } | { kind: 'sweep'; dir: string; doc: SweepDoc };
+
+export function loadResult(dir: string): Loaded {
+  if (existsSync(join(dir, 'sweep.json'))) return { kind: 'sweep', dir, doc: readSweepDoc(dir) };
+  if (existsSync(join(dir, 'requests.jsonl')) || existsSync(join(dir, 'summary.json'))) return { kind: 'run', dir, metrics: readRunDir(dir).summary };
+  throw new UsageError([`compare: ${dir} holds neither a run (requests.jsonl) nor a sweep (sweep.json)`]);
+}
+
+const pointKey = (r: SweepRow) => `${r.mode === 'rate' ? `rate ${r.load}` : `concurrency ${r.load}`}, ${rowPairLabel(r)}`;
+
+function comparePoints(base: Loaded, cand: Loaded, thresholdPct: number): { points: PointComparison[]; unmatched: string[] } {
+  const deltas = (b: MetricValues, c: MetricValues) => COMPARE_METRICS.map((m) => metricDelta(m, b[m.key] ?? null, c[m.key] ?? null, thresholdPct));
+  if (base.kind === 'run' && cand.kind === 'run') return { points: [{ point: 'run', load: null, deltas: deltas(valuesFromMetrics(base.metrics), valuesFromMetrics(cand.metrics)) }], unmatched: [] };
+  if (base.kind !== 'sweep' || cand.kind !== 'sweep') throw new UsageError([`compare: ${base.dir} is a ${base.kind} but ${cand.dir} is a ${cand.kind}; compare runs with runs and sweeps with sweeps`]);
+  const cmap = new Map(cand.doc.points.map((r) => [pointKey(r), r]));
+  const bkeys = new Set(base.doc.points.map(pointKey));
+  const points: PointComparison[] = [];
+  const unmatched: string[] = [];
+  for (const r of base.doc.points) {
+    const c = cmap.get(pointKey(r));
+    if (c) points.push({ point: pointKey(r), load: r.load, deltas: deltas(valuesFromRow(r), valuesFromRow(c)) });
+    else unmatched.push(`${pointKey(r)} (baseline only)`);
+  }
+  for (const r of cand.doc.points) if (!bkeys.has(pointKey(r))) unmatched.push(`${pointKey(r)} (candidate only)`);
+  return { points, unmatched };
+}
+
+/** Validate --fail-on: metric keys or "all". */
+export function parseFailOn(text: string | undefined): string[] {
+  if (!text) return [];
+  const names = text.split(',').map((s) => s.trim()).filter(Boolean);
+  const bad = names.filter((n) => n !== 'all' && !COMPARE_KEYS.includes(n));
+  if (bad.length) throw new UsageError(bad.map((b) => `--fail-on: unknown metric "${b}" (known: ${COMPARE_KEYS.join(', ')}, or all)`));
+  return names;
+}
+
+/** Compare each candidate with the baseline. */
+export function compareResults(baseline: Loaded, candidates: readonly Loaded[], thresholdPct: number, failOn: readonly string[]): CompareResult {
+  const comparisons = candidates.map((cand): CandidateComparison => {
+    const { points, unmatched } = comparePoints(baseline, cand, thresholdPct);
+    const regressions = points.flatMap((p) => p.deltas.filter((d) => d.regressed).map((d) => ({ point: p.point, metric: d.metric })));
+    return { baseline: baseline.dir, candidate: cand.dir, kind: baseline.kind, points, unmatched, regressions };
+  });
+  const watch = (m: string) => failOn.includes('all') || failOn.includes(m);
+  const failures = comparisons.flatMap((c) => c.regressions.filter((r) => watch(r.metric)).map((r) => ({ candidate: c.candidate, ...r })));
+  return { threshold_pct: thresholdPct, fail_on: [...failOn], comparisons, failures, failed: failures.length > 0 };
+}

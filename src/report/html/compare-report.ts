@@ -1,0 +1,108 @@
+// HTML reporter for `compare`: the delta tables and overlaid curves (sweeps) or distributions (runs) of every directory.
+import { writeFileSync } from 'node:fs';
+import type { CompareResult, Loaded, MetricDelta } from '../compare.js';
+import { readRunDir } from './run-report.js';
+import { cdfChart, COLORS } from './run-charts.js';
+import { renderPage } from './page.js';
+import { htmlTable, num } from './sections.js';
+import { escapeHtml as esc } from './escape.js';
+import { rowPairLabel } from '../../sweep/grid.js';
+
+const show = (x: number | null, unit: string) => (x === null ? '–' : unit === 'ratio' ? `${(x * 100).toFixed(2)}%` : num(x));
+const rel = (d: MetricDelta) => (d.relative === null ? '–' : `${d.relative > 0 ? '+' : ''}${(d.relative * 100).toFixed(1)}%`);
+const mark = (d: MetricDelta) => (d.regressed ? '<span class="fail">regressed</span>' : d.improved ? '<span class="pass">better</span>' : '<span class="muted">same</span>');
+
+/** Short names for the legend: the directory's last path part, numbered when two are alike. */
+function labels(dirs: readonly string[]): string[] {
+  const base = dirs.map((d) => d.replace(/\/+$/, '').split('/').pop() || d);
+  return base.map((b, i) => (base.indexOf(b) !== i || base.lastIndexOf(b) !== i ? `${i}: ${b}` : b));
+}
+
+function sweepCurves(all: readonly Loaded[], names: readonly string[]): Record<string, unknown> {
+  const charts: Record<string, unknown> = {};
+  const metrics = [
+    ['cmp-tput', 'Output throughput vs load', 'output_throughput', 'tok/s'],
+    ['cmp-ttft', 'TTFT p99 vs load', 'ttft_p99_ms', 'ms'],
+    ['cmp-tpot', 'TPOT p99 vs load', 'tpot_p99_ms', 'ms'],
+    ['cmp-e2e', 'E2E p99 vs load', 'e2e_p99_ms', 'ms'],
+  ] as const;
+  for (const [id, title, key, unit] of metrics) {
+    const series: Record<string, unknown>[] = [];
+    all.forEach((l, i) => {
+      if (l.kind !== 'sweep') return;
+      const groups = new Map<string, typeof l.doc.points>();
+      for (const r of l.doc.points) {
+        const k = rowPairLabel(r);
+        groups.set(k, [...(groups.get(k) ?? []), r]);
+      }
+      for (const [k, rows] of groups)
+        series.push({
+          type: 'line',
+          name: groups.size > 1 ? `${names[i]} ${k}` : names[i],
+          symbolSize: 7,
+          lineStyle: i === 0 ? { type: 'dashed' } : undefined,
+          itemStyle: { color: COLORS[i % COLORS.length] },
+          data: [...rows].sort((a, b) => a.load - b.load).map((r) => [r.load, r[key] === null ? null : Math.round((r[key] as number) * 1000) / 1000]),
+        });
+    });
+    charts[id] = {
+      animation: false,
+      color: COLORS,
+      title: { text: title, left: 8, top: 4, textStyle: { fontSize: 13, fontWeight: 600 } },
+      legend: { top: 26, right: 8, type: 'scroll' },
+      tooltip: { trigger: 'axis', confine: true },
+      grid: { left: 68, right: 30, top: 60, bottom: 50 },
+      xAxis: { type: 'log', logBase: 2, name: 'load (log scale)', nameLocation: 'middle', nameGap: 30 },
+      yAxis: { type: 'value', name: unit, nameLocation: 'middle', nameGap: 50, scale: true },
+      series,
+    };
+  }
+  return charts;
+}
+
+function runCurves(all: readonly Loaded[], names: readonly string[]): Record<string, unknown> {
+  const recs = all.map((l) => readRunDir(l.dir).records.filter((r) => !r.warmup && r.status === 'ok'));
+  const vals = (i: number, k: 'ttft_ms' | 'tpot_ms' | 'e2e_ms') => recs[i].map((r) => r[k]).filter((x): x is number => x !== null);
+  return {
+    'cmp-ttft': cdfChart('TTFT CDF', names.map((n, i) => ({ name: n, values: vals(i, 'ttft_ms') })), 'ms'),
+    'cmp-tpot': cdfChart('TPOT CDF', names.map((n, i) => ({ name: n, values: vals(i, 'tpot_ms') })), 'ms'),
+    'cmp-e2e': cdfChart('E2E CDF', names.map((n, i) => ({ name: n, values: vals(i, 'e2e_ms') })), 'ms'),
+  };
+}
+
+export function renderCompareReport(res: CompareResult, all: readonly Loaded[]): string {
+  const names = labels(all.map((l) => l.dir));
+  const isSweep = all[0]?.kind === 'sweep';
+  const charts = isSweep ? sweepCurves(all, names) : runCurves(all, names);
+  const tables = res.comparisons
+    .map((c) => {
+      const head = `<h3>${esc(c.candidate)} vs ${esc(c.baseline)}</h3><p>${c.regressions.length ? `<span class="fail">${c.regressions.length} regression(s)</span>` : '<span class="pass">no regressions</span>'} beyond ${esc(res.threshold_pct)}%.</p>`;
+      const rows = c.points.flatMap((p) =>
+        p.deltas.map((d) => [...(isSweep ? [p.point] : []), `${d.label}`, d.better, show(d.baseline, d.unit), show(d.candidate, d.unit), rel(d), { html: mark(d) }]),
+      );
+      const unmatched = c.unmatched.length ? `<p class="muted">Not compared: ${esc(c.unmatched.join('; '))}</p>` : '';
+      return head + htmlTable([...(isSweep ? ['point'] : []), 'metric', 'better', 'baseline', 'candidate', 'delta %', ''], rows) + unmatched;
+    })
+    .join('');
+  const chartDivs = Object.keys(charts).map((id) => `<div class="chart" id="${id}"></div>`).join('');
+  const verdict = res.fail_on.length
+    ? res.failed
+      ? `<p class="fail">FAILED: --fail-on metrics regressed (${esc([...new Set(res.failures.map((f) => f.metric))].join(', '))}).</p>`
+      : `<p class="pass">Passed: no --fail-on metric regressed.</p>`
+    : '';
+  return renderPage({
+    title: `tokenflood compare · ${all.length} ${isSweep ? 'sweeps' : 'runs'}`,
+    subtitle: `baseline ${all[0]?.dir ?? ''} · threshold ${res.threshold_pct}%`,
+    sections: [
+      { id: 'verdict', title: 'Verdict', html: verdict + `<p>Baseline (dashed): ${esc(names[0] ?? '')}. Candidates: ${esc(names.slice(1).join(', '))}.</p>` },
+      { id: 'curves', title: isSweep ? 'Curves' : 'Distributions', html: `<div class="grid2">${chartDivs}</div>` },
+      { id: 'deltas', title: 'Deltas', html: tables },
+    ],
+    charts,
+  });
+}
+
+export function writeCompareReport(path: string, res: CompareResult, all: readonly Loaded[]): string {
+  writeFileSync(path, renderCompareReport(res, all));
+  return path;
+}

@@ -1,0 +1,41 @@
+// The findings of one run in plain words: success, tail latency, stalls, client lag, in-flight load and SLOs.
+import type { Summary } from '../../metrics/summary.js';
+import type { SloResult } from '../../metrics/slo.js';
+import type { Stalls } from './run-data.js';
+import { num, pctText } from './sections.js';
+
+/** How much larger than the median a p99 must be to call the tail long. */
+const LONG_TAIL_RATIO = 3;
+
+export function runNotes(s: Summary, stalls: Stalls, slo: { text: string; result: SloResult } | undefined): string[] {
+  const out: string[] = [];
+  const r = s.requests;
+  const run = s.run as Record<string, unknown>;
+  out.push(`${r.ok} of ${r.total} measured requests succeeded${r.failed ? `; ${r.failed} failed (${pctText(r.error_rate)})` : ''}${r.cancelled ? `; ${r.cancelled} were cancelled when the run stopped` : ''}.`);
+  out.push(`Output throughput ${num(s.output_throughput)} tok/s (${num(s.request_throughput)} req/s) over ${num(s.duration_s)} s with ${num(s.mean_in_flight)} requests in flight on average.`);
+  const conc = (run.config as { concurrency?: number } | undefined)?.concurrency;
+  if (typeof conc === 'number' && conc > 0 && s.mean_in_flight < conc * 0.8 && r.total >= conc * 2)
+    out.push(`Only ${num(s.mean_in_flight)} of ${conc} concurrent slots were busy on average: ramp-up/drain or client-side delays kept the server below the intended load.`);
+  for (const [label, d] of [['TTFT', s.ttft_ms], ['E2E', s.e2e_ms], ['TPOT', s.tpot_ms]] as const) {
+    if (d.p50 && d.p99 && d.p99 > LONG_TAIL_RATIO * d.p50)
+      out.push(`${label} has a long tail: p99 ${num(d.p99)} ms is ${(d.p99 / d.p50).toFixed(1)}x the median ${num(d.p50)} ms.`);
+  }
+  if (stalls.count > 0 && stalls.threshold_ms !== null) {
+    const worst = stalls.points.reduce((a, b) => (b[1] > a[1] ? b : a), stalls.points[0]);
+    out.push(`${stalls.count} of ${stalls.total_gaps} inter-token gaps were stalls (over ${num(stalls.threshold_ms)} ms, 5x the median gap ${num(stalls.median_itl_ms)} ms); the longest, ${num(worst[1])} ms, at ${num(worst[0])} s.`);
+  } else if (stalls.total_gaps > 0) out.push(`No inter-token stalls (no gap over 5x the median gap of ${num(stalls.median_itl_ms)} ms).`);
+  const lag = s.schedule_lag_ms;
+  if (lag.p99 !== null && lag.p99 > 10)
+    out.push(`Requests left the client late (p99 schedule lag ${num(lag.p99)} ms): the client or the concurrency cap, not only the server, shaped this load.`);
+  const scale = run.sim_time_scale;
+  if (typeof scale === 'number' && scale !== 1) out.push(`The simulated server ran ${scale}x faster than real time: latencies are scaled, not real.`);
+  if (slo) {
+    const failed = slo.result.checks.filter((c) => !c.passed).map((c) => c.name);
+    out.push(
+      slo.result.passed
+        ? `All SLOs met (${slo.text}); goodput ${num(slo.result.goodput_req_s)} req/s.`
+        : `SLOs not met: ${failed.join(', ')}; goodput ${num(slo.result.goodput_req_s)} req/s (${pctText(slo.result.good_fraction)} of requests were good).`,
+    );
+  }
+  return out;
+}

@@ -1,0 +1,132 @@
+// HTML reporter for one run: reads a results directory and writes DIR/report.html (self-contained, opens offline).
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { UsageError } from '../../errors.js';
+import { readRecords } from '../../metrics/jsonl.js';
+import type { RequestRecord } from '../../metrics/record.js';
+import { buildSummary, type Summary } from '../../metrics/summary.js';
+import { evaluateSlo, parseSlo, type SloResult } from '../../metrics/slo.js';
+import { renderPage } from './page.js';
+import { cdfChart, errorsChart, histogramChart, itlStalls, overTimeChart, stallsChart, timelineChart } from './run-charts.js';
+import { runNotes } from './run-notes.js';
+import { errorsTable, htmlTable, metadataTable, num, pctText, percentileTable, sloBlock, statementsList, tiles, type Tile } from './sections.js';
+import { escapeHtml as esc } from './escape.js';
+
+export interface RunReportData {
+  summary: Summary;
+  records: RequestRecord[];
+  run: Record<string, unknown>;
+  warnings: string[];
+}
+
+/** Read a run directory: records from requests.jsonl, metadata from run.json, summary.json when present (else rebuilt). */
+export function readRunDir(dir: string): RunReportData {
+  const file = join(dir, 'requests.jsonl');
+  if (!existsSync(file)) throw new UsageError([`${file} not found (is ${dir} a tokenflood results directory?)`]);
+  const { records, warnings } = readRecords(file);
+  records.sort((a, b) => a.id - b.id);
+  const readJson = (name: string): Record<string, unknown> | undefined => {
+    const p = join(dir, name);
+    if (!existsSync(p)) return undefined;
+    try {
+      const text = readFileSync(p, 'utf8');
+      return text.trim() ? (JSON.parse(text) as Record<string, unknown>) : undefined;
+    } catch {
+      warnings.push(`${p}: unreadable, ignored`);
+      return undefined;
+    }
+  };
+  const run = readJson('run.json') ?? {};
+  let summary = readJson('summary.json') as Summary | undefined;
+  if (!summary || summary.schema_version !== 1) {
+    const conc = (run.config as { concurrency?: number } | undefined)?.concurrency;
+    summary = buildSummary(records, run, conc);
+  }
+  return { summary, records, run, warnings };
+}
+
+function headline(s: Summary, slo: SloResult | undefined): Tile[] {
+  const r = s.requests;
+  const t: Tile[] = [
+    { label: 'requests ok / measured', value: `${r.ok} / ${r.total}` },
+    { label: 'error rate', value: pctText(r.error_rate), tone: r.error_rate > 0 ? 'bad' : 'good' },
+    { label: 'duration', value: num(s.duration_s), unit: 's' },
+    { label: 'request throughput', value: num(s.request_throughput), unit: 'req/s' },
+    { label: 'output throughput', value: num(s.output_throughput), unit: 'tok/s' },
+    { label: 'total token throughput', value: num(s.total_token_throughput), unit: 'tok/s' },
+    { label: 'TTFT p50 / p99', value: `${num(s.ttft_ms.p50)} / ${num(s.ttft_ms.p99)}`, unit: 'ms' },
+    { label: 'TPOT p50 / p99', value: `${num(s.tpot_ms.p50)} / ${num(s.tpot_ms.p99)}`, unit: 'ms' },
+    { label: 'E2E p50 / p99', value: `${num(s.e2e_ms.p50)} / ${num(s.e2e_ms.p99)}`, unit: 'ms' },
+    { label: 'output speed p50', value: num(s.output_speed_tok_s.p50), unit: 'tok/s/req' },
+    { label: 'mean in flight', value: num(s.mean_in_flight) },
+  ];
+  if (slo) {
+    t.push({ label: 'SLOs', value: slo.passed ? 'passed' : 'FAILED', tone: slo.passed ? 'good' : 'bad' });
+    t.push({ label: 'goodput', value: num(slo.goodput_req_s), unit: 'req/s' });
+  }
+  return t;
+}
+
+export interface RunReportOptions {
+  /** SLO text to evaluate (default: `config.slo` from run.json, when the run had one). */
+  slo?: string;
+}
+
+/** The report page for one run's data. */
+export function renderRunReport(d: RunReportData, opts: RunReportOptions = {}): string {
+  const s = d.summary;
+  const run = d.run;
+  const ok = d.records.filter((r) => !r.warmup && r.status === 'ok');
+  const sloText = opts.slo ?? ((run.config as { slo?: unknown } | undefined)?.slo as string | undefined);
+  let slo: { text: string; result: SloResult } | undefined;
+  if (typeof sloText === 'string' && sloText.trim()) {
+    const parsed = parseSlo(sloText);
+    slo = { text: parsed.text, result: evaluateSlo(s, d.records, parsed) };
+  }
+  const stalls = itlStalls(d.records);
+  const tl = timelineChart(d.records);
+  const vals = (k: 'ttft_ms' | 'tpot_ms' | 'e2e_ms') => ok.map((r) => r[k]).filter((x): x is number => x !== null);
+  const charts: Record<string, unknown> = {
+    'c-ttft-hist': histogramChart('TTFT distribution', vals('ttft_ms'), 'ms'),
+    'c-tpot-hist': histogramChart('TPOT distribution', vals('tpot_ms'), 'ms'),
+    'c-ttft-cdf': cdfChart('TTFT and E2E CDF', [{ name: 'TTFT', values: vals('ttft_ms') }, { name: 'E2E', values: vals('e2e_ms') }], 'ms'),
+    'c-tpot-cdf': cdfChart('TPOT and ITL CDF', [{ name: 'TPOT', values: vals('tpot_ms') }, { name: 'ITL', values: ok.flatMap((r) => r.itl_ms) }], 'ms'),
+    'c-timeline': tl.option,
+    'c-overtime': overTimeChart(d.records),
+    'c-stalls': stallsChart(stalls),
+  };
+  if (s.requests.errors.length) charts['c-errors'] = errorsChart(s);
+  const div = (id: string, cls = 'chart') => `<div class="${cls}" id="${id}"></div>`;
+  const byClass = s.by_class
+    ? htmlTable(
+        ['class', 'ok', 'error rate', 'TTFT p50', 'TTFT p99', 'TPOT p50', 'E2E p99', 'output tok/s'],
+        Object.entries(s.by_class).map(([c, m]) => [c, String(m.requests.ok), pctText(m.requests.error_rate), num(m.ttft_ms.p50), num(m.ttft_ms.p99), num(m.tpot_ms.p50), num(m.e2e_ms.p99), num(m.output_throughput)]),
+      )
+    : '';
+  const scale = run.sim_time_scale;
+  const sections = [
+    { id: 'headline', title: 'Headline', html: tiles(headline(s, slo?.result)) },
+    { id: 'insights', title: 'What this run shows', html: statementsList(runNotes(s, stalls, slo)) + (slo ? sloBlock(slo.text, slo.result) : '') },
+    { id: 'percentiles', title: 'Percentiles', html: percentileTable(s) + (byClass ? `<h3>By class</h3>${byClass}` : '') },
+    { id: 'distributions', title: 'Distributions', html: `<div class="grid2">${div('c-ttft-hist')}${div('c-tpot-hist')}${div('c-ttft-cdf')}${div('c-tpot-cdf')}</div>` },
+    { id: 'timeline', title: 'Request timeline', html: `<p class="muted">${esc(tl.note)} Orange: waiting for the first token; then decoding; red: failed.</p>${div('c-timeline', 'chart tall')}` },
+    { id: 'over-time', title: 'Load over time', html: div('c-overtime') },
+    { id: 'stalls', title: 'ITL stalls', html: `<p class="muted">Gaps between tokens longer than 5x the run's median gap, at the time they ended${stalls.count > stalls.points.length ? ` (the ${stalls.points.length} longest of ${stalls.count} shown)` : ''}.</p>${div('c-stalls')}` },
+    { id: 'errors', title: 'Errors', html: (s.requests.errors.length ? div('c-errors') : '') + errorsTable(s) },
+    { id: 'metadata', title: 'Run metadata and config', html: metadataTable(run) + (d.warnings.length ? statementsList(d.warnings) : '') },
+  ];
+  return renderPage({
+    title: `tokenflood run · ${String(run.model ?? 'unknown model')}`,
+    subtitle: `${String(run.target_url ?? '')} · started ${String(run.started_at ?? '')}`,
+    banner: typeof scale === 'number' && scale !== 1 ? `Simulated server running ${esc(scale)}x faster than real time: latencies are scaled, not real.` : undefined,
+    sections,
+    charts,
+  });
+}
+
+/** Read a run directory and write DIR/report.html; returns the path written. */
+export function writeRunReport(dir: string, opts: RunReportOptions = {}): string {
+  const path = join(dir, 'report.html');
+  writeFileSync(path, renderRunReport(readRunDir(dir), opts));
+  return path;
+}

@@ -1,0 +1,110 @@
+// HTML building blocks shared by the reports: headline tiles, tables, metadata and plain-word findings. All text is escaped here.
+import type { DistStats } from '../../metrics/stats.js';
+import type { MetricsBlock } from '../../metrics/summary.js';
+import type { SloResult } from '../../metrics/slo.js';
+import { describeSloChecks } from '../../metrics/slo.js';
+import { SECRET_HEADERS } from '../../config/parse.js';
+import { escapeHtml as esc } from './escape.js';
+
+/** Number for display: thousands separators from 1,000, fewer decimals as values grow; '–' when missing. */
+export function num(x: number | null | undefined, digits = 2): string {
+  if (x === null || x === undefined || !Number.isFinite(x)) return '–';
+  const a = Math.abs(x);
+  if (a >= 1000) return Math.round(x).toLocaleString('en-US');
+  if (a >= 100) return x.toFixed(1);
+  return x.toFixed(digits);
+}
+export const pctText = (x: number | null | undefined): string => (x === null || x === undefined ? '–' : `${(x * 100).toFixed(x > 0 && x < 0.01 ? 2 : 1)}%`);
+
+export interface Tile {
+  label: string;
+  value: string;
+  unit?: string;
+  tone?: 'good' | 'bad';
+}
+
+export function tiles(ts: readonly Tile[]): string {
+  return `<div class="tiles">${ts
+    .map((t) => `<div class="tile${t.tone ? ` ${t.tone}` : ''}"><div class="k">${esc(t.label)}</div><div class="v">${esc(t.value)}${t.unit ? `<span class="u">${esc(t.unit)}</span>` : ''}</div></div>`)
+    .join('')}</div>`;
+}
+
+/** A table; cells are plain text (escaped) unless given as {html}. The first column is left-aligned. */
+export function htmlTable(header: readonly string[], rows: readonly (string | { html: string } | { text: string })[][]): string {
+  const cell = (c: string | { html: string } | { text: string }) =>
+    typeof c === 'string' ? `<td>${esc(c)}</td>` : 'html' in c ? `<td>${c.html}</td>` : `<td class="text">${esc(c.text)}</td>`;
+  return `<div class="scroll"><table><thead><tr>${header.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows
+    .map((r) => `<tr>${r.map(cell).join('')}</tr>`)
+    .join('')}</tbody></table></div>`;
+}
+
+export const DIST_ROWS: [string, keyof MetricsBlock][] = [
+  ['TTFT (ms)', 'ttft_ms'],
+  ['TTFAT (ms)', 'ttfat_ms'],
+  ['first event (ms)', 'first_event_ms'],
+  ['TPOT (ms)', 'tpot_ms'],
+  ['ITL (ms)', 'itl_ms'],
+  ['E2E (ms)', 'e2e_ms'],
+  ['output speed (tok/s/req)', 'output_speed_tok_s'],
+  ['input tokens', 'input_tokens'],
+  ['output tokens', 'output_tokens'],
+  ['reasoning tokens', 'reasoning_tokens'],
+  ['cached tokens', 'cached_tokens'],
+  ['schedule lag (ms)', 'schedule_lag_ms'],
+];
+
+/** Every distribution of a metrics block: count, mean, stdev, min, p50, p90, p95, p99, max. */
+export function percentileTable(m: MetricsBlock): string {
+  const rows = DIST_ROWS.filter(([, k]) => (m[k] as DistStats | undefined)?.count).map(([label, k]) => {
+    const d = m[k] as DistStats;
+    return [label, String(d.count), num(d.mean), num(d.stdev), num(d.min), num(d.p50), num(d.p90), num(d.p95), num(d.p99), num(d.max)];
+  });
+  return htmlTable(['metric', 'count', 'mean', 'stdev', 'min', 'p50', 'p90', 'p95', 'p99', 'max'], rows);
+}
+
+export function statementsList(lines: readonly string[]): string {
+  return lines.length ? `<ul class="insights">${lines.map((l) => `<li>${esc(l)}</li>`).join('')}</ul>` : '<p class="muted">Nothing to note.</p>';
+}
+
+export function sloBlock(slo: string, res: SloResult): string {
+  const verdict = res.passed ? '<span class="pass">PASSED</span>' : '<span class="fail">FAILED</span>';
+  const lines = describeSloChecks(res);
+  return `<p>SLOs <code>${esc(slo)}</code>: ${verdict}. Goodput ${esc(num(res.goodput_req_s))} req/s, ${esc(num(res.goodput_tok_s))} output tok/s (${esc(pctText(res.good_fraction))} of requests were good).</p>${statementsList(lines)}`;
+}
+
+export function errorsTable(m: MetricsBlock): string {
+  if (!m.requests.errors.length) return '<p class="muted">No failed requests.</p>';
+  return htmlTable(
+    ['kind', 'HTTP status', 'count', 'example message (as sent by the server)'],
+    m.requests.errors.map((e) => [e.kind, e.http_status === null ? '' : String(e.http_status), String(e.count), { text: e.example ?? '' }]),
+  );
+}
+
+/** Keys whose values are secrets, whatever they hold (run.json already redacts them; this is a second line of defence). */
+const SECRET_KEY = /^(api[-_]?key|apikey|authorization|proxy[-_]authorization|x[-_]api[-_]key|cookie|password|secret)$/i;
+
+/** Strip secrets from metadata: secret keys, and "Name: value" header lines whose name is a secret header. */
+export function scrubSecrets(v: unknown, key = ''): unknown {
+  if (SECRET_KEY.test(key)) return v === undefined || v === null ? v : '[redacted]';
+  if (typeof v === 'string') {
+    const m = /^\s*([^:\s]+)\s*:/.exec(v);
+    return m && SECRET_HEADERS.test(m[1]) ? `${m[1]}: [redacted]` : v;
+  }
+  if (Array.isArray(v)) return v.map((x) => scrubSecrets(x));
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, scrubSecrets(x, k)]));
+  return v;
+}
+
+/** Metadata as a two-column table of dotted keys (nested objects flattened, arrays shown as JSON). */
+export function metadataTable(meta: Record<string, unknown>): string {
+  const rows: [string, string][] = [];
+  const walk = (o: Record<string, unknown>, prefix: string) => {
+    for (const [k, v] of Object.entries(o)) {
+      const key = prefix ? `${prefix}.${k}` : k;
+      if (v && typeof v === 'object' && !Array.isArray(v)) walk(v as Record<string, unknown>, key);
+      else if (v !== undefined) rows.push([key, typeof v === 'string' ? v : JSON.stringify(v)]);
+    }
+  };
+  walk(scrubSecrets(meta) as Record<string, unknown>, '');
+  return htmlTable(['field', 'value'], rows.map(([k, v]) => [k, { text: v.length > 2000 ? `${v.slice(0, 2000)}…` : v }]));
+}

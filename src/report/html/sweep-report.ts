@@ -1,0 +1,129 @@
+// HTML reporter for a sweep: reads sweep.json and each point's records, writes DIR/report.html.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { UsageError } from '../../errors.js';
+import { readRecords } from '../../metrics/jsonl.js';
+import { percentile } from '../../metrics/stats.js';
+import type { SweepDoc } from '../../sweep/sweep.js';
+import type { SweepRow } from '../../sweep/row.js';
+import { loadWords } from '../../sweep/insights.js';
+import { renderPage } from './page.js';
+import { boxChart, decompositionChart, groupLabel, latencyThroughputChart, latencyVsLoadChart, throughputChart, type BoxStats, type SweepGroup } from './sweep-charts.js';
+import { htmlTable, metadataTable, num, pctText, statementsList, tiles } from './sections.js';
+import { escapeHtml as esc } from './escape.js';
+
+export function readSweepDoc(dir: string): SweepDoc {
+  const p = join(dir, 'sweep.json');
+  if (!existsSync(p)) throw new UsageError([`${p} not found (is ${dir} a tokenflood sweep directory?)`]);
+  return JSON.parse(readFileSync(p, 'utf8')) as SweepDoc;
+}
+
+const quartiles = (xs: number[]): number[] | null => {
+  if (!xs.length) return null;
+  xs.sort((a, b) => a - b);
+  return [1, 25, 50, 75, 99].map((q) => percentile(xs, q) as number);
+};
+
+/** Box-plot statistics per level, from each point's requests.jsonl (levels whose records are missing get empty boxes). */
+export function boxStats(dir: string, rows: readonly SweepRow[]): BoxStats[] {
+  return rows.map((r) => {
+    const file = join(dir, r.dir, 'requests.jsonl');
+    if (!existsSync(file)) return { load: r.load, ttft: null, tpot: null, e2e: null };
+    const ok = readRecords(file).records.filter((x) => !x.warmup && x.status === 'ok');
+    const pick = (k: 'ttft_ms' | 'tpot_ms' | 'e2e_ms') => ok.map((x) => x[k]).filter((v): v is number => v !== null);
+    return { load: r.load, ttft: quartiles(pick('ttft_ms')), tpot: quartiles(pick('tpot_ms')), e2e: quartiles(pick('e2e_ms')) };
+  });
+}
+
+function groupsOf(doc: SweepDoc): SweepGroup[] {
+  return doc.insights.map((g) => ({
+    insights: g,
+    rows: doc.points.filter((r) => r.input_tokens === g.input_tokens && r.output_tokens === g.output_tokens).sort((a, b) => a.load - b.load),
+  }));
+}
+
+function pointsTable(doc: SweepDoc): string {
+  const hasSlo = doc.slo !== null;
+  const header = ['point', 'load', 'in×out', 'ok / total', 'error rate', 'req/s', 'out tok/s', 'TTFT p50', 'TTFT p99', 'TPOT p50', 'TPOT p99', 'ITL p99', 'E2E p50', 'E2E p99', 'speed p50', 'eff.', 'goodput tok/s', ...(hasSlo ? ['SLO'] : [])];
+  const rows = doc.points.map((r) => [
+    { html: `<a href="${esc(`${r.dir}/report.html`)}">${esc(r.name)}</a>` },
+    String(r.load),
+    `${r.input_tokens}×${r.output_tokens}`,
+    `${r.ok} / ${r.requests}`,
+    pctText(r.error_rate),
+    num(r.request_throughput),
+    num(r.output_throughput),
+    num(r.ttft_p50_ms),
+    num(r.ttft_p99_ms),
+    num(r.tpot_p50_ms),
+    num(r.tpot_p99_ms),
+    num(r.itl_p99_ms),
+    num(r.e2e_p50_ms),
+    num(r.e2e_p99_ms),
+    num(r.output_speed_p50_tok_s),
+    num(r.concurrency_efficiency),
+    num(r.goodput_tok_s),
+    ...(hasSlo ? [{ html: r.slo_passed ? '<span class="pass">pass</span>' : `<span class="fail">fail</span> <span class="muted">${esc(r.slo_failed.join(', '))}</span>` }] : []),
+  ]);
+  return htmlTable(header, rows);
+}
+
+/** The report page for a sweep. */
+export function renderSweepReport(dir: string, doc: SweepDoc): string {
+  const groups = groupsOf(doc);
+  const hasSlo = doc.slo !== null;
+  const charts: Record<string, unknown> = {
+    's-throughput': throughputChart(groups, hasSlo),
+    's-latency-throughput': latencyThroughputChart(groups),
+    's-latency-load': latencyVsLoadChart(groups),
+  };
+  const perGroup: string[] = [];
+  groups.forEach((g, i) => {
+    const boxes = boxStats(dir, g.rows);
+    const id = (k: string) => `s-${k}-${i}`;
+    charts[id('ttft-box')] = boxChart(`TTFT by level (${groupLabel(g.insights)})`, doc.mode, boxes, 'ttft');
+    charts[id('tpot-box')] = boxChart(`TPOT by level (${groupLabel(g.insights)})`, doc.mode, boxes, 'tpot');
+    charts[id('e2e-box')] = boxChart(`E2E by level (${groupLabel(g.insights)})`, doc.mode, boxes, 'e2e');
+    charts[id('decomp')] = decompositionChart(doc.mode, g.rows);
+    perGroup.push(
+      `<h3>${esc(groupLabel(g.insights))}</h3><div class="grid2">${['ttft-box', 'tpot-box', 'e2e-box', 'decomp'].map((k) => `<div class="chart" id="${id(k)}"></div>`).join('')}</div>`,
+    );
+  });
+  const first = groups[0]?.insights;
+  const headline = tiles([
+    { label: 'points', value: String(doc.points.length) },
+    { label: 'peak output throughput', value: first?.peak ? num(first.peak.output_throughput) : '–', unit: first?.peak ? `tok/s @ ${loadWords(doc.mode, first.peak.load)}` : undefined },
+    { label: 'knee', value: first?.knee ? loadWords(doc.mode, first.knee.load) : 'not found' },
+    { label: 'recommended', value: first?.recommended ? loadWords(doc.mode, first.recommended.load) : '–', tone: first?.recommended ? 'good' : undefined },
+    { label: 'highest load meeting SLOs', value: first?.max_load_meeting_slo !== null && first?.max_load_meeting_slo !== undefined ? loadWords(doc.mode, first.max_load_meeting_slo) : '–' },
+    { label: 'most stable', value: first?.most_stable ? loadWords(doc.mode, first.most_stable.load) : '–' },
+  ]);
+  const insights = groups
+    .map((g) => `${groups.length > 1 ? `<h3>${esc(groupLabel(g.insights))}</h3>` : ''}${statementsList(g.insights.statements)}`)
+    .join('');
+  const autoText = doc.auto_stop ? statementsList(Object.entries(doc.auto_stop).map(([k, v]) => `--auto (${k}): ${v}`)) : '';
+  const method = `<p class="muted">Knee: the level farthest above the straight line from the lowest to the highest level, with log2(load) and throughput both scaled to 0–1 (Kneedle); a bend under 0.1 is not reported. Recommended: 70% of the knee, capped at the highest load for which every level up to it met ${hasSlo ? `the SLOs (<code>${esc(doc.slo)}</code>)` : 'the error threshold'}.</p>`;
+  const sections = [
+    { id: 'headline', title: 'Headline', html: headline + (groups.length > 1 ? '<p class="muted">Tiles show the first input/output pair; see the findings for all.</p>' : '') },
+    { id: 'insights', title: 'Findings', html: insights + autoText + method + (doc.interrupted ? '<p class="fail">The sweep was stopped before every point ran.</p>' : '') },
+    { id: 'throughput', title: 'Throughput vs load', html: '<div class="chart tall" id="s-throughput"></div>' },
+    { id: 'latency', title: 'Latency vs throughput and load', html: '<div class="grid2"><div class="chart tall" id="s-latency-throughput"></div><div class="chart tall" id="s-latency-load"></div></div>' },
+    { id: 'levels', title: 'Distributions per level', html: `<p class="muted">Boxes span p25–p75 with the median; whiskers reach p1 and p99.</p>${perGroup.join('')}` },
+    { id: 'points', title: 'Points', html: pointsTable(doc) },
+    { id: 'metadata', title: 'Sweep metadata and config', html: metadataTable({ ...doc, points: undefined, insights: undefined } as unknown as Record<string, unknown>) },
+  ];
+  return renderPage({
+    title: `tokenflood sweep · ${String(doc.model ?? 'unknown model')}`,
+    subtitle: `${doc.target_url} · ${doc.points.length} points by ${doc.mode} · started ${doc.started_at}`,
+    banner: doc.embedded_server ? 'Measured against the embedded simulated server, not a real deployment.' : undefined,
+    sections,
+    charts,
+  });
+}
+
+/** Read a sweep directory and write DIR/report.html; returns the path written. */
+export function writeSweepReport(dir: string): string {
+  const path = join(dir, 'report.html');
+  writeFileSync(path, renderSweepReport(dir, readSweepDoc(dir)));
+  return path;
+}

@@ -1,0 +1,236 @@
+// The sweep config: zod schema and flag table for the sweep's own keys, and resolution of flags + YAML file into points.
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { parse as parseYaml } from 'yaml';
+import { UsageError } from '../errors.js';
+import { RUN_FLAGS, describeIssues, type RunConfigInput } from '../config/schema.js';
+import { resolveRunConfig, type ResolvedRun } from '../config/load.js';
+import { didYouMean, parseDurationS, toCamel, toKebab } from '../config/parse.js';
+import type { FlagSpec } from '../config/flags.js';
+import { parseSlo, type Slo } from '../metrics/slo.js';
+import { AS_CONFIGURED, buildGrid, isAsConfigured, parseInputOutputList, parseNumberList, type InputOutput, type LoadMode, type LoadStep, type PointSpec } from './grid.js';
+
+const numberList = (inner: z.ZodNumber) => z.preprocess((v) => (v === undefined ? undefined : parseNumberList(v)), z.array(inner).min(1).optional());
+const fraction = z.preprocess((v) => (typeof v === 'string' && v.trim().endsWith('%') ? Number(v.trim().slice(0, -1)) / 100 : v), z.coerce.number().min(0).max(1));
+const durationList = z.preprocess(
+  (v) => (v === undefined ? undefined : (Array.isArray(v) ? v : String(v).split(',')).map((x) => parseDurationS(typeof x === 'string' ? x.trim() : x))),
+  z.array(z.number({ message: 'expected durations such as 60s, 2m or 500ms' }).positive()).min(1).optional(),
+);
+
+const PointSchema = z
+  .object({
+    concurrency: z.coerce.number().int().positive().optional(),
+    rate: z.coerce.number().positive().optional(),
+    requests: z.coerce.number().int().positive().optional(),
+    duration: z.preprocess((v) => (v === undefined ? undefined : parseDurationS(v)), z.number().positive().optional()),
+  })
+  .strict();
+
+export const SweepSchema = z
+  .object({
+    concurrency: numberList(z.number().int().positive()),
+    rate: numberList(z.number().positive()),
+    inputOutput: z.unknown().optional(),
+    requests: numberList(z.number().int().positive()),
+    duration: durationList,
+    points: z.array(PointSchema).min(1).optional(),
+    auto: z.boolean().default(false),
+    slo: z.string().optional(),
+    minGain: fraction.default(0.05),
+    refine: z.coerce.number().int().min(0).max(10).default(2),
+    maxConcurrency: z.coerce.number().int().positive().default(256),
+    simTimeScale: z.coerce.number().positive().optional(),
+    simMaxNumSeqs: z.coerce.number().int().positive().optional(),
+    simGpu: z.string().min(1).optional(),
+    simModel: z.string().min(1).optional(),
+    out: z.string().min(1).optional(),
+    overwrite: z.boolean().default(false),
+    json: z.boolean().default(false),
+    quiet: z.boolean().default(false),
+  })
+  .strict();
+
+export type SweepInput = z.input<typeof SweepSchema>;
+type SweepParsed = z.output<typeof SweepSchema>;
+
+/** Flags of `tokenflood sweep` (the `points` list is YAML only). */
+export const SWEEP_FLAGS: { [K in Exclude<keyof SweepInput, 'points'>]-?: FlagSpec } = {
+  concurrency: { flag: '--concurrency <list>', help: 'closed-loop levels, e.g. 1,2,4,8,16,32,64' },
+  rate: { flag: '--rate <list>', help: 'open-loop request rates (req/s), e.g. 1,2,5,10' },
+  inputOutput: { flag: '--input-output <list>', help: 'input×output token pairs crossed with the levels, e.g. 256x256,2048x2048 (default: the lengths the run flags configure)' },
+  requests: { flag: '--requests <n|list>', help: 'measured requests per point; a list pairs one count with each level (default max(100, 4 x concurrency))' },
+  duration: { flag: '--duration <time|list>', help: 'send for this long at each point, e.g. 30s; a list pairs one with each level' },
+  auto: { flag: '--auto', help: 'find the limit: concurrency 1, 2, 4, … until throughput gains < --min-gain, an SLO breaks or errors exceed --max-error-rate; then refine between the last two levels' },
+  slo: { flag: '--slo <list>', help: 'objectives, e.g. ttft_p99=2000ms,tpot_p99=50ms,e2e_p99=30s,error_rate=1% (see docs/slo.md)' },
+  minGain: { flag: '--min-gain <x>', help: 'with --auto: stop when doubling concurrency adds less output throughput than this, e.g. 5% (default 5%)' },
+  refine: { flag: '--refine <n>', help: 'with --auto: extra levels bisecting the last two (default 2)' },
+  maxConcurrency: { flag: '--max-concurrency <n>', help: 'with --auto: highest concurrency to try (default 256)' },
+  simTimeScale: { flag: '--sim-time-scale <x>', help: 'embedded simulated server only: simulated ms per wall-clock ms (default 1)' },
+  simMaxNumSeqs: { flag: '--sim-max-num-seqs <n>', help: 'embedded simulated server only: max sequences per engine step (default 256)' },
+  simGpu: { flag: '--sim-gpu <id>', help: 'embedded simulated server only: GPU profile' },
+  simModel: { flag: '--sim-model <id>', help: 'embedded simulated server only: model profile' },
+  out: { flag: '--out <dir>', help: 'sweep directory (default results/<timestamp>-sweep/)' },
+  overwrite: { flag: '--overwrite', help: 'allow writing into a directory that already holds a sweep' },
+  json: { flag: '--json', help: 'print sweep.json as one JSON document on stdout (progress goes to stderr)' },
+  quiet: { flag: '--quiet', help: 'no per-point progress lines' },
+};
+
+/** Run flags a sweep passes to every point unchanged (the load, lengths and output keys are the sweep's own). */
+const SWEEP_OWNED_RUN_KEYS = ['concurrency', 'rate', 'requests', 'duration', 'out', 'overwrite', 'json', 'quiet'] as const;
+const flagWord = (f: FlagSpec) => f.flag.split(' ')[0].replace(/^--no-/, '--');
+const SWEEP_FLAG_WORDS = new Set(Object.values(SWEEP_FLAGS).map(flagWord));
+export const PASS_THROUGH_RUN_FLAGS: Record<string, FlagSpec> = Object.fromEntries(
+  Object.entries(RUN_FLAGS as Record<string, FlagSpec>).filter(
+    ([k, f]) => !(SWEEP_OWNED_RUN_KEYS as readonly string[]).includes(k) && !(k in SweepSchema.shape) && !SWEEP_FLAG_WORDS.has(flagWord(f)),
+  ),
+);
+
+/** Error rate above which a level counts as failed when --max-error-rate is not given (runs are then not stopped early). */
+export const DEFAULT_LEVEL_MAX_ERROR_RATE = 0.05;
+
+export interface SweepConfig extends Omit<SweepParsed, 'inputOutput' | 'slo'> {
+  mode: LoadMode;
+  pairs: InputOutput[];
+  /** A level whose error rate exceeds this failed (--max-error-rate, passed to every run too; default 5%). */
+  maxErrorRate: number;
+  slo: Slo | undefined;
+  /** The grid (empty with --auto: its points are chosen as it goes). */
+  points: PointSpec[];
+}
+
+export interface ResolvedSweep {
+  sweep: SweepConfig;
+  /** Run flags passed to every point (camelCase keys of RunConfigInput). */
+  runFlags: Record<string, unknown>;
+  /** The run config of the first point, validated (for the model, base URL and tokenizer). */
+  base: ResolvedRun;
+}
+
+/** Split a YAML/JSON sweep file into sweep keys and run keys; unknown keys are problems. */
+export function readSweepFile(path: string): { sweep: Record<string, unknown>; run: Record<string, unknown>; problems: string[] } {
+  let doc: unknown;
+  try {
+    doc = parseYaml(readFileSync(path, 'utf8'));
+  } catch (e) {
+    return { sweep: {}, run: {}, problems: [`${path}: cannot read sweep file: ${(e as Error).message.split('\n')[0]}`] };
+  }
+  const out = { sweep: {} as Record<string, unknown>, run: {} as Record<string, unknown>, problems: [] as string[] };
+  if (doc === null || doc === undefined) return out;
+  if (typeof doc !== 'object' || Array.isArray(doc)) return { ...out, problems: [`${path}: expected a mapping of option: value`] };
+  const sweepKeys = Object.keys(SweepSchema.shape);
+  const runKeys = Object.keys(PASS_THROUGH_RUN_FLAGS);
+  for (const [rawKey, v] of Object.entries(doc as Record<string, unknown>)) {
+    const key = toCamel(rawKey);
+    if (sweepKeys.includes(key) && key !== 'json') out.sweep[key] = v;
+    else if (runKeys.includes(key)) {
+      out.run[key] = key === 'header' && v && typeof v === 'object' && !Array.isArray(v)
+        ? Object.entries(v as Record<string, unknown>).map(([k, x]) => `${k}: ${String(x)}`)
+        : v;
+    } else {
+      const hint = didYouMean(key, [...sweepKeys, ...runKeys]);
+      out.problems.push(`${path}: unknown key "${rawKey}"${hint ? ` (did you mean "${toKebab(hint)}"?)` : ''}`);
+    }
+  }
+  return out;
+}
+
+/** Pair a per-point list with the levels: one value applies to all, a list must match the levels one to one. */
+function pairWith<T>(name: string, values: T[] | undefined, n: number, problems: string[]): (T | undefined)[] {
+  if (!values) return new Array<T | undefined>(n).fill(undefined);
+  if (values.length === 1) return new Array<T>(n).fill(values[0]);
+  if (values.length !== n) problems.push(`--${name}: ${values.length} values for ${n} levels; give one value or one per level`);
+  return Array.from({ length: n }, (_, i) => values[i]);
+}
+
+function loadSteps(s: SweepParsed, problems: string[]): { mode: LoadMode; steps: LoadStep[] } {
+  if (s.points) {
+    const modes = new Set(s.points.map((p) => (p.rate !== undefined ? 'rate' : 'concurrency')));
+    s.points.forEach((p, i) => {
+      if ((p.rate === undefined) === (p.concurrency === undefined)) problems.push(`points[${i}]: give exactly one of concurrency or rate`);
+    });
+    if (modes.size > 1) problems.push('points: mix of concurrency and rate points; a sweep varies one of them');
+    const mode: LoadMode = modes.has('rate') ? 'rate' : 'concurrency';
+    return { mode, steps: s.points.map((p) => ({ load: (p.rate ?? p.concurrency) as number, requests: p.requests ?? s.requests?.[0], durationS: p.duration ?? s.duration?.[0] })) };
+  }
+  const mode: LoadMode = s.rate ? 'rate' : 'concurrency';
+  const loads = s.rate ?? s.concurrency ?? [];
+  const req = pairWith('requests', s.requests, loads.length, problems);
+  const dur = pairWith('duration', s.duration, loads.length, problems);
+  return { mode, steps: loads.map((load, i) => ({ load, requests: req[i], durationS: dur[i] })) };
+}
+
+/** The run flags that set a pair's lengths (none for AS_CONFIGURED). */
+export function lengthFlags(io: InputOutput): { inputTokens?: number; outputTokens?: number } {
+  return isAsConfigured(io) ? {} : { inputTokens: io.input, outputTokens: io.output };
+}
+
+export interface ResolveSweepInput {
+  /** Sweep flags given on the command line. */
+  flags: Record<string, unknown>;
+  /** Run flags given on the command line. */
+  runFlags: Record<string, unknown>;
+  configFile?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Validate a whole sweep before anything is sent; throws UsageError listing every problem. */
+export function resolveSweepConfig(inp: ResolveSweepInput): ResolvedSweep {
+  const problems: string[] = [];
+  let file = { sweep: {} as Record<string, unknown>, run: {} as Record<string, unknown> };
+  if (inp.configFile) {
+    const r = readSweepFile(inp.configFile);
+    problems.push(...r.problems);
+    file = r;
+  }
+  const merged = { ...file.sweep, ...Object.fromEntries(Object.entries(inp.flags).filter(([, v]) => v !== undefined)) };
+  const runFlags = { ...file.run, ...Object.fromEntries(Object.entries(inp.runFlags).filter(([, v]) => v !== undefined)) };
+  const parsed = SweepSchema.safeParse(merged);
+  if (!parsed.success) {
+    const name = (k: string) => SWEEP_FLAGS[k as keyof typeof SWEEP_FLAGS]?.flag.split(' ')[0] ?? k;
+    throw new UsageError([...problems, ...describeIssues(parsed.error.issues, name)]);
+  }
+  const s = parsed.data;
+  let slo: Slo | undefined;
+  if (s.slo !== undefined) {
+    try {
+      slo = parseSlo(s.slo);
+    } catch (e) {
+      problems.push(...(e as UsageError).problems);
+    }
+  }
+  let pairs: InputOutput[];
+  if (s.inputOutput !== undefined) {
+    const r = parseInputOutputList(s.inputOutput);
+    for (const b of r.bad) problems.push(`--input-output: expected INPUTxOUTPUT such as 256x256, got "${b}"`);
+    pairs = r.pairs;
+  } else {
+    // Plain numbers name the pair; anything else (defaults, distributions, datasets, mixes) is left to the run flags.
+    const int = (v: unknown) => (typeof v === 'number' || (typeof v === 'string' && /^\d+$/.test(v.trim())) ? Number(v) : NaN);
+    const io = { input: int(runFlags.inputTokens), output: int(runFlags.outputTokens) };
+    pairs = Number.isInteger(io.input) && io.input > 0 && Number.isInteger(io.output) && io.output > 0 ? [io] : [AS_CONFIGURED];
+  }
+  if (s.rate && s.concurrency) problems.push('--rate and --concurrency: a sweep varies one of them; give one list');
+  if (s.points && (s.rate || s.concurrency)) problems.push('points: give either a points list or --concurrency/--rate, not both');
+  if (s.auto && (s.rate || s.points)) problems.push('--auto: searches concurrency only; drop --rate/points');
+  if (!s.auto && !s.rate && !s.concurrency && !s.points) problems.push('sweep: give --concurrency LIST, --rate LIST, a points list in the sweep file, or --auto');
+  const { mode, steps } = s.auto ? { mode: 'concurrency' as const, steps: [] } : loadSteps(s, problems);
+  if (s.auto && (s.requests?.length ?? 1) > 1) problems.push('--requests: --auto takes one count per level');
+  const simKeys = ['simTimeScale', 'simMaxNumSeqs', 'simGpu', 'simModel'] as const;
+  if (runFlags.baseUrl !== undefined && simKeys.some((k) => s[k] !== undefined)) problems.push('--sim-*: only apply to the embedded simulated server (no --base-url)');
+  // Validate the run flags once, as the first point would use them.
+  let base: ResolvedRun | undefined;
+  try {
+    const first = steps[0] ?? { load: 1 };
+    base = resolveRunConfig({
+      flags: { ...runFlags, [mode]: first.load, ...lengthFlags(pairs[0] ?? AS_CONFIGURED), quiet: true } as RunConfigInput,
+      env: inp.env,
+    });
+  } catch (e) {
+    if (e instanceof UsageError) problems.push(...e.problems);
+    else throw e;
+  }
+  if (problems.length || !base) throw new UsageError(problems);
+  const { inputOutput: _io, slo: _slo, ...rest } = s;
+  const maxErrorRate = (base.config as { maxErrorRate?: number }).maxErrorRate ?? DEFAULT_LEVEL_MAX_ERROR_RATE;
+  return { sweep: { ...rest, mode, pairs, slo, maxErrorRate, points: buildGrid(mode, steps, pairs) }, runFlags, base };
+}

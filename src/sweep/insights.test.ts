@@ -1,0 +1,72 @@
+import { describe, it, expect } from 'vitest';
+import { findKnee, groupInsights, paretoFrontier, throughputAt } from './insights.js';
+import type { SweepRow } from './row.js';
+
+function row(load: number, tput: number, extra: Partial<SweepRow> = {}): SweepRow {
+  return {
+    name: `c${load}`, dir: `points/c${load}`, mode: 'concurrency', load, concurrency: load, rate: null, input_tokens: 256, output_tokens: 256,
+    requests: 100, ok: 100, failed: 0, error_rate: 0, duration_s: 10, request_throughput: tput / 256, output_throughput: tput,
+    total_token_throughput: tput * 2, ttft_mean_ms: 50 * load, ttft_p50_ms: 50 * load, ttft_p90_ms: 60 * load, ttft_p99_ms: 80 * load,
+    tpot_mean_ms: 10, tpot_p50_ms: 10, tpot_p90_ms: 11, tpot_p99_ms: 12, itl_mean_ms: 10, itl_p50_ms: 10, itl_p90_ms: 11, itl_p99_ms: 12,
+    e2e_mean_ms: 1000 + 100 * load, e2e_p50_ms: 1000 + 100 * load, e2e_p90_ms: 1100 + 100 * load, e2e_p99_ms: 1200 + 150 * load,
+    output_speed_mean_tok_s: 100, output_speed_p50_tok_s: 100, tpot_cv: 0.1, e2e_cv: 0.1, concurrency_efficiency: tput / load,
+    mean_in_flight: load, goodput_req_s: tput / 256, goodput_tok_s: tput, good_fraction: 1, slo_passed: null, slo_failed: [], ...extra,
+  };
+}
+
+const plateau = [row(1, 250), row(2, 500), row(4, 1000), row(8, 1010), row(16, 1000)];
+
+describe('findKnee', () => {
+  it('finds where a saturating curve bends', () => {
+    expect(findKnee(plateau)?.load).toBe(4);
+    // Still concave but smooth: the knee is in the middle.
+    expect(findKnee([row(1, 100), row(2, 190), row(4, 340), row(8, 480), row(16, 520), row(32, 530)])?.load).toBe(8);
+  });
+  it('reports none for a straight or still-growing curve, flat data or too few levels', () => {
+    expect(findKnee([row(1, 100), row(2, 200), row(4, 400), row(8, 800)])).toBeNull();
+    expect(findKnee([row(1, 100), row(2, 200), row(4, 300), row(8, 400)])).toBeNull();
+    expect(findKnee([row(1, 100), row(2, 100), row(4, 100)])).toBeNull();
+    expect(findKnee([row(1, 100), row(2, 200)])).toBeNull();
+  });
+  it('survives overload collapse after the peak', () => {
+    expect(findKnee([row(1, 250), row(2, 500), row(4, 1000), row(8, 900), row(16, 500)])?.load).toBe(4);
+  });
+});
+
+describe('groupInsights', () => {
+  it('recommends 70% of the knee and states the findings', () => {
+    const g = groupInsights(plateau, { hasSlo: false, maxErrorRate: 0.05 });
+    expect(g.knee?.load).toBe(4);
+    expect(g.peak).toEqual({ load: 8, output_throughput: 1010 });
+    expect(g.headroom_load).toBe(2);
+    expect(g.recommended?.load).toBe(2);
+    expect(g.recommended?.expected_output_throughput).toBe(500);
+    expect(g.max_load_meeting_slo).toBe(16);
+    expect(g.statements.join('\n')).toMatch(/Knee at concurrency 4/);
+    expect(g.statements.join('\n')).toMatch(/Recommended operating point: concurrency 2/);
+  });
+  it('caps the recommendation at the highest load meeting the SLOs', () => {
+    const rows = plateau.map((r) => ({ ...r, slo_passed: r.load <= 1, slo_failed: r.load <= 1 ? [] : ['ttft_p99'] }));
+    const g = groupInsights(rows, { hasSlo: true, maxErrorRate: 0.05 });
+    expect(g.max_load_meeting_slo).toBe(1);
+    expect(g.recommended?.load).toBe(1);
+    const none = groupInsights(plateau.map((r) => ({ ...r, slo_passed: false, slo_failed: ['e2e_p99'] })), { hasSlo: true, maxErrorRate: 0.05 });
+    expect(none.recommended).toBeNull();
+    expect(none.statements.join('\n')).toMatch(/No tested level met the SLOs/);
+  });
+  it('picks the most stable level by TPOT and E2E variation', () => {
+    const rows = plateau.map((r) => ({ ...r, tpot_cv: r.load === 2 ? 0.01 : 0.2, e2e_cv: r.load === 2 ? 0.02 : 0.2 }));
+    expect(groupInsights(rows, { hasSlo: false, maxErrorRate: 0.05 }).most_stable?.load).toBe(2);
+  });
+});
+
+describe('paretoFrontier and throughputAt', () => {
+  it('keeps only undominated levels', () => {
+    // 16 has less throughput than 8 and more latency: dominated.
+    expect(paretoFrontier(plateau).map((r) => r.load)).toEqual([1, 2, 4, 8]);
+  });
+  it('interpolates over log load', () => {
+    expect(throughputAt(plateau, 3)).toBeCloseTo(500 + 500 * (Math.log2(3) - 1));
+    expect(throughputAt(plateau, 64)).toBeNull();
+  });
+});

@@ -1,0 +1,136 @@
+// One sweep point as a flat row (sweep.csv / sweep.json): its load, lengths, throughputs, latency stats, stability and goodput.
+import type { MetricsBlock } from '../metrics/summary.js';
+import type { DistStats } from '../metrics/stats.js';
+import type { RequestRecord } from '../metrics/record.js';
+import { evaluateSlo, type Slo } from '../metrics/slo.js';
+import type { LoadMode, PointSpec } from './grid.js';
+
+export interface SweepRow {
+  name: string;
+  /** Point directory relative to the sweep directory. */
+  dir: string;
+  mode: LoadMode;
+  /** The level's load: concurrency (closed loop) or requests per second (open loop). */
+  load: number;
+  concurrency: number | null;
+  rate: number | null;
+  input_tokens: number;
+  output_tokens: number;
+  requests: number;
+  ok: number;
+  failed: number;
+  error_rate: number;
+  duration_s: number;
+  request_throughput: number;
+  output_throughput: number;
+  total_token_throughput: number;
+  ttft_mean_ms: number | null;
+  ttft_p50_ms: number | null;
+  ttft_p90_ms: number | null;
+  ttft_p99_ms: number | null;
+  tpot_mean_ms: number | null;
+  tpot_p50_ms: number | null;
+  tpot_p90_ms: number | null;
+  tpot_p99_ms: number | null;
+  itl_mean_ms: number | null;
+  itl_p50_ms: number | null;
+  itl_p90_ms: number | null;
+  itl_p99_ms: number | null;
+  e2e_mean_ms: number | null;
+  e2e_p50_ms: number | null;
+  e2e_p90_ms: number | null;
+  e2e_p99_ms: number | null;
+  output_speed_mean_tok_s: number | null;
+  output_speed_p50_tok_s: number | null;
+  /** Coefficients of variation (stdev / mean) of per-request TPOT and E2E: lower is steadier. */
+  tpot_cv: number | null;
+  e2e_cv: number | null;
+  concurrency_efficiency: number | null;
+  mean_in_flight: number;
+  /** Good requests (ok and within every per-request SLO limit) per second, and their output tokens per second. */
+  goodput_req_s: number;
+  goodput_tok_s: number;
+  good_fraction: number;
+  /** Whether the point met every SLO; null when the sweep has none. */
+  slo_passed: boolean | null;
+  /** Names of the SLO checks that failed. */
+  slo_failed: string[];
+}
+
+/** Coefficient of variation = stdev / mean, null when undefined. */
+export function coefficientOfVariation(d: DistStats): number | null {
+  return d.mean === null || d.stdev === null || d.mean === 0 ? null : d.stdev / d.mean;
+}
+
+export function sweepRow(p: PointSpec, dir: string, m: MetricsBlock, records: readonly RequestRecord[], slo: Slo | undefined): SweepRow {
+  const ev = evaluateSlo(m, records, slo);
+  return {
+    name: p.name,
+    dir,
+    mode: p.mode,
+    load: p.load,
+    concurrency: p.mode === 'concurrency' ? p.load : null,
+    rate: p.mode === 'rate' ? p.load : null,
+    input_tokens: p.inputTokens,
+    output_tokens: p.outputTokens,
+    requests: m.requests.total,
+    ok: m.requests.ok,
+    failed: m.requests.failed,
+    error_rate: m.requests.error_rate,
+    duration_s: m.duration_s,
+    request_throughput: m.request_throughput,
+    output_throughput: m.output_throughput,
+    total_token_throughput: m.total_token_throughput,
+    ttft_mean_ms: m.ttft_ms.mean,
+    ttft_p50_ms: m.ttft_ms.p50,
+    ttft_p90_ms: m.ttft_ms.p90,
+    ttft_p99_ms: m.ttft_ms.p99,
+    tpot_mean_ms: m.tpot_ms.mean,
+    tpot_p50_ms: m.tpot_ms.p50,
+    tpot_p90_ms: m.tpot_ms.p90,
+    tpot_p99_ms: m.tpot_ms.p99,
+    itl_mean_ms: m.itl_ms.mean,
+    itl_p50_ms: m.itl_ms.p50,
+    itl_p90_ms: m.itl_ms.p90,
+    itl_p99_ms: m.itl_ms.p99,
+    e2e_mean_ms: m.e2e_ms.mean,
+    e2e_p50_ms: m.e2e_ms.p50,
+    e2e_p90_ms: m.e2e_ms.p90,
+    e2e_p99_ms: m.e2e_ms.p99,
+    output_speed_mean_tok_s: m.output_speed_tok_s.mean,
+    output_speed_p50_tok_s: m.output_speed_tok_s.p50,
+    tpot_cv: coefficientOfVariation(m.tpot_ms),
+    e2e_cv: coefficientOfVariation(m.e2e_ms),
+    concurrency_efficiency: m.concurrency_efficiency,
+    mean_in_flight: m.mean_in_flight,
+    goodput_req_s: ev.goodput_req_s,
+    goodput_tok_s: ev.goodput_tok_s,
+    good_fraction: ev.good_fraction,
+    slo_passed: slo ? ev.passed : null,
+    slo_failed: ev.checks.filter((c) => !c.passed).map((c) => c.name),
+  };
+}
+
+/** Columns of sweep.csv, in order (every SweepRow field). */
+export const SWEEP_COLUMNS: (keyof SweepRow)[] = [
+  'name', 'dir', 'mode', 'load', 'concurrency', 'rate', 'input_tokens', 'output_tokens', 'requests', 'ok', 'failed', 'error_rate',
+  'duration_s', 'request_throughput', 'output_throughput', 'total_token_throughput',
+  'ttft_mean_ms', 'ttft_p50_ms', 'ttft_p90_ms', 'ttft_p99_ms', 'tpot_mean_ms', 'tpot_p50_ms', 'tpot_p90_ms', 'tpot_p99_ms',
+  'itl_mean_ms', 'itl_p50_ms', 'itl_p90_ms', 'itl_p99_ms', 'e2e_mean_ms', 'e2e_p50_ms', 'e2e_p90_ms', 'e2e_p99_ms',
+  'output_speed_mean_tok_s', 'output_speed_p50_tok_s', 'tpot_cv', 'e2e_cv', 'concurrency_efficiency', 'mean_in_flight',
+  'goodput_req_s', 'goodput_tok_s', 'good_fraction', 'slo_passed', 'slo_failed',
+];
+
+function csvCell(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'number') return Number.isFinite(v) ? String(Math.round(v * 1e6) / 1e6) : '';
+  const s = Array.isArray(v) ? v.join(';') : String(v);
+  // Quote when needed; a leading =,+,-,@ is prefixed so spreadsheets do not evaluate it as a formula.
+  const safe = /^[=+\-@]/.test(s) ? `'${s}` : s;
+  return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+/** sweep.csv: a header line then one line per row. */
+export function sweepCsv(rows: readonly SweepRow[]): string {
+  return [SWEEP_COLUMNS.join(','), ...rows.map((r) => SWEEP_COLUMNS.map((c) => csvCell(r[c])).join(','))].join('\n') + '\n';
+}

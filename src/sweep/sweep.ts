@@ -1,0 +1,171 @@
+// Sweep orchestration: one run per point (grid or --auto search) against one server, then sweep.json, sweep.csv and report.html.
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { run, redactedConfig } from '../run.js';
+import { resolveRunConfig } from '../config/load.js';
+import type { RunConfigInput } from '../config/schema.js';
+import { UsageError } from '../errors.js';
+import { VERSION } from '../version.js';
+import { lengthFlags, type ResolvedSweep, type SweepConfig } from './config.js';
+import { makePoint, pairLabel, type InputOutput, type PointSpec } from './grid.js';
+import { sweepRow, sweepCsv, type SweepRow } from './row.js';
+import { sweepInsights, type GroupInsights } from './insights.js';
+import { autoAdvance, autoStart, type AutoState } from './auto.js';
+import { writeRunReport } from '../report/html/run-report.js';
+import { writeSweepReport } from '../report/html/sweep-report.js';
+
+export interface SweepDoc {
+  schema_version: 1;
+  kind: 'sweep';
+  tool: 'tokenflood';
+  version: string;
+  started_at: string;
+  finished_at: string;
+  target_url: string;
+  embedded_server: boolean;
+  model: string | null;
+  mode: 'concurrency' | 'rate';
+  auto: boolean;
+  /** Why --auto stopped, per input/output pair ("256x256": reason). */
+  auto_stop: Record<string, string> | null;
+  slo: string | null;
+  max_error_rate: number;
+  /** The run config shared by every point (API key and secret headers redacted). */
+  config: Record<string, unknown>;
+  /** True when the sweep was stopped before every point ran. */
+  interrupted: boolean;
+  points: SweepRow[];
+  insights: GroupInsights[];
+}
+
+export interface SweepHooks {
+  onStart?(info: { baseUrl: string; embedded: boolean; outDir: string; points: number | undefined }): void;
+  onPointStart?(p: PointSpec, index: number, total: number | undefined): void;
+  onPointDone?(row: SweepRow): void;
+}
+
+export interface SweepResult {
+  doc: SweepDoc;
+  outDir: string;
+}
+
+function defaultSweepDir(): string {
+  const ts = new Date().toISOString().replace(/[:.]/g, '-').replace(/Z$/, '');
+  return join('results', `${ts}-sweep`);
+}
+
+async function openServer(s: SweepConfig, baseUrl: string | undefined): Promise<{ baseUrl: string; embedded: boolean; close(): Promise<void> }> {
+  if (baseUrl) return { baseUrl, embedded: false, close: async () => {} };
+  const { startSimServer } = await import('../sim/server.js');
+  const opts: Record<string, unknown> = { port: 0 };
+  if (s.simTimeScale !== undefined) opts.timeScale = s.simTimeScale;
+  if (s.simMaxNumSeqs !== undefined) opts.maxNumSeqs = s.simMaxNumSeqs;
+  if (s.simGpu !== undefined) opts.gpu = s.simGpu;
+  if (s.simModel !== undefined) opts.modelProfile = s.simModel;
+  const sim = await startSimServer(opts);
+  return { baseUrl: sim.baseUrl, embedded: true, close: () => sim.close() };
+}
+
+/** The run config minus what varies per point (load, lengths, stop condition, directory). */
+function sharedConfig(c: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...c };
+  for (const k of ['concurrency', 'rate', 'requests', 'duration', 'inputTokens', 'outputTokens', 'out', 'overwrite', 'quiet', 'json']) delete out[k];
+  return out;
+}
+
+/** Run a whole sweep. Throws UsageError (exit 2) for bad config or an unreachable server before the first point. */
+export async function runSweep(resolved: ResolvedSweep, opts: { hooks?: SweepHooks; signal?: AbortSignal } = {}): Promise<SweepResult> {
+  const { sweep: s, runFlags, base } = resolved;
+  const outDir = s.out ?? defaultSweepDir();
+  if (existsSync(join(outDir, 'sweep.json')) && !s.overwrite)
+    throw new UsageError([`--out: ${outDir} already holds a sweep; choose another directory or pass --overwrite`]);
+  mkdirSync(join(outDir, 'points'), { recursive: true });
+  const startedAt = new Date().toISOString();
+  const server = await openServer(s, runFlags.baseUrl as string | undefined);
+  const rows: SweepRow[] = [];
+  const used = new Set<string>();
+  let model: string | null = null;
+  let interrupted = false;
+  const autoStop: Record<string, string> = {};
+
+  const runPoint = async (p: PointSpec, index: number, total: number | undefined): Promise<SweepRow> => {
+    let name = p.name;
+    for (let i = 2; used.has(name); i++) name = `${p.name}-${i}`;
+    used.add(name);
+    opts.hooks?.onPointStart?.(p, index, total);
+    const flags: RunConfigInput = {
+      ...(runFlags as RunConfigInput),
+      baseUrl: server.baseUrl,
+      [p.mode]: p.load,
+      requests: p.requests,
+      duration: p.durationS,
+      ...lengthFlags({ input: p.inputTokens, output: p.outputTokens }),
+      out: join(outDir, 'points', name),
+      overwrite: s.overwrite,
+      quiet: true,
+      json: false,
+    };
+    const res = await run(resolveRunConfig({ flags: flags as Record<string, unknown> }), { signal: opts.signal });
+    model ??= (res.summary.run.model as string | undefined) ?? null;
+    writeRunReport(res.outDir);
+    const row = sweepRow({ ...p, name }, join('points', name), res.summary, res.records, s.slo);
+    rows.push(row);
+    opts.hooks?.onPointDone?.(row);
+    return row;
+  };
+  const acceptable = (r: SweepRow) => r.ok > 0 && r.error_rate <= s.maxErrorRate && (r.slo_passed ?? true);
+
+  try {
+    opts.hooks?.onStart?.({ baseUrl: server.baseUrl, embedded: server.embedded, outDir, points: s.auto ? undefined : s.points.length });
+    if (!s.auto) {
+      for (const [i, p] of s.points.entries()) {
+        if (opts.signal?.aborted) break;
+        await runPoint(p, i, s.points.length);
+      }
+    } else {
+      let index = 0;
+      for (const io of s.pairs) {
+        let st: AutoState = autoStart();
+        while (st.phase !== 'done' && !opts.signal?.aborted) {
+          const p = makePoint('concurrency', { load: st.next, requests: s.requests?.[0], durationS: s.duration?.[0] }, io as InputOutput);
+          const row = await runPoint(p, index++, undefined);
+          st = autoAdvance(st, { load: row.load, output_throughput: row.output_throughput, acceptable: acceptable(row) }, s);
+        }
+        autoStop[pairLabel(io)] = st.phase === 'done' ? st.reason : 'stopped';
+      }
+    }
+  } finally {
+    await server.close();
+  }
+  interrupted = opts.signal?.aborted ?? false;
+  rows.sort((a, b) => a.input_tokens - b.input_tokens || a.output_tokens - b.output_tokens || a.load - b.load);
+  const doc: SweepDoc = {
+    schema_version: 1,
+    kind: 'sweep',
+    tool: 'tokenflood',
+    version: VERSION,
+    started_at: startedAt,
+    finished_at: new Date().toISOString(),
+    target_url: server.baseUrl,
+    embedded_server: server.embedded,
+    model,
+    mode: s.mode,
+    auto: s.auto,
+    auto_stop: s.auto ? autoStop : null,
+    slo: s.slo?.text ?? null,
+    max_error_rate: s.maxErrorRate,
+    config: sharedConfig(redactedConfig(base.config, base.headers)),
+    interrupted,
+    points: rows,
+    insights: sweepInsights(rows, { hasSlo: !!s.slo, maxErrorRate: s.maxErrorRate }),
+  };
+  writeSweepFiles(outDir, doc);
+  return { doc, outDir };
+}
+
+/** Write sweep.json, sweep.csv and report.html for a finished sweep. */
+export function writeSweepFiles(outDir: string, doc: SweepDoc): void {
+  writeFileSync(join(outDir, 'sweep.json'), JSON.stringify(doc, null, 2) + '\n');
+  writeFileSync(join(outDir, 'sweep.csv'), sweepCsv(doc.points));
+  writeSweepReport(outDir);
+}

@@ -1,0 +1,41 @@
+// Terminal reporter for a sweep: one line per point as it finishes, then the points table and the findings.
+import { fmt, pct, table } from '../report/format.js';
+import type { SweepRow } from './row.js';
+import { rowPairLabel } from './grid.js';
+import type { SweepDoc } from './sweep.js';
+
+export function pointLine(r: SweepRow, index: number, total: number | undefined): string {
+  const n = total ? `[${index + 1}/${total}]` : `[${index + 1}]`;
+  return `${n} ${r.name}: ${fmt(r.output_throughput)} out tok/s, ${fmt(r.request_throughput)} req/s, TTFT p99 ${fmt(r.ttft_p99_ms)} ms, TPOT p99 ${fmt(r.tpot_p99_ms)} ms, errors ${pct(r.error_rate)}${r.slo_passed === null ? '' : r.slo_passed ? ', SLO ok' : `, SLO failed (${r.slo_failed.join(', ')})`}`;
+}
+
+export function renderSweep(doc: SweepDoc): string {
+  const out: string[] = [];
+  const hasSlo = doc.slo !== null;
+  out.push(
+    table(
+      [doc.mode, 'in x out', 'ok', 'err', 'req/s', 'out tok/s', 'TTFT p50', 'TTFT p99', 'TPOT p99', 'E2E p99', 'goodput tok/s', ...(hasSlo ? ['SLO'] : [])],
+      doc.points.map((r) => [
+        String(r.load),
+        rowPairLabel(r),
+        `${r.ok}/${r.requests}`,
+        pct(r.error_rate),
+        fmt(r.request_throughput),
+        fmt(r.output_throughput),
+        fmt(r.ttft_p50_ms),
+        fmt(r.ttft_p99_ms),
+        fmt(r.tpot_p99_ms),
+        fmt(r.e2e_p99_ms),
+        fmt(r.goodput_tok_s),
+        ...(hasSlo ? [r.slo_passed ? 'ok' : 'FAIL'] : []),
+      ]),
+    ),
+  );
+  for (const g of doc.insights) {
+    out.push('', doc.insights.length > 1 ? `${rowPairLabel(g)}:` : 'findings:');
+    for (const s of g.statements) out.push(`  - ${s}`);
+  }
+  if (doc.auto_stop) for (const [k, v] of Object.entries(doc.auto_stop)) out.push(`  --auto (${k}): ${v}`);
+  if (doc.interrupted) out.push('', 'the sweep was stopped before every point ran');
+  return out.join('\n');
+}

@@ -1,0 +1,90 @@
+// `tokenflood compare`: a slower server is a regression (exit 1); a rerun of the same settings is within threshold.
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { run } from '../src/run.js';
+import { registerCompare } from '../src/cli/compare.js';
+import { registerSweep } from '../src/cli/sweep.js';
+import { startSlotServer, type SlotServer } from './fixtures/slot-server.js';
+import { checkPage, hasChromium, launch, NO_CHROMIUM } from './fixtures/browser.js';
+import { runCli } from './fixtures/cli-harness.js';
+import { tmpDir } from './helpers.js';
+
+let fast: SlotServer;
+let slow: SlotServer;
+let browser: Browser | undefined;
+beforeAll(async () => {
+  fast = await startSlotServer({ slots: 4, tokenMs: 20 });
+  slow = await startSlotServer({ slots: 4, tokenMs: 40 });
+  if (hasChromium) browser = await launch();
+});
+afterAll(async () => {
+  await fast?.close();
+  await slow?.close();
+  await browser?.close();
+});
+
+const runOn = async (s: SlotServer) => {
+  const out = tmpDir();
+  await run({ baseUrl: s.baseUrl, concurrency: 4, requests: 24, warmup: 4, inputTokens: 16, outputTokens: 8, out, quiet: true });
+  return out;
+};
+
+describe('compare runs', () => {
+  it('flags the slower server and exits 1; a rerun passes', async () => {
+    await runOn(fast); // warm-up: the first run in a process pays for JIT and tokenizer loading
+    const [base, rerun, slower] = [await runOn(fast), await runOn(fast), await runOn(slow)];
+    const bad = await runCli(registerCompare, ['compare', base, slower, '--fail-on', 'output_throughput,e2e_p50', '--json']);
+    expect(bad.code).toBe(1);
+    const doc = JSON.parse(bad.out);
+    expect(doc.failed).toBe(true);
+    const deltas = doc.comparisons[0].points[0].deltas as { metric: string; regressed: boolean; relative: number }[];
+    const by = Object.fromEntries(deltas.map((d) => [d.metric, d]));
+    expect(by.output_throughput.regressed).toBe(true);
+    expect(by.output_throughput.relative).toBeLessThan(-0.25);
+    expect(by.tpot_p50.regressed).toBe(true);
+    expect(by.error_rate.regressed).toBe(false);
+    expect(existsSync(doc.html)).toBe(true);
+
+    // A loaded 2-core CI box can stall a run by tens of ms, so the rerun gate uses robust metrics and a 15% threshold.
+    const ok = await runCli(registerCompare, ['compare', base, rerun, '--threshold', '15', '--fail-on', 'output_throughput,e2e_p50,tpot_p50', '--html', join(rerun, 'cmp.html')]);
+    expect(ok.code, ok.out).toBe(0);
+    expect(ok.out).toMatch(/passed: no --fail-on metric/);
+    expect(ok.out).toMatch(/output throughput \(tok\/s\)\s+higher/);
+
+    const usage = await runCli(registerCompare, ['compare', base, rerun, '--fail-on', 'ttft_p42']);
+    expect(usage.code).toBe(2);
+    expect(usage.err).toMatch(/unknown metric "ttft_p42"/);
+
+    if (!browser) return console.warn(NO_CHROMIUM);
+    const page = await checkPage(browser, doc.html);
+    expect(page.errors).toEqual([]);
+    expect(page.charts).toBe(3);
+    expect(page.drawn).toBe(page.canvases);
+  });
+});
+
+describe('compare sweeps', () => {
+  it('compares point by point through the sweep CLI', async () => {
+    const dirs: string[] = [];
+    for (const s of [fast, slow]) {
+      const out = join(tmpDir(), 'sweep');
+      const r = await runCli(registerSweep, ['sweep', '--base-url', s.baseUrl, '--concurrency', '1,4', '--requests', '8', '--input-output', '16x8', '--out', out, '--json', '--quiet']);
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.out).points).toHaveLength(2);
+      dirs.push(out);
+    }
+    const res = await runCli(registerCompare, ['compare', dirs[0], dirs[1], '--fail-on', 'all', '--json']);
+    expect(res.code).toBe(1);
+    const doc = JSON.parse(res.out);
+    expect(doc.comparisons[0].kind).toBe('sweep');
+    expect(doc.comparisons[0].points.map((p: { point: string }) => p.point)).toEqual(['concurrency 1, 16x8', 'concurrency 4, 16x8']);
+    expect(doc.failures.some((f: { metric: string }) => f.metric === 'output_throughput')).toBe(true);
+    if (!browser) return console.warn(NO_CHROMIUM);
+    const page = await checkPage(browser, doc.html);
+    expect(page.errors).toEqual([]);
+    expect(page.charts).toBe(4);
+    expect(page.drawn).toBe(page.canvases);
+  });
+});

@@ -1,0 +1,70 @@
+// The run report: renders offline in headless Chromium without errors, and server text cannot inject markup or scripts.
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { run } from '../src/run.js';
+import { writeRunReport } from '../src/report/html/run-report.js';
+import { startScriptServer, chatChunk, usageChunk, DONE, type ScriptServer } from './fixtures/script-server.js';
+import { checkPage, hasChromium, launch, NO_CHROMIUM } from './fixtures/browser.js';
+import { tmpDir } from './helpers.js';
+
+const EVIL_ERROR = '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">';
+const EVIL_MODEL = '</script><script>window.__pwned=3</script>';
+const EVIL_CLASS = '<img src=y onerror=window.__pwned=4>';
+
+let server: ScriptServer;
+let browser: Browser | undefined;
+beforeAll(async () => {
+  server = await startScriptServer(
+    (_b, n) =>
+      n % 3 === 2
+        ? { status: 500, headers: { 'content-type': 'text/plain' }, steps: [{ at: 0, write: EVIL_ERROR }] }
+        : {
+            steps: [
+              { at: 0, write: chatChunk({ role: 'assistant', content: '' }) },
+              ...[5, 10, 15, 20, n === 4 ? 140 : 25].map((at) => ({ at, write: chatChunk({ content: ' </script>x' }) })),
+              { at: n === 4 ? 140 : 25, write: usageChunk(8, 5) },
+              { at: n === 4 ? 140 : 25, write: DONE },
+            ],
+          },
+    EVIL_MODEL,
+  );
+  if (hasChromium) browser = await launch();
+  else console.warn(NO_CHROMIUM);
+});
+afterAll(async () => {
+  await server?.close();
+  await browser?.close();
+});
+
+describe('run report.html', () => {
+  it('escapes server text, hides secrets, renders every chart without errors or network', async () => {
+    const out = tmpDir();
+    await run({ baseUrl: server.baseUrl, requests: 9, concurrency: 2, inputTokens: 8, outputTokens: 5, out, quiet: true, apiKey: 'sk-verysecretkey-1234', header: ['X-Api-Key: hunter2hunter2', 'X-Trace: ok'] });
+    // Give some records an untrusted class name and the run an SLO, as later runs will have.
+    const lines = readFileSync(join(out, 'requests.jsonl'), 'utf8').trim().split('\n');
+    writeFileSync(join(out, 'requests.jsonl'), lines.map((l, i) => JSON.stringify({ ...JSON.parse(l), class: i % 2 ? EVIL_CLASS : 'chat' })).join('\n') + '\n');
+    const meta = JSON.parse(readFileSync(join(out, 'run.json'), 'utf8'));
+    meta.config.header.push('Authorization: Bearer sk-leaked-if-shown');
+    writeFileSync(join(out, 'run.json'), JSON.stringify(meta));
+    const path = writeRunReport(out, { slo: 'ttft_p99=1s,error_rate=1%' });
+    const html = readFileSync(path, 'utf8');
+    for (const bad of ['window.__pwned=1</script>', '<img src=x', '<img src=y', 'hunter2', 'sk-leaked', 'sk-verysecretkey']) expect(html).not.toContain(bad);
+    expect(html).toContain('SLOs');
+
+    if (!browser) return console.warn(NO_CHROMIUM);
+    const page = await checkPage(browser, path);
+    expect(page.errors).toEqual([]);
+    expect(page.network).toEqual([]);
+    expect(page.pwned).toBeUndefined();
+    // The text is shown, as text.
+    expect(page.text).toContain(EVIL_ERROR.slice(0, 40));
+    expect(page.text).toContain(EVIL_MODEL);
+    expect(page.text).toMatch(/SLOs not met: error_rate/);
+    expect(page.text).not.toContain('hunter2');
+    expect(page.charts).toBe(8);
+    expect(page.drawn).toBe(page.canvases);
+    expect(page.canvases).toBeGreaterThanOrEqual(8);
+  });
+});
