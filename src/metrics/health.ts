@@ -1,0 +1,127 @@
+// Client self-health: was the load generator itself the bottleneck? Event-loop delay, CPU, send lag, drops.
+import { availableParallelism } from 'node:os';
+import { createHistogram, monitorEventLoopDelay, type RecordableHistogram } from 'node:perf_hooks';
+
+export interface HealthQuantiles {
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+export interface ClientHealth {
+  /** How late the event loop ran a timer: the time the client could not react to a socket. */
+  event_loop_delay_ms: HealthQuantiles;
+  /** Process CPU (user + system) over the monitored wall time: of one core (100 = one core busy) and of the machine. */
+  cpu_percent: { one_core: number; machine: number };
+  /** sent_at − scheduled_at per request, as fed by recordSendLag. */
+  send_lag_ms: HealthQuantiles & { count: number };
+  /** Open-loop sends that could not go out on time (fed by recordDropped). */
+  dropped: number;
+  /** True when any threshold below was crossed: latencies may include time spent inside the client. */
+  client_bound: boolean;
+  /** One plain sentence per crossed threshold. */
+  reasons: string[];
+}
+
+/**
+ * When the client counts as the bottleneck. Event-loop delay and send lag above 10 ms are already visible in
+ * TTFT/ITL of a fast server; one core above 90% means the single JS thread had no headroom left; more than 1%
+ * of open-loop sends dropped means the offered load was not what was asked. The CPU rule needs ≥ 1 s of data.
+ */
+export const HEALTH_THRESHOLDS = {
+  eventLoopDelayP99Ms: 10,
+  sendLagP99Ms: 10,
+  cpuOneCorePercent: 90,
+  droppedFraction: 0.01,
+  minCpuWindowMs: 1000,
+} as const;
+
+export interface HealthMonitor {
+  /** Call once per request: sent_at_ms − scheduled_at_ms. */
+  recordSendLag(ms: number): void;
+  /** Call once per open-loop send that could not go out on time. */
+  recordDropped(): void;
+  /** Stop sampling and judge the run. Idempotent. */
+  stop(): ClientHealth;
+}
+
+/** Timer period of the event-loop delay sampler: 100 wake-ups per second, negligible cost. */
+const ELD_RESOLUTION_MS = 10;
+const NS_PER_MS = 1e6;
+
+const round3 = (x: number): number => Math.round(x * 1000) / 1000;
+const round1 = (x: number): number => Math.round(x * 10) / 10;
+
+/** Quantiles of a ns histogram in ms, minus a fixed offset (the sampler's own period), floored at 0. */
+function quantilesMs(h: { count: number; percentile(p: number): number; max: number }, offsetMs: number): HealthQuantiles {
+  if (h.count === 0) return { p50: 0, p99: 0, max: 0 };
+  const ms = (ns: number) => round3(Math.max(0, ns / NS_PER_MS - offsetMs));
+  return { p50: ms(h.percentile(50)), p99: ms(h.percentile(99)), max: ms(h.max) };
+}
+
+/**
+ * The rules applied to one run's measurements; pure, so the thresholds are testable without a clock.
+ * `threads` = JS threads doing request work (worker threads): process CPU is judged against that many cores.
+ */
+export function judgeHealth(h: Omit<ClientHealth, 'client_bound' | 'reasons'>, windowMs: number, threads = 1): ClientHealth {
+  const t = HEALTH_THRESHOLDS;
+  const reasons: string[] = [];
+  if (h.event_loop_delay_ms.p99 > t.eventLoopDelayP99Ms)
+    reasons.push(
+      `the client's event loop was blocked: p99 delay ${h.event_loop_delay_ms.p99} ms > ${t.eventLoopDelayP99Ms} ms, so measured times may include waiting inside the client`,
+    );
+  if (h.send_lag_ms.count > 0 && h.send_lag_ms.p99 > t.sendLagP99Ms)
+    reasons.push(`requests went out late: p99 send lag ${h.send_lag_ms.p99} ms > ${t.sendLagP99Ms} ms behind the schedule`);
+  const cpuLimit = t.cpuOneCorePercent * threads;
+  if (windowMs >= t.minCpuWindowMs && h.cpu_percent.one_core > cpuLimit)
+    reasons.push(
+      threads === 1
+        ? `the client used ${h.cpu_percent.one_core}% of one core (> ${cpuLimit}%): its single thread had no headroom`
+        : `the client used ${h.cpu_percent.one_core}% of one core (> ${cpuLimit}% for ${threads} threads): its threads had no headroom`,
+    );
+  const attempts = h.send_lag_ms.count + h.dropped;
+  if (h.dropped > 0 && h.dropped > t.droppedFraction * attempts)
+    reasons.push(`${h.dropped} of ${attempts} scheduled sends could not go out on time (> ${t.droppedFraction * 100}%)`);
+  return { ...h, client_bound: reasons.length > 0, reasons };
+}
+
+/**
+ * Start sampling now. `now` is the run clock in ms (only differences are used). Event-loop delay is that of the
+ * calling thread; CPU is the whole process's, judged against `threads` cores.
+ */
+export function startHealthMonitor(now: () => number, opts: { threads?: number } = {}): HealthMonitor {
+  const eld = monitorEventLoopDelay({ resolution: ELD_RESOLUTION_MS });
+  eld.enable();
+  // Send lag in ns; values below 1 ns (on time or early) are recorded as 1.
+  const lag: RecordableHistogram = createHistogram();
+  let dropped = 0;
+  const t0 = now();
+  const cpu0 = process.cpuUsage();
+  let result: ClientHealth | undefined;
+  return {
+    recordSendLag(ms: number): void {
+      lag.record(ms > 0 ? Math.max(1, Math.round(ms * NS_PER_MS)) : 1);
+    },
+    recordDropped(): void {
+      dropped++;
+    },
+    stop(): ClientHealth {
+      if (result) return result;
+      eld.disable();
+      const windowMs = Math.max(now() - t0, 1e-9);
+      const c = process.cpuUsage(cpu0);
+      const oneCore = ((c.user + c.system) / 1000 / windowMs) * 100;
+      result = judgeHealth(
+        {
+          event_loop_delay_ms: quantilesMs(eld, ELD_RESOLUTION_MS),
+          cpu_percent: { one_core: round1(oneCore), machine: round1(oneCore / availableParallelism()) },
+          send_lag_ms: { ...quantilesMs(lag, 0), count: lag.count },
+          dropped,
+        },
+        windowMs,
+        opts.threads ?? 1,
+      );
+      return result;
+    },
+  };
+}
