@@ -24,6 +24,7 @@ import { LiveAggregator } from './metrics/live.js';
 import { buildSummary, type Summary } from './metrics/summary.js';
 import type { RequestRecord } from './metrics/record.js';
 import { openTarget, preflight } from './target.js';
+import { writeRunReport } from './report/html/run-report.js';
 import { VERSION } from './version.js';
 
 export interface RunHooks {
@@ -109,7 +110,10 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
     // Default stop: 100 measured requests, unless a duration is given or the workload is finite (once-mode data).
     const defaultRequests = c.duration === undefined ? 100 : undefined;
     const total = (c.requests ?? defaultRequests) !== undefined ? (c.requests ?? (defaultRequests as number)) + c.warmup : undefined;
-    const workload: Workload = createWorkload(c, tokenizer, rng.fork(), total);
+    // Two-stage stop: `stopSending` ends the schedule (and wakes workloads waiting on earlier answers);
+    // requests still in flight after the grace period are cancelled.
+    const stopSending = new AbortController();
+    const workload: Workload = createWorkload(c, tokenizer, rng.fork(), total, { signal: stopSending.signal });
     const requests =
       c.requests ?? (workload.size !== undefined && c.duration === undefined ? Math.max(0, workload.size - c.warmup) : defaultRequests);
     const runMeta: Record<string, unknown> = {
@@ -144,8 +148,6 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
     opts.hooks?.onAggregator?.(agg);
 
     const url = `${target.baseUrl}${ENDPOINT_PATHS[c.endpoint]}`;
-    // Two-stage stop: `stopSending` ends the schedule; requests still in flight after the grace period are cancelled.
-    const stopSending = new AbortController();
     const exec = executor;
     const state: { stoppedReason: 'completed' | 'interrupted' | 'max_error_rate' } = { stoppedReason: 'completed' };
     let graceTimer: NodeJS.Timeout | undefined;
@@ -160,7 +162,7 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
     let measuredDone = 0;
     let measuredFailed = 0;
 
-    const attempt = async (slot: Slot, spec: RequestSpec, body: string, n: number): Promise<ExecuteResult> => {
+    const attempt = async (slot: Slot, spec: RequestSpec, body: string, n: number): Promise<{ res: ExecuteResult; rec: RequestRecord }> => {
       agg.started();
       const res = await exec.execute({
         id: slot.index,
@@ -187,8 +189,7 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
         if (c.maxErrorRate !== undefined && measuredDone >= MIN_ERROR_SAMPLE && measuredFailed / measuredDone > c.maxErrorRate) stop('max_error_rate');
       }
       opts.hooks?.onRecord?.(rec);
-      workload.complete?.({ spec, ok: rec.status === 'ok', answerText: res.answerText, reasoningText: res.reasoningText, record: rec });
-      return res;
+      return { res, rec };
     };
 
     const send = async (slot: Slot): Promise<boolean> => {
@@ -204,15 +205,21 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
           topP: c.topP,
           topK: c.topK,
           seed: c.seed,
+          extraBody: c.extraBody,
         }),
       );
+      let last: { res: ExecuteResult; rec: RequestRecord };
       for (let n = 1; ; n++) {
-        const res = await attempt(slot, spec, body, n);
-        const retryable = res.raw.status === 'http_error' && (res.raw.http_status === 429 || res.raw.http_status === 503);
+        last = await attempt(slot, spec, body, n);
+        const raw = last.res.raw;
+        const retryable = raw.status === 'http_error' && (raw.http_status === 429 || raw.http_status === 503);
         if (!retryable || n > c.retry || stopSending.signal.aborted) break;
-        await sleepMs(res.retryAfterMs ?? Math.min(30_000, 500 * 2 ** (n - 1)), stopSending.signal);
+        await sleepMs(last.res.retryAfterMs ?? Math.min(30_000, 500 * 2 ** (n - 1)), stopSending.signal);
         if (stopSending.signal.aborted) break;
       }
+      // The workload hears once per request, with its final outcome (multi-turn and cache A/B depend on it).
+      const { res, rec } = last;
+      workload.complete?.({ spec, ok: rec.status === 'ok', answerText: res.answerText, reasoningText: res.reasoningText, record: rec });
       return true;
     };
 
@@ -239,6 +246,7 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
       writer.close();
     }
     runMeta.stopped_reason = state.stoppedReason;
+    runMeta.workload = workload.describe(); // final counts (skipped items, conversations cut short)
     if (state.stoppedReason === 'max_error_rate')
       runMeta.stop_message = `stopped early: more than ${(c.maxErrorRate! * 100).toFixed(1)}% of requests failed (${measuredFailed} of ${measuredDone})`;
     // run.json is rewritten with how the run ended, so `report` rebuilds exactly this summary.
@@ -249,6 +257,12 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
     records.sort((a, b) => a.id - b.id || a.attempt - b.attempt);
     const summary = buildSummary(records, runMeta, c.concurrency);
     writeFileSync(join(outDir, 'summary.json'), JSON.stringify(summary, null, 2) + '\n');
+    try {
+      writeRunReport(outDir);
+    } catch (e) {
+      // The measurements are safe on disk; a report failure must not turn the run into an error.
+      process.stderr.write(`tokenflood: warning: could not write report.html: ${(e as Error).message}\n`);
+    }
     return { summary, records, outDir };
   } finally {
     await executor?.close();

@@ -5,9 +5,12 @@ import { TokenfloodError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { registerRun } from './run.js';
 import { registerReport } from './report.js';
+import { registerSweep } from './sweep.js';
+import { registerCompare } from './compare.js';
 import { registerServe } from './serve.js';
 import { registerCapacity } from './capacity.js';
 import { registerSimulate } from './simulate.js';
+import { registerDataset } from './dataset.js';
 import { takeExitCode, type Out } from './io.js';
 
 export async function main(argv: string[], io: Out = { out: process.stdout, err: process.stderr }): Promise<number> {
@@ -19,9 +22,12 @@ export async function main(argv: string[], io: Out = { out: process.stdout, err:
     .showHelpAfterError('(run with --help for usage)');
   registerRun(program, io);
   registerReport(program, io);
+  registerSweep(program, io);
+  registerCompare(program, io);
   registerServe(program);
   registerCapacity(program);
   registerSimulate(program, io);
+  registerDataset(program, io);
   for (const c of program.commands) c.exitOverride().configureOutput({ writeOut: (s) => io.out.write(s), writeErr: (s) => io.err.write(s) });
   try {
     await program.parseAsync(argv, { from: 'user' });

@@ -7,6 +7,8 @@ import { readRecords } from '../metrics/jsonl.js';
 import { buildSummary, type Summary } from '../metrics/summary.js';
 import { renderSummary } from '../report/terminal.js';
 import type { Out } from './io.js';
+import { writeRunReport } from '../report/html/run-report.js';
+import { writeSweepReport } from '../report/html/sweep-report.js';
 
 /** Rebuild a run's summary from its raw records (and run.json for metadata). */
 export function rebuildSummary(dir: string): { summary: Summary; warnings: string[] } {
@@ -29,10 +31,16 @@ export function registerReport(program: Command, out: Out): void {
     .argument('<dir>', 'results directory of a run')
     .option('--json', 'print the summary as one JSON document on stdout')
     .option('--no-write', 'do not rewrite DIR/summary.json')
-    .action((dir: string, o: { json?: boolean; write: boolean }) => {
+    .option('--html', 'also write DIR/report.html (for a sweep directory: the sweep report)')
+    .action((dir: string, o: { json?: boolean; write: boolean; html?: boolean }) => {
+      if (o.html && existsSync(join(dir, 'sweep.json'))) {
+        out.err.write(`wrote ${writeSweepReport(dir)}\n`);
+        return;
+      }
       const { summary, warnings } = rebuildSummary(dir);
       for (const w of warnings) out.err.write(`warning: ${w}\n`);
       if (o.write) writeFileSync(join(dir, 'summary.json'), JSON.stringify(summary, null, 2) + '\n');
+      if (o.html) out.err.write(`wrote ${writeRunReport(dir)}\n`);
       out.out.write(o.json ? JSON.stringify(summary, null, 2) + '\n' : `${renderSummary(summary)}\n`);
     });
 }

@@ -2,11 +2,32 @@
 import { Command } from 'commander';
 import { RUN_FLAGS } from '../config/schema.js';
 import { resolveRunConfig } from '../config/load.js';
-import { run } from '../run.js';
+import { run, type RunResult } from '../run.js';
+import type { RunConfig } from '../config/schema.js';
 import { addFlags, givenFlags } from './options.js';
 import { renderSummary } from '../report/terminal.js';
+import { evaluateSlo, parseSlo, describeSloChecks } from '../metrics/slo.js';
 import { startProgress } from '../report/progress.js';
 import { setExitCode, type Out } from './io.js';
+
+/**
+ * Print a finished run: one JSON document with --json, else the rendered table; with --slo, the verdict and
+ * goodput (and exit 1 under --fail-on-slo when an objective was missed).
+ */
+export function printResult(result: RunResult, c: RunConfig, out: Out, rendered: string): void {
+  const slo = c.slo ? evaluateSlo(result.summary, result.records, parseSlo(c.slo)) : undefined;
+  if (slo && c.failOnSlo && !slo.passed) setExitCode(1);
+  if (c.json) {
+    out.out.write(JSON.stringify(slo ? { ...result.summary, slo } : result.summary, null, 2) + '\n');
+    return;
+  }
+  out.out.write(`\n${rendered}\n`);
+  if (slo) {
+    out.out.write(`\nSLOs ${slo.passed ? 'met' : 'NOT met'}:\n${describeSloChecks(slo).map((l) => `  ${l}`).join('\n')}\n`);
+    out.out.write(`goodput: ${slo.goodput_req_s.toFixed(2)} good req/s, ${slo.goodput_tok_s.toFixed(1)} good output tok/s (${(slo.good_fraction * 100).toFixed(1)}% of requests good)\n`);
+  }
+  out.out.write(`\nwrote ${result.outDir}/requests.jsonl, summary.json and report.html\n`);
+}
 
 export function registerRun(program: Command, out: Out): void {
   const cmd = program
@@ -55,8 +76,7 @@ export function registerRun(program: Command, out: Out): void {
         out.err.write(`tokenflood: ${String(result.summary.run.stop_message)}\n`);
         setExitCode(1);
       }
-      if (c.json) out.out.write(JSON.stringify(result.summary, null, 2) + '\n');
-      else out.out.write(`\n${renderSummary(result.summary)}\n\nwrote ${result.outDir}/requests.jsonl and summary.json\n`);
+      printResult(result, c, out, renderSummary(result.summary));
     } finally {
       stopProgress?.();
       process.off('SIGINT', onSignal);

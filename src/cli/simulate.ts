@@ -1,16 +1,16 @@
 // `tokenflood simulate`: the run options plus the sim engine's options; predicts a run on the engine model, no server.
-import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { parse as parseYaml } from 'yaml';
 import { RUN_FLAGS } from '../config/schema.js';
 import type { FlagSpec } from '../config/flags.js';
-import { didYouMean, toCamel, toKebab } from '../config/parse.js';
+import { toKebab } from '../config/parse.js';
+import { readConfigFile } from '../config/load.js';
 import { UsageError } from '../errors.js';
 import { renderSummary } from '../report/terminal.js';
 import type { Summary } from '../metrics/summary.js';
 import { addFlags as addEngineFlags, collectFlags, flagSpecs } from '../sim/flags.js';
 import { NOT_MODELLED_KEYS, resolveSimulate, simEngineOptionsSchema, simulate, SIM_ENGINE_KEYS } from '../simulate.js';
 import { addFlags, givenFlags } from './options.js';
+import { printResult } from './run.js';
 import type { Out } from './io.js';
 
 /** Run flags that mean something without a server, with help reworded where the meaning shifts. */
@@ -27,27 +27,7 @@ export const ENGINE_FLAGS = flagSpecs(simEngineOptionsSchema.shape);
 
 /** A YAML/JSON file of run and engine options (flag names as keys); run-only keys such as base-url are accepted and ignored. */
 export function readSimulateConfigFile(path: string): Record<string, unknown> {
-  let doc: unknown;
-  try {
-    doc = parseYaml(readFileSync(path, 'utf8'));
-  } catch (e) {
-    throw new UsageError([`${path}: cannot read config file: ${(e as Error).message.split('\n')[0]}`]);
-  }
-  if (doc === null || doc === undefined) return {};
-  if (typeof doc !== 'object' || Array.isArray(doc)) throw new UsageError([`${path}: expected a mapping of option: value`]);
-  const known = [...Object.keys(RUN_FLAGS).filter((k) => k !== 'json'), ...SIM_ENGINE_KEYS];
-  const values: Record<string, unknown> = {};
-  const problems: string[] = [];
-  for (const [rawKey, v] of Object.entries(doc as Record<string, unknown>)) {
-    const key = toCamel(rawKey);
-    if (!known.includes(key)) {
-      const hint = didYouMean(key, known);
-      problems.push(`${path}: unknown key "${rawKey}"${hint ? ` (did you mean "${toKebab(hint)}"?)` : ''}`);
-    } else
-      values[key] = key === 'header' && v && typeof v === 'object' && !Array.isArray(v)
-        ? Object.entries(v as Record<string, unknown>).map(([k, x]) => `${k}: ${String(x)}`)
-        : v;
-  }
+  const { values, problems } = readConfigFile(path, [...Object.keys(RUN_FLAGS), ...SIM_ENGINE_KEYS]);
   if (problems.length) throw new UsageError(problems);
   return values;
 }
@@ -85,10 +65,6 @@ export function registerSimulate(program: Command, out: Out): void {
     if (resolved.ignored.length)
       out.err.write(`tokenflood simulate: ignored (not modelled): ${resolved.ignored.map((k) => `--${toKebab(k)}`).join(', ')}\n`);
     const result = await simulate(resolved);
-    if (c.json) out.out.write(JSON.stringify(result.summary, null, 2) + '\n');
-    else
-      out.out.write(
-        `${renderSimulatedSummary(result.summary)}\n\nsimulated in ${(result.wallMs / 1000).toFixed(2)} s of wall time; wrote ${result.outDir}/run.json, requests.jsonl and summary.json\n`,
-      );
+    printResult(result, c, out, `${renderSimulatedSummary(result.summary)}\n\nsimulated in ${(result.wallMs / 1000).toFixed(2)} s of wall time`);
   });
 }

@@ -3,13 +3,14 @@ import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { UsageError } from '../errors.js';
 import { RunConfigSchema, RUN_FLAGS, describeIssues, type RunConfig, type RunConfigInput } from './schema.js';
+import { parseSlo } from '../metrics/slo.js';
 import { didYouMean, parseHeaders, toCamel, toKebab } from './parse.js';
 
 const KEYS = Object.keys(RUN_FLAGS);
 const flagName = (key: string): string => RUN_FLAGS[key as keyof RunConfigInput]?.flag.split(' ')[0].replace(/^--no-/, '--') ?? key;
 
 /** Read a YAML or JSON config file whose keys are flag names (kebab-case, snake_case or camelCase). */
-export function readConfigFile(path: string): { values: Record<string, unknown>; problems: string[] } {
+export function readConfigFile(path: string, known: readonly string[] = KEYS): { values: Record<string, unknown>; problems: string[] } {
   let doc: unknown;
   try {
     doc = parseYaml(readFileSync(path, 'utf8'));
@@ -22,8 +23,8 @@ export function readConfigFile(path: string): { values: Record<string, unknown>;
   const problems: string[] = [];
   for (const [rawKey, v] of Object.entries(doc as Record<string, unknown>)) {
     const key = toCamel(rawKey);
-    if (!KEYS.includes(key) || key === 'json') {
-      const hint = didYouMean(key, KEYS);
+    if (!known.includes(key) || key === 'json') {
+      const hint = didYouMean(key, known);
       problems.push(`${path}: unknown key "${rawKey}"${hint ? ` (did you mean "${toKebab(hint)}"?)` : ''}`);
       continue;
     }
@@ -73,6 +74,13 @@ export function resolveRunConfig(inp: ResolveInput): ResolvedRun {
   for (const b of bad) problems.push(`--header: expected "Name: value", got "${b}"`);
   if (c.burstiness !== 1 && c.arrival !== 'gamma') problems.push('--burstiness: only applies with --arrival gamma');
   if (c.rate === undefined && merged.arrival !== undefined) problems.push('--arrival: only applies with --rate');
+  if (c.slo)
+    try {
+      parseSlo(c.slo);
+    } catch (e) {
+      problems.push(...((e as UsageError).problems ?? [String(e)]));
+    }
+  if (c.failOnSlo && !c.slo) problems.push('--fail-on-slo: needs --slo');
   if (problems.length) throw new UsageError(problems);
   if (c.concurrency === undefined && c.rate === undefined) c.concurrency = 1;
   return { config: c, headers };

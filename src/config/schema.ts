@@ -48,6 +48,8 @@ export const OutputSchema = z.object({
   overwrite: z.boolean().default(false),
   json: z.boolean().default(false),
   quiet: z.boolean().default(false),
+  slo: z.string().min(1).optional(),
+  failOnSlo: z.boolean().default(false),
 });
 
 export const RunConfigSchema = TargetSchema.extend(LoadSchema.shape)
@@ -82,6 +84,8 @@ export const RUN_FLAGS: FlagTable<RunConfigInput> = {
   overwrite: { flag: '--overwrite', help: 'allow writing into a directory that already holds a run' },
   json: { flag: '--json', help: 'print the summary as one JSON document on stdout (progress goes to stderr)' },
   quiet: { flag: '--quiet', help: 'no progress display' },
+  slo: { flag: '--slo <list>', help: 'service level objectives, e.g. ttft_p99=2000ms,tpot_p99=50ms,e2e_p99=30s,error_rate=1%; reports goodput and pass/fail' },
+  failOnSlo: { flag: '--fail-on-slo', help: 'exit 1 when the --slo objectives are not met' },
   ...WORKLOAD_FLAGS,
 };
 
