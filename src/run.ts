@@ -25,6 +25,7 @@ import { buildSummary, type Summary } from './metrics/summary.js';
 import type { RequestRecord } from './metrics/record.js';
 import { openTarget, preflight } from './target.js';
 import { writeRunReport } from './report/html/run-report.js';
+import { startHealthMonitor } from './metrics/health.js';
 import { VERSION } from './version.js';
 
 export interface RunHooks {
@@ -46,6 +47,9 @@ export interface RunResult {
   records: RequestRecord[];
   outDir: string;
 }
+
+/** An open-loop send later than this (or than one mean inter-arrival gap, if longer) missed its slot. */
+const LATE_SEND_MS = 10;
 
 /** --max-error-rate is judged only after this many measured requests, so one early failure cannot stop a run. */
 const MIN_ERROR_SAMPLE = 20;
@@ -143,6 +147,8 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
     // The run clock starts once the executor is ready (worker threads take a while to boot).
     t0 = performance.now();
     executor.setOrigin(performance.timeOrigin + t0);
+    // Client self-health: event-loop delay of this thread, process CPU judged against the threads doing request work.
+    const health = startHealthMonitor(now, { threads: workers });
     const agg = new LiveAggregator(now);
     opts.hooks?.onStart?.({ baseUrl: target.baseUrl, embedded: target.embedded, model: pf.model, outDir, total: requests });
     opts.hooks?.onAggregator?.(agg);
@@ -211,6 +217,12 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
       let last: { res: ExecuteResult; rec: RequestRecord };
       for (let n = 1; ; n++) {
         last = await attempt(slot, spec, body, n);
+        if (n === 1) {
+          // The client's own lateness: how long after the request could go out it did go out.
+          const lag = last.rec.sent_at_ms - slot.readyAtMs;
+          health.recordSendLag(lag);
+          if (c.rate !== undefined && lag > Math.max(LATE_SEND_MS, 1000 / c.rate)) health.recordDropped();
+        }
         const raw = last.res.raw;
         const retryable = raw.status === 'http_error' && (raw.http_status === 429 || raw.http_status === 503);
         if (!retryable || n > c.retry || stopSending.signal.aborted) break;
@@ -242,6 +254,7 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
       );
     } finally {
       if (graceTimer) clearTimeout(graceTimer);
+      runMeta.client_health = health.stop();
       opts.signal?.removeEventListener('abort', onAbort);
       writer.close();
     }

@@ -1,10 +1,23 @@
 // Executors run requests: in this thread, or spread over worker threads each with its own HTTP pool.
 import { Agent } from 'undici';
-import { setMaxListeners } from 'node:events';
 import { executeRequest, type ExecuteInput, type ExecuteResult } from './execute.js';
 
-/** What crosses a thread boundary: the request minus the dispatcher, clock and abort signal. */
-export type WireInput = Omit<ExecuteInput, 'dispatcher' | 'now' | 'signal'>;
+/** What crosses a thread boundary: the request minus the dispatcher, clock and cancel registration. */
+export type WireInput = Omit<ExecuteInput, 'dispatcher' | 'now' | 'register'>;
+
+/** The requests in flight on one thread, so all can be cancelled at once. */
+export function inFlightSet(): { register: (ac: AbortController) => () => void; abortAll: () => void } {
+  const live = new Set<AbortController>();
+  return {
+    register: (ac) => {
+      live.add(ac);
+      return () => live.delete(ac);
+    },
+    abortAll: () => {
+      for (const ac of [...live]) ac.abort();
+    },
+  };
+}
 
 export interface Executor {
   readonly workers: number;
@@ -29,13 +42,12 @@ export function agentFor(o: PoolOptions): Agent {
 /** Runs requests on this thread's event loop. */
 export function inProcessExecutor(o: PoolOptions, now: () => number): Executor {
   const agent = agentFor(o);
-  const ac = new AbortController();
-  setMaxListeners(0, ac.signal);
+  const live = inFlightSet();
   return {
     workers: 1,
-    execute: (inp) => executeRequest({ ...inp, dispatcher: agent, now, signal: ac.signal }),
+    execute: (inp) => executeRequest({ ...inp, dispatcher: agent, now, register: live.register }),
     setOrigin: () => {}, // `now` is the caller's clock, already re-based by the caller
-    cancelAll: () => ac.abort(),
+    cancelAll: live.abortAll,
     close: () => agent.close().catch(() => {}),
   };
 }

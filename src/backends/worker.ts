@@ -1,8 +1,7 @@
 // Worker thread body: executes requests sent by the main thread with its own HTTP pool and the run's clock.
 import { parentPort, workerData } from 'node:worker_threads';
-import { setMaxListeners } from 'node:events';
 import { executeRequest } from './execute.js';
-import { agentFor, type PoolOptions, type WireInput } from './executor.js';
+import { agentFor, inFlightSet, type PoolOptions, type WireInput } from './executor.js';
 
 interface Init {
   pool: PoolOptions;
@@ -18,20 +17,17 @@ const agent = agentFor(init.pool);
 // Same clock as the main thread: both count from the same absolute origin.
 let shift = performance.timeOrigin - init.originAbsMs;
 const now = () => performance.now() + shift;
-let ac = new AbortController();
-setMaxListeners(0, ac.signal);
+const live = inFlightSet();
 
 parentPort!.on('message', (m: ToWorker) => {
   if (m.type === 'exec') {
-    executeRequest({ ...m.input, dispatcher: agent, now, signal: ac.signal }).then((result) =>
+    executeRequest({ ...m.input, dispatcher: agent, now, register: live.register }).then((result) =>
       parentPort!.postMessage({ type: 'done', seq: m.seq, result } satisfies FromWorker),
     );
   } else if (m.type === 'origin') {
     shift = performance.timeOrigin - m.originAbsMs;
   } else if (m.type === 'cancel') {
-    ac.abort();
-    ac = new AbortController();
-    setMaxListeners(0, ac.signal);
+    live.abortAll();
   } else if (m.type === 'close') {
     agent.close().finally(() => parentPort!.postMessage({ type: 'closed' } satisfies FromWorker));
   }

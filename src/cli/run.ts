@@ -72,6 +72,9 @@ export function registerRun(program: Command, out: Out): void {
         },
       });
       stopProgress?.();
+      const ch = result.summary.client;
+      if (ch?.client_bound)
+        out.err.write(`tokenflood: WARNING: the client was too busy for its timings to be fully trusted (client_bound): ${ch.reasons.join('; ')}\n`);
       if (result.summary.run.stopped_reason === 'max_error_rate') {
         out.err.write(`tokenflood: ${String(result.summary.run.stop_message)}\n`);
         setExitCode(1);

@@ -1,6 +1,7 @@
 // Summary: the whole run's metrics computed from request records alone (the same code serves `report`).
 import { distStats, type DistStats } from './stats.js';
 import type { RequestRecord, RequestStatus } from './record.js';
+import type { ClientHealth } from './health.js';
 
 export interface ErrorCount {
   kind: RequestStatus;
@@ -50,6 +51,8 @@ export interface Summary extends MetricsBlock {
   run: Record<string, unknown>;
   /** The same metrics for each traffic class, when requests carry one. */
   by_class?: Record<string, MetricsBlock>;
+  /** The client's own health during the run: was the load generator the bottleneck? (docs/performance.md) */
+  client?: ClientHealth;
 }
 
 const nonNull = (xs: (number | null)[]): number[] => xs.filter((x): x is number => x !== null);
@@ -143,6 +146,7 @@ export function computeMetrics(all: readonly RequestRecord[], concurrency?: numb
 
 export function buildSummary(records: readonly RequestRecord[], run: Record<string, unknown>, concurrency?: number): Summary {
   const summary: Summary = { schema_version: 1, run, ...computeMetrics(records, concurrency) };
+  if (run.client_health) summary.client = run.client_health as ClientHealth;
   const classes = [...new Set(records.map((r) => r.class).filter((c): c is string => !!c))].sort();
   if (classes.length > 0) {
     summary.by_class = {};

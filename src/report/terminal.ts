@@ -47,6 +47,15 @@ export function renderSummary(s: Summary): string {
     for (const e of r.errors)
       out.push(`  ${e.count} x ${e.kind}${e.http_status ? ` ${e.http_status}` : ''}${e.example ? `: ${safeTerminalText(e.example)}` : ''}`);
   }
+  if (s.client) {
+    const h = s.client;
+    out.push(
+      '',
+      `client: event-loop delay p99 ${fmt(h.event_loop_delay_ms.p99)} ms, CPU ${fmt(h.cpu_percent.one_core, 0)}% of one core, send lag p99 ${fmt(h.send_lag_ms.p99)} ms` +
+        (h.dropped ? `, ${h.dropped} open-loop sends missed their slot` : ''),
+    );
+    if (h.client_bound) out.push(`CLIENT-BOUND: the load generator itself was a bottleneck; latencies may include client time: ${h.reasons.join('; ')}`);
+  }
   if (s.token_source.tokenizer > 0)
     out.push('', `token counts: ${s.token_source.usage} from server usage, ${s.token_source.tokenizer} counted with ${String(run.tokenizer)}`);
   if (s.by_class) {

@@ -8,6 +8,11 @@ export interface Slot {
   warmup: boolean;
   /** When the schedule wanted it sent (ms on the run clock). */
   scheduledAtMs: number;
+  /**
+   * When it could first have been sent: the scheduled time, or later when the in-flight cap (--rate with
+   * --concurrency) held it back. Lateness beyond this is the client's own.
+   */
+  readyAtMs: number;
 }
 
 export interface ScheduleOptions {
@@ -70,7 +75,7 @@ async function closedLoop(o: ScheduleOptions, send: SendFn): Promise<void> {
       next++;
       const t = o.now();
       if (index === o.warmup) measureStart = t;
-      if (!(await send({ index, warmup: index < o.warmup, scheduledAtMs: t }))) return;
+      if (!(await send({ index, warmup: index < o.warmup, scheduledAtMs: t, readyAtMs: t }))) return;
     }
   };
   await Promise.all(Array.from({ length: n }, worker));
@@ -99,13 +104,15 @@ async function openLoop(o: ScheduleOptions, send: SendFn): Promise<void> {
     if (o.durationMs !== undefined && o.arrivalTimesMs && schedule[index] > o.durationMs) break;
     await sleepUntil(due, o.now, o.signal);
     if (o.signal?.aborted) break;
+    let ready = due;
     while (inFlight >= cap) {
       await new Promise<void>((r) => (wake = r));
+      ready = o.now();
       if (o.signal?.aborted) break;
     }
     if (o.signal?.aborted) break;
     inFlight++;
-    const p = send({ index, warmup: index < o.warmup, scheduledAtMs: due }).then((more) => {
+    const p = send({ index, warmup: index < o.warmup, scheduledAtMs: due, readyAtMs: ready }).then((more) => {
       if (!more) exhausted = true;
     }).finally(() => {
       inFlight--;
