@@ -102,7 +102,7 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
   const headers: Record<string, string> = { 'content-type': 'application/json', ...extraHeaders };
   if (c.apiKey) headers.authorization = `Bearer ${c.apiKey}`;
 
-  const target = await openTarget(c.baseUrl);
+  const target = await openTarget(c.baseUrl, c.tokenizer);
   let executor: Executor | undefined;
   try {
     const probe = new Agent();

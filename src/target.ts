@@ -8,10 +8,11 @@ export interface Target {
   close(): Promise<void>;
 }
 
-export async function openTarget(baseUrl: string | undefined): Promise<Target> {
+/** The user's server, or the embedded simulated server counting tokens with the run's tokenizer (so usage matches). */
+export async function openTarget(baseUrl: string | undefined, tokenizer?: string): Promise<Target> {
   if (baseUrl) return { baseUrl: baseUrl.replace(/\/+$/, ''), embedded: false, close: async () => {} };
   const { startSimServer } = await import('./sim/server.js');
-  const sim = await startSimServer({ port: 0 });
+  const sim = await startSimServer({ port: 0, tokenizer });
   return { baseUrl: sim.baseUrl, embedded: true, close: () => sim.close() };
 }
 

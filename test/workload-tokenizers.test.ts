@@ -62,4 +62,18 @@ describe('tokenizers', () => {
     for (const r of res.records) expect(r.input_tokens).toBe(r.expected_input_tokens);
     expect(new Set(res.records.map((r) => r.expected_input_tokens)).size).toBeGreaterThan(3);
   });
+
+  it("the embedded server's usage matches the client count with a Hugging Face tokenizer, and differs from cl100k's", async () => {
+    const hf = await run({ requests: 6, concurrency: 2, inputTokens: 120, outputTokens: 4, tokenizer: bpeDir, out: tmpDir(), quiet: true });
+    for (const r of hf.records) {
+      expect(r.token_source).toBe('usage');
+      expect(r.input_tokens).toBe(120);
+      expect(r.expected_input_tokens).toBe(120);
+    }
+    // The same prompt text counted by another tokenizer gives another length.
+    const cl = loadTokenizer('cl100k_base');
+    const bpe = loadTokenizer(bpeDir);
+    const text = textOfTokens(bpe, 120, createRng(3), nonce(createRng(3))).text;
+    expect(cl.count(text)).not.toBe(bpe.count(text));
+  });
 });
