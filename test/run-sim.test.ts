@@ -91,3 +91,16 @@ describe('runs against the embedded simulated server', () => {
     }
   });
 });
+
+describe('prefix caching on the embedded server', () => {
+  it('cache A/B: the warm pass hits the prefix cache and has a much lower TTFT', async () => {
+    const res = await run({ requests: 8, concurrency: 1, cacheAb: true, inputTokens: 4096, outputTokens: 4, out: tmpDir(), quiet: true });
+    const cold = res.summary.by_class!.cold;
+    const warm = res.summary.by_class!.warm;
+    expect(cold.requests.ok).toBe(4);
+    expect(warm.requests.ok).toBe(4);
+    expect(cold.cached_tokens.max ?? 0).toBeLessThan(64);
+    expect(warm.cached_tokens.min!).toBeGreaterThan(4000);
+    expect(warm.ttft_ms.p50!).toBeLessThan(cold.ttft_ms.p50! / 3);
+  });
+});
