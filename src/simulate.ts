@@ -1,5 +1,6 @@
 // `simulate`: a whole run on the engine model with a virtual clock: same config, workload and output files as run(), no server.
 import { defaultOutDir, prepareOutDir } from './outdir.js';
+import { writeRunReport } from './report/html/run-report.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cpus, hostname, platform } from 'node:os';
@@ -359,5 +360,6 @@ export async function simulate(input: SimulateInput | ResolvedSimulate): Promise
   writeFileSync(join(outDir, 'run.json'), JSON.stringify(runMeta, null, 2) + '\n');
   const summary = buildSummary(records, runMeta, c.concurrency);
   writeFileSync(join(outDir, 'summary.json'), JSON.stringify(summary, null, 2) + '\n');
+  writeRunReport(outDir);
   return { summary, records, outDir, sim, engine, wallMs };
 }
