@@ -65,6 +65,31 @@ describe('compare runs', () => {
   });
 });
 
+describe('compare against the embedded engine model', () => {
+  it('the same model on a smaller GPU is flagged as a regression (exit 1)', async () => {
+    const { startSimServer } = await import('../src/sim/server.js');
+    const h100 = await startSimServer({ gpu: 'h100', timeScale: 4 });
+    const a100 = await startSimServer({ gpu: 'a100-40gb', timeScale: 4 });
+    try {
+      const go = async (baseUrl: string) => {
+        const out = tmpDir();
+        await run({ baseUrl, concurrency: 8, requests: 32, inputTokens: 512, outputTokens: 64, out, quiet: true });
+        return out;
+      };
+      const [base, cand] = [await go(h100.baseUrl), await go(a100.baseUrl)];
+      const r = await runCli(registerCompare, ['compare', base, cand, '--fail-on', 'tpot_p50,output_throughput', '--json', '--no-html']);
+      expect(r.code).toBe(1);
+      const deltas = JSON.parse(r.out).comparisons[0].points[0].deltas as { metric: string; regressed: boolean; relative: number }[];
+      const by = Object.fromEntries(deltas.map((d) => [d.metric, d]));
+      expect(by.tpot_p50.regressed).toBe(true);
+      expect(by.tpot_p50.relative).toBeGreaterThan(0.5); // A100-40GB decodes about 2x slower than H100
+    } finally {
+      await h100.close();
+      await a100.close();
+    }
+  });
+});
+
 describe('compare sweeps', () => {
   it('compares point by point through the sweep CLI', async () => {
     const dirs: string[] = [];
