@@ -1,6 +1,6 @@
 // Virtual-clock driver: runs a whole benchmark against the engine in simulated time, no timers.
 import { createRng } from '../util/rng.js';
-import { arrivalTimesMs, type ArrivalKind } from './arrivals.js';
+import { arrivalSchedule, type ArrivalKind } from '../scheduler/arrivals.js';
 import { resolveEngine, type EngineOptions, type EngineSpec } from './engine/config.js';
 import { createEngine, type EngineCounters } from './engine/engine.js';
 import { blockHashesFromIds, syntheticBlockHashes } from './engine/hash.js';
@@ -77,7 +77,7 @@ export function simulateRun(opts: SimulateRunOptions): SimulateRunResult {
   const total = load.requests;
   const cap = load.concurrency ?? Infinity;
   if (!(cap >= 1) && load.rate === undefined) throw new Error('simulateRun: give load.concurrency and/or load.rate');
-  const arrivals = load.rate !== undefined ? arrivalTimesMs(total, load.rate, load.arrival ?? 'poisson', rng, load.burstiness ?? 1) : undefined;
+  const arrivals = load.rate !== undefined ? arrivalSchedule(load.arrival ?? 'poisson', load.rate, load.burstiness ?? 1, rng, { count: total }) : undefined;
   const pick = (i: number): VirtualRequest =>
     typeof opts.requests === 'function' ? opts.requests(i) : opts.requests[i % opts.requests.length];
 
