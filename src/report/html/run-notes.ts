@@ -27,6 +27,11 @@ export function runNotes(s: Summary, stalls: Stalls, slo: { text: string; result
   const lag = s.schedule_lag_ms;
   if (lag.p99 !== null && lag.p99 > 10)
     out.push(`Requests left the client late (p99 schedule lag ${num(lag.p99)} ms): the client or the concurrency cap, not only the server, shaped this load.`);
+  const h = s.client;
+  if (h?.client_bound) out.push(`CLIENT-BOUND: the load generator itself was a bottleneck, so latencies may include client time: ${h.reasons.join('; ')}.`);
+  else if (h)
+    out.push(`The client was healthy: event-loop delay p99 ${num(h.event_loop_delay_ms.p99)} ms, ${num(h.cpu_percent.one_core, 0)}% of one core, send lag p99 ${num(h.send_lag_ms.p99)} ms.`);
+  if (run.simulated === true) out.push('These are predictions of the simulated engine model on a virtual clock, not measurements of a server.');
   const scale = run.sim_time_scale;
   if (typeof scale === 'number' && scale !== 1) out.push(`The simulated server ran ${scale}x faster than real time: latencies are scaled, not real.`);
   if (slo) {
