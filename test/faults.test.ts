@@ -176,3 +176,40 @@ describe('no leaks', () => {
     expect(heapGrowthMb).toBeLessThan(16);
   }, 120_000);
 });
+
+describe('faults injected by the simulated server', () => {
+  it('every injected fault becomes a classified record and the run goes on', async () => {
+    const { startSimServer } = await import('../src/sim/server.js');
+    // every Nth request gets one fault; the periods are co-prime so most requests see at most one
+    const sim = await startSimServer({
+      timeScale: 20,
+      faults: {
+        http429: { every: 7, retryAfterSeconds: 0 },
+        http503: { every: 11 },
+        drop: { every: 13, afterTokens: 3 },
+        malformed: { every: 17, afterTokens: 2 },
+        stall: { every: 19, afterTokens: 2, ms: 1500 },
+        heartbeat: { every: 5, intervalMs: 5 },
+      },
+    });
+    try {
+      const res = await run({ baseUrl: sim.baseUrl, requests: 120, concurrency: 8, inputTokens: 32, outputTokens: 16, out: tmpDir(), quiet: true, idleTimeout: '1s' });
+      const by = (s: string) => res.records.filter((r) => r.status === s);
+      expect(res.records).toHaveLength(120);
+      expect(by('http_error').some((r) => r.http_status === 429)).toBe(true);
+      expect(by('http_error').some((r) => r.http_status === 503)).toBe(true);
+      expect(by('network_error').length).toBeGreaterThan(0);
+      expect(by('parse_error').length).toBeGreaterThan(0);
+      expect(by('timeout').every((r) => /stream stalled/.test(r.error ?? ''))).toBe(true);
+      expect(by('timeout').length).toBeGreaterThan(0);
+      // heartbeats are comments: they appear in the raw events of successful requests but never as tokens
+      const ok = by('ok');
+      expect(ok.length).toBeGreaterThan(60);
+      expect(ok.some((r) => r.event_kinds.includes('c'))).toBe(true);
+      for (const r of ok) expect(r.output_tokens).toBe(16);
+      expect(res.summary.ttft_ms.count).toBe(ok.length);
+    } finally {
+      await sim.close();
+    }
+  });
+});
