@@ -13,7 +13,8 @@ import { registerSimulate } from './simulate.js';
 import { registerDataset } from './dataset.js';
 import { takeExitCode, type Out } from './io.js';
 
-export async function main(argv: string[], io: Out = { out: process.stdout, err: process.stderr }): Promise<number> {
+/** The whole command tree (also used by the docs check, which wants every flag documented). */
+export function buildProgram(io: Out): Command {
   const program = new Command('tokenflood')
     .description('load-test LLM inference services: TTFT, TPOT, ITL, E2E, throughput and errors')
     .version(VERSION)
@@ -29,6 +30,11 @@ export async function main(argv: string[], io: Out = { out: process.stdout, err:
   registerSimulate(program, io);
   registerDataset(program, io);
   for (const c of program.commands) c.exitOverride().configureOutput({ writeOut: (s) => io.out.write(s), writeErr: (s) => io.err.write(s) });
+  return program;
+}
+
+export async function main(argv: string[], io: Out = { out: process.stdout, err: process.stderr }): Promise<number> {
+  const program = buildProgram(io);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return takeExitCode();
