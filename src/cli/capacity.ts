@@ -1,4 +1,5 @@
 // `tokenflood capacity`: size a deployment from the sim engine's model (readable table or --json).
+import { snakeKeys } from '../util/snake.js';
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { capacityInputSchema, planCapacity, type CapacityInput, type CapacityReport } from '../sim/capacity.js';
@@ -49,6 +50,6 @@ export function registerCapacity(program: Command): void {
   addFlags(cmd, SPECS);
   cmd.option('--json', 'print one JSON document instead of the table').action((values: Record<string, unknown>) => {
     const report = planCapacity(capacityInputFromFlags(values));
-    process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : capacityTable(report));
+    process.stdout.write(values.json ? `${JSON.stringify(snakeKeys(report), null, 2)}\n` : capacityTable(report));
   });
 }

@@ -20,7 +20,7 @@ describe('tokenflood capacity', () => {
     vi.spyOn(process.stdout, 'write').mockImplementation((s) => ((out += String(s)), true));
     await program().parseAsync(['capacity', '--model-profile', 'llama-3.1-70b', '--tp', '4', '--kv-dtype', 'fp16', '--input-tokens', '3072', '--output-tokens', '1024', '--json'], { from: 'user' });
     const r = JSON.parse(out);
-    expect(r.kvBytesPerRequest).toBe(1342177280);
+    expect(r.kv_bytes_per_request).toBe(1342177280);
     expect(r.gpus).toBe(4);
   });
 
