@@ -1,5 +1,6 @@
 // Orchestration: config → target → workload → scheduler → records → summary → reporters.
 import { defaultOutDir, prepareOutDir } from './outdir.js';
+import { snakeKeys } from './util/snake.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cpus, hostname, platform } from 'node:os';
@@ -73,9 +74,9 @@ export function resolveWorkers(c: Pick<RunConfig, 'workers' | 'concurrency' | 'r
 }
 
 
-/** The effective config as written to disk: the API key and secret headers redacted. */
+/** The effective config as written to disk: snake_case keys, the API key and secret headers redacted. */
 export function redactedConfig(c: RunConfig, headers: Record<string, string>): Record<string, unknown> {
-  return { ...c, apiKey: redactKey(c.apiKey), header: Object.entries(redactHeaders(headers)).map(([k, v]) => `${k}: ${v}`) };
+  return snakeKeys({ ...c, apiKey: redactKey(c.apiKey), header: Object.entries(redactHeaders(headers)).map(([k, v]) => `${k}: ${v}`) }) as Record<string, unknown>;
 }
 
 /** Fill token counts the server did not report by counting with the run's tokenizer. */

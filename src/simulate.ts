@@ -1,5 +1,6 @@
 // `simulate`: a whole run on the engine model with a virtual clock: same config, workload and output files as run(), no server.
 import { defaultOutDir, prepareOutDir } from './outdir.js';
+import { snakeKeys } from './util/snake.js';
 import { writeRunReport } from './report/html/run-report.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -354,7 +355,7 @@ export async function simulate(input: SimulateInput | ResolvedSimulate): Promise
       ignored_options: ignored,
     },
     client: { node: process.version, platform: platform(), cpus: cpus().length, cpu_model: cpus()[0]?.model ?? null, hostname: hostname() },
-    config: { ...redactedConfig(c, r.headers), ...eo },
+    config: snakeKeys({ ...redactedConfig(c, r.headers), ...eo }),
     stopped_reason: 'completed',
   };
   writeFileSync(join(outDir, 'run.json'), JSON.stringify(runMeta, null, 2) + '\n');

@@ -82,7 +82,7 @@ describe('tokenflood CLI', () => {
     expect(code).toBe(0);
     const doc = JSON.parse(c.out);
     expect(doc.requests.ok).toBe(3);
-    expect(doc.run.config.apiKey).toBe('sk-...cdef');
+    expect(doc.run.config.api_key).toBe('sk-...cdef');
     expect(server.bodies.length - before).toBe(3);
     for (const f of readdirSync(out)) expect(readFileSync(join(out, f), 'utf8')).not.toContain('SECRET');
     expect(c.out + c.err).not.toContain('SECRET');

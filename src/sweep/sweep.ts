@@ -69,7 +69,7 @@ async function openServer(s: SweepConfig, baseUrl: string | undefined): Promise<
 /** The run config minus what varies per point (load, lengths, stop condition, directory). */
 function sharedConfig(c: Record<string, unknown>): Record<string, unknown> {
   const out = { ...c };
-  for (const k of ['concurrency', 'rate', 'requests', 'duration', 'inputTokens', 'outputTokens', 'out', 'overwrite', 'quiet', 'json']) delete out[k];
+  for (const k of ['concurrency', 'rate', 'requests', 'duration', 'input_tokens', 'output_tokens', 'out', 'overwrite', 'quiet', 'json']) delete out[k];
   return out;
 }
 
