@@ -1,0 +1,247 @@
+// One keep-alive HTTP/1.1 connection: a socket, its response parser, and the one request it carries at a time.
+import { connect as netConnect, isIP, type Socket } from 'node:net';
+import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
+import { H1Error, closedEarly, socketError, type H1Phase } from './errors.js';
+import { ResponseParser, type ParserSink } from './parser.js';
+
+export interface H1Handlers {
+  /** Status and headers (names lowercased; repeated headers joined with ", "). 1xx responses are skipped. */
+  onHeaders(status: number, headers: Record<string, string>): void;
+  /** A piece of the body, framing removed. Valid only during the call (the buffer may be reused): copy to keep. */
+  onData(chunk: Buffer): void;
+  onEnd(): void;
+  /** Called at most once, instead of onEnd; nothing is called after it. */
+  onError(err: H1Error): void;
+}
+
+/** Where and how to connect; shared by all connections of a pool. */
+export interface Target {
+  tls: boolean;
+  host: string;
+  port: number;
+  /** host:port, for messages. */
+  where: string;
+  tlsOptions: ConnectionOptions | undefined;
+  /** One buffer every plain-TCP read lands in (net `onread`), or null for a fresh Buffer per read. */
+  readBuffer: Buffer | null;
+}
+
+/** What a connection needs from its pool. */
+export interface ConnectionOwner {
+  readonly target: Target;
+  /** The response is complete and the socket may (or may not) carry another request. */
+  release(c: Connection, reusable: boolean): void;
+  /** The connection no longer counts against the limit (destroyed). */
+  gone(c: Connection): void;
+  /** The socket has closed. */
+  closed(c: Connection): void;
+}
+
+/** A request from the moment it is accepted until onEnd/onError; also its caller's abort handle. */
+export class Pending {
+  conn: Connection | null = null;
+  finished = false;
+
+  constructor(
+    readonly bytes: string,
+    readonly isHead: boolean,
+    readonly h: H1Handlers,
+  ) {}
+
+  abort(): void {
+    if (this.finished) return;
+    const conn = this.conn;
+    const phase = conn ? conn.phase() : 'connect';
+    this.finished = true;
+    this.conn = null;
+    // The socket may have half a response on it: it cannot carry another request.
+    conn?.detachAndDestroy();
+    this.h.onError(new H1Error('E_ABORTED', phase, `request aborted by the caller (${phase === 'connect' ? 'before it was sent' : phase === 'headers' ? 'before response headers' : 'mid-body'})`));
+  }
+}
+
+export class Connection implements ParserSink {
+  readonly socket: Socket;
+  private readonly parser: ResponseParser;
+  req: Pending | null = null;
+  private connected = false;
+  private served = 0;
+  private dead = false;
+  idle = false;
+
+  constructor(private readonly owner: ConnectionOwner) {
+    const t = owner.target;
+    this.parser = new ResponseParser(this, t.where);
+    if (t.tls) {
+      const servername = isIP(t.host) ? undefined : t.host;
+      this.socket = tlsConnect({ host: t.host, port: t.port, servername, ALPNProtocols: ['http/1.1'], ...t.tlsOptions });
+      this.socket.once('secureConnect', this.onConnect);
+      this.socket.on('data', this.onData);
+    } else {
+      const onread = t.readBuffer ? { buffer: t.readBuffer, callback: this.onRead } : undefined;
+      this.socket = netConnect({ host: t.host, port: t.port, noDelay: true, onread });
+      this.socket.once('connect', this.onConnect);
+      if (!onread) this.socket.on('data', this.onData);
+    }
+    if (t.tls) this.socket.setNoDelay(true);
+    this.socket.on('end', this.onEnd);
+    this.socket.on('error', this.onError);
+    this.socket.on('close', this.onClose);
+    this.socket.on('timeout', this.onIdleTimeout);
+  }
+
+  /** Send `p` on this connection. */
+  start(p: Pending): void {
+    if (this.idle) {
+      this.idle = false;
+      this.socket.setTimeout(0);
+      this.socket.ref();
+    }
+    this.req = p;
+    p.conn = this;
+    this.parser.reset(p.isHead);
+    this.socket.write(p.bytes);
+  }
+
+  /** Park the connection between requests: it closes itself after `ms` of idleness and does not keep the process alive. */
+  park(ms: number): void {
+    this.idle = true;
+    this.socket.setTimeout(ms);
+    this.socket.unref();
+  }
+
+  /** The server's Keep-Alive: timeout=N hint of the last response, in ms, or null. */
+  keepAliveHintMs(): number | null {
+    const ka = this.parser.headers['keep-alive'];
+    const m = ka ? /timeout=(\d+)/i.exec(ka) : null;
+    return m ? Number(m[1]) * 1000 : null;
+  }
+
+  phase(): H1Phase {
+    if (!this.connected) return 'connect';
+    return this.parser.inHead ? 'headers' : 'body';
+  }
+
+  /** Forget the current request (it was aborted) and destroy the socket. */
+  detachAndDestroy(): void {
+    this.req = null;
+    this.destroy();
+  }
+
+  destroy(): void {
+    if (this.dead) return;
+    this.dead = true;
+    this.parser.stop();
+    this.socket.destroy();
+    this.owner.gone(this);
+  }
+
+  // ---- ParserSink ---------------------------------------------------------------------------------------------
+
+  onHead(status: number, headers: Record<string, string>): void {
+    this.req?.h.onHeaders(status, headers);
+  }
+
+  onBody(chunk: Buffer): void {
+    this.req?.h.onData(chunk);
+  }
+
+  onComplete(extra: boolean): void {
+    const p = this.req;
+    if (!p) return;
+    this.req = null;
+    p.conn = null;
+    p.finished = true;
+    this.served++;
+    // Bytes after a complete response cannot belong to anything (no pipelining): the stream is out of step.
+    this.owner.release(this, this.parser.keepAlive && !extra && !this.dead);
+    try {
+      p.h.onEnd();
+    } catch (err) {
+      rethrow(err);
+    }
+  }
+
+  // ---- socket events ------------------------------------------------------------------------------------------
+
+  private readonly onConnect = (): void => {
+    this.connected = true;
+  };
+
+  /** net `onread`: `buf` is the pool's shared read buffer, valid until this returns. true = keep reading. */
+  private readonly onRead = (nread: number, buf: Uint8Array): boolean => {
+    this.feed(buf as Buffer, nread);
+    return true;
+  };
+
+  private readonly onData = (buf: Buffer): void => {
+    this.feed(buf, buf.length);
+  };
+
+  private feed(buf: Buffer, end: number): void {
+    if (this.req === null) {
+      // Bytes nobody asked for (an idle connection, or after an aborted request): the stream is unusable.
+      this.destroy();
+      return;
+    }
+    try {
+      this.parser.push(buf, 0, end);
+    } catch (err) {
+      this.fail(err instanceof H1Error ? err : new H1Error('E_HANDLER', this.phase(), `a response handler threw: ${String((err as Error)?.message ?? err)}`, { cause: err }));
+    }
+  }
+
+  /** FIN from the server: ends a close-delimited body, or cuts the response short. */
+  private readonly onEnd = (): void => {
+    if (this.req) {
+      try {
+        this.parser.finish();
+      } catch (err) {
+        this.fail(err as H1Error);
+        return;
+      }
+    }
+    this.destroy();
+  };
+
+  private readonly onError = (err: Error): void => {
+    const phase = this.phase();
+    const e = socketError(err, phase, this.owner.target.where);
+    if (phase === 'headers' && this.served > 0 && this.parser.inHead) {
+      e.message += ' (on a reused keep-alive connection: the server may have closed it as it went idle)';
+    }
+    this.fail(e);
+  };
+
+  private readonly onClose = (): void => {
+    if (this.req) this.fail(closedEarly(this.phase(), this.owner.target.where, this.parser.bodyBytes));
+    this.destroy();
+    this.owner.closed(this);
+  };
+
+  private readonly onIdleTimeout = (): void => {
+    if (this.idle) this.destroy();
+  };
+
+  /** The current request failed: destroy the socket, then tell the caller. */
+  private fail(err: H1Error): void {
+    const p = this.req;
+    this.req = null;
+    this.destroy();
+    if (!p || p.finished) return;
+    p.finished = true;
+    p.conn = null;
+    try {
+      p.h.onError(err);
+    } catch (e) {
+      rethrow(e);
+    }
+  }
+}
+
+/** A handler's exception after its request is over belongs to nobody here: surface it as uncaught. */
+function rethrow(err: unknown): void {
+  process.nextTick(() => {
+    throw err;
+  });
+}
