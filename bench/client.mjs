@@ -13,7 +13,6 @@ import { rmSync } from 'node:fs';
 import { executeRequest } from '../dist/backends/execute.js';
 import { run } from '../dist/index.js';
 import { startHealthMonitor } from '../dist/metrics/health.js';
-import { leanExecute } from './lean-execute.mjs';
 import { summarize, sleep, machineTicks, machineBusyPct } from './stats.mjs';
 
 const sc = JSON.parse(process.argv[2]);
@@ -50,10 +49,8 @@ async function streams() {
   let requests = 0;
   const before = mem();
 
-  // driver 'lean' swaps in the prototype of a cheaper hot path (bench/lean-execute.mjs) for comparison.
-  const exec = sc.driver === 'lean' ? leanExecute : executeRequest;
   const one = async (id) => {
-    const res = await exec({
+    const res = await executeRequest({
       id, warmup: false, cls: undefined, url, headers, body, stream: true,
       expectedInputTokens: 1000, maxTokens: tokens, scheduledAtMs: now(), timeoutMs: 600_000, dispatcher: agent, now,
     });

@@ -5,11 +5,12 @@
 // the floor (median of the same difference at one stream). See docs/performance.md for the method.
 // Options (env): BENCH_ONLY=name1,name2 runs a subset; BENCH_QUIET_PCT (default 25) is the other-load level
 // the bench waits for (at most BENCH_QUIET_WAIT_S, default 20 s) before each scenario, because a shared machine skews every figure.
-import { fork, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { cpus, availableParallelism, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { sleep, machineTicks, machineBusyPct } from './stats.mjs';
+import { startEmitter } from './emitter-proc.mjs';
 import { SCENARIOS } from './scenarios.mjs';
 import { printTable } from './table.mjs';
 
@@ -17,21 +18,6 @@ const here = (f) => fileURLToPath(new URL(f, import.meta.url));
 const QUIET_PCT = Number(process.env.BENCH_QUIET_PCT ?? 25);
 const QUIET_WAIT_S = Number(process.env.BENCH_QUIET_WAIT_S ?? 20);
 const only = process.env.BENCH_ONLY?.split(',');
-
-async function startEmitter(opts) {
-  const em = fork(here('./emitter.mjs'), [JSON.stringify(opts)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const port = await new Promise((resolve, reject) => {
-    em.on('message', (m) => m.type === 'ready' && resolve(m.port));
-    em.on('exit', (code) => reject(new Error(`emitter exited with ${code}`)));
-  });
-  const stats = () =>
-    new Promise((resolve) => {
-      const on = (m) => m.type === 'stats' && (em.off('message', on), resolve(m));
-      em.on('message', on);
-      em.send({ type: 'stats' });
-    });
-  return { port, stats, stop: () => em.kill() };
-}
 
 function runClient(sc) {
   return new Promise((resolve, reject) => {

@@ -1,4 +1,5 @@
-// Bench scenarios: rising closed-loop stream counts, a two-process split, the whole run() closed and open loop.
+// Bench scenarios: rising closed-loop stream counts, a two-process split, the whole run() closed (one and two worker
+// threads) and open loop.
 // Emitter: one content event every 20 ms per stream (50 tok/s, a typical decode speed); 2,000 streams = 100k events/s.
 const stream = (n, extra = {}) => ({
   kind: 'streams',
@@ -25,14 +26,19 @@ export const SCENARIOS = [
   { name: 's1000', title: '1,000 streams', emitter: { intervalMs: 20 }, client: stream(1000) },
   { name: 's2000', title: '2,000 streams (100k events/s offered)', emitter: { intervalMs: 20 }, client: stream(2000) },
   { name: 's2000x2', title: '2,000 streams split over 2 client processes', split: 2, emitter: { intervalMs: 20 }, client: stream(2000) },
-  { name: 's1000lean', title: '1,000 streams, prototype hot path (bench/lean-execute.mjs)', emitter: { intervalMs: 20 }, client: stream(1000, { driver: 'lean' }) },
-  { name: 's2000lean', title: '2,000 streams, prototype hot path', emitter: { intervalMs: 20 }, client: stream(2000, { driver: 'lean' }) },
   {
     name: 'run512',
     title: 'run(), closed loop 512, 100 tokens × 20 ms, 5 s',
     emitter: { intervalMs: 20 },
     client: { kind: 'run', config: { concurrency: 512, duration: 5, inputTokens: 128, outputTokens: 100 } },
   },
+  // --workers: the whole tool at 2,000 streams on one thread, then on two (each with its own HTTP pool).
+  ...[1, 2].map((workers) => ({
+    name: `run2000w${workers}`,
+    title: `run(), closed loop 2,000, --workers ${workers}, 100 tokens × 20 ms, 6 s`,
+    emitter: { intervalMs: 20 },
+    client: { kind: 'run', config: { concurrency: 2000, duration: 6, inputTokens: 128, outputTokens: 100, workers } },
+  })),
   openLoop(100),
   openLoop(500),
   openLoop(1000),

@@ -1,6 +1,10 @@
 // Send one request and record its raw facts: timestamps taken as bytes arrive, failures kept as data.
-import { request, type Dispatcher } from 'undici';
-import { SseParser } from './sse.js';
+//
+// The request goes out through undici's dispatch() handler API: every body chunk reaches onResponseData straight
+// from the HTTP parser, without a Readable stream in between (that stream machinery was a measurable share of the
+// CPU spent per streamed event; see docs/performance.md).
+import type { Dispatcher } from 'undici';
+import { SseParser, type SseEvent } from './sse.js';
 import { classifyData, type ChunkInfo, type Usage } from './openai.js';
 import type { RawRequest, RequestStatus } from '../metrics/record.js';
 
@@ -23,7 +27,6 @@ export interface ExecuteInput {
   dispatcher: Dispatcher;
   /** Monotonic clock, ms since run start. */
   now: () => number;
-  /** Aborts the request (run cancelled). */
   /**
    * Registers the request's AbortController with the run so it can be cancelled; returns the unregister
    * function. (A Set of controllers instead of one listener per request on a shared signal: adding listeners to
@@ -81,119 +84,192 @@ export function blankRaw(inp: Omit<ExecuteInput, 'dispatcher' | 'now' | 'registe
   };
 }
 
-export async function executeRequest(inp: ExecuteInput): Promise<ExecuteResult> {
-  const { now } = inp;
-  const sentAt = now();
-  const raw = blankRaw(inp, sentAt);
-  const reasoningParts: string[] = [];
-  const answerParts: string[] = [];
-  let usage: Usage | null = null;
-  let kinds = '';
-  let retryAfterMs: number | null = null;
-  const errs: { parse: string | null; stream: string | null } = { parse: null, stream: null };
+export function executeRequest(inp: ExecuteInput): Promise<ExecuteResult> {
+  return new Promise((resolve) => new Exchange(inp, resolve).send());
+}
 
-  const ac = new AbortController();
-  let timedOut = false;
-  let stalled = false;
-  const idleMs = inp.idleTimeoutMs ?? 0;
-  // One re-armable timer per request; refresh() on each chunk is O(1) and allocates nothing.
-  const idleTimer =
-    idleMs > 0
-      ? setTimeout(() => {
-          stalled = true;
-          ac.abort();
-        }, idleMs)
-      : undefined;
-  const timer =
-    inp.timeoutMs > 0
-      ? setTimeout(() => {
-          timedOut = true;
-          ac.abort();
-        }, inp.timeoutMs)
-      : undefined;
-  const unregister = inp.register?.(ac);
+/** How the response body is read, decided by its status line and content type. */
+type BodyMode = 'sse' | 'text' | 'error';
 
-  const absorb = (info: ChunkInfo, t: number) => {
+/** origin and path of a URL; run() sends every request to the same URL, so the last one is kept. */
+let lastTarget = { url: '', origin: '', path: '' };
+function target(url: string): { origin: string; path: string } {
+  if (url !== lastTarget.url) {
+    const u = new URL(url);
+    lastTarget = { url, origin: u.origin, path: u.search ? u.pathname + u.search : u.pathname };
+  }
+  return lastTarget;
+}
+
+/**
+ * One request in flight: the undici handler, its timers and what it has recorded so far. Per streamed chunk it
+ * takes one timestamp, refreshes the idle timer and feeds the SSE parser; per event it classifies and counts.
+ */
+class Exchange implements Dispatcher.DispatchHandler {
+  private readonly now: () => number;
+  private readonly sentAt: number;
+  private readonly raw: RawRequest;
+  private readonly ac = new AbortController();
+  private controller: Dispatcher.DispatchController | null = null;
+  private readonly idleMs: number;
+  private readonly idleTimer: NodeJS.Timeout | undefined;
+  private readonly timer: NodeJS.Timeout | undefined;
+  private readonly unregister: (() => void) | undefined;
+  private timedOut = false;
+  private stalled = false;
+  private settled = false;
+
+  private mode: BodyMode = 'text';
+  private contentType = '';
+  private parser: SseParser | null = null;
+  /** Time of the chunk being parsed: every event completed by it gets this timestamp. */
+  private t = 0;
+  /** Body bytes kept for a non-streamed or error response. */
+  private parts: Buffer[] = [];
+  private bytes = 0;
+
+  private kinds = '';
+  private readonly reasoningParts: string[] = [];
+  private readonly answerParts: string[] = [];
+  private usage: Usage | null = null;
+  private retryAfterMs: number | null = null;
+  private parseError: string | null = null;
+  private streamError: string | null = null;
+
+  constructor(
+    private readonly inp: ExecuteInput,
+    private readonly resolve: (r: ExecuteResult) => void,
+  ) {
+    this.now = inp.now;
+    this.sentAt = inp.now();
+    this.raw = blankRaw(inp, this.sentAt);
+    this.idleMs = inp.idleTimeoutMs ?? 0;
+    // One re-armable timer per request; refresh() on each chunk is O(1) and allocates nothing.
+    this.idleTimer = this.idleMs > 0 ? setTimeout(() => this.expire('stalled'), this.idleMs) : undefined;
+    this.timer = inp.timeoutMs > 0 ? setTimeout(() => this.expire('timedOut'), inp.timeoutMs) : undefined;
+    this.ac.signal.addEventListener('abort', () => this.controller?.abort(this.ac.signal.reason), { once: true });
+    this.unregister = inp.register?.(this.ac);
+  }
+
+  send(): void {
+    try {
+      const { origin, path } = target(this.inp.url);
+      const { headers, body } = this.inp;
+      this.inp.dispatcher.dispatch({ origin, path, method: 'POST', headers, body, headersTimeout: 0, bodyTimeout: 0 }, this);
+    } catch (err) {
+      this.fail(err);
+    }
+  }
+
+  /** A timer ran out: note which, then abort (undici reports the abort through onResponseError). */
+  private expire(which: 'stalled' | 'timedOut'): void {
+    this[which] = true;
+    this.ac.abort();
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    // Aborted while waiting for a connection: undici can only abort once the request has one.
+    if (this.ac.signal.aborted) controller.abort(this.ac.signal.reason);
+  }
+
+  onResponseStart(_c: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+    if (statusCode < 200) return; // 1xx: informational, the real response follows
+    const raw = this.raw;
+    raw.headers_ms = this.now() - this.sentAt;
+    raw.http_status = statusCode;
+    this.idleTimer?.refresh();
+    this.retryAfterMs = parseRetryAfter(headers['retry-after']);
+    this.contentType = String(headers['content-type'] ?? '');
+    if (statusCode >= 300) this.mode = 'error';
+    else if (this.inp.stream && this.contentType.includes('text/event-stream')) {
+      this.mode = 'sse';
+      this.parser = new SseParser(this.onEvent);
+    }
+  }
+
+  onResponseData(_c: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.parser) {
+      this.t = this.now() - this.sentAt;
+      this.idleTimer?.refresh();
+      this.parser.push(chunk);
+    } else {
+      // Error bodies: only the first MAX_ERROR_BODY bytes are kept (the rest is read and dropped).
+      if (this.mode === 'text' || this.bytes < MAX_ERROR_BODY) this.parts.push(chunk);
+      this.bytes += chunk.length;
+    }
+  }
+
+  onResponseEnd(): void {
+    const raw = this.raw;
+    if (this.parser) {
+      this.t = this.now() - this.sentAt;
+      this.parser.end();
+      raw.end_ms = this.now() - this.sentAt;
+    } else if (this.mode === 'error') {
+      raw.end_ms = this.now() - this.sentAt;
+      this.httpError(errorBodyText(this.parts));
+    } else {
+      // Non-streaming (or a server that ignored stream: true): one body, TTFT = E2E.
+      const text = bodyText(this.parts);
+      raw.end_ms = this.now() - this.sentAt;
+      raw.streamed = false;
+      if (this.inp.stream && !this.contentType.includes('application/json')) {
+        raw.status = 'parse_error';
+        raw.error = `expected an event stream, got content-type "${this.contentType || 'none'}": ${text.slice(0, 200)}`;
+      } else this.absorb(classifyData(text), raw.end_ms);
+    }
+    this.settle();
+  }
+
+  onResponseError(_c: Dispatcher.DispatchController, err: Error): void {
+    this.fail(err);
+  }
+
+  private readonly onEvent = (ev: SseEvent): void => {
+    if (ev.type === 'comment') {
+      this.raw.event_times_ms.push(this.t);
+      this.kinds += 'c';
+    } else this.absorb(classifyData(ev.data), this.t);
+  };
+
+  private absorb(info: ChunkInfo, t: number): void {
+    const raw = this.raw;
     raw.event_times_ms.push(t);
-    kinds += info.kind;
+    this.kinds += info.kind;
     if (info.reasoning) {
-      reasoningParts.push(info.reasoning);
+      this.reasoningParts.push(info.reasoning);
       raw.reasoning_chars += info.reasoning.length;
     }
     if (info.answer) {
-      answerParts.push(info.answer);
+      this.answerParts.push(info.answer);
       raw.answer_chars += info.answer.length;
     }
-    if (info.usage) usage = info.usage;
+    if (info.usage) this.usage = info.usage;
     if (info.finishReason) raw.finish_reason = info.finishReason;
-    if (info.kind === 'e') errs.stream ??= info.error;
-    else if (info.error) errs.parse ??= info.error;
-  };
+    if (info.kind === 'e') this.streamError ??= info.error;
+    else if (info.error) this.parseError ??= info.error;
+  }
 
-  try {
-    const res = await request(inp.url, {
-      method: 'POST',
-      headers: inp.headers,
-      body: inp.body,
-      dispatcher: inp.dispatcher,
-      signal: ac.signal,
-      headersTimeout: 0,
-      bodyTimeout: 0,
-    });
-    raw.headers_ms = now() - sentAt;
-    raw.http_status = res.statusCode;
-    idleTimer?.refresh();
-    retryAfterMs = parseRetryAfter(res.headers['retry-after']);
-    const ctype = String(res.headers['content-type'] ?? '');
-    if (res.statusCode < 200 || res.statusCode >= 300) {
-      const text = await readLimited(res.body, MAX_ERROR_BODY);
-      raw.end_ms = now() - sentAt;
-      raw.status = 'http_error';
-      raw.error = `HTTP ${res.statusCode}${text ? `: ${text}` : ''}`;
-    } else if (inp.stream && ctype.includes('text/event-stream')) {
-      let t = 0;
-      const parser = new SseParser((ev) => {
-        if (ev.type === 'comment') {
-          raw.event_times_ms.push(t);
-          kinds += 'c';
-        } else absorb(classifyData(ev.data), t);
-      });
-      await new Promise<void>((resolve, reject) => {
-        res.body.on('data', (chunk: Buffer) => {
-          t = now() - sentAt;
-          idleTimer?.refresh();
-          parser.push(chunk);
-        });
-        res.body.on('end', () => {
-          t = now() - sentAt;
-          parser.end();
-          resolve();
-        });
-        res.body.on('error', reject);
-      });
-      raw.end_ms = now() - sentAt;
-    } else {
-      // Non-streaming (or a server that ignored stream: true): one body, TTFT = E2E.
-      const text = await res.body.text();
-      raw.end_ms = now() - sentAt;
-      raw.streamed = false;
-      if (inp.stream && !ctype.includes('application/json')) {
-        raw.status = 'parse_error';
-        raw.error = `expected an event stream, got content-type "${ctype || 'none'}": ${text.slice(0, 200)}`;
-      } else {
-        const info = classifyData(text);
-        absorb(info, raw.end_ms);
-      }
-    }
-  } catch (err) {
-    raw.end_ms = now() - sentAt;
-    if (timedOut) {
+  private httpError(text: string): void {
+    this.raw.status = 'http_error';
+    this.raw.error = `HTTP ${this.raw.http_status}${text ? `: ${text}` : ''}`;
+  }
+
+  /** The request failed or was aborted: say why, from what we know of the moment it happened. */
+  private fail(err: unknown): void {
+    if (this.settled) return;
+    const raw = this.raw;
+    raw.end_ms = this.now() - this.sentAt;
+    if (this.mode === 'error') {
+      this.httpError(''); // the status line already said it failed; an unreadable error body adds nothing
+    } else if (this.timedOut) {
       raw.status = 'timeout';
-      raw.error = `no complete response within ${inp.timeoutMs / 1000} s`;
-    } else if (stalled) {
+      raw.error = `no complete response within ${this.inp.timeoutMs / 1000} s`;
+    } else if (this.stalled) {
       raw.status = 'timeout';
-      raw.error = `${raw.headers_ms === null ? 'no response headers' : 'stream stalled'}: nothing received for ${idleMs / 1000} s (--idle-timeout)`;
-    } else if (ac.signal.aborted && !stalled) {
+      raw.error = `${raw.headers_ms === null ? 'no response headers' : 'stream stalled'}: nothing received for ${this.idleMs / 1000} s (--idle-timeout)`;
+    } else if (this.ac.signal.aborted) {
       raw.status = 'cancelled';
       raw.error = 'run stopped before the request finished';
     } else {
@@ -201,34 +277,54 @@ export async function executeRequest(inp: ExecuteInput): Promise<ExecuteResult> 
       raw.status = c.status;
       raw.error = raw.headers_ms === null ? `${c.message} (before response headers)` : `${c.message} (mid-stream)`;
     }
-  } finally {
-    if (timer) clearTimeout(timer);
-    if (idleTimer) clearTimeout(idleTimer);
-    unregister?.();
+    this.settle();
   }
-  raw.event_kinds = kinds;
 
-  const u = usage as Usage | null;
-  if (u) {
-    raw.input_tokens = u.inputTokens;
-    raw.output_tokens = u.outputTokens;
-    raw.reasoning_tokens = u.reasoningTokens;
-    raw.cached_tokens = u.cachedTokens;
-    raw.token_source = 'usage';
-  }
-  if (raw.status === 'ok') {
-    if (errs.stream) {
-      raw.status = 'http_error';
-      raw.error = `error event in stream: ${errs.stream.slice(0, MAX_ERROR_BODY)}`;
-    } else if (errs.parse) {
-      raw.status = 'parse_error';
-      raw.error = errs.parse;
-    } else if (raw.reasoning_chars + raw.answer_chars === 0) {
-      raw.status = 'empty';
-      raw.error = 'HTTP 200 but the response carried no tokens';
+  /** Stop the timers, judge an ok response by what it carried, and hand back the result. */
+  private settle(): void {
+    if (this.settled) return;
+    this.settled = true;
+    if (this.timer) clearTimeout(this.timer);
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.unregister?.();
+    const raw = this.raw;
+    const u = this.usage;
+    raw.event_kinds = this.kinds;
+    if (u) {
+      raw.input_tokens = u.inputTokens;
+      raw.output_tokens = u.outputTokens;
+      raw.reasoning_tokens = u.reasoningTokens;
+      raw.cached_tokens = u.cachedTokens;
+      raw.token_source = 'usage';
     }
+    if (raw.status === 'ok') {
+      if (this.streamError) {
+        raw.status = 'http_error';
+        raw.error = `error event in stream: ${this.streamError.slice(0, MAX_ERROR_BODY)}`;
+      } else if (this.parseError) {
+        raw.status = 'parse_error';
+        raw.error = this.parseError;
+      } else if (raw.reasoning_chars + raw.answer_chars === 0) {
+        raw.status = 'empty';
+        raw.error = 'HTTP 200 but the response carried no tokens';
+      }
+    }
+    const reasoningText = this.reasoningParts.join('');
+    const answerText = this.answerParts.join('');
+    this.resolve({ raw, retryAfterMs: this.retryAfterMs, reasoningText, answerText, usage: u });
   }
-  return { raw, retryAfterMs, reasoningText: reasoningParts.join(''), answerText: answerParts.join(''), usage: u };
+}
+
+/** A whole body as UTF-8 text, a leading byte-order mark skipped (what undici's body.text() returns). */
+function bodyText(parts: Buffer[]): string {
+  const b = parts.length === 1 ? parts[0] : Buffer.concat(parts);
+  const bom = b.length > 2 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf;
+  return b.toString('utf8', bom ? 3 : 0);
+}
+
+/** The first MAX_ERROR_BODY bytes of an error body, whitespace collapsed onto one line. */
+function errorBodyText(parts: Buffer[]): string {
+  return Buffer.concat(parts).subarray(0, MAX_ERROR_BODY).toString('utf8').replace(/\s+/g, ' ').trim();
 }
 
 /** Retry-After as seconds or an HTTP date, in ms; null when absent or unreadable. */
@@ -238,18 +334,4 @@ export function parseRetryAfter(v: string | string[] | undefined): number | null
   if (/^\s*\d+(\.\d+)?\s*$/.test(s)) return Number(s) * 1000;
   const d = Date.parse(s);
   return Number.isNaN(d) ? null : Math.max(0, d - Date.now());
-}
-
-async function readLimited(body: Dispatcher.ResponseData['body'], limit: number): Promise<string> {
-  try {
-    const chunks: Buffer[] = [];
-    let n = 0;
-    for await (const c of body) {
-      if (n < limit) chunks.push(c as Buffer);
-      n += (c as Buffer).length;
-    }
-    return Buffer.concat(chunks).subarray(0, limit).toString('utf8').replace(/\s+/g, ' ').trim();
-  } catch {
-    return '';
-  }
 }
