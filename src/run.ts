@@ -14,7 +14,7 @@ import { createRng } from './util/rng.js';
 import { createWorkload, type Workload } from './dataset/workload.js';
 import { buildBody, ENDPOINT_PATHS } from './backends/openai.js';
 import type { ExecuteResult } from './backends/execute.js';
-import { inProcessExecutor, type Executor } from './backends/executor.js';
+import { inProcessExecutor, resolveTransport, type Executor } from './backends/executor.js';
 import { workerPoolExecutor } from './backends/worker-pool.js';
 import { availableParallelism } from 'node:os';
 import { runSchedule, type Slot } from './scheduler/scheduler.js';
@@ -66,11 +66,15 @@ const sleepMs = (ms: number, signal: AbortSignal): Promise<void> =>
     signal.addEventListener('abort', done, { once: true });
   });
 
-/** --workers auto: one thread for light loads; every core once the load is heavy enough to need them. */
+/**
+ * --workers auto: one thread for light loads; for heavy loads one per core except the one the main thread
+ * (scheduling, records) needs. Worker threads add cores, not cheaper work: on 2 cores two threads received
+ * 30% fewer tokens than one (docs/performance.md), so a 2-core machine stays at 1.
+ */
 export function resolveWorkers(c: Pick<RunConfig, 'workers' | 'concurrency' | 'rate'>): number {
   if (c.workers !== 'auto') return c.workers;
   const heavy = (c.concurrency ?? 0) > 64 || (c.rate ?? 0) > 100;
-  return heavy ? Math.max(1, availableParallelism()) : 1;
+  return heavy ? Math.max(1, availableParallelism() - 1) : 1;
 }
 
 
@@ -142,9 +146,11 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
     let t0 = performance.now();
     const now = () => performance.now() - t0;
     const workers = resolveWorkers(c);
-    const poolOpts = { connections: c.concurrency ?? null };
+    const transport = resolveTransport(c.transport, target.baseUrl);
+    const poolOpts = { connections: c.concurrency ?? null, origin: new URL(target.baseUrl).origin, transport };
     executor = workers > 1 ? await workerPoolExecutor(workers, poolOpts, performance.timeOrigin + t0) : inProcessExecutor(poolOpts, now);
     runMeta.workers = workers;
+    runMeta.transport = transport;
     // The run clock starts once the executor is ready (worker threads take a while to boot).
     t0 = performance.now();
     executor.setOrigin(performance.timeOrigin + t0);

@@ -33,7 +33,7 @@ const httpCases: Case[] = [400, 401, 404, 429, 500, 502, 503].flatMap((code) => 
 
 const streamCases: Case[] = [
   { name: '429 with Retry-After', script: { status: 429, headers: { ...json, 'retry-after': '1' }, steps: [{ at: 0, write: '{"error":"slow down"}' }] }, status: 'http_error', http: 429, error: /slow down/ },
-  { name: 'reset mid-stream', script: { steps: [{ at: 0, write: chatChunk({ content: 'a' }) }, { at: 10, destroy: true }] }, status: 'network_error', error: /mid-stream/ },
+  { name: 'reset mid-stream', script: { steps: [{ at: 0, write: chatChunk({ content: 'a' }) }, { at: 10, destroy: true }] }, status: 'network_error', error: /ECONNRESET.*mid-(stream|body)|mid-stream/ },
   { name: 'malformed JSON in a chunk', script: { steps: [{ at: 0, write: 'data: {"choices": [\n\n' + chatChunk({ content: 'a' }) + DONE }] }, status: 'parse_error', error: /malformed JSON/ },
   { name: 'non-SSE content type on a stream', script: { status: 200, headers: html, steps: [{ at: 0, write: '<html>hello</html>' }] }, status: 'parse_error', error: /expected an event stream, got content-type "text\/html"/ },
   { name: '200 with an empty stream', script: { steps: [{ at: 0, write: DONE }] }, status: 'empty', error: /no tokens/ },
@@ -49,9 +49,10 @@ async function runCases(cases: Case[], extra: Record<string, unknown> = {}) {
   return res;
 }
 
-describe('fault table', () => {
+// Both HTTP clients must classify every fault the same way.
+describe.each(['h1', 'undici'] as const)('fault table (transport %s)', (transport) => {
   it('HTTP errors with JSON, HTML and empty bodies', async () => {
-    const res = await runCases(httpCases);
+    const res = await runCases(httpCases, { transport });
     httpCases.forEach((c, i) => {
       const r = res.records[i];
       expect.soft(r.status, c.name).toBe(c.status);
@@ -68,7 +69,7 @@ describe('fault table', () => {
   });
 
   it('stream faults: resets, malformed JSON, wrong content type, empty, stalls, hangs', async () => {
-    const res = await runCases(streamCases, { idleTimeout: '0.5s', timeout: '3s' });
+    const res = await runCases(streamCases, { idleTimeout: '0.5s', timeout: '3s', transport });
     streamCases.forEach((c, i) => {
       const r = res.records[i];
       expect.soft(r.status, c.name).toBe(c.status);
@@ -97,7 +98,7 @@ describe('fault table', () => {
     });
     await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
     const port = (srv.address() as AddressInfo).port;
-    const res = await run({ baseUrl: `http://127.0.0.1:${port}/v1`, requests: 4, concurrency: 1, inputTokens: 8, outputTokens: 4, out: tmpDir(), quiet: true });
+    const res = await run({ baseUrl: `http://127.0.0.1:${port}/v1`, requests: 4, concurrency: 1, inputTokens: 8, outputTokens: 4, out: tmpDir(), quiet: true, transport });
     srv.closeAllConnections?.();
     expect(res.records.map((r) => r.status)).toEqual(['network_error', 'network_error', 'network_error', 'network_error']);
     expect(res.records[0].error).toMatch(/before response headers/);
@@ -114,7 +115,7 @@ describe('fault table', () => {
       { steps: [{ at: 0, write: badUtf8 }, { at: 5, write: chatChunk({ content: 'ok' }) + DONE }] },
     ];
     server = await startScriptServer((_b, n) => scripts[n]);
-    const res = await run({ baseUrl: server.baseUrl, requests: 3, concurrency: 1, inputTokens: 8, outputTokens: 4, out: tmpDir(), quiet: true });
+    const res = await run({ baseUrl: server.baseUrl, requests: 3, concurrency: 1, inputTokens: 8, outputTokens: 4, out: tmpDir(), quiet: true, transport });
     expect(res.records.map((r) => r.status)).toEqual(['ok', 'ok', 'ok']);
     expect(res.records[0].answer_chars).toBe(big.length + 3);
     expect(res.records[1].output_tokens).toBe(300);
@@ -128,7 +129,7 @@ describe('fault table', () => {
       ok(),
     ];
     server = await startScriptServer((_b, n) => scripts[n] ?? ok());
-    const res = await run({ baseUrl: server.baseUrl, requests: 2, concurrency: 1, inputTokens: 8, outputTokens: 4, out: tmpDir(), quiet: true, retry: 2 });
+    const res = await run({ baseUrl: server.baseUrl, requests: 2, concurrency: 1, inputTokens: 8, outputTokens: 4, out: tmpDir(), quiet: true, retry: 2, transport });
     expect(res.records.map((r) => [r.id, r.attempt, r.status])).toEqual([
       [0, 1, 'http_error'],
       [0, 2, 'ok'],
@@ -142,7 +143,7 @@ describe('fault table', () => {
 
   it('--max-error-rate stops a run against a server that is down, with a clear reason', async () => {
     server = await startScriptServer(() => ({ status: 503, headers: json, steps: [{ at: 0, write: '{"error":"down"}' }] }));
-    const res = await run({ baseUrl: server.baseUrl, requests: 500, concurrency: 2, inputTokens: 8, outputTokens: 4, out: tmpDir(), quiet: true, maxErrorRate: '50%' });
+    const res = await run({ baseUrl: server.baseUrl, requests: 500, concurrency: 2, inputTokens: 8, outputTokens: 4, out: tmpDir(), quiet: true, maxErrorRate: '50%', transport });
     expect(res.records.length).toBeLessThan(60);
     expect(res.summary.run.stopped_reason).toBe('max_error_rate');
     expect(String(res.summary.run.stop_message)).toMatch(/more than 50.0% of requests failed/);

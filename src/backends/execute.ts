@@ -4,6 +4,7 @@
 // from the HTTP parser, without a Readable stream in between (that stream machinery was a measurable share of the
 // CPU spent per streamed event; see docs/performance.md).
 import type { Dispatcher } from 'undici';
+import { H1Pool, H1Error, type H1Abort, type H1Handlers } from './h1/index.js';
 import { SseParser, type SseEvent } from './sse.js';
 import { classifyData, type ChunkInfo, type Usage } from './openai.js';
 import type { RawRequest, RequestStatus } from '../metrics/record.js';
@@ -24,7 +25,8 @@ export interface ExecuteInput {
   timeoutMs: number;
   /** Longest silence allowed between bytes of a response, in ms (0 = none): catches stalled streams. */
   idleTimeoutMs?: number;
-  dispatcher: Dispatcher;
+  /** The transport: an undici dispatcher, or tokenflood's own HTTP/1.1 pool (see src/backends/h1/pool.ts). */
+  dispatcher: Dispatcher | H1Pool;
   /** Monotonic clock, ms since run start. */
   now: () => number;
   /**
@@ -111,6 +113,7 @@ class Exchange implements Dispatcher.DispatchHandler {
   private readonly raw: RawRequest;
   private readonly ac = new AbortController();
   private controller: Dispatcher.DispatchController | null = null;
+  private h1: H1Abort | null = null;
   private readonly idleMs: number;
   private readonly idleTimer: NodeJS.Timeout | undefined;
   private readonly timer: NodeJS.Timeout | undefined;
@@ -147,15 +150,23 @@ class Exchange implements Dispatcher.DispatchHandler {
     // One re-armable timer per request; refresh() on each chunk is O(1) and allocates nothing.
     this.idleTimer = this.idleMs > 0 ? setTimeout(() => this.expire('stalled'), this.idleMs) : undefined;
     this.timer = inp.timeoutMs > 0 ? setTimeout(() => this.expire('timedOut'), inp.timeoutMs) : undefined;
-    this.ac.signal.addEventListener('abort', () => this.controller?.abort(this.ac.signal.reason), { once: true });
+    this.ac.signal.addEventListener(
+      'abort',
+      () => {
+        this.controller?.abort(this.ac.signal.reason);
+        this.h1?.abort();
+      },
+      { once: true },
+    );
     this.unregister = inp.register?.(this.ac);
   }
 
   send(): void {
     try {
       const { origin, path } = target(this.inp.url);
-      const { headers, body } = this.inp;
-      this.inp.dispatcher.dispatch({ origin, path, method: 'POST', headers, body, headersTimeout: 0, bodyTimeout: 0 }, this);
+      const { headers, body, dispatcher } = this.inp;
+      if (dispatcher instanceof H1Pool) this.h1 = dispatcher.request({ method: 'POST', path, headers, body }, new H1Adapter(this));
+      else dispatcher.dispatch({ origin, path, method: 'POST', headers, body, headersTimeout: 0, bodyTimeout: 0 }, this);
     } catch (err) {
       this.fail(err);
     }
@@ -173,7 +184,7 @@ class Exchange implements Dispatcher.DispatchHandler {
     if (this.ac.signal.aborted) controller.abort(this.ac.signal.reason);
   }
 
-  onResponseStart(_c: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+  onResponseStart(_c: Dispatcher.DispatchController | null, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
     if (statusCode < 200) return; // 1xx: informational, the real response follows
     const raw = this.raw;
     raw.headers_ms = this.now() - this.sentAt;
@@ -188,14 +199,15 @@ class Exchange implements Dispatcher.DispatchHandler {
     }
   }
 
-  onResponseData(_c: Dispatcher.DispatchController, chunk: Buffer): void {
+  onResponseData(_c: Dispatcher.DispatchController | null, chunk: Buffer): void {
     if (this.parser) {
       this.t = this.now() - this.sentAt;
       this.idleTimer?.refresh();
       this.parser.push(chunk);
     } else {
       // Error bodies: only the first MAX_ERROR_BODY bytes are kept (the rest is read and dropped).
-      if (this.mode === 'text' || this.bytes < MAX_ERROR_BODY) this.parts.push(chunk);
+      // Copied: H1Pool reuses its read buffer once this call returns.
+      if (this.mode === 'text' || this.bytes < MAX_ERROR_BODY) this.parts.push(Buffer.from(chunk));
       this.bytes += chunk.length;
     }
   }
@@ -257,7 +269,7 @@ class Exchange implements Dispatcher.DispatchHandler {
   }
 
   /** The request failed or was aborted: say why, from what we know of the moment it happened. */
-  private fail(err: unknown): void {
+  fail(err: unknown): void {
     if (this.settled) return;
     const raw = this.raw;
     raw.end_ms = this.now() - this.sentAt;
@@ -272,6 +284,10 @@ class Exchange implements Dispatcher.DispatchHandler {
     } else if (this.ac.signal.aborted) {
       raw.status = 'cancelled';
       raw.error = 'run stopped before the request finished';
+    } else if (err instanceof H1Error) {
+      // H1Error messages already say where it happened ("before response headers", "mid-body").
+      raw.status = 'network_error';
+      raw.error = `${err.code}: ${err.message}`;
     } else {
       const c = classifyNetworkError(err);
       raw.status = c.status;
@@ -312,6 +328,26 @@ class Exchange implements Dispatcher.DispatchHandler {
     const reasoningText = this.reasoningParts.join('');
     const answerText = this.answerParts.join('');
     this.resolve({ raw, retryAfterMs: this.retryAfterMs, reasoningText, answerText, usage: u });
+  }
+}
+
+/**
+ * H1Pool's handler interface onto the same steps as undici's. (A separate object: undici would take methods
+ * named onHeaders/onData/onError on the Exchange itself for its legacy handler API.)
+ */
+class H1Adapter implements H1Handlers {
+  constructor(private readonly ex: Exchange) {}
+  onHeaders(status: number, headers: Record<string, string>): void {
+    this.ex.onResponseStart(null, status, headers);
+  }
+  onData(chunk: Buffer): void {
+    this.ex.onResponseData(null, chunk);
+  }
+  onEnd(): void {
+    this.ex.onResponseEnd();
+  }
+  onError(err: H1Error): void {
+    this.ex.fail(err);
   }
 }
 

@@ -1,5 +1,6 @@
 // Executors run requests: in this thread, or spread over worker threads each with its own HTTP pool.
 import { Agent } from 'undici';
+import { H1Pool } from './h1/index.js';
 import { executeRequest, type ExecuteInput, type ExecuteResult } from './execute.js';
 
 /** What crosses a thread boundary: the request minus the dispatcher, clock and cancel registration. */
@@ -29,13 +30,25 @@ export interface Executor {
   close(): Promise<void>;
 }
 
+export type Transport = 'h1' | 'undici';
+
 export interface PoolOptions {
   /** Max connections per origin for this pool; null = unlimited (open loop without a cap). */
   connections: number | null;
+  /** The server's origin (scheme, host, port). */
+  origin: string;
+  transport: Transport;
 }
 
-export function agentFor(o: PoolOptions): Agent {
+/** --transport auto: tokenflood's HTTP/1.1 pool for http:// (measured cheaper per event), undici for https://. */
+export function resolveTransport(choice: 'auto' | Transport, origin: string): Transport {
+  if (choice !== 'auto') return choice;
+  return origin.startsWith('http://') ? 'h1' : 'undici';
+}
+
+export function agentFor(o: PoolOptions): Agent | H1Pool {
   // The pool is sized to the load: never a hidden cap on concurrency.
+  if (o.transport === 'h1') return new H1Pool(o.origin, { connections: o.connections, keepAliveMs: 60_000 });
   return new Agent({ connections: o.connections, pipelining: 1, keepAliveTimeout: 60_000, keepAliveMaxTimeout: 600_000 });
 }
 

@@ -22,7 +22,7 @@ interface Slot {
 
 export async function workerPoolExecutor(n: number, pool: PoolOptions, originAbsMs: number): Promise<Executor> {
   const file = workerFile();
-  const per: PoolOptions = { connections: pool.connections === null ? null : Math.ceil(pool.connections / n) };
+  const per: PoolOptions = { ...pool, connections: pool.connections === null ? null : Math.ceil(pool.connections / n) };
   const pending = new Map<number, { resolve: (r: ExecuteResult) => void; input: WireInput; worker: Worker }>();
   let origin = originAbsMs;
   const now = () => performance.timeOrigin + performance.now() - origin;

@@ -23,6 +23,7 @@ export const TargetSchema = z.object({
   idleTimeout: duration,
   stream: z.boolean().default(true),
   retry: z.coerce.number().int().min(0).max(10).default(0),
+  transport: z.enum(['auto', 'h1', 'undici']).default('auto'),
 });
 
 const fraction = z.preprocess(
@@ -69,6 +70,7 @@ export const RUN_FLAGS: FlagTable<RunConfigInput> = {
   timeout: { flag: '--timeout <seconds>', help: 'per-request timeout, e.g. 600 or 10m (default 600 s)' },
   idleTimeout: { flag: '--idle-timeout <seconds>', help: 'fail a request (status timeout) when nothing arrives for this long, e.g. 30s: catches stalled streams' },
   stream: { flag: '--no-stream', help: 'measure non-streaming requests (TTFT then equals E2E)' },
+  transport: { flag: '--transport <auto|h1|undici>', help: "HTTP client: h1 = tokenflood's HTTP/1.1 pool (least CPU per streamed token), undici = Node's undici; auto = h1 for http://, undici for https:// (default auto)" },
   retry: { flag: '--retry <n>', help: 'retry HTTP 429/503 up to N times, honouring Retry-After; every attempt is its own record and failures still count (default 0)' },
   concurrency: { flag: '--concurrency <n>', help: 'closed loop: at most N requests in flight; with --rate, a cap on in-flight requests (default 1 when no --rate)' },
   rate: { flag: '--rate <r>', help: 'open loop: requests per second on a schedule computed up front' },
@@ -78,7 +80,7 @@ export const RUN_FLAGS: FlagTable<RunConfigInput> = {
   duration: { flag: '--duration <time>', help: 'stop sending after this long, e.g. 60s, 5m' },
   warmup: { flag: '--warmup <n>', help: 'requests sent first and left out of every statistic (default 0)' },
   maxErrorRate: { flag: '--max-error-rate <fraction>', help: 'stop the run early when more than this share of requests fail (after at least 20), e.g. 0.5 or 50%' },
-  workers: { flag: '--workers <n|auto>', help: 'worker threads that send requests, each with its own HTTP pool; auto = 1 for light loads, the number of cores above 64 concurrent streams or 100 req/s (default auto)' },
+  workers: { flag: '--workers <n|auto>', help: 'worker threads that send requests, each with its own HTTP pool; auto = 1 for light loads, cores − 1 above 64 concurrent streams or 100 req/s (default auto)' },
   gracePeriod: { flag: '--grace-period <seconds>', help: 'on Ctrl-C/SIGTERM or early stop, wait this long for requests in flight before cancelling them (default 10 s)' },
   out: { flag: '--out <dir>', help: 'results directory (default results/<timestamp>-<model>/)' },
   overwrite: { flag: '--overwrite', help: 'allow writing into a directory that already holds a run' },
