@@ -7,7 +7,7 @@
 //     client_abs = timeOrigin + t0 + sent_at_ms + event_times_ms[i]   (run clock: now() = performance.now() − t0)
 //     raw_error  = client_abs − server_stamp                          (includes the loopback floor)
 // kind 'run': the whole tool, run() from dist/index.js, closed or open loop; schedule lag and rate from its records.
-import { Agent } from 'undici';
+import { agentFor } from '../dist/backends/executor.js';
 import { cpus, availableParallelism } from 'node:os';
 import { rmSync } from 'node:fs';
 import { executeRequest } from '../dist/backends/execute.js';
@@ -26,7 +26,8 @@ const mem = () => {
 async function streams() {
   const { port, streams: n, tokens, warmMs, windowMs, rampMs } = sc;
   const url = `http://127.0.0.1:${port}/v1/chat/completions`;
-  const agent = new Agent({ connections: n, pipelining: 1, keepAliveTimeout: 60_000, keepAliveMaxTimeout: 600_000 });
+  // The same transport run() uses by default (tokenflood's HTTP/1.1 pool for http://); BENCH_TRANSPORT=undici compares.
+  const agent = agentFor({ connections: n, origin: `http://127.0.0.1:${port}`, transport: process.env.BENCH_TRANSPORT ?? 'h1' });
   const headers = { 'content-type': 'application/json' };
   const body = JSON.stringify({
     model: 'bench',
