@@ -10,7 +10,7 @@ import { Agent } from 'undici';
 import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
-import { startEmitter } from './emitter-proc.mjs';
+import { startEmitter } from './procs.mjs';
 import { sleep, machineTicks, machineBusyPct } from './stats.mjs';
 
 const [distA, distB, nArg, phasesArg] = process.argv.slice(2);

@@ -5,12 +5,10 @@
 // the floor (median of the same difference at one stream). See docs/performance.md for the method.
 // Options (env): BENCH_ONLY=name1,name2 runs a subset; BENCH_QUIET_PCT (default 25) is the other-load level
 // the bench waits for (at most BENCH_QUIET_WAIT_S, default 20 s) before each scenario, because a shared machine skews every figure.
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { cpus, availableParallelism, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { sleep, machineTicks, machineBusyPct } from './stats.mjs';
-import { startEmitter } from './emitter-proc.mjs';
+import { startEmitter, runClient as runClientScript, waitForQuiet as waitQuiet } from './procs.mjs';
 import { SCENARIOS } from './scenarios.mjs';
 import { printTable } from './table.mjs';
 
@@ -18,32 +16,11 @@ const here = (f) => fileURLToPath(new URL(f, import.meta.url));
 const QUIET_PCT = Number(process.env.BENCH_QUIET_PCT ?? 25);
 const QUIET_WAIT_S = Number(process.env.BENCH_QUIET_WAIT_S ?? 20);
 const only = process.env.BENCH_ONLY?.split(',');
+const runClient = (sc) => runClientScript(here('./client.mjs'), sc);
+const waitForQuiet = () => waitQuiet(QUIET_PCT, QUIET_WAIT_S);
 
-function runClient(sc) {
-  return new Promise((resolve, reject) => {
-    const c = spawn(process.execPath, ['--expose-gc', here('./client.mjs'), JSON.stringify(sc)], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    c.stdout.on('data', (d) => (out += d));
-    const kill = setTimeout(() => c.kill(), 60_000);
-    c.on('exit', (code) => {
-      clearTimeout(kill);
-      if (code === 0) resolve(JSON.parse(out.trim().split('\n').pop()));
-      else reject(new Error(`client exited with ${code}: ${out.slice(0, 500)}`));
-    });
-  });
-}
 
 /** Wait (≤ QUIET_WAIT_S) until the machine is mostly idle: other people's builds distort every figure. */
-async function waitForQuiet() {
-  let busy = 100;
-  for (let i = 0; i < QUIET_WAIT_S; i++) {
-    const a = machineTicks();
-    await sleep(1000);
-    busy = machineBusyPct(a, machineTicks()) ?? 0;
-    if (busy <= QUIET_PCT) break;
-  }
-  return busy;
-}
 
 async function runScenario(s) {
   const idleBefore = await waitForQuiet();

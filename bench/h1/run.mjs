@@ -7,11 +7,10 @@
 // Env: H1_BENCH_STREAMS=256,1000,2000  H1_BENCH_DRIVERS=request,dispatch,h1,h1data  H1_BENCH_REPEAT=2
 // Writes bench/h1/results.json. Figures: see docs/performance.md (µs/ev = client CPU ÷ events in the window;
 // other% = whole-machine busy % from /proc/stat − client − emitter).
-import { fork, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { sleep, machineTicks, machineBusyPct } from '../stats.mjs';
+import { startEmitter as startEmitterWith, runClient as runClientScript, waitForQuiet as waitQuiet } from '../procs.mjs';
 
 const here = (f) => fileURLToPath(new URL(f, import.meta.url));
 const STREAMS = (process.env.H1_BENCH_STREAMS ?? '256,1000,2000').split(',').map(Number);
@@ -20,46 +19,12 @@ const REPEAT = Number(process.env.H1_BENCH_REPEAT ?? 2);
 const NOISY = Number(process.env.H1_BENCH_NOISY_PCT ?? 25);
 const QUIET_WAIT_S = Number(process.env.BENCH_QUIET_WAIT_S ?? 10);
 const cores = availableParallelism();
+const startEmitter = () => startEmitterWith({ intervalMs: 20 });
+const runClient = (sc) => runClientScript(here('./client.mjs'), sc);
+const waitForQuiet = (pct) => waitQuiet(pct, QUIET_WAIT_S);
 
-async function startEmitter() {
-  const em = fork(here('../emitter.mjs'), [JSON.stringify({ intervalMs: 20 })], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const port = await new Promise((resolve, reject) => {
-    em.on('message', (m) => m.type === 'ready' && resolve(m.port));
-    em.on('exit', (code) => reject(new Error(`emitter exited with ${code}`)));
-  });
-  const stats = () =>
-    new Promise((resolve) => {
-      const on = (m) => m.type === 'stats' && (em.off('message', on), resolve(m));
-      em.on('message', on);
-      em.send({ type: 'stats' });
-    });
-  return { port, stats, stop: () => em.kill() };
-}
 
-function runClient(sc) {
-  return new Promise((resolve, reject) => {
-    const c = spawn(process.execPath, ['--expose-gc', here('./client.mjs'), JSON.stringify(sc)], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    c.stdout.on('data', (d) => (out += d));
-    const kill = setTimeout(() => c.kill(), 60_000);
-    c.on('exit', (code) => {
-      clearTimeout(kill);
-      if (code === 0) resolve(JSON.parse(out.trim().split('\n').pop()));
-      else reject(new Error(`client exited with ${code}: ${out.slice(0, 500)}`));
-    });
-  });
-}
 
-async function waitForQuiet(pct) {
-  let busy = 100;
-  for (let i = 0; i < QUIET_WAIT_S; i++) {
-    const a = machineTicks();
-    await sleep(1000);
-    busy = machineBusyPct(a, machineTicks()) ?? 0;
-    if (busy <= pct) break;
-  }
-  return busy;
-}
 
 async function one(driver, streams) {
   const idleBefore = await waitForQuiet(NOISY);
