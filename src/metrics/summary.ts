@@ -46,6 +46,22 @@ export interface MetricsBlock {
   token_source: { usage: number; tokenizer: number };
 }
 
+/** Every distribution in a metrics block, with its display label, in display order. */
+export const DISTRIBUTION_METRICS: readonly [string, keyof MetricsBlock][] = [
+  ['TTFT (ms)', 'ttft_ms'],
+  ['TTFAT (ms)', 'ttfat_ms'],
+  ['first event (ms)', 'first_event_ms'],
+  ['TPOT (ms)', 'tpot_ms'],
+  ['ITL (ms)', 'itl_ms'],
+  ['E2E (ms)', 'e2e_ms'],
+  ['output speed (tok/s/req)', 'output_speed_tok_s'],
+  ['input tokens', 'input_tokens'],
+  ['output tokens', 'output_tokens'],
+  ['reasoning tokens', 'reasoning_tokens'],
+  ['cached tokens', 'cached_tokens'],
+  ['schedule lag (ms)', 'schedule_lag_ms'],
+];
+
 export interface Summary extends MetricsBlock {
   schema_version: 1;
   run: Record<string, unknown>;

@@ -1,19 +1,8 @@
 // Terminal reporter: the end-of-run summary table.
-import type { Summary } from '../metrics/summary.js';
+import { DISTRIBUTION_METRICS, type Summary } from '../metrics/summary.js';
 import type { DistStats } from '../metrics/stats.js';
 import { fmt, pct, table, safeTerminalText } from './format.js';
 
-const LATENCY_ROWS: [string, keyof Summary][] = [
-  ['TTFT (ms)', 'ttft_ms'],
-  ['TTFAT (ms)', 'ttfat_ms'],
-  ['first event (ms)', 'first_event_ms'],
-  ['TPOT (ms)', 'tpot_ms'],
-  ['ITL (ms)', 'itl_ms'],
-  ['E2E (ms)', 'e2e_ms'],
-  ['speed (tok/s/req)', 'output_speed_tok_s'],
-  ['input tokens', 'input_tokens'],
-  ['output tokens', 'output_tokens'],
-];
 
 export function renderSummary(s: Summary): string {
   const run = s.run as Record<string, unknown>;
@@ -37,7 +26,8 @@ export function renderSummary(s: Summary): string {
     `throughput: ${fmt(s.request_throughput)} req/s (${fmt(s.qpm)} QPM), output ${fmt(s.output_throughput)} tok/s, total ${fmt(s.total_token_throughput)} tok/s, mean in flight ${fmt(s.mean_in_flight)}`,
   );
   out.push('');
-  const rows = LATENCY_ROWS.filter(([, k]) => (s[k] as DistStats).count > 0).map(([label, k]) => {
+  // Rows that carry something: token counts that were all zero (no reasoning, no cache hits) are left out.
+  const rows = DISTRIBUTION_METRICS.filter(([, k]) => (s[k] as DistStats).count > 0 && (s[k] as DistStats).max !== 0).map(([label, k]) => {
     const d = s[k] as DistStats;
     return [label, fmt(d.mean), fmt(d.stdev), fmt(d.p50), fmt(d.p90), fmt(d.p95), fmt(d.p99), fmt(d.max)];
   });

@@ -1,6 +1,6 @@
 // HTML building blocks shared by the reports: headline tiles, tables, metadata and plain-word findings. All text is escaped here.
 import type { DistStats } from '../../metrics/stats.js';
-import type { MetricsBlock } from '../../metrics/summary.js';
+import { DISTRIBUTION_METRICS, type MetricsBlock } from '../../metrics/summary.js';
 import type { SloResult } from '../../metrics/slo.js';
 import { describeSloChecks } from '../../metrics/slo.js';
 import { SECRET_HEADERS } from '../../config/parse.js';
@@ -38,20 +38,7 @@ export function htmlTable(header: readonly string[], rows: readonly (string | { 
     .join('')}</tbody></table></div>`;
 }
 
-export const DIST_ROWS: [string, keyof MetricsBlock][] = [
-  ['TTFT (ms)', 'ttft_ms'],
-  ['TTFAT (ms)', 'ttfat_ms'],
-  ['first event (ms)', 'first_event_ms'],
-  ['TPOT (ms)', 'tpot_ms'],
-  ['ITL (ms)', 'itl_ms'],
-  ['E2E (ms)', 'e2e_ms'],
-  ['output speed (tok/s/req)', 'output_speed_tok_s'],
-  ['input tokens', 'input_tokens'],
-  ['output tokens', 'output_tokens'],
-  ['reasoning tokens', 'reasoning_tokens'],
-  ['cached tokens', 'cached_tokens'],
-  ['schedule lag (ms)', 'schedule_lag_ms'],
-];
+export const DIST_ROWS = DISTRIBUTION_METRICS;
 
 /** Every distribution of a metrics block: count, mean, stdev, min, p50, p90, p95, p99, max. */
 export function percentileTable(m: MetricsBlock): string {
