@@ -1,5 +1,5 @@
 // Results directories: the default name, and the rule that an earlier run is never overwritten by accident.
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from './errors.js';
 
@@ -13,6 +13,17 @@ export function defaultOutDir(model: string, suffix = ''): string {
 
 /** Create the directory; refuse one that already holds a run unless `overwrite` (then empty its run files). */
 export function prepareOutDir(dir: string, overwrite: boolean): void {
+  try {
+    prepare(dir, overwrite);
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
+    const err = e as NodeJS.ErrnoException;
+    throw new UsageError([`--out: cannot use ${dir} as a results directory: ${err.code ?? ''} ${err.message}`.replace(/\s+/g, ' ')]);
+  }
+}
+
+function prepare(dir: string, overwrite: boolean): void {
+  if (existsSync(dir) && !statSync(dir).isDirectory()) throw new UsageError([`--out: ${dir} exists and is not a directory`]);
   if (existsSync(dir)) {
     if (readdirSync(dir).some((f) => RUN_FILES.includes(f)) && !overwrite)
       throw new UsageError([`--out: ${dir} already holds a run; choose another directory or pass --overwrite`]);

@@ -105,7 +105,21 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
     throw new UsageError([`--tokenizer: ${(e as Error).message}`]);
   }
   const headers: Record<string, string> = { 'content-type': 'application/json', ...extraHeaders };
-  if (c.apiKey) headers.authorization = `Bearer ${c.apiKey}`;
+  // A user's own Authorization header (e.g. a gateway token) wins: the API key is not sent next to it.
+  const ownAuth = Object.keys(extraHeaders).some((k) => k.toLowerCase() === 'authorization');
+  if (c.apiKey && !ownAuth) headers.authorization = `Bearer ${c.apiKey}`;
+
+  // The workload is built (datasets read and validated) before any server is contacted or any file touched.
+  const rng = createRng(c.datasetSeed);
+  // Default stop: 100 measured requests, unless a duration is given or the workload is finite (once-mode data).
+  const defaultRequests = c.duration === undefined ? 100 : undefined;
+  const total = (c.requests ?? defaultRequests) !== undefined ? (c.requests ?? (defaultRequests as number)) + c.warmup : undefined;
+  // Two-stage stop: `stopSending` ends the schedule (and wakes workloads waiting on earlier answers);
+  // requests still in flight after the grace period are cancelled.
+  const stopSending = new AbortController();
+  const workload: Workload = createWorkload(c, tokenizer, rng.fork(), total, { signal: stopSending.signal });
+  const requests =
+    c.requests ?? (workload.size !== undefined && c.duration === undefined ? Math.max(0, workload.size - c.warmup) : defaultRequests);
 
   const target = await openTarget(c.baseUrl, c.tokenizer);
   let executor: Executor | undefined;
@@ -114,17 +128,6 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
     const pf = await preflight(target.baseUrl, headers, c.model, probe).finally(() => probe.close().catch(() => {}));
     const outDir = c.out ?? defaultOutDir(pf.model);
     prepareOutDir(outDir, c.overwrite);
-
-    const rng = createRng(c.datasetSeed);
-    // Default stop: 100 measured requests, unless a duration is given or the workload is finite (once-mode data).
-    const defaultRequests = c.duration === undefined ? 100 : undefined;
-    const total = (c.requests ?? defaultRequests) !== undefined ? (c.requests ?? (defaultRequests as number)) + c.warmup : undefined;
-    // Two-stage stop: `stopSending` ends the schedule (and wakes workloads waiting on earlier answers);
-    // requests still in flight after the grace period are cancelled.
-    const stopSending = new AbortController();
-    const workload: Workload = createWorkload(c, tokenizer, rng.fork(), total, { signal: stopSending.signal });
-    const requests =
-      c.requests ?? (workload.size !== undefined && c.duration === undefined ? Math.max(0, workload.size - c.warmup) : defaultRequests);
     const runMeta: Record<string, unknown> = {
       tool: 'tokenflood',
       version: VERSION,
@@ -172,10 +175,11 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
     };
     const onAbort = () => stop('interrupted');
     opts.signal?.addEventListener('abort', onAbort, { once: true });
+    if (opts.signal?.aborted) onAbort(); // interrupted during setup
     let measuredDone = 0;
     let measuredFailed = 0;
 
-    const attempt = async (slot: Slot, spec: RequestSpec, body: string, n: number): Promise<{ res: ExecuteResult; rec: RequestRecord }> => {
+    const attempt = async (slot: Slot, spec: RequestSpec, body: string, n: number, scheduledAtMs: number): Promise<{ res: ExecuteResult; rec: RequestRecord }> => {
       agg.started();
       const res = await exec.execute({
         id: slot.index,
@@ -188,7 +192,7 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
         stream: c.stream,
         expectedInputTokens: spec.inputTokens,
         maxTokens: spec.maxTokens,
-        scheduledAtMs: slot.scheduledAtMs,
+        scheduledAtMs,
         timeoutMs: c.timeout * 1000,
         idleTimeoutMs: c.idleTimeout !== undefined ? c.idleTimeout * 1000 : 0,
       });
@@ -223,7 +227,8 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
       );
       let last: { res: ExecuteResult; rec: RequestRecord };
       for (let n = 1; ; n++) {
-        last = await attempt(slot, spec, body, n);
+        // A retry is due when its backoff ends: its schedule lag is the client's, not the backoff's.
+        last = await attempt(slot, spec, body, n, n === 1 ? slot.scheduledAtMs : now());
         if (n === 1) {
           // The client's own lateness: how long after the request could go out it did go out.
           const lag = last.rec.sent_at_ms - slot.readyAtMs;

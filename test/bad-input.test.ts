@@ -63,6 +63,10 @@ const cases: Case[] = [
   ['serve: bad port', () => ['serve', '--port', '70000'], /--port/],
   ['capacity: zero tensor parallelism', () => ['capacity', '--tp', '0'], /--tp/],
   ['report: not a results directory', () => ['report', dir], /requests\.jsonl not found/],
+  ['credentials inside the base URL', run('--base-url', 'http://user:pw@127.0.0.1:9/v1'), /--base-url: credentials in the URL are not sent/],
+  ['an SLO on an inherited property name', run('--slo', 'constructor_p99=5ms'), /--slo: unknown objective "constructor_p99"/],
+  ['--out is an existing file', () => ['run', '--out', file('afile', 'x')], /--out: .*afile exists and is not a directory/],
+  ['--out under a file', () => ['run', '--out', join(file('bfile', 'x'), 'sub')], /--out: cannot use .*bfile\/sub/],
 ];
 
 describe('bad input', () => {

@@ -97,6 +97,28 @@ describe('tokenflood CLI', () => {
     expect(await main(['run', '--base-url', server.baseUrl, '--requests', '1', '--out', out, '--quiet', '--overwrite'], capture().io)).toBe(0);
   });
 
+  it('--overwrite with a bad dataset leaves the earlier run untouched', async () => {
+    const out = join(tmpDir(), 'run');
+    expect(await main(['run', '--base-url', server.baseUrl, '--requests', '2', '--out', out, '--quiet'], capture().io)).toBe(0);
+    const before = readFileSync(join(out, 'requests.jsonl'), 'utf8');
+    const c = capture();
+    expect(await main(['run', '--base-url', server.baseUrl, '--dataset', join(out, 'nope.jsonl'), '--out', out, '--overwrite', '--quiet'], c.io)).toBe(2);
+    expect(c.err).toMatch(/--dataset/);
+    expect(readFileSync(join(out, 'requests.jsonl'), 'utf8')).toBe(before);
+  });
+
+  it('`report` survives a corrupt run.json and non-object lines, with warnings', async () => {
+    const out = join(tmpDir(), 'run');
+    expect(await main(['run', '--base-url', server.baseUrl, '--requests', '2', '--out', out, '--quiet'], capture().io)).toBe(0);
+    writeFileSync(join(out, 'run.json'), '{broken');
+    writeFileSync(join(out, 'requests.jsonl'), readFileSync(join(out, 'requests.jsonl'), 'utf8') + 'null\n');
+    const c = capture();
+    expect(await main(['report', out, '--json', '--no-write'], c.io)).toBe(0);
+    expect(c.err).toMatch(/run\.json is unreadable/);
+    expect(c.err).toMatch(/not a request record/);
+    expect(JSON.parse(c.out).requests.total).toBe(2);
+  });
+
   it('`report DIR` rebuilds the same summary and tolerates a truncated last line', async () => {
     const out = join(tmpDir(), 'run');
     expect(await main(['run', '--base-url', server.baseUrl, '--requests', '4', '--out', out, '--quiet'], capture().io)).toBe(0);

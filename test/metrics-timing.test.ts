@@ -161,3 +161,38 @@ describe('failures are records', () => {
     expect(res.summary.requests.errors.find((e) => e.kind === 'http_error' && e.http_status === 500)?.count).toBe(1);
   });
 });
+
+describe('edge cases found in review', () => {
+  it('"error": null on normal chunks is not an error', async () => {
+    const chunk = (c: string) => `data: ${JSON.stringify({ choices: [{ delta: { content: c } }], error: null })}\n\n`;
+    const { rec } = await one({ steps: [{ at: 0, write: chunk('a') }, { at: 20, write: chunk('b') + usageChunk(16, 2) + DONE }] });
+    expect(rec.status).toBe('ok');
+  });
+
+  it('a whole stream in one read has no TPOT (no decode pace can be seen)', async () => {
+    const all = chatChunk({ content: 'a' }) + chatChunk({ content: 'b' }) + chatChunk({ content: 'c' }) + usageChunk(16, 3) + DONE;
+    const { rec } = await one({ steps: [{ at: 30, write: all }] });
+    expect(rec.status).toBe('ok');
+    expect(rec.tpot_ms).toBeNull();
+    expect(rec.output_speed_tok_s).toBeNull();
+  });
+
+  it("a user's own Authorization header replaces the API key instead of being sent next to it", async () => {
+    const { rec } = await one(
+      { steps: [{ at: 0, write: chatChunk({ content: 'a' }) + usageChunk(16, 1) + DONE }] },
+      { apiKey: 'sk-should-not-be-sent-0123456789', header: ['Authorization: Bearer gateway-token'] },
+    );
+    expect(rec.status).toBe('ok');
+    const auth = server!.rawHeaders[0].filter((_, i, a) => i % 2 === 0 && a[i].toLowerCase() === 'authorization');
+    expect(auth).toHaveLength(1);
+    expect(server!.rawHeaders[0].join(' ')).not.toContain('sk-should-not-be-sent');
+  });
+
+  it('open loop stops at --duration even when --requests is larger', async () => {
+    const steps = [{ at: 0, write: chatChunk({ content: 'a' }) + usageChunk(16, 1) + DONE }];
+    server = await startScriptServer(() => ({ steps }));
+    const res = await run({ baseUrl: server.baseUrl, rate: 20, arrival: 'constant', requests: 1000, duration: '1s', inputTokens: 8, outputTokens: 1, out: tmpDir(), quiet: true });
+    expect(res.records.length).toBeGreaterThanOrEqual(19);
+    expect(res.records.length).toBeLessThanOrEqual(21);
+  });
+});

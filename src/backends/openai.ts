@@ -102,7 +102,8 @@ export function classifyData(data: string): ChunkInfo {
     return info;
   }
   if (!obj || typeof obj !== 'object') return info;
-  if (obj.error !== undefined || obj.object === 'error') {
+  // Some gateways put `"error": null` on every chunk: only a present error is one.
+  if ((obj.error !== undefined && obj.error !== null) || obj.object === 'error') {
     info.kind = 'e';
     info.error = errorText(obj.error ?? obj);
     return info;

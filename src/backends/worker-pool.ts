@@ -18,6 +18,8 @@ function workerFile(): URL {
 interface Slot {
   worker: Worker;
   inFlight: number;
+  /** The thread crashed: it gets no more work, and close() does not wait for it. */
+  dead: boolean;
 }
 
 export async function workerPoolExecutor(n: number, pool: PoolOptions, originAbsMs: number): Promise<Executor> {
@@ -30,7 +32,7 @@ export async function workerPoolExecutor(n: number, pool: PoolOptions, originAbs
   const slots: Slot[] = [];
   for (let i = 0; i < n; i++) {
     const worker = new Worker(file, { workerData: { pool: per, originAbsMs } });
-    const slot: Slot = { worker, inFlight: 0 };
+    const slot: Slot = { worker, inFlight: 0, dead: false };
     worker.on('message', (m: FromWorker) => {
       if (m.type !== 'done') return;
       slot.inFlight--;
@@ -39,6 +41,7 @@ export async function workerPoolExecutor(n: number, pool: PoolOptions, originAbs
       p?.resolve(m.result);
     });
     worker.on('error', (e) => {
+      slot.dead = true;
       // A crashed worker must not hang the run: fail what it held.
       for (const [k, p] of pending) {
         if (p.worker !== worker) continue;
@@ -52,18 +55,26 @@ export async function workerPoolExecutor(n: number, pool: PoolOptions, originAbs
     });
     slots.push(slot);
   }
-  await Promise.all(slots.map((s) => new Promise<void>((r) => s.worker.once('online', () => r()))));
+  // 'online' fires before the worker's module has installed its message handler; wait for its own 'ready'.
+  await Promise.all(slots.map((s) => new Promise<void>((r) => s.worker.on('message', (m: FromWorker) => m.type === 'ready' && r()))));
   const post = (s: Slot, m: ToWorker) => s.worker.postMessage(m);
   return {
     workers: n,
     execute(input: WireInput): Promise<ExecuteResult> {
-      let best = slots[0];
-      for (const s of slots) if (s.inFlight < best.inFlight) best = s;
+      let best: Slot | undefined;
+      for (const s of slots) if (!s.dead && (!best || s.inFlight < best.inFlight)) best = s;
+      if (!best) {
+        const raw = blankRaw(input, now());
+        raw.status = 'network_error';
+        raw.error = 'every worker thread has failed';
+        raw.end_ms = 0;
+        return Promise.resolve({ raw, retryAfterMs: null, reasoningText: '', answerText: '', usage: null });
+      }
       best.inFlight++;
       const id = seq++;
       return new Promise((resolve) => {
-        pending.set(id, { resolve, input, worker: best.worker });
-        post(best, { type: 'exec', seq: id, input });
+        pending.set(id, { resolve, input, worker: best!.worker });
+        post(best!, { type: 'exec', seq: id, input });
       });
     },
     setOrigin(abs: number) {
@@ -73,13 +84,17 @@ export async function workerPoolExecutor(n: number, pool: PoolOptions, originAbs
     cancelAll: () => slots.forEach((s) => post(s, { type: 'cancel' })),
     async close() {
       await Promise.all(
-        slots.map(
-          (s) =>
-            new Promise<void>((r) => {
-              s.worker.once('message', (m: FromWorker) => m.type === 'closed' && r());
-              post(s, { type: 'close' });
-            }),
-        ),
+        slots
+          .filter((s) => !s.dead)
+          .map(
+            (s) =>
+              new Promise<void>((r) => {
+                // Late 'done' messages may still arrive: wait for 'closed' specifically (or the thread's exit).
+                s.worker.on('message', (m: FromWorker) => m.type === 'closed' && r());
+                s.worker.once('exit', () => r());
+                post(s, { type: 'close' });
+              }),
+          ),
       );
       await Promise.all(slots.map((s) => s.worker.terminate()));
     },

@@ -10,7 +10,7 @@ interface Init {
 }
 
 export type ToWorker = { type: 'exec'; seq: number; input: WireInput } | { type: 'origin'; originAbsMs: number } | { type: 'cancel' } | { type: 'close' };
-export type FromWorker = { type: 'done'; seq: number; result: Awaited<ReturnType<typeof executeRequest>> } | { type: 'closed' };
+export type FromWorker = { type: 'ready' } | { type: 'done'; seq: number; result: Awaited<ReturnType<typeof executeRequest>> } | { type: 'closed' };
 
 const init = workerData as Init;
 const agent = agentFor(init.pool);
@@ -32,3 +32,6 @@ parentPort!.on('message', (m: ToWorker) => {
     agent.close().finally(() => parentPort!.postMessage({ type: 'closed' } satisfies FromWorker));
   }
 });
+
+// The handler is in place: the main thread may start the run clock and send work.
+parentPort!.postMessage({ type: 'ready' } satisfies FromWorker);

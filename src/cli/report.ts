@@ -17,7 +17,15 @@ export function rebuildSummary(dir: string): { summary: Summary; warnings: strin
   const { records, warnings } = readRecords(file);
   let run: Record<string, unknown> = {};
   const runFile = join(dir, 'run.json');
-  if (existsSync(runFile)) run = JSON.parse(readFileSync(runFile, 'utf8'));
+  if (existsSync(runFile)) {
+    try {
+      const parsed = JSON.parse(readFileSync(runFile, 'utf8')) as unknown;
+      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) run = parsed as Record<string, unknown>;
+      else warnings.push(`${runFile} is not a JSON object: run metadata missing from the summary`);
+    } catch (e) {
+      warnings.push(`${runFile} is unreadable (${(e as Error).message}): run metadata missing from the summary`);
+    }
+  }
   else warnings.push(`${runFile} not found: run metadata missing from the summary`);
   const conc = (run.config as { concurrency?: number } | undefined)?.concurrency;
   records.sort((a, b) => a.id - b.id || a.attempt - b.attempt);

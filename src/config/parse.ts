@@ -24,15 +24,19 @@ export function parseHeaders(lines: readonly string[]): { headers: Record<string
   return { headers, bad };
 }
 
-/** Redact a secret to `sk-...abcd` (first 3 and last 4 characters), or `***` when too short to show any. */
+/**
+ * Redact a secret to `sk-...abcd`: a well-known non-secret prefix (`sk-`) and the last 4 characters, and only for
+ * keys long enough (≥ 20 characters) that those reveal nothing useful; `***` otherwise.
+ */
 export function redactKey(key: string | undefined): string | undefined {
   if (!key) return key;
-  if (key.length < 12) return '***';
-  return `${key.slice(0, 3)}...${key.slice(-4)}`;
+  if (key.length < 20) return '***';
+  const prefix = key.startsWith('sk-') ? 'sk-' : '';
+  return `${prefix}...${key.slice(-4)}`;
 }
 
 /** Header names whose values are secrets and must never be written anywhere. */
-export const SECRET_HEADERS = /^(authorization|proxy-authorization|x-api-key|api-key|cookie)$/i;
+export const SECRET_HEADERS = /^(authorization|proxy-authorization|cookie|x-api-key|api-key|x-goog-api-key|ocp-apim-subscription-key|x-auth-token|x-access-token)$|(^|-)(token|secret|api-?key)$/i;
 
 export function redactHeaders(h: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};

@@ -14,6 +14,7 @@ export const TargetSchema = z.object({
     .string()
     .url()
     .refine((u) => /^https?:\/\//.test(u), 'expected an http:// or https:// URL')
+    .refine((u) => !/^https?:\/\/[^/]*@/.test(u), 'credentials in the URL are not sent and would be written to disk: use --api-key or --header instead')
     .optional(),
   apiKey: z.string().min(1).optional(),
   model: z.string().min(1).optional(),

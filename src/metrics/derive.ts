@@ -62,6 +62,8 @@ export function tpotMs(raw: RawRequest): number | null {
   if (idx.length < 2) return null;
   const first = raw.event_times_ms[idx[0]];
   const last = raw.event_times_ms[idx[idx.length - 1]];
+  // All tokens in one read (e.g. behind a buffering proxy): no decode pace can be measured.
+  if (last === first) return null;
   return (last - first) / (n - 1);
 }
 

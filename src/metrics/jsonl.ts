@@ -101,6 +101,10 @@ export function readRecords(path: string): ReadResult {
       warnings.push(`${path}:${i + 1}: ${last ? 'truncated last line skipped (the run was killed mid-write?)' : 'unreadable line skipped'}`);
       return;
     }
+    if (!o || typeof o !== 'object' || Array.isArray(o)) {
+      warnings.push(`${path}:${i + 1}: not a request record (expected a JSON object), skipped`);
+      return;
+    }
     const raw = {} as Record<string, unknown>;
     for (const f of RAW_FIELDS) raw[f] = o[f] ?? (f === 'event_times_ms' ? [] : f === 'event_kinds' ? '' : null);
     if (raw.class === null) raw.class = undefined;

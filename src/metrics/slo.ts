@@ -123,7 +123,7 @@ export function parseSlo(text: string, flag = '--slo'): Slo {
       else objectives.push({ kind: 'speed', name, stat, limit });
       continue;
     }
-    if (!m || !stat || !(metric! in LATENCY_METRICS)) {
+    if (!m || !stat || !Object.hasOwn(LATENCY_METRICS, metric!)) {
       problems.push(`${flag}: unknown objective "${name}" (known: ${KNOWN})`);
       continue;
     }

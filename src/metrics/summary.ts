@@ -104,8 +104,9 @@ export function computeMetrics(all: readonly RequestRecord[], concurrency?: numb
   }
   const errMap = new Map<string, ErrorCount>();
   for (const r of recs) {
-    if (r.status === 'ok') continue;
-    const key = `${r.status}:${r.http_status ?? ''}`;
+    // cancelled requests are not failures (the run was stopped); HTTP status splits only http_error rows.
+    if (r.status === 'ok' || r.status === 'cancelled') continue;
+    const key = r.status === 'http_error' ? `${r.status}:${r.http_status ?? ''}` : r.status;
     const e = errMap.get(key);
     if (e) e.count++;
     else

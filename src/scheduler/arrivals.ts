@@ -36,3 +36,28 @@ export function arrivalSchedule(
   }
   return out;
 }
+
+/**
+ * Open-loop send times: the first `warmup` arrivals, then the measured ones until `requests` of them were
+ * scheduled or `durationMs` has passed since the first measured one (whichever comes first). One generator
+ * for the whole schedule, so warmup and measured phases follow the same process.
+ */
+export function openLoopSchedule(
+  kind: ArrivalKind,
+  ratePerS: number,
+  burstiness: number,
+  rng: Rng,
+  o: { warmup: number; requests?: number; durationMs?: number },
+): number[] {
+  if (o.requests === undefined && o.durationMs === undefined) throw new Error('openLoopSchedule needs requests or a duration');
+  const out: number[] = [];
+  let t = 0;
+  for (;;) {
+    const measured = out.length - o.warmup;
+    if (o.requests !== undefined && measured >= o.requests) break;
+    if (o.durationMs !== undefined && measured >= 0 && out.length > o.warmup && t - out[o.warmup] >= o.durationMs) break;
+    out.push(t);
+    t += gapMs(kind, ratePerS, burstiness, rng);
+  }
+  return out;
+}

@@ -1,6 +1,6 @@
 // Executors: closed loop (fixed concurrency), open loop (rate, optionally capped in flight), stop conditions.
 import type { Rng } from '../util/rng.js';
-import { arrivalSchedule, type ArrivalKind } from './arrivals.js';
+import { openLoopSchedule, type ArrivalKind } from './arrivals.js';
 
 export interface Slot {
   /** 0-based request index; indexes below `warmup` are warmup requests. */
@@ -82,26 +82,24 @@ async function closedLoop(o: ScheduleOptions, send: SendFn): Promise<void> {
 }
 
 async function openLoop(o: ScheduleOptions, send: SendFn): Promise<void> {
-  const rate = o.rate ?? 1;
-  // Warmup requests follow the same schedule; the measured phase is the rest of it.
-  const count = o.requests !== undefined ? o.warmup + o.requests : undefined;
-  let schedule = o.arrivalTimesMs ?? arrivalSchedule(o.arrival, rate, o.burstiness, o.rng, { count });
-  if (o.arrivalTimesMs && count !== undefined) schedule = schedule.slice(0, count);
-  if (count === undefined && !o.arrivalTimesMs) {
-    // Duration-bounded: extend the schedule past the warmup so the measured phase lasts durationMs.
-    const warmEnd = o.warmup > 0 ? arrivalSchedule(o.arrival, rate, o.burstiness, o.rng.fork(), { count: o.warmup }) : [];
-    const warmSpan = warmEnd.length ? warmEnd[warmEnd.length - 1] + 1000 / rate : 0;
-    schedule = arrivalSchedule(o.arrival, rate, o.burstiness, o.rng, { untilMs: warmSpan + (o.durationMs as number) });
-  }
+  // Warmup requests follow the same schedule; the measured phase is the rest of it, ended by --requests or
+  // --duration (measured from the first measured send), whichever comes first.
+  let schedule: number[];
+  if (o.arrivalTimesMs) {
+    const count = o.requests !== undefined ? o.warmup + o.requests : undefined;
+    schedule = count !== undefined ? o.arrivalTimesMs.slice(0, count) : o.arrivalTimesMs;
+    const first = schedule[Math.min(o.warmup, schedule.length - 1)] ?? 0;
+    if (o.durationMs !== undefined) schedule = schedule.filter((t, i) => i < o.warmup || t - first < (o.durationMs as number));
+  } else schedule = openLoopSchedule(o.arrival, o.rate ?? 1, o.burstiness, o.rng, o);
   const start = o.now();
   const cap = o.concurrency ?? Number.POSITIVE_INFINITY;
   let inFlight = 0;
   let wake: (() => void) | undefined;
   const pending = new Set<Promise<void>>();
   let exhausted = false;
+  let failure: unknown;
   for (let index = 0; index < schedule.length && !exhausted; index++) {
     const due = start + schedule[index];
-    if (o.durationMs !== undefined && o.arrivalTimesMs && schedule[index] > o.durationMs) break;
     await sleepUntil(due, o.now, o.signal);
     if (o.signal?.aborted) break;
     let ready = due;
@@ -112,9 +110,18 @@ async function openLoop(o: ScheduleOptions, send: SendFn): Promise<void> {
     }
     if (o.signal?.aborted) break;
     inFlight++;
-    const p = send({ index, warmup: index < o.warmup, scheduledAtMs: due, readyAtMs: ready }).then((more) => {
-      if (!more) exhausted = true;
-    }).finally(() => {
+    const p = send({ index, warmup: index < o.warmup, scheduledAtMs: due, readyAtMs: ready })
+      .then(
+        (more) => {
+          if (!more) exhausted = true;
+        },
+        (err: unknown) => {
+          // A send that throws (disk full, a workload bug) stops the schedule and fails the run, not the process.
+          failure ??= err;
+          exhausted = true;
+        },
+      )
+      .finally(() => {
       inFlight--;
       pending.delete(p);
       const w = wake;
@@ -124,4 +131,5 @@ async function openLoop(o: ScheduleOptions, send: SendFn): Promise<void> {
     pending.add(p);
   }
   await Promise.all(pending);
+  if (failure !== undefined) throw failure;
 }
