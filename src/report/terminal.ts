@@ -27,11 +27,19 @@ export function renderSummary(s: Summary): string {
   );
   out.push('');
   // Rows that carry something: token counts that were all zero (no reasoning, no cache hits) are left out.
-  const rows = DISTRIBUTION_METRICS.filter(([, k]) => (s[k] as DistStats).count > 0 && (s[k] as DistStats).max !== 0).map(([label, k]) => {
+  // TTFAT and first event repeat TTFT unless the model reasons or the server sends an early role chunk: say so once.
+  const sameAsTtft = (['ttfat_ms', 'first_event_ms'] as const).filter((k) => JSON.stringify(s[k]) === JSON.stringify(s.ttft_ms));
+  const shown = DISTRIBUTION_METRICS.filter(([, k]) => {
+    const d = s[k] as DistStats;
+    return d.count > 0 && d.max !== 0 && !(sameAsTtft as readonly string[]).includes(k);
+  });
+  const rows = shown.map(([label, k]) => {
     const d = s[k] as DistStats;
     return [label, fmt(d.mean), fmt(d.stdev), fmt(d.p50), fmt(d.p90), fmt(d.p95), fmt(d.p99), fmt(d.max)];
   });
   out.push(table(['metric', 'mean', 'stdev', 'p50', 'p90', 'p95', 'p99', 'max'], rows));
+  if (sameAsTtft.length)
+    out.push(`(${sameAsTtft.map((k) => (k === 'ttfat_ms' ? 'TTFAT' : 'first event')).join(' and ')} ${sameAsTtft.length > 1 ? 'equal' : 'equals'} TTFT in this run: no reasoning tokens${sameAsTtft.length > 1 ? ', no early empty chunk' : ''})`);
   if (r.errors.length) {
     out.push('', 'errors:');
     for (const e of r.errors)
