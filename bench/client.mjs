@@ -13,7 +13,7 @@ import { rmSync } from 'node:fs';
 import { executeRequest } from '../dist/backends/execute.js';
 import { run } from '../dist/index.js';
 import { startHealthMonitor } from '../dist/metrics/health.js';
-import { summarize, sleep, machineTicks, machineBusyPct } from './stats.mjs';
+import { summarize, sleep, machineTicks, machineBusyPct, measureWindow } from './stats.mjs';
 
 const sc = JSON.parse(process.argv[2]);
 const gc = globalThis.gc ?? (() => {});
@@ -43,8 +43,7 @@ async function streams() {
   const t0 = performance.now();
   const now = () => performance.now() - t0;
   const base = performance.timeOrigin + t0;
-  let winStart = Infinity;
-  let winEnd = Infinity;
+  const win = { start: Infinity, end: Infinity };
   let stopping = false;
   let failed = 0;
   let requests = 0;
@@ -68,7 +67,7 @@ async function streams() {
       if (kinds[i] !== 'a') continue;
       const tc = r.sent_at_ms + r.event_times_ms[i];
       const stamp = Number(stamps[s++]);
-      if (tc < winStart || tc >= winEnd) continue;
+      if (tc < win.start || tc >= win.end) continue;
       events++;
       if (nErr < errs.length) errs[nErr++] = base + tc - stamp;
     }
@@ -79,20 +78,12 @@ async function streams() {
   };
   const all = Array.from({ length: n }, (_, i) => worker(i));
   await sleep(warmMs);
-  winStart = now();
-  const health = startHealthMonitor(now);
-  const cpu0 = process.cpuUsage();
-  const m0 = machineTicks();
-  await sleep(windowMs);
-  const cpu = process.cpuUsage(cpu0);
-  const machineBusy = machineBusyPct(m0, machineTicks());
-  winEnd = now();
-  const h = health.stop();
+  const { cpu, machineBusy, h } = await measureWindow(now, windowMs, win, startHealthMonitor);
   const during = mem(); // streams still open: what N open streams cost
   stopping = true;
   await Promise.all(all);
   await agent.close();
-  const wall = winEnd - winStart;
+  const wall = win.end - win.start;
   return {
     events,
     eventsPerS: (events / wall) * 1000,

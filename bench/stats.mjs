@@ -30,3 +30,19 @@ export function machineBusyPct(a, b) {
   if (!a || !b || b.total === a.total) return null;
   return ((b.busy - a.busy) / (b.total - a.total)) * 100;
 }
+
+/**
+ * Measure one window of `windowMs`: sets `win.start`/`win.end` (read by the event handlers to keep only events
+ * inside it) and returns the process CPU, the machine's busy % and the client health sampled over it.
+ */
+export async function measureWindow(now, windowMs, win, startHealthMonitor) {
+  win.start = now();
+  const health = startHealthMonitor(now);
+  const cpu0 = process.cpuUsage();
+  const m0 = machineTicks();
+  await sleep(windowMs);
+  const cpu = process.cpuUsage(cpu0);
+  const machineBusy = machineBusyPct(m0, machineTicks());
+  win.end = now();
+  return { cpu, machineBusy, h: health.stop() };
+}

@@ -14,7 +14,7 @@ import { SseParser } from '../../dist/backends/sse.js';
 import { classifyData } from '../../dist/backends/openai.js';
 import { H1Pool } from '../../dist/backends/h1/index.js';
 import { startHealthMonitor } from '../../dist/metrics/health.js';
-import { summarize, sleep, machineTicks, machineBusyPct } from '../stats.mjs';
+import { summarize, sleep, measureWindow } from '../stats.mjs';
 
 const sc = JSON.parse(process.argv[2]);
 const { port, streams: n, tokens, warmMs, windowMs, rampMs, driver } = sc;
@@ -119,8 +119,7 @@ let requests = 0;
 const t0 = performance.now();
 const now = () => performance.now() - t0;
 const base = performance.timeOrigin + t0;
-let winStart = Infinity;
-let winEnd = Infinity;
+const win = { start: Infinity, end: Infinity };
 let stopping = false;
 
 async function one() {
@@ -140,7 +139,7 @@ async function one() {
     if (st.kinds[i] !== 'a') continue;
     const tc = sentAt + st.times[i];
     const stamp = Number(stamps[s++]);
-    if (tc < winStart || tc >= winEnd) continue;
+    if (tc < win.start || tc >= win.end) continue;
     events++;
     if (nErr < errs.length) errs[nErr++] = base + tc - stamp;
   }
@@ -151,20 +150,12 @@ const workers = Array.from({ length: n }, async (_, i) => {
   while (!stopping) await one();
 });
 await sleep(warmMs);
-winStart = now();
-const health = startHealthMonitor(now);
-const cpu0 = process.cpuUsage();
-const m0 = machineTicks();
-await sleep(windowMs);
-const cpu = process.cpuUsage(cpu0);
-const machineBusy = machineBusyPct(m0, machineTicks());
-winEnd = now();
-const h = health.stop();
+const { cpu, machineBusy, h } = await measureWindow(now, windowMs, win, startHealthMonitor);
 stopping = true;
 await Promise.all(workers);
 await (agent ?? pool).close();
 
-const wall = winEnd - winStart;
+const wall = win.end - win.start;
 const cpuMs = (cpu.user + cpu.system) / 1000;
 const cores = availableParallelism();
 process.stdout.write(

@@ -1,25 +1,28 @@
 // Capacity planner (pure): memory, KV capacity, prefill/decode times, bottleneck and GPUs needed for a target load.
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
-import { resolveEngine, type EngineSpec } from './engine/config.js';
+import { engineOptionsSchema, resolveEngine, type EngineSpec } from './engine/config.js';
 import { decodeShape, stepCost } from './engine/cost.js';
 
 const GiB = 1024 ** 3;
 
+/** The engine's own validators and defaults (src/sim/engine/config.ts) for the knobs both share. */
+const engine = engineOptionsSchema.shape;
+
 export const capacityInputSchema = z.object({
-  gpu: z.string().default('h100').describe('GPU id or GPU profile file'),
-  modelProfile: z.string().default('llama-3.1-8b').describe('model profile id, profile file or Hugging Face config.json'),
-  tp: z.number().int().min(1).max(64).default(1).describe('tensor-parallel GPUs per replica'),
-  weightDtype: z.enum(['bf16', 'fp16', 'fp8', 'int4']).default('bf16').describe('weight precision'),
-  kvDtype: z.enum(['bf16', 'fp16', 'fp8']).default('bf16').describe('KV cache precision'),
+  gpu: engine.gpu.describe('GPU id or GPU profile file'),
+  modelProfile: engine.model,
+  tp: engine.tp,
+  weightDtype: engine.weightDtype,
+  kvDtype: engine.kvDtype,
   inputTokens: z.number().int().min(1).default(1024).describe('prompt tokens per request'),
   outputTokens: z.number().int().min(1).default(256).describe('output tokens per request'),
   concurrency: z.number().int().min(1).optional().describe('target requests in flight (default 1 unless --rate)'),
   rate: z.number().gt(0).optional().describe('target requests per second (concurrency from Little\'s law)'),
   margin: z.number().min(0).max(10).default(0.2).describe('safety margin on the target concurrency'),
-  gpuMemoryUtilization: z.number().gt(0).lte(1).default(0.9).describe('fraction of GPU memory for weights + KV cache'),
-  maxNumSeqs: z.number().int().min(1).default(256).describe('max sequences per step'),
-  maxNumBatchedTokens: z.number().int().min(1).default(8192).describe('token budget per step'),
+  gpuMemoryUtilization: engine.gpuMemoryUtilization.describe('fraction of GPU memory for weights + KV cache'),
+  maxNumSeqs: engine.maxNumSeqs.describe('max sequences per step'),
+  maxNumBatchedTokens: engine.maxNumBatchedTokens.describe('token budget per step'),
 });
 export type CapacityInput = z.input<typeof capacityInputSchema>;
 

@@ -2,7 +2,8 @@
 import { writeFileSync } from 'node:fs';
 import type { CompareResult, Loaded, MetricDelta } from '../compare.js';
 import { readRunDir } from './run-report.js';
-import { cdfChart, COLORS } from './run-charts.js';
+import { cdfChart } from './run-charts.js';
+import { COLORS } from './chart-kit.js';
 import { renderPage } from './page.js';
 import { htmlTable, num } from './sections.js';
 import { escapeHtml as esc } from './escape.js';

@@ -1,29 +1,15 @@
 // ECharts options (plain JSON, no functions) for one run: distributions, timeline, load over time, stalls and errors.
 import type { RequestRecord } from '../../metrics/record.js';
 import type { MetricsBlock } from '../../metrics/summary.js';
+import { chartBase, COLORS, valueAxis } from './chart-kit.js';
 import { cdf, histogram, itlStalls, overTime, timeline, type Stalls } from './run-data.js';
 
-export const COLORS = ['#3b6fd8', '#e8833a', '#1f9d6b', '#9b59b6', '#d64545', '#17a2b8', '#c98a0c', '#7f8c8d'];
 const r3 = (x: number): number => Math.round(x * 1000) / 1000;
 /** Untrusted text placed in chart labels (ECharts tooltips are HTML): markup characters replaced, length capped. */
 export const chartText = (s: string): string => s.replace(/[<>&"'`\u2028\u2029]/g, '_').slice(0, 60);
 /** A short axis label: 3 significant digits. */
 const label = (x: number): string => (Math.abs(x) >= 100 ? String(Math.round(x)) : String(Number(x.toPrecision(3))));
-const base = (title: string) => ({
-  animation: false,
-  color: COLORS,
-  title: { text: title, left: 8, top: 4, textStyle: { fontSize: 13, fontWeight: 600, color: '#1c2330' } },
-  grid: { left: 64, right: 28, top: 48, bottom: 48, containLabel: false },
-  tooltip: { trigger: 'axis', confine: true },
-});
-const valueAxis = (name: string, extra: Record<string, unknown> = {}) => ({
-  type: 'value',
-  name,
-  nameLocation: 'middle',
-  nameGap: 30,
-  splitLine: { lineStyle: { color: '#eef1f5' } },
-  ...extra,
-});
+const base = (title: string) => chartBase(title);
 
 /** Histogram as a bar chart of bin lower edges (ms). */
 export function histogramChart(title: string, values: readonly number[], unit: string): Record<string, unknown> {

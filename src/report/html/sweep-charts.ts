@@ -1,26 +1,13 @@
 // ECharts options for a sweep: throughput vs load (knee, recommended point), latency vs throughput (Pareto), box plots, decomposition.
 import type { SweepRow } from '../../sweep/row.js';
 import type { GroupInsights } from '../../sweep/insights.js';
-import { COLORS } from './run-charts.js';
+import { chartBase, COLORS, valueAxis } from './chart-kit.js';
 import { rowPairLabel } from '../../sweep/grid.js';
 
 const r3 = (x: number | null): number | null => (x === null ? null : Math.round(x * 1000) / 1000);
-const base = (title: string) => ({
-  animation: false,
-  color: COLORS,
-  title: { text: title, left: 8, top: 4, textStyle: { fontSize: 13, fontWeight: 600, color: '#1c2330' } },
-  grid: { left: 68, right: 36, top: 56, bottom: 52 },
-  tooltip: { trigger: 'axis', confine: true },
-  legend: { top: 26, right: 8, type: 'scroll' },
-});
-const axis = (name: string, extra: Record<string, unknown> = {}) => ({
-  type: 'value',
-  name,
-  nameLocation: 'middle',
-  nameGap: 30,
-  splitLine: { lineStyle: { color: '#eef1f5' } },
-  ...extra,
-});
+const base = (title: string) =>
+  chartBase(title, { grid: { left: 68, right: 36, top: 56, bottom: 52 }, legend: { top: 26, right: 8, type: 'scroll' } });
+const axis = valueAxis;
 export const groupLabel = rowPairLabel;
 const loadAxisName = (mode: string) => (mode === 'rate' ? 'request rate (req/s, log scale)' : 'concurrency (log scale)');
 const loadAxis = (mode: string) => axis(loadAxisName(mode), { type: 'log', logBase: 2 });
