@@ -1,11 +1,9 @@
 // The sweep config: zod schema and flag table for the sweep's own keys, and resolution of flags + YAML file into points.
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { parse as parseYaml } from 'yaml';
 import { UsageError } from '../errors.js';
 import { RUN_FLAGS, describeIssues, type RunConfigInput } from '../config/schema.js';
-import { resolveRunConfig, type ResolvedRun } from '../config/load.js';
-import { didYouMean, parseDurationS, toCamel, toKebab } from '../config/parse.js';
+import { readConfigFile, resolveRunConfig, type ResolvedRun } from '../config/load.js';
+import { parseDurationS } from '../config/parse.js';
 import type { FlagSpec } from '../config/flags.js';
 import { parseSlo, type Slo } from '../metrics/slo.js';
 import { AS_CONFIGURED, buildGrid, isAsConfigured, parseInputOutputList, parseNumberList, type InputOutput, type LoadMode, type LoadStep, type PointSpec } from './grid.js';
@@ -106,31 +104,12 @@ export interface ResolvedSweep {
   base: ResolvedRun;
 }
 
-/** Split a YAML/JSON sweep file into sweep keys and run keys; unknown keys are problems. */
+/** Split a YAML/JSON sweep file into sweep keys and run keys (read like a run's --config); unknown keys are problems. */
 export function readSweepFile(path: string): { sweep: Record<string, unknown>; run: Record<string, unknown>; problems: string[] } {
-  let doc: unknown;
-  try {
-    doc = parseYaml(readFileSync(path, 'utf8'));
-  } catch (e) {
-    return { sweep: {}, run: {}, problems: [`${path}: cannot read sweep file: ${(e as Error).message.split('\n')[0]}`] };
-  }
-  const out = { sweep: {} as Record<string, unknown>, run: {} as Record<string, unknown>, problems: [] as string[] };
-  if (doc === null || doc === undefined) return out;
-  if (typeof doc !== 'object' || Array.isArray(doc)) return { ...out, problems: [`${path}: expected a mapping of option: value`] };
   const sweepKeys = Object.keys(SweepSchema.shape);
-  const runKeys = Object.keys(PASS_THROUGH_RUN_FLAGS);
-  for (const [rawKey, v] of Object.entries(doc as Record<string, unknown>)) {
-    const key = toCamel(rawKey);
-    if (sweepKeys.includes(key) && key !== 'json') out.sweep[key] = v;
-    else if (runKeys.includes(key)) {
-      out.run[key] = key === 'header' && v && typeof v === 'object' && !Array.isArray(v)
-        ? Object.entries(v as Record<string, unknown>).map(([k, x]) => `${k}: ${String(x)}`)
-        : v;
-    } else {
-      const hint = didYouMean(key, [...sweepKeys, ...runKeys]);
-      out.problems.push(`${path}: unknown key "${rawKey}"${hint ? ` (did you mean "${toKebab(hint)}"?)` : ''}`);
-    }
-  }
+  const { values, problems } = readConfigFile(path, [...sweepKeys, ...Object.keys(PASS_THROUGH_RUN_FLAGS)]);
+  const out = { sweep: {} as Record<string, unknown>, run: {} as Record<string, unknown>, problems };
+  for (const [key, v] of Object.entries(values)) (sweepKeys.includes(key) ? out.sweep : out.run)[key] = v;
   return out;
 }
 
