@@ -88,8 +88,9 @@ function completeTokenCounts(res: ExecuteResult, tok: Tokenizer): void {
   const raw = res.raw;
   if (raw.status !== 'ok') return;
   if (raw.output_tokens === null) {
-    raw.output_tokens = tok.count(res.reasoningText) + tok.count(res.answerText);
-    raw.reasoning_tokens = res.reasoningText ? tok.count(res.reasoningText) : 0;
+    const reasoning = res.reasoningText ? tok.count(res.reasoningText) : 0;
+    raw.output_tokens = reasoning + tok.count(res.answerText);
+    raw.reasoning_tokens = reasoning;
     raw.token_source = 'tokenizer';
   }
   if (raw.input_tokens === null) raw.input_tokens = raw.expected_input_tokens;
