@@ -10,6 +10,9 @@ import { UsageError } from '../src/errors.js';
 import { createRng } from '../src/util/rng.js';
 import { percentile } from '../src/metrics/stats.js';
 import { tmpDir } from './helpers.js';
+import { run } from '../src/run.js';
+import { loadTokenizer } from '../src/dataset/tokenizer.js';
+import { startEchoServer } from './workload-fixtures.js';
 
 const samples = (spec: string, n: number, seed = 7) => {
   const d = resolveLength(spec, '--input-tokens');
@@ -96,4 +99,25 @@ describe('length distributions', () => {
     expect(problems[2]).toContain(`${f}:5:`);
     expect(() => resolveLength(`empirical:${join(d, 'missing.txt')}`, '--input-tokens')).toThrow(/cannot read/);
   });
+});
+
+describe('a lognormal run', () => {
+  it('2,000 requests with --input-tokens lognormal:mean=1000,sd=500 reproduce the mean and p90 of the prompts sent within 5%', async () => {
+    const tok = loadTokenizer('cl100k_base');
+    // The server reports usage.prompt_tokens as the tokenizer count of what it received, like the sim server.
+    const server = await startEchoServer(() => 'x', (b) => (b.messages as { content: string }[]).reduce((n, m) => n + tok.count(m.content), 0), 0);
+    try {
+      const res = await run({ baseUrl: server.baseUrl, requests: 2000, concurrency: 64, inputTokens: 'lognormal:mean=1000,sd=500', outputTokens: 1, out: tmpDir(), quiet: true });
+      const sigma = Math.sqrt(Math.log(1 + 0.25));
+      const mu = Math.log(1000) - (sigma * sigma) / 2;
+      const p90 = Math.exp(mu + 1.2815515655 * sigma);
+      const got = res.summary.input_tokens;
+      expect(got.count).toBe(2000);
+      expect(Math.abs(got.mean! - 1000) / 1000).toBeLessThan(0.05);
+      expect(Math.abs(got.p90! - p90) / p90).toBeLessThan(0.05);
+      for (const r of res.records) expect(r.input_tokens).toBe(r.expected_input_tokens);
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
 });
