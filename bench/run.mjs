@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { startEmitter, runClient as runClientScript, waitForQuiet as waitQuiet } from './procs.mjs';
 import { SCENARIOS } from './scenarios.mjs';
 import { printTable } from './table.mjs';
+import { judgeTargets, printTargets } from './targets.mjs';
 
 const here = (f) => fileURLToPath(new URL(f, import.meta.url));
 const QUIET_PCT = Number(process.env.BENCH_QUIET_PCT ?? 25);
@@ -53,4 +54,6 @@ for (const s of SCENARIOS) {
 const report = { machine, date: new Date().toISOString(), scenarios: out };
 const rows = printTable(report);
 report.table = rows;
+report.targets = judgeTargets(rows);
+printTargets(report.targets);
 writeFileSync(here('./results.json'), JSON.stringify(report, null, 2) + '\n');
