@@ -53,6 +53,11 @@ export function registerSweep(program: Command, out: Out): void {
       });
       if (s.json) out.out.write(JSON.stringify(doc, null, 2) + '\n');
       else out.out.write(`\n${renderSweep(doc)}\n\nwrote ${outDir}/sweep.csv, sweep.json and report.html\n`);
+      // Points that could not run: the files hold the finished ones, but the sweep did not do what was asked.
+      if (doc.failure) {
+        out.err.write(`tokenflood: sweep incomplete: ${safeTerminalText(doc.failure, 400)}\n`);
+        setExitCode(1);
+      }
     } finally {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);

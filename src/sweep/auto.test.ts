@@ -15,12 +15,14 @@ function drive(tput: (c: number) => number, ok: (c: number) => boolean, opt = { 
 }
 
 describe('auto search', () => {
-  it('doubles until throughput stops growing, then bisects toward the plateau onset', () => {
+  it('doubles until throughput stops growing, then bisects below the stopping level, where the bend is', () => {
     const { tried, reason } = drive((c) => Math.min(c, 6) * 100, () => true);
     expect(tried.slice(0, 5)).toEqual([1, 2, 4, 8, 16]);
-    // 8 → 16 gained 0%: refine between 8 and 16: 12 is on the plateau → 10 → ...
-    expect(tried.slice(5)).toEqual([12, 10]);
-    expect(reason).toMatch(/plateau onset to between 8 and 10/);
+    // 8 → 16 gained 0%, so the bend is at or below 8: refine between 4 and 8: 6 is on the plateau, 5 is not.
+    expect(tried.slice(5)).toEqual([6, 5]);
+    expect(reason).toMatch(/plateau: output throughput grew 0\.0% from concurrency 8 to 16/);
+    expect(reason).toMatch(/refined between 5 and 6 with levels 6, 5$/);
+    expect(reason).not.toMatch(/onset/);
   });
   it('stops at a failing level and refines the boundary', () => {
     const { tried, reason } = drive((c) => c * 100, (c) => c <= 20);

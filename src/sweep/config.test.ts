@@ -75,6 +75,16 @@ describe('lengths left to the run flags', () => {
   it('does not override distributions or defaults when no --input-output is given', () => {
     const r = resolveSweepConfig({ flags: { concurrency: '2' }, runFlags: { inputTokens: 'uniform:100,200' }, env: {} });
     expect(r.sweep.points[0]).toMatchObject({ name: 'c2', inputTokens: 0, outputTokens: 0 });
-    expect(resolveSweepConfig({ flags: { concurrency: '2' }, runFlags: {}, env: {} }).sweep.points[0].name).toBe('c2');
+    expect(r.sweep.configuredLengths).toBe('in uniform:100,200 out 128');
+  });
+  it('records fixed lengths that come from the run flags or their defaults as the pair, not 0x0', () => {
+    const pair = (runFlags: Record<string, unknown>) => resolveSweepConfig({ flags: { concurrency: '2' }, runFlags, env: {} }).sweep.points[0];
+    expect(pair({})).toMatchObject({ name: 'c2-in512-out128', inputTokens: 512, outputTokens: 128 });
+    expect(pair({ inputTokens: 'fixed:64', outputTokens: '16' })).toMatchObject({ inputTokens: 64, outputTokens: 16 });
+    expect(pair({ outputTokens: '16' })).toMatchObject({ inputTokens: 512, outputTokens: 16 });
+    // --max-tokens and a mix are not one fixed pair: left to the run flags and described.
+    const mt = resolveSweepConfig({ flags: { concurrency: '2' }, runFlags: { maxTokens: 8 }, env: {} }).sweep;
+    expect(mt.points[0]).toMatchObject({ inputTokens: 0, outputTokens: 0 });
+    expect(mt.configuredLengths).toBe('in 512 out 8');
   });
 });

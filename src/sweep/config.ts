@@ -1,7 +1,8 @@
 // The sweep config: zod schema and flag table for the sweep's own keys, and resolution of flags + YAML file into points.
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
-import { RUN_FLAGS, describeIssues, type RunConfigInput } from '../config/schema.js';
+import { RUN_FLAGS, describeIssues, type RunConfig, type RunConfigInput } from '../config/schema.js';
+import { parseLengthDist } from '../dataset/distribution.js';
 import { readConfigFile, resolveRunConfig, type ResolvedRun } from '../config/load.js';
 import { parseDurationS } from '../config/parse.js';
 import type { FlagSpec } from '../config/flags.js';
@@ -94,6 +95,8 @@ export interface SweepConfig extends Omit<SweepParsed, 'inputOutput' | 'slo'> {
   slo: Slo | undefined;
   /** The grid (empty with --auto: its points are chosen as it goes). */
   points: PointSpec[];
+  /** What the run flags configure when the sweep leaves lengths to them (rows' `lengths`), e.g. "in normal:512,64 out 128". */
+  configuredLengths: string;
 }
 
 export interface ResolvedSweep {
@@ -141,6 +144,36 @@ function loadSteps(s: SweepParsed, problems: string[]): { mode: LoadMode; steps:
 /** The run flags that set a pair's lengths (none for AS_CONFIGURED). */
 export function lengthFlags(io: InputOutput): { inputTokens?: number; outputTokens?: number } {
   return isAsConfigured(io) ? {} : { inputTokens: io.input, outputTokens: io.output };
+}
+
+type LengthConfig = Pick<RunConfig, 'inputTokens' | 'outputTokens' | 'maxTokens' | 'mix' | 'dataset' | 'replay' | 'prefixTokens' | 'cacheAb'>;
+
+/**
+ * The pair every request of the run flags has, when they fix one: fixed input and output lengths (defaults,
+ * `fixed:N`) without a dataset, replay, mix, shared prefix or --max-tokens override. Otherwise undefined.
+ */
+export function fixedLengths(c: LengthConfig): InputOutput | undefined {
+  if (c.dataset || c.replay || c.mix || c.prefixTokens || c.maxTokens !== undefined || c.cacheAb) return undefined;
+  const fixed = (spec: string | number): number | undefined => {
+    try {
+      const d = parseLengthDist(spec);
+      return d.kind === 'fixed' ? Math.min(d.max, Math.max(d.min, d.value)) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const input = fixed(c.inputTokens);
+  const output = fixed(c.outputTokens);
+  return input && output ? { input, output } : undefined;
+}
+
+/** Plain words for the lengths the run flags configure, for rows that leave lengths to them. */
+export function describeLengths(c: LengthConfig): string {
+  if (c.replay) return `replay ${c.replay}`;
+  if (c.dataset) return `dataset ${c.dataset}${c.maxTokens !== undefined ? `, max_tokens ${c.maxTokens}` : ''}`;
+  if (c.mix) return `mix ${c.mix}${c.maxTokens !== undefined ? `, max_tokens ${c.maxTokens}` : ''}`;
+  const prefix = c.prefixTokens ? `${c.prefixTokens} prefix + ` : '';
+  return `in ${prefix}${c.inputTokens} out ${c.maxTokens ?? c.outputTokens}`;
 }
 
 export interface ResolveSweepInput {
@@ -209,7 +242,8 @@ export function resolveSweepConfig(inp: ResolveSweepInput): ResolvedSweep {
     else throw e;
   }
   if (problems.length || !base) throw new UsageError(problems);
+  if (s.inputOutput === undefined && isAsConfigured(pairs[0])) pairs = [fixedLengths(base.config) ?? AS_CONFIGURED];
   const { inputOutput: _io, slo: _slo, ...rest } = s;
   const maxErrorRate = (base.config as { maxErrorRate?: number }).maxErrorRate ?? DEFAULT_LEVEL_MAX_ERROR_RATE;
-  return { sweep: { ...rest, mode, pairs, slo, maxErrorRate, points: buildGrid(mode, steps, pairs) }, runFlags, base };
+  return { sweep: { ...rest, mode, pairs, slo, maxErrorRate, points: buildGrid(mode, steps, pairs), configuredLengths: describeLengths(base.config) }, runFlags, base };
 }

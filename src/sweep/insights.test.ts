@@ -5,6 +5,7 @@ import type { SweepRow } from './row.js';
 function row(load: number, tput: number, extra: Partial<SweepRow> = {}): SweepRow {
   return {
     name: `c${load}`, dir: `points/c${load}`, mode: 'concurrency', load, concurrency: load, rate: null, input_tokens: 256, output_tokens: 256,
+    lengths: '256x256', input_tokens_mean: 256, output_tokens_mean: 256, status: 'done', error: null, client_bound: false,
     requests: 100, ok: 100, failed: 0, error_rate: 0, duration_s: 10, request_throughput: tput / 256, output_throughput: tput,
     total_token_throughput: tput * 2, ttft_mean_ms: 50 * load, ttft_p50_ms: 50 * load, ttft_p90_ms: 60 * load, ttft_p99_ms: 80 * load,
     tpot_mean_ms: 10, tpot_p50_ms: 10, tpot_p90_ms: 11, tpot_p99_ms: 12, itl_mean_ms: 10, itl_p50_ms: 10, itl_p90_ms: 11, itl_p99_ms: 12,

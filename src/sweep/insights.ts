@@ -1,5 +1,5 @@
 // Sweep insights, pure over rows: knee, peak, highest load meeting the SLOs, recommended operating point, stability, Pareto frontier.
-import type { LoadMode } from './grid.js';
+import { rowPairLabel, type LoadMode } from './grid.js';
 import type { SweepRow } from './row.js';
 
 /** Share of the knee load recommended for steady traffic, leaving the rest as headroom for bursts. */
@@ -16,6 +16,8 @@ export interface GroupInsights {
   mode: LoadMode;
   input_tokens: number;
   output_tokens: number;
+  /** The rows' `lengths` label ("256x256", or what the run flags configure). */
+  lengths: string;
   levels: number[];
   peak: { load: number; output_throughput: number } | null;
   knee: KneeResult | null;
@@ -23,7 +25,15 @@ export interface GroupInsights {
   max_load_meeting_slo: number | null;
   /** HEADROOM_FACTOR × knee load (rounded down to a whole concurrency), null without a knee. */
   headroom_load: number | null;
-  recommended: { load: number; reason: string; expected_output_throughput: number | null } | null;
+  /**
+   * Null when no level was acceptable or the sweep is incomplete. `interpolated`: the load was not measured, and
+   * expected_output_throughput interpolates the two measured levels around it.
+   */
+  recommended: { load: number; reason: string; expected_output_throughput: number | null; interpolated: boolean } | null;
+  /** Levels where the client itself was the bottleneck: still analysed, but marked, and every finding drawn from them says so. */
+  client_bound_levels: number[];
+  /** Levels that could not run (status "failed"). */
+  failed_levels: number[];
   most_stable: { load: number; tpot_cv: number | null; e2e_cv: number | null } | null;
   /** Levels on the Pareto frontier of output throughput (higher is better) vs p99 E2E (lower is better). */
   pareto: number[];
@@ -108,31 +118,47 @@ export interface InsightOptions {
   /** Whether the sweep had SLOs (otherwise only the error threshold bounds the acceptable levels). */
   hasSlo: boolean;
   maxErrorRate: number;
+  /** Interrupted, or a point could not run: the levels found do not bound the search, so nothing is recommended. */
+  incomplete?: 'interrupted' | 'failed';
 }
 
 /** Insights for the levels of one input/output pair. `rows` must share mode and lengths. */
 export function groupInsights(rows: readonly SweepRow[], opt: InsightOptions): GroupInsights {
-  const sorted = [...rows].sort((a, b) => a.load - b.load);
-  const first = sorted[0];
+  const all = [...rows].sort((a, b) => a.load - b.load);
+  const first = all[0];
   const mode = first?.mode ?? 'concurrency';
   const words = (l: number) => loadWords(mode, l);
   const statements: string[] = [];
+  // Rows written before `status`/`client_bound` existed count as run and trusted.
+  const notRun = all.filter((r) => r.status === 'failed');
+  const sorted = all.filter((r) => r.status !== 'failed');
   const withOk = sorted.filter((r) => r.ok > 0);
+  // Client-bound levels stay in the analysis: the thresholds (10 ms event-loop delay) trip on any busy host, and
+  // dropping those levels would silently drop the findings. Each finding that rests on one says so instead.
+  const clientBound = withOk.filter((r) => r.client_bound === true);
+  const cbAt = (load: number) => clientBound.some((r) => r.load === load);
+  const cbNote = (load: number) => (cbAt(load) ? ' [client-bound level: may reflect the load generator, not the server]' : '');
+  const trusted = withOk;
   const peakRow = withOk.reduce<SweepRow | undefined>((b, r) => (!b || r.output_throughput > b.output_throughput ? r : b), undefined);
   const peak = peakRow ? { load: peakRow.load, output_throughput: peakRow.output_throughput } : null;
-  if (peak) statements.push(`Peak output throughput: ${n0(peak.output_throughput)} tok/s at ${words(peak.load)}.`);
+  if (peak) statements.push(`Peak output throughput: ${n0(peak.output_throughput)} tok/s at ${words(peak.load)}${peakRow?.client_bound ? ' (client-bound level)' : ''}.`);
+  if (clientBound.length)
+    statements.push(
+      `CLIENT-BOUND at ${clientBound.map((r) => words(r.load)).join(', ')}: the load generator itself was a bottleneck there, so their latencies and throughput may include client time; findings drawn from them are marked.`,
+    );
 
-  const knee = findKnee(withOk);
+  const knee = findKnee(trusted);
   if (knee) {
-    const last = withOk[withOk.length - 1];
-    const kr = withOk.find((r) => r.load === knee.load) as SweepRow;
+    const last = trusted[trusted.length - 1];
+    const kr = trusted.find((r) => r.load === knee.load) as SweepRow;
     const gain = kr.output_throughput > 0 ? last.output_throughput / kr.output_throughput - 1 : 0;
     const latRatio = kr.ttft_p99_ms && last.ttft_p99_ms ? last.ttft_p99_ms / kr.ttft_p99_ms : null;
     statements.push(
       `Knee at ${words(knee.load)} (${n0(knee.output_throughput)} tok/s): from there to ${words(last.load)} throughput changes ${gain >= 0 ? '+' : ''}${(gain * 100).toFixed(0)}%` +
-        (latRatio !== null ? ` while p99 TTFT grows ${latRatio.toFixed(1)}x (${ms(kr.ttft_p99_ms)} to ${ms(last.ttft_p99_ms)}).` : '.'),
+        (latRatio !== null ? ` while p99 TTFT grows ${latRatio.toFixed(1)}x (${ms(kr.ttft_p99_ms)} to ${ms(last.ttft_p99_ms)})` : '') +
+        `${cbNote(knee.load)}.`,
     );
-  } else if (withOk.length >= 3) statements.push(`No knee in the tested range: throughput has not levelled off by ${words(withOk[withOk.length - 1].load)}; test higher loads to find the limit.`);
+  } else if (trusted.length >= 3) statements.push(`No knee in the tested range: throughput has not levelled off by ${words(trusted[trusted.length - 1].load)}; test higher loads to find the limit.`);
   else statements.push('Too few levels to locate a knee (at least 3 are needed).');
 
   // Acceptable: met the SLOs (when any) and the error threshold. Highest level with every level up to it acceptable.
@@ -150,16 +176,40 @@ export function groupInsights(rows: readonly SweepRow[], opt: InsightOptions): G
 
   const headroom = knee ? roundLoad(mode, knee.load * HEADROOM_FACTOR) : null;
   let recommended: GroupInsights['recommended'] = null;
-  if (headroom !== null && maxOk !== null && headroom <= maxOk) {
-    recommended = { load: headroom, reason: `${HEADROOM_FACTOR * 100}% of the knee (${words(knee!.load)}), leaving headroom for bursts`, expected_output_throughput: null };
-  } else if (maxOk !== null) {
-    recommended = { load: maxOk, reason: knee ? `the highest load meeting ${what} (below 70% of the knee)` : `the highest load meeting ${what}; no knee found, so the limit may be higher`, expected_output_throughput: null };
+  if (opt.incomplete) {
+    statements.push(
+      opt.incomplete === 'interrupted'
+        ? 'Interrupted: no recommendation (not every level ran, so the limit is unknown).'
+        : 'Incomplete: no recommendation (a point could not run, so the limit is unknown).',
+    );
+  } else {
+    if (headroom !== null && maxOk !== null && headroom <= maxOk) {
+      recommended = { load: headroom, reason: `${HEADROOM_FACTOR * 100}% of the knee (${words(knee!.load)}), leaving headroom for bursts`, expected_output_throughput: null, interpolated: false };
+    } else if (maxOk !== null) {
+      recommended = {
+        load: maxOk,
+        reason: knee ? `the highest load meeting ${what} (below 70% of the knee)` : `the highest load meeting ${what}; no knee found, so the limit may be higher`,
+        expected_output_throughput: null,
+        interpolated: false,
+      };
+    }
+    if (recommended) {
+      recommended.interpolated = !trusted.some((r) => r.load === recommended!.load);
+      recommended.expected_output_throughput = throughputAt(trusted, recommended.load);
+      const exp = recommended.expected_output_throughput;
+      const interp = recommended.interpolated ? ' (interpolated: this level was not measured)' : '';
+      // The levels it rests on: the knee (or the cap) and, for an interpolated load, the measured levels around it.
+      const rec = recommended.load;
+      const below = trusted.filter((r) => r.load < rec).at(-1)?.load;
+      const above = trusted.find((r) => r.load > rec)?.load;
+      const around = recommended.interpolated ? [below, above].filter((x): x is number => x !== undefined) : [rec];
+      const basis = [...(knee && rec === headroom ? [knee.load] : []), ...around];
+      const cbBasis = basis.some(cbAt) ? ` [drawn from client-bound levels (${basis.filter(cbAt).map(words).join(', ')}): treat with caution]` : '';
+      statements.push(
+        `Recommended operating point: ${words(recommended.load)}${interp} — ${recommended.reason}${exp !== null ? `; expect about ${n0(exp)} tok/s${recommended.interpolated ? ', interpolated between the measured levels around it' : ''}` : ''}${cbBasis}.`,
+      );
+    } else statements.push('No operating point can be recommended from these levels.');
   }
-  if (recommended) {
-    recommended.expected_output_throughput = throughputAt(withOk, recommended.load);
-    const exp = recommended.expected_output_throughput;
-    statements.push(`Recommended operating point: ${words(recommended.load)} — ${recommended.reason}${exp !== null ? `; expect about ${n0(exp)} tok/s` : ''}.`);
-  } else statements.push('No operating point can be recommended from these levels.');
 
   const stableRows = withOk.filter((r) => r.tpot_cv !== null || r.e2e_cv !== null);
   const score = (r: SweepRow) => ((r.tpot_cv ?? r.e2e_cv ?? 0) + (r.e2e_cv ?? r.tpot_cv ?? 0)) / 2;
@@ -172,17 +222,21 @@ export function groupInsights(rows: readonly SweepRow[], opt: InsightOptions): G
   if (pareto.length) statements.push(`Pareto frontier of throughput vs p99 E2E: ${pareto.map(words).join(', ')}; every other level is beaten on both.`);
   const errs = sorted.filter((r) => r.error_rate > 0);
   if (errs.length) statements.push(`Errors at ${errs.map((r) => `${words(r.load)} (${(r.error_rate * 100).toFixed(1)}%)`).join(', ')}.`);
+  if (notRun.length) statements.push(`Not measured: ${notRun.map((r) => words(r.load)).join(', ')} (${notRun[0].error ?? 'could not run'}).`);
 
   return {
     mode,
     input_tokens: first?.input_tokens ?? 0,
     output_tokens: first?.output_tokens ?? 0,
-    levels: sorted.map((r) => r.load),
+    lengths: first?.lengths ?? rowPairLabel({ input_tokens: first?.input_tokens ?? 0, output_tokens: first?.output_tokens ?? 0 }),
+    levels: all.map((r) => r.load),
     peak,
     knee,
     max_load_meeting_slo: maxOk,
     headroom_load: headroom,
     recommended,
+    client_bound_levels: clientBound.map((r) => r.load),
+    failed_levels: notRun.map((r) => r.load),
     most_stable,
     pareto,
     statements,

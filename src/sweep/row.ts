@@ -3,7 +3,7 @@ import type { MetricsBlock } from '../metrics/summary.js';
 import type { DistStats } from '../metrics/stats.js';
 import type { RequestRecord } from '../metrics/record.js';
 import { evaluateSlo, type Slo } from '../metrics/slo.js';
-import type { LoadMode, PointSpec } from './grid.js';
+import { pairLabel, type LoadMode, type PointSpec } from './grid.js';
 
 export interface SweepRow {
   name: string;
@@ -16,6 +16,16 @@ export interface SweepRow {
   rate: number | null;
   input_tokens: number;
   output_tokens: number;
+  /** "256x256", or what the run flags configure when the sweep does not fix the pair ("in normal:512,64 out 128", "mix ..."). */
+  lengths: string;
+  /** Measured mean prompt and output tokens of the point's successful requests (null when none succeeded). */
+  input_tokens_mean: number | null;
+  output_tokens_mean: number | null;
+  /** "done": the point ran (its requests may still have failed); "failed": it could not run (reason in `error`). */
+  status: 'done' | 'failed';
+  error: string | null;
+  /** The load generator itself was a bottleneck at this point (see docs/metrics.md, client health). */
+  client_bound: boolean;
   requests: number;
   ok: number;
   failed: number;
@@ -62,7 +72,19 @@ export function coefficientOfVariation(d: DistStats): number | null {
   return d.mean === null || d.stdev === null || d.mean === 0 ? null : d.stdev / d.mean;
 }
 
-export function sweepRow(p: PointSpec, dir: string, m: MetricsBlock, records: readonly RequestRecord[], slo: Slo | undefined): SweepRow {
+/** How a point's lengths are labelled: the pair, or the run flags' description when the sweep leaves lengths to them. */
+export const pointLengths = (p: Pick<PointSpec, 'inputTokens' | 'outputTokens'>, configured: string): string =>
+  p.inputTokens === 0 && p.outputTokens === 0 ? configured : pairLabel({ input: p.inputTokens, output: p.outputTokens });
+
+export interface RowContext {
+  slo: Slo | undefined;
+  /** Label of the configured lengths (see pointLengths). */
+  configured: string;
+  clientBound: boolean;
+}
+
+export function sweepRow(p: PointSpec, dir: string, m: MetricsBlock, records: readonly RequestRecord[], ctx: RowContext): SweepRow {
+  const slo = ctx.slo;
   const ev = evaluateSlo(m, records, slo);
   return {
     name: p.name,
@@ -73,6 +95,12 @@ export function sweepRow(p: PointSpec, dir: string, m: MetricsBlock, records: re
     rate: p.mode === 'rate' ? p.load : null,
     input_tokens: p.inputTokens,
     output_tokens: p.outputTokens,
+    lengths: pointLengths(p, ctx.configured),
+    input_tokens_mean: m.input_tokens.mean,
+    output_tokens_mean: m.output_tokens.mean,
+    status: 'done',
+    error: null,
+    client_bound: ctx.clientBound,
     requests: m.requests.total,
     ok: m.requests.ok,
     failed: m.requests.failed,
@@ -111,6 +139,24 @@ export function sweepRow(p: PointSpec, dir: string, m: MetricsBlock, records: re
   };
 }
 
+/** A point that could not run (the server went away, the run threw): no measurements, the reason in `error`. */
+export function failedRow(p: PointSpec, dir: string, reason: string, configured: string): SweepRow {
+  const nulls = Object.fromEntries(LATENCY_COLUMNS.map((k) => [k, null])) as Pick<SweepRow, (typeof LATENCY_COLUMNS)[number]>;
+  return {
+    name: p.name, dir, mode: p.mode, load: p.load, concurrency: p.mode === 'concurrency' ? p.load : null, rate: p.mode === 'rate' ? p.load : null,
+    input_tokens: p.inputTokens, output_tokens: p.outputTokens, lengths: pointLengths(p, configured), input_tokens_mean: null, output_tokens_mean: null,
+    status: 'failed', error: reason, client_bound: false, requests: 0, ok: 0, failed: 0, error_rate: 0, duration_s: 0,
+    request_throughput: 0, output_throughput: 0, total_token_throughput: 0, ...nulls, mean_in_flight: 0,
+    goodput_req_s: 0, goodput_tok_s: 0, good_fraction: 0, slo_passed: null, slo_failed: [],
+  };
+}
+
+const LATENCY_COLUMNS = [
+  'ttft_mean_ms', 'ttft_p50_ms', 'ttft_p90_ms', 'ttft_p99_ms', 'tpot_mean_ms', 'tpot_p50_ms', 'tpot_p90_ms', 'tpot_p99_ms',
+  'itl_mean_ms', 'itl_p50_ms', 'itl_p90_ms', 'itl_p99_ms', 'e2e_mean_ms', 'e2e_p50_ms', 'e2e_p90_ms', 'e2e_p99_ms',
+  'output_speed_mean_tok_s', 'output_speed_p50_tok_s', 'tpot_cv', 'e2e_cv', 'concurrency_efficiency',
+] as const;
+
 /** Columns of sweep.csv, in order (every SweepRow field). */
 export const SWEEP_COLUMNS: (keyof SweepRow)[] = [
   'name', 'dir', 'mode', 'load', 'concurrency', 'rate', 'input_tokens', 'output_tokens', 'requests', 'ok', 'failed', 'error_rate',
@@ -119,6 +165,7 @@ export const SWEEP_COLUMNS: (keyof SweepRow)[] = [
   'itl_mean_ms', 'itl_p50_ms', 'itl_p90_ms', 'itl_p99_ms', 'e2e_mean_ms', 'e2e_p50_ms', 'e2e_p90_ms', 'e2e_p99_ms',
   'output_speed_mean_tok_s', 'output_speed_p50_tok_s', 'tpot_cv', 'e2e_cv', 'concurrency_efficiency', 'mean_in_flight',
   'goodput_req_s', 'goodput_tok_s', 'good_fraction', 'slo_passed', 'slo_failed',
+  'lengths', 'input_tokens_mean', 'output_tokens_mean', 'status', 'error', 'client_bound',
 ];
 
 function csvCell(v: unknown): string {

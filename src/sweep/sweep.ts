@@ -8,8 +8,9 @@ import { UsageError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { lengthFlags, type ResolvedSweep, type SweepConfig } from './config.js';
 import { makePoint, pairLabel, type InputOutput, type PointSpec } from './grid.js';
-import { sweepRow, sweepCsv, type SweepRow } from './row.js';
-import { sweepInsights, type GroupInsights } from './insights.js';
+import { failedRow, sweepRow, sweepCsv, type SweepRow } from './row.js';
+import { loadWords, sweepInsights, type GroupInsights } from './insights.js';
+import { sweepWarnings } from './warnings.js';
 import { autoAdvance, autoStart, type AutoState } from './auto.js';
 import { writeRunReport } from '../report/html/run-report.js';
 import { writeSweepReport } from '../report/html/sweep-report.js';
@@ -32,8 +33,16 @@ export interface SweepDoc {
   max_error_rate: number;
   /** The run config shared by every point (API key and secret headers redacted). */
   config: Record<string, unknown>;
-  /** True when the sweep was stopped before every point ran. */
+  /** True when the sweep was stopped (Ctrl-C/SIGTERM) before every point ran. */
   interrupted: boolean;
+  /** Why the sweep ended before every point ran, when a point could not run (e.g. the server went away); null otherwise. */
+  failure: string | null;
+  /** x-tokenflood-time-scale of a simulated server (simulated ms per wall-clock ms); null for a real server. */
+  sim_time_scale: number | null;
+  /** What the run flags configure when the sweep leaves lengths to them (rows with input/output 0). */
+  configured_lengths: string;
+  /** Plain-word warnings that qualify the numbers: scaled simulated time, client-bound levels, an early end. */
+  warnings: string[];
   points: SweepRow[];
   insights: GroupInsights[];
 }
@@ -73,7 +82,10 @@ function sharedConfig(c: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
-/** Run a whole sweep. Throws UsageError (exit 2) for bad config or an unreachable server before the first point. */
+/**
+ * Run a whole sweep. Throws UsageError (exit 2) for bad config or an unreachable server before the first point.
+ * A later point that cannot run ends the sweep: it and the remaining points become failed rows, `failure` says why.
+ */
 export async function runSweep(resolved: ResolvedSweep, opts: { hooks?: SweepHooks; signal?: AbortSignal } = {}): Promise<SweepResult> {
   const { sweep: s, runFlags, base } = resolved;
   const outDir = s.out ?? defaultSweepDir();
@@ -85,13 +97,27 @@ export async function runSweep(resolved: ResolvedSweep, opts: { hooks?: SweepHoo
   const rows: SweepRow[] = [];
   const used = new Set<string>();
   let model: string | null = null;
+  let simTimeScale: number | null = null;
   let interrupted = false;
+  let failure: string | null = null;
   const autoStop: Record<string, string> = {};
-
-  const runPoint = async (p: PointSpec, index: number, total: number | undefined): Promise<SweepRow> => {
+  const uniqueName = (p: PointSpec): string => {
     let name = p.name;
     for (let i = 2; used.has(name); i++) name = `${p.name}-${i}`;
     used.add(name);
+    return name;
+  };
+  const markFailed = (p: PointSpec, reason: string): SweepRow => {
+    const name = uniqueName(p);
+    const row = failedRow({ ...p, name }, join('points', name), reason, s.configuredLengths);
+    rows.push(row);
+    opts.hooks?.onPointDone?.(row);
+    return row;
+  };
+
+  /** Run one point; undefined when it could not run (then `failure` says why and its row is marked failed). */
+  const runPoint = async (p: PointSpec, index: number, total: number | undefined): Promise<SweepRow | undefined> => {
+    const name = uniqueName(p);
     opts.hooks?.onPointStart?.(p, index, total);
     const flags: RunConfigInput = {
       ...(runFlags as RunConfigInput),
@@ -105,10 +131,26 @@ export async function runSweep(resolved: ResolvedSweep, opts: { hooks?: SweepHoo
       quiet: true,
       json: false,
     };
-    const res = await run(resolveRunConfig({ flags: flags as Record<string, unknown> }), { signal: opts.signal });
+    let res: Awaited<ReturnType<typeof run>>;
+    try {
+      res = await run(resolveRunConfig({ flags: flags as Record<string, unknown> }), { signal: opts.signal });
+    } catch (e) {
+      // Before any point ran, an unreachable server or bad config is the user's to fix (exit 2, nothing written).
+      // Later, the finished points are worth keeping: this point and the rest are marked failed.
+      if (rows.length === 0) throw e;
+      failure = `${loadWords(p.mode, p.load)} (${name}) could not run: ${(e as Error).message}`;
+      used.delete(name);
+      markFailed(p, (e as Error).message);
+      return undefined;
+    }
     model ??= (res.summary.run.model as string | undefined) ?? null;
+    if (typeof res.summary.run.sim_time_scale === 'number') simTimeScale ??= res.summary.run.sim_time_scale;
     writeRunReport(res.outDir);
-    const row = sweepRow({ ...p, name }, join('points', name), res.summary, res.records, s.slo);
+    const row = sweepRow({ ...p, name }, join('points', name), res.summary, res.records, {
+      slo: s.slo,
+      configured: s.configuredLengths,
+      clientBound: res.summary.client?.client_bound ?? false,
+    });
     rows.push(row);
     opts.hooks?.onPointDone?.(row);
     return row;
@@ -120,18 +162,21 @@ export async function runSweep(resolved: ResolvedSweep, opts: { hooks?: SweepHoo
     if (!s.auto) {
       for (const [i, p] of s.points.entries()) {
         if (opts.signal?.aborted) break;
-        await runPoint(p, i, s.points.length);
+        if (failure !== null) markFailed(p, `not run: ${failure}`);
+        else await runPoint(p, i, s.points.length);
       }
     } else {
       let index = 0;
       for (const io of s.pairs) {
         let st: AutoState = autoStart();
-        while (st.phase !== 'done' && !opts.signal?.aborted) {
+        while (st.phase !== 'done' && !opts.signal?.aborted && failure === null) {
           const p = makePoint('concurrency', { load: st.next, requests: s.requests?.[0], durationS: s.duration?.[0] }, io as InputOutput);
           const row = await runPoint(p, index++, undefined);
+          if (!row) break;
           st = autoAdvance(st, { load: row.load, output_throughput: row.output_throughput, acceptable: acceptable(row) }, s);
         }
-        autoStop[pairLabel(io)] = st.phase === 'done' ? st.reason : 'stopped';
+        autoStop[pairLabel(io)] =
+          st.phase === 'done' ? st.reason : failure !== null ? `search ended early: ${failure}` : 'interrupted before the search finished';
       }
     }
   } finally {
@@ -156,9 +201,14 @@ export async function runSweep(resolved: ResolvedSweep, opts: { hooks?: SweepHoo
     max_error_rate: s.maxErrorRate,
     config: sharedConfig(redactedConfig(base.config, base.headers)),
     interrupted,
+    failure,
+    sim_time_scale: simTimeScale,
+    configured_lengths: s.configuredLengths,
+    warnings: [],
     points: rows,
-    insights: sweepInsights(rows, { hasSlo: !!s.slo, maxErrorRate: s.maxErrorRate }),
+    insights: sweepInsights(rows, { hasSlo: !!s.slo, maxErrorRate: s.maxErrorRate, incomplete: interrupted ? 'interrupted' : failure !== null ? 'failed' : undefined }),
   };
+  doc.warnings = sweepWarnings(doc);
   writeSweepFiles(outDir, doc);
   return { doc, outDir };
 }

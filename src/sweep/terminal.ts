@@ -1,24 +1,28 @@
 // Terminal reporter for a sweep: one line per point as it finishes, then the points table and the findings.
-import { fmt, pct, table } from '../report/format.js';
+import { fmt, pct, safeTerminalText, table } from '../report/format.js';
 import type { SweepRow } from './row.js';
 import { rowPairLabel } from './grid.js';
 import type { SweepDoc } from './sweep.js';
+import { sweepWarnings } from './warnings.js';
 
 export function pointLine(r: SweepRow, index: number, total: number | undefined): string {
   const n = total ? `[${index + 1}/${total}]` : `[${index + 1}]`;
+  if (r.status === 'failed') return `${n} ${r.name}: FAILED, not measured: ${r.error ?? 'could not run'}`;
   return `${n} ${r.name}: ${fmt(r.output_throughput)} out tok/s, ${fmt(r.request_throughput)} req/s, TTFT p99 ${fmt(r.ttft_p99_ms)} ms, TPOT p99 ${fmt(r.tpot_p99_ms)} ms, errors ${pct(r.error_rate)}${r.slo_passed === null ? '' : r.slo_passed ? ', SLO ok' : `, SLO failed (${r.slo_failed.join(', ')})`}`;
 }
 
 export function renderSweep(doc: SweepDoc): string {
   const out: string[] = [];
   const hasSlo = doc.slo !== null;
+  for (const w of sweepWarnings(doc)) out.push(`WARNING: ${w}`);
+  if (out.length) out.push('');
   out.push(
     table(
       [doc.mode, 'in x out', 'ok', 'err', 'req/s', 'out tok/s', 'TTFT p50', 'TTFT p99', 'TPOT p99', 'E2E p99', 'goodput tok/s', ...(hasSlo ? ['SLO'] : [])],
       doc.points.map((r) => [
         String(r.load),
-        rowPairLabel(r),
-        `${r.ok}/${r.requests}`,
+        r.lengths ?? rowPairLabel(r),
+        r.status === 'failed' ? 'FAILED' : `${r.ok}/${r.requests}`,
         pct(r.error_rate),
         fmt(r.request_throughput),
         fmt(r.output_throughput),
@@ -27,7 +31,7 @@ export function renderSweep(doc: SweepDoc): string {
         fmt(r.tpot_p99_ms),
         fmt(r.e2e_p99_ms),
         fmt(r.goodput_tok_s),
-        ...(hasSlo ? [r.slo_passed ? 'ok' : 'FAIL'] : []),
+        ...(hasSlo ? [r.status === 'failed' ? '-' : r.slo_passed ? 'ok' : 'FAIL'] : []),
       ]),
     ),
   );
@@ -36,6 +40,6 @@ export function renderSweep(doc: SweepDoc): string {
     for (const s of g.statements) out.push(`  - ${s}`);
   }
   if (doc.auto_stop) for (const [k, v] of Object.entries(doc.auto_stop)) out.push(`  --auto (${k}): ${v}`);
-  if (doc.interrupted) out.push('', 'the sweep was stopped before every point ran');
-  return out.join('\n');
+  // Error texts can quote the server: strip control sequences before they reach a terminal.
+  return out.map((l) => safeTerminalText(l, 2000)).join('\n');
 }

@@ -8,7 +8,7 @@ const r3 = (x: number | null): number | null => (x === null ? null : Math.round(
 const base = (title: string) =>
   chartBase(title, { grid: { left: 68, right: 36, top: 56, bottom: 52 }, legend: { top: 26, right: 8, type: 'scroll' } });
 const axis = valueAxis;
-export const groupLabel = rowPairLabel;
+export const groupLabel = (g: { lengths?: string; input_tokens: number; output_tokens: number }): string => g.lengths ?? rowPairLabel(g);
 const loadAxisName = (mode: string) => (mode === 'rate' ? 'request rate (req/s, log scale)' : 'concurrency (log scale)');
 const loadAxis = (mode: string) => axis(loadAxisName(mode), { type: 'log', logBase: 2 });
 

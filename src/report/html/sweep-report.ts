@@ -7,6 +7,7 @@ import { percentile } from '../../metrics/stats.js';
 import type { SweepDoc } from '../../sweep/sweep.js';
 import type { SweepRow } from '../../sweep/row.js';
 import { loadWords } from '../../sweep/insights.js';
+import { sweepWarnings } from '../../sweep/warnings.js';
 import { renderPage } from './page.js';
 import { boxChart, decompositionChart, groupLabel, latencyThroughputChart, latencyVsLoadChart, throughputChart, type BoxStats, type SweepGroup } from './sweep-charts.js';
 import { htmlTable, metadataTable, num, pctText, statementsList, tiles } from './sections.js';
@@ -38,7 +39,10 @@ export function boxStats(dir: string, rows: readonly SweepRow[]): BoxStats[] {
 function groupsOf(doc: SweepDoc): SweepGroup[] {
   return doc.insights.map((g) => ({
     insights: g,
-    rows: doc.points.filter((r) => r.input_tokens === g.input_tokens && r.output_tokens === g.output_tokens).sort((a, b) => a.load - b.load),
+    // Points that could not run have no measurements to draw; the points table lists them.
+    rows: doc.points
+      .filter((r) => r.input_tokens === g.input_tokens && r.output_tokens === g.output_tokens && r.status !== 'failed')
+      .sort((a, b) => a.load - b.load),
   }));
 }
 
@@ -46,10 +50,10 @@ function pointsTable(doc: SweepDoc): string {
   const hasSlo = doc.slo !== null;
   const header = ['point', 'load', 'in×out', 'ok / total', 'error rate', 'req/s', 'out tok/s', 'TTFT p50', 'TTFT p99', 'TPOT p50', 'TPOT p99', 'ITL p99', 'E2E p50', 'E2E p99', 'speed p50', 'eff.', 'goodput tok/s', ...(hasSlo ? ['SLO'] : [])];
   const rows = doc.points.map((r) => [
-    { html: `<a href="${esc(`${r.dir}/report.html`)}">${esc(r.name)}</a>` },
+    r.status === 'failed' ? { html: `${esc(r.name)} <span class="fail">failed</span> <span class="muted">${esc(r.error ?? '')}</span>` } : { html: `<a href="${esc(`${r.dir}/report.html`)}">${esc(r.name)}</a>${r.client_bound ? ' <span class="fail">client-bound</span>' : ''}` },
     String(r.load),
-    `${r.input_tokens}×${r.output_tokens}`,
-    `${r.ok} / ${r.requests}`,
+    r.lengths ?? `${r.input_tokens}×${r.output_tokens}`,
+    r.status === 'failed' ? 'not run' : `${r.ok} / ${r.requests}`,
     pctText(r.error_rate),
     num(r.request_throughput),
     num(r.output_throughput),
@@ -63,9 +67,15 @@ function pointsTable(doc: SweepDoc): string {
     num(r.output_speed_p50_tok_s),
     num(r.concurrency_efficiency),
     num(r.goodput_tok_s),
-    ...(hasSlo ? [{ html: r.slo_passed ? '<span class="pass">pass</span>' : `<span class="fail">fail</span> <span class="muted">${esc(r.slo_failed.join(', '))}</span>` }] : []),
+    ...(hasSlo ? [{ html: r.status === 'failed' ? '–' : r.slo_passed ? '<span class="pass">pass</span>' : `<span class="fail">fail</span> <span class="muted">${esc(r.slo_failed.join(', '))}</span>` }] : []),
   ]);
   return htmlTable(header, rows);
+}
+
+/** The banner: the simulated server, then every warning that qualifies the sweep's numbers (escaped). */
+function banner(doc: SweepDoc): string | undefined {
+  const lines = [...(doc.embedded_server ? ['Measured against the embedded simulated server, not a real deployment.'] : []), ...sweepWarnings(doc).map((w) => `WARNING: ${w}.`)];
+  return lines.length ? lines.map((l) => `<div class="sweep-warning">${esc(l)}</div>`).join('') : undefined;
 }
 
 /** The report page for a sweep. */
@@ -105,7 +115,7 @@ export function renderSweepReport(dir: string, doc: SweepDoc): string {
   const method = `<p class="muted">Knee: the level farthest above the straight line from the lowest to the highest level, with log2(load) and throughput both scaled to 0–1 (Kneedle); a bend under 0.1 is not reported. Recommended: 70% of the knee, capped at the highest load for which every level up to it met ${hasSlo ? `the SLOs (<code>${esc(doc.slo)}</code>)` : 'the error threshold'}.</p>`;
   const sections = [
     { id: 'headline', title: 'Headline', html: headline + (groups.length > 1 ? '<p class="muted">Tiles show the first input/output pair; see the findings for all.</p>' : '') },
-    { id: 'insights', title: 'Findings', html: insights + autoText + method + (doc.interrupted ? '<p class="fail">The sweep was stopped before every point ran.</p>' : '') },
+    { id: 'insights', title: 'Findings', html: insights + autoText + method },
     { id: 'throughput', title: 'Throughput vs load', html: '<div class="chart tall" id="s-throughput"></div>' },
     { id: 'latency', title: 'Latency vs throughput and load', html: '<div class="grid2"><div class="chart tall" id="s-latency-throughput"></div><div class="chart tall" id="s-latency-load"></div></div>' },
     { id: 'levels', title: 'Distributions per level', html: `<p class="muted">Boxes span p25–p75 with the median; whiskers reach p1 and p99.</p>${perGroup.join('')}` },
@@ -115,7 +125,7 @@ export function renderSweepReport(dir: string, doc: SweepDoc): string {
   return renderPage({
     title: `tokenflood sweep · ${String(doc.model ?? 'unknown model')}`,
     subtitle: `${doc.target_url} · ${doc.points.length} points by ${doc.mode} · started ${doc.started_at}`,
-    banner: doc.embedded_server ? 'Measured against the embedded simulated server, not a real deployment.' : undefined,
+    banner: banner(doc),
     sections,
     charts,
   });
