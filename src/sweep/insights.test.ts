@@ -61,6 +61,38 @@ describe('groupInsights', () => {
   });
 });
 
+describe('groupInsights says what its findings rest on', () => {
+  const smooth = [row(1, 100), row(2, 190), row(4, 340), row(8, 480), row(16, 520), row(32, 530)];
+  it('says a recommendation on a level that was not measured is interpolated', () => {
+    const g = groupInsights(smooth, { hasSlo: false, maxErrorRate: 0.05 });
+    expect(g.knee?.load).toBe(8);
+    expect(g.recommended).toMatchObject({ load: 5, interpolated: true });
+    expect(g.recommended?.expected_output_throughput).toBeCloseTo(340 + 140 * (Math.log2(5) - 2));
+    expect(g.statements.join('\n')).toMatch(/Recommended operating point: concurrency 5 \(interpolated: this level was not measured\)/);
+    expect(groupInsights(plateau, { hasSlo: false, maxErrorRate: 0.05 }).recommended?.interpolated).toBe(false);
+  });
+  it('marks client-bound levels and the findings drawn from them', () => {
+    const rows = smooth.map((r) => ({ ...r, client_bound: r.load === 8 }));
+    const g = groupInsights(rows, { hasSlo: false, maxErrorRate: 0.05 });
+    expect(g.client_bound_levels).toEqual([8]);
+    const text = g.statements.join('\n');
+    expect(text).toMatch(/CLIENT-BOUND at concurrency 8/);
+    expect(text).toMatch(/Knee at concurrency 8 .*\[client-bound level/);
+    expect(text).toMatch(/Recommended operating point: concurrency 5 .*\[drawn from client-bound levels \(concurrency 8\)/);
+  });
+  it('recommends nothing for an interrupted or incomplete sweep, and leaves failed levels out', () => {
+    const i = groupInsights(plateau, { hasSlo: false, maxErrorRate: 0.05, incomplete: 'interrupted' });
+    expect(i.recommended).toBeNull();
+    expect(i.statements.join('\n')).toMatch(/Interrupted: no recommendation/);
+    const f = groupInsights([...plateau.slice(0, 3), row(8, 0, { status: 'failed', error: 'cannot reach the server', ok: 0, requests: 0 })], {
+      hasSlo: false, maxErrorRate: 0.05, incomplete: 'failed',
+    });
+    expect(f.failed_levels).toEqual([8]);
+    expect(f.max_load_meeting_slo).toBe(4);
+    expect(f.statements.join('\n')).toMatch(/Not measured: concurrency 8 \(cannot reach the server\)/);
+  });
+});
+
 describe('paretoFrontier and throughputAt', () => {
   it('keeps only undominated levels', () => {
     // 16 has less throughput than 8 and more latency: dominated.

@@ -203,7 +203,7 @@ export function groupInsights(rows: readonly SweepRow[], opt: InsightOptions): G
       const below = trusted.filter((r) => r.load < rec).at(-1)?.load;
       const above = trusted.find((r) => r.load > rec)?.load;
       const around = recommended.interpolated ? [below, above].filter((x): x is number => x !== undefined) : [rec];
-      const basis = [...(knee && rec === headroom ? [knee.load] : []), ...around];
+      const basis = [...new Set([...(knee && rec === headroom ? [knee.load] : []), ...around])];
       const cbBasis = basis.some(cbAt) ? ` [drawn from client-bound levels (${basis.filter(cbAt).map(words).join(', ')}): treat with caution]` : '';
       statements.push(
         `Recommended operating point: ${words(recommended.load)}${interp} — ${recommended.reason}${exp !== null ? `; expect about ${n0(exp)} tok/s${recommended.interpolated ? ', interpolated between the measured levels around it' : ''}` : ''}${cbBasis}.`,
