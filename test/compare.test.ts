@@ -1,6 +1,6 @@
 // `tokenflood compare`: a slower server is a regression (exit 1); a rerun of the same settings is within threshold.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { run } from '../src/run.js';
@@ -111,5 +111,64 @@ describe('compare sweeps', () => {
     expect(page.errors).toEqual([]);
     expect(page.charts).toBe(4);
     expect(page.drawn).toBe(page.canvases);
+  });
+});
+
+/** The chart options embedded in a report page (the JSON the boot script hands to ECharts). */
+const chartData = (html: string): Record<string, { series: { name: string; lineStyle?: { type?: string } }[] }> =>
+  JSON.parse(/<script type="application\/json" id="tf-data">([\s\S]*?)<\/script>/.exec(html)![1]);
+
+describe('compare warns when the inputs differ in kind', () => {
+  it('time scale 5 vs 20: a warning in the terminal, the JSON and compare.html; the baseline is drawn dashed as the legend says', async () => {
+    const { startSimServer } = await import('../src/sim/server.js');
+    const s5 = await startSimServer({ timeScale: 5 });
+    const s20 = await startSimServer({ timeScale: 20 });
+    try {
+      const go = async (baseUrl: string) => {
+        const out = tmpDir();
+        await run({ baseUrl, concurrency: 4, requests: 8, inputTokens: 64, outputTokens: 16, out, quiet: true });
+        return out;
+      };
+      const [base, cand] = [await go(s5.baseUrl), await go(s20.baseUrl)];
+      const json = await runCli(registerCompare, ['compare', base, cand, '--json']);
+      expect(json.code).toBe(0);
+      const doc = JSON.parse(json.out);
+      expect(doc.warnings).toHaveLength(1);
+      expect(doc.warnings[0]).toMatch(/time scale differs: baseline 5x real time, candidate 20x real time/);
+      expect(doc.comparisons[0].warnings).toEqual([doc.warnings[0].slice(cand.length + 2)]);
+      const text = await runCli(registerCompare, ['compare', base, cand, '--no-html']);
+      expect(text.out).toMatch(/WARNING: these inputs differ in kind[^\n]*\n  - time scale differs/);
+
+      const html = readFileSync(doc.html, 'utf8');
+      const charts = chartData(html);
+      for (const id of ['cmp-ttft', 'cmp-tpot', 'cmp-e2e']) {
+        expect(charts[id].series[0].lineStyle?.type, id).toBe('dashed');
+        expect(charts[id].series[1].lineStyle?.type, id).not.toBe('dashed');
+      }
+      if (!browser) return console.warn(NO_CHROMIUM);
+      const page = await checkPage(browser, doc.html);
+      expect(page.errors).toEqual([]);
+      expect(page.text).toMatch(/Baseline \(dashed\)/);
+      expect(page.text).toMatch(/time scale differs/);
+    } finally {
+      await s5.close();
+      await s20.close();
+    }
+  });
+
+  it('a fixed-length run against a mix: workload differs; the same settings give no warning', async () => {
+    const go = async (lengths: Record<string, unknown>) => {
+      const out = tmpDir();
+      await run({ baseUrl: fast.baseUrl, concurrency: 4, requests: 8, ...lengths, out, quiet: true });
+      return out;
+    };
+    const fixed = await go({ inputTokens: 16, outputTokens: 8 });
+    const again = await go({ inputTokens: 16, outputTokens: 8 });
+    const mix = await go({ mix: 'a: 50% in 16 out 8; b: 50% in 64 out 8' });
+    const r = await runCli(registerCompare, ['compare', fixed, mix, again, '--json', '--no-html']);
+    const doc = JSON.parse(r.out);
+    expect(doc.comparisons[0].warnings.join('\n')).toMatch(/workload differs: baseline "synthetic input 16 output 8", candidate "synthetic mix \(a 0\.5 in 16 out 8; b 0\.5 in 64 out 8\)"/);
+    expect(doc.comparisons[1].warnings).toEqual([]);
+    expect(doc.warnings).toHaveLength(1);
   });
 });

@@ -1,5 +1,5 @@
 // Terminal reporter for `compare`: one side-by-side table per compared point, regressions marked.
-import { fmt, table } from './format.js';
+import { fmt, safeTerminalText, table } from './format.js';
 import type { CompareResult, MetricDelta } from './compare.js';
 
 function show(x: number | null, unit: string): string {
@@ -20,6 +20,8 @@ export function renderComparison(res: CompareResult): string {
   const out: string[] = [];
   for (const c of res.comparisons) {
     out.push(`baseline  ${c.baseline}`, `candidate ${c.candidate}`);
+    // Run metadata can carry server text (model names): keep control sequences off the terminal.
+    if (c.warnings.length) out.push('WARNING: these inputs differ in kind, so the deltas below may not mean better or worse:', ...c.warnings.map((w) => `  - ${safeTerminalText(w, 400)}`));
     for (const p of c.points) {
       if (c.kind === 'sweep') out.push('', `${p.point}:`);
       out.push(

@@ -8,6 +8,7 @@ import { rowPairLabel } from '../sweep/grid.js';
 import type { SweepDoc } from '../sweep/sweep.js';
 import { readRunDir } from './html/run-report.js';
 import { readSweepDoc } from './html/sweep-report.js';
+import { kindWarnings, readRunJson, runKind, type RunKind } from './compare-kind.js';
 
 export interface CompareMetric {
   key: string;
@@ -126,6 +127,8 @@ export interface CandidateComparison {
   /** Sweep points present in only one of the two. */
   unmatched: string[];
   regressions: { point: string; metric: string }[];
+  /** Ways the candidate differs in kind from the baseline (time scale, workload, endpoint, …): its deltas may mislead. */
+  warnings: string[];
 }
 
 export interface CompareResult {
@@ -135,13 +138,26 @@ export interface CompareResult {
   /** Regressions among the --fail-on metrics (all metrics with "all"). */
   failures: { candidate: string; point: string; metric: string }[];
   failed: boolean;
+  /** Every comparison's warnings, each prefixed with its candidate directory. */
+  warnings: string[];
 }
 
-export type Loaded = { kind: 'run'; dir: string; metrics: MetricsBlock } | { kind: 'sweep'; dir: string; doc: SweepDoc };
+/** A loaded result; `what` says what it measured (compared across inputs for warnings). */
+export type Loaded = ({ kind: 'run'; dir: string; metrics: MetricsBlock } | { kind: 'sweep'; dir: string; doc: SweepDoc }) & { what: RunKind };
 
 export function loadResult(dir: string): Loaded {
-  if (existsSync(join(dir, 'sweep.json'))) return { kind: 'sweep', dir, doc: readSweepDoc(dir) };
-  if (existsSync(join(dir, 'requests.jsonl')) || existsSync(join(dir, 'summary.json'))) return { kind: 'run', dir, metrics: readRunDir(dir).summary };
+  if (existsSync(join(dir, 'sweep.json'))) {
+    const doc = readSweepDoc(dir);
+    // The points share one config: the first point that ran speaks for the sweep.
+    const first = doc.points.find((r) => r.status !== 'failed');
+    const what = runKind(first ? readRunJson(join(dir, first.dir)) : {}, doc.mode);
+    if (typeof doc.sim_time_scale === 'number') what.sim_time_scale = doc.sim_time_scale;
+    return { kind: 'sweep', dir, doc, what };
+  }
+  if (existsSync(join(dir, 'requests.jsonl')) || existsSync(join(dir, 'summary.json'))) {
+    const summary = readRunDir(dir).summary;
+    return { kind: 'run', dir, metrics: summary, what: runKind((summary.run as Record<string, unknown> | undefined) ?? readRunJson(dir)) };
+  }
   throw new UsageError([`compare: ${dir} holds neither a run (requests.jsonl) nor a sweep (sweep.json)`]);
 }
 
@@ -178,9 +194,10 @@ export function compareResults(baseline: Loaded, candidates: readonly Loaded[], 
   const comparisons = candidates.map((cand): CandidateComparison => {
     const { points, unmatched } = comparePoints(baseline, cand, thresholdPct);
     const regressions = points.flatMap((p) => p.deltas.filter((d) => d.regressed).map((d) => ({ point: p.point, metric: d.metric })));
-    return { baseline: baseline.dir, candidate: cand.dir, kind: baseline.kind, points, unmatched, regressions };
+    return { baseline: baseline.dir, candidate: cand.dir, kind: baseline.kind, points, unmatched, regressions, warnings: kindWarnings(baseline.what, cand.what) };
   });
   const watch = (m: string) => failOn.includes('all') || failOn.includes(m);
   const failures = comparisons.flatMap((c) => c.regressions.filter((r) => watch(r.metric)).map((r) => ({ candidate: c.candidate, ...r })));
-  return { threshold_pct: thresholdPct, fail_on: [...failOn], comparisons, failures, failed: failures.length > 0 };
+  const warnings = comparisons.flatMap((c) => c.warnings.map((w) => `${c.candidate}: ${w}`));
+  return { threshold_pct: thresholdPct, fail_on: [...failOn], comparisons, failures, failed: failures.length > 0, warnings };
 }

@@ -64,11 +64,18 @@ function sweepCurves(all: readonly Loaded[], names: readonly string[]): Record<s
 function runCurves(all: readonly Loaded[], names: readonly string[]): Record<string, unknown> {
   const recs = all.map((l) => readRunDir(l.dir).records.filter((r) => !r.warmup && r.status === 'ok'));
   const vals = (i: number, k: 'ttft_ms' | 'tpot_ms' | 'e2e_ms') => recs[i].map((r) => r[k]).filter((x): x is number => x !== null);
-  return {
-    'cmp-ttft': cdfChart('TTFT CDF', names.map((n, i) => ({ name: n, values: vals(i, 'ttft_ms') })), 'ms'),
-    'cmp-tpot': cdfChart('TPOT CDF', names.map((n, i) => ({ name: n, values: vals(i, 'tpot_ms') })), 'ms'),
-    'cmp-e2e': cdfChart('E2E CDF', names.map((n, i) => ({ name: n, values: vals(i, 'e2e_ms') })), 'ms'),
+  // The baseline is drawn dashed, as the page's legend says (the same convention as the sweep curves).
+  const chart = (title: string, k: 'ttft_ms' | 'tpot_ms' | 'e2e_ms') => {
+    const c = cdfChart(title, names.map((n, i) => ({ name: n, values: vals(i, k) })), 'ms') as { series: Record<string, unknown>[] };
+    if (c.series[0]) c.series[0].lineStyle = { type: 'dashed' };
+    return c;
   };
+  return { 'cmp-ttft': chart('TTFT CDF', 'ttft_ms'), 'cmp-tpot': chart('TPOT CDF', 'tpot_ms'), 'cmp-e2e': chart('E2E CDF', 'e2e_ms') };
+}
+
+function warningBlock(warnings: readonly string[]): string {
+  if (!warnings.length) return '';
+  return `<div class="compare-warnings"><p class="fail">WARNING: these inputs differ in kind, so the deltas may not mean better or worse:</p><ul>${warnings.map((w) => `<li>${esc(w)}</li>`).join('')}</ul></div>`;
 }
 
 export function renderCompareReport(res: CompareResult, all: readonly Loaded[]): string {
@@ -82,7 +89,7 @@ export function renderCompareReport(res: CompareResult, all: readonly Loaded[]):
         p.deltas.map((d) => [...(isSweep ? [p.point] : []), `${d.label}`, d.better, show(d.baseline, d.unit), show(d.candidate, d.unit), rel(d), { html: mark(d) }]),
       );
       const unmatched = c.unmatched.length ? `<p class="muted">Not compared: ${esc(c.unmatched.join('; '))}</p>` : '';
-      return head + htmlTable([...(isSweep ? ['point'] : []), 'metric', 'better', 'baseline', 'candidate', 'delta %', ''], rows) + unmatched;
+      return head + warningBlock(c.warnings) + htmlTable([...(isSweep ? ['point'] : []), 'metric', 'better', 'baseline', 'candidate', 'delta %', ''], rows) + unmatched;
     })
     .join('');
   const chartDivs = Object.keys(charts).map((id) => `<div class="chart" id="${id}"></div>`).join('');
@@ -95,7 +102,7 @@ export function renderCompareReport(res: CompareResult, all: readonly Loaded[]):
     title: `tokenflood compare · ${all.length} ${isSweep ? 'sweeps' : 'runs'}`,
     subtitle: `baseline ${all[0]?.dir ?? ''} · threshold ${res.threshold_pct}%`,
     sections: [
-      { id: 'verdict', title: 'Verdict', html: verdict + `<p>Baseline (dashed): ${esc(names[0] ?? '')}. Candidates: ${esc(names.slice(1).join(', '))}.</p>` },
+      { id: 'verdict', title: 'Verdict', html: warningBlock(res.warnings) + verdict + `<p>Baseline (dashed): ${esc(names[0] ?? '')}. Candidates: ${esc(names.slice(1).join(', '))}.</p>` },
       { id: 'curves', title: isSweep ? 'Curves' : 'Distributions', html: `<div class="grid2">${chartDivs}</div>` },
       { id: 'deltas', title: 'Deltas', html: tables },
     ],
