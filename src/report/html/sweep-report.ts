@@ -104,7 +104,12 @@ export function renderSweepReport(dir: string, doc: SweepDoc): string {
     { label: 'points', value: String(doc.points.length) },
     { label: 'peak output throughput', value: first?.peak ? num(first.peak.output_throughput) : '–', unit: first?.peak ? `tok/s @ ${loadWords(doc.mode, first.peak.load)}` : undefined },
     { label: 'knee', value: first?.knee ? loadWords(doc.mode, first.knee.load) : 'not found' },
-    { label: 'recommended', value: first?.recommended ? loadWords(doc.mode, first.recommended.load) : '–', tone: first?.recommended ? 'good' : undefined },
+    {
+      label: 'recommended',
+      value: first?.recommended ? loadWords(doc.mode, first.recommended.load) : doc.interrupted || doc.failure ? 'none (incomplete sweep)' : '–',
+      unit: first?.recommended?.interpolated ? 'interpolated, not measured' : undefined,
+      tone: first?.recommended ? 'good' : undefined,
+    },
     { label: 'highest load meeting SLOs', value: first?.max_load_meeting_slo !== null && first?.max_load_meeting_slo !== undefined ? loadWords(doc.mode, first.max_load_meeting_slo) : '–' },
     { label: 'most stable', value: first?.most_stable ? loadWords(doc.mode, first.most_stable.load) : '–' },
   ]);
