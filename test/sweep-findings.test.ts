@@ -40,7 +40,8 @@ describe('sweep findings', () => {
     );
     expect(dist.points[0].lengths).toBe('in uniform:10,20 out 8');
     expect(dist.configured_lengths).toBe('in uniform:10,20 out 8');
-    expect(renderSweep(dist)).toMatch(/in uniform:10,20 out 8/);
+    // One table line per point, the lengths in the "in x out" column.
+    expect(renderSweep(dist).split('\n').filter((l) => /^[12] +in uniform:10,20 out 8 +4\/4 /.test(l))).toHaveLength(2);
     if (!browser) return console.warn(NO_CHROMIUM);
     const page = await checkPage(browser, join(out, 'report.html'));
     expect(page.errors).toEqual([]);

@@ -8,13 +8,15 @@ import { sweepWarnings } from './warnings.js';
 export function pointLine(r: SweepRow, index: number, total: number | undefined): string {
   const n = total ? `[${index + 1}/${total}]` : `[${index + 1}]`;
   if (r.status === 'failed') return `${n} ${r.name}: FAILED, not measured: ${r.error ?? 'could not run'}`;
-  return `${n} ${r.name}: ${fmt(r.output_throughput)} out tok/s, ${fmt(r.request_throughput)} req/s, TTFT p99 ${fmt(r.ttft_p99_ms)} ms, TPOT p99 ${fmt(r.tpot_p99_ms)} ms, errors ${pct(r.error_rate)}${r.slo_passed === null ? '' : r.slo_passed ? ', SLO ok' : `, SLO failed (${r.slo_failed.join(', ')})`}`;
+  return `${n} ${r.name}: ${fmt(r.output_throughput)} out tok/s, ${fmt(r.request_throughput)} req/s, TTFT p99 ${fmt(r.ttft_p99_ms)} ms, TPOT p99 ${fmt(r.tpot_p99_ms)} ms, errors ${pct(r.error_rate)}${r.client_bound ? ', CLIENT-BOUND' : ''}${r.slo_passed === null ? '' : r.slo_passed ? ', SLO ok' : `, SLO failed (${r.slo_failed.join(', ')})`}`;
 }
 
 export function renderSweep(doc: SweepDoc): string {
   const out: string[] = [];
   const hasSlo = doc.slo !== null;
-  for (const w of sweepWarnings(doc)) out.push(`WARNING: ${w}`);
+  // Error texts and auto_stop reasons can quote the server: strip control sequences before they reach a terminal.
+  const safe = (t: string) => safeTerminalText(t, 2000);
+  for (const w of sweepWarnings(doc)) out.push(safe(`WARNING: ${w}`));
   if (out.length) out.push('');
   out.push(
     table(
@@ -37,9 +39,8 @@ export function renderSweep(doc: SweepDoc): string {
   );
   for (const g of doc.insights) {
     out.push('', doc.insights.length > 1 ? `${rowPairLabel(g)}:` : 'findings:');
-    for (const s of g.statements) out.push(`  - ${s}`);
+    for (const s of g.statements) out.push(safe(`  - ${s}`));
   }
-  if (doc.auto_stop) for (const [k, v] of Object.entries(doc.auto_stop)) out.push(`  --auto (${k}): ${v}`);
-  // Error texts can quote the server: strip control sequences before they reach a terminal.
-  return out.map((l) => safeTerminalText(l, 2000)).join('\n');
+  if (doc.auto_stop) for (const [k, v] of Object.entries(doc.auto_stop)) out.push(safe(`  --auto (${k}): ${v}`));
+  return out.join('\n');
 }
