@@ -172,3 +172,24 @@ describe('compare warns when the inputs differ in kind', () => {
     expect(doc.warnings).toHaveLength(1);
   });
 });
+
+describe('compare a sweep whose server died', () => {
+  it('does not compare the points that did not run (no false regression), and lists them', async () => {
+    const dying = await startSlotServer({ slots: 4, tokenMs: 20, dieAfter: 8 });
+    try {
+      const dirs: string[] = [];
+      for (const s of [fast, dying]) {
+        const out = join(tmpDir(), 'sweep');
+        await runCli(registerSweep, ['sweep', '--base-url', s.baseUrl, '--concurrency', '1,2,4', '--requests', '4', '--input-output', '16x8', '--out', out, '--json', '--quiet']);
+        dirs.push(out);
+      }
+      const res = await runCli(registerCompare, ['compare', dirs[0], dirs[1], '--threshold', '50', '--fail-on', 'output_throughput', '--json', '--no-html']);
+      const doc = JSON.parse(res.out);
+      expect(doc.comparisons[0].points.map((p: { point: string }) => p.point)).toEqual(['concurrency 1, 16x8', 'concurrency 2, 16x8']);
+      expect(doc.comparisons[0].unmatched).toEqual(['concurrency 4, 16x8 (did not run in the candidate)']);
+      expect(doc.failures.filter((f: { point: string }) => f.point.startsWith('concurrency 4'))).toEqual([]);
+    } finally {
+      await dying.close();
+    }
+  });
+});

@@ -167,16 +167,20 @@ function comparePoints(base: Loaded, cand: Loaded, thresholdPct: number): { poin
   const deltas = (b: MetricValues, c: MetricValues) => COMPARE_METRICS.map((m) => metricDelta(m, b[m.key] ?? null, c[m.key] ?? null, thresholdPct));
   if (base.kind === 'run' && cand.kind === 'run') return { points: [{ point: 'run', load: null, deltas: deltas(valuesFromMetrics(base.metrics), valuesFromMetrics(cand.metrics)) }], unmatched: [] };
   if (base.kind !== 'sweep' || cand.kind !== 'sweep') throw new UsageError([`compare: ${base.dir} is a ${base.kind} but ${cand.dir} is a ${cand.kind}; compare runs with runs and sweeps with sweeps`]);
-  const cmap = new Map(cand.doc.points.map((r) => [pointKey(r), r]));
+  // A point that could not run has no measurements: comparing its zeros would report a regression that is an outage.
+  const ran = (rows: readonly SweepRow[]) => rows.filter((r) => r.status !== 'failed');
+  const notRun = (rows: readonly SweepRow[], side: string) => rows.filter((r) => r.status === 'failed').map((r) => `${pointKey(r)} (did not run in the ${side})`);
+  const cmap = new Map(ran(cand.doc.points).map((r) => [pointKey(r), r]));
   const bkeys = new Set(base.doc.points.map(pointKey));
+  const ckeys = new Set(cand.doc.points.map(pointKey));
   const points: PointComparison[] = [];
-  const unmatched: string[] = [];
-  for (const r of base.doc.points) {
+  const unmatched: string[] = [...notRun(base.doc.points, 'baseline'), ...notRun(cand.doc.points, 'candidate')];
+  for (const r of ran(base.doc.points)) {
     const c = cmap.get(pointKey(r));
     if (c) points.push({ point: pointKey(r), load: r.load, deltas: deltas(valuesFromRow(r), valuesFromRow(c)) });
-    else unmatched.push(`${pointKey(r)} (baseline only)`);
+    else if (!ckeys.has(pointKey(r))) unmatched.push(`${pointKey(r)} (baseline only)`);
   }
-  for (const r of cand.doc.points) if (!bkeys.has(pointKey(r))) unmatched.push(`${pointKey(r)} (candidate only)`);
+  for (const r of ran(cand.doc.points)) if (!bkeys.has(pointKey(r))) unmatched.push(`${pointKey(r)} (candidate only)`);
   return { points, unmatched };
 }
 
