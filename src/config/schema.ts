@@ -15,6 +15,7 @@ export const TargetSchema = z.object({
     .url()
     .refine((u) => /^https?:\/\//.test(u), 'expected an http:// or https:// URL')
     .refine((u) => !/^https?:\/\/[^/]*@/.test(u), 'credentials in the URL are not sent and would be written to disk: use --api-key or --header instead')
+    .refine((u) => !u.includes('#'), 'a fragment ("#...") is never sent to a server: remove it (a query string such as ?api-version=... is kept)')
     .optional(),
   apiKey: z.string().min(1).optional(),
   model: z.string().min(1).optional(),
