@@ -136,7 +136,7 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
   let executor: Executor | undefined;
   try {
     const probe = new Agent();
-    const pf = await preflight(target.baseUrl, headers, c.model, probe, { signal: opts.signal }).finally(() => probe.close().catch(() => {}));
+    const pf = await preflight(target.baseUrl, headers, c.model, probe, { signal: opts.signal, redact }).finally(() => probe.close().catch(() => {}));
     const outDir = c.out ?? defaultOutDir(pf.model);
     prepareOutDir(outDir, c.overwrite);
     const runMeta: Record<string, unknown> = {

@@ -34,6 +34,8 @@ export interface PreflightOptions {
   /** Abort (Ctrl-C) to give up at once: the preflight rejects with E_INTERRUPTED. */
   signal?: AbortSignal;
   deadlineMs?: number;
+  /** Applied to the transport's error text before it goes into a message (it may quote what was sent). */
+  redact?: (text: string) => string;
 }
 
 /**
@@ -52,7 +54,8 @@ export async function preflight(baseUrl: string, headers: Record<string, string>
     if (deadline.signal.aborted)
       return new TokenfloodError('E_UNREACHABLE', `the server at ${shown} did not answer GET /models within ${deadlineMs / 1000} s (headers and body)`);
     const err = e as { code?: string; message?: string };
-    return new TokenfloodError('E_UNREACHABLE', `cannot reach the server at ${shown}: ${err.code ?? ''} ${err.message ?? String(e)}`.replace(/\s+/g, ' ').trim());
+    const why = (opts.redact ?? ((t: string) => t))(`${err.code ?? ''} ${err.message ?? String(e)}`);
+    return new TokenfloodError('E_UNREACHABLE', `cannot reach the server at ${shown}: ${why}`.replace(/\s+/g, ' ').trim());
   };
   let res: Dispatcher.ResponseData;
   let text: string;

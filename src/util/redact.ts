@@ -70,11 +70,14 @@ export interface SecretSources {
   extraBody?: unknown;
 }
 
-/** Every secret value of a run: the API key, secret header values (with and without their auth scheme), URL and body credentials. */
+/**
+ * Every secret value of a run: the API key, secret header values (without an auth scheme, so an echoed
+ * `Bearer abc…` keeps its `Bearer`), URL query and body credentials.
+ */
 export function secretValues(s: SecretSources): string[] {
   const out: string[] = [];
   if (s.apiKey) out.push(s.apiKey);
-  for (const [k, v] of Object.entries(s.headers ?? {})) if (isSecretHeader(k)) out.push(v, stripScheme(v));
+  for (const [k, v] of Object.entries(s.headers ?? {})) if (isSecretHeader(k)) out.push(stripScheme(v));
   if (s.baseUrl) out.push(...urlSecrets(s.baseUrl));
   if (s.extraBody !== undefined) out.push(...fieldSecrets(s.extraBody));
   return out;
