@@ -136,4 +136,35 @@ describe.each(['h1', 'undici'] as const)('hostile servers (transport %s)', (tran
     }
     expect(c.out).toMatch(/boom \[2J\]8;;http:\/\/xlink\\ 0;t lone end/);
   });
+
+  it('sweep: echoed credentials and a hostile model id stay out of sweep files and the terminal', async () => {
+    server = await startHostileServer((req, res) => {
+      if (req.method === 'GET') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ data: [{ id: EVIL_MODEL }] }));
+        return;
+      }
+      if (server!.seen.filter((s) => s.method === 'POST').length === 1) {
+        res.writeHead(401, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { message: `Incorrect API key provided: ${String(req.headers.authorization)} at ${req.url} ${EVIL_ERROR}` } }));
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(sseChunk('hi') + 'data: [DONE]\n\n');
+    });
+    const out = join(tmpDir(), 'sweep');
+    const c = capture();
+    const code = await main(
+      ['sweep', '--base-url', `${server.origin}/v1?api-key=${SECRETS.urlKey}`, '--api-key', KEY, '--header', `X-Auth-Key: ${SECRETS.xAuthKey}`, '--concurrency', '1,2', '--requests', '2', '--input-tokens', '8', '--output-tokens', '2', '--transport', transport, '--out', out],
+      c.io,
+    );
+    expect(code, c.err).toBe(0);
+    expect(server.seen.filter((s) => s.method === 'POST').length).toBe(4);
+    expect(server.seen.every((s) => s.url.endsWith(`?api-key=${SECRETS.urlKey}`))).toBe(true);
+    const texts = [...allFiles(out), { file: 'stdout', text: c.out }, { file: 'stderr', text: c.err }];
+    expect(texts.length).toBeGreaterThan(6);
+    for (const { file, text } of texts) for (const [name, secret] of Object.entries(SECRETS)) expect.soft(text.includes(secret), `${name} in ${file}`).toBe(false);
+    for (const [name, text] of [['stdout', c.out], ['stderr', c.err]]) expect(TERMINAL_CONTROL.exec(text)?.[0].codePointAt(0)?.toString(16), name).toBeUndefined();
+    expect(JSON.parse(readFileSync(join(out, 'sweep.json'), 'utf8')).target_url).toBe(`${server.origin}/v1?api-key=***`);
+  });
 });
