@@ -46,12 +46,16 @@ export async function preflight(baseUrl: string, headers: Record<string, string>
   const deadlineMs = opts.deadlineMs ?? PREFLIGHT_DEADLINE_MS;
   const shown = redactUrl(baseUrl);
   const modelsUrl = joinUrl(baseUrl, '/models');
-  const deadline = new AbortController();
-  const timer = setTimeout(() => deadline.abort(), deadlineMs);
-  const signal = opts.signal ? AbortSignal.any([opts.signal, deadline.signal]) : deadline.signal;
+  // One controller for both the deadline and the caller's signal (AbortSignal.any needs Node 20.3).
+  const stop = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => ((timedOut = true), stop.abort()), deadlineMs);
+  const onAbort = () => stop.abort();
+  if (opts.signal?.aborted) stop.abort();
+  opts.signal?.addEventListener('abort', onAbort, { once: true });
   const failed = (e: unknown): TokenfloodError => {
-    if (opts.signal?.aborted) return new TokenfloodError('E_INTERRUPTED', `interrupted during the preflight (GET ${redactUrl(modelsUrl)}); nothing was sent`);
-    if (deadline.signal.aborted)
+    if (opts.signal?.aborted) return new TokenfloodError('E_INTERRUPTED', `interrupted during the preflight (GET ${redactUrl(modelsUrl)}); no request was sent`);
+    if (timedOut)
       return new TokenfloodError('E_UNREACHABLE', `the server at ${shown} did not answer GET /models within ${deadlineMs / 1000} s (headers and body)`);
     const err = e as { code?: string; message?: string };
     const why = (opts.redact ?? ((t: string) => t))(`${err.code ?? ''} ${err.message ?? String(e)}`);
@@ -60,12 +64,13 @@ export async function preflight(baseUrl: string, headers: Record<string, string>
   let res: Dispatcher.ResponseData;
   let text: string;
   try {
-    res = await request(modelsUrl, { method: 'GET', headers, dispatcher, signal, headersTimeout: deadlineMs, bodyTimeout: deadlineMs });
+    res = await request(modelsUrl, { method: 'GET', headers, dispatcher, signal: stop.signal, headersTimeout: deadlineMs, bodyTimeout: deadlineMs });
     text = await readCapped(res.body, MAX_MODELS_BYTES);
   } catch (e) {
     throw failed(e);
   } finally {
     clearTimeout(timer);
+    opts.signal?.removeEventListener('abort', onAbort);
   }
   const scaleHeader = res.headers['x-tokenflood-time-scale'];
   const simTimeScale = scaleHeader !== undefined ? Number(scaleHeader) : undefined;
