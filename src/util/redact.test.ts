@@ -51,6 +51,14 @@ describe('createRedactor', () => {
     expect(redact('short and application/json-but-long')).toBe('short and application/json-but-long');
     expect(createRedactor(['abc'])('abc abc')).toBe('abc abc');
   });
+  it('partial echoes: any run of 12+ characters of a secret, URL-encoded and JSON-escaped forms', () => {
+    expect(redact(`key ${key.slice(0, 20)}... was rejected`)).toBe('key ***... was rejected');
+    expect(redact(`tail ${key.slice(-15)} end`)).toBe('tail *** end');
+    expect(createRedactor(['p@ss/w+rd"quoted"'])(`q=${encodeURIComponent('p@ss/w+rd"quoted"')} j=${JSON.stringify('p@ss/w+rd"quoted"')}`)).toBe('q=*** j="***"');
+    // A server's own mask keeps too little of the key to be redacted again, and short runs are kept.
+    expect(redact('Incorrect API key provided: sk-proj-********************wxyz')).toBe('Incorrect API key provided: sk-proj-********************wxyz');
+    expect(redact(`abcdefghijk is 11 characters of it`)).toBe('abcdefghijk is 11 characters of it');
+  });
   it('longer secrets first: a secret inside another leaves nothing of the longer one', () =>
     expect(createRedactor(['12345678', 'xx12345678yy'])('xx12345678yy')).toBe('***'));
 });

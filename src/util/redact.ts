@@ -85,16 +85,45 @@ export function secretValues(s: SecretSources): string[] {
 
 export type Redactor = (text: string) => string;
 
+/** A run of this many characters of a secret is an echo of part of it (a server that truncates what it quotes). */
+export const PARTIAL_ECHO_CHARS = 12;
+
+/** The forms a value takes when a server quotes it: as is, URL-encoded, JSON-escaped. */
+const echoForms = (v: string): string[] => [v, encodeURIComponent(v), JSON.stringify(v).slice(1, -1)];
+
 /**
- * Replace every occurrence of each secret value (of at least MIN_SECRET_CHARS) by its redacted form. Longer values go
- * first, so a key inside a longer header value cannot leave part of the longer one behind.
+ * Replace every occurrence of each secret value (of at least MIN_SECRET_CHARS) by its redacted form (longer values
+ * first, so a key inside a longer value leaves nothing behind), then every remaining run of PARTIAL_ECHO_CHARS or
+ * more characters of a secret by `***`.
  */
 export function createRedactor(values: readonly string[]): Redactor {
   const secrets = [...new Set(values.map((v) => v.trim()).filter((v) => v.length >= MIN_SECRET_CHARS))].sort((a, b) => b.length - a.length);
   if (!secrets.length) return (t) => t;
+  const whole = [...new Set(secrets.flatMap((s) => echoForms(s).map((f) => [f, redactKey(s) ?? '***'] as const)))].sort((a, b) => b[0].length - a[0].length);
+  const grams = new Set<string>();
+  for (const s of secrets) for (let i = 0; i + PARTIAL_ECHO_CHARS <= s.length; i++) grams.add(s.slice(i, i + PARTIAL_ECHO_CHARS));
   return (text) => {
     let out = text;
-    for (const s of secrets) if (out.includes(s)) out = out.split(s).join(redactKey(s) ?? '***');
-    return out;
+    for (const [form, shown] of whole) if (out.includes(form)) out = out.split(form).join(shown);
+    return grams.size ? redactRuns(out, grams) : out;
   };
+}
+
+/** `***` in place of each stretch of text covered by windows found in `grams` (all of one length). */
+function redactRuns(text: string, grams: ReadonlySet<string>): string {
+  const n = PARTIAL_ECHO_CHARS;
+  let out = '';
+  let copied = 0;
+  let runEnd = -1;
+  for (let i = 0; i + n <= text.length; i++) {
+    if (!grams.has(text.slice(i, i + n))) continue;
+    if (i > runEnd) {
+      if (runEnd >= 0) out += '***';
+      out += text.slice(copied, i);
+    }
+    runEnd = i + n;
+    copied = runEnd;
+  }
+  if (runEnd >= 0) out += '***';
+  return out + text.slice(copied);
 }
