@@ -168,3 +168,14 @@ describe.each(['h1', 'undici'] as const)('hostile servers (transport %s)', (tran
     expect(JSON.parse(readFileSync(join(out, 'sweep.json'), 'utf8')).target_url).toBe(`${server.origin}/v1?api-key=***`);
   });
 });
+
+describe('bad input that holds a secret', () => {
+  it('invalid --extra-body JSON: exit 2 naming the flag, the text (with its key) not quoted, nothing sent', async () => {
+    server = await startHostileServer((_req, res) => res.end());
+    const c = capture();
+    expect(await main(['run', '--base-url', `${server.origin}/v1`, '--extra-body', `{"api_key": ${SECRETS.bodyKey}}`, '--quiet'], c.io)).toBe(2);
+    expect(c.err).toMatch(/--extra-body: expected a JSON object/);
+    expect(c.err).not.toContain(SECRETS.bodyKey.slice(0, 8));
+    expect(server.seen).toEqual([]);
+  });
+});
