@@ -5,6 +5,7 @@ export type ErrorCode =
   | 'E_UNREACHABLE' // target server could not be reached before the run: exit 2
   | 'E_CONFIG'
   | 'E_DATASET'
+  | 'E_INTERRUPTED' // stopped by a signal before the run started (during the preflight): exit 130/143
   | 'E_INTERNAL';
 
 export class TokenfloodError extends Error {

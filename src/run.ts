@@ -8,6 +8,8 @@ import { Agent } from 'undici';
 import { resolveRunConfig, type ResolvedRun } from './config/load.js';
 import type { RunConfig, RunConfigInput } from './config/schema.js';
 import { redactHeaders, redactKey } from './config/parse.js';
+import { createRedactor, redactFields, secretValues } from './util/redact.js';
+import { joinUrl, redactUrl } from './util/url.js';
 import { UsageError } from './errors.js';
 import { loadTokenizer, type Tokenizer } from './dataset/tokenizer.js';
 import { createRng } from './util/rng.js';
@@ -80,7 +82,13 @@ export function resolveWorkers(c: Pick<RunConfig, 'workers' | 'concurrency' | 'r
 
 /** The effective config as written to disk: snake_case keys, the API key and secret headers redacted. */
 export function redactedConfig(c: RunConfig, headers: Record<string, string>): Record<string, unknown> {
-  return snakeKeys({ ...c, apiKey: redactKey(c.apiKey), header: Object.entries(redactHeaders(headers)).map(([k, v]) => `${k}: ${v}`) }) as Record<string, unknown>;
+  return snakeKeys({
+    ...c,
+    apiKey: redactKey(c.apiKey),
+    header: Object.entries(redactHeaders(headers)).map(([k, v]) => `${k}: ${v}`),
+    baseUrl: c.baseUrl && redactUrl(c.baseUrl),
+    extraBody: c.extraBody && redactFields(c.extraBody),
+  }) as Record<string, unknown>;
 }
 
 /** Fill token counts the server did not report by counting with the run's tokenizer. */
@@ -109,6 +117,8 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
   // A user's own Authorization header (e.g. a gateway token) wins: the API key is not sent next to it.
   const ownAuth = Object.keys(extraHeaders).some((k) => k.toLowerCase() === 'authorization');
   if (c.apiKey && !ownAuth) headers.authorization = `Bearer ${c.apiKey}`;
+  // Servers echo credentials in error bodies ("Incorrect API key provided: sk-..."): every text stored or printed passes this.
+  const redact = createRedactor(secretValues({ apiKey: c.apiKey, headers: extraHeaders, baseUrl: c.baseUrl, extraBody: c.extraBody }));
 
   // The workload is built (datasets read and validated) before any server is contacted or any file touched.
   const rng = createRng(c.datasetSeed);
@@ -126,14 +136,14 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
   let executor: Executor | undefined;
   try {
     const probe = new Agent();
-    const pf = await preflight(target.baseUrl, headers, c.model, probe).finally(() => probe.close().catch(() => {}));
+    const pf = await preflight(target.baseUrl, headers, c.model, probe, { signal: opts.signal, redact }).finally(() => probe.close().catch(() => {}));
     const outDir = c.out ?? defaultOutDir(pf.model);
     prepareOutDir(outDir, c.overwrite);
     const runMeta: Record<string, unknown> = {
       tool: 'tokenflood',
       version: VERSION,
       started_at: new Date().toISOString(),
-      target_url: target.baseUrl,
+      target_url: redactUrl(target.baseUrl),
       embedded_server: target.embedded,
       model: pf.model,
       endpoint: c.endpoint,
@@ -161,10 +171,10 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
     // Client self-health: event-loop delay of this thread, process CPU judged against the threads doing request work.
     const health = startHealthMonitor(now, { threads: workers });
     const agg = new LiveAggregator(now);
-    opts.hooks?.onStart?.({ baseUrl: target.baseUrl, embedded: target.embedded, model: pf.model, outDir, total: requests });
+    opts.hooks?.onStart?.({ baseUrl: redactUrl(target.baseUrl), embedded: target.embedded, model: pf.model, outDir, total: requests });
     opts.hooks?.onAggregator?.(agg);
 
-    const url = `${target.baseUrl}${ENDPOINT_PATHS[c.endpoint]}`;
+    const url = joinUrl(target.baseUrl, ENDPOINT_PATHS[c.endpoint]);
     const exec = executor;
     const state: { stoppedReason: 'completed' | 'interrupted' | 'max_error_rate' } = { stoppedReason: 'completed' };
     let graceTimer: NodeJS.Timeout | undefined;
@@ -198,6 +208,8 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
         idleTimeoutMs: c.idleTimeout !== undefined ? c.idleTimeout * 1000 : 0,
       });
       completeTokenCounts(res, tokenizer);
+      if (res.raw.error !== null) res.raw.error = redact(res.raw.error);
+      if (res.raw.finish_reason !== null) res.raw.finish_reason = redact(res.raw.finish_reason);
       const rec = toRecord(normalizeRaw(res.raw));
       writer.write(rec);
       agg.finished(rec);

@@ -1,6 +1,7 @@
 // The target server: the user's URL, or the embedded simulated server; plus the preflight that finds the model.
 import { request, type Dispatcher } from 'undici';
 import { TokenfloodError, UsageError } from './errors.js';
+import { joinUrl, redactUrl } from './util/url.js';
 
 export interface Target {
   baseUrl: string;
@@ -10,7 +11,7 @@ export interface Target {
 
 /** The user's server, or the embedded simulated server counting tokens with the run's tokenizer (so usage matches). */
 export async function openTarget(baseUrl: string | undefined, tokenizer?: string): Promise<Target> {
-  if (baseUrl) return { baseUrl: baseUrl.replace(/\/+$/, ''), embedded: false, close: async () => {} };
+  if (baseUrl) return { baseUrl: joinUrl(baseUrl, ''), embedded: false, close: async () => {} };
   const { startSimServer } = await import('./sim/server.js');
   const sim = await startSimServer({ port: 0, tokenizer });
   return { baseUrl: sim.baseUrl, embedded: true, close: () => sim.close() };
@@ -23,23 +24,58 @@ export interface Preflight {
   simTimeScale: number | undefined;
 }
 
+/** The whole preflight (headers and body of GET /models) must finish within this, however slowly a server dribbles. */
+export const PREFLIGHT_DEADLINE_MS = 15_000;
+
+/** A /models listing larger than this is not read further (it is only used to pick a default model). */
+const MAX_MODELS_BYTES = 4 << 20;
+
+export interface PreflightOptions {
+  /** Abort (Ctrl-C) to give up at once: the preflight rejects with E_INTERRUPTED. */
+  signal?: AbortSignal;
+  deadlineMs?: number;
+  /** Applied to the transport's error text before it goes into a message (it may quote what was sent). */
+  redact?: (text: string) => string;
+}
+
 /**
  * GET {base}/models before anything is sent: proves the server is reachable and names the default model.
  * Unreachable servers and rejected credentials are errors (exit 2); a missing /models is fine when --model is given.
  */
-export async function preflight(baseUrl: string, headers: Record<string, string>, model: string | undefined, dispatcher: Dispatcher): Promise<Preflight> {
-  let res: Dispatcher.ResponseData;
-  try {
-    res = await request(`${baseUrl}/models`, { method: 'GET', headers, dispatcher, headersTimeout: 15_000, bodyTimeout: 15_000 });
-  } catch (e) {
+export async function preflight(baseUrl: string, headers: Record<string, string>, model: string | undefined, dispatcher: Dispatcher, opts: PreflightOptions = {}): Promise<Preflight> {
+  const deadlineMs = opts.deadlineMs ?? PREFLIGHT_DEADLINE_MS;
+  const shown = redactUrl(baseUrl);
+  const modelsUrl = joinUrl(baseUrl, '/models');
+  // One controller for both the deadline and the caller's signal (AbortSignal.any needs Node 20.3).
+  const stop = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => ((timedOut = true), stop.abort()), deadlineMs);
+  const onAbort = () => stop.abort();
+  if (opts.signal?.aborted) stop.abort();
+  opts.signal?.addEventListener('abort', onAbort, { once: true });
+  const failed = (e: unknown): TokenfloodError => {
+    if (opts.signal?.aborted) return new TokenfloodError('E_INTERRUPTED', `interrupted during the preflight (GET ${redactUrl(modelsUrl)}); no request was sent`);
+    if (timedOut)
+      return new TokenfloodError('E_UNREACHABLE', `the server at ${shown} did not answer GET /models within ${deadlineMs / 1000} s (headers and body)`);
     const err = e as { code?: string; message?: string };
-    throw new TokenfloodError('E_UNREACHABLE', `cannot reach the server at ${baseUrl}: ${err.code ?? ''} ${err.message ?? String(e)}`.replace(/\s+/g, ' ').trim());
+    const why = (opts.redact ?? ((t: string) => t))(`${err.code ?? ''} ${err.message ?? String(e)}`);
+    return new TokenfloodError('E_UNREACHABLE', `cannot reach the server at ${shown}: ${why}`.replace(/\s+/g, ' ').trim());
+  };
+  let res: Dispatcher.ResponseData;
+  let text: string;
+  try {
+    res = await request(modelsUrl, { method: 'GET', headers, dispatcher, signal: stop.signal, headersTimeout: deadlineMs, bodyTimeout: deadlineMs });
+    text = await readCapped(res.body, MAX_MODELS_BYTES);
+  } catch (e) {
+    throw failed(e);
+  } finally {
+    clearTimeout(timer);
+    opts.signal?.removeEventListener('abort', onAbort);
   }
   const scaleHeader = res.headers['x-tokenflood-time-scale'];
   const simTimeScale = scaleHeader !== undefined ? Number(scaleHeader) : undefined;
-  const text = await res.body.text();
   if (res.statusCode === 401 || res.statusCode === 403)
-    throw new UsageError([`--api-key: the server at ${baseUrl} rejected the credentials (HTTP ${res.statusCode})`]);
+    throw new UsageError([`--api-key: the server at ${shown} rejected the credentials (HTTP ${res.statusCode})`]);
   let models: string[] = [];
   if (res.statusCode >= 200 && res.statusCode < 300) {
     try {
@@ -52,7 +88,22 @@ export async function preflight(baseUrl: string, headers: Record<string, string>
   const chosen = model ?? models[0];
   if (!chosen)
     throw new UsageError([
-      `--model: not given, and GET ${baseUrl}/models ${res.statusCode >= 300 ? `failed with HTTP ${res.statusCode}` : 'listed no model'}; pass --model NAME`,
+      `--model: not given, and GET ${redactUrl(modelsUrl)} ${res.statusCode >= 300 ? `failed with HTTP ${res.statusCode}` : 'listed no model'}; pass --model NAME`,
     ]);
   return { model: chosen, models, simTimeScale };
+}
+
+/** The body as text, at most `max` bytes of it (the rest is discarded, the connection closed). */
+async function readCapped(body: Dispatcher.ResponseData['body'], max: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let n = 0;
+  for await (const c of body as AsyncIterable<Buffer>) {
+    chunks.push(c);
+    n += c.length;
+    if (n >= max) {
+      body.destroy();
+      break;
+    }
+  }
+  return Buffer.concat(chunks).toString('utf8').slice(0, max);
 }

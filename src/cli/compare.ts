@@ -5,6 +5,7 @@ import { UsageError } from '../errors.js';
 import { setExitCode, type Out } from './io.js';
 import { compareResults, loadResult, parseFailOn } from '../report/compare.js';
 import { renderComparison } from '../report/compare-terminal.js';
+import { stripControls } from '../util/terminal-text.js';
 import { writeCompareReport } from '../report/html/compare-report.js';
 
 interface CompareOpts {
@@ -42,7 +43,7 @@ export function registerCompare(program: Command, out: Out): void {
       let htmlPath: string | undefined;
       if (o.html !== false) htmlPath = writeCompareReport(typeof o.html === 'string' ? o.html : join(candidates[0], 'compare.html'), res, [base, ...cands]);
       if (o.json) out.out.write(JSON.stringify({ ...res, html: htmlPath ?? null }, null, 2) + '\n');
-      else out.out.write(`${renderComparison(res)}\n${htmlPath ? `\nwrote ${htmlPath}\n` : ''}`);
+      else out.out.write(`${stripControls(renderComparison(res))}\n${htmlPath ? `\nwrote ${htmlPath}\n` : ''}`);
       if (res.failed) setExitCode(1);
     });
 }

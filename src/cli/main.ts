@@ -12,6 +12,7 @@ import { registerCapacity } from './capacity.js';
 import { registerSimulate } from './simulate.js';
 import { registerDataset } from './dataset.js';
 import { takeExitCode, type Out } from './io.js';
+import { stripControls } from '../util/terminal-text.js';
 
 /** The whole command tree (also used by the docs check, which wants every flag documented). */
 export function buildProgram(io: Out): Command {
@@ -39,16 +40,17 @@ export async function main(argv: string[], io: Out = { out: process.stdout, err:
     await program.parseAsync(argv, { from: 'user' });
     return takeExitCode();
   } catch (e) {
-    takeExitCode();
+    const pending = takeExitCode();
     if (e instanceof CommanderError) {
       if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return 0;
       return 2;
     }
     if (e instanceof TokenfloodError && e.code !== 'E_INTERNAL') {
-      io.err.write(`tokenflood: ${e.message}\n`);
-      return 2;
+      io.err.write(`tokenflood: ${stripControls(e.message)}\n`);
+      // Interrupted before the run started: the signal's exit code (130/143), not "bad input".
+      return e.code === 'E_INTERRUPTED' ? Math.max(pending, 130) : 2;
     }
-    io.err.write(`tokenflood: internal error: ${(e as Error)?.stack ?? String(e)}\n`);
+    io.err.write(`tokenflood: internal error: ${stripControls((e as Error)?.stack ?? String(e))}\n`);
     return 1;
   }
 }

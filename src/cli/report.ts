@@ -7,6 +7,7 @@ import { readRecords } from '../metrics/jsonl.js';
 import { buildSummary, type Summary } from '../metrics/summary.js';
 import { renderSummary } from '../report/terminal.js';
 import type { Out } from './io.js';
+import { stripControls } from '../util/terminal-text.js';
 import { writeRunReport } from '../report/html/run-report.js';
 import { writeSweepReport } from '../report/html/sweep-report.js';
 
@@ -46,9 +47,9 @@ export function registerReport(program: Command, out: Out): void {
         return;
       }
       const { summary, warnings } = rebuildSummary(dir);
-      for (const w of warnings) out.err.write(`warning: ${w}\n`);
+      for (const w of warnings) out.err.write(`warning: ${stripControls(w)}\n`);
       if (o.write) writeFileSync(join(dir, 'summary.json'), JSON.stringify(summary, null, 2) + '\n');
       if (o.html) out.err.write(`wrote ${writeRunReport(dir)}\n`);
-      out.out.write(o.json ? JSON.stringify(summary, null, 2) + '\n' : `${renderSummary(summary)}\n`);
+      out.out.write(o.json ? JSON.stringify(summary, null, 2) + '\n' : `${stripControls(renderSummary(summary))}\n`);
     });
 }

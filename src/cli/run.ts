@@ -9,6 +9,8 @@ import { renderSummary } from '../report/terminal.js';
 import { evaluateSlo, parseSlo, describeSloChecks } from '../metrics/slo.js';
 import { startProgress } from '../report/progress.js';
 import { setExitCode, type Out } from './io.js';
+import { safeTerminalText } from '../report/format.js';
+import { stripControls } from '../util/terminal-text.js';
 
 /**
  * Print a finished run: one JSON document with --json, else the rendered table; with --slo, the verdict and
@@ -21,7 +23,7 @@ export function printResult(result: RunResult, c: RunConfig, out: Out, rendered:
     out.out.write(JSON.stringify(slo ? { ...result.summary, slo } : result.summary, null, 2) + '\n');
     return;
   }
-  out.out.write(`\n${rendered}\n`);
+  out.out.write(`\n${stripControls(rendered)}\n`);
   if (slo) {
     out.out.write(`\nSLOs ${slo.passed ? 'met' : 'NOT met'}:\n${describeSloChecks(slo).map((l) => `  ${l}`).join('\n')}\n`);
     out.out.write(`goodput: ${slo.goodput_req_s.toFixed(2)} good req/s, ${slo.goodput_tok_s.toFixed(1)} good output tok/s (${(slo.good_fraction * 100).toFixed(1)}% of requests good)\n`);
@@ -61,9 +63,9 @@ export function registerRun(program: Command, out: Out): void {
             info.write(
               s.embedded
                 ? `tokenflood: no --base-url given, started the embedded simulated server at ${s.baseUrl}\n`
-                : `tokenflood: target ${s.baseUrl}\n`,
+                : `tokenflood: target ${safeTerminalText(s.baseUrl, 400)}\n`,
             );
-            info.write(`model ${s.model}, results in ${s.outDir}\n`);
+            info.write(`model ${safeTerminalText(s.model, 200)}, results in ${s.outDir}\n`);
             total = s.total;
           },
           onAggregator: (agg) => {

@@ -6,6 +6,7 @@ import { PASS_THROUGH_RUN_FLAGS, resolveSweepConfig, SWEEP_FLAGS } from '../swee
 import { runSweep } from '../sweep/sweep.js';
 import { pointLine, renderSweep } from '../sweep/terminal.js';
 import { safeTerminalText } from '../report/format.js';
+import { stripControls } from '../util/terminal-text.js';
 
 export function registerSweep(program: Command, out: Out): void {
   const cmd = program
@@ -42,7 +43,7 @@ export function registerSweep(program: Command, out: Out): void {
             info.write(
               i.embedded
                 ? `tokenflood sweep: no --base-url given, started the embedded simulated server at ${i.baseUrl} for all points\n`
-                : `tokenflood sweep: target ${i.baseUrl}\n`,
+                : `tokenflood sweep: target ${safeTerminalText(i.baseUrl, 400)}\n`,
             );
             info.write(`${i.points === undefined ? '--auto search' : `${i.points} points`}, results in ${i.outDir}\n`);
           },
@@ -52,7 +53,7 @@ export function registerSweep(program: Command, out: Out): void {
         },
       });
       if (s.json) out.out.write(JSON.stringify(doc, null, 2) + '\n');
-      else out.out.write(`\n${renderSweep(doc)}\n\nwrote ${outDir}/sweep.csv, sweep.json and report.html\n`);
+      else out.out.write(`\n${stripControls(renderSweep(doc))}\n\nwrote ${outDir}/sweep.csv, sweep.json and report.html\n`);
       // Points that could not run: the files hold the finished ones, but the sweep did not do what was asked.
       if (doc.failure) {
         out.err.write(`tokenflood: sweep incomplete: ${safeTerminalText(doc.failure, 400)}\n`);

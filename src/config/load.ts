@@ -71,7 +71,8 @@ export function resolveRunConfig(inp: ResolveInput): ResolvedRun {
   }
   const c = parsed.data;
   const { headers, bad } = parseHeaders(c.header);
-  for (const b of bad) problems.push(`--header: expected "Name: value", got "${b}"`);
+  const headerSource = inp.flags.header !== undefined || !inp.configFile ? '--header' : `${inp.configFile}: header`;
+  for (const b of bad) problems.push(`${headerSource}: ${b}`);
   if (c.burstiness !== 1 && c.arrival !== 'gamma') problems.push('--burstiness: only applies with --arrival gamma');
   if (c.rate === undefined && merged.arrival !== undefined) problems.push('--arrival: only applies with --rate');
   if (c.slo)

@@ -11,38 +11,42 @@ export function parseDurationS(v: unknown): number {
   return unit === 'ms' ? n / 1000 : unit === 's' ? n : unit === 'm' ? n * 60 : n * 3600;
 }
 
-/** Parse "Name: value" header lines. Invalid lines are returned in `bad`. */
+/** RFC 7230 token: the characters a header name may hold. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** What an HTTP/1.1 header value may hold (RFC 7230 field-content: tab, visible ASCII, obs-text); CR, LF, NUL never. */
+const BAD_VALUE_CHAR = /[^\t\x20-\x7e\x80-\xff]/;
+
+/**
+ * Parse "Name: value" header lines. Each invalid line gives one problem in `bad`, naming the header but never
+ * quoting its value (it is usually a credential).
+ */
 export function parseHeaders(lines: readonly string[]): { headers: Record<string, string>; bad: string[] } {
   const headers: Record<string, string> = {};
   const bad: string[] = [];
   for (const l of lines) {
     const i = l.indexOf(':');
     const k = i > 0 ? l.slice(0, i).trim() : '';
-    if (!k || /[^!#$%&'*+.^_`|~0-9A-Za-z-]/.test(k)) bad.push(l);
-    else headers[k] = l.slice(i + 1).trim();
+    const v = i > 0 ? l.slice(i + 1).trim() : '';
+    const shown = JSON.stringify(k.slice(0, 60));
+    // A line without ":" is quoted only when it is short and looks like a name: a longer one may be a pasted key.
+    if (!k) bad.push(`expected "Name: value", got ${i < 0 && l.length <= 32 && HEADER_NAME.test(l) ? JSON.stringify(l) : 'a line without a header name before ":"'}`);
+    else if (!HEADER_NAME.test(k)) bad.push(`header name ${shown} is not a valid HTTP token (letters, digits and !#$%&'*+.^_\`|~- only)`);
+    else if (BAD_VALUE_CHAR.test(v)) {
+      const c = v.charCodeAt(v.search(BAD_VALUE_CHAR));
+      const what = c === 13 ? 'CR' : c === 10 ? 'LF' : c === 0 ? 'NUL' : c < 0x20 || c === 0x7f ? 'a control character' : 'a character outside Latin-1';
+      bad.push(`the value of header ${shown} contains ${what} (U+${c.toString(16).toUpperCase().padStart(4, '0')}), which HTTP does not allow`);
+    } else headers[k] = v;
   }
   return { headers, bad };
 }
 
+export { redactKey, redactHeaders } from '../util/redact.js';
+
 /**
- * Redact a secret to `sk-...abcd`: a well-known non-secret prefix (`sk-`) and the last 4 characters, and only for
- * keys long enough (≥ 20 characters) that those reveal nothing useful; `***` otherwise.
+ * Header names that look like credentials, for scrubbing "Name: value" lines out of metadata a second time (the
+ * config writer already treats every header but a few harmless ones as secret: src/util/redact.ts).
  */
-export function redactKey(key: string | undefined): string | undefined {
-  if (!key) return key;
-  if (key.length < 20) return '***';
-  const prefix = key.startsWith('sk-') ? 'sk-' : '';
-  return `${prefix}...${key.slice(-4)}`;
-}
-
-/** Header names whose values are secrets and must never be written anywhere. */
-export const SECRET_HEADERS = /^(authorization|proxy-authorization|cookie|x-api-key|api-key|x-goog-api-key|ocp-apim-subscription-key|x-auth-token|x-access-token)$|(^|-)(token|secret|api-?key)$/i;
-
-export function redactHeaders(h: Record<string, string>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(h)) out[k] = SECRET_HEADERS.test(k) ? (redactKey(v.replace(/^Bearer\s+/i, '')) ?? '') : v;
-  return out;
-}
+export const SECRET_HEADERS = /^(authorization|proxy-authorization|cookie|x-api-key|api-key|x-goog-api-key|ocp-apim-subscription-key|x-auth-token|x-access-token)$|(^|-)(token|secret|api-?key|key|auth|signature|password)$/i;
 
 function editDistance(a: string, b: string): number {
   const dp = Array.from({ length: a.length + 1 }, (_, i) => [i, ...new Array(b.length).fill(0)]);

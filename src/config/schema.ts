@@ -15,6 +15,7 @@ export const TargetSchema = z.object({
     .url()
     .refine((u) => /^https?:\/\//.test(u), 'expected an http:// or https:// URL')
     .refine((u) => !/^https?:\/\/[^/]*@/.test(u), 'credentials in the URL are not sent and would be written to disk: use --api-key or --header instead')
+    .refine((u) => !u.includes('#'), 'a fragment ("#...") is never sent to a server: remove it (a query string such as ?api-version=... is kept)')
     .optional(),
   apiKey: z.string().min(1).optional(),
   model: z.string().min(1).optional(),
@@ -63,11 +64,11 @@ export type RunConfigInput = z.input<typeof RunConfigSchema>;
 export type RunConfig = z.output<typeof RunConfigSchema>;
 
 export const RUN_FLAGS: FlagTable<RunConfigInput> = {
-  baseUrl: { flag: '--base-url <url>', help: 'OpenAI-compatible root, e.g. http://127.0.0.1:8000/v1 (default: start the embedded simulated server)' },
+  baseUrl: { flag: '--base-url <url>', help: 'OpenAI-compatible root, e.g. http://127.0.0.1:8000/v1; a query string (?api-version=...) is kept after the endpoint path (default: start the embedded simulated server)' },
   apiKey: { flag: '--api-key <key>', help: 'API key sent as a Bearer token (also OPENAI_API_KEY or TOKENFLOOD_API_KEY); never written anywhere' },
   model: { flag: '--model <name>', help: 'model name (default: the first id from GET /models)' },
   endpoint: { flag: '--endpoint <chat|completions>', help: 'API to load: chat (/chat/completions) or completions (/completions) (default chat)' },
-  header: { flag: '--header <K: V>', help: 'extra HTTP header, repeatable', repeatable: true },
+  header: { flag: '--header <K: V>', help: 'extra HTTP header, repeatable; values are written redacted except for a few harmless headers (docs/reliability.md)', repeatable: true },
   timeout: { flag: '--timeout <seconds>', help: 'per-request timeout, e.g. 600 or 10m (default 600 s)' },
   idleTimeout: { flag: '--idle-timeout <seconds>', help: 'fail a request (status timeout) when nothing arrives for this long, e.g. 30s: catches stalled streams' },
   stream: { flag: '--no-stream', help: 'measure non-streaming requests (TTFT then equals E2E)' },

@@ -29,7 +29,8 @@ const jsonObject = z.preprocess(
     try {
       return JSON.parse(v);
     } catch (e) {
-      return { __bad: (e as Error).message };
+      // Node quotes a stretch of the text ("...\"api_key\": sk-...\" is not valid JSON"): it may hold a credential.
+      return { __bad: (e as Error).message.replace(/,\s*(\.\.\.)?".*$/s, '') };
     }
   },
   z

@@ -1,4 +1,5 @@
 // Number and table formatting for terminal output.
+import { stripControls } from '../util/terminal-text.js';
 
 export function fmt(x: number | null | undefined, digits = 2): string {
   if (x === null || x === undefined || !Number.isFinite(x)) return '-';
@@ -22,7 +23,6 @@ export function table(header: string[], rows: string[][]): string {
 
 /** Untrusted text (server errors, model output) made safe for a terminal: control characters removed, length capped. */
 export function safeTerminalText(s: string, max = 160): string {
-  // eslint-disable-next-line no-control-regex
-  const clean = s.replace(/[\u0000-\u001f\u007f-\u009f\u001b]/g, ' ');
+  const clean = stripControls(s).replace(/[\n\t]/g, ' ');
   return clean.length > max ? `${clean.slice(0, max - 1)}…` : clean;
 }

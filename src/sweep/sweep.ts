@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { run, redactedConfig } from '../run.js';
 import { resolveRunConfig } from '../config/load.js';
 import type { RunConfigInput } from '../config/schema.js';
-import { UsageError } from '../errors.js';
+import { TokenfloodError, UsageError } from '../errors.js';
 import { VERSION } from '../version.js';
+import { redactUrl } from '../util/url.js';
 import { lengthFlags, type ResolvedSweep, type SweepConfig } from './config.js';
 import { makePoint, pairLabel, type InputOutput, type PointSpec } from './grid.js';
 import { failedRow, sweepRow, sweepCsv, type SweepRow } from './row.js';
@@ -158,7 +159,7 @@ export async function runSweep(resolved: ResolvedSweep, opts: { hooks?: SweepHoo
   const acceptable = (r: SweepRow) => r.ok > 0 && r.error_rate <= s.maxErrorRate && (r.slo_passed ?? true);
 
   try {
-    opts.hooks?.onStart?.({ baseUrl: server.baseUrl, embedded: server.embedded, outDir, points: s.auto ? undefined : s.points.length });
+    opts.hooks?.onStart?.({ baseUrl: redactUrl(server.baseUrl), embedded: server.embedded, outDir, points: s.auto ? undefined : s.points.length });
     if (!s.auto) {
       for (const [i, p] of s.points.entries()) {
         if (opts.signal?.aborted) break;
@@ -179,6 +180,9 @@ export async function runSweep(resolved: ResolvedSweep, opts: { hooks?: SweepHoo
           st.phase === 'done' ? st.reason : failure !== null ? `search ended early: ${failure}` : 'interrupted before the search finished';
       }
     }
+  } catch (e) {
+    // Stopped during a point's preflight: the points done so far are the sweep.
+    if (!(e instanceof TokenfloodError && e.code === 'E_INTERRUPTED')) throw e;
   } finally {
     await server.close();
   }
@@ -191,7 +195,7 @@ export async function runSweep(resolved: ResolvedSweep, opts: { hooks?: SweepHoo
     version: VERSION,
     started_at: startedAt,
     finished_at: new Date().toISOString(),
-    target_url: server.baseUrl,
+    target_url: redactUrl(server.baseUrl),
     embedded_server: server.embedded,
     model,
     mode: s.mode,

@@ -1,0 +1,10 @@
+// Text from a server (model ids, error bodies, finish reasons) made inert before it reaches a terminal.
+
+/**
+ * Remove every C0 control character except newline and tab, DEL, and every C1 control (U+0080–U+009F, which
+ * some terminals read as CSI/OSC): an OSC title or `ESC[2J` loses its ESC and is printed as plain text.
+ */
+export function stripControls(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  return s.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '');
+}
