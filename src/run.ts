@@ -55,6 +55,16 @@ const LATE_SEND_MS = 10;
 /** --max-error-rate is judged only after this many measured requests, so one early failure cannot stop a run. */
 const MIN_ERROR_SAMPLE = 20;
 
+/**
+ * Wait before retry n+1: the server's Retry-After, else exponential backoff 500 ms · 2^(n−1) capped at 30 s;
+ * null (do not retry) when Retry-After exceeds `maxMs`, since retrying earlier than asked measures nothing useful
+ * and waiting longer would hold a slot for that long. Never above maxMs, so never above the longest timer.
+ */
+export function retryWaitMs(retryAfterMs: number | null, n: number, maxMs: number): number | null {
+  if (retryAfterMs !== null && !Number.isNaN(retryAfterMs) && retryAfterMs >= 0) return retryAfterMs > maxMs ? null : retryAfterMs;
+  return Math.min(30_000, 500 * 2 ** (n - 1), maxMs);
+}
+
 const sleepMs = (ms: number, signal: AbortSignal): Promise<void> =>
   new Promise((resolve) => {
     const t = setTimeout(done, ms);
@@ -239,7 +249,9 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
         const raw = last.res.raw;
         const retryable = raw.status === 'http_error' && (raw.http_status === 429 || raw.http_status === 503);
         if (!retryable || n > c.retry || stopSending.signal.aborted) break;
-        await sleepMs(last.res.retryAfterMs ?? Math.min(30_000, 500 * 2 ** (n - 1)), stopSending.signal);
+        const wait = retryWaitMs(last.res.retryAfterMs, n, c.maxRetryWait * 1000);
+        if (wait === null) break; // the server asked for longer than --max-retry-wait: this attempt stays the outcome
+        await sleepMs(wait, stopSending.signal);
         if (stopSending.signal.aborted) break;
       }
       // The workload hears once per request, with its final outcome (multi-turn and cache A/B depend on it).
