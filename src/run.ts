@@ -182,6 +182,8 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
       if (stopSending.signal.aborted) return;
       state.stoppedReason = reason;
       stopSending.abort();
+      // What the grace period waits for: the end-of-run message says whether any of it had to be cancelled.
+      runMeta.in_flight_at_stop = agg.inFlight;
       graceTimer = setTimeout(() => exec.cancelAll(), c.gracePeriod * 1000);
     };
     const onAbort = () => stop('interrupted');
