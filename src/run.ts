@@ -170,7 +170,8 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
     executor.setOrigin(performance.timeOrigin + t0);
     // Client self-health: event-loop delay of this thread, process CPU judged against the threads doing request work.
     const health = startHealthMonitor(now, { threads: workers });
-    const agg = new LiveAggregator(now);
+    const counting = executor;
+    const agg = new LiveAggregator(now, () => counting.contentEvents());
     opts.hooks?.onStart?.({ baseUrl: target.baseUrl, embedded: target.embedded, model: pf.model, outDir, total: requests });
     opts.hooks?.onAggregator?.(agg);
 
