@@ -145,6 +145,7 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
       started_at: new Date().toISOString(),
       target_url: target.baseUrl,
       embedded_server: target.embedded,
+      embedded_server_isolation: target.isolation,
       model: pf.model,
       endpoint: c.endpoint,
       stream: c.stream,
@@ -223,6 +224,7 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
       return { res, rec };
     };
 
+    const openLoop = c.rate !== undefined || workload.arrivalTimesMs !== undefined;
     const send = async (slot: Slot): Promise<boolean> => {
       const spec = await workload.next(slot.index);
       if (!spec || stopSending.signal.aborted) return false;
@@ -239,13 +241,16 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
           extraBody: c.extraBody,
         }),
       );
+      // Closed loop: the request is ready once built (the workload may wait for an earlier answer or think time),
+      // so building the prompt is not send lag. Open loop: the schedule says when it was due, building included.
+      const readyAtMs = openLoop ? slot.readyAtMs : Math.max(slot.readyAtMs, now());
       let last: { res: ExecuteResult; rec: RequestRecord };
       for (let n = 1; ; n++) {
         // A retry is due when its backoff ends: its schedule lag is the client's, not the backoff's.
         last = await attempt(slot, spec, body, n, n === 1 ? slot.scheduledAtMs : now());
         if (n === 1) {
           // The client's own lateness: how long after the request could go out it did go out.
-          const lag = last.rec.sent_at_ms - slot.readyAtMs;
+          const lag = last.rec.sent_at_ms - readyAtMs;
           health.recordSendLag(lag);
           if (c.rate !== undefined && lag > Math.max(LATE_SEND_MS, 1000 / c.rate)) health.recordDropped();
         }
