@@ -57,6 +57,16 @@ const LATE_SEND_MS = 10;
 /** --max-error-rate is judged only after this many measured requests, so one early failure cannot stop a run. */
 const MIN_ERROR_SAMPLE = 20;
 
+/**
+ * Wait before retry n+1: the server's Retry-After, else exponential backoff 500 ms · 2^(n−1) capped at 30 s;
+ * null (do not retry) when Retry-After exceeds `maxMs`, since retrying earlier than asked measures nothing useful
+ * and waiting longer would hold a slot for that long. Never above maxMs, so never above the longest timer.
+ */
+export function retryWaitMs(retryAfterMs: number | null, n: number, maxMs: number): number | null {
+  if (retryAfterMs !== null && !Number.isNaN(retryAfterMs) && retryAfterMs >= 0) return retryAfterMs > maxMs ? null : retryAfterMs;
+  return Math.min(30_000, 500 * 2 ** (n - 1), maxMs);
+}
+
 const sleepMs = (ms: number, signal: AbortSignal): Promise<void> =>
   new Promise((resolve) => {
     const t = setTimeout(done, ms);
@@ -145,6 +155,7 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
       started_at: new Date().toISOString(),
       target_url: redactUrl(target.baseUrl),
       embedded_server: target.embedded,
+      embedded_server_isolation: target.isolation,
       model: pf.model,
       endpoint: c.endpoint,
       stream: c.stream,
@@ -170,7 +181,8 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
     executor.setOrigin(performance.timeOrigin + t0);
     // Client self-health: event-loop delay of this thread, process CPU judged against the threads doing request work.
     const health = startHealthMonitor(now, { threads: workers });
-    const agg = new LiveAggregator(now);
+    const counting = executor;
+    const agg = new LiveAggregator(now, () => counting.contentEvents());
     opts.hooks?.onStart?.({ baseUrl: redactUrl(target.baseUrl), embedded: target.embedded, model: pf.model, outDir, total: requests });
     opts.hooks?.onAggregator?.(agg);
 
@@ -182,6 +194,8 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
       if (stopSending.signal.aborted) return;
       state.stoppedReason = reason;
       stopSending.abort();
+      // What the grace period waits for: the end-of-run message says whether any of it had to be cancelled.
+      runMeta.in_flight_at_stop = agg.inFlight;
       graceTimer = setTimeout(() => exec.cancelAll(), c.gracePeriod * 1000);
     };
     const onAbort = () => stop('interrupted');
@@ -222,6 +236,7 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
       return { res, rec };
     };
 
+    const openLoop = c.rate !== undefined || workload.arrivalTimesMs !== undefined;
     const send = async (slot: Slot): Promise<boolean> => {
       const spec = await workload.next(slot.index);
       if (!spec || stopSending.signal.aborted) return false;
@@ -238,20 +253,25 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
           extraBody: c.extraBody,
         }),
       );
+      // Closed loop: the request is ready once built (the workload may wait for an earlier answer or think time),
+      // so building the prompt is not send lag. Open loop: the schedule says when it was due, building included.
+      const readyAtMs = openLoop ? slot.readyAtMs : Math.max(slot.readyAtMs, now());
       let last: { res: ExecuteResult; rec: RequestRecord };
       for (let n = 1; ; n++) {
         // A retry is due when its backoff ends: its schedule lag is the client's, not the backoff's.
         last = await attempt(slot, spec, body, n, n === 1 ? slot.scheduledAtMs : now());
         if (n === 1) {
           // The client's own lateness: how long after the request could go out it did go out.
-          const lag = last.rec.sent_at_ms - slot.readyAtMs;
+          const lag = last.rec.sent_at_ms - readyAtMs;
           health.recordSendLag(lag);
           if (c.rate !== undefined && lag > Math.max(LATE_SEND_MS, 1000 / c.rate)) health.recordDropped();
         }
         const raw = last.res.raw;
         const retryable = raw.status === 'http_error' && (raw.http_status === 429 || raw.http_status === 503);
         if (!retryable || n > c.retry || stopSending.signal.aborted) break;
-        await sleepMs(last.res.retryAfterMs ?? Math.min(30_000, 500 * 2 ** (n - 1)), stopSending.signal);
+        const wait = retryWaitMs(last.res.retryAfterMs, n, c.maxRetryWait * 1000);
+        if (wait === null) break; // the server asked for longer than --max-retry-wait: this attempt stays the outcome
+        await sleepMs(wait, stopSending.signal);
         if (stopSending.signal.aborted) break;
       }
       // The workload hears once per request, with its final outcome (multi-turn and cache A/B depend on it).

@@ -6,15 +6,17 @@ import { joinUrl, redactUrl } from './util/url.js';
 export interface Target {
   baseUrl: string;
   embedded: boolean;
+  /** Where the embedded server runs (see src/sim/embedded.ts); null for the user's server. */
+  isolation: 'process' | 'in-process' | null;
   close(): Promise<void>;
 }
 
 /** The user's server, or the embedded simulated server counting tokens with the run's tokenizer (so usage matches). */
 export async function openTarget(baseUrl: string | undefined, tokenizer?: string): Promise<Target> {
-  if (baseUrl) return { baseUrl: joinUrl(baseUrl, ''), embedded: false, close: async () => {} };
-  const { startSimServer } = await import('./sim/server.js');
-  const sim = await startSimServer({ port: 0, tokenizer });
-  return { baseUrl: sim.baseUrl, embedded: true, close: () => sim.close() };
+  if (baseUrl) return { baseUrl: joinUrl(baseUrl, ''), embedded: false, isolation: null, close: async () => {} };
+  const { startEmbeddedSimServer } = await import('./sim/embedded.js');
+  const sim = await startEmbeddedSimServer({ port: 0, tokenizer });
+  return { baseUrl: sim.baseUrl, embedded: true, isolation: sim.isolation, close: () => sim.close() };
 }
 
 export interface Preflight {

@@ -17,9 +17,11 @@ afterEach(async () => {
 function start(args: string[]) {
   const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
+  let out = '';
   child.stderr.on('data', (c) => (err += String(c)));
+  child.stdout.on('data', (c) => (out += String(c)));
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-  return { child, exited, err: () => err };
+  return { child, exited, err: () => err, out: () => out };
 }
 
 async function waitFor(cond: () => boolean, ms = 10_000) {
@@ -45,6 +47,26 @@ describe.skipIf(!existsSync(CLI))('signals (needs `npm run build`)', () => {
     expect(summary.run.stopped_reason).toBe('interrupted');
     expect(summary.requests.cancelled).toBe(4);
     expect(server.bodies.length).toBe(4); // nothing sent after the signal
+    expect(p.out()).toMatch(/STOPPED: interrupted; 4 requests still in flight after the grace period were cancelled/);
+  });
+
+  it('SIGTERM with a grace period long enough: says every in-flight request finished, and none was cancelled', async () => {
+    // Each answer takes 400 ms: the requests in flight at the signal finish well within the 20 s grace period.
+    const answer = chatChunk({ content: 'a' }) + 'data: {"choices":[],"usage":{"prompt_tokens":8,"completion_tokens":1}}\n\ndata: [DONE]\n\n';
+    server = await startScriptServer(() => ({ steps: [{ at: 400, write: answer }] }));
+    const out = join(tmpDir(), 'run');
+    const p = start(['run', '--base-url', server.baseUrl, '--requests', '500', '--concurrency', '4', '--grace-period', '20s', '--out', out]);
+    await waitFor(() => server!.bodies.length >= 4);
+    p.child.kill('SIGTERM');
+    expect(await p.exited).toBe(143);
+    const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
+    expect(summary.requests.cancelled).toBe(0);
+    const inFlight = summary.run.in_flight_at_stop;
+    expect(inFlight).toBeGreaterThan(0);
+    expect(inFlight).toBeLessThanOrEqual(4);
+    expect(summary.requests.ok).toBe(server.bodies.length);
+    expect(p.out()).toContain(`STOPPED: interrupted; all ${inFlight} in-flight request${inFlight === 1 ? '' : 's'} finished within the grace period`);
+    expect(p.out()).not.toMatch(/cancelled/);
   });
 
   it('SIGTERM exits 143; a second Ctrl-C exits at once and `report` rebuilds from what is on disk', async () => {

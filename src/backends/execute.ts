@@ -35,6 +35,8 @@ export interface ExecuteInput {
    * a signal with thousands of them costs O(n) each, measured at 16 µs per request with 2,000 in flight.)
    */
   register?: (ac: AbortController) => () => void;
+  /** Called for every content event (answer or reasoning chunk) as it arrives: the live line's token counter. */
+  onContent?: () => void;
 }
 
 /** What a finished request leaves behind besides its raw record: the text, for tokenizer fallback counting. */
@@ -249,6 +251,7 @@ class Exchange implements Dispatcher.DispatchHandler {
     const raw = this.raw;
     raw.event_times_ms.push(t);
     this.kinds += info.kind;
+    if (info.kind === 'a' || info.kind === 'R') this.inp.onContent?.();
     if (info.reasoning) {
       this.reasoningParts.push(info.reasoning);
       raw.reasoning_chars += info.reasoning.length;

@@ -4,7 +4,7 @@ import { H1Pool } from './h1/index.js';
 import { executeRequest, type ExecuteInput, type ExecuteResult } from './execute.js';
 
 /** What crosses a thread boundary: the request minus the dispatcher, clock and cancel registration. */
-export type WireInput = Omit<ExecuteInput, 'dispatcher' | 'now' | 'register'>;
+export type WireInput = Omit<ExecuteInput, 'dispatcher' | 'now' | 'register' | 'onContent'>;
 
 /** The requests in flight on one thread, so all can be cancelled at once. */
 export function inFlightSet(): { register: (ac: AbortController) => () => void; abortAll: () => void } {
@@ -25,6 +25,8 @@ export interface Executor {
   execute(inp: WireInput): Promise<ExecuteResult>;
   /** Move the run clock's origin (absolute ms, performance.timeOrigin-based) once setup is done. */
   setOrigin(originAbsMs: number): void;
+  /** Content events (answer/reasoning chunks) received so far by every thread: the live line's token counter. */
+  contentEvents(): number;
   /** Abort every request in flight (they end as `cancelled`). */
   cancelAll(): void;
   close(): Promise<void>;
@@ -56,9 +58,14 @@ export function agentFor(o: PoolOptions): Agent | H1Pool {
 export function inProcessExecutor(o: PoolOptions, now: () => number): Executor {
   const agent = agentFor(o);
   const live = inFlightSet();
+  let events = 0;
+  const onContent = () => {
+    events++;
+  };
   return {
     workers: 1,
-    execute: (inp) => executeRequest({ ...inp, dispatcher: agent, now, register: live.register }),
+    execute: (inp) => executeRequest({ ...inp, dispatcher: agent, now, register: live.register, onContent }),
+    contentEvents: () => events,
     setOrigin: () => {}, // `now` is the caller's clock, already re-based by the caller
     cancelAll: live.abortAll,
     close: () => agent.close().catch(() => {}),

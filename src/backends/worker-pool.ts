@@ -30,8 +30,9 @@ export async function workerPoolExecutor(n: number, pool: PoolOptions, originAbs
   const now = () => performance.timeOrigin + performance.now() - origin;
   let seq = 0;
   const slots: Slot[] = [];
+  const events = new Int32Array(new SharedArrayBuffer(4));
   for (let i = 0; i < n; i++) {
-    const worker = new Worker(file, { workerData: { pool: per, originAbsMs } });
+    const worker = new Worker(file, { workerData: { pool: per, originAbsMs, events } });
     const slot: Slot = { worker, inFlight: 0, dead: false };
     worker.on('message', (m: FromWorker) => {
       if (m.type !== 'done') return;
@@ -81,6 +82,8 @@ export async function workerPoolExecutor(n: number, pool: PoolOptions, originAbs
       origin = abs;
       slots.forEach((s) => post(s, { type: 'origin', originAbsMs: abs }));
     },
+    // Int32 wraps after 2^31 events; `>>> 0` keeps the count right to 2^32, far beyond any run.
+    contentEvents: () => Atomics.load(events, 0) >>> 0,
     cancelAll: () => slots.forEach((s) => post(s, { type: 'cancel' })),
     async close() {
       await Promise.all(

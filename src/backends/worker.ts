@@ -7,6 +7,8 @@ interface Init {
   pool: PoolOptions;
   /** The run's clock origin as an absolute time (performance.timeOrigin + performance.now() of the main thread). */
   originAbsMs: number;
+  /** One Int32 shared by all threads: content events received (Atomics.add per event, read by the main thread). */
+  events: Int32Array;
 }
 
 export type ToWorker = { type: 'exec'; seq: number; input: WireInput } | { type: 'origin'; originAbsMs: number } | { type: 'cancel' } | { type: 'close' };
@@ -18,10 +20,13 @@ const agent = agentFor(init.pool);
 let shift = performance.timeOrigin - init.originAbsMs;
 const now = () => performance.now() + shift;
 const live = inFlightSet();
+const onContent = () => {
+  Atomics.add(init.events, 0, 1);
+};
 
 parentPort!.on('message', (m: ToWorker) => {
   if (m.type === 'exec') {
-    executeRequest({ ...m.input, dispatcher: agent, now, register: live.register }).then((result) =>
+    executeRequest({ ...m.input, dispatcher: agent, now, register: live.register, onContent }).then((result) =>
       parentPort!.postMessage({ type: 'done', seq: m.seq, result } satisfies FromWorker),
     );
   } else if (m.type === 'origin') {

@@ -47,7 +47,7 @@ export function registerRun(program: Command, out: Out): void {
     const onSignal = (sig: NodeJS.Signals) => {
       stops++;
       if (stops > 1) process.exit(sig === 'SIGINT' ? 130 : 143);
-      out.err.write(`\n${sig}: stopping; in-flight requests are cancelled and recorded (press Ctrl-C again to exit now)\n`);
+      out.err.write(`\n${sig}: stopping: no new requests; those in flight get up to ${c.gracePeriod} s to finish, then are cancelled and recorded (press Ctrl-C again to exit now)\n`);
       setExitCode(sig === 'SIGINT' ? 130 : 143);
       ac.abort();
     };

@@ -3,10 +3,11 @@ import { z } from 'zod';
 import { WorkloadSchema, WORKLOAD_FLAGS } from './workload.js';
 import type { FlagTable } from './flags.js';
 import { parseDurationS } from './parse.js';
+import { MAX_TIMER_MESSAGE, MAX_TIMER_S } from '../util/timer.js';
 
 const duration = z.preprocess(
   (v) => (v === undefined ? undefined : parseDurationS(v)),
-  z.number({ message: 'expected a duration such as 60s, 2m, 500ms or a number of seconds' }).positive().optional(),
+  z.number({ message: 'expected a duration such as 60s, 2m, 500ms or a number of seconds' }).positive().max(MAX_TIMER_S, MAX_TIMER_MESSAGE).optional(),
 );
 
 export const TargetSchema = z.object({
@@ -25,6 +26,7 @@ export const TargetSchema = z.object({
   idleTimeout: duration,
   stream: z.boolean().default(true),
   retry: z.coerce.number().int().min(0).max(10).default(0),
+  maxRetryWait: duration.default(60),
   transport: z.enum(['auto', 'h1', 'undici']).default('auto'),
 });
 
@@ -74,6 +76,7 @@ export const RUN_FLAGS: FlagTable<RunConfigInput> = {
   stream: { flag: '--no-stream', help: 'measure non-streaming requests (TTFT then equals E2E)' },
   transport: { flag: '--transport <auto|h1|undici>', help: "HTTP client: h1 = tokenflood's HTTP/1.1 pool (least CPU per streamed token), undici = Node's undici; auto = h1 for http://, undici for https:// (default auto)" },
   retry: { flag: '--retry <n>', help: 'retry HTTP 429/503 up to N times, honouring Retry-After; every attempt is its own record and failures still count (default 0)' },
+  maxRetryWait: { flag: '--max-retry-wait <time>', help: 'with --retry: longest wait before a retry; a Retry-After longer than this is not retried (the attempt stays a failure), e.g. 60s (default 60 s)' },
   concurrency: { flag: '--concurrency <n>', help: 'closed loop: at most N requests in flight; with --rate, a cap on in-flight requests (default 1 when no --rate)' },
   rate: { flag: '--rate <r>', help: 'open loop: requests per second on a schedule computed up front' },
   arrival: { flag: '--arrival <constant|poisson|gamma>', help: 'arrival process for --rate (default poisson)' },

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import type { FlagTable } from './flags.js';
 import { parseDurationS } from './parse.js';
+import { MAX_TIMER_MESSAGE, MAX_TIMER_S } from '../util/timer.js';
 import { parseLengthDist } from '../dataset/distribution.js';
 import { parseMix } from '../dataset/mix.js';
 import { CORPORA } from '../dataset/corpus.js';
@@ -71,7 +72,7 @@ export const WorkloadSchema = z.object({
   strict: z.boolean().default(false),
   thinkTime: z.preprocess(
     (v) => (v === undefined ? undefined : parseDurationS(v)),
-    z.number({ message: 'expected a duration such as 2s, 500ms or a number of seconds' }).min(0).default(0),
+    z.number({ message: 'expected a duration such as 2s, 500ms or a number of seconds' }).min(0).max(MAX_TIMER_S, MAX_TIMER_MESSAGE).default(0),
   ),
   replay: z.string().min(1).optional(),
   replaySpeed: z.coerce.number().positive().default(1),

@@ -1,5 +1,4 @@
-// Live aggregator: counters and an HDR histogram updated per finished request; snapshots for progress displays.
-import * as hdr from 'hdr-histogram-js';
+// Live aggregator: counters, and sliding-window rates and TTFT median, for progress displays (snapshots on an interval).
 import type { RequestRecord } from './record.js';
 
 export interface LiveSnapshot {
@@ -8,26 +7,52 @@ export interface LiveSnapshot {
   ok: number;
   failed: number;
   inFlight: number;
-  /** Live TTFT median (HDR histogram, 3 significant digits). */
+  /** Median TTFT of measured requests that finished in the last WINDOW_MS (null when none did). */
   ttftP50Ms: number | null;
-  /** Output tokens per second of requests finished over the last few seconds (a sliding window). */
+  /** Output tokens of measured requests so far: events counted as they arrive, exact once each request ends. */
+  outputTokens: number;
+  /** Output tokens per second over the last WINDOW_MS, counted as the content events arrive. */
   outputTokS: number;
+  /** Measured requests finished per second over the last WINDOW_MS. */
+  requestsPerS: number;
 }
 
-const WINDOW_MS = 5000;
+/** The live line describes the recent past: long enough to smooth bursts, short enough to show a change. */
+export const WINDOW_MS = 10_000;
+/** TTFTs are kept in buckets of this length; the window's median reads the buckets it covers. */
+const BUCKET_MS = 1000;
 
+/** Content events (answer or reasoning chunks) in a record: the ones the executor's event counter counted. */
+export function contentEvents(r: Pick<RequestRecord, 'event_kinds'>): number {
+  let n = 0;
+  const k = r.event_kinds ?? '';
+  for (let i = 0; i < k.length; i++) if (k[i] === 'a' || k[i] === 'R') n++;
+  return n;
+}
+
+/**
+ * `arrivedEvents` (optional) is the executor's running count of content events of every request in flight, read
+ * at each snapshot: tokens are counted as they arrive, one per content event. When a request finishes, the
+ * difference to its final count (its output_tokens if ok and measured, else 0) is added, so over the whole run the
+ * total equals the sum of measured output tokens, and in between it moves with the stream, not in steps.
+ */
 export class LiveAggregator {
-  private ttft = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: 3 });
   done = 0;
   ok = 0;
   failed = 0;
   inFlight = 0;
-  private outTokens = 0;
-  /** (time, cumulative output tokens) at past snapshots, oldest first, spanning about WINDOW_MS. */
-  private history: [number, number][] = [];
+  /** Final-count corrections: Σ (counted tokens − content events) over finished requests. */
+  private correction = 0;
+  /** (time, cumulative output tokens, cumulative measured done) at past snapshots, oldest first, spanning WINDOW_MS. */
+  private history: [number, number, number][] = [];
+  /** TTFT samples by bucket number (floor(t / BUCKET_MS)); buckets older than the window are dropped. */
+  private ttftBuckets = new Map<number, number[]>();
 
-  constructor(private readonly now: () => number) {
-    this.history.push([now(), 0]);
+  constructor(
+    private readonly now: () => number,
+    private readonly arrivedEvents?: () => number,
+  ) {
+    this.history.push([now(), 0, 0]);
   }
 
   started(): void {
@@ -36,29 +61,56 @@ export class LiveAggregator {
 
   finished(r: RequestRecord): void {
     this.inFlight--;
+    const counted = this.arrivedEvents === undefined ? 0 : contentEvents(r);
+    const final = !r.warmup && r.status === 'ok' ? (r.output_tokens ?? 0) : 0;
+    this.correction += final - counted;
     if (r.warmup) return;
     this.done++;
     if (r.status === 'ok') {
       this.ok++;
-      if (r.ttft_ms !== null) this.ttft.recordValue(Math.max(1, Math.round(r.ttft_ms * 1000)));
-      this.outTokens += r.output_tokens ?? 0;
+      if (r.ttft_ms !== null) {
+        const b = Math.floor(this.now() / BUCKET_MS);
+        const bucket = this.ttftBuckets.get(b);
+        if (bucket) bucket.push(r.ttft_ms);
+        else this.ttftBuckets.set(b, [r.ttft_ms]);
+      }
     } else if (r.status !== 'cancelled') this.failed++;
   }
 
   snapshot(): LiveSnapshot {
     const t = this.now();
-    this.history.push([t, this.outTokens]);
+    const tokens = (this.arrivedEvents?.() ?? 0) + this.correction;
+    this.history.push([t, tokens, this.done]);
     while (this.history.length > 2 && t - this.history[1][0] >= WINDOW_MS) this.history.shift();
-    const [t0, n0] = this.history[0];
-    const rate = t > t0 ? ((this.outTokens - n0) * 1000) / (t - t0) : 0;
+    const [t0, n0, d0] = this.history[0];
+    const span = t - t0;
     return {
       elapsedS: t / 1000,
       done: this.done,
       ok: this.ok,
       failed: this.failed,
       inFlight: this.inFlight,
-      ttftP50Ms: this.ttft.totalCount > 0 ? this.ttft.getValueAtPercentile(50) / 1000 : null,
-      outputTokS: rate,
+      ttftP50Ms: this.windowTtftP50(t),
+      outputTokens: tokens,
+      // A failed request's early events are taken back when it ends: never show a negative rate for it.
+      outputTokS: span > 0 ? Math.max(0, ((tokens - n0) * 1000) / span) : 0,
+      requestsPerS: span > 0 ? ((this.done - d0) * 1000) / span : 0,
     };
+  }
+
+  /** Median (lower middle) of the TTFTs recorded in the buckets that overlap the last WINDOW_MS. */
+  private windowTtftP50(t: number): number | null {
+    const first = Math.floor((t - WINDOW_MS) / BUCKET_MS);
+    let n = 0;
+    for (const [b, v] of this.ttftBuckets) {
+      if (b < first) this.ttftBuckets.delete(b);
+      else n += v.length;
+    }
+    if (n === 0) return null;
+    const all = new Float64Array(n);
+    let i = 0;
+    for (const v of this.ttftBuckets.values()) for (const x of v) all[i++] = x;
+    all.sort();
+    return all[(n - 1) >> 1];
   }
 }

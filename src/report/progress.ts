@@ -1,10 +1,11 @@
 // Progress display: a live line on a TTY, plain periodic lines otherwise; samples the aggregator on an interval.
-import type { LiveAggregator, LiveSnapshot } from '../metrics/live.js';
+import { WINDOW_MS, type LiveAggregator, type LiveSnapshot } from '../metrics/live.js';
 import { fmt } from './format.js';
 
 export function progressLine(s: LiveSnapshot, total: number | undefined): string {
   const done = total ? `${s.done}/${total}` : `${s.done}`;
-  return `[${fmt(s.elapsedS, 1)}s] done ${done}  ok ${s.ok}  failed ${s.failed}  in flight ${s.inFlight}  TTFT p50 ${fmt(s.ttftP50Ms)} ms  output ${fmt(s.outputTokS, 0)} tok/s`;
+  // Rates and the median describe the last WINDOW_MS (10 s); the counts are the whole run's.
+  return `[${fmt(s.elapsedS, 1)}s] done ${done}  ok ${s.ok}  failed ${s.failed}  in flight ${s.inFlight}  last ${WINDOW_MS / 1000}s: ${fmt(s.requestsPerS, 1)} req/s  output ${fmt(s.outputTokS, 0)} tok/s  TTFT p50 ${fmt(s.ttftP50Ms)} ms`;
 }
 
 export function startProgress(agg: LiveAggregator, total: number | undefined, stream: NodeJS.WriteStream): () => void {

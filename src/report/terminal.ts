@@ -3,6 +3,12 @@ import { DISTRIBUTION_METRICS, type Summary } from '../metrics/summary.js';
 import type { DistStats } from '../metrics/stats.js';
 import { fmt, pct, table, safeTerminalText } from './format.js';
 
+/** Whether the grace period had to cancel anything; `inFlight` is absent in runs recorded before it was written. */
+function interruptedOutcome(cancelled: number, inFlight: unknown): string {
+  if (cancelled > 0) return `${cancelled} request${cancelled === 1 ? '' : 's'} still in flight after the grace period ${cancelled === 1 ? 'was' : 'were'} cancelled`;
+  if (typeof inFlight === 'number') return inFlight === 0 ? 'nothing was in flight' : `all ${inFlight} in-flight request${inFlight === 1 ? '' : 's'} finished within the grace period`;
+  return 'no request had to be cancelled';
+}
 
 export function renderSummary(s: Summary): string {
   const run = s.run as Record<string, unknown>;
@@ -13,8 +19,8 @@ export function renderSummary(s: Summary): string {
   if (typeof scale === 'number' && scale !== 1)
     out.push(`NOTE: simulated server running ${scale}x faster than real time: latencies are scaled, not real`);
   if (typeof run.stop_message === 'string') out.push(`STOPPED EARLY: ${run.stop_message}`);
-  else if (run.stopped_reason === 'interrupted') out.push('STOPPED: interrupted; requests still in flight after the grace period were cancelled');
   const r = s.requests;
+  if (typeof run.stop_message !== 'string' && run.stopped_reason === 'interrupted') out.push(`STOPPED: interrupted; ${interruptedOutcome(r.cancelled, run.in_flight_at_stop)}`);
   out.push(
     `requests: ${r.total} measured, ${r.ok} ok, ${r.failed} failed (${pct(r.error_rate)})` +
       (r.cancelled ? `, ${r.cancelled} cancelled` : '') +

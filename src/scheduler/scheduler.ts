@@ -1,6 +1,7 @@
 // Executors: closed loop (fixed concurrency), open loop (rate, optionally capped in flight), stop conditions.
 import type { Rng } from '../util/rng.js';
 import { openLoopSchedule, type ArrivalKind } from './arrivals.js';
+import { MAX_TIMER_MS } from '../util/timer.js';
 
 export interface Slot {
   /** 0-based request index; indexes below `warmup` are warmup requests. */
@@ -43,7 +44,8 @@ export function sleepUntil(atMs: number, now: () => number, signal?: AbortSignal
       if (signal?.aborted) return resolve();
       const left = atMs - now();
       if (left <= 0) return resolve();
-      if (left > 2) setTimeout(tick, left - 1.5);
+      // A longer delay would fire after 1 ms: wait the longest a timer allows and look again.
+      if (left > 2) setTimeout(tick, Math.min(left - 1.5, MAX_TIMER_MS));
       else setImmediate(tick);
     };
     tick();

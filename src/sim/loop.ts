@@ -1,5 +1,6 @@
 // Real-time step loop: runs engine steps at absolute wall-clock deadlines (scaled), sleeping while idle.
 import type { Engine, StepResult } from './engine/engine.js';
+import { MAX_TIMER_MS } from '../util/timer.js';
 
 export interface RealtimeLoop {
   /** Simulated ms since the loop was created, read from the wall clock. */
@@ -27,7 +28,8 @@ export function createRealtimeLoop(o: RealtimeLoopOptions): RealtimeLoop {
   const clock = o.clock ?? (() => performance.now());
   const t0 = clock();
   const nowSimMs = (): number => (clock() - t0) * o.timeScale;
-  const wallDelayMs = (simMs: number): number => Math.max(0, t0 + simMs / o.timeScale - clock());
+  // Capped at the longest timer (a longer one fires after 1 ms); tick() sleeps again until the step is due.
+  const wallDelayMs = (simMs: number): number => Math.min(MAX_TIMER_MS, Math.max(0, t0 + simMs / o.timeScale - clock()));
   let timer: NodeJS.Timeout | undefined;
   let pending: { step: StepResult; start: number; end: number } | undefined = undefined;
   let closed = false;

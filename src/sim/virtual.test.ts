@@ -3,10 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { simulateRun } from './virtual.js';
 
 describe('simulateRun', () => {
-  it('runs 1,000 requests of 512 in / 128 out at concurrency 64 in well under 5 s', () => {
-    const t0 = performance.now();
+  // Speed is a bench target (bench/), not a test assertion: a shared, loaded machine can be many times slower.
+  it('runs 1,000 requests of 512 in / 128 out at concurrency 64', () => {
     const run = simulateRun({ requests: [{ promptTokens: 512, maxTokens: 128, ignoreEos: true }], load: { concurrency: 64, requests: 1000 } });
-    expect(performance.now() - t0).toBeLessThan(3000);
     expect(run.records).toHaveLength(1000);
     expect(run.records.every((r) => r.outputTokens === 128 && r.tokenTimesMs.length === 128)).toBe(true);
     expect(run.maxInFlight).toBe(64);

@@ -5,6 +5,7 @@ import { RUN_FLAGS, describeIssues, type RunConfig, type RunConfigInput } from '
 import { parseLengthDist } from '../dataset/distribution.js';
 import { readConfigFile, resolveRunConfig, type ResolvedRun } from '../config/load.js';
 import { parseDurationS } from '../config/parse.js';
+import { MAX_TIMER_MESSAGE, MAX_TIMER_S } from '../util/timer.js';
 import type { FlagSpec } from '../config/flags.js';
 import { parseSlo, type Slo } from '../metrics/slo.js';
 import { AS_CONFIGURED, buildGrid, isAsConfigured, parseInputOutputList, parseNumberList, type InputOutput, type LoadMode, type LoadStep, type PointSpec } from './grid.js';
@@ -13,7 +14,7 @@ const numberList = (inner: z.ZodNumber) => z.preprocess((v) => (v === undefined 
 const fraction = z.preprocess((v) => (typeof v === 'string' && v.trim().endsWith('%') ? Number(v.trim().slice(0, -1)) / 100 : v), z.coerce.number().min(0).max(1));
 const durationList = z.preprocess(
   (v) => (v === undefined ? undefined : (Array.isArray(v) ? v : String(v).split(',')).map((x) => parseDurationS(typeof x === 'string' ? x.trim() : x))),
-  z.array(z.number({ message: 'expected durations such as 60s, 2m or 500ms' }).positive()).min(1).optional(),
+  z.array(z.number({ message: 'expected durations such as 60s, 2m or 500ms' }).positive().max(MAX_TIMER_S, MAX_TIMER_MESSAGE)).min(1).optional(),
 );
 
 const PointSchema = z
@@ -21,7 +22,7 @@ const PointSchema = z
     concurrency: z.coerce.number().int().positive().optional(),
     rate: z.coerce.number().positive().optional(),
     requests: z.coerce.number().int().positive().optional(),
-    duration: z.preprocess((v) => (v === undefined ? undefined : parseDurationS(v)), z.number().positive().optional()),
+    duration: z.preprocess((v) => (v === undefined ? undefined : parseDurationS(v)), z.number().positive().max(MAX_TIMER_S, MAX_TIMER_MESSAGE).optional()),
   })
   .strict();
 

@@ -66,13 +66,13 @@ function defaultSweepDir(): string {
 
 async function openServer(s: SweepConfig, baseUrl: string | undefined): Promise<{ baseUrl: string; embedded: boolean; close(): Promise<void> }> {
   if (baseUrl) return { baseUrl, embedded: false, close: async () => {} };
-  const { startSimServer } = await import('../sim/server.js');
+  const { startEmbeddedSimServer } = await import('../sim/embedded.js');
   const opts: Record<string, unknown> = { port: 0 };
   if (s.simTimeScale !== undefined) opts.timeScale = s.simTimeScale;
   if (s.simMaxNumSeqs !== undefined) opts.maxNumSeqs = s.simMaxNumSeqs;
   if (s.simGpu !== undefined) opts.gpu = s.simGpu;
   if (s.simModel !== undefined) opts.modelProfile = s.simModel;
-  const sim = await startSimServer(opts);
+  const sim = await startEmbeddedSimServer(opts);
   return { baseUrl: sim.baseUrl, embedded: true, close: () => sim.close() };
 }
 
