@@ -32,7 +32,7 @@ export function printResult(result: RunResult, c: RunConfig, out: Out, rendered:
 export function registerRun(program: Command, out: Out): void {
   const cmd = program
     .command('run')
-    .description('run a benchmark against an OpenAI-compatible server (default: the embedded simulated server)')
+    .description('run a benchmark against an OpenAI-compatible server (default the embedded simulated server)')
     .option('--config <file>', 'YAML or JSON file of options (keys are flag names); flags override it');
   addFlags(cmd, RUN_FLAGS);
   cmd.action(async () => {

@@ -63,9 +63,9 @@ export type RunConfigInput = z.input<typeof RunConfigSchema>;
 export type RunConfig = z.output<typeof RunConfigSchema>;
 
 export const RUN_FLAGS: FlagTable<RunConfigInput> = {
-  baseUrl: { flag: '--base-url <url>', help: 'OpenAI-compatible root, e.g. http://127.0.0.1:8000/v1 (default: start the embedded simulated server)' },
+  baseUrl: { flag: '--base-url <url>', help: 'OpenAI-compatible root, e.g. http://127.0.0.1:8000/v1 (default start the embedded simulated server)' },
   apiKey: { flag: '--api-key <key>', help: 'API key sent as a Bearer token (also OPENAI_API_KEY or TOKENFLOOD_API_KEY); never written anywhere' },
-  model: { flag: '--model <name>', help: 'model name (default: the first id from GET /models)' },
+  model: { flag: '--model <name>', help: 'model name (default the first id from GET /models)' },
   endpoint: { flag: '--endpoint <chat|completions>', help: 'API to load: chat (/chat/completions) or completions (/completions) (default chat)' },
   header: { flag: '--header <K: V>', help: 'extra HTTP header, repeatable', repeatable: true },
   timeout: { flag: '--timeout <seconds>', help: 'per-request timeout, e.g. 600 or 10m (default 600 s)' },

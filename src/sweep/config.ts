@@ -55,7 +55,7 @@ type SweepParsed = z.output<typeof SweepSchema>;
 export const SWEEP_FLAGS: { [K in Exclude<keyof SweepInput, 'points'>]-?: FlagSpec } = {
   concurrency: { flag: '--concurrency <list>', help: 'closed-loop levels, e.g. 1,2,4,8,16,32,64' },
   rate: { flag: '--rate <list>', help: 'open-loop request rates (req/s), e.g. 1,2,5,10' },
-  inputOutput: { flag: '--input-output <list>', help: 'input×output token pairs crossed with the levels, e.g. 256x256,2048x2048 (default: the lengths the run flags configure)' },
+  inputOutput: { flag: '--input-output <list>', help: 'input×output token pairs crossed with the levels, e.g. 256x256,2048x2048 (default the lengths the run flags configure)' },
   requests: { flag: '--requests <n|list>', help: 'measured requests per point; a list pairs one count with each level (default max(100, 4 x concurrency))' },
   duration: { flag: '--duration <time|list>', help: 'send for this long at each point, e.g. 30s; a list pairs one with each level' },
   auto: { flag: '--auto', help: 'find the limit: concurrency 1, 2, 4, … until throughput gains < --min-gain, an SLO breaks or errors exceed --max-error-rate; then refine between the last two levels' },
