@@ -31,7 +31,7 @@ import { VERSION } from './version.js';
 
 export interface RunHooks {
   /** Called once the target is known, before the first request. */
-  onStart?(info: { baseUrl: string; embedded: boolean; model: string; outDir: string; total: number | undefined }): void;
+  onStart?(info: { baseUrl: string; embedded: boolean; model: string; outDir: string; total: number | undefined; workload: Record<string, unknown> }): void;
   onRecord?(r: RequestRecord): void;
   /** The live aggregator, for progress displays. */
   onAggregator?(agg: LiveAggregator): void;
@@ -122,7 +122,7 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
   const requests =
     c.requests ?? (workload.size !== undefined && c.duration === undefined ? Math.max(0, workload.size - c.warmup) : defaultRequests);
 
-  const target = await openTarget(c.baseUrl, c.tokenizer);
+  const target = await openTarget(c.baseUrl, c.tokenizer, c);
   let executor: Executor | undefined;
   try {
     const probe = new Agent();
@@ -161,7 +161,7 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
     // Client self-health: event-loop delay of this thread, process CPU judged against the threads doing request work.
     const health = startHealthMonitor(now, { threads: workers });
     const agg = new LiveAggregator(now);
-    opts.hooks?.onStart?.({ baseUrl: target.baseUrl, embedded: target.embedded, model: pf.model, outDir, total: requests });
+    opts.hooks?.onStart?.({ baseUrl: target.baseUrl, embedded: target.embedded, model: pf.model, outDir, total: requests, workload: runMeta.workload as Record<string, unknown> });
     opts.hooks?.onAggregator?.(agg);
 
     const url = `${target.baseUrl}${ENDPOINT_PATHS[c.endpoint]}`;

@@ -1,6 +1,7 @@
 // The target server: the user's URL, or the embedded simulated server; plus the preflight that finds the model.
 import { request, type Dispatcher } from 'undici';
 import { TokenfloodError, UsageError } from './errors.js';
+import { startEmbeddedServer, type EmbeddedSimOptions } from './config/embedded-sim.js';
 
 export interface Target {
   baseUrl: string;
@@ -9,11 +10,10 @@ export interface Target {
 }
 
 /** The user's server, or the embedded simulated server counting tokens with the run's tokenizer (so usage matches). */
-export async function openTarget(baseUrl: string | undefined, tokenizer?: string): Promise<Target> {
+export async function openTarget(baseUrl: string | undefined, tokenizer?: string, sim: Partial<EmbeddedSimOptions> = {}): Promise<Target> {
   if (baseUrl) return { baseUrl: baseUrl.replace(/\/+$/, ''), embedded: false, close: async () => {} };
-  const { startSimServer } = await import('./sim/server.js');
-  const sim = await startSimServer({ port: 0, tokenizer });
-  return { baseUrl: sim.baseUrl, embedded: true, close: () => sim.close() };
+  const server = await startEmbeddedServer(sim, { tokenizer });
+  return { baseUrl: server.baseUrl, embedded: true, close: () => server.close() };
 }
 
 export interface Preflight {

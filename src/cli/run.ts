@@ -9,6 +9,7 @@ import { renderSummary } from '../report/terminal.js';
 import { evaluateSlo, parseSlo, describeSloChecks } from '../metrics/slo.js';
 import { startProgress } from '../report/progress.js';
 import { setExitCode, type Out } from './io.js';
+import { workloadWarningText } from './workload-warnings.js';
 
 /**
  * Print a finished run: one JSON document with --json, else the rendered table; with --slo, the verdict and
@@ -64,6 +65,7 @@ export function registerRun(program: Command, out: Out): void {
                 : `tokenflood: target ${s.baseUrl}\n`,
             );
             info.write(`model ${s.model}, results in ${s.outDir}\n`);
+            out.err.write(workloadWarningText(s.workload, 'tokenflood: '));
             total = s.total;
           },
           onAggregator: (agg) => {

@@ -11,6 +11,7 @@ import { NOT_MODELLED_KEYS, resolveSimulate, simEngineOptionsSchema, simulate, S
 import { addFlags, givenFlags } from './options.js';
 import { printResult } from './run.js';
 import type { Out } from './io.js';
+import { workloadWarningText } from './workload-warnings.js';
 
 /** Run flags that mean something without a server, with help reworded where the meaning shifts. */
 export const SIMULATE_RUN_FLAGS: Record<string, FlagSpec> = Object.fromEntries(
@@ -51,6 +52,7 @@ export function registerSimulate(program: Command, out: Out): void {
     if (resolved.ignored.length)
       out.err.write(`tokenflood simulate: ignored (not modelled): ${resolved.ignored.map((k) => `--${toKebab(k)}`).join(', ')}\n`);
     const result = await simulate(resolved);
+    out.err.write(workloadWarningText(result.summary.run.workload as Record<string, unknown> | undefined, 'tokenflood simulate: '));
     printResult(result, c, out, `${renderSummary(result.summary)}\n\nsimulated in ${(result.wallMs / 1000).toFixed(2)} s of wall time`);
   });
 }

@@ -1,6 +1,7 @@
 // The run config: one zod schema (the single source of truth), its defaults, flag table and validation.
 import { z } from 'zod';
 import { WorkloadSchema, WORKLOAD_FLAGS } from './workload.js';
+import { EmbeddedSimSchema, EMBEDDED_SIM_FLAGS } from './embedded-sim.js';
 import type { FlagTable } from './flags.js';
 import { parseDurationS } from './parse.js';
 
@@ -57,6 +58,7 @@ export const OutputSchema = z.object({
 export const RunConfigSchema = TargetSchema.extend(LoadSchema.shape)
   .extend(WorkloadSchema.shape)
   .extend(OutputSchema.shape)
+  .extend(EmbeddedSimSchema.shape)
   .strict();
 
 export type RunConfigInput = z.input<typeof RunConfigSchema>;
@@ -90,6 +92,7 @@ export const RUN_FLAGS: FlagTable<RunConfigInput> = {
   slo: { flag: '--slo <list>', help: 'service level objectives, e.g. ttft_p99=2000ms,tpot_p99=50ms,e2e_p99=30s,error_rate=1%; reports goodput and pass/fail' },
   failOnSlo: { flag: '--fail-on-slo', help: 'exit 1 when the --slo objectives are not met' },
   ...WORKLOAD_FLAGS,
+  ...EMBEDDED_SIM_FLAGS,
 };
 
 /** Turn zod issues into one line each, naming the flag (or config key) that was wrong. */

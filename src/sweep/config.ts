@@ -5,6 +5,7 @@ import { RUN_FLAGS, describeIssues, type RunConfigInput } from '../config/schema
 import { readConfigFile, resolveRunConfig, type ResolvedRun } from '../config/load.js';
 import { parseDurationS } from '../config/parse.js';
 import type { FlagSpec } from '../config/flags.js';
+import { EmbeddedSimSchema, EMBEDDED_SIM_FLAGS, embeddedSimProblems } from '../config/embedded-sim.js';
 import { parseSlo, type Slo } from '../metrics/slo.js';
 import { AS_CONFIGURED, buildGrid, isAsConfigured, parseInputOutputList, parseNumberList, type InputOutput, type LoadMode, type LoadStep, type PointSpec } from './grid.js';
 
@@ -37,10 +38,7 @@ export const SweepSchema = z
     minGain: fraction.default(0.05),
     refine: z.coerce.number().int().min(0).max(10).default(2),
     maxConcurrency: z.coerce.number().int().positive().default(256),
-    simTimeScale: z.coerce.number().positive().optional(),
-    simMaxNumSeqs: z.coerce.number().int().positive().optional(),
-    simGpu: z.string().min(1).optional(),
-    simModel: z.string().min(1).optional(),
+    ...EmbeddedSimSchema.shape,
     out: z.string().min(1).optional(),
     overwrite: z.boolean().default(false),
     json: z.boolean().default(false),
@@ -63,10 +61,7 @@ export const SWEEP_FLAGS: { [K in Exclude<keyof SweepInput, 'points'>]-?: FlagSp
   minGain: { flag: '--min-gain <x>', help: 'with --auto: stop when doubling concurrency adds less output throughput than this, e.g. 5% (default 5%)' },
   refine: { flag: '--refine <n>', help: 'with --auto: extra levels bisecting the last two (default 2)' },
   maxConcurrency: { flag: '--max-concurrency <n>', help: 'with --auto: highest concurrency to try (default 256)' },
-  simTimeScale: { flag: '--sim-time-scale <x>', help: 'embedded simulated server only: simulated ms per wall-clock ms (default 1)' },
-  simMaxNumSeqs: { flag: '--sim-max-num-seqs <n>', help: 'embedded simulated server only: max sequences per engine step (default 256)' },
-  simGpu: { flag: '--sim-gpu <id>', help: 'embedded simulated server only: GPU profile' },
-  simModel: { flag: '--sim-model <id>', help: 'embedded simulated server only: model profile' },
+  ...EMBEDDED_SIM_FLAGS,
   out: { flag: '--out <dir>', help: 'sweep directory (default results/<timestamp>-sweep/)' },
   overwrite: { flag: '--overwrite', help: 'allow writing into a directory that already holds a sweep' },
   json: { flag: '--json', help: 'print sweep.json as one JSON document on stdout (progress goes to stderr)' },
@@ -194,8 +189,7 @@ export function resolveSweepConfig(inp: ResolveSweepInput): ResolvedSweep {
   if (!s.auto && !s.rate && !s.concurrency && !s.points) problems.push('sweep: give --concurrency LIST, --rate LIST, a points list in the sweep file, or --auto');
   const { mode, steps } = s.auto ? { mode: 'concurrency' as const, steps: [] } : loadSteps(s, problems);
   if (s.auto && (s.requests?.length ?? 1) > 1) problems.push('--requests: --auto takes one count per level');
-  const simKeys = ['simTimeScale', 'simMaxNumSeqs', 'simGpu', 'simModel'] as const;
-  if (runFlags.baseUrl !== undefined && simKeys.some((k) => s[k] !== undefined)) problems.push('--sim-*: only apply to the embedded simulated server (no --base-url)');
+  problems.push(...embeddedSimProblems(s, runFlags.baseUrl as string | undefined));
   // Validate the run flags once, as the first point would use them.
   let base: ResolvedRun | undefined;
   try {

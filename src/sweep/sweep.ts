@@ -2,6 +2,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { run, redactedConfig } from '../run.js';
+import { startEmbeddedServer } from '../config/embedded-sim.js';
 import { resolveRunConfig } from '../config/load.js';
 import type { RunConfigInput } from '../config/schema.js';
 import { UsageError } from '../errors.js';
@@ -56,13 +57,7 @@ function defaultSweepDir(): string {
 
 async function openServer(s: SweepConfig, baseUrl: string | undefined): Promise<{ baseUrl: string; embedded: boolean; close(): Promise<void> }> {
   if (baseUrl) return { baseUrl, embedded: false, close: async () => {} };
-  const { startSimServer } = await import('../sim/server.js');
-  const opts: Record<string, unknown> = { port: 0 };
-  if (s.simTimeScale !== undefined) opts.timeScale = s.simTimeScale;
-  if (s.simMaxNumSeqs !== undefined) opts.maxNumSeqs = s.simMaxNumSeqs;
-  if (s.simGpu !== undefined) opts.gpu = s.simGpu;
-  if (s.simModel !== undefined) opts.modelProfile = s.simModel;
-  const sim = await startSimServer(opts);
+  const sim = await startEmbeddedServer(s);
   return { baseUrl: sim.baseUrl, embedded: true, close: () => sim.close() };
 }
 
