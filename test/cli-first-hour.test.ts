@@ -136,3 +136,17 @@ describe('the embedded server flags: one set for run and sweep', () => {
     }
   });
 });
+
+describe('sweep progress within a level', () => {
+  it('prints the running point\'s progress line on stderr while a level runs', async () => {
+    // One request of 1,500 tokens at ~6.6 ms each (h100, time scale 1): a level of about 10 s, twice the 5 s interval
+    // of plain (non-TTY) progress lines, so at least one is due even if timers fire seconds late.
+    const dir = join(tmpDir(), 'sweep');
+    const r = await cli(['sweep', '--concurrency', '1', '--requests', '1', '--input-tokens', '16', '--output-tokens', '1500', '--out', dir]);
+    expect(r.code, r.err).toBe(0);
+    const progress = r.err.split('\n').filter((l) => /^\[1\/1 \S+\] \[[\d.]+s\] done 0\/1 /.test(l));
+    expect(progress.length, r.err).toBeGreaterThanOrEqual(1);
+    expect(progress[0]).toContain('in flight 1');
+    expect(r.out).toMatch(/^\[1\/1\] /m);
+  }, 60_000);
+});

@@ -6,6 +6,7 @@ import { PASS_THROUGH_RUN_FLAGS, resolveSweepConfig, SWEEP_FLAGS } from '../swee
 import { runSweep } from '../sweep/sweep.js';
 import { pointLine, renderSweep } from '../sweep/terminal.js';
 import { safeTerminalText } from '../report/format.js';
+import { startProgress } from '../report/progress.js';
 
 export function registerSweep(program: Command, out: Out): void {
   const cmd = program
@@ -25,6 +26,10 @@ export function registerSweep(program: Command, out: Out): void {
     const ac = new AbortController();
     let doneCount = 0;
     let stops = 0;
+    // Progress within a level: the point's live progress line on stderr, stopped when the point is done.
+    let stopProgress: (() => void) | undefined;
+    let level = '';
+    let pointRequests: number | undefined;
     const onSignal = (sig: NodeJS.Signals) => {
       stops++;
       if (stops > 1) process.exit(sig === 'SIGINT' ? 130 : 143);
@@ -46,7 +51,15 @@ export function registerSweep(program: Command, out: Out): void {
             );
             info.write(`${i.points === undefined ? '--auto search' : `${i.points} points`}, results in ${i.outDir}\n`);
           },
+          onPointStart: (p, i, total) => (level = `[${i + 1}${total ? `/${total}` : ''} ${p.name}] `),
+          run: {
+            onStart: (i) => (pointRequests = i.total),
+            onAggregator: (agg) => {
+              if (!s.quiet) stopProgress = startProgress(agg, pointRequests, out.err, level);
+            },
+          },
           onPointDone: (r) => {
+            stopProgress?.();
             if (!s.quiet) info.write(`${safeTerminalText(pointLine(r, doneCount++, s.auto ? undefined : s.points.length), 400)}\n`);
           },
         },
@@ -54,6 +67,7 @@ export function registerSweep(program: Command, out: Out): void {
       if (s.json) out.out.write(JSON.stringify(doc, null, 2) + '\n');
       else out.out.write(`\n${renderSweep(doc)}\n\nwrote ${outDir}/sweep.csv, sweep.json and report.html\n`);
     } finally {
+      stopProgress?.();
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
     }

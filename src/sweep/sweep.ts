@@ -1,7 +1,7 @@
 // Sweep orchestration: one run per point (grid or --auto search) against one server, then sweep.json, sweep.csv and report.html.
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { run, redactedConfig } from '../run.js';
+import { run, redactedConfig, type RunHooks } from '../run.js';
 import { startEmbeddedServer } from '../config/embedded-sim.js';
 import { resolveRunConfig } from '../config/load.js';
 import type { RunConfigInput } from '../config/schema.js';
@@ -43,6 +43,8 @@ export interface SweepHooks {
   onStart?(info: { baseUrl: string; embedded: boolean; outDir: string; points: number | undefined }): void;
   onPointStart?(p: PointSpec, index: number, total: number | undefined): void;
   onPointDone?(row: SweepRow): void;
+  /** Hooks of each point's run (progress within a level). */
+  run?: RunHooks;
 }
 
 export interface SweepResult {
@@ -100,7 +102,7 @@ export async function runSweep(resolved: ResolvedSweep, opts: { hooks?: SweepHoo
       quiet: true,
       json: false,
     };
-    const res = await run(resolveRunConfig({ flags: flags as Record<string, unknown> }), { signal: opts.signal });
+    const res = await run(resolveRunConfig({ flags: flags as Record<string, unknown> }), { signal: opts.signal, hooks: opts.hooks?.run });
     model ??= (res.summary.run.model as string | undefined) ?? null;
     writeRunReport(res.outDir);
     const row = sweepRow({ ...p, name }, join('points', name), res.summary, res.records, s.slo);
