@@ -1,6 +1,6 @@
 // A new user's first hour: bad dataset lines are reported, `report` reads sweep directories, run and sweep share the --sim-* flags.
 import { describe, expect, it } from 'vitest';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -31,17 +31,19 @@ function badDataset(bad: number): { file: string; badLines: number[] } {
 }
 
 describe('bad dataset lines are reported on stderr', () => {
-  for (const command of ['run', 'simulate'] as const)
+  for (const command of ['run', 'simulate', 'sweep'] as const)
     it(`${command}: the count and the first file:line reasons on stderr`, async () => {
       const { file, badLines } = badDataset(7);
-      const out = tmpDir();
-      const r = await cli([command, '--dataset', file, '--requests', '6', '--concurrency', '2', '--quiet', '--out', out]);
+      const out = join(tmpDir(), 'out');
+      const r = await cli([command, '--dataset', file, '--requests', '6', '--concurrency', command === 'sweep' ? '1,2' : '2', '--quiet', '--out', out]);
       expect(r.code, r.err).toBe(0);
-      const run = JSON.parse(readFileSync(join(out, 'run.json'), 'utf8'));
-      expect(run.workload.skipped_bad_records).toBe(7);
+      const runJson = command === 'sweep' ? join(out, 'points', readdirSync(join(out, 'points'))[0], 'run.json') : join(out, 'run.json');
+      expect(JSON.parse(readFileSync(runJson, 'utf8')).workload.skipped_bad_records).toBe(7);
       const lines = r.err.split('\n');
       const head = lines.findIndex((l) => l.includes(`--dataset ${file}: 7 bad records skipped`));
       expect(head, r.err).toBeGreaterThanOrEqual(0);
+      // Once, even when a sweep loads the dataset for each of its points.
+      expect(lines.filter((l) => l.includes('bad records skipped'))).toHaveLength(1);
       // The first five reasons, each naming file:line, then how many more.
       const reasons = lines.slice(head + 1, head + 6);
       expect(reasons.map((l) => l.trim().match(/^(.*):(\d+): /)?.slice(1))).toEqual(badLines.slice(0, 5).map((n) => [file, String(n)]));

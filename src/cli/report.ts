@@ -37,8 +37,9 @@ export function rebuildSummary(dir: string): { summary: Summary; warnings: strin
 /** A sweep directory's sweep.json, as text and parsed; a file that does not parse is a UsageError naming it. */
 export function readSweepJson(dir: string): { text: string; doc: SweepDoc } {
   const file = join(dir, 'sweep.json');
-  const text = readFileSync(file, 'utf8');
+  let text = '';
   try {
+    text = readFileSync(file, 'utf8');
     const doc = JSON.parse(text) as SweepDoc;
     if (!doc || typeof doc !== 'object' || !Array.isArray(doc.points)) throw new Error('no points list');
     return { text, doc };

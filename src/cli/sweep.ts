@@ -7,6 +7,7 @@ import { runSweep } from '../sweep/sweep.js';
 import { pointLine, renderSweep } from '../sweep/terminal.js';
 import { safeTerminalText } from '../report/format.js';
 import { startProgress } from '../report/progress.js';
+import { workloadWarningText } from './workload-warnings.js';
 
 export function registerSweep(program: Command, out: Out): void {
   const cmd = program
@@ -30,6 +31,7 @@ export function registerSweep(program: Command, out: Out): void {
     let stopProgress: (() => void) | undefined;
     let level = '';
     let pointRequests: number | undefined;
+    let warned = false;
     const onSignal = (sig: NodeJS.Signals) => {
       stops++;
       if (stops > 1) process.exit(sig === 'SIGINT' ? 130 : 143);
@@ -53,7 +55,12 @@ export function registerSweep(program: Command, out: Out): void {
           },
           onPointStart: (p, i, total) => (level = `[${i + 1}${total ? `/${total}` : ''} ${p.name}] `),
           run: {
-            onStart: (i) => (pointRequests = i.total),
+            onStart: (i) => {
+              pointRequests = i.total;
+              // Every point loads the same dataset: its skipped records are announced once.
+              if (!warned) out.err.write(workloadWarningText(i.workload, 'tokenflood sweep: '));
+              warned = true;
+            },
             onAggregator: (agg) => {
               if (!s.quiet) stopProgress = startProgress(agg, pointRequests, out.err, level);
             },
