@@ -4,6 +4,7 @@ import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildProgram } from '../dist/cli/main.js';
+import { optionHelp } from '../dist/cli/help.js';
 
 const docs = join(dirname(fileURLToPath(import.meta.url)), '..', 'docs', 'commands');
 const START = '<!-- flags:start -->';
@@ -21,10 +22,7 @@ for (const cmd of buildProgram(io).commands) {
   const options = [...cmd.options, ...cmd.commands.flatMap((c) => c.options)];
   const rows = options
     .filter((o) => o.long !== '--help')
-    .map((o) => {
-      const dflt = o.defaultValue !== undefined && !o.negate && typeof o.defaultValue !== 'boolean' ? ` (default: ${JSON.stringify(o.defaultValue)})` : '';
-      return `| \`${esc(o.flags)}\` | ${esc(o.description)}${esc(dflt)} |`;
-    });
+    .map((o) => `| \`${esc(o.flags)}\` | ${esc(optionHelp(o))} |`);
   const table = [START, '', '| flag | meaning |', '|---|---|', ...rows, '', END].join('\n');
   let text = readFileSync(file, 'utf8');
   if (text.includes(START) && text.includes(END)) text = text.slice(0, text.indexOf(START)) + table + text.slice(text.indexOf(END) + END.length);

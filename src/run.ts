@@ -33,7 +33,7 @@ import { VERSION } from './version.js';
 
 export interface RunHooks {
   /** Called once the target is known, before the first request. */
-  onStart?(info: { baseUrl: string; embedded: boolean; model: string; outDir: string; total: number | undefined }): void;
+  onStart?(info: { baseUrl: string; embedded: boolean; model: string; outDir: string; total: number | undefined; workload: Record<string, unknown> }): void;
   onRecord?(r: RequestRecord): void;
   /** The live aggregator, for progress displays. */
   onAggregator?(agg: LiveAggregator): void;
@@ -142,7 +142,7 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
   const requests =
     c.requests ?? (workload.size !== undefined && c.duration === undefined ? Math.max(0, workload.size - c.warmup) : defaultRequests);
 
-  const target = await openTarget(c.baseUrl, c.tokenizer);
+  const target = await openTarget(c.baseUrl, c.tokenizer, c);
   let executor: Executor | undefined;
   try {
     const probe = new Agent();
@@ -183,7 +183,7 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
     const health = startHealthMonitor(now, { threads: workers });
     const counting = executor;
     const agg = new LiveAggregator(now, () => counting.contentEvents());
-    opts.hooks?.onStart?.({ baseUrl: redactUrl(target.baseUrl), embedded: target.embedded, model: pf.model, outDir, total: requests });
+    opts.hooks?.onStart?.({ baseUrl: redactUrl(target.baseUrl), embedded: target.embedded, model: pf.model, outDir, total: requests, workload: runMeta.workload as Record<string, unknown> });
     opts.hooks?.onAggregator?.(agg);
 
     const url = joinUrl(target.baseUrl, ENDPOINT_PATHS[c.endpoint]);

@@ -25,6 +25,7 @@ import { createTextSource, type TextSource } from './sim/http/text.js';
 import { simulateRun, type SimulateRunResult, type VirtualRecord, type VirtualRequest } from './sim/virtual.js';
 import { redactedConfig, type RunResult } from './run.js';
 import { VERSION } from './version.js';
+import { EMBEDDED_SIM_KEYS } from './config/embedded-sim.js';
 
 /** Engine options of the sim server that a simulation takes (tokenizer and max-model-len are shared with the run config). */
 export const simEngineOptionsSchema = simServerOptionsSchema.pick({
@@ -47,7 +48,7 @@ export type ResolvedSimEngineOptions = z.output<typeof simEngineOptionsSchema>;
 export const SIM_ENGINE_KEYS = Object.keys(simEngineOptionsSchema.shape) as (keyof SimEngineOptions)[];
 
 /** Run options that only mean something against a real server; accepted (so a run config file works) and ignored. */
-export const NOT_MODELLED_KEYS = ['baseUrl', 'apiKey', 'header', 'timeout', 'idleTimeout', 'retry', 'maxErrorRate', 'gracePeriod', 'transport', 'workers'] as const;
+export const NOT_MODELLED_KEYS = ['baseUrl', 'apiKey', 'header', 'timeout', 'idleTimeout', 'retry', 'maxErrorRate', 'gracePeriod', 'transport', 'workers', ...EMBEDDED_SIM_KEYS] as const;
 
 export type SimulateInput = RunConfigInput & SimEngineOptions;
 

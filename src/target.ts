@@ -2,6 +2,7 @@
 import { request, type Dispatcher } from 'undici';
 import { TokenfloodError, UsageError } from './errors.js';
 import { joinUrl, redactUrl } from './util/url.js';
+import { startEmbeddedServer, type EmbeddedSimOptions } from './config/embedded-sim.js';
 
 export interface Target {
   baseUrl: string;
@@ -12,11 +13,10 @@ export interface Target {
 }
 
 /** The user's server, or the embedded simulated server counting tokens with the run's tokenizer (so usage matches). */
-export async function openTarget(baseUrl: string | undefined, tokenizer?: string): Promise<Target> {
+export async function openTarget(baseUrl: string | undefined, tokenizer?: string, sim: Partial<EmbeddedSimOptions> = {}): Promise<Target> {
   if (baseUrl) return { baseUrl: joinUrl(baseUrl, ''), embedded: false, isolation: null, close: async () => {} };
-  const { startEmbeddedSimServer } = await import('./sim/embedded.js');
-  const sim = await startEmbeddedSimServer({ port: 0, tokenizer });
-  return { baseUrl: sim.baseUrl, embedded: true, isolation: sim.isolation, close: () => sim.close() };
+  const server = await startEmbeddedServer(sim, { tokenizer });
+  return { baseUrl: server.baseUrl, embedded: true, isolation: server.isolation, close: () => server.close() };
 }
 
 export interface Preflight {

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { capacityInputSchema, planCapacity, type CapacityInput, type CapacityReport } from '../sim/capacity.js';
 import { addFlags, collectFlags, flagSpecs, issueProblems } from '../sim/flags.js';
+import type { Out } from './io.js';
 
 const SPECS = flagSpecs(capacityInputSchema.shape);
 const GiB = 1024 ** 3;
@@ -20,6 +21,16 @@ export function capacityInputFromFlags(values: Record<string, unknown>): Capacit
 const gib = (b: number): string => `${(b / GiB).toFixed(2)} GiB`;
 const ms = (v: number): string => `${v.toFixed(2)} ms`;
 
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** "64 requests in flight; replicas sized for 76.8 (64 + 20% safety margin, --margin 0.2)": what the margin is added to. */
+function targetText(r: CapacityReport): string {
+  const load = `${plural(r.concurrency, 'request')} in flight`;
+  if (r.margin === 0) return `${load}; replicas sized for exactly that (--margin 0)`;
+  const sized = Number((r.concurrency * (1 + r.margin)).toFixed(1));
+  return `${load}; replicas sized for ${sized} (${r.concurrency} + ${Number((r.margin * 100).toFixed(1))}% safety margin, --margin ${r.margin})`;
+}
+
 /** The report as label/value rows. */
 export function capacityTable(r: CapacityReport): string {
   const rows: [string, string][] = [
@@ -34,22 +45,22 @@ export function capacityTable(r: CapacityReport): string {
     [`TPOT at ${r.concurrencyPerReplica} / replica`, ms(r.tpotAtConcurrencyMs)],
     ['E2E per request', ms(r.e2eMs)],
     ['output tok/s / replica', r.outputTokensPerSecondPerReplica.toFixed(0)],
-    ['target concurrency', `${r.concurrency} (+${Math.round(r.margin * 100)}% margin)`],
+    ['target concurrency', targetText(r)],
     ['max concurrency / replica', String(r.maxConcurrencyPerReplica)],
-    ['replicas / GPUs', `${r.replicas} x TP${r.tp} = ${r.gpus} GPUs`],
+    ['replicas / GPUs', `${plural(r.replicas, 'replica')} x TP${r.tp} = ${plural(r.gpus, 'GPU')}`],
     ['bottleneck', r.bottleneckText],
   ];
   const w = Math.max(...rows.map(([k]) => k.length));
   return rows.map(([k, v]) => `${k.padEnd(w)}  ${v}`).join('\n') + '\n';
 }
 
-export function registerCapacity(program: Command): void {
+export function registerCapacity(program: Command, out: Pick<Out, 'out'> = { out: process.stdout }): void {
   const cmd = program
     .command('capacity')
     .description('estimate memory, KV capacity, prefill/decode times and GPUs needed for a model, GPU and load');
   addFlags(cmd, SPECS);
   cmd.option('--json', 'print one JSON document instead of the table').action((values: Record<string, unknown>) => {
     const report = planCapacity(capacityInputFromFlags(values));
-    process.stdout.write(values.json ? `${JSON.stringify(snakeKeys(report), null, 2)}\n` : capacityTable(report));
+    out.out.write(values.json ? `${JSON.stringify(snakeKeys(report), null, 2)}\n` : capacityTable(report));
   });
 }

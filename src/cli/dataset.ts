@@ -6,7 +6,7 @@ import { loadDataset, type DatasetFormat } from '../dataset/load.js';
 import { datasetStats, parseBuckets, DEFAULT_BUCKETS, type Bucket, type DatasetStats } from '../dataset/stats.js';
 import { parseTrace } from '../dataset/replay.js';
 import type { DatasetItem } from '../dataset/items.js';
-import { fmt, pct, table } from '../report/format.js';
+import { pct, table } from '../report/format.js';
 import { readFileSync } from 'node:fs';
 import type { Out } from './io.js';
 
@@ -23,8 +23,11 @@ interface StatsOptions {
 function render(file: string, tokenizer: string, s: DatasetStats, problems: string[]): string {
   const rows = (h: Bucket[], o: Bucket[]) =>
     h.map((b, i) => [b.bucket, String(b.count), pct(b.share), String(o[i].count), pct(o[i].share)]);
+  // Token counts in whole tokens in every column (fmt() would switch to one decimal above 100); the mean keeps one.
+  const tokens = (x: number | null | undefined): string => (x === null || x === undefined || !Number.isFinite(x) ? '-' : String(Math.round(x)));
+  const mean = (x: number | null | undefined): string => (x === null || x === undefined || !Number.isFinite(x) ? '-' : x.toFixed(1));
   const line = (name: string, d: DatasetStats['input_tokens']) =>
-    [name, String(d.count), fmt(d.mean, 1), fmt(d.p50, 0), fmt(d.p90, 0), fmt(d.p99, 0), fmt(d.min, 0), fmt(d.max, 0)];
+    [name, String(d.count), mean(d.mean), tokens(d.p50), tokens(d.p90), tokens(d.p99), tokens(d.min), tokens(d.max)];
   const out = [
     `${file}: ${s.items} items, ${s.requests} requests${s.conversations ? ` (${s.conversations} multi-turn conversations)` : ''}; tokens counted with ${tokenizer}`,
     '',
@@ -64,7 +67,7 @@ export function registerDataset(program: Command, out: Out): void {
     .option('--max-model-len <n>', 'count requests whose input + max_tokens exceeds N')
     .option('--json', 'print the statistics as one JSON document')
     .option('--tokenizer <name|path>', 'tokenizer: cl100k_base, o200k_base or a Hugging Face tokenizer folder / tokenizer.json', 'cl100k_base')
-    .addOption(new Option('--dataset-format <format>', 'file format').choices(['auto', 'jsonl', 'sharegpt', 'csv', 'replay']).default('auto'))
+    .addOption(new Option('--dataset-format <auto|jsonl|sharegpt|csv|replay>', 'file format').choices(['auto', 'jsonl', 'sharegpt', 'csv', 'replay']).default('auto'))
     .option('--dataset-field <key=column,...>', 'field mapping, e.g. prompt=question,max_tokens=len; repeatable', (v: string, prev: string[]) => [...prev, v], [] as string[])
     .option('--strict', 'fail on any bad record');
   stats.action((file: string) => {

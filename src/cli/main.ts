@@ -13,6 +13,7 @@ import { registerSimulate } from './simulate.js';
 import { registerDataset } from './dataset.js';
 import { takeExitCode, type Out } from './io.js';
 import { stripControls } from '../util/terminal-text.js';
+import { applyHelpFormat } from './help.js';
 
 /** The whole command tree (also used by the docs check, which wants every flag documented). */
 export function buildProgram(io: Out): Command {
@@ -27,10 +28,11 @@ export function buildProgram(io: Out): Command {
   registerSweep(program, io);
   registerCompare(program, io);
   registerServe(program);
-  registerCapacity(program);
+  registerCapacity(program, io);
   registerSimulate(program, io);
   registerDataset(program, io);
   for (const c of program.commands) c.exitOverride().configureOutput({ writeOut: (s) => io.out.write(s), writeErr: (s) => io.err.write(s) });
+  applyHelpFormat(program);
   return program;
 }
 

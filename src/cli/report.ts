@@ -10,6 +10,8 @@ import type { Out } from './io.js';
 import { stripControls } from '../util/terminal-text.js';
 import { writeRunReport } from '../report/html/run-report.js';
 import { writeSweepReport } from '../report/html/sweep-report.js';
+import { renderSweep } from '../sweep/terminal.js';
+import type { SweepDoc } from '../sweep/sweep.js';
 
 /** Rebuild a run's summary from its raw records (and run.json for metadata). */
 export function rebuildSummary(dir: string): { summary: Summary; warnings: string[] } {
@@ -33,17 +35,33 @@ export function rebuildSummary(dir: string): { summary: Summary; warnings: strin
   return { summary: buildSummary(records, run, conc), warnings };
 }
 
+/** A sweep directory's sweep.json, as text and parsed; a file that does not parse is a UsageError naming it. */
+export function readSweepJson(dir: string): { text: string; doc: SweepDoc } {
+  const file = join(dir, 'sweep.json');
+  let text = '';
+  try {
+    text = readFileSync(file, 'utf8');
+    const doc = JSON.parse(text) as SweepDoc;
+    if (!doc || typeof doc !== 'object' || !Array.isArray(doc.points)) throw new Error('no points list');
+    return { text, doc };
+  } catch (e) {
+    throw new UsageError([`report: ${file} is not a sweep document (${(e as Error).message})`]);
+  }
+}
+
 export function registerReport(program: Command, out: Out): void {
   program
     .command('report')
-    .description('recompute summary.json from a results directory\'s requests.jsonl and print it')
-    .argument('<dir>', 'results directory of a run')
-    .option('--json', 'print the summary as one JSON document on stdout')
-    .option('--no-write', 'do not rewrite DIR/summary.json')
+    .description('recompute summary.json from a run directory\'s requests.jsonl and print it; for a sweep directory, print its table')
+    .argument('<dir>', 'results directory of a run or a sweep')
+    .option('--json', 'print the summary (for a sweep: sweep.json) as one JSON document on stdout')
+    .option('--no-write', 'do not rewrite DIR/summary.json (a sweep directory is never rewritten)')
     .option('--html', 'also write DIR/report.html (for a sweep directory: the sweep report)')
     .action((dir: string, o: { json?: boolean; write: boolean; html?: boolean }) => {
-      if (o.html && existsSync(join(dir, 'sweep.json'))) {
-        out.err.write(`wrote ${writeSweepReport(dir)}\n`);
+      if (existsSync(join(dir, 'sweep.json'))) {
+        const sweep = readSweepJson(dir);
+        if (o.html) out.err.write(`wrote ${writeSweepReport(dir)}\n`);
+        out.out.write(o.json ? `${sweep.text.trimEnd()}\n` : `${renderSweep(sweep.doc)}\n`);
         return;
       }
       const { summary, warnings } = rebuildSummary(dir);

@@ -11,6 +11,7 @@ import { startProgress } from '../report/progress.js';
 import { setExitCode, type Out } from './io.js';
 import { safeTerminalText } from '../report/format.js';
 import { stripControls } from '../util/terminal-text.js';
+import { workloadWarningText } from './workload-warnings.js';
 
 /**
  * Print a finished run: one JSON document with --json, else the rendered table; with --slo, the verdict and
@@ -34,7 +35,7 @@ export function printResult(result: RunResult, c: RunConfig, out: Out, rendered:
 export function registerRun(program: Command, out: Out): void {
   const cmd = program
     .command('run')
-    .description('run a benchmark against an OpenAI-compatible server (default: the embedded simulated server)')
+    .description('run a benchmark against an OpenAI-compatible server (default the embedded simulated server)')
     .option('--config <file>', 'YAML or JSON file of options (keys are flag names); flags override it');
   addFlags(cmd, RUN_FLAGS);
   cmd.action(async () => {
@@ -66,6 +67,7 @@ export function registerRun(program: Command, out: Out): void {
                 : `tokenflood: target ${safeTerminalText(s.baseUrl, 400)}\n`,
             );
             info.write(`model ${safeTerminalText(s.model, 200)}, results in ${s.outDir}\n`);
+            out.err.write(workloadWarningText(s.workload, 'tokenflood: '));
             total = s.total;
           },
           onAggregator: (agg) => {

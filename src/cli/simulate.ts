@@ -6,19 +6,19 @@ import { toKebab } from '../config/parse.js';
 import { readConfigFile } from '../config/load.js';
 import { UsageError } from '../errors.js';
 import { renderSummary } from '../report/terminal.js';
-import type { Summary } from '../metrics/summary.js';
 import { addFlags as addEngineFlags, collectFlags, flagSpecs } from '../sim/flags.js';
 import { NOT_MODELLED_KEYS, resolveSimulate, simEngineOptionsSchema, simulate, SIM_ENGINE_KEYS } from '../simulate.js';
 import { addFlags, givenFlags } from './options.js';
 import { printResult } from './run.js';
 import type { Out } from './io.js';
+import { workloadWarningText } from './workload-warnings.js';
 
 /** Run flags that mean something without a server, with help reworded where the meaning shifts. */
 export const SIMULATE_RUN_FLAGS: Record<string, FlagSpec> = Object.fromEntries(
   Object.entries({
     ...RUN_FLAGS,
-    model: { flag: '--model <name>', help: 'model name in the records (default: the model profile id); <profile-id>-reasoning streams the first --reasoning-share of output tokens as reasoning' },
-    maxModelLen: { flag: '--max-model-len <n>', help: "the engine's max_model_len, and (as in run) skip workload items whose input + max_tokens exceed it (default: model limit capped by KV capacity; longer requests get vLLM's HTTP 400)" },
+    model: { flag: '--model <name>', help: 'model name in the records (default the model profile id); <profile-id>-reasoning streams the first --reasoning-share of output tokens as reasoning' },
+    maxModelLen: { flag: '--max-model-len <n>', help: "the engine's max_model_len, and (as in run) skip workload items whose input + max_tokens exceed it (default model limit capped by KV capacity; longer requests get vLLM's HTTP 400)" },
     seed: { flag: '--seed <n>', help: 'sampling seed: recorded only (the engine model does not sample text)' },
   }).filter(([k]) => !(NOT_MODELLED_KEYS as readonly string[]).includes(k)),
 );
@@ -30,19 +30,6 @@ export function readSimulateConfigFile(path: string): Record<string, unknown> {
   const { values, problems } = readConfigFile(path, [...Object.keys(RUN_FLAGS), ...SIM_ENGINE_KEYS]);
   if (problems.length) throw new UsageError(problems);
   return values;
-}
-
-/** The summary table under a banner that says these are predictions. */
-export function renderSimulatedSummary(s: Summary): string {
-  const e = (s.run.engine ?? {}) as Record<string, unknown>;
-  const what = `${String(e.model_profile)} on ${String(e.tp)}x ${String(e.gpu)}`;
-  return [
-    `PREDICTION: simulated by the tokenflood engine model (${what}) on a virtual clock, not measured on a server.`,
-    '',
-    renderSummary(s),
-    '',
-    'These figures are predictions of the engine model (roofline step cost, vLLM-style scheduler, KV cache); see docs/sim.md for what is and is not modelled.',
-  ].join('\n');
 }
 
 export function registerSimulate(program: Command, out: Out): void {
@@ -65,6 +52,7 @@ export function registerSimulate(program: Command, out: Out): void {
     if (resolved.ignored.length)
       out.err.write(`tokenflood simulate: ignored (not modelled): ${resolved.ignored.map((k) => `--${toKebab(k)}`).join(', ')}\n`);
     const result = await simulate(resolved);
-    printResult(result, c, out, `${renderSimulatedSummary(result.summary)}\n\nsimulated in ${(result.wallMs / 1000).toFixed(2)} s of wall time`);
+    out.err.write(workloadWarningText(result.summary.run.workload as Record<string, unknown> | undefined, 'tokenflood simulate: '));
+    printResult(result, c, out, `${renderSummary(result.summary)}\n\nsimulated in ${(result.wallMs / 1000).toFixed(2)} s of wall time`);
   });
 }

@@ -7,6 +7,8 @@ import { runSweep } from '../sweep/sweep.js';
 import { pointLine, renderSweep } from '../sweep/terminal.js';
 import { safeTerminalText } from '../report/format.js';
 import { stripControls } from '../util/terminal-text.js';
+import { startProgress } from '../report/progress.js';
+import { workloadWarningText } from './workload-warnings.js';
 
 export function registerSweep(program: Command, out: Out): void {
   const cmd = program
@@ -26,6 +28,11 @@ export function registerSweep(program: Command, out: Out): void {
     const ac = new AbortController();
     let doneCount = 0;
     let stops = 0;
+    // Progress within a level: the point's live progress line on stderr, stopped when the point is done.
+    let stopProgress: (() => void) | undefined;
+    let level = '';
+    let pointRequests: number | undefined;
+    let warned = false;
     const onSignal = (sig: NodeJS.Signals) => {
       stops++;
       if (stops > 1) process.exit(sig === 'SIGINT' ? 130 : 143);
@@ -47,7 +54,20 @@ export function registerSweep(program: Command, out: Out): void {
             );
             info.write(`${i.points === undefined ? '--auto search' : `${i.points} points`}, results in ${i.outDir}\n`);
           },
+          onPointStart: (p, i, total) => (level = `[${i + 1}${total ? `/${total}` : ''} ${p.name}] `),
+          run: {
+            onStart: (i) => {
+              pointRequests = i.total;
+              // Every point loads the same dataset: its skipped records are announced once.
+              if (!warned) out.err.write(workloadWarningText(i.workload, 'tokenflood sweep: '));
+              warned = true;
+            },
+            onAggregator: (agg) => {
+              if (!s.quiet) stopProgress = startProgress(agg, pointRequests, out.err, level);
+            },
+          },
           onPointDone: (r) => {
+            stopProgress?.();
             if (!s.quiet) info.write(`${safeTerminalText(pointLine(r, doneCount++, s.auto ? undefined : s.points.length), 400)}\n`);
           },
         },
@@ -60,6 +80,7 @@ export function registerSweep(program: Command, out: Out): void {
         setExitCode(1);
       }
     } finally {
+      stopProgress?.();
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
     }

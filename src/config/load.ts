@@ -4,6 +4,7 @@ import { parse as parseYaml } from 'yaml';
 import { UsageError } from '../errors.js';
 import { RunConfigSchema, RUN_FLAGS, describeIssues, type RunConfig, type RunConfigInput } from './schema.js';
 import { parseSlo } from '../metrics/slo.js';
+import { embeddedSimProblems } from './embedded-sim.js';
 import { didYouMean, parseHeaders, toCamel, toKebab } from './parse.js';
 
 const KEYS = Object.keys(RUN_FLAGS);
@@ -82,6 +83,7 @@ export function resolveRunConfig(inp: ResolveInput): ResolvedRun {
       problems.push(...((e as UsageError).problems ?? [String(e)]));
     }
   if (c.failOnSlo && !c.slo) problems.push('--fail-on-slo: needs --slo');
+  problems.push(...embeddedSimProblems(c, c.baseUrl));
   if (problems.length) throw new UsageError(problems);
   if (c.concurrency === undefined && c.rate === undefined) c.concurrency = 1;
   return { config: c, headers };

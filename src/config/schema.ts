@@ -1,6 +1,7 @@
 // The run config: one zod schema (the single source of truth), its defaults, flag table and validation.
 import { z } from 'zod';
 import { WorkloadSchema, WORKLOAD_FLAGS } from './workload.js';
+import { EmbeddedSimSchema, EMBEDDED_SIM_FLAGS } from './embedded-sim.js';
 import type { FlagTable } from './flags.js';
 import { parseDurationS } from './parse.js';
 import { MAX_TIMER_MESSAGE, MAX_TIMER_S } from '../util/timer.js';
@@ -60,15 +61,16 @@ export const OutputSchema = z.object({
 export const RunConfigSchema = TargetSchema.extend(LoadSchema.shape)
   .extend(WorkloadSchema.shape)
   .extend(OutputSchema.shape)
+  .extend(EmbeddedSimSchema.shape)
   .strict();
 
 export type RunConfigInput = z.input<typeof RunConfigSchema>;
 export type RunConfig = z.output<typeof RunConfigSchema>;
 
 export const RUN_FLAGS: FlagTable<RunConfigInput> = {
-  baseUrl: { flag: '--base-url <url>', help: 'OpenAI-compatible root, e.g. http://127.0.0.1:8000/v1; a query string (?api-version=...) is kept after the endpoint path (default: start the embedded simulated server)' },
+  baseUrl: { flag: '--base-url <url>', help: 'OpenAI-compatible root, e.g. http://127.0.0.1:8000/v1; a query string (?api-version=...) is kept after the endpoint path (default start the embedded simulated server)' },
   apiKey: { flag: '--api-key <key>', help: 'API key sent as a Bearer token (also OPENAI_API_KEY or TOKENFLOOD_API_KEY); never written anywhere' },
-  model: { flag: '--model <name>', help: 'model name (default: the first id from GET /models)' },
+  model: { flag: '--model <name>', help: 'model name (default the first id from GET /models)' },
   endpoint: { flag: '--endpoint <chat|completions>', help: 'API to load: chat (/chat/completions) or completions (/completions) (default chat)' },
   header: { flag: '--header <K: V>', help: 'extra HTTP header, repeatable; values are written redacted except for a few harmless headers (docs/reliability.md)', repeatable: true },
   timeout: { flag: '--timeout <seconds>', help: 'per-request timeout, e.g. 600 or 10m (default 600 s)' },
@@ -94,6 +96,7 @@ export const RUN_FLAGS: FlagTable<RunConfigInput> = {
   slo: { flag: '--slo <list>', help: 'service level objectives, e.g. ttft_p99=2000ms,tpot_p99=50ms,e2e_p99=30s,error_rate=1%; reports goodput and pass/fail' },
   failOnSlo: { flag: '--fail-on-slo', help: 'exit 1 when the --slo objectives are not met' },
   ...WORKLOAD_FLAGS,
+  ...EMBEDDED_SIM_FLAGS,
 };
 
 /** Turn zod issues into one line each, naming the flag (or config key) that was wrong. */

@@ -10,12 +10,20 @@ function interruptedOutcome(cancelled: number, inFlight: unknown): string {
   return 'no request had to be cancelled';
 }
 
+/** Why a hidden row equals TTFT, from what the run's data shows (TTFAT = TTFT unless a stream starts with reasoning). */
+function sameAsTtftReason(k: 'ttfat_ms' | 'first_event_ms', s: Summary): string {
+  if (k === 'first_event_ms') return 'first event equals TTFT in this run: every stream\'s first event arrived with its first token (no earlier empty chunk)';
+  return (s.reasoning_tokens.max ?? 0) > 0
+    ? 'TTFAT equals TTFT in this run: the first token of every stream was an answer token, ahead of its reasoning'
+    : 'TTFAT equals TTFT in this run: no reasoning tokens';
+}
+
 export function renderSummary(s: Summary): string {
   const run = s.run as Record<string, unknown>;
   const out: string[] = [];
   const scale = run.sim_time_scale;
   out.push(`model ${String(run.model)} at ${String(run.target_url)}${run.embedded_server ? ' (embedded simulated server)' : ''}`);
-  if (run.simulated === true) out.push('PREDICTION of the simulated engine model (virtual clock), not a measurement of a server');
+  if (run.simulated === true) out.push('PREDICTION of the simulated engine model (virtual clock), not a measurement of a server: see docs/sim.md for what is modelled');
   if (typeof scale === 'number' && scale !== 1)
     out.push(`NOTE: simulated server running ${scale}x faster than real time: latencies are scaled, not real`);
   if (typeof run.stop_message === 'string') out.push(`STOPPED EARLY: ${run.stop_message}`);
@@ -44,8 +52,7 @@ export function renderSummary(s: Summary): string {
     return [label, fmt(d.mean), fmt(d.stdev), fmt(d.p50), fmt(d.p90), fmt(d.p95), fmt(d.p99), fmt(d.max)];
   });
   out.push(table(['metric', 'mean', 'stdev', 'p50', 'p90', 'p95', 'p99', 'max'], rows));
-  if (sameAsTtft.length)
-    out.push(`(${sameAsTtft.map((k) => (k === 'ttfat_ms' ? 'TTFAT' : 'first event')).join(' and ')} ${sameAsTtft.length > 1 ? 'equal' : 'equals'} TTFT in this run: no reasoning tokens${sameAsTtft.length > 1 ? ', no early empty chunk' : ''})`);
+  if (sameAsTtft.length) out.push(`(${sameAsTtft.map((k) => sameAsTtftReason(k, s)).join('; ')})`);
   if (r.errors.length) {
     out.push('', 'errors:');
     for (const e of r.errors)

@@ -19,7 +19,7 @@ export const capacityInputSchema = z.object({
   outputTokens: z.number().int().min(1).default(256).describe('output tokens per request'),
   concurrency: z.number().int().min(1).optional().describe('target requests in flight (default 1 unless --rate)'),
   rate: z.number().gt(0).optional().describe('target requests per second (concurrency from Little\'s law)'),
-  margin: z.number().min(0).max(10).default(0.2).describe('safety margin on the target concurrency'),
+  margin: z.number().min(0).max(10).default(0.2).describe('safety margin added to the target concurrency when sizing replicas, as a fraction: 0.2 = 20% more'),
   gpuMemoryUtilization: engine.gpuMemoryUtilization.describe('fraction of GPU memory for weights + KV cache'),
   maxNumSeqs: engine.maxNumSeqs.describe('max sequences per step'),
   maxNumBatchedTokens: engine.maxNumBatchedTokens.describe('token budget per step'),

@@ -34,16 +34,20 @@ export function flagSpecs(shape: Record<string, z.ZodType>, skip: readonly strin
   return out;
 }
 
-/** Register every flag on `cmd`. Booleans that default to true become --no-<flag>. Values stay strings until parse. */
+/**
+ * Register every flag on `cmd`. Booleans that default to true become --no-<flag>; enum values are listed in the
+ * flag term, as run's flags do. Values stay strings until parse; defaults are shown, not set, so that only flags
+ * the user gave are collected (a config file can set the rest).
+ */
 export function addFlags(cmd: Command, specs: readonly FlagSpec[]): void {
   for (const f of specs) {
-    const dflt = f.defaultValue === undefined ? '' : ` (default: ${String(f.defaultValue)})`;
+    const dflt = f.defaultValue === undefined ? '' : ` (default ${String(f.defaultValue)})`;
     if (f.kind === 'boolean') {
-      if (f.defaultValue === true) cmd.option(`--no-${f.flag}`, `turn off: ${f.description}`);
+      if (f.defaultValue === true) cmd.option(`--no-${f.flag}`, `turn off ${f.description}`);
       else cmd.option(`--${f.flag}`, `${f.description}${dflt}`);
     } else {
-      const choices = f.values ? ` [${f.values.join('|')}]` : '';
-      cmd.option(`--${f.flag} <${f.kind === 'number' ? 'n' : 'value'}>`, `${f.description}${choices}${dflt}`);
+      const arg = f.values ? f.values.join('|') : f.kind === 'number' ? 'n' : 'value';
+      cmd.option(`--${f.flag} <${arg}>`, `${f.description}${dflt}`);
     }
   }
 }

@@ -7,6 +7,7 @@ import { readConfigFile, resolveRunConfig, type ResolvedRun } from '../config/lo
 import { parseDurationS } from '../config/parse.js';
 import { MAX_TIMER_MESSAGE, MAX_TIMER_S } from '../util/timer.js';
 import type { FlagSpec } from '../config/flags.js';
+import { EmbeddedSimSchema, EMBEDDED_SIM_FLAGS, embeddedSimProblems } from '../config/embedded-sim.js';
 import { parseSlo, type Slo } from '../metrics/slo.js';
 import { AS_CONFIGURED, buildGrid, isAsConfigured, parseInputOutputList, parseNumberList, type InputOutput, type LoadMode, type LoadStep, type PointSpec } from './grid.js';
 
@@ -39,10 +40,7 @@ export const SweepSchema = z
     minGain: fraction.default(0.05),
     refine: z.coerce.number().int().min(0).max(10).default(2),
     maxConcurrency: z.coerce.number().int().positive().default(256),
-    simTimeScale: z.coerce.number().positive().optional(),
-    simMaxNumSeqs: z.coerce.number().int().positive().optional(),
-    simGpu: z.string().min(1).optional(),
-    simModel: z.string().min(1).optional(),
+    ...EmbeddedSimSchema.shape,
     out: z.string().min(1).optional(),
     overwrite: z.boolean().default(false),
     json: z.boolean().default(false),
@@ -57,7 +55,7 @@ type SweepParsed = z.output<typeof SweepSchema>;
 export const SWEEP_FLAGS: { [K in Exclude<keyof SweepInput, 'points'>]-?: FlagSpec } = {
   concurrency: { flag: '--concurrency <list>', help: 'closed-loop levels, e.g. 1,2,4,8,16,32,64' },
   rate: { flag: '--rate <list>', help: 'open-loop request rates (req/s), e.g. 1,2,5,10' },
-  inputOutput: { flag: '--input-output <list>', help: 'input×output token pairs crossed with the levels, e.g. 256x256,2048x2048 (default: the lengths the run flags configure)' },
+  inputOutput: { flag: '--input-output <list>', help: 'input×output token pairs crossed with the levels, e.g. 256x256,2048x2048 (default the lengths the run flags configure)' },
   requests: { flag: '--requests <n|list>', help: 'measured requests per point; a list pairs one count with each level (default max(100, 4 x concurrency))' },
   duration: { flag: '--duration <time|list>', help: 'send for this long at each point, e.g. 30s; a list pairs one with each level' },
   auto: { flag: '--auto', help: 'find the limit: concurrency 1, 2, 4, … until throughput gains < --min-gain, an SLO breaks or errors exceed --max-error-rate; then refine between the last two levels' },
@@ -65,10 +63,7 @@ export const SWEEP_FLAGS: { [K in Exclude<keyof SweepInput, 'points'>]-?: FlagSp
   minGain: { flag: '--min-gain <x>', help: 'with --auto: stop when doubling concurrency adds less output throughput than this, e.g. 5% (default 5%)' },
   refine: { flag: '--refine <n>', help: 'with --auto: extra levels bisecting the last two (default 2)' },
   maxConcurrency: { flag: '--max-concurrency <n>', help: 'with --auto: highest concurrency to try (default 256)' },
-  simTimeScale: { flag: '--sim-time-scale <x>', help: 'embedded simulated server only: simulated ms per wall-clock ms (default 1)' },
-  simMaxNumSeqs: { flag: '--sim-max-num-seqs <n>', help: 'embedded simulated server only: max sequences per engine step (default 256)' },
-  simGpu: { flag: '--sim-gpu <id>', help: 'embedded simulated server only: GPU profile' },
-  simModel: { flag: '--sim-model <id>', help: 'embedded simulated server only: model profile' },
+  ...EMBEDDED_SIM_FLAGS,
   out: { flag: '--out <dir>', help: 'sweep directory (default results/<timestamp>-sweep/)' },
   overwrite: { flag: '--overwrite', help: 'allow writing into a directory that already holds a sweep' },
   json: { flag: '--json', help: 'print sweep.json as one JSON document on stdout (progress goes to stderr)' },
@@ -228,8 +223,7 @@ export function resolveSweepConfig(inp: ResolveSweepInput): ResolvedSweep {
   if (!s.auto && !s.rate && !s.concurrency && !s.points) problems.push('sweep: give --concurrency LIST, --rate LIST, a points list in the sweep file, or --auto');
   const { mode, steps } = s.auto ? { mode: 'concurrency' as const, steps: [] } : loadSteps(s, problems);
   if (s.auto && (s.requests?.length ?? 1) > 1) problems.push('--requests: --auto takes one count per level');
-  const simKeys = ['simTimeScale', 'simMaxNumSeqs', 'simGpu', 'simModel'] as const;
-  if (runFlags.baseUrl !== undefined && simKeys.some((k) => s[k] !== undefined)) problems.push('--sim-*: only apply to the embedded simulated server (no --base-url)');
+  problems.push(...embeddedSimProblems(s, runFlags.baseUrl as string | undefined));
   // Validate the run flags once, as the first point would use them.
   let base: ResolvedRun | undefined;
   try {

@@ -1,7 +1,8 @@
 // Sweep orchestration: one run per point (grid or --auto search) against one server, then sweep.json, sweep.csv and report.html.
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { run, redactedConfig } from '../run.js';
+import { run, redactedConfig, type RunHooks } from '../run.js';
+import { startEmbeddedServer } from '../config/embedded-sim.js';
 import { resolveRunConfig } from '../config/load.js';
 import type { RunConfigInput } from '../config/schema.js';
 import { TokenfloodError, UsageError } from '../errors.js';
@@ -52,6 +53,8 @@ export interface SweepHooks {
   onStart?(info: { baseUrl: string; embedded: boolean; outDir: string; points: number | undefined }): void;
   onPointStart?(p: PointSpec, index: number, total: number | undefined): void;
   onPointDone?(row: SweepRow): void;
+  /** Hooks of each point's run (progress within a level). */
+  run?: RunHooks;
 }
 
 export interface SweepResult {
@@ -66,13 +69,7 @@ function defaultSweepDir(): string {
 
 async function openServer(s: SweepConfig, baseUrl: string | undefined): Promise<{ baseUrl: string; embedded: boolean; close(): Promise<void> }> {
   if (baseUrl) return { baseUrl, embedded: false, close: async () => {} };
-  const { startEmbeddedSimServer } = await import('../sim/embedded.js');
-  const opts: Record<string, unknown> = { port: 0 };
-  if (s.simTimeScale !== undefined) opts.timeScale = s.simTimeScale;
-  if (s.simMaxNumSeqs !== undefined) opts.maxNumSeqs = s.simMaxNumSeqs;
-  if (s.simGpu !== undefined) opts.gpu = s.simGpu;
-  if (s.simModel !== undefined) opts.modelProfile = s.simModel;
-  const sim = await startEmbeddedSimServer(opts);
+  const sim = await startEmbeddedServer(s);
   return { baseUrl: sim.baseUrl, embedded: true, close: () => sim.close() };
 }
 
@@ -134,7 +131,7 @@ export async function runSweep(resolved: ResolvedSweep, opts: { hooks?: SweepHoo
     };
     let res: Awaited<ReturnType<typeof run>>;
     try {
-      res = await run(resolveRunConfig({ flags: flags as Record<string, unknown> }), { signal: opts.signal });
+      res = await run(resolveRunConfig({ flags: flags as Record<string, unknown> }), { signal: opts.signal, hooks: opts.hooks?.run });
     } catch (e) {
       // Before any point ran, an unreachable server or bad config is the user's to fix (exit 2, nothing written).
       // Later, the finished points are worth keeping: this point and the rest are marked failed.

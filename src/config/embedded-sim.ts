@@ -1,0 +1,56 @@
+// The embedded simulated server's options (--sim-*): one schema and flag set for every command that starts it (run, sweep).
+import { z } from 'zod';
+import type { FlagTable } from './flags.js';
+import { UsageError } from '../errors.js';
+import type { EmbeddedServer } from '../sim/embedded.js';
+
+export const EmbeddedSimSchema = z.object({
+  simTimeScale: z.coerce.number().positive().optional(),
+  simMaxNumSeqs: z.coerce.number().int().positive().optional(),
+  simGpu: z.string().min(1).optional(),
+  simModel: z.string().min(1).optional(),
+});
+
+export type EmbeddedSimInput = z.input<typeof EmbeddedSimSchema>;
+export type EmbeddedSimOptions = z.output<typeof EmbeddedSimSchema>;
+
+export const EMBEDDED_SIM_FLAGS: FlagTable<EmbeddedSimInput> = {
+  simTimeScale: { flag: '--sim-time-scale <x>', help: 'embedded simulated server only: simulated ms per wall-clock ms, e.g. 10 = ten times faster (default 1)' },
+  simMaxNumSeqs: { flag: '--sim-max-num-seqs <n>', help: 'embedded simulated server only: max sequences per engine step (default 256)' },
+  simGpu: { flag: '--sim-gpu <id>', help: 'embedded simulated server only: GPU profile, e.g. a100-40gb (default h100)' },
+  simModel: { flag: '--sim-model <id>', help: 'embedded simulated server only: model profile, e.g. qwen2.5-7b (default llama-3.1-8b)' },
+};
+
+export const EMBEDDED_SIM_KEYS = ['simTimeScale', 'simMaxNumSeqs', 'simGpu', 'simModel'] as const satisfies readonly (keyof EmbeddedSimInput)[];
+
+/** Problems with --sim-* given next to --base-url (they would silently do nothing). */
+export function embeddedSimProblems(o: Partial<EmbeddedSimOptions>, baseUrl: string | undefined): string[] {
+  const given = EMBEDDED_SIM_KEYS.filter((k) => o[k] !== undefined);
+  if (baseUrl === undefined || !given.length) return [];
+  return [`${given.map((k) => EMBEDDED_SIM_FLAGS[k].flag.split(' ')[0]).join(', ')}: only apply to the embedded simulated server (no --base-url)`];
+}
+
+/** The sim server options the --sim-* values set (the rest keep the server's defaults). */
+export function embeddedServerOptions(o: Partial<EmbeddedSimOptions>): { timeScale?: number; maxNumSeqs?: number; gpu?: string; modelProfile?: string } {
+  return {
+    ...(o.simTimeScale !== undefined ? { timeScale: o.simTimeScale } : {}),
+    ...(o.simMaxNumSeqs !== undefined ? { maxNumSeqs: o.simMaxNumSeqs } : {}),
+    ...(o.simGpu !== undefined ? { gpu: o.simGpu } : {}),
+    ...(o.simModel !== undefined ? { modelProfile: o.simModel } : {}),
+  };
+}
+
+/**
+ * Start the embedded server with the --sim-* values; a bad value (unknown GPU or model profile) is a UsageError
+ * naming the --sim-* flags given, since the server's own message speaks of its --gpu/--model-profile.
+ */
+export async function startEmbeddedServer(o: Partial<EmbeddedSimOptions>, extra: { tokenizer?: string } = {}): Promise<EmbeddedServer> {
+  const { startEmbeddedSimServer } = await import('../sim/embedded.js');
+  try {
+    return await startEmbeddedSimServer({ port: 0, ...extra, ...embeddedServerOptions(o) });
+  } catch (e) {
+    const given = EMBEDDED_SIM_KEYS.filter((k) => o[k] !== undefined).map((k) => EMBEDDED_SIM_FLAGS[k].flag.split(' ')[0]);
+    if (e instanceof UsageError && given.length) throw new UsageError(e.problems.map((p) => `${given.join(', ')}: ${p}`));
+    throw e;
+  }
+}
