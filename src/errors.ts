@@ -5,6 +5,7 @@ export type ErrorCode =
   | 'E_UNREACHABLE' // target server could not be reached before the run: exit 2
   | 'E_CONFIG'
   | 'E_DATASET'
+  | 'E_WRITE' // a results file could not be written (disk full, ...): exit 1, sending stopped
   | 'E_INTERNAL';
 
 export class TokenfloodError extends Error {
@@ -27,4 +28,16 @@ export class UsageError extends TokenfloodError {
 
 export function isUsageError(e: unknown): e is UsageError {
   return e instanceof UsageError;
+}
+
+/** A results file could not be written. `file` is the path, `reason` the OS code (ENOSPC, EIO, ...). */
+export class WriteError extends TokenfloodError {
+  constructor(
+    readonly file: string,
+    readonly reason: string,
+    detail = '',
+  ) {
+    super('E_WRITE', `cannot write ${file}: ${reason}${detail ? `; ${detail}` : ''}`);
+    this.name = 'WriteError';
+  }
 }

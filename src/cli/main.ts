@@ -46,7 +46,8 @@ export async function main(argv: string[], io: Out = { out: process.stdout, err:
     }
     if (e instanceof TokenfloodError && e.code !== 'E_INTERNAL') {
       io.err.write(`tokenflood: ${e.message}\n`);
-      return 2;
+      // A write failure is not bad input: the run was (partly) done, so it is exit 1 like other run failures.
+      return e.code === 'E_WRITE' ? 1 : 2;
     }
     io.err.write(`tokenflood: internal error: ${(e as Error)?.stack ?? String(e)}\n`);
     return 1;
