@@ -84,31 +84,36 @@ describe('hostile paths and files', () => {
     expect(r.err).toMatch(/--dataset: .*long-line\.jsonl:2: line longer than 16 MiB/);
   }, 30_000);
 
-  it('a 50 MB JSONL dataset loads with peak memory well below 3x the file size', async () => {
-    const f = join(dir, 'big.jsonl');
+  // JSONL is read line by line, a ShareGPT JSON array element by element: memory follows the items, not the text.
+  it.each([
+    ['JSONL', 'big.jsonl', (i: number) => JSON.stringify({ prompt: `question ${i} ${'lorem ipsum dolor sit amet '.repeat(36)}`, max_tokens: 16 }), '', '\n', ''],
+    ['ShareGPT', 'big.json', (i: number) => JSON.stringify({ conversations: [{ from: 'human', value: `question ${i} ${'lorem ipsum dolor sit amet '.repeat(36)}` }, { from: 'gpt', value: 'ok' }] }), '[\n', ',\n', '\n]\n'],
+  ] as const)('a 50 MB %s dataset loads with peak memory well below 3x the file size', async (_name, name, record, open, sep, close) => {
+    const f = join(dir, name);
     const fd = openSync(f, 'w');
-    const line = (i: number) => JSON.stringify({ prompt: `question ${i} ${'lorem ipsum dolor sit amet '.repeat(36)}`, max_tokens: 16 }) + '\n';
-    // One line with non-ASCII text, as real datasets have: a whole-file string then needs two bytes per character.
-    let chunk = JSON.stringify({ prompt: 'naïve café ☕ — ünïcödé' }) + '\n';
+    // One record with non-ASCII text, as real datasets have: a whole-file string then needs two bytes per character.
+    let chunk = open + record(-1).replace('question', 'naïve café ☕ — ünïcödé');
     for (let i = 0; statSync(f).size < 50e6; i++) {
-      chunk += line(i);
+      chunk += sep + record(i);
       if (chunk.length > 1e6) {
         writeSync(fd, chunk);
         chunk = '';
       }
     }
+    writeSync(fd, chunk + close);
     closeSync(fd);
     const size = statSync(f).size;
     // maxRSS is the peak; the baseline (node itself, the module graph) is taken after the import, before the load.
     const script = `const { loadDataset } = await import(${JSON.stringify(LOAD)});
       const base = process.resourceUsage().maxRSS * 1024;
       const d = loadDataset(${JSON.stringify(f)});
-      console.log(JSON.stringify({ items: d.items.length, peak: process.resourceUsage().maxRSS * 1024 - base }));`;
+      console.log(JSON.stringify({ items: d.items.length, problems: d.problems.length, peak: process.resourceUsage().maxRSS * 1024 - base }));`;
     const r = await node(['--input-type=module', '-e', script], 120_000);
     expect(r.code, r.err).toBe(0);
-    const { items, peak } = JSON.parse(r.out) as { items: number; peak: number };
+    const { items, problems, peak } = JSON.parse(r.out) as { items: number; problems: number; peak: number };
+    expect(problems).toBe(0);
     expect(items).toBeGreaterThan(40_000);
-    console.log(`peak ${(peak / 1e6).toFixed(0)} MB for a ${(size / 1e6).toFixed(0)} MB file`);
+    console.log(`${name}: peak ${(peak / 1e6).toFixed(0)} MB for a ${(size / 1e6).toFixed(0)} MB file`);
     expect(peak, `peak ${(peak / 1e6).toFixed(0)} MB for a ${(size / 1e6).toFixed(0)} MB file`).toBeLessThan(size * 3);
   }, 150_000);
 });

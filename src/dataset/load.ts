@@ -4,16 +4,13 @@ import { extname } from 'node:path';
 import { UsageError } from '../errors.js';
 import { FIELD_KEYS, type DatasetItem, type FieldKey, type FieldMap, type ParsedDataset } from './items.js';
 import { jsonlRecords, type RawRecord } from './formats/jsonl.js';
-import { fileLines, textLines, type Line } from './formats/lines.js';
-import { mib, openRegularFile, readTextFile } from '../util/read-file.js';
-import { readJsonArray } from './formats/json-array.js';
+import { fileChunks, fileLines, textLines, type Line } from './formats/lines.js';
+import { openRegularFile } from '../util/read-file.js';
+import { jsonArrayRecords } from './formats/json-array.js';
 import { csvRecords } from './formats/csv.js';
 import { recordToItem, turnIndex } from './record.js';
 
 export type DatasetFormat = 'auto' | 'jsonl' | 'sharegpt' | 'csv';
-
-/** Largest JSON array (ShareGPT) dataset: it is parsed whole, which takes several times its size in memory. */
-export const MAX_JSON_ARRAY_BYTES = 1024 * 1024 * 1024;
 
 /** Parse `--dataset-field prompt=question,max_tokens=len` (possibly repeated) into a mapping. */
 export function parseFieldMap(entries: readonly string[]): FieldMap {
@@ -91,8 +88,8 @@ function collect(file: string, raw: Iterable<RawRecord>, map: FieldMap): { rows:
   return { rows, problems, records };
 }
 
-/** Records of a dataset in `fmt` from its lines (JSONL, CSV) or, for a JSON array, its whole text. */
-function records(file: string, fmt: 'jsonl' | 'sharegpt' | 'csv', lines: () => Iterable<Line>, whole: () => string, nonBlank: { seen: boolean }): Iterable<RawRecord> {
+/** Records of a dataset in `fmt`, read from its lines (JSONL, CSV) or, for a JSON array, its byte chunks. */
+function records(file: string, fmt: 'jsonl' | 'sharegpt' | 'csv', first: string, lines: () => Iterable<Line>, chunks: () => Iterable<Buffer>, nonBlank: { seen: boolean }): Iterable<RawRecord> {
   const watch = function* (src: Iterable<Line>): Generator<Line> {
     for (const l of src) {
       if (!nonBlank.seen && l.text.trim() !== '') nonBlank.seen = true;
@@ -100,12 +97,7 @@ function records(file: string, fmt: 'jsonl' | 'sharegpt' | 'csv', lines: () => I
     }
   };
   if (fmt === 'csv') return csvRecords(watch(lines()), extname(file).toLowerCase() === '.tsv' ? '\t' : ',', (n) => `${file}:${n}`);
-  if (fmt === 'sharegpt') {
-    const text = whole();
-    nonBlank.seen = text.trim() !== '';
-    if (text.trimStart().startsWith('[')) return readJsonArray(text);
-    return jsonlRecords(textLines(text, file));
-  }
+  if (fmt === 'sharegpt' && first === '[') return jsonArrayRecords(chunks(), file);
   return jsonlRecords(watch(lines()));
 }
 
@@ -118,7 +110,8 @@ function finish(file: string, fmt: 'jsonl' | 'sharegpt' | 'csv', c: ReturnType<t
 export function parseDataset(file: string, text: string, format: DatasetFormat = 'auto', map: FieldMap = {}): ParsedDataset {
   const fmt = format === 'auto' ? detectFormat(file, text) : format;
   const nonBlank = { seen: false };
-  const c = collect(file, records(file, fmt, () => textLines(text, file), () => text, nonBlank), map);
+  const first = text.trimStart()[0] ?? '';
+  const c = collect(file, records(file, fmt, first, () => textLines(text, file), () => [Buffer.from(text, 'utf8')], nonBlank), map);
   return finish(file, fmt, c, nonBlank.seen);
 }
 
@@ -145,7 +138,7 @@ function head(fd: number): string {
 /**
  * Read and parse a dataset file. Throws UsageError when the file cannot be read, holds no usable item,
  * or (with `strict`) has any bad record — listing every bad `file:line` at once. JSONL and CSV are read line
- * by line (a line over MAX_LINE_BYTES is an error naming file:line); a JSON array is read whole, up to MAX_JSON_ARRAY_BYTES.
+ * by line, a JSON array element by element (a line or element over MAX_LINE_BYTES is an error naming file:line).
  */
 export function loadDataset(file: string, o: DatasetOptions = {}): ParsedDataset {
   const flag = o.flag ?? '--dataset';
@@ -154,16 +147,10 @@ export function loadDataset(file: string, o: DatasetOptions = {}): ParsedDataset
   if ('problem' in opened) throw new UsageError([`${flag}: cannot read ${file}: ${opened.problem}`]);
   let parsed: ParsedDataset;
   try {
-    const fmt = (o.format ?? 'auto') === 'auto' ? detectFormat(file, head(opened.fd)) : (o.format as 'jsonl' | 'sharegpt' | 'csv');
-    const whole = () => {
-      if (opened.size > MAX_JSON_ARRAY_BYTES)
-        throw new UsageError([`${flag}: ${file} is ${mib(opened.size)}; a JSON array dataset is read whole and may be at most ${mib(MAX_JSON_ARRAY_BYTES)} (convert it to JSONL, which is read line by line)`]);
-      const r = readTextFile(file, MAX_JSON_ARRAY_BYTES);
-      if ('problem' in r) throw new UsageError([`${flag}: cannot read ${file}: ${r.problem}`]);
-      return r.text;
-    };
+    const first = head(opened.fd)[0] ?? '';
+    const fmt = (o.format ?? 'auto') === 'auto' ? detectFormat(file, first) : (o.format as 'jsonl' | 'sharegpt' | 'csv');
     const nonBlank = { seen: false };
-    parsed = finish(file, fmt, collect(file, records(file, fmt, () => fileLines(opened.fd, file), whole, nonBlank), map), nonBlank.seen);
+    parsed = finish(file, fmt, collect(file, records(file, fmt, first, () => fileLines(opened.fd, file), () => fileChunks(opened.fd), nonBlank), map), nonBlank.seen);
   } catch (e) {
     if (e instanceof UsageError) throw new UsageError(e.problems.map((p) => (p.startsWith(flag) || p.startsWith('--') ? p : `${flag}: ${p}`)));
     throw new UsageError([`${flag}: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`]);

@@ -68,3 +68,13 @@ export function* fileLines(fd: number, file: string, max = MAX_LINE_BYTES, chunk
   }
   yield { n, text: Buffer.concat(pending).toString('utf8') };
 }
+
+/** The bytes of an open file in chunks from its current position (one buffer, reused: copy what must outlive a step). */
+export function* fileChunks(fd: number, chunkBytes = CHUNK_BYTES): Generator<Buffer> {
+  const buf = Buffer.allocUnsafe(chunkBytes);
+  for (;;) {
+    const got = readSync(fd, buf, 0, buf.length, null);
+    if (got === 0) return;
+    yield buf.subarray(0, got);
+  }
+}
