@@ -46,6 +46,20 @@ describe('hostile paths and files', () => {
     expect(server.bodies.length).toBe(before);
   }, 30_000);
 
+  it('sweep --out under /proc: exit 2 at once naming --out, nothing sent', async () => {
+    const before = server.bodies.length;
+    const r = await node([CLI, 'sweep', '--base-url', server.baseUrl, '--concurrency', '1', '--requests', '1', '--out', '/proc/self/x']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/^tokenflood: --out: .*\/proc\/self\/x/m);
+    expect(server.bodies.length).toBe(before);
+  }, 30_000);
+
+  it('dataset stats FILE on a device: exit 2 naming it', async () => {
+    const r = await node([CLI, 'dataset', 'stats', '/dev/zero']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/cannot read \/dev\/zero: is a character device, not a regular file/);
+  }, 30_000);
+
   it('--config /dev/zero: exit 2 at once naming --config (not a regular file)', async () => {
     const r = await run('--config', '/dev/zero');
     expect(r.code).toBe(2);

@@ -79,21 +79,23 @@ export function parseTrace(file: string, text: string | Iterable<Line>, fields: 
   return { entries, problems };
 }
 
-export function createReplayWorkload(c: RunConfig, tok: Tokenizer, rng: Rng): Workload {
-  const file = c.replay as string;
-  // Read line by line, like a JSONL dataset: only regular files, a line over MAX_LINE_BYTES is an error naming file:line.
+/** Read and parse a trace file line by line, like a JSONL dataset: only regular files; a line over MAX_LINE_BYTES is an error naming file:line. */
+export function readTrace(file: string, fields: readonly string[] = [], flag = '--replay'): ReturnType<typeof parseTrace> {
   const opened = openRegularFile(file);
-  if ('problem' in opened) throw new UsageError([`--replay: cannot read ${file}: ${opened.problem}`]);
-  let parsed: ReturnType<typeof parseTrace>;
+  if ('problem' in opened) throw new UsageError([`${flag}: cannot read ${file}: ${opened.problem}`]);
   try {
-    parsed = parseTrace(file, fileLines(opened.fd, file), c.datasetField);
+    return parseTrace(file, fileLines(opened.fd, file), fields);
   } catch (e) {
-    if (e instanceof UsageError) throw new UsageError(e.problems.map((p) => (p.startsWith('--') ? p : `--replay: ${p}`)));
-    throw new UsageError([`--replay: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`]);
+    if (e instanceof UsageError) throw new UsageError(e.problems.map((p) => (p.startsWith('--') ? p : `${flag}: ${p}`)));
+    throw new UsageError([`${flag}: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`]);
   } finally {
     closeSync(opened.fd);
   }
-  const { entries, problems } = parsed;
+}
+
+export function createReplayWorkload(c: RunConfig, tok: Tokenizer, rng: Rng): Workload {
+  const file = c.replay as string;
+  const { entries, problems } = readTrace(file, c.datasetField);
   if (c.strict && problems.length) throw new UsageError(problems);
   if (!entries.length) throw new UsageError([`--replay: ${file} holds no usable request`, ...problems.slice(0, 20)]);
   const outDist = resolveLength(c.outputTokens, '--output-tokens');
