@@ -35,7 +35,8 @@ export class WriteError extends TokenfloodError {
   constructor(
     readonly file: string,
     readonly reason: string,
-    detail = '',
+    /** What was kept, what else failed ("254 complete records kept"). */
+    readonly detail = '',
   ) {
     super('E_WRITE', `cannot write ${file}: ${reason}${detail ? `; ${detail}` : ''}`);
     this.name = 'WriteError';

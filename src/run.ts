@@ -58,7 +58,7 @@ export class RunWriteError extends WriteError {
     readonly result: RunResult,
     readonly notWritten: string[],
   ) {
-    super(first.file, first.reason, [first.message.split('; ').slice(1).join('; '), notWritten.length > 1 ? `also not written: ${notWritten.slice(1).join(', ')}` : ''].filter(Boolean).join('; '));
+    super(first.file, first.reason, [first.detail, notWritten.length > 1 ? `also not written: ${notWritten.slice(1).join(', ')}` : ''].filter(Boolean).join('; '));
     this.name = 'RunWriteError';
   }
 }
