@@ -2,7 +2,7 @@
 import { lstatSync, mkdirSync, readdirSync, statSync, unlinkSync, type Stats } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { UsageError, WriteError } from './errors.js';
-import { writeFileAtomic } from './util/atomic-write.js';
+import { describeFsError, writeFileAtomic } from './util/atomic-write.js';
 
 const RUN_FILES = ['requests.jsonl', 'summary.json', 'run.json'];
 
@@ -43,8 +43,7 @@ export function makeDirs(dir: string, flag: string): void {
     for (const m of missing.reverse()) mkdirSync(m);
   } catch (e) {
     if (e instanceof UsageError) throw e;
-    const err = e as NodeJS.ErrnoException;
-    throw new UsageError([`${flag}: cannot use ${dir} as a results directory: ${err.code ?? ''} ${err.message}`.replace(/\s+/g, ' ')]);
+    throw new UsageError([`${flag}: cannot use ${dir} as a results directory: ${describeFsError(e)}`]);
   }
 }
 
