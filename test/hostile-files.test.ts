@@ -1,6 +1,6 @@
 // Hostile paths and files: pseudo filesystems, devices that never end, huge datasets. Each is refused fast (exit 2) or read in bounded memory.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, openSync, closeSync, writeSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,6 +43,16 @@ describe('hostile paths and files', () => {
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/^tokenflood: --out: .*\/proc\/self\/x/m);
     expect(r.ms).toBeLessThan(15_000); // the old code never returned; the kill at 20 s would give code null
+    expect(server.bodies.length).toBe(before);
+  }, 30_000);
+
+  it('--out --overwrite where requests.jsonl is a named pipe: exit 2 at once (opening it would block forever)', async () => {
+    const out = mkdtempSync(join(dir, 'fifo-'));
+    execFileSync('mkfifo', [join(out, 'requests.jsonl')]);
+    const before = server.bodies.length;
+    const r = await run('--out', out, '--overwrite');
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/--out: .*requests\.jsonl is not a regular file \(it is a named pipe\)/);
     expect(server.bodies.length).toBe(before);
   }, 30_000);
 
