@@ -6,6 +6,7 @@ export type ErrorCode =
   | 'E_CONFIG'
   | 'E_DATASET'
   | 'E_INTERRUPTED' // stopped by a signal before the run started (during the preflight): exit 130/143
+  | 'E_WRITE' // a results file could not be written (disk full, ...): exit 1, sending stopped
   | 'E_INTERNAL';
 
 export class TokenfloodError extends Error {
@@ -28,4 +29,17 @@ export class UsageError extends TokenfloodError {
 
 export function isUsageError(e: unknown): e is UsageError {
   return e instanceof UsageError;
+}
+
+/** A results file could not be written. `file` is the path, `reason` the OS code (ENOSPC, EIO, ...). */
+export class WriteError extends TokenfloodError {
+  constructor(
+    readonly file: string,
+    readonly reason: string,
+    /** What was kept, what else failed ("254 complete records kept"). */
+    readonly detail = '',
+  ) {
+    super('E_WRITE', `cannot write ${file}: ${reason}${detail ? `; ${detail}` : ''}`);
+    this.name = 'WriteError';
+  }
 }

@@ -1,5 +1,5 @@
 // Public library API.
-export { run, type RunResult, type RunOptions, type RunHooks } from './run.js';
+export { run, RunWriteError, type RunResult, type RunOptions, type RunHooks } from './run.js';
 export { resolveRunConfig } from './config/load.js';
 export { RunConfigSchema, type RunConfig, type RunConfigInput } from './config/schema.js';
 export { buildSummary, computeMetrics, type Summary } from './metrics/summary.js';
@@ -8,5 +8,5 @@ export { deriveMetrics, toRecord } from './metrics/derive.js';
 export type { RequestRecord, RawRequest, RequestStatus } from './metrics/record.js';
 export { SseParser } from './backends/sse.js';
 export { loadTokenizer, type Tokenizer } from './dataset/tokenizer.js';
-export { UsageError, TokenfloodError } from './errors.js';
+export { UsageError, TokenfloodError, WriteError } from './errors.js';
 export { startSimServer } from './sim/server.js';

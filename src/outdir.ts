@@ -1,7 +1,8 @@
 // Results directories: the default name, and the rule that an earlier run is never overwritten by accident.
-import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { UsageError } from './errors.js';
+import { lstatSync, mkdirSync, readdirSync, statSync, unlinkSync, type Stats } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { UsageError, WriteError } from './errors.js';
+import { describeFsError, writeFileAtomic } from './util/atomic-write.js';
 
 const RUN_FILES = ['requests.jsonl', 'summary.json', 'run.json'];
 
@@ -9,6 +10,41 @@ const RUN_FILES = ['requests.jsonl', 'summary.json', 'run.json'];
 export function defaultOutDir(model: string, suffix = ''): string {
   const ts = new Date().toISOString().replace(/[:.]/g, '-').replace(/Z$/, '');
   return join('results', `${ts}-${model.replace(/[^A-Za-z0-9._-]+/g, '_')}${suffix}`);
+}
+
+const statOrNull = (p: string): Stats | null => {
+  try {
+    return statSync(p);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw e;
+  }
+};
+
+const kindOf = (s: Stats): string =>
+  s.isFIFO() ? 'a named pipe' : s.isSocket() ? 'a socket' : s.isCharacterDevice() ? 'a character device' : s.isBlockDevice() ? 'a block device' : 'a file';
+
+/**
+ * mkdir -p, one level at a time. Node's `mkdir({ recursive: true })` loops forever at 100% CPU (and ignores
+ * signals) where a parent exists but a child cannot be made, e.g. under /proc; one level at a time fails fast.
+ */
+export function makeDirs(dir: string, flag: string): void {
+  const missing: string[] = [];
+  let p = resolve(dir);
+  try {
+    for (let s = statOrNull(p); s === null; s = statOrNull(p)) {
+      missing.push(p);
+      const up = dirname(p);
+      if (up === p) break;
+      p = up;
+    }
+    const top = statOrNull(p);
+    if (top && !top.isDirectory()) throw new UsageError([`${flag}: ${p} exists and is not a directory (it is ${kindOf(top)})`]);
+    for (const m of missing.reverse()) mkdirSync(m);
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
+    throw new UsageError([`${flag}: cannot use ${dir} as a results directory: ${describeFsError(e)}`]);
+  }
 }
 
 /** Create the directory; refuse one that already holds a run unless `overwrite` (then empty its run files). */
@@ -23,11 +59,27 @@ export function prepareOutDir(dir: string, overwrite: boolean): void {
 }
 
 function prepare(dir: string, overwrite: boolean): void {
-  if (existsSync(dir) && !statSync(dir).isDirectory()) throw new UsageError([`--out: ${dir} exists and is not a directory`]);
-  if (existsSync(dir)) {
-    if (readdirSync(dir).some((f) => RUN_FILES.includes(f)) && !overwrite)
-      throw new UsageError([`--out: ${dir} already holds a run; choose another directory or pass --overwrite`]);
-    for (const f of RUN_FILES) if (existsSync(join(dir, f))) writeFileSync(join(dir, f), '');
+  const s = statOrNull(dir);
+  if (s && !s.isDirectory()) throw new UsageError([`--out: ${dir} exists and is not a directory (it is ${kindOf(s)})`]);
+  if (!s) makeDirs(dir, '--out');
+  else emptyRunFiles(dir, overwrite);
+  // Prove the directory takes files before anything is sent (a read-only or pseudo filesystem fails here, exit 2).
+  const probe = join(dir, '.tokenflood-write-test');
+  try {
+    writeFileAtomic(probe, '');
+    unlinkSync(probe);
+  } catch (e) {
+    throw new UsageError([`--out: cannot write files in ${dir}: ${e instanceof WriteError ? e.reason : (e as Error).message}`]);
   }
-  mkdirSync(dir, { recursive: true });
+}
+
+function emptyRunFiles(dir: string, overwrite: boolean): void {
+  const present = readdirSync(dir).filter((f) => RUN_FILES.includes(f));
+  if (present.length && !overwrite) throw new UsageError([`--out: ${dir} already holds a run; choose another directory or pass --overwrite`]);
+  for (const f of present) {
+    // Only regular files are emptied: a pipe or device under a run file's name would block or swallow the run.
+    const l = lstatSync(join(dir, f));
+    if (!l.isFile()) throw new UsageError([`--out: ${join(dir, f)} is not a regular file (it is ${l.isSymbolicLink() ? 'a symbolic link' : kindOf(l)})`]);
+    writeFileAtomic(join(dir, f), '');
+  }
 }

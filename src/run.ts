@@ -1,7 +1,7 @@
 // Orchestration: config → target → workload → scheduler → records → summary → reporters.
 import { defaultOutDir, prepareOutDir } from './outdir.js';
 import { snakeKeys } from './util/snake.js';
-import { writeFileSync } from 'node:fs';
+import { writeFileAtomic } from './util/atomic-write.js';
 import { join } from 'node:path';
 import { cpus, hostname, platform } from 'node:os';
 import { Agent } from 'undici';
@@ -10,7 +10,7 @@ import type { RunConfig, RunConfigInput } from './config/schema.js';
 import { redactHeaders, redactKey } from './config/parse.js';
 import { createRedactor, redactFields, secretValues } from './util/redact.js';
 import { joinUrl, redactUrl } from './util/url.js';
-import { UsageError } from './errors.js';
+import { UsageError, WriteError } from './errors.js';
 import { loadTokenizer, type Tokenizer } from './dataset/tokenizer.js';
 import { createRng } from './util/rng.js';
 import { createWorkload, type Workload } from './dataset/workload.js';
@@ -49,6 +49,20 @@ export interface RunResult {
   summary: Summary;
   records: RequestRecord[];
   outDir: string;
+  /** Names of the files in outDir that were written in full (only these may be announced). */
+  written: string[];
+}
+
+/** A results file could not be written: sending stopped; `result` holds what was measured and saved, if anything. */
+export class RunWriteError extends WriteError {
+  constructor(
+    first: WriteError,
+    readonly result: RunResult,
+    readonly notWritten: string[],
+  ) {
+    super(first.file, first.reason, [first.detail, notWritten.length > 1 ? `also not written: ${notWritten.slice(1).join(', ')}` : ''].filter(Boolean).join('; '));
+    this.name = 'RunWriteError';
+  }
 }
 
 /** An open-loop send later than this (or than one mean inter-arrival gap, if longer) missed its slot. */
@@ -165,7 +179,7 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
       client: { node: process.version, platform: platform(), cpus: cpus().length, cpu_model: cpus()[0]?.model ?? null, hostname: hostname() },
       config: redactedConfig(c, extraHeaders),
     };
-    writeFileSync(join(outDir, 'run.json'), JSON.stringify(runMeta, null, 2) + '\n');
+    writeFileAtomic(join(outDir, 'run.json'), JSON.stringify(runMeta, null, 2) + '\n');
     const writer = new RecordWriter(join(outDir, 'requests.jsonl'));
 
     let t0 = performance.now();
@@ -188,7 +202,7 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
 
     const url = joinUrl(target.baseUrl, ENDPOINT_PATHS[c.endpoint]);
     const exec = executor;
-    const state: { stoppedReason: 'completed' | 'interrupted' | 'max_error_rate' } = { stoppedReason: 'completed' };
+    const state: { stoppedReason: 'completed' | 'interrupted' | 'max_error_rate' | 'write_failed' } = { stoppedReason: 'completed' };
     let graceTimer: NodeJS.Timeout | undefined;
     const stop = (reason: typeof state.stoppedReason) => {
       if (stopSending.signal.aborted) return;
@@ -225,7 +239,11 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
       if (res.raw.error !== null) res.raw.error = redact(res.raw.error);
       if (res.raw.finish_reason !== null) res.raw.finish_reason = redact(res.raw.finish_reason);
       const rec = toRecord(normalizeRaw(res.raw));
-      writer.write(rec);
+      if (!writer.write(rec) && !stopSending.signal.aborted) {
+        // Nothing more can be recorded, so nothing more is sent, and requests in flight are not waited for.
+        stop('write_failed');
+        exec.cancelAll();
+      }
       agg.finished(rec);
       if (!rec.warmup && rec.status !== 'cancelled') {
         measuredDone++;
@@ -307,21 +325,38 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
     runMeta.workload = workload.describe(); // final counts (skipped items, conversations cut short)
     if (state.stoppedReason === 'max_error_rate')
       runMeta.stop_message = `stopped early: more than ${(c.maxErrorRate! * 100).toFixed(1)}% of requests failed (${measuredFailed} of ${measuredDone})`;
+    if (state.stoppedReason === 'write_failed') runMeta.stop_message = writer.failure!.message;
+    // Each file is written whole (temp + rename) or not at all; a failure is collected, and announced files are only those written.
+    const failures: WriteError[] = writer.failure ? [writer.failure] : [];
+    const written: string[] = writer.failure ? [] : ['requests.jsonl'];
+    const save = (name: string, data: () => string) => {
+      try {
+        writeFileAtomic(join(outDir, name), data());
+        written.push(name);
+      } catch (e) {
+        if (!(e instanceof WriteError)) throw e;
+        failures.push(e);
+      }
+    };
     // run.json is rewritten with how the run ended, so `report` rebuilds exactly this summary.
-    writeFileSync(join(outDir, 'run.json'), JSON.stringify(runMeta, null, 2) + '\n');
+    save('run.json', () => JSON.stringify(runMeta, null, 2) + '\n');
     // Records are not kept in memory during the run (memory stays flat on long runs): the summary is computed
     // from requests.jsonl, the same way `tokenflood report` does, so the two always agree.
     const { records } = readRecords(join(outDir, 'requests.jsonl'));
     records.sort((a, b) => a.id - b.id || a.attempt - b.attempt);
     const summary = buildSummary(records, runMeta, c.concurrency);
-    writeFileSync(join(outDir, 'summary.json'), JSON.stringify(summary, null, 2) + '\n');
+    save('summary.json', () => JSON.stringify(summary, null, 2) + '\n');
     try {
       writeRunReport(outDir);
+      written.push('report.html');
     } catch (e) {
-      // The measurements are safe on disk; a report failure must not turn the run into an error.
-      process.stderr.write(`tokenflood: warning: could not write report.html: ${(e as Error).message}\n`);
+      if (e instanceof WriteError) failures.push(e);
+      // The measurements are safe on disk; a report that cannot be rendered must not turn the run into an error.
+      else process.stderr.write(`tokenflood: warning: could not write report.html: ${(e as Error).message}\n`);
     }
-    return { summary, records, outDir };
+    const result = { summary, records, outDir, written };
+    if (failures.length) throw new RunWriteError(failures[0], result, failures.map((f) => f.file));
+    return result;
   } finally {
     await executor?.close();
     await target.close();

@@ -2,7 +2,7 @@
 import { defaultOutDir, prepareOutDir } from './outdir.js';
 import { snakeKeys } from './util/snake.js';
 import { writeRunReport } from './report/html/run-report.js';
-import { writeFileSync } from 'node:fs';
+import { writeFileAtomic } from './util/atomic-write.js';
 import { join } from 'node:path';
 import { cpus, hostname, platform } from 'node:os';
 import { z } from 'zod';
@@ -317,7 +317,7 @@ export async function simulate(input: SimulateInput | ResolvedSimulate): Promise
   const records: RequestRecord[] = sim.records.map((v) => toRecord(normalizeRaw(toRawRequest(v, planned[v.index], x))));
   const writer = new RecordWriter(join(outDir, 'requests.jsonl'));
   try {
-    for (const rec of records) writer.write(rec);
+    for (const rec of records) if (!writer.write(rec)) throw writer.failure!;
   } finally {
     writer.close();
   }
@@ -359,9 +359,9 @@ export async function simulate(input: SimulateInput | ResolvedSimulate): Promise
     config: snakeKeys({ ...redactedConfig(c, r.headers), ...eo }),
     stopped_reason: 'completed',
   };
-  writeFileSync(join(outDir, 'run.json'), JSON.stringify(runMeta, null, 2) + '\n');
+  writeFileAtomic(join(outDir, 'run.json'), JSON.stringify(runMeta, null, 2) + '\n');
   const summary = buildSummary(records, runMeta, c.concurrency);
-  writeFileSync(join(outDir, 'summary.json'), JSON.stringify(summary, null, 2) + '\n');
+  writeFileAtomic(join(outDir, 'summary.json'), JSON.stringify(summary, null, 2) + '\n');
   writeRunReport(outDir);
-  return { summary, records, outDir, sim, engine, wallMs };
+  return { summary, records, outDir, written: ['requests.jsonl', 'run.json', 'summary.json', 'report.html'], sim, engine, wallMs };
 }

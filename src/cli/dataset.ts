@@ -4,10 +4,9 @@ import { UsageError } from '../errors.js';
 import { loadTokenizer } from '../dataset/tokenizer.js';
 import { loadDataset, type DatasetFormat } from '../dataset/load.js';
 import { datasetStats, parseBuckets, DEFAULT_BUCKETS, type Bucket, type DatasetStats } from '../dataset/stats.js';
-import { parseTrace } from '../dataset/replay.js';
+import { readTrace } from '../dataset/replay.js';
 import type { DatasetItem } from '../dataset/items.js';
 import { pct, table } from '../report/format.js';
-import { readFileSync } from 'node:fs';
 import type { Out } from './io.js';
 
 interface StatsOptions {
@@ -46,7 +45,7 @@ function render(file: string, tokenizer: string, s: DatasetStats, problems: stri
 
 function items(file: string, o: StatsOptions): { items: DatasetItem[]; problems: string[]; format: string } {
   if (o.datasetFormat === 'replay') {
-    const t = parseTrace(file, readFileSync(file, 'utf8'), o.datasetField);
+    const t = readTrace(file, o.datasetField, 'FILE');
     if (o.strict && t.problems.length) throw new UsageError(t.problems);
     return {
       items: t.entries.map((e) => ({ source: `${file}:${e.line}`, inputTokens: e.inputTokens, turns: [{ messages: e.messages ?? [], maxTokens: e.outputTokens }] })),

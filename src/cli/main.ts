@@ -50,7 +50,9 @@ export async function main(argv: string[], io: Out = { out: process.stdout, err:
     if (e instanceof TokenfloodError && e.code !== 'E_INTERNAL') {
       io.err.write(`tokenflood: ${stripControls(e.message)}\n`);
       // Interrupted before the run started: the signal's exit code (130/143), not "bad input".
-      return e.code === 'E_INTERRUPTED' ? Math.max(pending, 130) : 2;
+      if (e.code === 'E_INTERRUPTED') return Math.max(pending, 130);
+      // A write failure is not bad input: the run was (partly) done, so it is exit 1 like other run failures.
+      return e.code === 'E_WRITE' ? 1 : 2;
     }
     io.err.write(`tokenflood: internal error: ${stripControls((e as Error)?.stack ?? String(e))}\n`);
     return 1;

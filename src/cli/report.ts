@@ -1,5 +1,6 @@
 // `tokenflood report DIR`: recompute summary.json from requests.jsonl alone and print the same table.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { writeFileAtomic } from '../util/atomic-write.js';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { UsageError } from '../errors.js';
@@ -66,7 +67,7 @@ export function registerReport(program: Command, out: Out): void {
       }
       const { summary, warnings } = rebuildSummary(dir);
       for (const w of warnings) out.err.write(`warning: ${stripControls(w)}\n`);
-      if (o.write) writeFileSync(join(dir, 'summary.json'), JSON.stringify(summary, null, 2) + '\n');
+      if (o.write) writeFileAtomic(join(dir, 'summary.json'), JSON.stringify(summary, null, 2) + '\n');
       if (o.html) out.err.write(`wrote ${writeRunReport(dir)}\n`);
       out.out.write(o.json ? JSON.stringify(summary, null, 2) + '\n' : `${stripControls(renderSummary(summary))}\n`);
     });

@@ -2,7 +2,7 @@
 import { Command } from 'commander';
 import { RUN_FLAGS } from '../config/schema.js';
 import { resolveRunConfig } from '../config/load.js';
-import { run, type RunResult } from '../run.js';
+import { run, RunWriteError, type RunResult } from '../run.js';
 import type { RunConfig } from '../config/schema.js';
 import { addFlags, givenFlags } from './options.js';
 import { renderSummary } from '../report/terminal.js';
@@ -29,7 +29,9 @@ export function printResult(result: RunResult, c: RunConfig, out: Out, rendered:
     out.out.write(`\nSLOs ${slo.passed ? 'met' : 'NOT met'}:\n${describeSloChecks(slo).map((l) => `  ${l}`).join('\n')}\n`);
     out.out.write(`goodput: ${slo.goodput_req_s.toFixed(2)} good req/s, ${slo.goodput_tok_s.toFixed(1)} good output tok/s (${(slo.good_fraction * 100).toFixed(1)}% of requests good)\n`);
   }
-  out.out.write(`\nwrote ${result.outDir}/requests.jsonl, summary.json and report.html\n`);
+  // Only files written in full are announced (a write failure is reported separately, naming the file).
+  const w = result.written;
+  if (w.length) out.out.write(`\nwrote ${result.outDir}/${w.length > 1 ? `${w.slice(0, -1).join(', ')} and ${w.at(-1)}` : w[0]}\n`);
 }
 
 export function registerRun(program: Command, out: Out): void {
@@ -74,6 +76,13 @@ export function registerRun(program: Command, out: Out): void {
             if (!c.quiet) stopProgress = startProgress(agg, total, out.err);
           },
         },
+      }).catch((e: unknown) => {
+        // A write failure still shows what was measured; main then prints the error (naming the file) and exits 1.
+        if (e instanceof RunWriteError) {
+          stopProgress?.();
+          printResult(e.result, c, out, renderSummary(e.result.summary));
+        }
+        throw e;
       });
       stopProgress?.();
       const ch = result.summary.client;

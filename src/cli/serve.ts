@@ -1,5 +1,5 @@
 // `tokenflood serve`: start the sim server in the foreground until SIGINT/SIGTERM.
-import { readFileSync } from 'node:fs';
+import { MAX_CONFIG_BYTES, readTextFile } from '../util/read-file.js';
 import { extname } from 'node:path';
 import type { Command } from 'commander';
 import { parse as parseYaml } from 'yaml';
@@ -31,7 +31,9 @@ export function parseFaultFlag(spec: string, problems: string[]): [string, Recor
 
 function readFaultsFile(path: string, problems: string[]): Record<string, unknown> {
   try {
-    const text = readFileSync(path, 'utf8');
+    const r = readTextFile(path, MAX_CONFIG_BYTES);
+    if ('problem' in r) throw new Error(r.problem);
+    const text = r.text;
     return (extname(path) === '.json' ? JSON.parse(text) : parseYaml(text)) ?? {};
   } catch (e) {
     problems.push(`--faults ${path}: ${(e as Error).message}`);

@@ -1,5 +1,5 @@
 // Resolve a run config from flags, an optional YAML/JSON file and the environment; report every problem at once.
-import { readFileSync } from 'node:fs';
+import { MAX_CONFIG_BYTES, readTextFile } from '../util/read-file.js';
 import { parse as parseYaml } from 'yaml';
 import { UsageError } from '../errors.js';
 import { RunConfigSchema, RUN_FLAGS, describeIssues, type RunConfig, type RunConfigInput } from './schema.js';
@@ -10,13 +10,18 @@ import { didYouMean, parseHeaders, toCamel, toKebab } from './parse.js';
 const KEYS = Object.keys(RUN_FLAGS);
 const flagName = (key: string): string => RUN_FLAGS[key as keyof RunConfigInput]?.flag.split(' ')[0].replace(/^--no-/, '--') ?? key;
 
-/** Read a YAML or JSON config file whose keys are flag names (kebab-case, snake_case or camelCase). */
-export function readConfigFile(path: string, known: readonly string[] = KEYS): { values: Record<string, unknown>; problems: string[] } {
+/**
+ * Read a YAML or JSON config file whose keys are flag names (kebab-case, snake_case or camelCase).
+ * Only a regular file of at most MAX_CONFIG_BYTES is read (a device such as /dev/zero would be read forever).
+ */
+export function readConfigFile(path: string, known: readonly string[] = KEYS, flag = '--config'): { values: Record<string, unknown>; problems: string[] } {
+  const r = readTextFile(path, MAX_CONFIG_BYTES);
+  if ('problem' in r) return { values: {}, problems: [`${flag}: ${path}: cannot read config file: ${r.problem}`] };
   let doc: unknown;
   try {
-    doc = parseYaml(readFileSync(path, 'utf8'));
+    doc = parseYaml(r.text);
   } catch (e) {
-    return { values: {}, problems: [`${path}: cannot read config file: ${(e as Error).message.split('\n')[0]}`] };
+    return { values: {}, problems: [`${flag}: ${path}: cannot read config file: ${(e as Error).message.split('\n')[0]}`] };
   }
   if (doc === null || doc === undefined) return { values: {}, problems: [] };
   if (typeof doc !== 'object' || Array.isArray(doc)) return { values: {}, problems: [`${path}: expected a mapping of option: value`] };

@@ -1,5 +1,6 @@
 // Empirical length files for `empirical:FILE`: a list of lengths, or a histogram of `length,count` lines.
-import { readFileSync } from 'node:fs';
+import { readTextFile } from '../util/read-file.js';
+import { MAX_LINE_BYTES } from './formats/lines.js';
 import { UsageError } from '../errors.js';
 
 /**
@@ -9,12 +10,9 @@ import { UsageError } from '../errors.js';
  * Every bad line is reported as `file:line`.
  */
 export function loadEmpiricalFile(file: string): { values: number[]; weights: number[] } {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new UsageError([`${file}: cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`]);
-  }
+  const r = readTextFile(file, MAX_LINE_BYTES);
+  if ('problem' in r) throw new UsageError([`${file}: cannot read: ${r.problem}`]);
+  const text = r.text;
   if (text.trimStart().startsWith('[')) return fromJson(file, text);
   const values: number[] = [];
   const weights: number[] = [];

@@ -1,11 +1,13 @@
 // Load a dataset file (JSONL, ShareGPT JSON or CSV) into items: detect the format, map fields, group sessions, report bad lines.
-import { readFileSync } from 'node:fs';
+import { closeSync, readSync } from 'node:fs';
 import { extname } from 'node:path';
 import { UsageError } from '../errors.js';
 import { FIELD_KEYS, type DatasetItem, type FieldKey, type FieldMap, type ParsedDataset } from './items.js';
-import { readJsonl, type RawRecord } from './formats/jsonl.js';
-import { readJsonArray } from './formats/json-array.js';
-import { readCsv } from './formats/csv.js';
+import { jsonlRecords, type RawRecord } from './formats/jsonl.js';
+import { fileChunks, fileLines, textLines, type Line } from './formats/lines.js';
+import { openRegularFile } from '../util/read-file.js';
+import { jsonArrayRecords } from './formats/json-array.js';
+import { csvRecords } from './formats/csv.js';
 import { recordToItem, turnIndex } from './record.js';
 
 export type DatasetFormat = 'auto' | 'jsonl' | 'sharegpt' | 'csv';
@@ -65,16 +67,13 @@ function groupSessions(rows: { item: DatasetItem; turn: number | undefined; line
   return out;
 }
 
-/** Parse the text of a dataset file. Never throws for bad records: they come back in `problems`. */
-export function parseDataset(file: string, text: string, format: DatasetFormat = 'auto', map: FieldMap = {}): ParsedDataset {
-  const fmt = format === 'auto' ? detectFormat(file, text) : format;
-  let raw: RawRecord[];
-  if (fmt === 'csv') raw = readCsv(text, extname(file).toLowerCase() === '.tsv' ? '\t' : ',');
-  else if (fmt === 'sharegpt' && text.trimStart().startsWith('[')) raw = readJsonArray(text);
-  else raw = readJsonl(text);
+/** Turn records into items as they are read, so the parsed records of the whole file are never all held at once. */
+function collect(file: string, raw: Iterable<RawRecord>, map: FieldMap): { rows: { item: DatasetItem; turn: number | undefined; line: number }[]; problems: string[]; records: number } {
   const problems: string[] = [];
   const rows: { item: DatasetItem; turn: number | undefined; line: number }[] = [];
+  let records = 0;
   for (const r of raw) {
+    records++;
     const where = `${file}:${r.line}`;
     if (r.problem || !r.value) {
       problems.push(`${where}: ${r.problem ?? 'empty record'}`);
@@ -86,8 +85,34 @@ export function parseDataset(file: string, text: string, format: DatasetFormat =
     else if (Number.isNaN(turn)) problems.push(`${where}: turn must be a number`);
     else rows.push({ item, turn, line: r.line });
   }
-  if (fmt === 'csv' && raw.length === 0 && text.trim() !== '') problems.push(`${file}:1: a CSV dataset needs a header row and at least one record`);
-  return { items: groupSessions(rows), problems, format: fmt, records: raw.length };
+  return { rows, problems, records };
+}
+
+/** Records of a dataset in `fmt`, read from its lines (JSONL, CSV) or, for a JSON array, its byte chunks. */
+function records(file: string, fmt: 'jsonl' | 'sharegpt' | 'csv', first: string, lines: () => Iterable<Line>, chunks: () => Iterable<Buffer>, nonBlank: { seen: boolean }): Iterable<RawRecord> {
+  const watch = function* (src: Iterable<Line>): Generator<Line> {
+    for (const l of src) {
+      if (!nonBlank.seen && l.text.trim() !== '') nonBlank.seen = true;
+      yield l;
+    }
+  };
+  if (fmt === 'csv') return csvRecords(watch(lines()), extname(file).toLowerCase() === '.tsv' ? '\t' : ',', (n) => `${file}:${n}`);
+  if (fmt === 'sharegpt' && first === '[') return jsonArrayRecords(chunks(), file);
+  return jsonlRecords(watch(lines()));
+}
+
+function finish(file: string, fmt: 'jsonl' | 'sharegpt' | 'csv', c: ReturnType<typeof collect>, nonBlank: boolean): ParsedDataset {
+  if (fmt === 'csv' && c.records === 0 && nonBlank) c.problems.push(`${file}:1: a CSV dataset needs a header row and at least one record`);
+  return { items: groupSessions(c.rows), problems: c.problems, format: fmt, records: c.records };
+}
+
+/** Parse the text of a dataset file. Never throws for bad records: they come back in `problems`. */
+export function parseDataset(file: string, text: string, format: DatasetFormat = 'auto', map: FieldMap = {}): ParsedDataset {
+  const fmt = format === 'auto' ? detectFormat(file, text) : format;
+  const nonBlank = { seen: false };
+  const first = text.trimStart()[0] ?? '';
+  const c = collect(file, records(file, fmt, first, () => textLines(text, file), () => [Buffer.from(text, 'utf8')], nonBlank), map);
+  return finish(file, fmt, c, nonBlank.seen);
 }
 
 export interface DatasetOptions {
@@ -99,20 +124,39 @@ export interface DatasetOptions {
   flag?: string;
 }
 
+/** The first bytes of an open file that are not whitespace (read with pread, so the file position stays at 0). */
+function head(fd: number): string {
+  const buf = Buffer.alloc(4096);
+  for (let pos = 0; pos < 1024 * 1024; pos += buf.length) {
+    const n = readSync(fd, buf, 0, buf.length, pos);
+    const t = buf.toString('utf8', 0, n).trimStart();
+    if (t || n < buf.length) return t;
+  }
+  return '';
+}
+
 /**
  * Read and parse a dataset file. Throws UsageError when the file cannot be read, holds no usable item,
- * or (with `strict`) has any bad record — listing every bad `file:line` at once.
+ * or (with `strict`) has any bad record — listing every bad `file:line` at once. JSONL and CSV are read line
+ * by line, a JSON array element by element (a line or element over MAX_LINE_BYTES is an error naming file:line).
  */
 export function loadDataset(file: string, o: DatasetOptions = {}): ParsedDataset {
   const flag = o.flag ?? '--dataset';
   const map = parseFieldMap(o.fields ?? []);
-  let text: string;
+  const opened = openRegularFile(file);
+  if ('problem' in opened) throw new UsageError([`${flag}: cannot read ${file}: ${opened.problem}`]);
+  let parsed: ParsedDataset;
   try {
-    text = readFileSync(file, 'utf8');
+    const first = head(opened.fd)[0] ?? '';
+    const fmt = (o.format ?? 'auto') === 'auto' ? detectFormat(file, first) : (o.format as 'jsonl' | 'sharegpt' | 'csv');
+    const nonBlank = { seen: false };
+    parsed = finish(file, fmt, collect(file, records(file, fmt, first, () => fileLines(opened.fd, file), () => fileChunks(opened.fd), nonBlank), map), nonBlank.seen);
   } catch (e) {
+    if (e instanceof UsageError) throw new UsageError(e.problems.map((p) => (p.startsWith(flag) || p.startsWith('--') ? p : `${flag}: ${p}`)));
     throw new UsageError([`${flag}: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`]);
+  } finally {
+    closeSync(opened.fd);
   }
-  const parsed = parseDataset(file, text, o.format ?? 'auto', map);
   if (o.strict && parsed.problems.length) throw new UsageError(parsed.problems);
   if (parsed.items.length === 0)
     throw new UsageError([`${flag}: ${file} holds no usable item`, ...parsed.problems.slice(0, 20)]);

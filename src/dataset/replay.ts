@@ -1,12 +1,14 @@
 // Trace replay: requests from a JSONL trace, each sent at its recorded time (relative to the first), scaled by --replay-speed.
-import { readFileSync } from 'node:fs';
+import { closeSync } from 'node:fs';
+import { openRegularFile } from '../util/read-file.js';
 import type { RunConfig } from '../config/schema.js';
 import type { Tokenizer } from './tokenizer.js';
 import type { Rng } from '../util/rng.js';
 import type { RequestSpec } from './types.js';
 import type { Workload } from './workload.js';
 import { UsageError } from '../errors.js';
-import { readJsonl } from './formats/jsonl.js';
+import { jsonlRecords } from './formats/jsonl.js';
+import { fileLines, textLines, type Line } from './formats/lines.js';
 import { recordToItem } from './record.js';
 import { parseFieldMap } from './load.js';
 import { countPrompt, createPromptBuilder, flatPrompt } from './prompt.js';
@@ -43,11 +45,11 @@ function timeMs(o: Obj): number | string {
 const posInt = (v: unknown): number | undefined => (typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : undefined);
 
 /** Parse a trace; bad lines come back as `file:line: reason`. */
-export function parseTrace(file: string, text: string, fields: readonly string[] = []): { entries: TraceEntry[]; problems: string[] } {
+export function parseTrace(file: string, text: string | Iterable<Line>, fields: readonly string[] = []): { entries: TraceEntry[]; problems: string[] } {
   const map = parseFieldMap(fields);
   const entries: TraceEntry[] = [];
   const problems: string[] = [];
-  for (const r of readJsonl(text)) {
+  for (const r of jsonlRecords(typeof text === 'string' ? textLines(text, file) : text)) {
     const where = `${file}:${r.line}`;
     if (!r.value) {
       problems.push(`${where}: ${r.problem}`);
@@ -77,15 +79,23 @@ export function parseTrace(file: string, text: string, fields: readonly string[]
   return { entries, problems };
 }
 
+/** Read and parse a trace file line by line, like a JSONL dataset: only regular files; a line over MAX_LINE_BYTES is an error naming file:line. */
+export function readTrace(file: string, fields: readonly string[] = [], flag = '--replay'): ReturnType<typeof parseTrace> {
+  const opened = openRegularFile(file);
+  if ('problem' in opened) throw new UsageError([`${flag}: cannot read ${file}: ${opened.problem}`]);
+  try {
+    return parseTrace(file, fileLines(opened.fd, file), fields);
+  } catch (e) {
+    if (e instanceof UsageError) throw new UsageError(e.problems.map((p) => (p.startsWith('--') ? p : `${flag}: ${p}`)));
+    throw new UsageError([`${flag}: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`]);
+  } finally {
+    closeSync(opened.fd);
+  }
+}
+
 export function createReplayWorkload(c: RunConfig, tok: Tokenizer, rng: Rng): Workload {
   const file = c.replay as string;
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new UsageError([`--replay: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`]);
-  }
-  const { entries, problems } = parseTrace(file, text, c.datasetField);
+  const { entries, problems } = readTrace(file, c.datasetField);
   if (c.strict && problems.length) throw new UsageError(problems);
   if (!entries.length) throw new UsageError([`--replay: ${file} holds no usable request`, ...problems.slice(0, 20)]);
   const outDist = resolveLength(c.outputTokens, '--output-tokens');

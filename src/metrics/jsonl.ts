@@ -1,5 +1,7 @@
 // requests.jsonl: one record per line, written as each request finishes, read back for `report`.
-import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, ftruncateSync, openSync, readFileSync } from 'node:fs';
+import { WriteError } from '../errors.js';
+import { describeFsError, writeAll, type WriteFn } from '../util/atomic-write.js';
 import type { RawRequest, RequestRecord } from './record.js';
 import { toRecord } from './derive.js';
 
@@ -59,14 +61,44 @@ export function recordLine(r: RequestRecord): string {
   return JSON.stringify(o) + '\n';
 }
 
-/** Appends records and flushes each to the OS as it is written, so a crash loses nothing already measured. */
+/**
+ * Appends records and flushes each to the OS as it is written, so a crash loses nothing already measured.
+ * A failed write (disk full, ...) never leaves half a line: the file is cut back to its last complete line,
+ * the writer stops, and `failure` says why; the run reads it and stops sending.
+ */
 export class RecordWriter {
   private fd: number;
-  constructor(readonly path: string) {
+  /** Bytes of complete lines in the file. */
+  private size: number;
+  /** Records written in full. */
+  written = 0;
+  failure: WriteError | undefined;
+  constructor(
+    readonly path: string,
+    private readonly writeFn?: WriteFn,
+  ) {
     this.fd = openSync(path, 'a');
+    this.size = fstatSync(this.fd).size;
   }
-  write(r: RequestRecord): void {
-    writeSync(this.fd, recordLine(r));
+  /** Append one record as one line. Returns false (and writes nothing more) once a write has failed. */
+  write(r: RequestRecord): boolean {
+    if (this.failure || this.fd < 0) return false;
+    const buf = Buffer.from(recordLine(r), 'utf8');
+    try {
+      writeAll(this.fd, buf, this.writeFn);
+    } catch (e) {
+      let cut = '';
+      try {
+        ftruncateSync(this.fd, this.size);
+      } catch (t) {
+        cut = `; could not cut back a partial last line (${describeFsError(t)})`;
+      }
+      this.failure = new WriteError(this.path, describeFsError(e), `${this.written} complete records kept${cut}`);
+      return false;
+    }
+    this.size += buf.length;
+    this.written++;
+    return true;
   }
   close(): void {
     if (this.fd >= 0) closeSync(this.fd);

@@ -1,5 +1,7 @@
 // Sweep orchestration: one run per point (grid or --auto search) against one server, then sweep.json, sweep.csv and report.html.
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { makeDirs } from '../outdir.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
 import { join } from 'node:path';
 import { run, redactedConfig, type RunHooks } from '../run.js';
 import { startEmbeddedServer } from '../config/embedded-sim.js';
@@ -89,7 +91,7 @@ export async function runSweep(resolved: ResolvedSweep, opts: { hooks?: SweepHoo
   const outDir = s.out ?? defaultSweepDir();
   if (existsSync(join(outDir, 'sweep.json')) && !s.overwrite)
     throw new UsageError([`--out: ${outDir} already holds a sweep; choose another directory or pass --overwrite`]);
-  mkdirSync(join(outDir, 'points'), { recursive: true });
+  makeDirs(join(outDir, 'points'), '--out');
   const startedAt = new Date().toISOString();
   const server = await openServer(s, runFlags.baseUrl as string | undefined);
   const rows: SweepRow[] = [];
@@ -216,7 +218,7 @@ export async function runSweep(resolved: ResolvedSweep, opts: { hooks?: SweepHoo
 
 /** Write sweep.json, sweep.csv and report.html for a finished sweep. */
 export function writeSweepFiles(outDir: string, doc: SweepDoc): void {
-  writeFileSync(join(outDir, 'sweep.json'), JSON.stringify(doc, null, 2) + '\n');
-  writeFileSync(join(outDir, 'sweep.csv'), sweepCsv(doc.points));
+  writeFileAtomic(join(outDir, 'sweep.json'), JSON.stringify(doc, null, 2) + '\n');
+  writeFileAtomic(join(outDir, 'sweep.csv'), sweepCsv(doc.points));
   writeSweepReport(outDir);
 }

@@ -1,73 +1,104 @@
-// A JSON array of records (ShareGPT files): parse it, and find the line each element starts on for error messages.
+// A JSON array of records (ShareGPT files), read element by element from byte chunks: memory holds one element, not the file.
 import type { RawRecord } from './jsonl.js';
+import { MAX_LINE_BYTES, tooLong } from './lines.js';
 
-const lineAt = (text: string, offset: number): number => {
-  let n = 1;
-  for (let i = 0; i < offset && i < text.length; i++) if (text.charCodeAt(i) === 10) n++;
-  return n;
-};
+const WS = new Set([0x20, 0x09, 0x0a, 0x0d]);
 
-/** Offsets where each top-level array element starts (a small scanner that skips strings and nesting). */
-function elementOffsets(text: string): number[] {
-  const out: number[] = [];
+/** One element's bytes, JSON-parsed into a record or a problem (elements must be objects). */
+function toRecord(bytes: Buffer, line: number, index: number): RawRecord {
+  try {
+    const v = JSON.parse(bytes.toString('utf8')) as unknown;
+    if (!v || typeof v !== 'object' || Array.isArray(v)) return { line, problem: `element ${index}: expected an object` };
+    return { line, value: v as Record<string, unknown> };
+  } catch (e) {
+    return { line, problem: `not valid JSON: ${(e as Error).message.slice(0, 160)}` };
+  }
+}
+
+/**
+ * Records of a top-level JSON array, each with the line its element starts on. A small scanner (strings, escapes,
+ * nesting) finds where each element ends, so one broken element costs only itself. All structural characters are
+ * ASCII, so scanning UTF-8 bytes is safe. An element over `max` bytes throws, naming file:line.
+ */
+export function* jsonArrayRecords(chunks: Iterable<Buffer>, file: string, max = MAX_LINE_BYTES): Generator<RawRecord> {
+  let line = 1;
   let depth = 0;
   let inStr = false;
-  let expecting = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i];
-    if (inStr) {
-      if (ch === '\\') i++;
-      else if (ch === '"') inStr = false;
-      continue;
+  let esc = false;
+  let started = false; // saw the opening '['
+  let done = false; // saw the closing ']'
+  let index = 0;
+  let parts: Buffer[] | null = null; // the element being read (null: between elements)
+  let partsLen = 0;
+  let elemLine = 1;
+  let trailing = false;
+  let first = true;
+  for (const buf of chunks) {
+    let from = 0; // where the current element's bytes start in this chunk
+    const bom = first && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf;
+    first = false;
+    for (let i = bom ? 3 : 0; i < buf.length; i++) {
+      const b = buf[i];
+      if (b === 0x0a) line++;
+      if (done) {
+        if (!WS.has(b) && !trailing) {
+          trailing = true;
+          yield { line, problem: 'unexpected text after the end of the array' };
+        }
+        continue;
+      }
+      if (inStr) {
+        if (esc) esc = false;
+        else if (b === 0x5c) esc = true;
+        else if (b === 0x22) inStr = false;
+        continue;
+      }
+      if (!started) {
+        if (WS.has(b)) continue;
+        if (b !== 0x5b) {
+          yield { line, problem: 'expected a JSON array of conversations' };
+          return;
+        }
+        started = true;
+        depth = 1;
+        continue;
+      }
+      const endsElement = depth === 1 && (b === 0x2c || b === 0x5d);
+      if (endsElement) {
+        if (parts) {
+          parts.push(buf.subarray(from, i));
+          yield toRecord(Buffer.concat(parts), elemLine, index++);
+          parts = null;
+          partsLen = 0;
+        } else if (b === 0x2c) yield { line, problem: `element ${index++}: empty element` };
+        if (b === 0x5d) {
+          depth = 0;
+          done = true;
+        }
+        continue;
+      }
+      if (depth === 1 && !parts && !WS.has(b)) {
+        parts = [];
+        from = i;
+        elemLine = line;
+      }
+      if (b === 0x22) inStr = true;
+      else if (b === 0x5b || b === 0x7b) depth++;
+      else if (b === 0x5d || b === 0x7d) depth--;
     }
-    if (expecting && !/\s/.test(ch) && ch !== ']') {
-      out.push(i);
-      expecting = false;
+    if (parts) {
+      // The element goes on in the next chunk: copy this part (the chunk buffer may be reused).
+      partsLen += buf.length - from;
+      if (partsLen > max) throw tooLong(`${file}:${elemLine}`, 'array element');
+      parts.push(Buffer.from(buf.subarray(from)));
     }
-    if (ch === '"') inStr = true;
-    else if (ch === '[' || ch === '{') {
-      depth++;
-      if (depth === 1 && ch === '[') expecting = true;
-    } else if (ch === ']' || ch === '}') depth--;
-    else if (ch === ',' && depth === 1) expecting = true;
   }
-  return out;
+  if (parts) yield toRecord(Buffer.concat(parts), elemLine, index++); // unterminated array: the last element, likely broken
+  else if (started && !done) yield { line, problem: 'not valid JSON: the array is not closed' };
+  else if (!started) yield { line: 1, problem: 'expected a JSON array of conversations' };
 }
 
-/** Parse each element on its own (after the whole array failed to parse), so one broken element costs only itself. */
-function perElement(text: string, offsets: number[]): RawRecord[] {
-  return offsets.map((start, i) => {
-    const end = i + 1 < offsets.length ? offsets[i + 1] : text.length;
-    let chunk = text.slice(start, end).trimEnd();
-    chunk = i + 1 < offsets.length ? chunk.replace(/,$/, '') : chunk.replace(/\]$/, '').trimEnd();
-    const line = lineAt(text, start);
-    try {
-      const v = JSON.parse(chunk) as unknown;
-      if (!v || typeof v !== 'object' || Array.isArray(v)) return { line, problem: `element ${i}: expected an object` };
-      return { line, value: v as Record<string, unknown> };
-    } catch (e) {
-      return { line, problem: `not valid JSON: ${(e as Error).message.slice(0, 160)}` };
-    }
-  });
-}
-
-/** Parse a JSON array; bad elements (syntax or shape) are reported each with the line they start on. */
-export function readJsonArray(text: string): RawRecord[] {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch (e) {
-    const offsets = text.trimStart().startsWith('[') ? elementOffsets(text) : [];
-    if (offsets.length) return perElement(text, offsets);
-    const msg = (e as Error).message;
-    const pos = /position (\d+)/.exec(msg);
-    return [{ line: pos ? lineAt(text, Number(pos[1])) : 1, problem: `not valid JSON: ${msg.slice(0, 160)}` }];
-  }
-  if (!Array.isArray(doc)) return [{ line: 1, problem: 'expected a JSON array of conversations' }];
-  const offsets = elementOffsets(text);
-  return doc.map((v, i) => {
-    const line = offsets[i] !== undefined ? lineAt(text, offsets[i]) : 1;
-    if (!v || typeof v !== 'object' || Array.isArray(v)) return { line, problem: `element ${i}: expected an object` };
-    return { line, value: v as Record<string, unknown> };
-  });
+/** Parse a JSON array held in a string (see jsonArrayRecords). */
+export function readJsonArray(text: string, file = 'input'): RawRecord[] {
+  return [...jsonArrayRecords([Buffer.from(text, 'utf8')], file)];
 }

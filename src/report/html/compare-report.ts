@@ -1,5 +1,5 @@
 // HTML reporter for `compare`: the delta tables and overlaid curves (sweeps) or distributions (runs) of every directory.
-import { writeFileSync } from 'node:fs';
+import { writeFileAtomic } from '../../util/atomic-write.js';
 import type { CompareResult, Loaded, MetricDelta } from '../compare.js';
 import { readRunDir } from './run-report.js';
 import { cdfChart } from './run-charts.js';
@@ -111,6 +111,6 @@ export function renderCompareReport(res: CompareResult, all: readonly Loaded[]):
 }
 
 export function writeCompareReport(path: string, res: CompareResult, all: readonly Loaded[]): string {
-  writeFileSync(path, renderCompareReport(res, all));
+  writeFileAtomic(path, renderCompareReport(res, all));
   return path;
 }

@@ -1,5 +1,6 @@
 // HTML reporter for one run: reads a results directory and writes DIR/report.html (self-contained, opens offline).
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { writeFileAtomic } from '../../util/atomic-write.js';
 import { join } from 'node:path';
 import { UsageError } from '../../errors.js';
 import { readRecords } from '../../metrics/jsonl.js';
@@ -127,6 +128,6 @@ export function renderRunReport(d: RunReportData, opts: RunReportOptions = {}): 
 /** Read a run directory and write DIR/report.html; returns the path written. */
 export function writeRunReport(dir: string, opts: RunReportOptions = {}): string {
   const path = join(dir, 'report.html');
-  writeFileSync(path, renderRunReport(readRunDir(dir), opts));
+  writeFileAtomic(path, renderRunReport(readRunDir(dir), opts));
   return path;
 }

@@ -1,5 +1,6 @@
 // HTML reporter for a sweep: reads sweep.json and each point's records, writes DIR/report.html.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { writeFileAtomic } from '../../util/atomic-write.js';
 import { join } from 'node:path';
 import { UsageError } from '../../errors.js';
 import { readRecords } from '../../metrics/jsonl.js';
@@ -139,6 +140,6 @@ export function renderSweepReport(dir: string, doc: SweepDoc): string {
 /** Read a sweep directory and write DIR/report.html; returns the path written. */
 export function writeSweepReport(dir: string): string {
   const path = join(dir, 'report.html');
-  writeFileSync(path, renderSweepReport(dir, readSweepDoc(dir)));
+  writeFileAtomic(path, renderSweepReport(dir, readSweepDoc(dir)));
   return path;
 }
