@@ -27,11 +27,11 @@ export const MAX_TOKENS_VALUE = 1_000_000_000;
 
 /** A server value, short and with control characters escaped, for a message: server text is untrusted. */
 function show(v: unknown): string {
-  const s = v === undefined ? 'undefined' : (JSON.stringify(v) ?? String(v));
+  const s = typeof v === 'number' ? String(v) : (JSON.stringify(v) ?? String(v));
   return s.length > 40 ? `${s.slice(0, 40)}…` : s;
 }
 
-const count = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 && v <= MAX_TOKENS_VALUE;
+const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 
 /**
  * Keep each usage value that is a sane count and say why the others were dropped. Sane: a non-negative integer
@@ -44,8 +44,9 @@ export function checkUsage(r: UsageReport, maxTokens: number): { usage: Usage; r
   const take = (name: keyof UsageReport): number | null => {
     const v = r[name];
     if (v === undefined || v === null) return null;
-    if (count(v)) return v;
-    why.push(`${name}=${show(v)} is not a non-negative integer`);
+    if (!isCount(v)) why.push(`${name}=${show(v)} is not a non-negative integer`);
+    else if (v > MAX_TOKENS_VALUE) why.push(`${name}=${v} is more than ${MAX_TOKENS_VALUE}`);
+    else return v;
     return null;
   };
   const inputTokens = take('prompt_tokens');

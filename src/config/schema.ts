@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { WorkloadSchema, WORKLOAD_FLAGS } from './workload.js';
 import type { FlagTable } from './flags.js';
 import { parseDurationS } from './parse.js';
+import { DEFAULT_MAX_LINE_BYTES } from '../backends/sse.js';
 
 const duration = z.preprocess(
   (v) => (v === undefined ? undefined : parseDurationS(v)),
@@ -22,7 +23,7 @@ export const TargetSchema = z.object({
   header: z.array(z.string()).default([]),
   timeout: duration.default(600),
   idleTimeout: duration,
-  maxLineBytes: z.coerce.number({ message: 'expected a number of bytes' }).int().min(1024).max(1024 * 1024 * 1024).default(8 * 1024 * 1024),
+  maxLineBytes: z.coerce.number({ message: 'expected a number of bytes' }).int('expected a whole number of bytes').min(1024, 'expected at least 1024 bytes').max(2 ** 30, 'expected at most 1073741824 bytes (1 GiB)').default(DEFAULT_MAX_LINE_BYTES),
   stream: z.boolean().default(true),
   retry: z.coerce.number().int().min(0).max(10).default(0),
   transport: z.enum(['auto', 'h1', 'undici']).default('auto'),
