@@ -137,7 +137,9 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
   } catch (e) {
     throw new UsageError([`--tokenizer: ${(e as Error).message}`]);
   }
-  const headers: Record<string, string> = { 'content-type': 'application/json', ...extraHeaders };
+  // identity: a compressed stream delays and batches events (tokenflood still decodes one, see content.ts).
+  const headers: Record<string, string> = { 'content-type': 'application/json', 'accept-encoding': 'identity', ...extraHeaders };
+  for (const k of Object.keys(extraHeaders)) if (k !== 'accept-encoding' && k.toLowerCase() === 'accept-encoding') delete headers['accept-encoding'];
   // A user's own Authorization header (e.g. a gateway token) wins: the API key is not sent next to it.
   const ownAuth = Object.keys(extraHeaders).some((k) => k.toLowerCase() === 'authorization');
   if (c.apiKey && !ownAuth) headers.authorization = `Bearer ${c.apiKey}`;
@@ -234,6 +236,7 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
         scheduledAtMs,
         timeoutMs: c.timeout * 1000,
         idleTimeoutMs: c.idleTimeout !== undefined ? c.idleTimeout * 1000 : 0,
+        maxLineBytes: c.maxLineBytes,
       });
       completeTokenCounts(res, tokenizer);
       if (res.raw.error !== null) res.raw.error = redact(res.raw.error);

@@ -48,7 +48,7 @@ export type ResolvedSimEngineOptions = z.output<typeof simEngineOptionsSchema>;
 export const SIM_ENGINE_KEYS = Object.keys(simEngineOptionsSchema.shape) as (keyof SimEngineOptions)[];
 
 /** Run options that only mean something against a real server; accepted (so a run config file works) and ignored. */
-export const NOT_MODELLED_KEYS = ['baseUrl', 'apiKey', 'header', 'timeout', 'idleTimeout', 'retry', 'maxErrorRate', 'gracePeriod', 'transport', 'workers', ...EMBEDDED_SIM_KEYS] as const;
+export const NOT_MODELLED_KEYS = ['baseUrl', 'apiKey', 'header', 'timeout', 'idleTimeout', 'maxLineBytes', 'retry', 'maxErrorRate', 'gracePeriod', 'transport', 'workers', ...EMBEDDED_SIM_KEYS] as const;
 
 export type SimulateInput = RunConfigInput & SimEngineOptions;
 
@@ -200,6 +200,7 @@ export function toRawRequest(v: VirtualRecord, p: Planned, x: ConvertContext): R
     event_times_ms: [], event_kinds: '', reasoning_chars: 0, answer_chars: 0,
     input_tokens: null, output_tokens: null, reasoning_tokens: null, cached_tokens: null, token_source: null,
     expected_input_tokens: p.spec.inputTokens, max_tokens: p.spec.maxTokens, finish_reason: null,
+    usage_rejected: null, events_after_done: 0,
   };
   if (v.error !== undefined) {
     raw.status = 'http_error';

@@ -38,6 +38,8 @@ const cases: Case[] = [
   ['bad duration', run('--duration', '10 minutes'), /--duration: expected a duration/],
   ['negative warmup', run('--warmup', '-1'), /--warmup/],
   ['unknown endpoint', run('--endpoint', 'embeddings'), /--endpoint/],
+  ['non-numeric max line bytes', run('--max-line-bytes', '8MB'), /--max-line-bytes: expected a number of bytes/],
+  ['tiny max line bytes', run('--max-line-bytes', '10'), /--max-line-bytes: expected at least 1024 bytes/],
   ['bad base URL', run('--base-url', 'localhost:8000'), /--base-url/],
   ['non-http base URL', run('--base-url', 'file:///etc/passwd'), /--base-url/],
   ['header without colon', run('--header', 'X-Foo'), /--header: expected "Name: value", got "X-Foo"/],

@@ -5,8 +5,10 @@
 // CPU spent per streamed event; see docs/performance.md).
 import type { Dispatcher } from 'undici';
 import { H1Pool, H1Error, type H1Abort, type H1Handlers } from './h1/index.js';
-import { SseParser, type SseEvent } from './sse.js';
-import { classifyData, type ChunkInfo, type Usage } from './openai.js';
+import { SseParser, DEFAULT_MAX_LINE_BYTES, type SseEvent } from './sse.js';
+import { classifyData, classifyErrorEvent, type ChunkInfo } from './openai.js';
+import { checkUsage, type Usage, type UsageReport } from './usage.js';
+import { BodyDecoder, contentCoding, isJsonType, mediaType } from './content.js';
 import type { RawRequest, RequestStatus } from '../metrics/record.js';
 
 export interface ExecuteInput {
@@ -25,6 +27,8 @@ export interface ExecuteInput {
   timeoutMs: number;
   /** Longest silence allowed between bytes of a response, in ms (0 = none): catches stalled streams. */
   idleTimeoutMs?: number;
+  /** Longest SSE line (and non-streamed body) accepted, in bytes (--max-line-bytes); longer is a parse_error. */
+  maxLineBytes?: number;
   /** The transport: an undici dispatcher, or tokenflood's own HTTP/1.1 pool (see src/backends/h1/pool.ts). */
   dispatcher: Dispatcher | H1Pool;
   /** Monotonic clock, ms since run start. */
@@ -85,6 +89,8 @@ export function blankRaw(inp: Omit<ExecuteInput, 'dispatcher' | 'now' | 'registe
     expected_input_tokens: inp.expectedInputTokens,
     max_tokens: inp.maxTokens,
     finish_reason: null,
+    usage_rejected: null,
+    events_after_done: 0,
   };
 }
 
@@ -123,10 +129,18 @@ class Exchange implements Dispatcher.DispatchHandler {
   private timedOut = false;
   private stalled = false;
   private settled = false;
+  /** Why the body could not be read (too long, undecodable): the request is then a parse_error. */
+  private bodyError: string | null = null;
 
   private mode: BodyMode = 'text';
+  /** The Content-Type as sent (for messages) and its media type, lowercased without parameters. */
   private contentType = '';
+  private media = '';
+  private readonly maxLineBytes: number;
   private parser: SseParser | null = null;
+  private decoder: BodyDecoder | null = null;
+  /** A data: [DONE] arrived: later events are ignored and counted. */
+  private done = false;
   /** Time of the chunk being parsed: every event completed by it gets this timestamp. */
   private t = 0;
   /** Body bytes kept for a non-streamed or error response. */
@@ -136,7 +150,7 @@ class Exchange implements Dispatcher.DispatchHandler {
   private kinds = '';
   private readonly reasoningParts: string[] = [];
   private readonly answerParts: string[] = [];
-  private usage: Usage | null = null;
+  private usage: UsageReport | null = null;
   private retryAfterMs: number | null = null;
   private parseError: string | null = null;
   private streamError: string | null = null;
@@ -149,6 +163,7 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.sentAt = inp.now();
     this.raw = blankRaw(inp, this.sentAt);
     this.idleMs = inp.idleTimeoutMs ?? 0;
+    this.maxLineBytes = inp.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
     // One re-armable timer per request; refresh() on each chunk is O(1) and allocates nothing.
     this.idleTimer = this.idleMs > 0 ? setTimeout(() => this.expire('stalled'), this.idleMs) : undefined;
     this.timer = inp.timeoutMs > 0 ? setTimeout(() => this.expire('timedOut'), inp.timeoutMs) : undefined;
@@ -180,6 +195,13 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.ac.abort();
   }
 
+  /** The body cannot be read: stop receiving it and record a parse_error saying why. */
+  private rejectBody(why: string): void {
+    this.bodyError ??= why;
+    this.ac.abort();
+    this.fail(null); // the transport may already be done with the response and never report the abort
+  }
+
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller;
     // Aborted while waiting for a connection: undici can only abort once the request has one.
@@ -194,31 +216,59 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.idleTimer?.refresh();
     this.retryAfterMs = parseRetryAfter(headers['retry-after']);
     this.contentType = String(headers['content-type'] ?? '');
+    this.media = mediaType(headers['content-type']);
     if (statusCode >= 300) this.mode = 'error';
-    else if (this.inp.stream && this.contentType.includes('text/event-stream')) {
+    else if (this.inp.stream && this.media === 'text/event-stream') {
       this.mode = 'sse';
-      this.parser = new SseParser(this.onEvent);
+      this.parser = new SseParser(this.onEvent, this.maxLineBytes);
     }
+    // tokenflood asks for identity; a server that compresses anyway is decoded, or failed when it cannot be.
+    const { coding, error } = contentCoding(headers['content-encoding']);
+    if (coding) this.decoder = new BodyDecoder(coding, this.body, this.decoded);
+    else if (error && this.mode !== 'error') this.rejectBody(error);
   }
 
   onResponseData(_c: Dispatcher.DispatchController | null, chunk: Buffer): void {
+    if (this.settled) return;
+    this.idleTimer?.refresh();
+    if (this.decoder) this.decoder.write(chunk);
+    else this.body(chunk);
+  }
+
+  /** Body bytes as they became readable (decompressed when the server compressed them). */
+  private readonly body = (chunk: Buffer): void => {
     if (this.parser) {
       this.t = this.now() - this.sentAt;
-      this.idleTimer?.refresh();
       this.parser.push(chunk);
+      if (this.parser.overflow) this.rejectBody(this.parser.overflow);
     } else {
       // Error bodies: only the first MAX_ERROR_BODY bytes are kept (the rest is read and dropped).
       // Copied: H1Pool reuses its read buffer once this call returns.
       if (this.mode === 'text' || this.bytes < MAX_ERROR_BODY) this.parts.push(Buffer.from(chunk));
       this.bytes += chunk.length;
+      if (this.mode === 'text' && this.bytes > this.maxLineBytes)
+        this.rejectBody(`a response body longer than ${this.maxLineBytes} bytes (--max-line-bytes)`);
     }
-  }
+  };
+
+  private readonly decoded = (err: Error | null): void => {
+    if (err) this.rejectBody(`could not decode the compressed body: ${err.message}`);
+    else this.finish();
+  };
 
   onResponseEnd(): void {
+    if (this.settled) return;
+    if (this.decoder) this.decoder.end(); // finish() runs once the decoder has delivered the rest
+    else this.finish();
+  }
+
+  private finish(): void {
+    if (this.settled) return;
     const raw = this.raw;
     if (this.parser) {
       this.t = this.now() - this.sentAt;
       this.parser.end();
+      if (this.parser.overflow) return this.rejectBody(this.parser.overflow);
       raw.end_ms = this.now() - this.sentAt;
     } else if (this.mode === 'error') {
       raw.end_ms = this.now() - this.sentAt;
@@ -228,7 +278,7 @@ class Exchange implements Dispatcher.DispatchHandler {
       const text = bodyText(this.parts);
       raw.end_ms = this.now() - this.sentAt;
       raw.streamed = false;
-      if (this.inp.stream && !this.contentType.includes('application/json')) {
+      if (this.inp.stream && !isJsonType(this.media)) {
         raw.status = 'parse_error';
         raw.error = `expected an event stream, got content-type "${this.contentType || 'none'}": ${text.slice(0, 200)}`;
       } else this.absorb(classifyData(text), raw.end_ms);
@@ -241,10 +291,18 @@ class Exchange implements Dispatcher.DispatchHandler {
   }
 
   private readonly onEvent = (ev: SseEvent): void => {
-    if (ev.type === 'comment') {
+    if (this.done) {
+      this.raw.events_after_done++; // a stream is over at [DONE]: what follows is not measured
+    } else if (ev.type === 'comment') {
       this.raw.event_times_ms.push(this.t);
       this.kinds += 'c';
-    } else this.absorb(classifyData(ev.data), this.t);
+    } else if (ev.event === 'error') {
+      this.absorb(classifyErrorEvent(ev.data), this.t);
+    } else {
+      const info = classifyData(ev.data);
+      this.absorb(info, this.t);
+      if (info.kind === 'd') this.done = true;
+    }
   };
 
   private absorb(info: ChunkInfo, t: number): void {
@@ -276,8 +334,12 @@ class Exchange implements Dispatcher.DispatchHandler {
     if (this.settled) return;
     const raw = this.raw;
     raw.end_ms = this.now() - this.sentAt;
+    this.decoder?.destroy();
     if (this.mode === 'error') {
       this.httpError(''); // the status line already said it failed; an unreadable error body adds nothing
+    } else if (this.bodyError) {
+      raw.status = 'parse_error';
+      raw.error = this.bodyError;
     } else if (this.timedOut) {
       raw.status = 'timeout';
       raw.error = `no complete response within ${this.inp.timeoutMs / 1000} s`;
@@ -307,9 +369,12 @@ class Exchange implements Dispatcher.DispatchHandler {
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.unregister?.();
     const raw = this.raw;
-    const u = this.usage;
     raw.event_kinds = this.kinds;
-    if (u) {
+    let u: Usage | null = null;
+    if (this.usage) {
+      const checked = checkUsage(this.usage, this.inp.maxTokens);
+      u = checked.usage;
+      raw.usage_rejected = checked.rejected;
       raw.input_tokens = u.inputTokens;
       raw.output_tokens = u.outputTokens;
       raw.reasoning_tokens = u.reasoningTokens;
@@ -366,11 +431,20 @@ function errorBodyText(parts: Buffer[]): string {
   return Buffer.concat(parts).subarray(0, MAX_ERROR_BODY).toString('utf8').replace(/\s+/g, ' ').trim();
 }
 
-/** Retry-After as seconds or an HTTP date, in ms; null when absent or unreadable. */
+/** The longest delay setTimeout honours (2^31 − 1 ms, about 24.8 days); longer ones fire at once. */
+export const MAX_RETRY_AFTER_MS = 2_147_483_647;
+
+/**
+ * Retry-After as delay-seconds or an HTTP date, in ms: finite, within [0, MAX_RETRY_AFTER_MS]; null when absent
+ * or unreadable. (Capping how long a run actually waits is the retry loop's decision, not this parser's.)
+ */
 export function parseRetryAfter(v: string | string[] | undefined): number | null {
-  const s = Array.isArray(v) ? v[0] : v;
+  const s = (Array.isArray(v) ? v[0] : v)?.trim();
   if (!s) return null;
-  if (/^\s*\d+(\.\d+)?\s*$/.test(s)) return Number(s) * 1000;
-  const d = Date.parse(s);
-  return Number.isNaN(d) ? null : Math.max(0, d - Date.now());
+  let ms: number;
+  if (/^\d+(\.\d+)?$/.test(s)) ms = Number(s) * 1000;
+  else if (/[a-z]/i.test(s)) ms = Date.parse(s) - Date.now(); // an HTTP date always names its day and month
+  else return null;
+  if (Number.isNaN(ms)) return null;
+  return Math.min(MAX_RETRY_AFTER_MS, Math.max(0, Math.round(ms)));
 }

@@ -1,6 +1,9 @@
 // OpenAI-compatible protocol: request bodies for chat/completions, and what each streamed chunk carried.
 import type { RequestSpec } from '../dataset/types.js';
 import type { EventKind } from '../metrics/record.js';
+import type { UsageReport } from './usage.js';
+
+export type { Usage, UsageReport } from './usage.js';
 
 export type Endpoint = 'chat' | 'completions';
 
@@ -40,37 +43,31 @@ export function buildBody(spec: RequestSpec, o: BodyOptions): Record<string, unk
   return body;
 }
 
-export interface Usage {
-  inputTokens: number | null;
-  outputTokens: number | null;
-  reasoningTokens: number | null;
-  cachedTokens: number | null;
-}
-
 /** What one parsed data event carried. */
 export interface ChunkInfo {
   kind: EventKind;
   reasoning: string;
   answer: string;
-  usage: Usage | null;
+  /** The usage values as sent; judged once the response is complete (see usage.ts). */
+  usage: UsageReport | null;
   finishReason: string | null;
   error: string | null;
 }
 
 type Json = Record<string, unknown>;
-const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
-export function parseUsage(u: unknown): Usage | null {
+/** The token counts of a `usage` object, as sent (nested details flattened). */
+export function parseUsage(u: unknown): UsageReport | null {
   if (!u || typeof u !== 'object') return null;
   const o = u as Json;
-  const ptd = (o.prompt_tokens_details ?? null) as Json | null;
-  const ctd = (o.completion_tokens_details ?? null) as Json | null;
+  const ptd = o.prompt_tokens_details && typeof o.prompt_tokens_details === 'object' ? (o.prompt_tokens_details as Json) : null;
+  const ctd = o.completion_tokens_details && typeof o.completion_tokens_details === 'object' ? (o.completion_tokens_details as Json) : null;
   return {
-    inputTokens: num(o.prompt_tokens),
-    outputTokens: num(o.completion_tokens),
-    reasoningTokens: ctd ? num(ctd.reasoning_tokens) : null,
-    cachedTokens: ptd ? num(ptd.cached_tokens) : null,
+    prompt_tokens: o.prompt_tokens,
+    completion_tokens: o.completion_tokens,
+    reasoning_tokens: ctd?.reasoning_tokens,
+    cached_tokens: ptd?.cached_tokens,
   };
 }
 
@@ -124,6 +121,23 @@ export function classifyData(data: string): ChunkInfo {
   else if (info.reasoning) info.kind = 'R';
   else if (choices.length > 0) info.kind = 'r';
   else if (info.usage) info.kind = 'u';
+  return info;
+}
+
+/**
+ * Classify the data of an SSE `event: error`: an error whatever its shape, carrying the server's message
+ * (`{"error":{"message":…}}`, `{"message":…}`, or plain text).
+ */
+export function classifyErrorEvent(data: string): ChunkInfo {
+  const info: ChunkInfo = { kind: 'e', reasoning: '', answer: '', usage: null, finishReason: null, error: null };
+  let obj: unknown = data;
+  try {
+    obj = JSON.parse(data);
+  } catch {
+    /* plain text */
+  }
+  const e = obj && typeof obj === 'object' && (obj as Json).error !== undefined && (obj as Json).error !== null ? (obj as Json).error : obj;
+  info.error = errorText(e).trim() || 'event: error with no message';
   return info;
 }
 

@@ -1,4 +1,4 @@
-import { describe, it, expect } from 'vitest';
+import { describe, it, expect, vi } from 'vitest';
 import fc from 'fast-check';
 import { SseParser, type SseEvent } from './sse.js';
 
@@ -78,5 +78,52 @@ describe('SseParser', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('buffers a line spanning many reads in linear time: its bytes are joined once, not once per read', () => {
+    const line = enc(`data: ${'x'.repeat(1024 * 1024)}\n\n`);
+    const concat = vi.spyOn(Buffer, 'concat');
+    try {
+      const out: SseEvent[] = [];
+      const p = new SseParser((e) => out.push(e));
+      for (let i = 0; i < line.length; i += 1024) p.push(line.subarray(i, i + 1024));
+      p.end();
+      expect(out).toHaveLength(1);
+      const copied = concat.mock.results.reduce((n, r) => n + (r.value as Buffer).length, 0);
+      expect(copied).toBeLessThanOrEqual(2 * line.length);
+    } finally {
+      concat.mockRestore();
+    }
+  });
+
+  it('caps a line at maxLineBytes (any split) and then ignores the rest of the stream', () => {
+    const max = 1024;
+    const ok = enc(`data: ${'a'.repeat(max - 6)}\n\n`); // a line of exactly max bytes
+    const long = enc(`data: ${'a'.repeat(max - 5)}\n\ndata: after\n\n`);
+    for (const cut of [0, 1, 500, max - 1, max, max + 1]) {
+      const good: SseEvent[] = [];
+      const p1 = new SseParser((e) => good.push(e), max);
+      p1.push(ok.subarray(0, cut));
+      p1.push(ok.subarray(cut));
+      p1.end();
+      expect(p1.overflow).toBeNull();
+      expect(good).toHaveLength(1);
+      const bad: SseEvent[] = [];
+      const p2 = new SseParser((e) => bad.push(e), max);
+      p2.push(long.subarray(0, cut));
+      p2.push(long.subarray(cut));
+      p2.end();
+      expect(p2.overflow).toBe('an SSE line longer than 1024 bytes (--max-line-bytes)');
+      expect(bad).toEqual([]);
+    }
+  });
+
+  it('caps the data of one event made of many short data: lines', () => {
+    const out: SseEvent[] = [];
+    const p = new SseParser((e) => out.push(e), 1024);
+    p.push(enc('data: 0123456789\n'.repeat(200) + '\n'));
+    p.end();
+    expect(p.overflow).toMatch(/^an SSE event longer than 1024 bytes/);
+    expect(out).toEqual([]);
   });
 });

@@ -4,6 +4,8 @@
 // inside a multi-byte UTF-8 character — is reassembled before any decoding happens. Only the bytes of a
 // completed `data:` line are decoded. Follows the WHATWG EventSource rules: CRLF, CR or LF line ends,
 // multi-line `data:` joined with "\n", `:` comments, `event:`/`id:`/`retry:` fields, blank line dispatches.
+// An unfinished line is kept as a list of pieces joined once when it ends (linear in its length, however many
+// reads it spans), and a line or event longer than `maxLineBytes` stops the parser (`overflow` says why).
 
 export type SseEvent =
   | { type: 'data'; data: string; event: string | undefined }
@@ -17,18 +19,29 @@ const COLON = 0x3a;
 const SPACE = 0x20;
 const decoder = new TextDecoder('utf-8', { fatal: false });
 
+/** Default cap on one SSE line (and on the data of one event), in bytes: --max-line-bytes. */
+export const DEFAULT_MAX_LINE_BYTES = 8 * 1024 * 1024;
+
 export class SseParser {
-  private carry: Buffer | undefined; // bytes of an unfinished line
+  private carry: Uint8Array[] = []; // pieces of an unfinished line (copies)
+  private carryBytes = 0;
+  private dataBytes = 0;
   private lastWasCR = false; // a CR ended the previous chunk: a leading LF belongs to it
   private dataLines: string[] = [];
   private hasData = false;
   private eventName: string | undefined;
   /** Count of bytes received, for diagnostics. */
   bytes = 0;
+  /** Set when a line or an event's data exceeded maxLineBytes; push() then ignores everything. */
+  overflow: string | null = null;
 
-  constructor(private readonly onEvent: SseListener) {}
+  constructor(
+    private readonly onEvent: SseListener,
+    private readonly maxLineBytes = DEFAULT_MAX_LINE_BYTES,
+  ) {}
 
   push(chunk: Uint8Array): void {
+    if (this.overflow) return;
     this.bytes += chunk.length;
     let start = 0;
     let i = 0;
@@ -41,11 +54,15 @@ export class SseParser {
       const b = chunk[i];
       if (b !== LF && b !== CR) continue;
       let line: Uint8Array = chunk.subarray(start, i);
-      if (this.carry) {
-        line = Buffer.concat([this.carry, line]);
-        this.carry = undefined;
+      if (this.carryBytes + line.length > this.maxLineBytes) return this.tooLong('line');
+      if (this.carry.length > 0) {
+        this.carry.push(line);
+        line = Buffer.concat(this.carry, this.carryBytes + line.length);
+        this.carry = [];
+        this.carryBytes = 0;
       }
       this.line(line);
+      if (this.overflow) return;
       if (b === CR) {
         if (i + 1 < n) {
           if (chunk[i + 1] === LF) i++;
@@ -54,18 +71,29 @@ export class SseParser {
       start = i + 1;
     }
     if (start < n) {
-      const rest = chunk.subarray(start);
+      if (this.carryBytes + n - start > this.maxLineBytes) return this.tooLong('line');
       // Copy: the caller may reuse its buffer.
-      this.carry = this.carry ? Buffer.concat([this.carry, rest]) : Buffer.from(rest);
+      this.carry.push(Buffer.from(chunk.subarray(start)));
+      this.carryBytes += n - start;
     }
+  }
+
+  private tooLong(what: 'line' | 'event'): void {
+    this.overflow = `an SSE ${what} longer than ${this.maxLineBytes} bytes (--max-line-bytes)`;
+    this.carry = [];
+    this.carryBytes = 0;
+    this.dataLines = [];
   }
 
   /** Call at end of stream: an event not terminated by a blank line is dispatched anyway (servers often omit it). */
   end(): void {
-    if (this.carry) {
-      const line = this.carry;
-      this.carry = undefined;
+    if (this.overflow) return;
+    if (this.carry.length > 0) {
+      const line = Buffer.concat(this.carry, this.carryBytes);
+      this.carry = [];
+      this.carryBytes = 0;
       this.line(line);
+      if (this.overflow) return;
     }
     this.dispatch();
   }
@@ -89,6 +117,8 @@ export class SseParser {
     if (vs < len && line[vs] === SPACE) vs++;
     const value = vs <= len ? decoder.decode(line.subarray(vs)) : '';
     if (field === 'data') {
+      this.dataBytes += len - vs + 1;
+      if (this.dataBytes > this.maxLineBytes + 1) return this.tooLong('event');
       this.dataLines.push(value);
       this.hasData = true;
     } else if (field === 'event') {
@@ -103,6 +133,7 @@ export class SseParser {
       this.onEvent({ type: 'data', data, event: this.eventName });
     }
     this.dataLines = [];
+    this.dataBytes = 0;
     this.hasData = false;
     this.eventName = undefined;
   }

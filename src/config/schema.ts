@@ -5,6 +5,7 @@ import { EmbeddedSimSchema, EMBEDDED_SIM_FLAGS } from './embedded-sim.js';
 import type { FlagTable } from './flags.js';
 import { parseDurationS } from './parse.js';
 import { MAX_TIMER_MESSAGE, MAX_TIMER_S } from '../util/timer.js';
+import { DEFAULT_MAX_LINE_BYTES } from '../backends/sse.js';
 
 const duration = z.preprocess(
   (v) => (v === undefined ? undefined : parseDurationS(v)),
@@ -25,6 +26,7 @@ export const TargetSchema = z.object({
   header: z.array(z.string()).default([]),
   timeout: duration.default(600),
   idleTimeout: duration,
+  maxLineBytes: z.coerce.number({ message: 'expected a number of bytes' }).int('expected a whole number of bytes').min(1024, 'expected at least 1024 bytes').max(2 ** 30, 'expected at most 1073741824 bytes (1 GiB)').default(DEFAULT_MAX_LINE_BYTES),
   stream: z.boolean().default(true),
   retry: z.coerce.number().int().min(0).max(10).default(0),
   maxRetryWait: duration.default(60),
@@ -75,6 +77,7 @@ export const RUN_FLAGS: FlagTable<RunConfigInput> = {
   header: { flag: '--header <K: V>', help: 'extra HTTP header, repeatable; values are written redacted except for a few harmless headers (docs/reliability.md)', repeatable: true },
   timeout: { flag: '--timeout <seconds>', help: 'per-request timeout, e.g. 600 or 10m (default 600 s)' },
   idleTimeout: { flag: '--idle-timeout <seconds>', help: 'fail a request (status timeout) when nothing arrives for this long, e.g. 30s: catches stalled streams' },
+  maxLineBytes: { flag: '--max-line-bytes <n>', help: 'longest SSE line (or non-streamed response body) accepted, in bytes; a longer one makes the request a parse_error (default 8388608 = 8 MiB)' },
   stream: { flag: '--no-stream', help: 'measure non-streaming requests (TTFT then equals E2E)' },
   transport: { flag: '--transport <auto|h1|undici>', help: "HTTP client: h1 = tokenflood's HTTP/1.1 pool (least CPU per streamed token), undici = Node's undici; auto = h1 for http://, undici for https:// (default auto)" },
   retry: { flag: '--retry <n>', help: 'retry HTTP 429/503 up to N times, honouring Retry-After; every attempt is its own record and failures still count (default 0)' },

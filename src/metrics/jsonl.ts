@@ -48,6 +48,8 @@ export function recordLine(r: RequestRecord): string {
     expected_input_tokens: r.expected_input_tokens,
     max_tokens: r.max_tokens,
     finish_reason: r.finish_reason,
+    usage_rejected: r.usage_rejected,
+    events_after_done: r.events_after_done,
     streamed: r.streamed,
     chunks: r.chunks,
     reasoning_chars: r.reasoning_chars,
@@ -110,6 +112,7 @@ const RAW_FIELDS: (keyof RawRequest)[] = [
   'id', 'attempt', 'warmup', 'class', 'status', 'http_status', 'error', 'scheduled_at_ms', 'sent_at_ms', 'headers_ms', 'end_ms',
   'streamed', 'event_times_ms', 'event_kinds', 'reasoning_chars', 'answer_chars', 'input_tokens', 'output_tokens',
   'reasoning_tokens', 'cached_tokens', 'token_source', 'expected_input_tokens', 'max_tokens', 'finish_reason',
+  'usage_rejected', 'events_after_done',
 ];
 
 export interface ReadResult {
@@ -141,6 +144,7 @@ export function readRecords(path: string): ReadResult {
     for (const f of RAW_FIELDS) raw[f] = o[f] ?? (f === 'event_times_ms' ? [] : f === 'event_kinds' ? '' : null);
     if (raw.class === null) raw.class = undefined;
     if (raw.attempt === null) raw.attempt = 1;
+    if (raw.events_after_done === null) raw.events_after_done = 0; // files written before the field existed
     records.push(toRecord(raw as unknown as RawRequest));
   });
   return { records, warnings };

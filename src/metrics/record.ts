@@ -57,6 +57,10 @@ export interface RawRequest {
   expected_input_tokens: number;
   max_tokens: number;
   finish_reason: string | null;
+  /** Why server usage values were ignored (not sane counts), e.g. "completion_tokens=-5 is not a non-negative integer"; null when none were. */
+  usage_rejected: string | null;
+  /** SSE events that arrived after `data: [DONE]` and were ignored. */
+  events_after_done: number;
 }
 
 /** Metrics derived from RawRequest by the pure functions in derive.ts. */

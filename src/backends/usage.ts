@@ -1,0 +1,71 @@
+// Server-reported token usage: which values are sane enough to measure with, and why the others were ignored.
+
+/** Token counts taken from a response's `usage`; null where the server sent nothing usable. */
+export interface Usage {
+  inputTokens: number | null;
+  outputTokens: number | null;
+  reasoningTokens: number | null;
+  cachedTokens: number | null;
+}
+
+/** The usage values exactly as the server sent them (any JSON value; undefined when absent). */
+export interface UsageReport {
+  prompt_tokens: unknown;
+  completion_tokens: unknown;
+  reasoning_tokens: unknown;
+  cached_tokens: unknown;
+}
+
+/**
+ * Output tokens a server may report beyond max_tokens: some servers (DeepSeek's reasoner, for one) do not count
+ * reasoning against max_tokens, and reasoning budgets reach 128 Ki tokens. More than this is not a count.
+ */
+export const EXTRA_OUTPUT_TOKENS = 131_072;
+
+/** No prompt or output is anywhere near a billion tokens: a larger value is garbage, not a measurement. */
+export const MAX_TOKENS_VALUE = 1_000_000_000;
+
+/** A server value, short and with control characters escaped, for a message: server text is untrusted. */
+function show(v: unknown): string {
+  const s = typeof v === 'number' ? String(v) : (JSON.stringify(v) ?? String(v));
+  return s.length > 40 ? `${s.slice(0, 40)}…` : s;
+}
+
+const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+
+/**
+ * Keep each usage value that is a sane count and say why the others were dropped. Sane: a non-negative integer
+ * (≤ 1e9), with completion_tokens ≤ max_tokens + EXTRA_OUTPUT_TOKENS, reasoning_tokens ≤ completion_tokens and
+ * cached_tokens ≤ prompt_tokens. A dropped value becomes null, so the run counts that quantity itself
+ * (output with the tokenizer, input from the client's own count of the prompt).
+ */
+export function checkUsage(r: UsageReport, maxTokens: number): { usage: Usage; rejected: string | null } {
+  const why: string[] = [];
+  const take = (name: keyof UsageReport): number | null => {
+    const v = r[name];
+    if (v === undefined || v === null) return null;
+    if (!isCount(v)) why.push(`${name}=${show(v)} is not a non-negative integer`);
+    else if (v > MAX_TOKENS_VALUE) why.push(`${name}=${v} is more than ${MAX_TOKENS_VALUE}`);
+    else return v;
+    return null;
+  };
+  const inputTokens = take('prompt_tokens');
+  let outputTokens = take('completion_tokens');
+  let reasoningTokens = take('reasoning_tokens');
+  let cachedTokens = take('cached_tokens');
+  if (outputTokens !== null && outputTokens > maxTokens + EXTRA_OUTPUT_TOKENS) {
+    why.push(`completion_tokens=${outputTokens} is more than max_tokens (${maxTokens}) + ${EXTRA_OUTPUT_TOKENS}`);
+    outputTokens = null;
+  }
+  if (reasoningTokens !== null && outputTokens !== null && reasoningTokens > outputTokens) {
+    why.push(`reasoning_tokens=${reasoningTokens} is more than completion_tokens (${outputTokens})`);
+    reasoningTokens = null;
+  }
+  // Without a usable completion count the tokenizer counts reasoning too, so a lone reasoning count is not kept.
+  if (outputTokens === null) reasoningTokens = null;
+  if (cachedTokens !== null && inputTokens !== null && cachedTokens > inputTokens) {
+    why.push(`cached_tokens=${cachedTokens} is more than prompt_tokens (${inputTokens})`);
+    cachedTokens = null;
+  }
+  return { usage: { inputTokens, outputTokens, reasoningTokens, cachedTokens }, rejected: why.length ? why.join('; ') : null };
+}
