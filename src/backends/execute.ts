@@ -6,6 +6,7 @@
 import type { Dispatcher } from 'undici';
 import { H1Pool, H1Error, type H1Abort, type H1Handlers } from './h1/index.js';
 import { SseParser, type SseEvent } from './sse.js';
+import { isMalformedResponse } from './transport-errors.js';
 import { classifyData, type ChunkInfo, type Usage } from './openai.js';
 import type { RawRequest, RequestStatus } from '../metrics/record.js';
 
@@ -49,9 +50,9 @@ export interface ExecuteResult {
 
 const MAX_ERROR_BODY = 500;
 
-function classifyNetworkError(err: unknown): { status: RequestStatus; message: string } {
+function classifyNetworkError(err: unknown, beforeHeaders: boolean): { status: RequestStatus; message: string } {
   const e = err as { code?: string; message?: string; name?: string; cause?: { code?: string; message?: string } };
-  const code = e?.code ?? e?.cause?.code ?? e?.name ?? 'ERROR';
+  const code = isMalformedResponse(err, beforeHeaders) ? 'E_MALFORMED_RESPONSE' : (e?.code ?? e?.cause?.code ?? e?.name ?? 'ERROR');
   const msg = e?.message ?? String(err);
   return { status: 'network_error', message: `${code}: ${msg}` };
 }
@@ -289,7 +290,7 @@ class Exchange implements Dispatcher.DispatchHandler {
       raw.status = 'network_error';
       raw.error = `${err.code}: ${err.message}`;
     } else {
-      const c = classifyNetworkError(err);
+      const c = classifyNetworkError(err, raw.headers_ms === null);
       raw.status = c.status;
       raw.error = raw.headers_ms === null ? `${c.message} (before response headers)` : `${c.message} (mid-stream)`;
     }
