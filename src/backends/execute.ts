@@ -62,6 +62,7 @@ export function blankRaw(inp: Omit<ExecuteInput, 'dispatcher' | 'now' | 'registe
   return {
     id: inp.id,
     attempt: inp.attempt ?? 1,
+    reconnected: false,
     warmup: inp.warmup,
     class: inp.cls,
     status: 'ok',
@@ -239,6 +240,11 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.fail(err);
   }
 
+  /** The transport is sending the request again on a new connection: its reused one went stale (see stale-retry.ts). */
+  onReconnect(): void {
+    this.raw.reconnected = true;
+  }
+
   private readonly onEvent = (ev: SseEvent): void => {
     if (ev.type === 'comment') {
       this.raw.event_times_ms.push(this.t);
@@ -349,6 +355,9 @@ class H1Adapter implements H1Handlers {
   }
   onError(err: H1Error): void {
     this.ex.fail(err);
+  }
+  onRetry(): void {
+    this.ex.onReconnect();
   }
 }
 

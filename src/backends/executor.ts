@@ -1,5 +1,6 @@
 // Executors run requests: in this thread, or spread over worker threads each with its own HTTP pool.
-import { Agent } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
+import { staleRetry } from './stale-retry.js';
 import { H1Pool } from './h1/index.js';
 import { executeRequest, type ExecuteInput, type ExecuteResult } from './execute.js';
 
@@ -46,10 +47,10 @@ export function resolveTransport(choice: 'auto' | Transport, origin: string): Tr
   return origin.startsWith('http://') ? 'h1' : 'undici';
 }
 
-export function agentFor(o: PoolOptions): Agent | H1Pool {
+export function agentFor(o: PoolOptions): Dispatcher | H1Pool {
   // The pool is sized to the load: never a hidden cap on concurrency.
   if (o.transport === 'h1') return new H1Pool(o.origin, { connections: o.connections, keepAliveMs: 60_000 });
-  return new Agent({ connections: o.connections, pipelining: 1, keepAliveTimeout: 60_000, keepAliveMaxTimeout: 600_000 });
+  return new Agent({ connections: o.connections, pipelining: 1, keepAliveTimeout: 60_000, keepAliveMaxTimeout: 600_000 }).compose(staleRetry);
 }
 
 /** Runs requests on this thread's event loop. */

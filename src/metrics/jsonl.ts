@@ -24,6 +24,7 @@ export function recordLine(r: RequestRecord): string {
   const o = {
     id: r.id,
     attempt: r.attempt,
+    reconnected: r.reconnected,
     status: r.status,
     http_status: r.http_status,
     error: r.error,
@@ -75,7 +76,7 @@ export class RecordWriter {
 }
 
 const RAW_FIELDS: (keyof RawRequest)[] = [
-  'id', 'attempt', 'warmup', 'class', 'status', 'http_status', 'error', 'scheduled_at_ms', 'sent_at_ms', 'headers_ms', 'end_ms',
+  'id', 'attempt', 'reconnected', 'warmup', 'class', 'status', 'http_status', 'error', 'scheduled_at_ms', 'sent_at_ms', 'headers_ms', 'end_ms',
   'streamed', 'event_times_ms', 'event_kinds', 'reasoning_chars', 'answer_chars', 'input_tokens', 'output_tokens',
   'reasoning_tokens', 'cached_tokens', 'token_source', 'expected_input_tokens', 'max_tokens', 'finish_reason',
 ];
@@ -109,6 +110,7 @@ export function readRecords(path: string): ReadResult {
     for (const f of RAW_FIELDS) raw[f] = o[f] ?? (f === 'event_times_ms' ? [] : f === 'event_kinds' ? '' : null);
     if (raw.class === null) raw.class = undefined;
     if (raw.attempt === null) raw.attempt = 1;
+    raw.reconnected = raw.reconnected === true;
     records.push(toRecord(raw as unknown as RawRequest));
   });
   return { records, warnings };

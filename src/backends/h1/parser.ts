@@ -109,6 +109,11 @@ export class ResponseParser {
     return this.state === HEAD;
   }
 
+  /** Not one byte of the response has arrived yet. */
+  get untouched(): boolean {
+    return this.state === HEAD && this.headBytes === 0;
+  }
+
   get idle(): boolean {
     return this.state === DONE || this.state === DEAD;
   }
