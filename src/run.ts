@@ -9,7 +9,7 @@ import { proxyAgent, proxyFor, redactProxyUrl } from './backends/proxy.js';
 import { resolveRunConfig, type ResolvedRun } from './config/load.js';
 import type { RunConfig, RunConfigInput } from './config/schema.js';
 import { redactHeaders, redactKey } from './config/parse.js';
-import { UsageError } from './errors.js';
+import { TokenfloodError, UsageError } from './errors.js';
 import { loadTokenizer, type Tokenizer } from './dataset/tokenizer.js';
 import { createRng } from './util/rng.js';
 import { createWorkload, type Workload } from './dataset/workload.js';
@@ -144,7 +144,12 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
     // HTTP_PROXY/HTTPS_PROXY/NO_PROXY (src/backends/proxy.ts): a proxy, when one applies, carries the preflight and the run.
     const proxy = targetProxy(target.baseUrl, c.transport);
     const probe = proxy ? proxyAgent(proxy) : new Agent();
-    const pf = await preflight(target.baseUrl, headers, c.model, probe).finally(() => probe.close().catch(() => {}));
+    const pf = await preflight(target.baseUrl, headers, c.model, probe)
+      .catch((e: unknown) => {
+        if (proxy && e instanceof TokenfloodError && e.code === 'E_UNREACHABLE') e.message += ` (through the proxy ${redactProxyUrl(proxy.uri)} from ${proxy.source})`;
+        throw e;
+      })
+      .finally(() => probe.close().catch(() => {}));
     const outDir = c.out ?? defaultOutDir(pf.model);
     prepareOutDir(outDir, c.overwrite);
     const runMeta: Record<string, unknown> = {

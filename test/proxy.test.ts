@@ -74,6 +74,15 @@ describe('HTTP_PROXY', () => {
     expect(proxy.seen).toEqual([]);
   });
 
+  it('names the proxy, credentials redacted, when it cannot be reached', async () => {
+    const gone = await proxyServer();
+    await gone.close(); // nothing listens on its port any more
+    process.env.HTTP_PROXY = `http://tf-user:tf-s3cret@127.0.0.1:${gone.port}`;
+    const err = await run({ ...base, baseUrl: REMOTE, out: tmpDir() }).catch((e: unknown) => e);
+    expect(String((err as Error).message)).toMatch(new RegExp(`cannot reach .*through the proxy http://\\*\\*\\*:\\*\\*\\*@127\\.0\\.0\\.1:${gone.port}/ from HTTP_PROXY`));
+    expect(String((err as Error).message)).not.toContain('tf-s3cret');
+  });
+
   it('refuses a proxy variable that is not a URL', async () => {
     process.env.HTTP_PROXY = 'not a url';
     const err = await run({ ...base, baseUrl: REMOTE, out: tmpDir() }).catch((e: unknown) => e);
