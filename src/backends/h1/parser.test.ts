@@ -104,6 +104,8 @@ describe('ResponseParser', () => {
       'HTTP/1.1 200 OK\r\nContent-Length: 0\n\r\n',
       'HTTP/1.1 200 OK\r\nX-Long: a\r\n  b\r\nContent-Length: 0\r\n\r\n',
       'HTTP/1.1 200 OK\r\nX-A: a\rb\r\nContent-Length: 0\r\n\r\n',
+      'HTTP/1.1 200 OK\r\nX-A: a\0b\r\nContent-Length: 0\r\n\r\n',
+      'HTTP/1.1 099 OK\r\nContent-Length: 0\r\n\r\n',
       'HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\nok',
       'HTTP/1.1 200 OK\r\nContent-Length: 2, 2\r\n\r\nok',
       'HTTP/1.1 200 OK\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n',

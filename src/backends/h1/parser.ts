@@ -47,6 +47,9 @@ const MAX_CHUNK_SIZE = 2 ** 48;
 
 const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: .*)?$/;
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** Bytes a field line may not hold (RFC 9110 §5.5 allows HT, SP, VCHAR, obs-text); llhttp rejects them too. */
+const CTL = /[\x00-\x08\x0a-\x1f\x7f]/;
+const CTL_ALL = /[\x00-\x08\x0a-\x1f\x7f]/g;
 
 /** Hex value of a byte, or -1. */
 function hexValue(b: number): number {
@@ -210,6 +213,7 @@ export class ResponseParser {
     if (line.charCodeAt(line.length - 1) !== CR) throw this.malformed(`line not ended by CRLF (bare LF) in "${line.slice(0, 80)}"`);
     line = line.slice(0, -1);
     if (line.includes('\r')) throw this.malformed(`CR inside a header line "${line.slice(0, 80)}"`);
+    if (this.sawStatus && CTL.test(line)) throw this.malformed(`control character in header line "${line.slice(0, 80).replace(CTL_ALL, '?')}"`);
     this.headLine(line);
     return j + 1;
   }
@@ -221,6 +225,7 @@ export class ResponseParser {
       if (!m) throw this.malformed(`bad status line "${line.slice(0, 80)}"`);
       this.versionMinor = Number(m[1]);
       this.status = Number(m[2]);
+      if (this.status < 100) throw this.malformed(`bad status code in "${line.slice(0, 80)}"`);
       this.sawStatus = true;
       return;
     }
