@@ -1,6 +1,6 @@
 // Executors run requests: in this thread, or spread over worker threads each with its own HTTP pool.
 import { Agent, type Dispatcher } from 'undici';
-import { staleRetry } from './stale-retry.js';
+import { withStaleRetry } from './stale-retry.js';
 import { proxyAgent, type ProxyChoice } from './proxy.js';
 import { H1Pool } from './h1/index.js';
 import { executeRequest, type ExecuteInput, type ExecuteResult } from './execute.js';
@@ -57,7 +57,7 @@ export function agentFor(o: PoolOptions): Dispatcher | H1Pool {
   // The pool is sized to the load: never a hidden cap on concurrency.
   if (o.transport === 'h1') return new H1Pool(o.origin, { connections: o.connections, keepAliveMs: 60_000 });
   const opts = { connections: o.connections, pipelining: 1, keepAliveTimeout: 60_000, keepAliveMaxTimeout: 600_000 };
-  return (o.proxy ? proxyAgent(o.proxy, opts) : new Agent(opts)).compose(staleRetry);
+  return withStaleRetry(() => (o.proxy ? proxyAgent(o.proxy, opts) : new Agent(opts)));
 }
 
 /** Runs requests on this thread's event loop. */

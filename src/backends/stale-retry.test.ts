@@ -45,22 +45,34 @@ describe('staleRetry', () => {
   it('re-sends once and says so; a second stale failure is E_STALE_SOCKET', async () => {
     const once = fakeDispatch(1, closed(300));
     const a = handler();
-    staleRetry(once.dispatch)({ origin: 'http://x', path: '/', method: 'POST' }, a.h);
+    staleRetry()(once.dispatch)({ origin: 'http://x', path: '/', method: 'POST' }, a.h);
     await a.finished;
     expect(a.seen).toEqual(['reconnect', 'status 200', 'end']);
     expect(once.calls()).toBe(2);
 
     const twice = fakeDispatch(2, closed(300));
     const b = handler();
-    staleRetry(twice.dispatch)({ origin: 'http://x', path: '/', method: 'POST' }, b.h);
+    staleRetry()(twice.dispatch)({ origin: 'http://x', path: '/', method: 'POST' }, b.h);
     await b.finished;
     expect(b.seen).toEqual(['reconnect', 'error E_STALE_SOCKET']);
+  });
+
+  it('sends the re-send through the fresh-connection dispatcher, closed after its response', async () => {
+    const first = fakeDispatch(1, closed(300));
+    const seenOpts: Dispatcher.DispatchOptions[] = [];
+    const fresh = { dispatch: (o: Dispatcher.DispatchOptions, h: Dispatcher.DispatchHandler) => (seenOpts.push(o), fakeDispatch(0, closed(0)).dispatch(o, h)) } as unknown as Dispatcher;
+    const a = handler();
+    staleRetry(() => fresh)(first.dispatch)({ origin: 'http://x', path: '/', method: 'POST' }, a.h);
+    await a.finished;
+    expect(a.seen).toEqual(['reconnect', 'status 200', 'end']);
+    expect(first.calls()).toBe(1);
+    expect(seenOpts).toEqual([expect.objectContaining({ method: 'POST', reset: true })]);
   });
 
   it('does not re-send a failure on a fresh connection', async () => {
     const d = fakeDispatch(1, closed(0));
     const a = handler();
-    staleRetry(d.dispatch)({ origin: 'http://x', path: '/', method: 'POST' }, a.h);
+    staleRetry()(d.dispatch)({ origin: 'http://x', path: '/', method: 'POST' }, a.h);
     await a.finished;
     expect(a.seen).toEqual(['error UND_ERR_SOCKET']);
     expect(d.calls()).toBe(1);

@@ -3,7 +3,8 @@
 // Why: a server may close an idle keep-alive connection at any moment (RFC 9112 §9.5), and one that closes right
 // after each response races the next request written to it. Such a request got no byte back from a connection the
 // server had already closed, so the server did not answer it; real LLM clients (the OpenAI SDKs, browsers) send
-// it again. The record says so (`reconnected: true`). tokenflood's own pool does the same (h1/connection.ts).
+// it again, once, on a new connection. The record says so (`reconnected: true`). tokenflood's own pool does the
+// same (h1/connection.ts).
 import type { Dispatcher } from 'undici';
 
 type Dispatch = Dispatcher['dispatch'];
@@ -36,6 +37,7 @@ class StaleRetryHandler implements Dispatcher.DispatchHandler {
   private resent = false;
 
   constructor(
+    /** Where the re-send goes: a dispatcher whose connections are never reused, so it gets a new one. */
     private readonly dispatch: Dispatch,
     private readonly opts: Dispatcher.DispatchOptions,
     private readonly inner: Dispatcher.DispatchHandler & ReconnectAware,
@@ -64,7 +66,7 @@ class StaleRetryHandler implements Dispatcher.DispatchHandler {
         this.inner.onReconnect?.();
         // Once undici has finished with the dead socket: dispatching from inside its error path leaves the
         // client closing every later connection after one response.
-        setImmediate(() => this.dispatch(this.opts, this));
+        setImmediate(() => this.dispatch({ ...this.opts, reset: true }, this));
         return;
       }
       err = new StaleConnectionError(err);
@@ -73,6 +75,22 @@ class StaleRetryHandler implements Dispatcher.DispatchHandler {
   }
 }
 
-/** The interceptor, for `agent.compose(staleRetry)`. */
-export const staleRetry: Dispatcher.DispatcherComposeInterceptor = (dispatch) => (opts, handler) =>
-  dispatch(opts, new StaleRetryHandler(dispatch, opts, handler as Dispatcher.DispatchHandler & ReconnectAware));
+/** The interceptor: re-sends go through `resend` (default: the same dispatcher). */
+export function staleRetry(resend?: () => Dispatcher): Dispatcher.DispatcherComposeInterceptor {
+  return (dispatch) => (opts, handler) => {
+    const again: Dispatch = resend ? (o, h) => resend().dispatch(o, h) : dispatch;
+    return dispatch(opts, new StaleRetryHandler(again, opts, handler as Dispatcher.DispatchHandler & ReconnectAware));
+  };
+}
+
+/**
+ * `make()` with stale re-sends: each goes, with `reset: true` (closed after its response), through a second
+ * dispatcher made on first need, so it always gets a new connection, never another idle one that may be stale too.
+ */
+export function withStaleRetry(make: () => Dispatcher): Dispatcher {
+  let fresh: Dispatcher | null = null;
+  const composed = make().compose(staleRetry(() => (fresh ??= make())));
+  const close = () => Promise.all([composed.close(), fresh?.close()]).then(() => {});
+  // compose() returns a Proxy of the agent itself: wrap it again rather than change the agent's own close.
+  return new Proxy(composed, { get: (t, k) => (k === 'close' ? close : Reflect.get(t, k)) });
+}
