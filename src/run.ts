@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cpus, hostname, platform } from 'node:os';
 import { Agent } from 'undici';
-import { proxyAgent, proxyFor, redactProxyUrl } from './backends/proxy.js';
+import { proxyAgent, proxyForRun, redactProxyUrl } from './backends/proxy.js';
 import { resolveRunConfig, type ResolvedRun } from './config/load.js';
 import type { RunConfig, RunConfigInput } from './config/schema.js';
 import { redactHeaders, redactKey } from './config/parse.js';
@@ -84,21 +84,6 @@ export function redactedConfig(c: RunConfig, headers: Record<string, string>): R
   return snakeKeys({ ...c, apiKey: redactKey(c.apiKey), header: Object.entries(redactHeaders(headers)).map(([k, v]) => `${k}: ${v}`) }) as Record<string, unknown>;
 }
 
-/** The proxy for the run's target (null: direct); bad input (exit 2) for a bad proxy URL or --transport h1 with a proxy. */
-function targetProxy(baseUrl: string, transport: RunConfig['transport']) {
-  let proxy;
-  try {
-    proxy = proxyFor(baseUrl);
-  } catch (e) {
-    throw new UsageError([(e as Error).message]);
-  }
-  if (proxy && transport === 'h1')
-    throw new UsageError([
-      `--transport h1: tokenflood's HTTP/1.1 pool cannot go through a proxy, and ${proxy.source} applies to ${new URL(baseUrl).host} (use --transport undici or auto, or add the host to NO_PROXY)`,
-    ]);
-  return proxy;
-}
-
 /** Fill token counts the server did not report by counting with the run's tokenizer. */
 function completeTokenCounts(res: ExecuteResult, tok: Tokenizer): void {
   const raw = res.raw;
@@ -142,7 +127,7 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
   let executor: Executor | undefined;
   try {
     // HTTP_PROXY/HTTPS_PROXY/NO_PROXY (src/backends/proxy.ts): a proxy, when one applies, carries the preflight and the run.
-    const proxy = targetProxy(target.baseUrl, c.transport);
+    const proxy = proxyForRun(target.baseUrl, c.transport);
     const probe = proxy ? proxyAgent(proxy) : new Agent();
     const pf = await preflight(target.baseUrl, headers, c.model, probe)
       .catch((e: unknown) => {

@@ -4,6 +4,7 @@
 // NO_PROXY entries are host or host:port, a leading "." or "*." matches subdomains, "*" disables proxying), plus
 // one of our own: a loopback target (localhost, 127.0.0.0/8, ::1) is never proxied, as curl and most clients do.
 import { EnvHttpProxyAgent, type Dispatcher } from 'undici';
+import { UsageError } from '../errors.js';
 
 export interface ProxyChoice {
   /** The proxy URL, as given (may hold credentials: never write it, see redactProxyUrl). */
@@ -81,4 +82,19 @@ export function redactProxyUrl(uri: string): string {
 /** An undici dispatcher that sends everything through `proxy` (CONNECT tunnels, as EnvHttpProxyAgent does). */
 export function proxyAgent(proxy: ProxyChoice, opts: Omit<EnvHttpProxyAgent.Options, 'httpProxy' | 'httpsProxy' | 'noProxy'> = {}): Dispatcher {
   return new EnvHttpProxyAgent({ ...opts, httpProxy: proxy.uri, httpsProxy: proxy.uri, noProxy: '' });
+}
+
+/** The proxy for a run's target (null: direct); bad input (exit 2) for a bad proxy URL, or --transport h1 with a proxy. */
+export function proxyForRun(baseUrl: string, transport: 'auto' | 'h1' | 'undici', env: Env = process.env): ProxyChoice | null {
+  let proxy: ProxyChoice | null;
+  try {
+    proxy = proxyFor(baseUrl, env);
+  } catch (e) {
+    throw new UsageError([(e as Error).message]);
+  }
+  if (proxy && transport === 'h1')
+    throw new UsageError([
+      `--transport h1: tokenflood's HTTP/1.1 pool cannot go through a proxy, and ${proxy.source} applies to ${new URL(baseUrl).host} (use --transport undici or auto, or add the host to NO_PROXY)`,
+    ]);
+  return proxy;
 }
