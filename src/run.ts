@@ -5,12 +5,13 @@ import { writeFileAtomic } from './util/atomic-write.js';
 import { join } from 'node:path';
 import { cpus, hostname, platform } from 'node:os';
 import { Agent } from 'undici';
+import { proxyAgent, proxyForRun, redactProxyUrl } from './backends/proxy.js';
 import { resolveRunConfig, type ResolvedRun } from './config/load.js';
 import type { RunConfig, RunConfigInput } from './config/schema.js';
 import { redactHeaders, redactKey } from './config/parse.js';
 import { createRedactor, redactFields, secretValues } from './util/redact.js';
 import { joinUrl, redactUrl } from './util/url.js';
-import { UsageError, WriteError } from './errors.js';
+import { TokenfloodError, UsageError, WriteError } from './errors.js';
 import { loadTokenizer, type Tokenizer } from './dataset/tokenizer.js';
 import { createRng } from './util/rng.js';
 import { createWorkload, type Workload } from './dataset/workload.js';
@@ -161,8 +162,15 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
   const target = await openTarget(c.baseUrl, c.tokenizer, c);
   let executor: Executor | undefined;
   try {
-    const probe = new Agent();
-    const pf = await preflight(target.baseUrl, headers, c.model, probe, { signal: opts.signal, redact }).finally(() => probe.close().catch(() => {}));
+    // HTTP_PROXY/HTTPS_PROXY/NO_PROXY (src/backends/proxy.ts): a proxy, when one applies, carries the preflight and the run.
+    const proxy = proxyForRun(target.baseUrl, c.transport);
+    const probe = proxy ? proxyAgent(proxy) : new Agent();
+    const pf = await preflight(target.baseUrl, headers, c.model, probe, { signal: opts.signal, redact })
+      .catch((e: unknown) => {
+        if (proxy && e instanceof TokenfloodError && e.code === 'E_UNREACHABLE') e.message += ` (through the proxy ${redactProxyUrl(proxy.uri)} from ${proxy.source})`;
+        throw e;
+      })
+      .finally(() => probe.close().catch(() => {}));
     const outDir = c.out ?? defaultOutDir(pf.model);
     prepareOutDir(outDir, c.overwrite);
     const runMeta: Record<string, unknown> = {
@@ -187,11 +195,12 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
     let t0 = performance.now();
     const now = () => performance.now() - t0;
     const workers = resolveWorkers(c);
-    const transport = resolveTransport(c.transport, target.baseUrl);
-    const poolOpts = { connections: c.concurrency ?? null, origin: new URL(target.baseUrl).origin, transport };
+    const transport = resolveTransport(c.transport, target.baseUrl, proxy !== null);
+    const poolOpts = { connections: c.concurrency ?? null, origin: new URL(target.baseUrl).origin, transport, proxy };
     executor = workers > 1 ? await workerPoolExecutor(workers, poolOpts, performance.timeOrigin + t0) : inProcessExecutor(poolOpts, now);
     runMeta.workers = workers;
     runMeta.transport = transport;
+    runMeta.proxy = proxy ? redactProxyUrl(proxy.uri) : null;
     // The run clock starts once the executor is ready (worker threads take a while to boot).
     t0 = performance.now();
     executor.setOrigin(performance.timeOrigin + t0);

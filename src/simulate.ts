@@ -195,7 +195,7 @@ export interface ConvertContext {
 export function toRawRequest(v: VirtualRecord, p: Planned, x: ConvertContext): RawRequest {
   const { c } = x;
   const raw: RawRequest = {
-    id: v.index, attempt: 1, warmup: v.index < c.warmup, class: p.spec.class, status: 'ok', http_status: 200, error: null,
+    id: v.index, attempt: 1, reconnected: false, warmup: v.index < c.warmup, class: p.spec.class, status: 'ok', http_status: 200, error: null,
     scheduled_at_ms: v.scheduledMs, sent_at_ms: v.sentMs, headers_ms: 0, end_ms: v.endMs - v.sentMs, streamed: c.stream,
     event_times_ms: [], event_kinds: '', reasoning_chars: 0, answer_chars: 0,
     input_tokens: null, output_tokens: null, reasoning_tokens: null, cached_tokens: null, token_source: null,

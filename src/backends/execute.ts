@@ -9,6 +9,7 @@ import { SseParser, DEFAULT_MAX_LINE_BYTES, type SseEvent } from './sse.js';
 import { classifyData, classifyErrorEvent, type ChunkInfo } from './openai.js';
 import { checkUsage, type Usage, type UsageReport } from './usage.js';
 import { BodyDecoder, contentCoding, isJsonType, mediaType } from './content.js';
+import { isMalformedResponse } from './transport-errors.js';
 import type { RawRequest, RequestStatus } from '../metrics/record.js';
 
 export interface ExecuteInput {
@@ -55,9 +56,9 @@ export interface ExecuteResult {
 
 const MAX_ERROR_BODY = 500;
 
-function classifyNetworkError(err: unknown): { status: RequestStatus; message: string } {
+function classifyNetworkError(err: unknown, beforeHeaders: boolean): { status: RequestStatus; message: string } {
   const e = err as { code?: string; message?: string; name?: string; cause?: { code?: string; message?: string } };
-  const code = e?.code ?? e?.cause?.code ?? e?.name ?? 'ERROR';
+  const code = isMalformedResponse(err, beforeHeaders) ? 'E_MALFORMED_RESPONSE' : (e?.code ?? e?.cause?.code ?? e?.name ?? 'ERROR');
   const msg = e?.message ?? String(err);
   return { status: 'network_error', message: `${code}: ${msg}` };
 }
@@ -67,6 +68,7 @@ export function blankRaw(inp: Omit<ExecuteInput, 'dispatcher' | 'now' | 'registe
   return {
     id: inp.id,
     attempt: inp.attempt ?? 1,
+    reconnected: false,
     warmup: inp.warmup,
     class: inp.cls,
     status: 'ok',
@@ -290,6 +292,11 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.fail(err);
   }
 
+  /** The transport is sending the request again on a new connection: its reused one went stale (see stale-retry.ts). */
+  onReconnect(): void {
+    this.raw.reconnected = true;
+  }
+
   private readonly onEvent = (ev: SseEvent): void => {
     if (this.done) {
       this.raw.events_after_done++; // a stream is over at [DONE]: what follows is not measured
@@ -354,7 +361,7 @@ class Exchange implements Dispatcher.DispatchHandler {
       raw.status = 'network_error';
       raw.error = `${err.code}: ${err.message}`;
     } else {
-      const c = classifyNetworkError(err);
+      const c = classifyNetworkError(err, raw.headers_ms === null);
       raw.status = c.status;
       raw.error = raw.headers_ms === null ? `${c.message} (before response headers)` : `${c.message} (mid-stream)`;
     }
@@ -416,6 +423,9 @@ class H1Adapter implements H1Handlers {
   }
   onError(err: H1Error): void {
     this.ex.fail(err);
+  }
+  onRetry(): void {
+    this.ex.onReconnect();
   }
 }
 

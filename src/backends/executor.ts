@@ -1,5 +1,7 @@
 // Executors run requests: in this thread, or spread over worker threads each with its own HTTP pool.
-import { Agent } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
+import { withStaleRetry } from './stale-retry.js';
+import { proxyAgent, type ProxyChoice } from './proxy.js';
 import { H1Pool } from './h1/index.js';
 import { executeRequest, type ExecuteInput, type ExecuteResult } from './execute.js';
 
@@ -40,18 +42,24 @@ export interface PoolOptions {
   /** The server's origin (scheme, host, port). */
   origin: string;
   transport: Transport;
+  /** The proxy that carries the requests (undici only), or null/absent for direct connections. */
+  proxy?: ProxyChoice | null;
 }
 
-/** --transport auto: tokenflood's HTTP/1.1 pool for http:// (measured cheaper per event), undici for https://. */
-export function resolveTransport(choice: 'auto' | Transport, origin: string): Transport {
+/**
+ * --transport auto: tokenflood's HTTP/1.1 pool for http:// (measured cheaper per event), undici for https:// and
+ * whenever a proxy applies (the pool has no proxy support).
+ */
+export function resolveTransport(choice: 'auto' | Transport, origin: string, proxied = false): Transport {
   if (choice !== 'auto') return choice;
-  return origin.startsWith('http://') ? 'h1' : 'undici';
+  return origin.startsWith('http://') && !proxied ? 'h1' : 'undici';
 }
 
-export function agentFor(o: PoolOptions): Agent | H1Pool {
+export function agentFor(o: PoolOptions): Dispatcher | H1Pool {
   // The pool is sized to the load: never a hidden cap on concurrency.
   if (o.transport === 'h1') return new H1Pool(o.origin, { connections: o.connections, keepAliveMs: 60_000 });
-  return new Agent({ connections: o.connections, pipelining: 1, keepAliveTimeout: 60_000, keepAliveMaxTimeout: 600_000 });
+  const opts = { connections: o.connections, pipelining: 1, keepAliveTimeout: 60_000, keepAliveMaxTimeout: 600_000 };
+  return withStaleRetry(() => (o.proxy ? proxyAgent(o.proxy, opts) : new Agent(opts)));
 }
 
 /** Runs requests on this thread's event loop. */

@@ -79,7 +79,7 @@ export const RUN_FLAGS: FlagTable<RunConfigInput> = {
   idleTimeout: { flag: '--idle-timeout <seconds>', help: 'fail a request (status timeout) when nothing arrives for this long, e.g. 30s: catches stalled streams' },
   maxLineBytes: { flag: '--max-line-bytes <n>', help: 'longest SSE line (or non-streamed response body) accepted, in bytes; a longer one makes the request a parse_error (default 8388608 = 8 MiB)' },
   stream: { flag: '--no-stream', help: 'measure non-streaming requests (TTFT then equals E2E)' },
-  transport: { flag: '--transport <auto|h1|undici>', help: "HTTP client: h1 = tokenflood's HTTP/1.1 pool (least CPU per streamed token), undici = Node's undici; auto = h1 for http://, undici for https:// (default auto)" },
+  transport: { flag: '--transport <auto|h1|undici>', help: "HTTP client: h1 = tokenflood's HTTP/1.1 pool (least CPU per streamed token), undici = Node's undici; auto = h1 for http://, undici for https:// or through a proxy (HTTP_PROXY/HTTPS_PROXY/NO_PROXY; default auto)" },
   retry: { flag: '--retry <n>', help: 'retry HTTP 429/503 up to N times, honouring Retry-After; every attempt is its own record and failures still count (default 0)' },
   maxRetryWait: { flag: '--max-retry-wait <time>', help: 'with --retry: longest wait before a retry; a Retry-After longer than this is not retried (the attempt stays a failure), e.g. 60s (default 60 s)' },
   concurrency: { flag: '--concurrency <n>', help: 'closed loop: at most N requests in flight; with --rate, a cap on in-flight requests (default 1 when no --rate)' },

@@ -26,6 +26,7 @@ export function recordLine(r: RequestRecord): string {
   const o = {
     id: r.id,
     attempt: r.attempt,
+    reconnected: r.reconnected,
     status: r.status,
     http_status: r.http_status,
     error: r.error,
@@ -109,7 +110,7 @@ export class RecordWriter {
 }
 
 const RAW_FIELDS: (keyof RawRequest)[] = [
-  'id', 'attempt', 'warmup', 'class', 'status', 'http_status', 'error', 'scheduled_at_ms', 'sent_at_ms', 'headers_ms', 'end_ms',
+  'id', 'attempt', 'reconnected', 'warmup', 'class', 'status', 'http_status', 'error', 'scheduled_at_ms', 'sent_at_ms', 'headers_ms', 'end_ms',
   'streamed', 'event_times_ms', 'event_kinds', 'reasoning_chars', 'answer_chars', 'input_tokens', 'output_tokens',
   'reasoning_tokens', 'cached_tokens', 'token_source', 'expected_input_tokens', 'max_tokens', 'finish_reason',
   'usage_rejected', 'events_after_done',
@@ -145,6 +146,7 @@ export function readRecords(path: string): ReadResult {
     if (raw.class === null) raw.class = undefined;
     if (raw.attempt === null) raw.attempt = 1;
     if (raw.events_after_done === null) raw.events_after_done = 0; // files written before the field existed
+    raw.reconnected = raw.reconnected === true;
     records.push(toRecord(raw as unknown as RawRequest));
   });
   return { records, warnings };

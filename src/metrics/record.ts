@@ -27,6 +27,8 @@ export interface RawRequest {
   id: number;
   /** 1 for the first attempt; 2, 3, … for --retry attempts of the same request (same id). */
   attempt: number;
+  /** Sent again on a new connection because its reused keep-alive connection closed before any response byte. */
+  reconnected: boolean;
   warmup: boolean;
   class: string | undefined;
   status: RequestStatus;

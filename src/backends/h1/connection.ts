@@ -12,6 +12,11 @@ export interface H1Handlers {
   onEnd(): void;
   /** Called at most once, instead of onEnd; nothing is called after it. */
   onError(err: H1Error): void;
+  /**
+   * The request's reused keep-alive connection closed before any response byte, and it is being sent again once
+   * on a new connection (nothing was received, and the server had closed the connection, so it did not answer).
+   */
+  onRetry?(reason: H1Error): void;
 }
 
 /** Where and how to connect; shared by all connections of a pool. */
@@ -35,12 +40,16 @@ export interface ConnectionOwner {
   gone(c: Connection): void;
   /** The socket has closed. */
   closed(c: Connection): void;
+  /** Send `p` again first, on a new connection (its reused one went stale); called before `gone()`. */
+  resend(p: Pending): void;
 }
 
 /** A request from the moment it is accepted until onEnd/onError; also its caller's abort handle. */
 export class Pending {
   conn: Connection | null = null;
   finished = false;
+  /** Already re-sent once after a stale connection. */
+  resent = false;
 
   constructor(
     readonly bytes: string,
@@ -205,12 +214,7 @@ export class Connection implements ParserSink {
   };
 
   private readonly onError = (err: Error): void => {
-    const phase = this.phase();
-    const e = socketError(err, phase, this.owner.target.where);
-    if (phase === 'headers' && this.served > 0 && this.parser.inHead) {
-      e.message += ' (on a reused keep-alive connection: the server may have closed it as it went idle)';
-    }
-    this.fail(e);
+    this.fail(socketError(err, this.phase(), this.owner.target.where));
   };
 
   private readonly onClose = (): void => {
@@ -223,10 +227,33 @@ export class Connection implements ParserSink {
     if (this.idle) this.destroy();
   };
 
-  /** The current request failed: destroy the socket, then tell the caller. */
+  /**
+   * A reset or close on a connection that already carried a response, before one byte of this response: the
+   * server closed it as idle while the request was on its way, so it cannot have answered (docs/reliability.md).
+   */
+  private stale(err: H1Error): boolean {
+    return this.served > 0 && this.connected && this.parser.untouched && (err.code === 'ECONNRESET' || err.code === 'EPIPE');
+  }
+
+  /** The current request failed: destroy the socket, then tell the caller (or send it again, once, if stale). */
   private fail(err: H1Error): void {
     const p = this.req;
     this.req = null;
+    if (p && !p.finished && this.stale(err)) {
+      if (!p.resent) {
+        p.resent = true;
+        p.conn = null;
+        this.owner.resend(p);
+        this.destroy(); // gone() opens the new connection for it
+        try {
+          p.h.onRetry?.(err);
+        } catch (e) {
+          rethrow(e);
+        }
+        return;
+      }
+      err = new H1Error('E_STALE_SOCKET', 'headers', `reused keep-alive connection to ${this.owner.target.where} closed before any response byte, again after a retry on a new connection`, { cause: err });
+    }
     this.destroy();
     if (!p || p.finished) return;
     p.finished = true;

@@ -13,6 +13,7 @@ export type H1ErrorCode =
   | 'EPIPE' // the server stopped reading the request
   | 'E_SOCKET' // any other socket error (the OS code is in the message)
   | 'E_TLS' // the TLS handshake or certificate check failed
+  | 'E_STALE_SOCKET' // a reused keep-alive connection closed before any byte of the response (after the retry, too)
   | 'E_MALFORMED_RESPONSE' // the bytes received are not a valid HTTP/1.x response
   | 'E_INVALID_REQUEST' // a header name or value the client refuses to send (CR/LF, bad characters)
   | 'E_UNSUPPORTED' // a response this client does not handle (101 Switching Protocols)

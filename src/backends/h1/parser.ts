@@ -4,9 +4,12 @@
 // piece of body is handed on as a subarray of the buffer that arrived, so a streamed token costs one slice and
 // a few comparisons. The head (status line and headers, once per response) is decoded as latin1 strings; its
 // cost is per request, not per event. State survives any split of the input, down to one byte per push().
-// Framing follows RFC 9112 §6.3: no body for HEAD, 1xx, 204, 304; Transfer-Encoding wins over Content-Length
-// (and then the connection is not reused); a Transfer-Encoding not ending in chunked, or no length at all, means
-// the body runs until the server closes.
+// Framing follows RFC 9112 §6.3: no body for HEAD, 1xx, 204, 304; a Transfer-Encoding not ending in chunked, or no
+// length at all, means the body runs until the server closes.
+// Strictness is that of Node's own parser (llhttp, which undici and node:http use), so both transports and the
+// user's Node clients judge a response alike (docs/reliability.md): lines end in CRLF, no obs-fold, no CR inside a
+// field, one Content-Length of digits only, never both Transfer-Encoding and Content-Length, and no unsolicited
+// 100 Continue (this client never sends Expect). Other 1xx responses (103 Early Hints) are skipped.
 import { H1Error, closedEarly } from './errors.js';
 
 export interface ParserSink {
@@ -18,11 +21,11 @@ export interface ParserSink {
 
 const HEAD: number = 0;
 const BODY_LENGTH: number = 1;
-const CHUNK_SIZE: number = 2; // hex digits, then optional whitespace
+const CHUNK_SIZE: number = 2; // hex digits (no whitespace: llhttp refuses it)
 const CHUNK_EXT: number = 3; // ";ext" up to the LF
 const CHUNK_SIZE_LF: number = 4; // a CR ended the size line: an LF must follow
 const CHUNK_DATA: number = 5;
-const CHUNK_DATA_END: number = 6; // CR LF (or a bare LF) after chunk data
+const CHUNK_DATA_END: number = 6; // CR LF after chunk data
 const CHUNK_DATA_LF: number = 7;
 const TRAILER: number = 8; // trailer lines, ended by an empty line (trailer fields are read and dropped)
 const BODY_CLOSE: number = 9;
@@ -44,6 +47,9 @@ const MAX_CHUNK_SIZE = 2 ** 48;
 
 const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: .*)?$/;
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** Bytes a field line may not hold (RFC 9110 §5.5 allows HT, SP, VCHAR, obs-text); llhttp rejects them too. */
+const CTL = /[\x00-\x08\x0a-\x1f\x7f]/;
+const CTL_ALL = /[\x00-\x08\x0a-\x1f\x7f]/g;
 
 /** Hex value of a byte, or -1. */
 function hexValue(b: number): number {
@@ -60,11 +66,13 @@ export class ResponseParser {
   private carry: Buffer | null = null;
   private headBytes = 0;
   private sawStatus = false;
-  private lastHeader = '';
+  /** Content-Length header lines seen in this head. */
+  private lengthFields = 0;
+  /** The trailer line being read ended in CR. */
+  private sawCr = false;
   /** Bytes left in the current Content-Length body or chunk; digits of the chunk size being read. */
   private remaining = 0;
   private sawDigit = false;
-  private sizeDone = false;
   private lineBytes = 0;
 
   status = 0;
@@ -87,7 +95,7 @@ export class ResponseParser {
     this.carry = null;
     this.headBytes = 0;
     this.sawStatus = false;
-    this.lastHeader = '';
+    this.lengthFields = 0;
     this.status = 0;
     this.versionMinor = 1;
     this.headers = {};
@@ -102,6 +110,11 @@ export class ResponseParser {
 
   get inHead(): boolean {
     return this.state === HEAD;
+  }
+
+  /** Not one byte of the response has arrived yet. */
+  get untouched(): boolean {
+    return this.state === HEAD && this.headBytes === 0;
   }
 
   get idle(): boolean {
@@ -138,14 +151,10 @@ export class ResponseParser {
           i = this.chunkLine(buf, i, end);
           if (this.state === DONE) return this.complete(i < end);
           break;
-        case CHUNK_DATA_END: {
-          const b = buf[i++];
-          if (b === LF) this.state = CHUNK_SIZE;
-          else if (b === CR) this.state = CHUNK_DATA_LF;
-          else throw this.malformed('chunk data not followed by CRLF');
-          if (this.state === CHUNK_SIZE) this.startChunkLine();
+        case CHUNK_DATA_END:
+          if (buf[i++] !== CR) throw this.malformed('chunk data not followed by CRLF');
+          this.state = CHUNK_DATA_LF;
           break;
-        }
         case CHUNK_DATA_LF:
           if (buf[i++] !== LF) throw this.malformed('chunk data not followed by CRLF');
           this.state = CHUNK_SIZE;
@@ -201,7 +210,10 @@ export class ResponseParser {
       line = Buffer.concat([this.carry, buf.subarray(i, j)]).toString('latin1');
       this.carry = null;
     } else line = buf.toString('latin1', i, j);
-    if (line.length > 0 && line.charCodeAt(line.length - 1) === CR) line = line.slice(0, -1);
+    if (line.charCodeAt(line.length - 1) !== CR) throw this.malformed(`line not ended by CRLF (bare LF) in "${line.slice(0, 80)}"`);
+    line = line.slice(0, -1);
+    if (line.includes('\r')) throw this.malformed(`CR inside a header line "${line.slice(0, 80)}"`);
+    if (this.sawStatus && CTL.test(line)) throw this.malformed(`control character in header line "${line.slice(0, 80).replace(CTL_ALL, '?')}"`);
     this.headLine(line);
     return j + 1;
   }
@@ -213,17 +225,14 @@ export class ResponseParser {
       if (!m) throw this.malformed(`bad status line "${line.slice(0, 80)}"`);
       this.versionMinor = Number(m[1]);
       this.status = Number(m[2]);
+      if (this.status < 100) throw this.malformed(`bad status code in "${line.slice(0, 80)}"`);
       this.sawStatus = true;
       return;
     }
     if (line === '') return this.endOfHead();
     const c0 = line.charCodeAt(0);
-    if (c0 === SP || c0 === HT) {
-      // obs-fold: a user agent must replace it with a space (RFC 9112 §5.2)
-      if (!this.lastHeader) throw this.malformed('continuation line before any header');
-      this.headers[this.lastHeader] += ' ' + line.trim();
-      return;
-    }
+    // RFC 9112 §5.2 lets a user agent unfold obs-fold; llhttp refuses it, and so do we (see the file comment).
+    if (c0 === SP || c0 === HT) throw this.malformed(`folded header line (obs-fold) "${line.slice(0, 80)}"`);
     const colon = line.indexOf(':');
     const name = colon > 0 ? line.slice(0, colon) : '';
     if (!TOKEN.test(name)) throw this.malformed(`bad header line "${line.slice(0, 80)}"`);
@@ -231,17 +240,18 @@ export class ResponseParser {
     const value = line.slice(colon + 1).trim();
     const h = this.headers;
     h[key] = h[key] === undefined ? value : `${h[key]}, ${value}`;
-    this.lastHeader = key;
+    if (key === 'content-length' && ++this.lengthFields > 1) throw this.malformed('Content-Length sent more than once');
   }
 
   private endOfHead(): void {
     const status = this.status;
     if (status < 200) {
       if (status === 101) throw new H1Error('E_UNSUPPORTED', 'headers', `${this.where} answered 101 Switching Protocols, which this client does not support`);
-      // 1xx informational (100 Continue, 103 Early Hints): the real response follows.
+      if (status === 100) throw this.malformed('unsolicited 100 Continue (the request sent no Expect: 100-continue)');
+      // Other 1xx informational responses (103 Early Hints): the real response follows.
       this.sawStatus = false;
       this.headers = {};
-      this.lastHeader = '';
+      this.lengthFields = 0;
       return;
     }
     const h = this.headers;
@@ -253,13 +263,13 @@ export class ResponseParser {
     if (this.isHead || status === 204 || status === 304) next = DONE;
     else if (te !== undefined) {
       const codings = te.toLowerCase().split(',');
+      // RFC 9112 §6.1: both headers "ought to be handled as an error" (a smuggling sign); llhttp rejects it.
+      if (cl !== undefined) throw this.malformed('both Transfer-Encoding and Content-Length');
       next = codings[codings.length - 1].trim() === 'chunked' ? CHUNK_SIZE : BODY_CLOSE;
-      if (next === BODY_CLOSE || cl !== undefined) this.keepAlive = false; // RFC 9112 §6.3 (3)
+      if (next === BODY_CLOSE) this.keepAlive = false;
     } else if (cl !== undefined) {
-      const parts = cl.split(',');
-      const first = parts[0].trim();
-      if (!/^\d{1,15}$/.test(first) || parts.some((p) => p.trim() !== first)) throw this.malformed(`bad Content-Length "${cl.slice(0, 40)}"`);
-      this.remaining = Number(first);
+      if (!/^\d{1,15}$/.test(cl)) throw this.malformed(`bad Content-Length "${cl.slice(0, 40)}"`);
+      this.remaining = Number(cl);
       next = this.remaining === 0 ? DONE : BODY_LENGTH;
     } else {
       next = BODY_CLOSE;
@@ -276,7 +286,6 @@ export class ResponseParser {
   private startChunkLine(): void {
     this.remaining = 0;
     this.sawDigit = false;
-    this.sizeDone = false;
     this.lineBytes = 0;
   }
 
@@ -290,18 +299,18 @@ export class ResponseParser {
         return this.endChunkLine(i);
       }
       if (this.state === CHUNK_EXT) {
-        if (b === LF) return this.endChunkLine(i);
+        if (b === CR) this.state = CHUNK_SIZE_LF;
+        else if (b === LF) throw this.malformed('chunk-size line not ended by CRLF (bare LF)');
         continue; // chunk extensions carry nothing we use
       }
       const v = hexValue(b);
-      if (v >= 0 && !this.sizeDone) {
+      if (v >= 0) {
         this.remaining = this.remaining * 16 + v;
         if (this.remaining > MAX_CHUNK_SIZE) throw this.malformed('chunk size too large');
         this.sawDigit = true;
       } else if (b === CR) this.state = CHUNK_SIZE_LF;
-      else if (b === LF) return this.endChunkLine(i);
+      else if (b === LF) throw this.malformed('chunk-size line not ended by CRLF (bare LF)');
       else if (b === SEMI) this.state = CHUNK_EXT;
-      else if ((b === SP || b === HT) && this.sawDigit) this.sizeDone = true;
       else throw this.malformed(`bad byte 0x${b.toString(16)} in chunk-size line`);
     }
     return i;
@@ -312,6 +321,7 @@ export class ResponseParser {
     if (this.remaining === 0) {
       this.state = TRAILER;
       this.lineBytes = 0;
+      this.sawCr = false;
       this.headBytes = 0;
     } else this.state = CHUNK_DATA;
     return i;
@@ -322,12 +332,16 @@ export class ResponseParser {
       const b = buf[i++];
       this.headBytes++;
       if (b === LF) {
+        if (!this.sawCr) throw this.malformed('trailer line not ended by CRLF (bare LF)');
+        this.sawCr = false;
         if (this.lineBytes === 0) {
           this.state = DONE;
           return i;
         }
         this.lineBytes = 0;
-      } else if (b !== CR) this.lineBytes++;
+      } else if (this.sawCr) throw this.malformed('CR inside a trailer line');
+      else if (b === CR) this.sawCr = true;
+      else this.lineBytes++;
     }
     if (this.headBytes > MAX_TRAILER_BYTES) throw this.malformed(`trailers larger than ${MAX_TRAILER_BYTES} bytes`);
     return i;

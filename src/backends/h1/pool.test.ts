@@ -290,6 +290,32 @@ describe('H1Pool against a misbehaving server', () => {
     expect((await send(p)).body.toString()).toBe('ok');
   });
 
+  it('sends a request again, once, on a new connection when its reused one closes before any response byte', async () => {
+    // Per connection: answer the first request, close on the second (a server's idle close racing the request).
+    const perSocket = new Map<Socket, number>();
+    let accepted = 0;
+    const { origin, server } = await rawServer((s) => {
+      const n = perSocket.get(s) ?? 0;
+      perSocket.set(s, n + 1);
+      if (n === 0) s.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok');
+      else s.end();
+    });
+    server.on('connection', () => accepted++);
+    const p = pool(origin, 1);
+    expect((await send(p)).body.toString()).toBe('ok');
+    const { h, done } = recorder();
+    const retries: string[] = [];
+    p.request({ method: 'POST', path: '/x', headers: {}, body: '{}' }, { ...h, onRetry: (e) => retries.push(e.code) });
+    const r = await done;
+    expect(r.error).toBeNull();
+    expect(r.body.toString()).toBe('ok');
+    expect(retries).toEqual(['ECONNRESET']);
+    expect(accepted).toBe(2);
+    // A reset on a fresh connection is not retried.
+    const { origin: o2 } = await rawServer((s) => s.destroy());
+    expect((await send(pool(o2, 1))).error?.code).toBe('ECONNRESET');
+  });
+
   it('reports a malformed response and closes that connection', async () => {
     const { origin } = await rawServer((s) => s.write('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nnot-hex\r\n'));
     const r = await send(pool(origin, 1));

@@ -6,7 +6,8 @@
 // Buffer is allocated per read. It does only what a load generator needs: one request at a time per connection
 // (no pipelining), string bodies with Content-Length, responses framed by chunked / Content-Length / close.
 // Not supported: HTTP/2, proxies, redirects,
-// compression, request streaming, Expect: 100-continue, upgrades, retries.
+// compression, request streaming, Expect: 100-continue, upgrades, retries (but for one: a request whose reused
+// keep-alive connection closed before any response byte is sent again once, on a new connection).
 import { Connection, Pending, type ConnectionOwner, type H1Handlers, type Target } from './connection.js';
 import { H1Error } from './errors.js';
 import { serializeRequest, type H1Request } from './request.js';
@@ -156,6 +157,10 @@ export class H1Pool implements ConnectionOwner {
       if (p) this.open().start(p);
     }
     this.checkDrained();
+  }
+
+  resend(p: Pending): void {
+    this.queue.splice(this.qHead, 0, p);
   }
 
   closed(): void {

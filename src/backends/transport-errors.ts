@@ -1,0 +1,11 @@
+// Stable codes for undici's errors that mean the same as an H1Error code, so both transports record alike.
+
+/** undici's ways of saying the bytes received are not a valid HTTP/1.1 response (llhttp, or its own checks). */
+export function isMalformedResponse(err: unknown, beforeHeaders: boolean): boolean {
+  const e = err as { code?: string; name?: string; message?: string };
+  if (e?.name === 'HTTPParserError' || e?.code?.startsWith('HPE_')) return true;
+  // undici's answer to an unsolicited 100 Continue.
+  if (e?.code === 'UND_ERR_SOCKET' && e.message === 'bad response') return true;
+  // A Content-Length sent twice reaches undici as one concatenated value ("2626"): a head fault, not a short body.
+  return beforeHeaders && e?.code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH';
+}
