@@ -190,7 +190,8 @@ describe('faults injected by the simulated server', () => {
         drop: { every: 13, afterTokens: 3 },
         malformed: { every: 17, afterTokens: 2 },
         stall: { every: 19, afterTokens: 2, ms: 1500 },
-        heartbeat: { every: 5, intervalMs: 5 },
+        // 1 ms: a stream here lasts ~6 ms of wall time (16 tokens at time scale 20), so a slower ping could miss it.
+        heartbeat: { every: 5, intervalMs: 1 },
       },
     });
     try {
