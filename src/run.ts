@@ -10,6 +10,7 @@ import type { RunConfig, RunConfigInput } from './config/schema.js';
 import { redactHeaders, redactKey } from './config/parse.js';
 import { UsageError } from './errors.js';
 import { loadTokenizer, type Tokenizer } from './dataset/tokenizer.js';
+import { createTokenCounter, type TokenCounter } from './dataset/count-pool.js';
 import { createRng } from './util/rng.js';
 import { createWorkload, type Workload } from './dataset/workload.js';
 import { buildBody, ENDPOINT_PATHS } from './backends/openai.js';
@@ -83,15 +84,18 @@ export function redactedConfig(c: RunConfig, headers: Record<string, string>): R
   return snakeKeys({ ...c, apiKey: redactKey(c.apiKey), header: Object.entries(redactHeaders(headers)).map(([k, v]) => `${k}: ${v}`) }) as Record<string, unknown>;
 }
 
-/** Fill token counts the server did not report by counting with the run's tokenizer. */
-function completeTokenCounts(res: ExecuteResult, tok: Tokenizer): void {
+/**
+ * Fill token counts the server did not report by counting with the run's tokenizer, on the counting thread
+ * (a pathological answer must not freeze measuring); too long or too slow to count gives token_source estimate.
+ */
+async function completeTokenCounts(res: ExecuteResult, counter: TokenCounter): Promise<void> {
   const raw = res.raw;
   if (raw.status !== 'ok') return;
   if (raw.output_tokens === null) {
-    const reasoning = res.reasoningText ? tok.count(res.reasoningText) : 0;
-    raw.output_tokens = reasoning + tok.count(res.answerText);
-    raw.reasoning_tokens = reasoning;
-    raw.token_source = 'tokenizer';
+    const { counts, source } = await counter.count([res.reasoningText, res.answerText]);
+    raw.output_tokens = counts[0] + counts[1];
+    raw.reasoning_tokens = counts[0];
+    raw.token_source = source;
   }
   if (raw.input_tokens === null) raw.input_tokens = raw.expected_input_tokens;
 }
@@ -124,6 +128,7 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
 
   const target = await openTarget(c.baseUrl, c.tokenizer);
   let executor: Executor | undefined;
+  const counter = createTokenCounter(c.tokenizer);
   try {
     const probe = new Agent();
     const pf = await preflight(target.baseUrl, headers, c.model, probe).finally(() => probe.close().catch(() => {}));
@@ -197,7 +202,7 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
         timeoutMs: c.timeout * 1000,
         idleTimeoutMs: c.idleTimeout !== undefined ? c.idleTimeout * 1000 : 0,
       });
-      completeTokenCounts(res, tokenizer);
+      await completeTokenCounts(res, counter);
       const rec = toRecord(normalizeRaw(res.raw));
       writer.write(rec);
       agg.finished(rec);
@@ -291,6 +296,7 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
     }
     return { summary, records, outDir };
   } finally {
+    await counter.close();
     await executor?.close();
     await target.close();
   }
