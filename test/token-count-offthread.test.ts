@@ -30,29 +30,48 @@ const healthy: Script = {
   ],
 };
 
+/** Run a hostile and a healthy request side by side; returns both records and the run's wall time. */
+async function pair(transport: 'h1' | 'undici', hostileScript: Script) {
+  // Two users send at once: the first request to arrive gets the hostile answer, the second the healthy one.
+  server = await startScriptServer((_body, n) => (n === 0 ? hostileScript : healthy));
+  const t0 = performance.now();
+  const res = await run({ baseUrl: server.baseUrl, requests: 2, concurrency: 2, inputTokens: 8, outputTokens: 8, out: tmpDir(), quiet: true, transport });
+  const wallMs = performance.now() - t0;
+  const long = res.records.find((r) => r.token_source !== 'usage');
+  const ok = res.records.find((r) => r.token_source === 'usage');
+  expect(long, JSON.stringify(res.records)).toBeDefined();
+  expect(ok, JSON.stringify(res.records)).toBeDefined();
+  if (!long || !ok) throw new Error('unreachable');
+  // The healthy request was on the wire before the hostile answer arrived (else a freeze could not show in its TTFT).
+  expect(ok.sent_at_ms).toBeLessThan(long.sent_at_ms + HOSTILE_AT_MS);
+  expect(long.status).toBe('ok');
+  expect(ok.status).toBe('ok');
+  // Before: the count blocked the loop for 16 s or more and this TTFT read as much. A loaded machine adds tens of ms, not seconds.
+  expect(ok.ttft_ms).toBeGreaterThanOrEqual(HEALTHY_FIRST_TOKEN_MS - 5);
+  expect(ok.ttft_ms).toBeLessThan(HEALTHY_FIRST_TOKEN_MS + 1500);
+  // The count is bounded in time (2 s, then the estimate): the run does not wait out a long count.
+  expect(wallMs).toBeLessThan(12_000);
+  return { long, ok };
+}
+
 describe.each(['h1', 'undici'] as const)('token counting off the measuring thread (transport %s)', (transport) => {
   it('a 64k-好 answer without usage does not inflate a concurrent stream; it is counted or estimated', async () => {
-    // Two users send at once: the first request to arrive gets the hostile answer, the second the healthy one.
-    server = await startScriptServer((_body, n) => (n === 0 ? hostile(transport === 'h1' ? 0 : 1) : healthy));
-    const t0 = performance.now();
-    const res = await run({ baseUrl: server.baseUrl, requests: 2, concurrency: 2, inputTokens: 8, outputTokens: 8, out: tmpDir(), quiet: true, transport });
-    const wallMs = performance.now() - t0;
-    const long = res.records.find((r) => r.token_source !== 'usage');
-    const ok = res.records.find((r) => r.token_source === 'usage');
-    expect(long, JSON.stringify(res.records)).toBeDefined();
-    expect(ok, JSON.stringify(res.records)).toBeDefined();
-    if (!long || !ok) return;
-    // The healthy request was on the wire before the hostile answer arrived (else a freeze could not show in its TTFT).
-    expect(ok.sent_at_ms).toBeLessThan(long.sent_at_ms + HOSTILE_AT_MS);
-    expect(long.status).toBe('ok');
+    const { long } = await pair(transport, hostile(transport === 'h1' ? 0 : 1));
     expect(['estimate', 'tokenizer']).toContain(long.token_source);
     expect(long.output_tokens).toBeGreaterThan(1000);
-    expect(ok.status).toBe('ok');
-    expect(ok.token_source).toBe('usage');
-    // Before: the count blocked the loop for 16 s and this TTFT read ~16,000 ms. A loaded machine adds tens of ms, not seconds.
-    expect(ok.ttft_ms).toBeGreaterThanOrEqual(HEALTHY_FIRST_TOKEN_MS - 5);
-    expect(ok.ttft_ms).toBeLessThan(HEALTHY_FIRST_TOKEN_MS + 1500);
-    // The count is bounded in time (2 s, then the estimate): the run does not wait out a 16 s count.
-    expect(wallMs).toBeLessThan(12_000);
+  }, 120_000);
+
+  it('an answer too slow to count (200k chars in one piece) is recorded with token_source estimate', async () => {
+    // Not a run of one character, so it is not counted in pieces: BPE on it takes far longer than the 2 s bound.
+    const text = (transport === 'h1' ? 'ab' : 'ac').repeat(100_000);
+    const script: Script = {
+      steps: [
+        ...Array.from({ length: 20 }, (_, i) => ({ at: HOSTILE_AT_MS + i, write: chatChunk({ content: text.slice(i * 10_000, (i + 1) * 10_000) }) })),
+        { at: HOSTILE_AT_MS + 25, write: DONE },
+      ],
+    };
+    const { long } = await pair(transport, script);
+    expect(long.token_source).toBe('estimate');
+    expect(long.output_tokens).toBe(50_000); // ceil(200,000 / 4), docs/metrics.md
   }, 120_000);
 });

@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { loadTokenizer } from './tokenizer.js';
 import { estimateTokens } from './token-estimate.js';
+import { countSplittingRuns } from './split-count.js';
 import type { FromCounter, ToCounter } from './count-worker.js';
 
 export interface TokenCount {
@@ -19,7 +20,8 @@ export interface TokenCounter {
 }
 
 /**
- * BPE is quadratic on a long run of one repeated character (64k `好`: 16 s), so a count is bounded:
+ * BPE is quadratic on a long run of one repeated character (64k `好`: 16 s). Runs are counted in pieces
+ * (countSplittingRuns), and for what remains slow (other long pieces without spaces) a count is bounded:
  * texts longer than maxChars in all are estimated at once, a count not done within timeoutMs is estimated
  * and its thread replaced. Without the compiled worker (tests from sources, no build) short texts are
  * counted in-thread and longer ones estimated.
@@ -118,7 +120,7 @@ export function createTokenCounter(tokenizer: string, limits: Partial<Record<key
       if (!file) {
         if (chars > lim.inThreadMaxChars) return Promise.resolve(estimate(texts));
         const tok = loadTokenizer(tokenizer);
-        return Promise.resolve({ counts: texts.map((t) => (t ? tok.count(t) : 0)), source: 'tokenizer' });
+        return Promise.resolve({ counts: texts.map((t) => (t ? countSplittingRuns(tok, t) : 0)), source: 'tokenizer' });
       }
       return new Promise((resolve) => {
         queue.push({ id: seq++, texts, queuedAt: performance.now(), resolve });
