@@ -102,6 +102,7 @@ describe('absurd load sizes are refused before anything is sent', () => {
     [['--requests', '100000000'], /--requests: at most 10,000,000 requests per run/],
     [['--rate', '1e9', '--duration', '60s'], /--rate: at most 1,000,000 requests per second/],
     [['--warmup', '1e8'], /--warmup: at most 10,000,000 warmup requests/],
+    [['--concurrency', '1e9'], /--concurrency: at most 100,000 requests in flight/],
   ];
   for (const [args, re] of cases) {
     it(args.join(' '), async () => {

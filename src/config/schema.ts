@@ -33,10 +33,15 @@ const fraction = z.preprocess(
 );
 
 /** Upper bounds that catch typos (1e9 for 1e3) before anything is built or sent; far above what one client can drive. */
-export const LOAD_LIMITS = { requests: 10_000_000, warmup: 10_000_000, ratePerS: 1_000_000 } as const;
+export const LOAD_LIMITS = { requests: 10_000_000, warmup: 10_000_000, ratePerS: 1_000_000, concurrency: 100_000 } as const;
 
 export const LoadSchema = z.object({
-  concurrency: z.coerce.number().int().positive().optional(),
+  concurrency: z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(LOAD_LIMITS.concurrency, { message: `at most ${LOAD_LIMITS.concurrency.toLocaleString('en-US')} requests in flight` })
+    .optional(),
   rate: z.coerce
     .number()
     .positive()
