@@ -13,6 +13,7 @@ import { createRedactor, redactFields, secretValues } from './util/redact.js';
 import { joinUrl, redactUrl } from './util/url.js';
 import { TokenfloodError, UsageError, WriteError } from './errors.js';
 import { loadTokenizer, type Tokenizer } from './dataset/tokenizer.js';
+import { createTokenCounter, type TokenCounter } from './dataset/count-pool.js';
 import { createRng } from './util/rng.js';
 import { createWorkload, type Workload } from './dataset/workload.js';
 import { buildBody, ENDPOINT_PATHS } from './backends/openai.js';
@@ -116,15 +117,18 @@ export function redactedConfig(c: RunConfig, headers: Record<string, string>): R
   }) as Record<string, unknown>;
 }
 
-/** Fill token counts the server did not report by counting with the run's tokenizer. */
-function completeTokenCounts(res: ExecuteResult, tok: Tokenizer): void {
+/**
+ * Fill token counts the server did not report by counting with the run's tokenizer, on the counting thread
+ * (a pathological answer must not freeze measuring); too long or too slow to count gives token_source estimate.
+ */
+async function completeTokenCounts(res: ExecuteResult, counter: TokenCounter): Promise<void> {
   const raw = res.raw;
   if (raw.status !== 'ok') return;
   if (raw.output_tokens === null) {
-    const reasoning = res.reasoningText ? tok.count(res.reasoningText) : 0;
-    raw.output_tokens = reasoning + tok.count(res.answerText);
-    raw.reasoning_tokens = reasoning;
-    raw.token_source = 'tokenizer';
+    const { counts, source } = await counter.count([res.reasoningText, res.answerText]);
+    raw.output_tokens = counts[0] + counts[1];
+    raw.reasoning_tokens = counts[0];
+    raw.token_source = source;
   }
   if (raw.input_tokens === null) raw.input_tokens = raw.expected_input_tokens;
 }
@@ -161,6 +165,7 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
 
   const target = await openTarget(c.baseUrl, c.tokenizer, c);
   let executor: Executor | undefined;
+  const counter = createTokenCounter(c.tokenizer);
   try {
     // HTTP_PROXY/HTTPS_PROXY/NO_PROXY (src/backends/proxy.ts): a proxy, when one applies, carries the preflight and the run.
     const proxy = proxyForRun(target.baseUrl, c.transport);
@@ -247,7 +252,7 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
         idleTimeoutMs: c.idleTimeout !== undefined ? c.idleTimeout * 1000 : 0,
         maxLineBytes: c.maxLineBytes,
       });
-      completeTokenCounts(res, tokenizer);
+      await completeTokenCounts(res, counter);
       if (res.raw.error !== null) res.raw.error = redact(res.raw.error);
       if (res.raw.finish_reason !== null) res.raw.finish_reason = redact(res.raw.finish_reason);
       const rec = toRecord(normalizeRaw(res.raw));
@@ -370,6 +375,7 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
     if (failures.length) throw new RunWriteError(failures[0], result, failures.map((f) => f.file));
     return result;
   } finally {
+    await counter.close();
     await executor?.close();
     await target.close();
   }

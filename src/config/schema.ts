@@ -38,14 +38,36 @@ const fraction = z.preprocess(
   z.coerce.number({ message: 'expected a fraction such as 0.05 or a percentage such as 5%' }).min(0).max(1).optional(),
 );
 
+/** Upper bounds that catch typos (1e9 for 1e3) before anything is built or sent; far above what one client can drive. */
+export const LOAD_LIMITS = { requests: 10_000_000, warmup: 10_000_000, ratePerS: 1_000_000, concurrency: 100_000 } as const;
+
 export const LoadSchema = z.object({
-  concurrency: z.coerce.number().int().positive().optional(),
-  rate: z.coerce.number().positive().optional(),
+  concurrency: z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(LOAD_LIMITS.concurrency, { message: `at most ${LOAD_LIMITS.concurrency.toLocaleString('en-US')} requests in flight` })
+    .optional(),
+  rate: z.coerce
+    .number()
+    .positive()
+    .max(LOAD_LIMITS.ratePerS, { message: `at most ${LOAD_LIMITS.ratePerS.toLocaleString('en-US')} requests per second` })
+    .optional(),
   arrival: z.enum(['constant', 'poisson', 'gamma']).default('poisson'),
   burstiness: z.coerce.number().positive().default(1),
-  requests: z.coerce.number().int().positive().optional(),
+  requests: z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(LOAD_LIMITS.requests, { message: `at most ${LOAD_LIMITS.requests.toLocaleString('en-US')} requests per run (split larger loads into several runs)` })
+    .optional(),
   duration,
-  warmup: z.coerce.number().int().min(0).default(0),
+  warmup: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(LOAD_LIMITS.warmup, { message: `at most ${LOAD_LIMITS.warmup.toLocaleString('en-US')} warmup requests` })
+    .default(0),
   maxErrorRate: fraction,
   workers: z.union([z.literal('auto'), z.coerce.number().int().min(1).max(64)]).default('auto'),
   gracePeriod: duration.default(10),
@@ -83,7 +105,7 @@ export const RUN_FLAGS: FlagTable<RunConfigInput> = {
   retry: { flag: '--retry <n>', help: 'retry HTTP 429/503 up to N times, honouring Retry-After; every attempt is its own record and failures still count (default 0)' },
   maxRetryWait: { flag: '--max-retry-wait <time>', help: 'with --retry: longest wait before a retry; a Retry-After longer than this is not retried (the attempt stays a failure), e.g. 60s (default 60 s)' },
   concurrency: { flag: '--concurrency <n>', help: 'closed loop: at most N requests in flight; with --rate, a cap on in-flight requests (default 1 when no --rate)' },
-  rate: { flag: '--rate <r>', help: 'open loop: requests per second on a schedule computed up front' },
+  rate: { flag: '--rate <r>', help: 'open loop: requests per second (at most 1,000,000), send times drawn from --arrival as the run goes' },
   arrival: { flag: '--arrival <constant|poisson|gamma>', help: 'arrival process for --rate (default poisson)' },
   burstiness: { flag: '--burstiness <k>', help: 'gamma shape for --arrival gamma: 1 = poisson, <1 burstier, >1 smoother (default 1)' },
   requests: { flag: '--requests <n>', help: 'stop after N measured requests (default 100 when no --duration)' },

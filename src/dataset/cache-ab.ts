@@ -25,19 +25,37 @@ export function withCacheAb(c: RunConfig, tok: Tokenizer, rng: Rng, signal?: Abo
   const base = c.dataset ? createDatasetWorkload(c, tok, rng, signal) : undefined;
   const wanted = c.requests !== undefined ? Math.max(1, Math.floor(c.requests / 2)) : undefined;
   const n = wanted ?? (base ? Math.max(1, (base.describe().items as number) - c.warmup) : DEFAULT_PROMPTS);
-  const source = base ?? createSyntheticWorkload(c, tok, rng, c.warmup + n);
+  // Synthetic prompts stream: the warm pass regenerates the cold prompts from a copy of the generator's state,
+  // so memory does not grow with --requests. Dataset items are already in memory and are kept as they are.
+  const warmRng = base ? undefined : rng.clone();
+  const source = base ?? createSyntheticWorkload(c, tok, rng, c.warmup + n, signal);
   const warmup: RequestSpec[] = [];
   for (let i = 0; i < c.warmup; i++) {
     const s = take(source, i);
     if (s) warmup.push(s);
   }
-  const cold: RequestSpec[] = [];
-  for (let i = 0; i < n; i++) {
-    const s = take(source, c.warmup + i);
-    if (!s) break;
-    cold.push({ ...s, class: 'cold' });
+  const W = warmup.length;
+  let coldSpecs: RequestSpec[] | undefined;
+  if (base) {
+    coldSpecs = [];
+    for (let i = 0; i < n; i++) {
+      const s = take(source, c.warmup + i);
+      if (!s) break;
+      coldSpecs.push(s);
+    }
   }
-  const warm = cold.map((s) => ({ ...s, class: 'warm' }));
+  const perPass = coldSpecs ? coldSpecs.length : n;
+  let warmSource: Workload | undefined;
+  const coldAt = (j: number): RequestSpec | undefined => {
+    const s = coldSpecs ? coldSpecs[j] : take(source, c.warmup + j);
+    return s && { ...s, class: 'cold' };
+  };
+  const warmAt = (j: number): RequestSpec | undefined => {
+    if (coldSpecs) return { ...coldSpecs[j], class: 'warm' };
+    warmSource ??= createSyntheticWorkload(c, tok, warmRng as Rng, c.warmup + n, signal);
+    const s = take(warmSource, c.warmup + j);
+    return s && { ...s, class: 'warm' };
+  };
   let coldDone = 0;
   const waiters: ((go: boolean) => void)[] = [];
   const release = (go: boolean) => {
@@ -46,28 +64,27 @@ export function withCacheAb(c: RunConfig, tok: Tokenizer, rng: Rng, signal?: Abo
   signal?.addEventListener('abort', () => release(false), { once: true });
   const info: Record<string, unknown> = {
     kind: 'cache-ab',
-    prompts_per_pass: cold.length,
+    prompts_per_pass: perPass,
     passes: ['cold', 'warm'],
     compare: 'summary.by_class.cold vs summary.by_class.warm: ttft_ms and cached_tokens (the warm pass repeats the cold prompts exactly)',
     cold_completed: 0,
     source: source.describe(),
   };
-  const W = warmup.length;
   return {
-    size: W + 2 * cold.length,
+    size: W + 2 * perPass,
     next(i) {
       if (i < W) return warmup[i];
-      if (i < W + cold.length) return cold[i - W];
-      if (i >= W + 2 * cold.length) return undefined;
-      const spec = warm[i - W - cold.length];
-      if (coldDone >= cold.length) return spec;
+      if (i < W + perPass) return coldAt(i - W);
+      if (i >= W + 2 * perPass) return undefined;
+      const j = i - W - perPass;
+      if (coldDone >= perPass) return warmAt(j);
       if (signal?.aborted) return undefined;
-      return new Promise<boolean>((r) => waiters.push(r)).then((go) => (go ? spec : undefined));
+      return new Promise<boolean>((r) => waiters.push(r)).then((go) => (go ? warmAt(j) : undefined));
     },
     complete(done) {
       if (done.spec.class !== 'cold') return;
       info.cold_completed = ++coldDone;
-      if (coldDone >= cold.length) release(true);
+      if (coldDone >= perPass) release(true);
     },
     describe: () => info,
   };

@@ -11,6 +11,7 @@ import { createSource } from './source.js';
 import { countPrompt, flatPrompt } from './prompt.js';
 import { resolveLength } from './lengths.js';
 import { sampleLength, type LengthDist } from './distribution.js';
+import { estimateTokens } from './token-estimate.js';
 
 /** Output length of a turn: --max-tokens, else the data's max_tokens, else the recorded answer's length, else --output-tokens. */
 export function turnOutputTokens(c: RunConfig, turn: DatasetTurn, tok: Tokenizer, dist: LengthDist, rng: Rng): number {
@@ -42,6 +43,22 @@ interface Session {
   history: ChatMessage[];
   /** Tokens of `history` (chat: sum of contents). */
   historyTokens: number;
+}
+
+/** Answers longer than this are not re-counted on the measuring thread (BPE can be quadratic on hostile text). */
+const IN_THREAD_COUNT_CHARS = 4096;
+
+/**
+ * Tokens of a finished turn's answer for the history: the record's own count when tokenflood counted it (off the
+ * measuring thread), a count of a short answer, else the server's count, else the documented estimate.
+ */
+function answerTokens(done: CompletedRequest, tok: Tokenizer): number {
+  const r = done.record;
+  const counted = r.token_source === 'tokenizer' || r.token_source === 'estimate';
+  if (counted && r.output_tokens !== null) return Math.max(0, r.output_tokens - (r.reasoning_tokens ?? 0));
+  if (done.answerText.length <= IN_THREAD_COUNT_CHARS) return tok.count(done.answerText);
+  if (r.output_tokens !== null) return Math.max(0, r.output_tokens - (r.reasoning_tokens ?? 0));
+  return estimateTokens(done.answerText);
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -200,7 +217,7 @@ function createSessionWorkload(
       }
       const sent = turns[s.turn].messages;
       s.history.push(...sent, { role: 'assistant', content: done.answerText });
-      if (c.endpoint === 'chat') s.historyTokens = done.spec.inputTokens + tok.count(done.answerText);
+      if (c.endpoint === 'chat') s.historyTokens = done.spec.inputTokens + answerTokens(done, tok);
       s.turn++;
       if (s.turn >= turns.length) return finish(s);
       if (limit !== undefined) {

@@ -33,12 +33,20 @@ export function resolveClasses(c: RunConfig): ResolvedClass[] {
 /** Draws before giving up on finding lengths that fit --max-model-len. */
 const MAX_DRAWS = 1000;
 
+/** Specs kept ready ahead of the requests that take them: memory is bounded by this, not by --requests. */
+export const READ_AHEAD = 256;
+/** Building before the first request stops after this long (or READ_AHEAD specs), so the first request leaves soon. */
+const INITIAL_BUILD_MS = 200;
+/** One background refill slice: short enough not to delay a socket noticeably. */
+const REFILL_SLICE_MS = 3;
+
 /**
  * Prompts of exactly the sampled input length (after any shared prefix), the sampled output length
- * requested. Specs are built ahead of the run when the request count is known, so no tokenization happens
- * on the request path.
+ * requested. Specs are built in request order with a bounded read-ahead: a first batch before the run, then
+ * topped up in short slices between events, so tokenization stays off the request path without building the
+ * whole run up front. The sequence for a seed is the same however far ahead it is built.
  */
-export function createSyntheticWorkload(c: RunConfig, tok: Tokenizer, rng: Rng, total: number | undefined): Workload {
+export function createSyntheticWorkload(c: RunConfig, tok: Tokenizer, rng: Rng, total: number | undefined, signal?: AbortSignal): Workload {
   const classes = resolveClasses(c);
   const limit = c.maxModelLen;
   if (limit !== undefined) {
@@ -79,9 +87,50 @@ export function createSyntheticWorkload(c: RunConfig, tok: Tokenizer, rng: Rng, 
       return builder.build(input, output, k.name);
     }
   };
-  const pre: RequestSpec[] = total !== undefined ? Array.from({ length: total }, make) : [];
+  // ready holds specs for indexes [built - ready.size, built) not yet taken, keyed by request index.
+  const ready = new Map<number, RequestSpec>();
+  let built = 0;
+  let taken = 0;
+  const wanted = () => Math.min(total ?? Number.POSITIVE_INFINITY, taken + READ_AHEAD);
+  const fill = (budgetMs: number): void => {
+    const t0 = performance.now();
+    while (built < wanted() && ready.size < READ_AHEAD) {
+      ready.set(built++, make());
+      if (performance.now() - t0 >= budgetMs) break;
+    }
+  };
+  let refillQueued = false;
+  const refill = (): void => {
+    refillQueued = false;
+    if (signal?.aborted) return;
+    fill(REFILL_SLICE_MS);
+    if (built < wanted() && ready.size < READ_AHEAD) queueRefill();
+  };
+  const queueRefill = (): void => {
+    if (refillQueued) return;
+    refillQueued = true;
+    setImmediate(refill);
+  };
+  fill(INITIAL_BUILD_MS);
   return {
-    next: (i) => pre[i] ?? make(),
+    next: (i) => {
+      taken = Math.max(taken, i + 1);
+      // Requests take indexes in order; a skipped index is dropped so the buffer cannot grow.
+      for (const k of ready.keys()) {
+        if (k >= i) break;
+        ready.delete(k);
+      }
+      let spec = ready.get(i);
+      if (spec) ready.delete(i);
+      else {
+        for (; built < i; built++) make();
+        // An index taken twice (no caller does) gets a fresh spec rather than a stale one.
+        spec = make();
+        if (built === i) built++;
+      }
+      if (built < wanted()) queueRefill();
+      return spec;
+    },
     // A live object: counts that grow during the run reach summary.run.workload.
     describe: () => info,
   };

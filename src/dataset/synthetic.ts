@@ -54,9 +54,14 @@ export function textOfTokens(tok: Tokenizer, tokens: number, rng: Rng, head = ''
     for (let i = 0; i < 64 && chars[start % chars.length] !== ' '; i++) start++;
     start = (start + 1) % chars.length;
   }
+  // Joined from slices, not appended char by char: a flat string, where a chain of k appends holds k rope nodes.
   const textOf = (k: number): string => {
     let s = head;
-    for (let i = 0; i < k; i++) s += chars[(start + i) % chars.length];
+    for (let from = start % chars.length, left = k; left > 0; from = 0) {
+      const n = Math.min(left, chars.length - from);
+      s += chars.slice(from, from + n).join('');
+      left -= n;
+    }
     return s;
   };
   let lo = { k: 0, n: headTokens }; // longest cut known to be short of the target

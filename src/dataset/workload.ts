@@ -63,5 +63,5 @@ export function createWorkload(c: RunConfig, tok: Tokenizer, rng: Rng, total: nu
   if (c.replay) return createReplayWorkload(c, tok, rng);
   if (c.cacheAb) return withCacheAb(c, tok, rng, opts.signal);
   if (c.dataset) return createDatasetWorkload(c, tok, rng, opts.signal);
-  return createSyntheticWorkload(c, tok, rng, total);
+  return createSyntheticWorkload(c, tok, rng, total, opts.signal);
 }

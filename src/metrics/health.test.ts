@@ -23,6 +23,19 @@ describe('startHealthMonitor', () => {
     expect(m.stop()).toBe(h);
   });
 
+  // Before: only the p99 was judged, and one 150 ms block among many quiet timer ticks left the run unflagged.
+  it('flags client_bound when the event loop stalls once for 150 ms', async () => {
+    const m = startHealthMonitor(now);
+    await sleep(200);
+    busy(150);
+    // Quiet ticks after the stall keep the p99 low: only the single stall can flag the run.
+    await sleep(1500);
+    const h = m.stop();
+    expect(h.event_loop_delay_ms.max).toBeGreaterThan(HEALTH_THRESHOLDS.eventLoopStallMs);
+    expect(h.client_bound).toBe(true);
+    expect(h.reasons.join(' ')).toMatch(/event loop stalled for [\d.]+ ms at once \(> 100 ms\)/);
+  });
+
   it('stays healthy through an idle period', async () => {
     const m = startHealthMonitor(now);
     for (let i = 0; i < 20; i++) {
@@ -57,6 +70,12 @@ describe('judgeHealth', () => {
     expect(bad.reasons[0]).toMatch(/went out late/);
     expect(bad.reasons[1]).toMatch(/97% of one core/);
     expect(bad.reasons[2]).toMatch(/50 of 1050/);
+  });
+  it('flags one event-loop stall over 100 ms even with a low p99', () => {
+    const h = judgeHealth({ ...ok, event_loop_delay_ms: { p50: 0.1, p99: 1, max: 150 } }, 5000);
+    expect(h.client_bound).toBe(true);
+    expect(h.reasons).toEqual([expect.stringMatching(/stalled for 150 ms at once \(> 100 ms\)/)]);
+    expect(judgeHealth({ ...ok, event_loop_delay_ms: { p50: 0.1, p99: 1, max: 90 } }, 5000).client_bound).toBe(false);
   });
   it('ignores CPU over a window too short to judge, and a handful of drops', () => {
     expect(judgeHealth({ ...ok, cpu_percent: { one_core: 99, machine: 49.5 } }, 200).client_bound).toBe(false);

@@ -9,7 +9,7 @@ export interface HealthQuantiles {
 }
 
 export interface ClientHealth {
-  /** How late the event loop ran a timer: the time the client could not react to a socket. */
+  /** How late the event loop ran a timer: the time the client could not react to a socket; max = the longest single stall. */
   event_loop_delay_ms: HealthQuantiles;
   /** Process CPU (user + system) over the monitored wall time: of one core (100 = one core busy) and of the machine. */
   cpu_percent: { one_core: number; machine: number };
@@ -24,12 +24,15 @@ export interface ClientHealth {
 }
 
 /**
- * When the client counts as the bottleneck. Event-loop delay and send lag above 10 ms are already visible in
+ * When the client counts as the bottleneck. A single event-loop stall over 100 ms (a long synchronous task:
+ * a token count, a GC pause, a big JSON) delays every stream open at that moment, which a p99 can hide in a
+ * long run. Event-loop delay and send lag above 10 ms are already visible in
  * TTFT/ITL of a fast server; one core above 90% means the single JS thread had no headroom left; more than 1%
  * of open-loop sends dropped means the offered load was not what was asked. The CPU rule needs ≥ 1 s of data.
  */
 export const HEALTH_THRESHOLDS = {
   eventLoopDelayP99Ms: 10,
+  eventLoopStallMs: 100,
   sendLagP99Ms: 10,
   cpuOneCorePercent: 90,
   droppedFraction: 0.01,
@@ -69,6 +72,10 @@ export function judgeHealth(h: Omit<ClientHealth, 'client_bound' | 'reasons'>, w
   if (h.event_loop_delay_ms.p99 > t.eventLoopDelayP99Ms)
     reasons.push(
       `the client's event loop was blocked: p99 delay ${h.event_loop_delay_ms.p99} ms > ${t.eventLoopDelayP99Ms} ms, so measured times may include waiting inside the client`,
+    );
+  if (h.event_loop_delay_ms.max > t.eventLoopStallMs)
+    reasons.push(
+      `the client's event loop stalled for ${h.event_loop_delay_ms.max} ms at once (> ${t.eventLoopStallMs} ms): requests in flight then were measured late`,
     );
   if (h.send_lag_ms.count > 0 && h.send_lag_ms.p99 > t.sendLagP99Ms)
     reasons.push(`requests went out late: p99 send lag ${h.send_lag_ms.p99} ms > ${t.sendLagP99Ms} ms behind the schedule`);

@@ -20,7 +20,7 @@ export const REQUEST_STATUSES: readonly RequestStatus[] = [
 export type EventKind = 'r' | 'R' | 'a' | 'u' | 'c' | 'd' | 'e' | 'x';
 
 /** Token counts are from the server's `usage` when it sent one, else counted with the run's tokenizer. */
-export type TokenSource = 'usage' | 'tokenizer';
+export type TokenSource = 'usage' | 'tokenizer' | 'estimate';
 
 /** Raw facts about one request. Times are ms on the run's monotonic clock (0 = run start) unless noted. */
 export interface RawRequest {

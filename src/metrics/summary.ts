@@ -43,7 +43,7 @@ export interface MetricsBlock {
   reasoning_tokens: DistStats;
   cached_tokens: DistStats;
   schedule_lag_ms: DistStats;
-  token_source: { usage: number; tokenizer: number };
+  token_source: { usage: number; tokenizer: number; estimate: number };
 }
 
 /** Every distribution in a metrics block, with its display label, in display order. */
@@ -157,6 +157,7 @@ export function computeMetrics(all: readonly RequestRecord[], concurrency?: numb
     token_source: {
       usage: ok.filter((r) => r.token_source === 'usage').length,
       tokenizer: ok.filter((r) => r.token_source === 'tokenizer').length,
+      estimate: ok.filter((r) => r.token_source === 'estimate').length,
     },
   };
 }

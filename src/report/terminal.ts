@@ -67,8 +67,13 @@ export function renderSummary(s: Summary): string {
     );
     if (h.client_bound) out.push(`CLIENT-BOUND: the load generator itself was a bottleneck; latencies may include client time: ${h.reasons.join('; ')}`);
   }
-  if (s.token_source.tokenizer > 0)
-    out.push('', `token counts: ${s.token_source.usage} from server usage, ${s.token_source.tokenizer} counted with ${String(run.tokenizer)}`);
+  const estimated = s.token_source.estimate ?? 0; // absent in summaries written before estimates existed
+  if (s.token_source.tokenizer > 0 || estimated > 0)
+    out.push(
+      '',
+      `token counts: ${s.token_source.usage} from server usage, ${s.token_source.tokenizer} counted with ${String(run.tokenizer)}` +
+        (estimated ? `, ${estimated} estimated (too long or too slow to count, docs/metrics.md)` : ''),
+    );
   if (s.by_class) {
     out.push('', 'by class:');
     const crow = Object.entries(s.by_class).map(([c, m]) => [c, String(m.requests.ok), fmt(m.ttft_ms.p50), fmt(m.ttft_ms.p99), fmt(m.tpot_ms.p50), fmt(m.e2e_ms.p99), fmt(m.output_throughput)]);

@@ -1,4 +1,4 @@
-// Open-loop arrival schedules, computed up front from the rate and arrival process.
+// Open-loop arrival schedules from the rate and arrival process, generated lazily for runs.
 import type { Rng } from '../util/rng.js';
 
 export type ArrivalKind = 'constant' | 'poisson' | 'gamma';
@@ -38,10 +38,34 @@ export function arrivalSchedule(
 }
 
 /**
- * Open-loop send times: the first `warmup` arrivals, then the measured ones until `requests` of them were
- * scheduled or `durationMs` has passed since the first measured one (whichever comes first). One generator
- * for the whole schedule, so warmup and measured phases follow the same process.
+ * Open-loop send times, generated one at a time (memory does not grow with --requests or --duration): the first
+ * `warmup` arrivals, then the measured ones until `requests` of them were scheduled or `durationMs` has passed
+ * since the first measured one (whichever comes first). One generator for the whole schedule, so warmup and
+ * measured phases follow the same process.
  */
+export function* openLoopArrivals(
+  kind: ArrivalKind,
+  ratePerS: number,
+  burstiness: number,
+  rng: Rng,
+  o: { warmup: number; requests?: number; durationMs?: number },
+): Generator<number, void, undefined> {
+  if (o.requests === undefined && o.durationMs === undefined) throw new Error('openLoopSchedule needs requests or a duration');
+  let t = 0;
+  let n = 0;
+  let firstMeasured = 0;
+  for (;;) {
+    const measured = n - o.warmup;
+    if (o.requests !== undefined && measured >= o.requests) return;
+    if (o.durationMs !== undefined && measured > 0 && t - firstMeasured >= o.durationMs) return;
+    if (n === o.warmup) firstMeasured = t;
+    yield t;
+    n++;
+    t += gapMs(kind, ratePerS, burstiness, rng);
+  }
+}
+
+/** The whole open-loop schedule as an array (tests and small schedules; the run itself streams openLoopArrivals). */
 export function openLoopSchedule(
   kind: ArrivalKind,
   ratePerS: number,
@@ -49,15 +73,5 @@ export function openLoopSchedule(
   rng: Rng,
   o: { warmup: number; requests?: number; durationMs?: number },
 ): number[] {
-  if (o.requests === undefined && o.durationMs === undefined) throw new Error('openLoopSchedule needs requests or a duration');
-  const out: number[] = [];
-  let t = 0;
-  for (;;) {
-    const measured = out.length - o.warmup;
-    if (o.requests !== undefined && measured >= o.requests) break;
-    if (o.durationMs !== undefined && measured >= 0 && out.length > o.warmup && t - out[o.warmup] >= o.durationMs) break;
-    out.push(t);
-    t += gapMs(kind, ratePerS, burstiness, rng);
-  }
-  return out;
+  return Array.from(openLoopArrivals(kind, ratePerS, burstiness, rng, o));
 }

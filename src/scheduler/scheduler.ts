@@ -1,6 +1,6 @@
 // Executors: closed loop (fixed concurrency), open loop (rate, optionally capped in flight), stop conditions.
 import type { Rng } from '../util/rng.js';
-import { openLoopSchedule, type ArrivalKind } from './arrivals.js';
+import { openLoopArrivals, type ArrivalKind } from './arrivals.js';
 import { MAX_TIMER_MS } from '../util/timer.js';
 
 export interface Slot {
@@ -83,16 +83,22 @@ async function closedLoop(o: ScheduleOptions, send: SendFn): Promise<void> {
   await Promise.all(Array.from({ length: n }, worker));
 }
 
+/** Explicit send times (trace replay) cut to --requests and --duration, lazily like the arrival process. */
+function* explicitTimes(times: readonly number[], o: ScheduleOptions): Generator<number, void, undefined> {
+  const count = o.requests !== undefined ? Math.min(times.length, o.warmup + o.requests) : times.length;
+  const first = times[Math.min(o.warmup, count - 1)] ?? 0;
+  for (let i = 0; i < count; i++) if (o.durationMs === undefined || i < o.warmup || times[i] - first < o.durationMs) yield times[i];
+}
+
+/** Without a yield the send loop runs as one chain of microtasks when behind schedule, starving sockets and signals. */
+const MAX_BUSY_MS = 5;
+const yieldToLoop = (): Promise<void> => new Promise((r) => setImmediate(r));
+
 async function openLoop(o: ScheduleOptions, send: SendFn): Promise<void> {
   // Warmup requests follow the same schedule; the measured phase is the rest of it, ended by --requests or
-  // --duration (measured from the first measured send), whichever comes first.
-  let schedule: number[];
-  if (o.arrivalTimesMs) {
-    const count = o.requests !== undefined ? o.warmup + o.requests : undefined;
-    schedule = count !== undefined ? o.arrivalTimesMs.slice(0, count) : o.arrivalTimesMs;
-    const first = schedule[Math.min(o.warmup, schedule.length - 1)] ?? 0;
-    if (o.durationMs !== undefined) schedule = schedule.filter((t, i) => i < o.warmup || t - first < (o.durationMs as number));
-  } else schedule = openLoopSchedule(o.arrival, o.rate ?? 1, o.burstiness, o.rng, o);
+  // --duration (measured from the first measured send), whichever comes first. Send times are generated one
+  // at a time, so memory does not grow with the length of the schedule.
+  const schedule = o.arrivalTimesMs ? explicitTimes(o.arrivalTimesMs, o) : openLoopArrivals(o.arrival, o.rate ?? 1, o.burstiness, o.rng, o);
   const start = o.now();
   const cap = o.concurrency ?? Number.POSITIVE_INFINITY;
   let inFlight = 0;
@@ -100,8 +106,17 @@ async function openLoop(o: ScheduleOptions, send: SendFn): Promise<void> {
   const pending = new Set<Promise<void>>();
   let exhausted = false;
   let failure: unknown;
-  for (let index = 0; index < schedule.length && !exhausted; index++) {
-    const due = start + schedule[index];
+  let index = -1;
+  let busySince = o.now();
+  for (const at of schedule) {
+    index++;
+    if (exhausted) break;
+    const due = start + at;
+    if (due <= o.now() && o.now() - busySince > MAX_BUSY_MS) {
+      await yieldToLoop();
+      busySince = o.now();
+    }
+    if (due > o.now()) busySince = due;
     await sleepUntil(due, o.now, o.signal);
     if (o.signal?.aborted) break;
     let ready = due;

@@ -13,10 +13,16 @@ export interface Rng {
   gamma(shape: number, scale: number): number;
   /** A new independent generator derived from this one. */
   fork(): Rng;
+  /** A generator in exactly this one's current state: it repeats the draws this one will make next. */
+  clone(): Rng;
 }
 
 export function createRng(seed: number): Rng {
-  let a = seed >>> 0 || 0x9e3779b9;
+  return fromState(seed >>> 0 || 0x9e3779b9);
+}
+
+function fromState(state: number): Rng {
+  let a = state;
   const next = (): number => {
     a = (a + 0x6d2b79f5) >>> 0;
     let t = a;
@@ -52,5 +58,6 @@ export function createRng(seed: number): Rng {
     exponential: (mean) => -Math.log(1 - next()) * mean,
     gamma,
     fork: () => createRng(Math.floor(next() * 4294967296)),
+    clone: () => fromState(a),
   };
 }
