@@ -2,7 +2,8 @@
 import { z } from 'zod';
 import { UsageError } from '../../errors.js';
 import { DEFAULT_GPU, DEFAULT_MODEL } from './catalog.js';
-import { paramBreakdown, resolveGpu, resolveModel, type GpuProfile, type ModelProfile, type ParamBreakdown } from './profile.js';
+import { paramBreakdown, type GpuProfile, type ModelProfile, type ParamBreakdown } from './profile.js';
+import { resolveGpu, resolveModel } from './resolve-profile.js';
 
 const GiB = 1024 ** 3;
 
