@@ -1,9 +1,9 @@
 // Cache A/B: the same prompts sent twice, cold then warm (the warm pass starts only after every cold request finished).
-import type { RunConfig } from '../config/schema.js';
+import type { WorkloadParams } from './params.js';
 import type { Tokenizer } from './tokenizer.js';
 import type { Rng } from '../util/rng.js';
 import type { RequestSpec } from './types.js';
-import type { Workload } from './workload.js';
+import type { Workload } from './workload-types.js';
 import { UsageError } from '../errors.js';
 import { createSyntheticWorkload } from './synthetic-workload.js';
 import { createDatasetWorkload } from './dataset-workload.js';
@@ -21,7 +21,7 @@ function take(w: Workload, i: number): RequestSpec | undefined {
  * Warmup requests (distinct prompts, excluded from statistics) come first, then N prompts as class `cold`,
  * then the same N prompts as class `warm`. N is half of --requests, else the dataset size, else 50.
  */
-export function withCacheAb(c: RunConfig, tok: Tokenizer, rng: Rng, signal?: AbortSignal): Workload {
+export function withCacheAb(c: WorkloadParams, tok: Tokenizer, rng: Rng, signal?: AbortSignal): Workload {
   const base = c.dataset ? createDatasetWorkload(c, tok, rng, signal) : undefined;
   const wanted = c.requests !== undefined ? Math.max(1, Math.floor(c.requests / 2)) : undefined;
   const n = wanted ?? (base ? Math.max(1, (base.describe().items as number) - c.warmup) : DEFAULT_PROMPTS);

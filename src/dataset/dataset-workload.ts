@@ -1,9 +1,9 @@
 // Dataset workload: file items sent once or reused, in order or at random; multi-turn conversations carry their history.
-import type { RunConfig } from '../config/schema.js';
+import type { WorkloadParams } from './params.js';
 import type { Tokenizer } from './tokenizer.js';
 import type { Rng } from '../util/rng.js';
 import type { ChatMessage, RequestSpec } from './types.js';
-import type { CompletedRequest, Workload } from './workload.js';
+import type { CompletedRequest, Workload } from './workload-types.js';
 import type { DatasetItem, DatasetTurn } from './items.js';
 import { UsageError } from '../errors.js';
 import { loadDataset } from './load.js';
@@ -14,7 +14,7 @@ import { sampleLength, type LengthDist } from './distribution.js';
 import { estimateTokens } from './token-estimate.js';
 
 /** Output length of a turn: --max-tokens, else the data's max_tokens, else the recorded answer's length, else --output-tokens. */
-export function turnOutputTokens(c: RunConfig, turn: DatasetTurn, tok: Tokenizer, dist: LengthDist, rng: Rng): number {
+export function turnOutputTokens(c: WorkloadParams, turn: DatasetTurn, tok: Tokenizer, dist: LengthDist, rng: Rng): number {
   if (c.maxTokens !== undefined) return c.maxTokens;
   if (turn.maxTokens !== undefined) return turn.maxTokens;
   if (turn.answer !== undefined && turn.answer !== '') return Math.max(1, tok.count(turn.answer));
@@ -74,7 +74,7 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-export function createDatasetWorkload(c: RunConfig, tok: Tokenizer, rng: Rng, signal?: AbortSignal): Workload {
+export function createDatasetWorkload(c: WorkloadParams, tok: Tokenizer, rng: Rng, signal?: AbortSignal): Workload {
   const file = c.dataset as string;
   const data = loadDataset(file, { format: c.datasetFormat, fields: c.datasetField, strict: c.strict });
   const outDist = resolveLength(c.outputTokens, '--output-tokens');
@@ -139,7 +139,7 @@ export function createDatasetWorkload(c: RunConfig, tok: Tokenizer, rng: Rng, si
  * A failed turn, or one that would overflow --max-model-len, ends its conversation early (counted).
  */
 function createSessionWorkload(
-  c: RunConfig,
+  c: WorkloadParams,
   tok: Tokenizer,
   convs: Conv[],
   source: ReturnType<typeof createSource>,

@@ -1,11 +1,11 @@
 // Trace replay: requests from a JSONL trace, each sent at its recorded time (relative to the first), scaled by --replay-speed.
 import { closeSync } from 'node:fs';
 import { openRegularFile } from '../util/read-file.js';
-import type { RunConfig } from '../config/schema.js';
+import type { WorkloadParams } from './params.js';
 import type { Tokenizer } from './tokenizer.js';
 import type { Rng } from '../util/rng.js';
 import type { RequestSpec } from './types.js';
-import type { Workload } from './workload.js';
+import type { Workload } from './workload-types.js';
 import { UsageError } from '../errors.js';
 import { jsonlRecords } from './formats/jsonl.js';
 import { fileLines, textLines, type Line } from './formats/lines.js';
@@ -93,7 +93,7 @@ export function readTrace(file: string, fields: readonly string[] = [], flag = '
   }
 }
 
-export function createReplayWorkload(c: RunConfig, tok: Tokenizer, rng: Rng): Workload {
+export function createReplayWorkload(c: WorkloadParams, tok: Tokenizer, rng: Rng): Workload {
   const file = c.replay as string;
   const { entries, problems } = readTrace(file, c.datasetField);
   if (c.strict && problems.length) throw new UsageError(problems);

@@ -1,9 +1,9 @@
 // Synthetic workload: lengths from distributions, optionally a weighted mix of classes, prompts cut from the corpus.
-import type { RunConfig } from '../config/schema.js';
+import type { WorkloadParams } from './params.js';
 import type { Tokenizer } from './tokenizer.js';
 import type { Rng } from '../util/rng.js';
 import type { RequestSpec } from './types.js';
-import type { Workload } from './workload.js';
+import type { Workload } from './workload-types.js';
 import { UsageError } from '../errors.js';
 import { distLowest, sampleLength } from './distribution.js';
 import { loadEmpiricalFile } from './empirical.js';
@@ -12,7 +12,7 @@ import { resolveLength } from './lengths.js';
 import { createPromptBuilder } from './prompt.js';
 
 /** Resolve --mix (or the single implicit class) into sampleable classes; every problem names its flag. */
-export function resolveClasses(c: RunConfig): ResolvedClass[] {
+export function resolveClasses(c: WorkloadParams): ResolvedClass[] {
   const input = resolveLength(c.inputTokens, '--input-tokens');
   const output = resolveLength(c.outputTokens, '--output-tokens');
   if (!c.mix) return [{ name: undefined, weight: 1, input, output }];
@@ -46,7 +46,7 @@ const REFILL_SLICE_MS = 3;
  * topped up in short slices between events, so tokenization stays off the request path without building the
  * whole run up front. The sequence for a seed is the same however far ahead it is built.
  */
-export function createSyntheticWorkload(c: RunConfig, tok: Tokenizer, rng: Rng, total: number | undefined, signal?: AbortSignal): Workload {
+export function createSyntheticWorkload(c: WorkloadParams, tok: Tokenizer, rng: Rng, total: number | undefined, signal?: AbortSignal): Workload {
   const classes = resolveClasses(c);
   const limit = c.maxModelLen;
   if (limit !== undefined) {

@@ -1,0 +1,38 @@
+// What the workloads read from the run config. Declared here so that config/ (whose RunConfig satisfies it) depends on dataset/, never the reverse.
+import type { CorpusName } from './corpus.js';
+import type { DatasetFormat } from './load.js';
+
+/** The run-config fields the workloads use; a RunConfig is one (the compiler checks it where run and simulate build the workload). */
+export interface WorkloadParams {
+  /** Chat messages or a flat prompt: decides how prompts are built and counted. */
+  endpoint: 'chat' | 'completions';
+  /** Open loop when set: multi-turn sessions then wait for their previous turn instead of pacing the slot. */
+  rate?: number;
+  /** Measured requests (cache A/B sends half cold, half warm) and warmup requests sent first. */
+  requests?: number;
+  warmup: number;
+  /** Length specs (a number or a distribution, canonical strings) and the overrides. */
+  inputTokens: string;
+  outputTokens: string;
+  maxTokens?: number;
+  mix?: string;
+  maxModelLen?: number;
+  /** Synthetic prompts. */
+  corpus: CorpusName;
+  prefixTokens: number;
+  prefixGroups: number;
+  cacheBust: boolean;
+  cacheAb: boolean;
+  /** Dataset files. */
+  dataset?: string;
+  datasetFormat: DatasetFormat;
+  datasetField: string[];
+  datasetOrder: 'sequential' | 'random';
+  datasetMode: 'reuse' | 'once';
+  strict: boolean;
+  /** Seconds between the turns of a conversation. */
+  thinkTime: number;
+  /** Trace replay. */
+  replay?: string;
+  replaySpeed: number;
+}
