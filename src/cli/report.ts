@@ -12,7 +12,7 @@ import { stripControls } from '../util/terminal-text.js';
 import { writeRunReport } from '../report/html/run-report.js';
 import { writeSweepReport } from '../report/html/sweep-report.js';
 import { renderSweep } from '../sweep/terminal.js';
-import type { SweepDoc } from '../sweep/sweep.js';
+import type { SweepDoc } from '../report/sweep-model.js';
 
 /** Rebuild a run's summary from its raw records (and run.json for metadata). */
 export function rebuildSummary(dir: string): { summary: Summary; warnings: string[] } {

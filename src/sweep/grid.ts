@@ -1,16 +1,9 @@
 // The sweep grid: list parsing ("1,2,4", "256x256") and the points a sweep runs, one per load × input/output pair.
+import { isAsConfigured, type InputOutput, type LoadMode } from '../report/sweep-model.js';
 
-export type LoadMode = 'concurrency' | 'rate';
-
-/** Token lengths of a sweep's requests; 0 and 0 mean "as the run flags configure them" (a distribution, a dataset, a mix). */
-export interface InputOutput {
-  input: number;
-  output: number;
-}
+export { isAsConfigured, pairLabel, rowPairLabel, type InputOutput, type LoadMode } from '../report/sweep-model.js';
 
 export const AS_CONFIGURED: InputOutput = { input: 0, output: 0 };
-export const isAsConfigured = (io: { input_tokens?: number; output_tokens?: number; input?: number; output?: number }): boolean =>
-  (io.input ?? io.input_tokens) === 0 && (io.output ?? io.output_tokens) === 0;
 
 /** One run of a sweep. `requests`/`durationS` undefined means the run's own default. */
 export interface PointSpec {
@@ -59,11 +52,6 @@ export function parseInputOutputList(v: unknown): { pairs: InputOutput[]; bad: s
   }
   return { pairs, bad };
 }
-
-/** "256x256", or "configured lengths" for AS_CONFIGURED. */
-export const pairLabel = (io: InputOutput): string => (isAsConfigured(io) ? 'configured lengths' : `${io.input}x${io.output}`);
-
-export const rowPairLabel = (r: { input_tokens: number; output_tokens: number }): string => pairLabel({ input: r.input_tokens, output: r.output_tokens });
 
 const loadLabel = (mode: LoadMode, load: number): string => `${mode === 'concurrency' ? 'c' : 'r'}${String(load).replace(/[^0-9.]/g, '')}`;
 

@@ -1,45 +1,10 @@
 // Sweep insights, pure over rows: knee, peak, highest load meeting the SLOs, recommended operating point, stability, Pareto frontier.
-import { rowPairLabel, type LoadMode } from './grid.js';
-import type { SweepRow } from './row.js';
+import { loadWords, rowPairLabel, type GroupInsights, type KneeResult, type LoadMode, type SweepRow } from '../report/sweep-model.js';
+
+export { loadWords, type GroupInsights, type KneeResult } from '../report/sweep-model.js';
 
 /** Share of the knee load recommended for steady traffic, leaving the rest as headroom for bursts. */
 export const HEADROOM_FACTOR = 0.7;
-
-export interface KneeResult {
-  load: number;
-  output_throughput: number;
-  /** Normalised distance above the chord (0..1): how pronounced the bend is. */
-  strength: number;
-}
-
-export interface GroupInsights {
-  mode: LoadMode;
-  input_tokens: number;
-  output_tokens: number;
-  /** The rows' `lengths` label ("256x256", or what the run flags configure). */
-  lengths: string;
-  levels: number[];
-  peak: { load: number; output_throughput: number } | null;
-  knee: KneeResult | null;
-  /** Highest level such that it and every lower level met the SLOs (and the error threshold); null when none did. */
-  max_load_meeting_slo: number | null;
-  /** HEADROOM_FACTOR × knee load (rounded down to a whole concurrency), null without a knee. */
-  headroom_load: number | null;
-  /**
-   * Null when no level was acceptable or the sweep is incomplete. `interpolated`: the load was not measured, and
-   * expected_output_throughput interpolates the two measured levels around it.
-   */
-  recommended: { load: number; reason: string; expected_output_throughput: number | null; interpolated: boolean } | null;
-  /** Levels where the client itself was the bottleneck: still analysed, but marked, and every finding drawn from them says so. */
-  client_bound_levels: number[];
-  /** Levels that could not run (status "failed"). */
-  failed_levels: number[];
-  most_stable: { load: number; tpot_cv: number | null; e2e_cv: number | null } | null;
-  /** Levels on the Pareto frontier of output throughput (higher is better) vs p99 E2E (lower is better). */
-  pareto: number[];
-  /** The findings in plain words. */
-  statements: string[];
-}
 
 /** Minimum knee strength: a bend smaller than this is within noise, so no knee is reported. */
 const MIN_KNEE_STRENGTH = 0.1;
@@ -108,8 +73,6 @@ export function throughputAt(rows: readonly SweepRow[], load: number): number | 
 
 const n0 = (x: number): string => (Math.abs(x) >= 100 ? Math.round(x).toLocaleString('en-US') : x.toFixed(x >= 10 ? 1 : 2));
 const ms = (x: number | null): string => (x === null ? 'n/a' : x >= 10_000 ? `${(x / 1000).toFixed(1)} s` : `${n0(x)} ms`);
-export const loadWords = (mode: LoadMode, load: number): string => (mode === 'concurrency' ? `concurrency ${load}` : `${load} req/s`);
-
 function roundLoad(mode: LoadMode, x: number): number {
   return mode === 'concurrency' ? Math.max(1, Math.floor(x)) : Math.max(0.01, Math.floor(x * 100) / 100);
 }

@@ -3,69 +3,10 @@ import type { MetricsBlock } from '../metrics/summary.js';
 import type { DistStats } from '../metrics/stats.js';
 import type { RequestRecord } from '../metrics/record.js';
 import { evaluateSlo, type Slo } from '../metrics/slo.js';
-import { pairLabel, type LoadMode, type PointSpec } from './grid.js';
+import type { SweepRow } from '../report/sweep-model.js';
+import { pairLabel, type PointSpec } from './grid.js';
 
-export interface SweepRow {
-  name: string;
-  /** Point directory relative to the sweep directory. */
-  dir: string;
-  mode: LoadMode;
-  /** The level's load: concurrency (closed loop) or requests per second (open loop). */
-  load: number;
-  concurrency: number | null;
-  rate: number | null;
-  input_tokens: number;
-  output_tokens: number;
-  /** "256x256", or what the run flags configure when the sweep does not fix the pair ("in normal:512,64 out 128", "mix ..."). */
-  lengths: string;
-  /** Measured mean prompt and output tokens of the point's successful requests (null when none succeeded). */
-  input_tokens_mean: number | null;
-  output_tokens_mean: number | null;
-  /** "done": the point ran (its requests may still have failed); "failed": it could not run (reason in `error`). */
-  status: 'done' | 'failed';
-  error: string | null;
-  /** The load generator itself was a bottleneck at this point (see docs/metrics.md, client health). */
-  client_bound: boolean;
-  requests: number;
-  ok: number;
-  failed: number;
-  error_rate: number;
-  duration_s: number;
-  request_throughput: number;
-  output_throughput: number;
-  total_token_throughput: number;
-  ttft_mean_ms: number | null;
-  ttft_p50_ms: number | null;
-  ttft_p90_ms: number | null;
-  ttft_p99_ms: number | null;
-  tpot_mean_ms: number | null;
-  tpot_p50_ms: number | null;
-  tpot_p90_ms: number | null;
-  tpot_p99_ms: number | null;
-  itl_mean_ms: number | null;
-  itl_p50_ms: number | null;
-  itl_p90_ms: number | null;
-  itl_p99_ms: number | null;
-  e2e_mean_ms: number | null;
-  e2e_p50_ms: number | null;
-  e2e_p90_ms: number | null;
-  e2e_p99_ms: number | null;
-  output_speed_mean_tok_s: number | null;
-  output_speed_p50_tok_s: number | null;
-  /** Coefficients of variation (stdev / mean) of per-request TPOT and E2E: lower is steadier. */
-  tpot_cv: number | null;
-  e2e_cv: number | null;
-  concurrency_efficiency: number | null;
-  mean_in_flight: number;
-  /** Good requests (ok and within every per-request SLO limit) per second, and their output tokens per second. */
-  goodput_req_s: number;
-  goodput_tok_s: number;
-  good_fraction: number;
-  /** Whether the point met every SLO; null when the sweep has none. */
-  slo_passed: boolean | null;
-  /** Names of the SLO checks that failed. */
-  slo_failed: string[];
-}
+export type { SweepRow } from '../report/sweep-model.js';
 
 /** Coefficient of variation = stdev / mean, null when undefined. */
 export function coefficientOfVariation(d: DistStats): number | null {

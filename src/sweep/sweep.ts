@@ -12,44 +12,15 @@ import { VERSION } from '../version.js';
 import { redactUrl } from '../util/url.js';
 import { lengthFlags, type ResolvedSweep, type SweepConfig } from './config.js';
 import { makePoint, pairLabel, type InputOutput, type PointSpec } from './grid.js';
-import { failedRow, sweepRow, sweepCsv, type SweepRow } from './row.js';
-import { loadWords, sweepInsights, type GroupInsights } from './insights.js';
-import { sweepWarnings } from './warnings.js';
+import { failedRow, sweepRow, sweepCsv } from './row.js';
+import { sweepInsights } from './insights.js';
+import { sweepWarnings } from '../report/sweep-warnings.js';
+import { loadWords, type SweepDoc, type SweepRow } from '../report/sweep-model.js';
 import { autoAdvance, autoStart, type AutoState } from './auto.js';
 import { writeRunReport } from '../report/html/run-report.js';
 import { writeSweepReport } from '../report/html/sweep-report.js';
 
-export interface SweepDoc {
-  schema_version: 1;
-  kind: 'sweep';
-  tool: 'tokenflood';
-  version: string;
-  started_at: string;
-  finished_at: string;
-  target_url: string;
-  embedded_server: boolean;
-  model: string | null;
-  mode: 'concurrency' | 'rate';
-  auto: boolean;
-  /** Why --auto stopped, per input/output pair ("256x256": reason). */
-  auto_stop: Record<string, string> | null;
-  slo: string | null;
-  max_error_rate: number;
-  /** The run config shared by every point (API key and secret headers redacted). */
-  config: Record<string, unknown>;
-  /** True when the sweep was stopped (Ctrl-C/SIGTERM) before every point ran. */
-  interrupted: boolean;
-  /** Why the sweep ended before every point ran, when a point could not run (e.g. the server went away); null otherwise. */
-  failure: string | null;
-  /** x-tokenflood-time-scale of a simulated server (simulated ms per wall-clock ms); null for a real server. */
-  sim_time_scale: number | null;
-  /** What the run flags configure when the sweep leaves lengths to them (rows with input/output 0). */
-  configured_lengths: string;
-  /** Plain-word warnings that qualify the numbers: scaled simulated time, client-bound levels, an early end. */
-  warnings: string[];
-  points: SweepRow[];
-  insights: GroupInsights[];
-}
+export type { SweepDoc } from '../report/sweep-model.js';
 
 export interface SweepHooks {
   onStart?(info: { baseUrl: string; embedded: boolean; outDir: string; points: number | undefined }): void;

@@ -1,9 +1,7 @@
 // Terminal reporter for a sweep: one line per point as it finishes, then the points table and the findings.
 import { fmt, pct, safeTerminalText, table } from '../report/format.js';
-import type { SweepRow } from './row.js';
-import { rowPairLabel } from './grid.js';
-import type { SweepDoc } from './sweep.js';
-import { sweepWarnings } from './warnings.js';
+import { rowPairLabel, type SweepDoc, type SweepRow } from '../report/sweep-model.js';
+import { sweepWarnings } from '../report/sweep-warnings.js';
 
 export function pointLine(r: SweepRow, index: number, total: number | undefined): string {
   const n = total ? `[${index + 1}/${total}]` : `[${index + 1}]`;

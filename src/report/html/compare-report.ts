@@ -7,7 +7,7 @@ import { COLORS } from './chart-kit.js';
 import { renderPage } from './page.js';
 import { htmlTable, num } from './sections.js';
 import { escapeHtml as esc } from './escape.js';
-import { rowPairLabel } from '../../sweep/grid.js';
+import { rowPairLabel } from '../sweep-model.js';
 
 const show = (x: number | null, unit: string) => (x === null ? '–' : unit === 'ratio' ? `${(x * 100).toFixed(2)}%` : num(x));
 const rel = (d: MetricDelta) => (d.relative === null ? '–' : `${d.relative > 0 ? '+' : ''}${(d.relative * 100).toFixed(1)}%`);

@@ -1,8 +1,6 @@
 // ECharts options for a sweep: throughput vs load (knee, recommended point), latency vs throughput (Pareto), box plots, decomposition.
-import type { SweepRow } from '../../sweep/row.js';
-import type { GroupInsights } from '../../sweep/insights.js';
+import { rowPairLabel, type GroupInsights, type SweepRow } from '../sweep-model.js';
 import { chartBase, COLORS, valueAxis } from './chart-kit.js';
-import { rowPairLabel } from '../../sweep/grid.js';
 
 const r3 = (x: number | null): number | null => (x === null ? null : Math.round(x * 1000) / 1000);
 const base = (title: string) =>

@@ -1,5 +1,5 @@
 // Warnings that qualify a whole sweep's numbers, shared by the terminal, JSON readers and HTML reporters.
-import type { SweepDoc } from './sweep.js';
+import type { SweepDoc } from './sweep-model.js';
 
 /** Warnings that qualify every number of the sweep: scaled simulated time, client-bound levels, an early end. */
 export function sweepWarnings(doc: SweepDoc): string[] {

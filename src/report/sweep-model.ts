@@ -1,0 +1,150 @@
+// The sweep report model: the plain data a sweep produces (sweep.json) and every sweep reporter reads, with its labels.
+
+export type LoadMode = 'concurrency' | 'rate';
+
+/** Token lengths of a sweep's requests; 0 and 0 mean "as the run flags configure them" (a distribution, a dataset, a mix). */
+export interface InputOutput {
+  input: number;
+  output: number;
+}
+
+export const isAsConfigured = (io: { input_tokens?: number; output_tokens?: number; input?: number; output?: number }): boolean =>
+  (io.input ?? io.input_tokens) === 0 && (io.output ?? io.output_tokens) === 0;
+
+/** "256x256", or "configured lengths" for 0 and 0 (AS_CONFIGURED). */
+export const pairLabel = (io: InputOutput): string => (isAsConfigured(io) ? 'configured lengths' : `${io.input}x${io.output}`);
+
+export const rowPairLabel = (r: { input_tokens: number; output_tokens: number }): string => pairLabel({ input: r.input_tokens, output: r.output_tokens });
+
+/** A load in words: "concurrency 8" or "2 req/s". */
+export const loadWords = (mode: LoadMode, load: number): string => (mode === 'concurrency' ? `concurrency ${load}` : `${load} req/s`);
+
+export interface SweepRow {
+  name: string;
+  /** Point directory relative to the sweep directory. */
+  dir: string;
+  mode: LoadMode;
+  /** The level's load: concurrency (closed loop) or requests per second (open loop). */
+  load: number;
+  concurrency: number | null;
+  rate: number | null;
+  input_tokens: number;
+  output_tokens: number;
+  /** "256x256", or what the run flags configure when the sweep does not fix the pair ("in normal:512,64 out 128", "mix ..."). */
+  lengths: string;
+  /** Measured mean prompt and output tokens of the point's successful requests (null when none succeeded). */
+  input_tokens_mean: number | null;
+  output_tokens_mean: number | null;
+  /** "done": the point ran (its requests may still have failed); "failed": it could not run (reason in `error`). */
+  status: 'done' | 'failed';
+  error: string | null;
+  /** The load generator itself was a bottleneck at this point (see docs/metrics.md, client health). */
+  client_bound: boolean;
+  requests: number;
+  ok: number;
+  failed: number;
+  error_rate: number;
+  duration_s: number;
+  request_throughput: number;
+  output_throughput: number;
+  total_token_throughput: number;
+  ttft_mean_ms: number | null;
+  ttft_p50_ms: number | null;
+  ttft_p90_ms: number | null;
+  ttft_p99_ms: number | null;
+  tpot_mean_ms: number | null;
+  tpot_p50_ms: number | null;
+  tpot_p90_ms: number | null;
+  tpot_p99_ms: number | null;
+  itl_mean_ms: number | null;
+  itl_p50_ms: number | null;
+  itl_p90_ms: number | null;
+  itl_p99_ms: number | null;
+  e2e_mean_ms: number | null;
+  e2e_p50_ms: number | null;
+  e2e_p90_ms: number | null;
+  e2e_p99_ms: number | null;
+  output_speed_mean_tok_s: number | null;
+  output_speed_p50_tok_s: number | null;
+  /** Coefficients of variation (stdev / mean) of per-request TPOT and E2E: lower is steadier. */
+  tpot_cv: number | null;
+  e2e_cv: number | null;
+  concurrency_efficiency: number | null;
+  mean_in_flight: number;
+  /** Good requests (ok and within every per-request SLO limit) per second, and their output tokens per second. */
+  goodput_req_s: number;
+  goodput_tok_s: number;
+  good_fraction: number;
+  /** Whether the point met every SLO; null when the sweep has none. */
+  slo_passed: boolean | null;
+  /** Names of the SLO checks that failed. */
+  slo_failed: string[];
+}
+
+export interface KneeResult {
+  load: number;
+  output_throughput: number;
+  /** Normalised distance above the chord (0..1): how pronounced the bend is. */
+  strength: number;
+}
+
+export interface GroupInsights {
+  mode: LoadMode;
+  input_tokens: number;
+  output_tokens: number;
+  /** The rows' `lengths` label ("256x256", or what the run flags configure). */
+  lengths: string;
+  levels: number[];
+  peak: { load: number; output_throughput: number } | null;
+  knee: KneeResult | null;
+  /** Highest level such that it and every lower level met the SLOs (and the error threshold); null when none did. */
+  max_load_meeting_slo: number | null;
+  /** HEADROOM_FACTOR × knee load (rounded down to a whole concurrency), null without a knee. */
+  headroom_load: number | null;
+  /**
+   * Null when no level was acceptable or the sweep is incomplete. `interpolated`: the load was not measured, and
+   * expected_output_throughput interpolates the two measured levels around it.
+   */
+  recommended: { load: number; reason: string; expected_output_throughput: number | null; interpolated: boolean } | null;
+  /** Levels where the client itself was the bottleneck: still analysed, but marked, and every finding drawn from them says so. */
+  client_bound_levels: number[];
+  /** Levels that could not run (status "failed"). */
+  failed_levels: number[];
+  most_stable: { load: number; tpot_cv: number | null; e2e_cv: number | null } | null;
+  /** Levels on the Pareto frontier of output throughput (higher is better) vs p99 E2E (lower is better). */
+  pareto: number[];
+  /** The findings in plain words. */
+  statements: string[];
+}
+
+export interface SweepDoc {
+  schema_version: 1;
+  kind: 'sweep';
+  tool: 'tokenflood';
+  version: string;
+  started_at: string;
+  finished_at: string;
+  target_url: string;
+  embedded_server: boolean;
+  model: string | null;
+  mode: 'concurrency' | 'rate';
+  auto: boolean;
+  /** Why --auto stopped, per input/output pair ("256x256": reason). */
+  auto_stop: Record<string, string> | null;
+  slo: string | null;
+  max_error_rate: number;
+  /** The run config shared by every point (API key and secret headers redacted). */
+  config: Record<string, unknown>;
+  /** True when the sweep was stopped (Ctrl-C/SIGTERM) before every point ran. */
+  interrupted: boolean;
+  /** Why the sweep ended before every point ran, when a point could not run (e.g. the server went away); null otherwise. */
+  failure: string | null;
+  /** x-tokenflood-time-scale of a simulated server (simulated ms per wall-clock ms); null for a real server. */
+  sim_time_scale: number | null;
+  /** What the run flags configure when the sweep leaves lengths to them (rows with input/output 0). */
+  configured_lengths: string;
+  /** Plain-word warnings that qualify the numbers: scaled simulated time, client-bound levels, an early end. */
+  warnings: string[];
+  points: SweepRow[];
+  insights: GroupInsights[];
+}
