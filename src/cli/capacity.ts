@@ -3,10 +3,10 @@ import { snakeKeys } from '../util/snake.js';
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { capacityInputSchema, planCapacity, type CapacityInput, type CapacityReport } from '../sim/capacity.js';
-import { addFlags, collectFlags, flagSpecs, issueProblems } from '../sim/flags.js';
+import { addFlags, collectFlags, describedFlags, issueProblems } from '../config/flags.js';
 import type { Out } from './io.js';
 
-const SPECS = flagSpecs(capacityInputSchema.shape);
+const SPECS = describedFlags(capacityInputSchema.shape, { concurrency: { defaultText: '1 unless --rate' } });
 const GiB = 1024 ** 3;
 
 export function capacityInputFromFlags(values: Record<string, unknown>): CapacityInput {

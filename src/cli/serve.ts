@@ -4,12 +4,12 @@ import { extname } from 'node:path';
 import type { Command } from 'commander';
 import { parse as parseYaml } from 'yaml';
 import { UsageError } from '../errors.js';
-import { addFlags, collectFlags, flagSpecs, issueProblems } from '../sim/flags.js';
+import { addFlags, collectFlags, describedFlags, issueProblems } from '../config/flags.js';
 import { FAULT_KINDS } from '../sim/http/faults.js';
-import { simServerOptionsSchema, type SimServerOptions } from '../sim/options.js';
+import { SIM_SERVER_FLAG_META, simServerOptionsSchema, type SimServerOptions } from '../sim/options.js';
 import { startSimServer } from '../sim/server.js';
 
-const SPECS = flagSpecs(simServerOptionsSchema.shape, ['faults']);
+const SPECS = describedFlags(simServerOptionsSchema.shape, SIM_SERVER_FLAG_META, ['faults']);
 
 /** `--fault kind[:rate][,key=value...]`, e.g. `http429:0.1,retryAfterSeconds=2` or `stall,every=10,ms=3000`. */
 export function parseFaultFlag(spec: string, problems: string[]): [string, Record<string, number>] | undefined {
