@@ -88,6 +88,9 @@ function buildFlag(key: string, field: z.ZodType, meta: FlagMeta): Flag {
 
 /** Flags for a schema whose every key has an entry in `meta` (checked by the compiler), in the order of `meta` (the help's order). */
 export function flagTable<S extends Record<string, z.ZodType>>(shape: S, meta: FlagMetaTable<S>): FlagTable<Extract<keyof S, string>> {
+  // The compiler checks literal tables; this catches tables built by spreading or filtering.
+  const unmatched = [...Object.keys(shape).filter((k) => !(k in meta)), ...Object.keys(meta).filter((k) => !(k in shape))];
+  if (unmatched.length) throw new Error(`flag table and schema differ: ${unmatched.join(', ')}`);
   return Object.fromEntries(Object.entries(meta as Record<string, FlagMeta>).map(([k, m]) => [k, buildFlag(k, shape[k], m)])) as FlagTable<Extract<keyof S, string>>;
 }
 
