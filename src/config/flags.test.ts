@@ -94,6 +94,15 @@ describe('flagTable / describedFlags', () => {
     expect(help).toMatch(/--size <n> +how big \(default the screen width\)\n/);
   });
 
+  it('a flag may be named other than its key, and keeps the key as its value name', () => {
+    const table = flagTable(shape, { ...meta, level: { help: 'how loud', name: 'volume', arg: 'dB', unit: 'dB' } });
+    expect(table.level).toMatchObject({ flag: '--volume <dB>', name: '--volume', shownDefault: '3 dB' });
+    const cmd = new Command('x').exitOverride();
+    addFlags(cmd, table);
+    cmd.parse(['--volume', '9'], { from: 'user' });
+    expect(givenFlags(cmd, table)).toEqual({ level: '9' });
+  });
+
   it('collects only flags given; numbers the schema does not coerce are converted or reported', () => {
     const table = flagTable(shape, meta);
     const cmd = new Command('x').exitOverride();

@@ -1,6 +1,7 @@
 // The one flag system: commander options generated from zod object schemas (name, placeholder, choices, help, default).
 import { Option, type Command } from 'commander';
 import type { z } from 'zod';
+import { toKebab as kebab } from './parse.js';
 
 type Def = { type: string; innerType?: Node; in?: Node; out?: Node; defaultValue?: unknown; entries?: Record<string, string>; coerce?: boolean };
 type Node = z.ZodType & { _zod: { def: Def } };
@@ -9,7 +10,7 @@ type Node = z.ZodType & { _zod: { def: Def } };
 export interface FlagMeta {
   /** Help text; defaults to the field's `.describe()`. Never holds "(default ...)": that comes from the schema. */
   help?: string;
-  /** Flag name without dashes when it is not the kebab-case key (e.g. `input-output` for `inputOutput`). */
+  /** Flag name without dashes when it is not the kebab-case key. */
   name?: string;
   /** Value placeholder; defaults to the enum's choices, `n` for numbers, `value` otherwise. */
   arg?: string;
@@ -41,8 +42,6 @@ export interface Flag {
 /** One flag per key of the schema: a key without a flag (or a flag without a key) is a compile error. */
 export type FlagMetaTable<S> = { [K in keyof S]-?: FlagMeta & { help: string } };
 export type FlagTable<K extends PropertyKey = string> = { [P in K]: Flag };
-
-export const kebab = (k: string): string => k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
 /** The schema under default/optional/preprocess/transform wrappers, and the first `.default()` met on the way. */
 export function unwrap(field: z.ZodType): { core: Node; defaultValue: unknown; hasDefault: boolean; preprocessed: boolean } {
