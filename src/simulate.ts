@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { resolveRunConfig, type ResolvedRun } from './config/load.js';
 import type { RunConfig, RunConfigInput } from './config/schema.js';
 import { UsageError } from './errors.js';
+import { issueProblems } from './config/flags.js';
 import { loadTokenizer, type Tokenizer } from './dataset/tokenizer.js';
 import { createWorkload } from './dataset/workload.js';
 import type { RequestSpec } from './dataset/types.js';
@@ -79,7 +80,7 @@ export function resolveSimulate(values: Record<string, unknown>): ResolvedSimula
     problems.push(...e.problems);
   }
   const engine = simEngineOptionsSchema.safeParse(engineValues);
-  if (!engine.success) problems.push(...engine.error.issues.map((i) => `--${String(i.path[0]).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: ${i.message}`));
+  if (!engine.success) problems.push(...issueProblems(engine.error.issues));
   if (run?.config.replay) problems.push('--replay: not modelled by simulate yet (needs explicit send times in the virtual clock)');
   if (run?.config.cacheAb) problems.push('--cache-ab: not modelled by simulate (the warm pass waits on the cold pass finishing)');
   if (problems.length || !run || !engine.success) throw new UsageError(problems);

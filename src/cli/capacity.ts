@@ -3,15 +3,15 @@ import { snakeKeys } from '../util/snake.js';
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { capacityInputSchema, planCapacity, type CapacityInput, type CapacityReport } from '../sim/capacity.js';
-import { addFlags, collectFlags, flagSpecs, issueProblems } from '../sim/flags.js';
+import { addFlags, collectFlags, describedFlags, issueProblems } from '../config/flags.js';
 import type { Out } from './io.js';
 
-const SPECS = flagSpecs(capacityInputSchema.shape);
+export const CAPACITY_FLAGS = describedFlags(capacityInputSchema.shape, { concurrency: { defaultText: '1 unless --rate' } });
 const GiB = 1024 ** 3;
 
 export function capacityInputFromFlags(values: Record<string, unknown>): CapacityInput {
   const problems: string[] = [];
-  const input = collectFlags(values, SPECS, problems);
+  const input = collectFlags(values, CAPACITY_FLAGS, problems);
   const r = capacityInputSchema.safeParse(input);
   if (!r.success) problems.push(...issueProblems(r.error.issues));
   if (problems.length) throw new UsageError(problems);
@@ -58,7 +58,7 @@ export function registerCapacity(program: Command, out: Pick<Out, 'out'> = { out
   const cmd = program
     .command('capacity')
     .description('estimate memory, KV capacity, prefill/decode times and GPUs needed for a model, GPU and load');
-  addFlags(cmd, SPECS);
+  addFlags(cmd, CAPACITY_FLAGS);
   cmd.option('--json', 'print one JSON document instead of the table').action((values: Record<string, unknown>) => {
     const report = planCapacity(capacityInputFromFlags(values));
     out.out.write(values.json ? `${JSON.stringify(snakeKeys(report), null, 2)}\n` : capacityTable(report));

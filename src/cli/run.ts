@@ -4,7 +4,7 @@ import { RUN_FLAGS } from '../config/schema.js';
 import { resolveRunConfig } from '../config/load.js';
 import { run, RunWriteError, type RunResult } from '../run.js';
 import type { RunConfig } from '../config/schema.js';
-import { addFlags, givenFlags } from './options.js';
+import { addFlags, givenFlags } from '../config/flags.js';
 import { renderSummary } from '../report/terminal.js';
 import { evaluateSlo, parseSlo, describeSloChecks } from '../metrics/slo.js';
 import { startProgress } from '../report/progress.js';

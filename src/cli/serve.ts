@@ -4,12 +4,12 @@ import { extname } from 'node:path';
 import type { Command } from 'commander';
 import { parse as parseYaml } from 'yaml';
 import { UsageError } from '../errors.js';
-import { addFlags, collectFlags, flagSpecs, issueProblems } from '../sim/flags.js';
+import { addFlags, collectFlags, describedFlags, issueProblems } from '../config/flags.js';
 import { FAULT_KINDS } from '../sim/http/faults.js';
-import { simServerOptionsSchema, type SimServerOptions } from '../sim/options.js';
+import { SIM_SERVER_FLAG_META, simServerOptionsSchema, type SimServerOptions } from '../sim/options.js';
 import { startSimServer } from '../sim/server.js';
 
-const SPECS = flagSpecs(simServerOptionsSchema.shape, ['faults']);
+export const SERVE_FLAGS = describedFlags(simServerOptionsSchema.shape, SIM_SERVER_FLAG_META, ['faults']);
 
 /** `--fault kind[:rate][,key=value...]`, e.g. `http429:0.1,retryAfterSeconds=2` or `stall,every=10,ms=3000`. */
 export function parseFaultFlag(spec: string, problems: string[]): [string, Record<string, number>] | undefined {
@@ -44,7 +44,7 @@ function readFaultsFile(path: string, problems: string[]): Record<string, unknow
 /** Flags → validated SimServerOptions, or UsageError listing every problem. */
 export function serveOptionsFromFlags(values: Record<string, unknown>): SimServerOptions {
   const problems: string[] = [];
-  const input: Record<string, unknown> = collectFlags(values, SPECS, problems);
+  const input: Record<string, unknown> = collectFlags(values, SERVE_FLAGS, problems);
   const faults: Record<string, unknown> = typeof values.faults === 'string' ? readFaultsFile(values.faults, problems) : {};
   for (const f of (values.fault as string[] | undefined) ?? []) {
     const parsed = parseFaultFlag(f, problems);
@@ -61,7 +61,7 @@ export function registerServe(program: Command): void {
   const cmd = program
     .command('serve')
     .description('run the simulated vLLM-like inference server (OpenAI-compatible) until Ctrl-C');
-  addFlags(cmd, SPECS);
+  addFlags(cmd, SERVE_FLAGS);
   cmd
     .option('--faults <file>', 'fault injection config (JSON or YAML), see docs/sim.md')
     .option('--fault <spec>', `add a fault: kind[:rate][,key=value...]; kinds: ${Object.keys(FAULT_KINDS).join(', ')}`, (v: string, acc: string[] = []) => [...acc, v])

@@ -1,29 +1,30 @@
 // `tokenflood simulate`: the run options plus the sim engine's options; predicts a run on the engine model, no server.
 import type { Command } from 'commander';
-import { RUN_FLAGS } from '../config/schema.js';
-import type { FlagSpec } from '../config/flags.js';
+import { RunConfigSchema, RUN_FLAGS } from '../config/schema.js';
 import { toKebab } from '../config/parse.js';
 import { readConfigFile } from '../config/load.js';
 import { UsageError } from '../errors.js';
 import { renderSummary } from '../report/terminal.js';
-import { addFlags as addEngineFlags, collectFlags, flagSpecs } from '../sim/flags.js';
+import { addFlags, describedFlags, flagTable, givenFlags, type FlagTable } from '../config/flags.js';
 import { NOT_MODELLED_KEYS, resolveSimulate, simEngineOptionsSchema, simulate, SIM_ENGINE_KEYS } from '../simulate.js';
-import { addFlags, givenFlags } from './options.js';
+import { SIM_SERVER_FLAG_META } from '../sim/options.js';
 import { printResult } from './run.js';
 import type { Out } from './io.js';
 import { workloadWarningText } from './workload-warnings.js';
 
 /** Run flags that mean something without a server, with help reworded where the meaning shifts. */
-export const SIMULATE_RUN_FLAGS: Record<string, FlagSpec> = Object.fromEntries(
+export const SIMULATE_RUN_FLAGS: FlagTable = Object.fromEntries(
   Object.entries({
     ...RUN_FLAGS,
-    model: { flag: '--model <name>', help: 'model name in the records (default the model profile id); <profile-id>-reasoning streams the first --reasoning-share of output tokens as reasoning' },
-    maxModelLen: { flag: '--max-model-len <n>', help: "the engine's max_model_len, and (as in run) skip workload items whose input + max_tokens exceed it (default model limit capped by KV capacity; longer requests get vLLM's HTTP 400)" },
-    seed: { flag: '--seed <n>', help: 'sampling seed: recorded only (the engine model does not sample text)' },
+    ...flagTable(RunConfigSchema.pick({ model: true, maxModelLen: true, seed: true }).shape, {
+      model: { arg: 'name', help: 'model name in the records; <profile-id>-reasoning streams the first --reasoning-share of output tokens as reasoning', defaultText: 'the model profile id' },
+      maxModelLen: { help: "the engine's max_model_len, and (as in run) skip workload items whose input + max_tokens exceed it (longer requests get vLLM's HTTP 400)", defaultText: SIM_SERVER_FLAG_META.maxModelLen.defaultText },
+      seed: { help: 'sampling seed: recorded only (the engine model does not sample text)' },
+    }),
   }).filter(([k]) => !(NOT_MODELLED_KEYS as readonly string[]).includes(k)),
 );
 
-export const ENGINE_FLAGS = flagSpecs(simEngineOptionsSchema.shape);
+export const ENGINE_FLAGS = describedFlags(simEngineOptionsSchema.shape);
 
 /** A YAML/JSON file of run and engine options (flag names as keys); run-only keys such as base-url are accepted and ignored. */
 export function readSimulateConfigFile(path: string): Record<string, unknown> {
@@ -38,12 +39,10 @@ export function registerSimulate(program: Command, out: Out): void {
     .description('predict a benchmark on the engine model with a virtual clock (no server, no GPU): same options and output files as run')
     .option('--config <file>', 'YAML or JSON file of options (run and engine keys); flags override it');
   addFlags(cmd, SIMULATE_RUN_FLAGS);
-  addEngineFlags(cmd, ENGINE_FLAGS);
+  addFlags(cmd, ENGINE_FLAGS);
   cmd.action(async () => {
     const problems: string[] = [];
-    const engineFlags = collectFlags(cmd.opts(), ENGINE_FLAGS, problems);
-    // Commander sets defaults for --no-x flags; keep only those given, so a config file can set them.
-    for (const k of Object.keys(engineFlags)) if (cmd.getOptionValueSource(k) !== 'cli') delete engineFlags[k];
+    const engineFlags = givenFlags(cmd, ENGINE_FLAGS, problems);
     if (problems.length) throw new UsageError(problems);
     const file = cmd.opts().config as string | undefined;
     const values = { ...(file ? readSimulateConfigFile(file) : {}), ...givenFlags(cmd, SIMULATE_RUN_FLAGS), ...engineFlags };

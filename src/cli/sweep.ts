@@ -1,6 +1,6 @@
 // `tokenflood sweep`: a grid of runs (or an --auto search) against one server, collected under one directory.
 import { Command } from 'commander';
-import { addFlags, givenFlags } from './options.js';
+import { addFlags, givenFlags } from '../config/flags.js';
 import { setExitCode, type Out } from './io.js';
 import { PASS_THROUGH_RUN_FLAGS, resolveSweepConfig, SWEEP_FLAGS } from '../sweep/config.js';
 import { runSweep } from '../sweep/sweep.js';

@@ -1,6 +1,7 @@
 // The embedded simulated server's options (--sim-*): one schema and flag set for every command that starts it (run, sweep).
 import { z } from 'zod';
-import type { FlagTable } from './flags.js';
+import { flagTable, type FlagMetaTable } from './flags.js';
+import { simServerOptionsSchema } from '../sim/options.js';
 import { UsageError } from '../errors.js';
 import type { EmbeddedServer } from '../sim/embedded.js';
 
@@ -14,12 +15,15 @@ export const EmbeddedSimSchema = z.object({
 export type EmbeddedSimInput = z.input<typeof EmbeddedSimSchema>;
 export type EmbeddedSimOptions = z.output<typeof EmbeddedSimSchema>;
 
-export const EMBEDDED_SIM_FLAGS: FlagTable<EmbeddedSimInput> = {
-  simTimeScale: { flag: '--sim-time-scale <x>', help: 'embedded simulated server only: simulated ms per wall-clock ms, e.g. 10 = ten times faster (default 1)' },
-  simMaxNumSeqs: { flag: '--sim-max-num-seqs <n>', help: 'embedded simulated server only: max sequences per engine step (default 256)' },
-  simGpu: { flag: '--sim-gpu <id>', help: 'embedded simulated server only: GPU profile, e.g. a100-40gb (default h100)' },
-  simModel: { flag: '--sim-model <id>', help: 'embedded simulated server only: model profile, e.g. qwen2.5-7b (default llama-3.1-8b)' },
-};
+// Defaults shown are the sim server's, which applies them (these fields stay optional so "given" can be told apart).
+export const EMBEDDED_SIM_META = {
+  simTimeScale: { arg: 'x', help: 'embedded simulated server only: simulated ms per wall-clock ms, e.g. 10 = ten times faster', defaultOf: simServerOptionsSchema.shape.timeScale },
+  simMaxNumSeqs: { help: 'embedded simulated server only: max sequences per engine step', defaultOf: simServerOptionsSchema.shape.maxNumSeqs },
+  simGpu: { arg: 'id', help: 'embedded simulated server only: GPU profile, e.g. a100-40gb', defaultOf: simServerOptionsSchema.shape.gpu },
+  simModel: { arg: 'id', help: 'embedded simulated server only: model profile, e.g. qwen2.5-7b', defaultOf: simServerOptionsSchema.shape.modelProfile },
+} satisfies FlagMetaTable<typeof EmbeddedSimSchema.shape>;
+
+export const EMBEDDED_SIM_FLAGS = flagTable(EmbeddedSimSchema.shape, EMBEDDED_SIM_META);
 
 export const EMBEDDED_SIM_KEYS = ['simTimeScale', 'simMaxNumSeqs', 'simGpu', 'simModel'] as const satisfies readonly (keyof EmbeddedSimInput)[];
 
@@ -27,7 +31,7 @@ export const EMBEDDED_SIM_KEYS = ['simTimeScale', 'simMaxNumSeqs', 'simGpu', 'si
 export function embeddedSimProblems(o: Partial<EmbeddedSimOptions>, baseUrl: string | undefined): string[] {
   const given = EMBEDDED_SIM_KEYS.filter((k) => o[k] !== undefined);
   if (baseUrl === undefined || !given.length) return [];
-  return [`${given.map((k) => EMBEDDED_SIM_FLAGS[k].flag.split(' ')[0]).join(', ')}: only apply to the embedded simulated server (no --base-url)`];
+  return [`${given.map((k) => EMBEDDED_SIM_FLAGS[k].name).join(', ')}: only apply to the embedded simulated server (no --base-url)`];
 }
 
 /** The sim server options the --sim-* values set (the rest keep the server's defaults). */
@@ -49,7 +53,7 @@ export async function startEmbeddedServer(o: Partial<EmbeddedSimOptions>, extra:
   try {
     return await startEmbeddedSimServer({ port: 0, ...extra, ...embeddedServerOptions(o) });
   } catch (e) {
-    const given = EMBEDDED_SIM_KEYS.filter((k) => o[k] !== undefined).map((k) => EMBEDDED_SIM_FLAGS[k].flag.split(' ')[0]);
+    const given = EMBEDDED_SIM_KEYS.filter((k) => o[k] !== undefined).map((k) => EMBEDDED_SIM_FLAGS[k].name);
     if (e instanceof UsageError && given.length) throw new UsageError(e.problems.map((p) => `${given.join(', ')}: ${p}`));
     throw e;
   }

@@ -8,7 +8,7 @@ import { embeddedSimProblems } from './embedded-sim.js';
 import { didYouMean, parseHeaders, toCamel, toKebab } from './parse.js';
 
 const KEYS = Object.keys(RUN_FLAGS);
-const flagName = (key: string): string => RUN_FLAGS[key as keyof RunConfigInput]?.flag.split(' ')[0].replace(/^--no-/, '--') ?? key;
+const flagName = (key: string): string => RUN_FLAGS[key as keyof RunConfigInput]?.name ?? key;
 
 /**
  * Read a YAML or JSON config file whose keys are flag names (kebab-case, snake_case or camelCase).

@@ -1,8 +1,8 @@
-// The run config: one zod schema (the single source of truth), its defaults, flag table and validation.
+// The run config: one zod schema (the single source of truth for keys and defaults), its flag table and validation.
 import { z } from 'zod';
 import { WorkloadSchema, WORKLOAD_FLAGS } from './workload.js';
 import { EmbeddedSimSchema, EMBEDDED_SIM_FLAGS } from './embedded-sim.js';
-import type { FlagTable } from './flags.js';
+import { flagTable, type FlagTable } from './flags.js';
 import { parseDurationS } from './parse.js';
 import { MAX_TIMER_MESSAGE, MAX_TIMER_S } from '../util/timer.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../backends/sse.js';
@@ -91,35 +91,39 @@ export const RunConfigSchema = TargetSchema.extend(LoadSchema.shape)
 export type RunConfigInput = z.input<typeof RunConfigSchema>;
 export type RunConfig = z.output<typeof RunConfigSchema>;
 
-export const RUN_FLAGS: FlagTable<RunConfigInput> = {
-  baseUrl: { flag: '--base-url <url>', help: 'OpenAI-compatible root, e.g. http://127.0.0.1:8000/v1; a query string (?api-version=...) is kept after the endpoint path (default start the embedded simulated server)' },
-  apiKey: { flag: '--api-key <key>', help: 'API key sent as a Bearer token (also OPENAI_API_KEY or TOKENFLOOD_API_KEY); never written anywhere' },
-  model: { flag: '--model <name>', help: 'model name (default the first id from GET /models)' },
-  endpoint: { flag: '--endpoint <chat|completions>', help: 'API to load: chat (/chat/completions) or completions (/completions) (default chat)' },
-  header: { flag: '--header <K: V>', help: 'extra HTTP header, repeatable; values are written redacted except for a few harmless headers (docs/reliability.md)', repeatable: true },
-  timeout: { flag: '--timeout <seconds>', help: 'per-request timeout, e.g. 600 or 10m (default 600 s)' },
-  idleTimeout: { flag: '--idle-timeout <seconds>', help: 'fail a request (status timeout) when nothing arrives for this long, e.g. 30s: catches stalled streams' },
-  maxLineBytes: { flag: '--max-line-bytes <n>', help: 'longest SSE line (or non-streamed response body) accepted, in bytes; a longer one makes the request a parse_error (default 8388608 = 8 MiB)' },
-  stream: { flag: '--no-stream', help: 'measure non-streaming requests (TTFT then equals E2E)' },
-  transport: { flag: '--transport <auto|h1|undici>', help: "HTTP client: h1 = tokenflood's HTTP/1.1 pool (least CPU per streamed token), undici = Node's undici; auto = h1 for http://, undici for https:// or through a proxy (HTTP_PROXY/HTTPS_PROXY/NO_PROXY; default auto)" },
-  retry: { flag: '--retry <n>', help: 'retry HTTP 429/503 up to N times, honouring Retry-After; every attempt is its own record and failures still count (default 0)' },
-  maxRetryWait: { flag: '--max-retry-wait <time>', help: 'with --retry: longest wait before a retry; a Retry-After longer than this is not retried (the attempt stays a failure), e.g. 60s (default 60 s)' },
-  concurrency: { flag: '--concurrency <n>', help: 'closed loop: at most N requests in flight; with --rate, a cap on in-flight requests (default 1 when no --rate)' },
-  rate: { flag: '--rate <r>', help: 'open loop: requests per second (at most 1,000,000), send times drawn from --arrival as the run goes' },
-  arrival: { flag: '--arrival <constant|poisson|gamma>', help: 'arrival process for --rate (default poisson)' },
-  burstiness: { flag: '--burstiness <k>', help: 'gamma shape for --arrival gamma: 1 = poisson, <1 burstier, >1 smoother (default 1)' },
-  requests: { flag: '--requests <n>', help: 'stop after N measured requests (default 100 when no --duration)' },
-  duration: { flag: '--duration <time>', help: 'stop sending after this long, e.g. 60s, 5m' },
-  warmup: { flag: '--warmup <n>', help: 'requests sent first and left out of every statistic (default 0)' },
-  maxErrorRate: { flag: '--max-error-rate <fraction>', help: 'stop the run early when more than this share of requests fail (after at least 20), e.g. 0.5 or 50%' },
-  workers: { flag: '--workers <n|auto>', help: 'worker threads that send requests, each with its own HTTP pool; auto = 1 for light loads, cores − 1 above 64 concurrent streams or 100 req/s (default auto)' },
-  gracePeriod: { flag: '--grace-period <seconds>', help: 'on Ctrl-C/SIGTERM or early stop, wait this long for requests in flight before cancelling them (default 10 s)' },
-  out: { flag: '--out <dir>', help: 'results directory (default results/<timestamp>-<model>/)' },
-  overwrite: { flag: '--overwrite', help: 'allow writing into a directory that already holds a run' },
-  json: { flag: '--json', help: 'print the summary as one JSON document on stdout (progress goes to stderr)' },
-  quiet: { flag: '--quiet', help: 'no progress display' },
-  slo: { flag: '--slo <list>', help: 'service level objectives, e.g. ttft_p99=2000ms,tpot_p99=50ms,e2e_p99=30s,error_rate=1%; reports goodput and pass/fail' },
-  failOnSlo: { flag: '--fail-on-slo', help: 'exit 1 when the --slo objectives are not met' },
+const RunOwnShape = { ...TargetSchema.shape, ...LoadSchema.shape, ...OutputSchema.shape };
+
+export const RUN_FLAGS: FlagTable<Extract<keyof RunConfigInput, string>> = {
+  ...flagTable(RunOwnShape, {
+    baseUrl: { arg: 'url', help: 'OpenAI-compatible root, e.g. http://127.0.0.1:8000/v1; a query string (?api-version=...) is kept after the endpoint path', defaultText: 'start the embedded simulated server' },
+    apiKey: { arg: 'key', help: 'API key sent as a Bearer token (also OPENAI_API_KEY or TOKENFLOOD_API_KEY); never written anywhere' },
+    model: { arg: 'name', help: 'model name', defaultText: 'the first id from GET /models' },
+    endpoint: { help: 'API to load: chat (/chat/completions) or completions (/completions)' },
+    header: { arg: 'K: V', help: 'extra HTTP header, repeatable; values are written redacted except for a few harmless headers (docs/reliability.md)', repeatable: true },
+    timeout: { arg: 'seconds', help: 'per-request timeout, e.g. 600 or 10m', unit: 's' },
+    idleTimeout: { arg: 'seconds', help: 'fail a request (status timeout) when nothing arrives for this long, e.g. 30s: catches stalled streams' },
+    maxLineBytes: { help: 'longest SSE line (or non-streamed response body) accepted, in bytes; a longer one makes the request a parse_error', unit: 'bytes = 8 MiB' },
+    stream: { help: 'measure non-streaming requests (TTFT then equals E2E)' },
+    transport: { help: "HTTP client: h1 = tokenflood's HTTP/1.1 pool (least CPU per streamed token), undici = Node's undici; auto = h1 for http://, undici for https:// or through a proxy (HTTP_PROXY/HTTPS_PROXY/NO_PROXY)" },
+    retry: { help: 'retry HTTP 429/503 up to N times, honouring Retry-After; every attempt is its own record and failures still count' },
+    maxRetryWait: { arg: 'time', help: 'with --retry: longest wait before a retry; a Retry-After longer than this is not retried (the attempt stays a failure), e.g. 60s', unit: 's' },
+    concurrency: { help: 'closed loop: at most N requests in flight; with --rate, a cap on in-flight requests', defaultText: '1 when no --rate' },
+    rate: { arg: 'r', help: 'open loop: requests per second (at most 1,000,000), send times drawn from --arrival as the run goes' },
+    arrival: { help: 'arrival process for --rate' },
+    burstiness: { arg: 'k', help: 'gamma shape for --arrival gamma: 1 = poisson, <1 burstier, >1 smoother' },
+    requests: { help: 'stop after N measured requests', defaultText: '100 when no --duration' },
+    duration: { arg: 'time', help: 'stop sending after this long, e.g. 60s, 5m' },
+    warmup: { help: 'requests sent first and left out of every statistic' },
+    maxErrorRate: { arg: 'fraction', help: 'stop the run early when more than this share of requests fail (after at least 20), e.g. 0.5 or 50%' },
+    workers: { arg: 'n|auto', help: 'worker threads that send requests, each with its own HTTP pool; auto = 1 for light loads, cores − 1 above 64 concurrent streams or 100 req/s' },
+    gracePeriod: { arg: 'seconds', help: 'on Ctrl-C/SIGTERM or early stop, wait this long for requests in flight before cancelling them', unit: 's' },
+    out: { arg: 'dir', help: 'results directory', defaultText: 'results/<timestamp>-<model>/' },
+    overwrite: { help: 'allow writing into a directory that already holds a run' },
+    json: { help: 'print the summary as one JSON document on stdout (progress goes to stderr)' },
+    quiet: { help: 'no progress display' },
+    slo: { arg: 'list', help: 'service level objectives, e.g. ttft_p99=2000ms,tpot_p99=50ms,e2e_p99=30s,error_rate=1%; reports goodput and pass/fail' },
+    failOnSlo: { help: 'exit 1 when the --slo objectives are not met' },
+  }),
   ...WORKLOAD_FLAGS,
   ...EMBEDDED_SIM_FLAGS,
 };

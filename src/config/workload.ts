@@ -1,6 +1,6 @@
 // Workload options (what each request asks for, and where prompts come from): schema and flag table. The single source of truth for them.
 import { z } from 'zod';
-import type { FlagTable } from './flags.js';
+import { flagTable } from './flags.js';
 import { parseDurationS } from './parse.js';
 import { MAX_TIMER_MESSAGE, MAX_TIMER_S } from '../util/timer.js';
 import { parseLengthDist } from '../dataset/distribution.js';
@@ -88,32 +88,32 @@ export const WorkloadSchema = z.object({
 
 export type WorkloadConfig = z.output<typeof WorkloadSchema>;
 
-export const WORKLOAD_FLAGS: FlagTable<z.input<typeof WorkloadSchema>> = {
-  inputTokens: { flag: '--input-tokens <n|dist>', help: 'prompt length in tokens, exact as counted by --tokenizer: N or fixed:N, uniform:MIN,MAX, normal:MEAN,SD, lognormal:mean=M,sd=S, exponential:MEAN, empirical:FILE, each with optional ,min=,max= (default 512)' },
-  outputTokens: { flag: '--output-tokens <n|dist>', help: 'output length (max_tokens, and min_tokens with --ignore-eos): a number or a distribution like --input-tokens (default 128)' },
-  maxTokens: { flag: '--max-tokens <n>', help: 'send this max_tokens on every request, overriding --output-tokens, dataset and mix lengths (prefill-focused runs)' },
-  mix: { flag: '--mix <classes>', help: "weighted request classes, e.g. 'short: 60% in 512 out 256; rag: 40% in 4096 out 256', or preset:short-short|long-short|short-long|long-long|classic" },
-  corpus: { flag: '--corpus <en|zh>', help: 'bundled text that synthetic prompts are cut from: en (English) or zh (Chinese) (default en)' },
-  prefixTokens: { flag: '--prefix-tokens <n>', help: 'shared system prompt of N tokens before each synthetic prompt (the prefix-cache case; added to --input-tokens) (default 0)' },
-  prefixGroups: { flag: '--prefix-groups <g>', help: 'number of distinct shared prefixes; requests pick one at random (default 1)' },
-  ignoreEos: { flag: '--no-ignore-eos', help: 'do not send ignore_eos/min_tokens (for servers that reject them, e.g. hosted OpenAI)' },
-  cacheBust: { flag: '--no-cache-bust', help: 'no unique per-request nonce after the shared prefix (identical prompts can then hit the prefix cache)' },
-  cacheAb: { flag: '--cache-ab', help: 'send the same prompts twice, cold then warm (classes cold and warm), to show the prefix-cache effect' },
-  dataset: { flag: '--dataset <file>', help: 'prompts from a file: JSONL (prompt or messages per line), ShareGPT JSON, or CSV with --dataset-field' },
-  datasetFormat: { flag: '--dataset-format <auto|jsonl|sharegpt|csv>', help: 'format of --dataset (default auto: from the extension and content)' },
-  datasetField: { flag: '--dataset-field <key=column,...>', help: 'CSV/JSONL field mapping, e.g. prompt=question,max_tokens=len; keys: prompt, system, max_tokens, output_tokens, class, session, turn, timestamp; repeatable', repeatable: true },
-  datasetOrder: { flag: '--dataset-order <sequential|random>', help: 'take dataset items in file order or at random (seeded) (default sequential)' },
-  datasetMode: { flag: '--dataset-mode <reuse|once>', help: 'reuse: cycle through the data as long as the run lasts; once: send each item exactly once, then stop (default reuse)' },
-  strict: { flag: '--strict', help: 'fail the run on any bad dataset line instead of skipping it with a warning' },
-  thinkTime: { flag: '--think-time <time>', help: 'pause between the turns of a multi-turn conversation, e.g. 2s (default 0)' },
-  replay: { flag: '--replay <file>', help: 'trace replay: JSONL with timestamp (ms; timestamp_s for seconds) plus prompt/messages/body or input_tokens/output_tokens; sent at the recorded times' },
-  replaySpeed: { flag: '--replay-speed <x>', help: 'replay time compression: 2 sends the trace twice as fast (default 1)' },
-  maxModelLen: { flag: '--max-model-len <n>', help: 'skip (and count) items whose input + max_tokens exceeds the model context N, instead of sending requests certain to fail' },
-  extraBody: { flag: '--extra-body <json>', help: 'JSON object merged into every request body, e.g. \'{"chat_template_kwargs":{"enable_thinking":false}}\'' },
-  temperature: { flag: '--temperature <t>', help: 'sampling temperature, passed through' },
-  topP: { flag: '--top-p <p>', help: 'nucleus sampling top_p, passed through' },
-  topK: { flag: '--top-k <k>', help: 'top_k, passed through' },
-  seed: { flag: '--seed <n>', help: 'sampling seed sent to the server, passed through' },
-  datasetSeed: { flag: '--dataset-seed <n>', help: 'seed of the workload and arrival generator: same seed, same run (default 42)' },
-  tokenizer: { flag: '--tokenizer <name|path>', help: 'tokenizer that counts prompt tokens: cl100k_base, o200k_base or a Hugging Face tokenizer folder / tokenizer.json (default cl100k_base)' },
-};
+export const WORKLOAD_FLAGS = flagTable(WorkloadSchema.shape, {
+  inputTokens: { arg: 'n|dist', help: 'prompt length in tokens, exact as counted by --tokenizer: N or fixed:N, uniform:MIN,MAX, normal:MEAN,SD, lognormal:mean=M,sd=S, exponential:MEAN, empirical:FILE, each with optional ,min=,max=' },
+  outputTokens: { arg: 'n|dist', help: 'output length (max_tokens, and min_tokens with --ignore-eos): a number or a distribution like --input-tokens' },
+  maxTokens: { help: 'send this max_tokens on every request, overriding --output-tokens, dataset and mix lengths (prefill-focused runs)' },
+  mix: { arg: 'classes', help: "weighted request classes, e.g. 'short: 60% in 512 out 256; rag: 40% in 4096 out 256', or preset:short-short|long-short|short-long|long-long|classic" },
+  corpus: { help: 'bundled text that synthetic prompts are cut from: en (English) or zh (Chinese)' },
+  prefixTokens: { help: 'shared system prompt of N tokens before each synthetic prompt (the prefix-cache case; added to --input-tokens)' },
+  prefixGroups: { arg: 'g', help: 'number of distinct shared prefixes; requests pick one at random' },
+  ignoreEos: { help: 'do not send ignore_eos/min_tokens (for servers that reject them, e.g. hosted OpenAI)' },
+  cacheBust: { help: 'no unique per-request nonce after the shared prefix (identical prompts can then hit the prefix cache)' },
+  cacheAb: { help: 'send the same prompts twice, cold then warm (classes cold and warm), to show the prefix-cache effect' },
+  dataset: { arg: 'file', help: 'prompts from a file: JSONL (prompt or messages per line), ShareGPT JSON, or CSV with --dataset-field' },
+  datasetFormat: { help: 'format of --dataset; auto: from the extension and content' },
+  datasetField: { arg: 'key=column,...', help: 'CSV/JSONL field mapping, e.g. prompt=question,max_tokens=len; keys: prompt, system, max_tokens, output_tokens, class, session, turn, timestamp; repeatable', repeatable: true },
+  datasetOrder: { help: 'take dataset items in file order or at random (seeded)' },
+  datasetMode: { help: 'reuse: cycle through the data as long as the run lasts; once: send each item exactly once, then stop' },
+  strict: { help: 'fail the run on any bad dataset line instead of skipping it with a warning' },
+  thinkTime: { arg: 'time', help: 'pause between the turns of a multi-turn conversation, e.g. 2s' },
+  replay: { arg: 'file', help: 'trace replay: JSONL with timestamp (ms; timestamp_s for seconds) plus prompt/messages/body or input_tokens/output_tokens; sent at the recorded times' },
+  replaySpeed: { arg: 'x', help: 'replay time compression: 2 sends the trace twice as fast' },
+  maxModelLen: { help: 'skip (and count) items whose input + max_tokens exceeds the model context N, instead of sending requests certain to fail' },
+  extraBody: { arg: 'json', help: 'JSON object merged into every request body, e.g. \'{"chat_template_kwargs":{"enable_thinking":false}}\'' },
+  temperature: { arg: 't', help: 'sampling temperature, passed through' },
+  topP: { arg: 'p', help: 'nucleus sampling top_p, passed through' },
+  topK: { arg: 'k', help: 'top_k, passed through' },
+  seed: { help: 'sampling seed sent to the server, passed through' },
+  datasetSeed: { help: 'seed of the workload and arrival generator: same seed, same run' },
+  tokenizer: { arg: 'name|path', help: 'tokenizer that counts prompt tokens: cl100k_base, o200k_base or a Hugging Face tokenizer folder / tokenizer.json' },
+});

@@ -17,7 +17,7 @@ export const capacityInputSchema = z.object({
   kvDtype: engine.kvDtype,
   inputTokens: z.number().int().min(1).default(1024).describe('prompt tokens per request'),
   outputTokens: z.number().int().min(1).default(256).describe('output tokens per request'),
-  concurrency: z.number().int().min(1).optional().describe('target requests in flight (default 1 unless --rate)'),
+  concurrency: z.number().int().min(1).optional().describe('target requests in flight'),
   rate: z.number().gt(0).optional().describe('target requests per second (concurrency from Little\'s law)'),
   margin: z.number().min(0).max(10).default(0.2).describe('safety margin added to the target concurrency when sizing replicas, as a fraction: 0.2 = 20% more'),
   gpuMemoryUtilization: engine.gpuMemoryUtilization.describe('fraction of GPU memory for weights + KV cache'),

@@ -19,18 +19,24 @@ export const simServerOptionsSchema = z.object({
   maxNumSeqs: engine.maxNumSeqs.describe('max sequences per step'),
   maxNumBatchedTokens: engine.maxNumBatchedTokens.describe('token budget per step'),
   gpuMemoryUtilization: engine.gpuMemoryUtilization.describe('fraction of GPU memory for weights + KV cache'),
-  maxModelLen: engine.maxModelLen.describe('max prompt + output tokens (default model limit capped by KV capacity)'),
+  maxModelLen: engine.maxModelLen.describe('max prompt + output tokens'),
   blockSize: engine.blockSize,
   numGpuBlocksOverride: engine.numGpuBlocksOverride.describe('force the KV cache size in blocks'),
   prefixCaching: engine.prefixCaching.describe('automatic prefix caching'),
   tokensPerChunk: z.number().int().min(1).default(1).describe('output tokens per SSE chunk'),
   reasoningShare: z.number().min(0).max(1).default(0.5).describe('share of output tokens that are reasoning for <model>-reasoning'),
   timeScale: z.number().gt(0).max(10_000).default(1).describe('simulated ms per wall-clock ms (10 = ten times faster)'),
-  servedModelName: z.string().min(1).optional().describe('model id to serve (default the model profile id)'),
+  servedModelName: z.string().min(1).optional().describe('model id to serve'),
   tokenizer: z.string().default(DEFAULT_TOKENIZER).describe('tokenizer for prompt counts and output text'),
   seed: z.number().int().default(1).describe('seed for output lengths, text and fault draws'),
   faults: faultOptionsSchema.optional().describe('fault injection (all off by default)'),
 });
+
+/** Defaults decided when the engine is built (no `.default()` in the schema), shown in the flags' help. */
+export const SIM_SERVER_FLAG_META = {
+  maxModelLen: { defaultText: 'model limit capped by KV capacity' },
+  servedModelName: { defaultText: 'the model profile id' },
+} as const;
 
 export type SimServerOptions = z.input<typeof simServerOptionsSchema>;
 export type ResolvedSimServerOptions = z.output<typeof simServerOptionsSchema>;

@@ -6,8 +6,8 @@ import { parseLengthDist } from '../dataset/distribution.js';
 import { readConfigFile, resolveRunConfig, type ResolvedRun } from '../config/load.js';
 import { parseDurationS } from '../config/parse.js';
 import { MAX_TIMER_MESSAGE, MAX_TIMER_S } from '../util/timer.js';
-import type { FlagSpec } from '../config/flags.js';
-import { EmbeddedSimSchema, EMBEDDED_SIM_FLAGS, embeddedSimProblems } from '../config/embedded-sim.js';
+import { flagTable, type FlagTable } from '../config/flags.js';
+import { EmbeddedSimSchema, EMBEDDED_SIM_META, embeddedSimProblems } from '../config/embedded-sim.js';
 import { parseSlo, type Slo } from '../metrics/slo.js';
 import { AS_CONFIGURED, buildGrid, isAsConfigured, parseInputOutputList, parseNumberList, type InputOutput, type LoadMode, type LoadStep, type PointSpec } from './grid.js';
 
@@ -51,32 +51,36 @@ export const SweepSchema = z
 export type SweepInput = z.input<typeof SweepSchema>;
 type SweepParsed = z.output<typeof SweepSchema>;
 
+const { points: _points, ...SweepFlagShape } = SweepSchema.shape;
+
 /** Flags of `tokenflood sweep` (the `points` list is YAML only). */
-export const SWEEP_FLAGS: { [K in Exclude<keyof SweepInput, 'points'>]-?: FlagSpec } = {
-  concurrency: { flag: '--concurrency <list>', help: 'closed-loop levels, e.g. 1,2,4,8,16,32,64' },
-  rate: { flag: '--rate <list>', help: 'open-loop request rates (req/s), e.g. 1,2,5,10' },
-  inputOutput: { flag: '--input-output <list>', help: 'input×output token pairs crossed with the levels, e.g. 256x256,2048x2048 (default the lengths the run flags configure)' },
-  requests: { flag: '--requests <n|list>', help: 'measured requests per point; a list pairs one count with each level (default max(100, 4 x concurrency))' },
-  duration: { flag: '--duration <time|list>', help: 'send for this long at each point, e.g. 30s; a list pairs one with each level' },
-  auto: { flag: '--auto', help: 'find the limit: concurrency 1, 2, 4, … until throughput gains < --min-gain, an SLO breaks or errors exceed --max-error-rate; then refine between the last two levels' },
-  slo: { flag: '--slo <list>', help: 'objectives, e.g. ttft_p99=2000ms,tpot_p99=50ms,e2e_p99=30s,error_rate=1% (see docs/slo.md)' },
-  minGain: { flag: '--min-gain <x>', help: 'with --auto: stop when doubling concurrency adds less output throughput than this, e.g. 5% (default 5%)' },
-  refine: { flag: '--refine <n>', help: 'with --auto: extra levels bisecting the last two (default 2)' },
-  maxConcurrency: { flag: '--max-concurrency <n>', help: 'with --auto: highest concurrency to try (default 256)' },
-  ...EMBEDDED_SIM_FLAGS,
-  out: { flag: '--out <dir>', help: 'sweep directory (default results/<timestamp>-sweep/)' },
-  overwrite: { flag: '--overwrite', help: 'allow writing into a directory that already holds a sweep' },
-  json: { flag: '--json', help: 'print sweep.json as one JSON document on stdout (progress goes to stderr)' },
-  quiet: { flag: '--quiet', help: 'no per-point progress lines' },
-};
+export const SWEEP_FLAGS = flagTable(SweepFlagShape, {
+  concurrency: { arg: 'list', help: 'closed-loop levels, e.g. 1,2,4,8,16,32,64' },
+  rate: { arg: 'list', help: 'open-loop request rates (req/s), e.g. 1,2,5,10' },
+  inputOutput: { arg: 'list', help: 'input×output token pairs crossed with the levels, e.g. 256x256,2048x2048', defaultText: 'the lengths the run flags configure' },
+  requests: { arg: 'n|list', help: 'measured requests per point; a list pairs one count with each level', defaultText: 'max(100, 4 x concurrency)' },
+  duration: { arg: 'time|list', help: 'send for this long at each point, e.g. 30s; a list pairs one with each level' },
+  auto: { help: 'find the limit: concurrency 1, 2, 4, … until throughput gains < --min-gain, an SLO breaks or errors exceed --max-error-rate; then refine between the last two levels' },
+  slo: { arg: 'list', help: 'objectives, e.g. ttft_p99=2000ms,tpot_p99=50ms,e2e_p99=30s,error_rate=1% (see docs/slo.md)' },
+  minGain: { arg: 'x', help: 'with --auto: stop when doubling concurrency adds less output throughput than this fraction, e.g. 0.05 or 5%' },
+  refine: { help: 'with --auto: extra levels bisecting the last two' },
+  maxConcurrency: { help: 'with --auto: highest concurrency to try' },
+  simTimeScale: EMBEDDED_SIM_META.simTimeScale,
+  simMaxNumSeqs: EMBEDDED_SIM_META.simMaxNumSeqs,
+  simGpu: EMBEDDED_SIM_META.simGpu,
+  simModel: EMBEDDED_SIM_META.simModel,
+  out: { arg: 'dir', help: 'sweep directory', defaultText: 'results/<timestamp>-sweep/' },
+  overwrite: { help: 'allow writing into a directory that already holds a sweep' },
+  json: { help: 'print sweep.json as one JSON document on stdout (progress goes to stderr)' },
+  quiet: { help: 'no per-point progress lines' },
+});
 
 /** Run flags a sweep passes to every point unchanged (the load, lengths and output keys are the sweep's own). */
 const SWEEP_OWNED_RUN_KEYS = ['concurrency', 'rate', 'requests', 'duration', 'out', 'overwrite', 'json', 'quiet'] as const;
-const flagWord = (f: FlagSpec) => f.flag.split(' ')[0].replace(/^--no-/, '--');
-const SWEEP_FLAG_WORDS = new Set(Object.values(SWEEP_FLAGS).map(flagWord));
-export const PASS_THROUGH_RUN_FLAGS: Record<string, FlagSpec> = Object.fromEntries(
-  Object.entries(RUN_FLAGS as Record<string, FlagSpec>).filter(
-    ([k, f]) => !(SWEEP_OWNED_RUN_KEYS as readonly string[]).includes(k) && !(k in SweepSchema.shape) && !SWEEP_FLAG_WORDS.has(flagWord(f)),
+const SWEEP_FLAG_NAMES = new Set(Object.values(SWEEP_FLAGS as FlagTable).map((f) => f.name));
+export const PASS_THROUGH_RUN_FLAGS: FlagTable = Object.fromEntries(
+  Object.entries(RUN_FLAGS as FlagTable).filter(
+    ([k, f]) => !(SWEEP_OWNED_RUN_KEYS as readonly string[]).includes(k) && !(k in SweepSchema.shape) && !SWEEP_FLAG_NAMES.has(f.name),
   ),
 );
 
@@ -194,7 +198,7 @@ export function resolveSweepConfig(inp: ResolveSweepInput): ResolvedSweep {
   const runFlags = { ...file.run, ...Object.fromEntries(Object.entries(inp.runFlags).filter(([, v]) => v !== undefined)) };
   const parsed = SweepSchema.safeParse(merged);
   if (!parsed.success) {
-    const name = (k: string) => SWEEP_FLAGS[k as keyof typeof SWEEP_FLAGS]?.flag.split(' ')[0] ?? k;
+    const name = (k: string) => (SWEEP_FLAGS as FlagTable)[k]?.name ?? k;
     throw new UsageError([...problems, ...describeIssues(parsed.error.issues, name)]);
   }
   const s = parsed.data;
