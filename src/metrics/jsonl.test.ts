@@ -13,7 +13,7 @@ const raw = (id: number): RawRequest => ({
   id, attempt: 1, warmup: false, class: undefined, status: 'ok', http_status: 200, error: null, scheduled_at_ms: id, sent_at_ms: id + 0.5,
   headers_ms: id + 2, end_ms: id + 9, streamed: true, event_times_ms: [id + 3, id + 9], event_kinds: 'aa', reasoning_chars: 0, answer_chars: 8,
   input_tokens: 8, output_tokens: 2, reasoning_tokens: 0, cached_tokens: null, token_source: 'usage', expected_input_tokens: 8, max_tokens: 2, finish_reason: 'stop',
-  reconnected: false, usage_rejected: null, events_after_done: 0,
+  reconnected: false, code: null, usage_rejected: null, events_after_done: 0,
 });
 
 const enospc = () => Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
