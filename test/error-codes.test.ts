@@ -5,6 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { run } from '../src/run.js';
+import { simulate } from '../src/simulate.js';
+import { startSimServer } from '../src/sim/server.js';
 import { startScriptServer, chatChunk, usageChunk, DONE, type Script, type ScriptServer } from './fixtures/script-server.js';
 import { startRawServer, type RawServer } from './fixtures/raw-server.js';
 import { tmpDir } from './helpers.js';
@@ -119,6 +121,17 @@ describe.each(['h1', 'undici'] as const)('error codes on records (transport %s)'
     );
   });
 
+  it('--retry: each attempt carries its own code', async () => {
+    const scripts: Script[] = [{ status: 503, headers: { ...json, 'retry-after': '0' }, steps: [{ at: 0, write: '{"error":"busy"}' }] }, ok()];
+    server = await startScriptServer((_b, n) => scripts[n] ?? ok());
+    const res = await run({ baseUrl: server.baseUrl, requests: 1, concurrency: 1, inputTokens: 8, outputTokens: 4, out: tmpDir(), quiet: true, retry: 1, transport });
+    expect(res.records.map((r) => [r.attempt, r.status, r.code])).toEqual([
+      [1, 'http_error', 'E_HTTP_503'],
+      [2, 'ok', null],
+    ]);
+    expect(res.summary.requests.errors_by_code).toEqual([{ code: 'E_HTTP_503', kind: 'http_error', count: 1, example: 'HTTP 503: {"error":"busy"}' }]);
+  });
+
   it('a request cancelled when the run stops is E_CANCELLED', async () => {
     let posts = 0;
     const srv: Server = createServer((req, res) => {
@@ -140,5 +153,22 @@ describe.each(['h1', 'undici'] as const)('error codes on records (transport %s)'
       ['cancelled', 'E_CANCELLED'],
       ['cancelled', 'E_CANCELLED'],
     ]);
+  });
+});
+
+describe('error codes of simulated records', () => {
+  it('simulate records the code a real run against the sim server records (E_HTTP_400 over max_model_len, null when ok)', async () => {
+    const opts = { requests: 4, concurrency: 2, inputTokens: 512, outputTokens: 256, quiet: true };
+    const sim = await simulate({ ...opts, numGpuBlocksOverride: 40, out: tmpDir() });
+    const simServer = await startSimServer({ numGpuBlocksOverride: 40, timeScale: 20 });
+    try {
+      const real = await run({ ...opts, baseUrl: simServer.baseUrl, out: tmpDir() });
+      expect(sim.records.map((r) => r.code)).toEqual(real.records.map((r) => r.code));
+      expect(sim.records[0].code).toBe('E_HTTP_400');
+      const ok = await simulate({ requests: 2, concurrency: 1, inputTokens: 16, outputTokens: 4, quiet: true, out: tmpDir() });
+      expect(ok.records.map((r) => r.code)).toEqual([null, null]);
+    } finally {
+      await simServer.close();
+    }
   });
 });
