@@ -3,8 +3,6 @@
 export type ErrorCode =
   | 'E_USAGE' // bad flag, config field or input file: exit 2, nothing sent
   | 'E_UNREACHABLE' // target server could not be reached before the run: exit 2
-  | 'E_CONFIG'
-  | 'E_DATASET'
   | 'E_INTERRUPTED' // stopped by a signal before the run started (during the preflight): exit 130/143
   | 'E_WRITE' // a results file could not be written (disk full, ...): exit 1, sending stopped
   | 'E_INTERNAL';

@@ -17,6 +17,7 @@ import { createRng } from './util/rng.js';
 import { toRecord } from './metrics/derive.js';
 import { normalizeRaw, RecordWriter } from './metrics/jsonl.js';
 import type { RawRequest, RequestRecord } from './metrics/record.js';
+import { httpCode } from './backends/error-codes.js';
 import { buildSummary } from './metrics/summary.js';
 import { simServerOptionsSchema } from './sim/options.js';
 import { resolveEngine, type EngineSpec } from './sim/engine/config.js';
@@ -196,7 +197,7 @@ export interface ConvertContext {
 export function toRawRequest(v: VirtualRecord, p: Planned, x: ConvertContext): RawRequest {
   const { c } = x;
   const raw: RawRequest = {
-    id: v.index, attempt: 1, reconnected: false, warmup: v.index < c.warmup, class: p.spec.class, status: 'ok', http_status: 200, error: null,
+    id: v.index, attempt: 1, reconnected: false, warmup: v.index < c.warmup, class: p.spec.class, status: 'ok', http_status: 200, error: null, code: null,
     scheduled_at_ms: v.scheduledMs, sent_at_ms: v.sentMs, headers_ms: 0, end_ms: v.endMs - v.sentMs, streamed: c.stream,
     event_times_ms: [], event_kinds: '', reasoning_chars: 0, answer_chars: 0,
     input_tokens: null, output_tokens: null, reasoning_tokens: null, cached_tokens: null, token_source: null,
@@ -206,6 +207,7 @@ export function toRawRequest(v: VirtualRecord, p: Planned, x: ConvertContext): R
   if (v.error !== undefined) {
     raw.status = 'http_error';
     raw.http_status = 400;
+    raw.code = httpCode(400);
     raw.error = `HTTP 400: ${errorBody(400, v.error).slice(0, 500)}`;
     return raw;
   }

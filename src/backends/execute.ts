@@ -9,7 +9,8 @@ import { SseParser, DEFAULT_MAX_LINE_BYTES, type SseEvent } from './sse.js';
 import { classifyData, classifyErrorEvent, type ChunkInfo } from './openai.js';
 import { checkUsage, type Usage, type UsageReport } from './usage.js';
 import { BodyDecoder, contentCoding, isJsonType, mediaType } from './content.js';
-import { isMalformedResponse } from './transport-errors.js';
+import { isMalformedResponse, undiciCode } from './transport-errors.js';
+import { httpCode, networkCode } from './error-codes.js';
 import type { RawRequest, RequestStatus } from '../metrics/record.js';
 
 export interface ExecuteInput {
@@ -56,11 +57,11 @@ export interface ExecuteResult {
 
 const MAX_ERROR_BODY = 500;
 
-function classifyNetworkError(err: unknown, beforeHeaders: boolean): { status: RequestStatus; message: string } {
+function classifyNetworkError(err: unknown, beforeHeaders: boolean): { status: RequestStatus; code: string; message: string } {
   const e = err as { code?: string; message?: string; name?: string; cause?: { code?: string; message?: string } };
-  const code = isMalformedResponse(err, beforeHeaders) ? 'E_MALFORMED_RESPONSE' : (e?.code ?? e?.cause?.code ?? e?.name ?? 'ERROR');
+  const own = isMalformedResponse(err, beforeHeaders) ? 'E_MALFORMED_RESPONSE' : (e?.code ?? e?.cause?.code);
   const msg = e?.message ?? String(err);
-  return { status: 'network_error', message: `${code}: ${msg}` };
+  return { status: 'network_error', code: networkCode(undiciCode(own, e?.message)), message: `${own ?? e?.name ?? 'ERROR'}: ${msg}` };
 }
 
 /** A fresh record for a request sent at `sentAt`, status ok until something says otherwise. */
@@ -74,6 +75,7 @@ export function blankRaw(inp: Omit<ExecuteInput, 'dispatcher' | 'now' | 'registe
     status: 'ok',
     http_status: null,
     error: null,
+    code: null,
     scheduled_at_ms: inp.scheduledAtMs,
     sent_at_ms: sentAt,
     headers_ms: null,
@@ -132,7 +134,7 @@ class Exchange implements Dispatcher.DispatchHandler {
   private stalled = false;
   private settled = false;
   /** Why the body could not be read (too long, undecodable): the request is then a parse_error. */
-  private bodyError: string | null = null;
+  private bodyError: { code: string; message: string } | null = null;
 
   private mode: BodyMode = 'text';
   /** The Content-Type as sent (for messages) and its media type, lowercased without parameters. */
@@ -154,7 +156,7 @@ class Exchange implements Dispatcher.DispatchHandler {
   private readonly answerParts: string[] = [];
   private usage: UsageReport | null = null;
   private retryAfterMs: number | null = null;
-  private parseError: string | null = null;
+  private parseError: { code: string; message: string } | null = null;
   private streamError: string | null = null;
 
   constructor(
@@ -198,8 +200,8 @@ class Exchange implements Dispatcher.DispatchHandler {
   }
 
   /** The body cannot be read: stop receiving it and record a parse_error saying why. */
-  private rejectBody(why: string): void {
-    this.bodyError ??= why;
+  private rejectBody(code: string, why: string): void {
+    this.bodyError ??= { code, message: why };
     this.ac.abort();
     this.fail(null); // the transport may already be done with the response and never report the abort
   }
@@ -227,7 +229,7 @@ class Exchange implements Dispatcher.DispatchHandler {
     // tokenflood asks for identity; a server that compresses anyway is decoded, or failed when it cannot be.
     const { coding, error } = contentCoding(headers['content-encoding']);
     if (coding) this.decoder = new BodyDecoder(coding, this.body, this.decoded);
-    else if (error && this.mode !== 'error') this.rejectBody(error);
+    else if (error && this.mode !== 'error') this.rejectBody('E_CONTENT_ENCODING', error);
   }
 
   onResponseData(_c: Dispatcher.DispatchController | null, chunk: Buffer): void {
@@ -242,19 +244,19 @@ class Exchange implements Dispatcher.DispatchHandler {
     if (this.parser) {
       this.t = this.now() - this.sentAt;
       this.parser.push(chunk);
-      if (this.parser.overflow) this.rejectBody(this.parser.overflow);
+      if (this.parser.overflow) this.rejectBody('E_LINE_TOO_LONG', this.parser.overflow);
     } else {
       // Error bodies: only the first MAX_ERROR_BODY bytes are kept (the rest is read and dropped).
       // Copied: H1Pool reuses its read buffer once this call returns.
       if (this.mode === 'text' || this.bytes < MAX_ERROR_BODY) this.parts.push(Buffer.from(chunk));
       this.bytes += chunk.length;
       if (this.mode === 'text' && this.bytes > this.maxLineBytes)
-        this.rejectBody(`a response body longer than ${this.maxLineBytes} bytes (--max-line-bytes)`);
+        this.rejectBody('E_LINE_TOO_LONG', `a response body longer than ${this.maxLineBytes} bytes (--max-line-bytes)`);
     }
   };
 
   private readonly decoded = (err: Error | null): void => {
-    if (err) this.rejectBody(`could not decode the compressed body: ${err.message}`);
+    if (err) this.rejectBody('E_CONTENT_ENCODING', `could not decode the compressed body: ${err.message}`);
     else this.finish();
   };
 
@@ -270,7 +272,7 @@ class Exchange implements Dispatcher.DispatchHandler {
     if (this.parser) {
       this.t = this.now() - this.sentAt;
       this.parser.end();
-      if (this.parser.overflow) return this.rejectBody(this.parser.overflow);
+      if (this.parser.overflow) return this.rejectBody('E_LINE_TOO_LONG', this.parser.overflow);
       raw.end_ms = this.now() - this.sentAt;
     } else if (this.mode === 'error') {
       raw.end_ms = this.now() - this.sentAt;
@@ -282,6 +284,7 @@ class Exchange implements Dispatcher.DispatchHandler {
       raw.streamed = false;
       if (this.inp.stream && !isJsonType(this.media)) {
         raw.status = 'parse_error';
+        raw.code = 'E_CONTENT_TYPE';
         raw.error = `expected an event stream, got content-type "${this.contentType || 'none'}": ${text.slice(0, 200)}`;
       } else this.absorb(classifyData(text), raw.end_ms);
     }
@@ -328,11 +331,12 @@ class Exchange implements Dispatcher.DispatchHandler {
     if (info.usage) this.usage = info.usage;
     if (info.finishReason) raw.finish_reason = info.finishReason;
     if (info.kind === 'e') this.streamError ??= info.error;
-    else if (info.error) this.parseError ??= info.error;
+    else if (info.error) this.parseError ??= { code: this.parser ? 'E_SSE_PARSE' : 'E_JSON_PARSE', message: info.error };
   }
 
   private httpError(text: string): void {
     this.raw.status = 'http_error';
+    this.raw.code = httpCode(this.raw.http_status);
     this.raw.error = `HTTP ${this.raw.http_status}${text ? `: ${text}` : ''}`;
   }
 
@@ -346,23 +350,29 @@ class Exchange implements Dispatcher.DispatchHandler {
       this.httpError(''); // the status line already said it failed; an unreadable error body adds nothing
     } else if (this.bodyError) {
       raw.status = 'parse_error';
-      raw.error = this.bodyError;
+      raw.code = this.bodyError.code;
+      raw.error = this.bodyError.message;
     } else if (this.timedOut) {
       raw.status = 'timeout';
+      raw.code = 'E_TIMEOUT';
       raw.error = `no complete response within ${this.inp.timeoutMs / 1000} s`;
     } else if (this.stalled) {
       raw.status = 'timeout';
+      raw.code = raw.headers_ms === null ? 'E_HEADERS_TIMEOUT' : 'E_STREAM_STALLED';
       raw.error = `${raw.headers_ms === null ? 'no response headers' : 'stream stalled'}: nothing received for ${this.idleMs / 1000} s (--idle-timeout)`;
     } else if (this.ac.signal.aborted) {
       raw.status = 'cancelled';
+      raw.code = 'E_CANCELLED';
       raw.error = 'run stopped before the request finished';
     } else if (err instanceof H1Error) {
       // H1Error messages already say where it happened ("before response headers", "mid-body").
       raw.status = 'network_error';
+      raw.code = err.code;
       raw.error = `${err.code}: ${err.message}`;
     } else {
       const c = classifyNetworkError(err, raw.headers_ms === null);
       raw.status = c.status;
+      raw.code = c.code;
       raw.error = raw.headers_ms === null ? `${c.message} (before response headers)` : `${c.message} (mid-stream)`;
     }
     this.settle();
@@ -391,12 +401,15 @@ class Exchange implements Dispatcher.DispatchHandler {
     if (raw.status === 'ok') {
       if (this.streamError) {
         raw.status = 'http_error';
+        raw.code = 'E_STREAM_ERROR_EVENT';
         raw.error = `error event in stream: ${this.streamError.slice(0, MAX_ERROR_BODY)}`;
       } else if (this.parseError) {
         raw.status = 'parse_error';
-        raw.error = this.parseError;
+        raw.code = this.parseError.code;
+        raw.error = this.parseError.message;
       } else if (raw.reasoning_chars + raw.answer_chars === 0) {
         raw.status = 'empty';
+        raw.code = 'E_EMPTY';
         raw.error = 'HTTP 200 but the response carried no tokens';
       }
     }

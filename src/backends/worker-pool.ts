@@ -48,6 +48,7 @@ export async function workerPoolExecutor(n: number, pool: PoolOptions, originAbs
         if (p.worker !== worker) continue;
         const raw = blankRaw(p.input, now());
         raw.status = 'network_error';
+        raw.code = 'E_WORKER';
         raw.error = `worker thread failed: ${e.message}`;
         raw.end_ms = 0;
         p.resolve({ raw, retryAfterMs: null, reasoningText: '', answerText: '', usage: null });
@@ -67,6 +68,7 @@ export async function workerPoolExecutor(n: number, pool: PoolOptions, originAbs
       if (!best) {
         const raw = blankRaw(input, now());
         raw.status = 'network_error';
+        raw.code = 'E_WORKER';
         raw.error = 'every worker thread has failed';
         raw.end_ms = 0;
         return Promise.resolve({ raw, retryAfterMs: null, reasoningText: '', answerText: '', usage: null });

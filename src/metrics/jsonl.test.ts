@@ -1,9 +1,9 @@
 // RecordWriter under write failures: complete lines are kept, a partial last line is cut back, the writer stops.
 import { describe, it, expect } from 'vitest';
-import { mkdtempSync, readFileSync, writeSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { RecordWriter } from './jsonl.js';
+import { readRecords, RecordWriter } from './jsonl.js';
 import { toRecord } from './derive.js';
 import type { RawRequest } from './record.js';
 
@@ -13,7 +13,7 @@ const raw = (id: number): RawRequest => ({
   id, attempt: 1, warmup: false, class: undefined, status: 'ok', http_status: 200, error: null, scheduled_at_ms: id, sent_at_ms: id + 0.5,
   headers_ms: id + 2, end_ms: id + 9, streamed: true, event_times_ms: [id + 3, id + 9], event_kinds: 'aa', reasoning_chars: 0, answer_chars: 8,
   input_tokens: 8, output_tokens: 2, reasoning_tokens: 0, cached_tokens: null, token_source: 'usage', expected_input_tokens: 8, max_tokens: 2, finish_reason: 'stop',
-  reconnected: false, usage_rejected: null, events_after_done: 0,
+  reconnected: false, code: null, usage_rejected: null, events_after_done: 0,
 });
 
 const enospc = () => Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
@@ -46,5 +46,20 @@ describe('RecordWriter', () => {
     expect(w.write(toRecord(raw(1)))).toBe(false);
     w.close();
     expect(w.failure?.message).toMatch(/^cannot write \/dev\/full: ENOSPC/);
+  });
+});
+
+describe('readRecords', () => {
+  it('keeps the code of current records and derives it for lines written before `code` existed', () => {
+    const path = join(tmpDir(), 'requests.jsonl');
+    const w = new RecordWriter(path);
+    w.write(toRecord({ ...raw(0), status: 'http_error', http_status: 503, error: 'HTTP 503: busy', code: 'E_HTTP_503' }));
+    w.write(toRecord({ ...raw(1), status: 'timeout', http_status: 200, error: 'stream stalled: nothing received for 1 s (--idle-timeout)', code: 'E_STREAM_STALLED' }));
+    w.close();
+    const old = (o: Record<string, unknown>) => JSON.stringify({ id: 9, status: 'ok', http_status: 200, error: null, sent_at_ms: 0, end_ms: 5, event_times_ms: [5], event_kinds: 'a', ...o }) + '\n';
+    writeFileSync(path, readFileSync(path, 'utf8') + old({ id: 2, status: 'http_error', http_status: 429, error: 'HTTP 429: slow down' }) + old({ id: 3 }) + old({ id: 4, status: 'network_error', error: 'ECONNREFUSED: connection refused by 127.0.0.1:1 (is the server running?)' }));
+    const { records, warnings } = readRecords(path);
+    expect(warnings).toEqual([]);
+    expect(records.map((r) => r.code)).toEqual(['E_HTTP_503', 'E_STREAM_STALLED', 'E_HTTP_429', null, 'ECONNREFUSED']);
   });
 });

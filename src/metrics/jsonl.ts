@@ -4,6 +4,7 @@ import { WriteError } from '../errors.js';
 import { describeFsError, writeAll, type WriteFn } from '../util/atomic-write.js';
 import type { RawRequest, RequestRecord } from './record.js';
 import { toRecord } from './derive.js';
+import { legacyCode } from '../backends/error-codes.js';
 
 /** Round to microseconds: the precision of stored times (kept identical in memory and on disk). */
 export const roundMs = (x: number): number => Math.round(x * 1000) / 1000;
@@ -30,6 +31,7 @@ export function recordLine(r: RequestRecord): string {
     status: r.status,
     http_status: r.http_status,
     error: r.error,
+    code: r.code,
     class: r.class ?? null,
     warmup: r.warmup,
     scheduled_at_ms: r.scheduled_at_ms,
@@ -110,7 +112,7 @@ export class RecordWriter {
 }
 
 const RAW_FIELDS: (keyof RawRequest)[] = [
-  'id', 'attempt', 'reconnected', 'warmup', 'class', 'status', 'http_status', 'error', 'scheduled_at_ms', 'sent_at_ms', 'headers_ms', 'end_ms',
+  'id', 'attempt', 'reconnected', 'warmup', 'class', 'status', 'http_status', 'error', 'code', 'scheduled_at_ms', 'sent_at_ms', 'headers_ms', 'end_ms',
   'streamed', 'event_times_ms', 'event_kinds', 'reasoning_chars', 'answer_chars', 'input_tokens', 'output_tokens',
   'reasoning_tokens', 'cached_tokens', 'token_source', 'expected_input_tokens', 'max_tokens', 'finish_reason',
   'usage_rejected', 'events_after_done',
@@ -147,6 +149,7 @@ export function readRecords(path: string): ReadResult {
     if (raw.attempt === null) raw.attempt = 1;
     if (raw.events_after_done === null) raw.events_after_done = 0; // files written before the field existed
     raw.reconnected = raw.reconnected === true;
+    if (typeof raw.code !== 'string') raw.code = legacyCode(raw as unknown as RawRequest); // files written before the field existed
     records.push(toRecord(raw as unknown as RawRequest));
   });
   return { records, warnings };

@@ -34,6 +34,8 @@ export interface RawRequest {
   status: RequestStatus;
   http_status: number | null;
   error: string | null;
+  /** Stable code of the failure (E_HTTP_429, E_STREAM_STALLED, ECONNRESET, ...; src/backends/error-codes.ts); null when ok. */
+  code: string | null;
   /** When the schedule wanted the request sent. */
   scheduled_at_ms: number;
   /** When it was handed to the HTTP client. */

@@ -11,6 +11,14 @@ export interface ErrorCount {
   example: string | null;
 }
 
+/** Failed records with one stable `code` (see src/backends/error-codes.ts). */
+export interface CodeCount {
+  code: string;
+  kind: RequestStatus;
+  count: number;
+  example: string | null;
+}
+
 export interface MetricsBlock {
   requests: {
     total: number;
@@ -22,6 +30,8 @@ export interface MetricsBlock {
     /** Extra attempts made by --retry (each is also counted in total, and its failure in failed). */
     retries: number;
     errors: ErrorCount[];
+    /** The same failures split by `code` (finer than errors[]: E_HEADERS_TIMEOUT vs E_STREAM_STALLED, ECONNRESET vs E_MALFORMED_RESPONSE). */
+    errors_by_code: CodeCount[];
   };
   duration_s: number;
   request_throughput: number;
@@ -103,6 +113,7 @@ export function computeMetrics(all: readonly RequestRecord[], concurrency?: numb
     outTok += r.output_tokens ?? 0;
   }
   const errMap = new Map<string, ErrorCount>();
+  const codeMap = new Map<string, CodeCount>();
   for (const r of recs) {
     // cancelled requests are not failures (the run was stopped); HTTP status splits only http_error rows.
     if (r.status === 'ok' || r.status === 'cancelled') continue;
@@ -116,6 +127,10 @@ export function computeMetrics(all: readonly RequestRecord[], concurrency?: numb
         count: 1,
         example: r.error ? r.error.slice(0, 200) : null,
       });
+    const code = r.code ?? r.status; // never null for a failure written by tokenflood; a hand-made record keeps its kind
+    const c = codeMap.get(code);
+    if (c) c.count++;
+    else codeMap.set(code, { code, kind: r.status, count: 1, example: r.error ? r.error.slice(0, 200) : null });
   }
   const meanInFlight = durationMs > 0 ? busyMs / durationMs : 0;
   const outputThroughput = per(outTok);
@@ -133,6 +148,7 @@ export function computeMetrics(all: readonly RequestRecord[], concurrency?: numb
       warmup: all.length - recs.length,
       retries: recs.filter((r) => r.attempt > 1).length,
       errors: [...errMap.values()].sort((a, b) => b.count - a.count),
+      errors_by_code: [...codeMap.values()].sort((a, b) => b.count - a.count || (a.code < b.code ? -1 : 1)),
     },
     duration_s: durationS,
     request_throughput: per(ok.length),

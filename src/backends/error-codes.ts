@@ -1,0 +1,89 @@
+// The stable codes a failed request record carries in `code`: one table (code → status, meaning), listed in docs/metrics.md.
+import type { RequestStatus } from '../metrics/record.js';
+import { undiciCode } from './transport-errors.js';
+
+export interface CodeInfo {
+  status: RequestStatus;
+  meaning: string;
+}
+
+/**
+ * Every fixed code. Two families are not listed one by one: `E_HTTP_<nnn>` (http_error, one per HTTP status,
+ * e.g. E_HTTP_429) and the OS / undici codes passed through as they come for network errors (UND_ERR_*, E*),
+ * because those are what operators search for. Grouping by `code` splits failures by cause; grouping by `status`
+ * gives the coarse kind.
+ */
+export const ERROR_CODES = {
+  E_TIMEOUT: { status: 'timeout', meaning: 'no complete response within --timeout' },
+  E_HEADERS_TIMEOUT: { status: 'timeout', meaning: 'no response headers for --idle-timeout' },
+  E_STREAM_STALLED: { status: 'timeout', meaning: 'headers arrived, then nothing for --idle-timeout' },
+  E_CANCELLED: { status: 'cancelled', meaning: 'the run stopped before the request finished' },
+  E_EMPTY: { status: 'empty', meaning: 'HTTP 200 but the response carried no tokens' },
+  E_STREAM_ERROR_EVENT: { status: 'http_error', meaning: 'an error object or `event: error` inside a 200 response' },
+  E_SSE_PARSE: { status: 'parse_error', meaning: 'an SSE event whose data is not valid JSON' },
+  E_JSON_PARSE: { status: 'parse_error', meaning: 'a non-streamed response body that is not valid JSON' },
+  E_CONTENT_TYPE: { status: 'parse_error', meaning: 'a stream was asked for and the body is not text/event-stream or JSON' },
+  E_LINE_TOO_LONG: { status: 'parse_error', meaning: 'an SSE line or event, or a whole body, longer than --max-line-bytes' },
+  E_CONTENT_ENCODING: { status: 'parse_error', meaning: 'a content coding that is not supported or could not be decoded' },
+  E_MALFORMED_RESPONSE: { status: 'network_error', meaning: 'bytes that are not a valid HTTP/1.1 response' },
+  E_STALE_SOCKET: { status: 'network_error', meaning: 'a reused keep-alive connection closed before any response byte, again after one re-send' },
+  E_SOCKET: { status: 'network_error', meaning: 'any other socket error (h1; the OS code is in the message)' },
+  E_TLS: { status: 'network_error', meaning: 'the TLS handshake or certificate check failed (h1)' },
+  E_INVALID_REQUEST: { status: 'network_error', meaning: 'a header the h1 client refuses to send (CR/LF, bad characters)' },
+  E_UNSUPPORTED: { status: 'network_error', meaning: 'a response the h1 client does not handle (101 Switching Protocols)' },
+  E_ABORTED: { status: 'network_error', meaning: 'the h1 request was aborted by its caller' },
+  E_POOL_CLOSED: { status: 'network_error', meaning: 'the h1 pool was closed before the request could be sent' },
+  E_HANDLER: { status: 'network_error', meaning: 'a response handler threw; the connection was destroyed (h1)' },
+  E_WORKER: { status: 'network_error', meaning: 'the worker thread sending the request failed (--workers)' },
+  E_NETWORK: { status: 'network_error', meaning: 'a transport error that carried no code of its own' },
+} as const satisfies Record<string, CodeInfo>;
+
+export type FixedCode = keyof typeof ERROR_CODES;
+
+/** OS codes (ECONNRESET, ECONNREFUSED, ETIMEDOUT, EPIPE, ...) and undici codes (UND_ERR_SOCKET, ...), kept as they come. */
+export const PASS_THROUGH = /^(E[A-Z]+|UND_ERR_[A-Z_]+|HPE_[A-Z_]+)$/;
+
+/** The code of an HTTP error status: E_HTTP_429. */
+export const httpCode = (status: number | null): string => `E_HTTP_${status ?? 'UNKNOWN'}`;
+
+/** The code a network error is recorded with: the transport's own code when it is one, else E_NETWORK. */
+export function networkCode(code: string | undefined): string {
+  return code !== undefined && (code in ERROR_CODES || PASS_THROUGH.test(code)) ? code : 'E_NETWORK';
+}
+
+/** The status a code belongs to, or null for a code that is not in the table nor in one of its families. */
+export function codeStatus(code: string): RequestStatus | null {
+  if (code in ERROR_CODES) return ERROR_CODES[code as FixedCode].status;
+  if (/^E_HTTP_\d{3}$/.test(code)) return 'http_error';
+  if (PASS_THROUGH.test(code)) return 'network_error';
+  return null;
+}
+
+/**
+ * The code of a record written before `code` existed, from its status, http_status and the (stable, tokenflood
+ * written) start of its error message; the same code a current run records for the same failure.
+ */
+export function legacyCode(r: { status: RequestStatus; http_status: number | null; error: string | null; streamed: boolean }): string | null {
+  const e = r.error ?? '';
+  switch (r.status) {
+    case 'ok':
+      return null;
+    case 'cancelled':
+      return 'E_CANCELLED';
+    case 'empty':
+      return 'E_EMPTY';
+    case 'http_error':
+      return e.startsWith('error event in stream') ? 'E_STREAM_ERROR_EVENT' : httpCode(r.http_status);
+    case 'timeout':
+      return e.startsWith('no response headers') ? 'E_HEADERS_TIMEOUT' : e.startsWith('stream stalled') ? 'E_STREAM_STALLED' : 'E_TIMEOUT';
+    case 'network_error':
+      if (e.startsWith('worker thread') || e.startsWith('every worker thread')) return 'E_WORKER';
+      const m = /^([A-Z][A-Z0-9_]*): (.*?)(?: \((?:before response headers|mid-stream)\))?$/.exec(e);
+      return networkCode(undiciCode(m?.[1], m?.[2]));
+    case 'parse_error':
+      if (e.startsWith('expected an event stream')) return 'E_CONTENT_TYPE';
+      if (e.includes('(--max-line-bytes)')) return 'E_LINE_TOO_LONG';
+      if (e.startsWith('content-encoding') || e.startsWith('could not decode')) return 'E_CONTENT_ENCODING';
+      return r.streamed ? 'E_SSE_PARSE' : 'E_JSON_PARSE';
+  }
+}
