@@ -9,7 +9,8 @@ const RUN_FILES = ['requests.jsonl', 'summary.json', 'run.json'];
 /** results/<timestamp>-<model><suffix> */
 export function defaultOutDir(model: string, suffix = ''): string {
   const ts = new Date().toISOString().replace(/[:.]/g, '-').replace(/Z$/, '');
-  return join('results', `${ts}-${model.replace(/[^A-Za-z0-9._-]+/g, '_')}${suffix}`);
+  // Cut to 80 characters: a model id is the server's text, and a file name over 255 bytes cannot be created.
+  return join('results', `${ts}-${model.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80)}${suffix}`);
 }
 
 const statOrNull = (p: string): Stats | null => {

@@ -176,7 +176,9 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
         throw e;
       })
       .finally(() => probe.close().catch(() => {}));
-    const outDir = c.out ?? defaultOutDir(pf.model);
+    // The model id comes from the server: it is requested as given, but shown and stored redacted (a server may echo a key in it).
+    const shownModel = redact(pf.model);
+    const outDir = c.out ?? defaultOutDir(shownModel);
     prepareOutDir(outDir, c.overwrite);
     const runMeta: Record<string, unknown> = {
       tool: 'tokenflood',
@@ -185,7 +187,7 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
       target_url: redactUrl(target.baseUrl),
       embedded_server: target.embedded,
       embedded_server_isolation: target.isolation,
-      model: pf.model,
+      model: shownModel,
       endpoint: c.endpoint,
       stream: c.stream,
       tokenizer: tokenizer.name,
@@ -213,7 +215,7 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
     const health = startHealthMonitor(now, { threads: workers });
     const counting = executor;
     const agg = new LiveAggregator(now, () => counting.contentEvents());
-    opts.hooks?.onStart?.({ baseUrl: redactUrl(target.baseUrl), embedded: target.embedded, model: pf.model, outDir, total: requests, workload: runMeta.workload as Record<string, unknown> });
+    opts.hooks?.onStart?.({ baseUrl: redactUrl(target.baseUrl), embedded: target.embedded, model: shownModel, outDir, total: requests, workload: runMeta.workload as Record<string, unknown> });
     opts.hooks?.onAggregator?.(agg);
 
     const url = joinUrl(target.baseUrl, ENDPOINT_PATHS[c.endpoint]);
@@ -255,6 +257,7 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
       await completeTokenCounts(res, counter);
       if (res.raw.error !== null) res.raw.error = redact(res.raw.error);
       if (res.raw.finish_reason !== null) res.raw.finish_reason = redact(res.raw.finish_reason);
+      if (res.raw.usage_rejected !== null) res.raw.usage_rejected = redact(res.raw.usage_rejected);
       const rec = toRecord(normalizeRaw(res.raw));
       if (!writer.write(rec) && !stopSending.signal.aborted) {
         // Nothing more can be recorded, so nothing more is sent, and requests in flight are not waited for.

@@ -25,6 +25,8 @@ const file = (name: string, text: string) => {
 type Case = [string, () => string[], RegExp];
 const run = (...a: string[]) => () => ['run', ...a];
 const cases: Case[] = [
+  ['an API key with CR LF in it', run('--api-key', 'sk-abc\r\nX-Injected: 1'), /--api-key: the key contains CR \(U\+000D\), which an HTTP header does not allow$/m],
+  ['a negative grace period', run('--grace-period', '-1'), /--grace-period/],
   ['zero concurrency', run('--concurrency', '0'), /--concurrency: .*(>0|greater than 0|positive)/i],
   ['non-numeric concurrency', run('--concurrency', 'lots'), /--concurrency/],
   ['fractional concurrency', run('--concurrency', '2.5'), /--concurrency: .*int/i],

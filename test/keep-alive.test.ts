@@ -44,6 +44,8 @@ describe.each(['h1', 'undici'] as const)('keep-alive closes by the server (trans
     expect(res.records[0].reconnected).toBe(false);
     expect(res.records.map((r) => r.attempt)).toEqual(Array(12).fill(1));
     expect(server.seen.filter((l) => l.startsWith('POST'))).toHaveLength(12 + reconnected);
+    // The server saw more requests than there are records: the summary says how many were re-sent.
+    expect(res.summary.requests.reconnected).toBe(reconnected);
   });
 
   it('re-sends always get a new connection, also with many connections idle and stale (concurrency 8)', async () => {

@@ -169,6 +169,42 @@ describe.each(['h1', 'undici'] as const)('hostile servers (transport %s)', (tran
   });
 });
 
+describe.each(['h1', 'undici'] as const)('secrets echoed in server text that is shown, not sent (transport %s)', (transport) => {
+  it('a key echoed in the /models id and in a rejected usage value: not in the results folder name, any file or the terminal', async () => {
+    server = await startHostileServer((req, res) => {
+      if (req.method === 'GET') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ data: [{ id: `m-${String(req.headers.authorization)}-${String(req.headers['x-auth-key'])}` }] }));
+        return;
+      }
+      const usage = { prompt_tokens: 8, completion_tokens: `n ${String(req.headers.authorization)}`, total_tokens: 9 };
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(sseChunk('hi there') + `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', choices: [], usage })}\n\n` + 'data: [DONE]\n\n');
+    });
+    // No --out: the default folder is named after the model id.
+    const cwd = tmpDir();
+    const before = process.cwd();
+    process.chdir(cwd);
+    const c = capture();
+    try {
+      const code = await main(['run', '--base-url', `${server.origin}/v1`, '--api-key', KEY, '--header', `X-Auth-Key: ${SECRETS.xAuthKey}`, '--requests', '2', '--concurrency', '1', '--input-tokens', '8', '--output-tokens', '4', '--transport', transport], c.io);
+      expect(code, c.err).toBe(0);
+    } finally {
+      process.chdir(before);
+    }
+    // The model was requested as the server named it, secret and all (so the echo was real).
+    const post = server.seen.find((s) => s.method === 'POST')!;
+    expect((JSON.parse(post.body) as { model: string }).model).toContain(KEY);
+    const [dir] = readdirSync(join(cwd, 'results'));
+    for (const [name, secret] of Object.entries(SECRETS)) expect(dir.includes(secret), `${name} in the folder name`).toBe(false);
+    const out = join(cwd, 'results', dir);
+    const records = readFileSync(join(out, 'requests.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { usage_rejected: string | null });
+    expect(records[0].usage_rejected).toMatch(/completion_tokens/);
+    const texts = [...allFiles(out), { file: 'stdout', text: c.out }, { file: 'stderr', text: c.err }];
+    for (const { file, text } of texts) for (const [name, secret] of Object.entries(SECRETS)) expect.soft(text.includes(secret), `${name} in ${file}`).toBe(false);
+  });
+});
+
 describe('bad input that holds a secret', () => {
   it('invalid --extra-body JSON: exit 2 naming the flag, the text (with its key) not quoted, nothing sent', async () => {
     server = await startHostileServer((_req, res) => res.end());

@@ -2,6 +2,7 @@
 import { describe, it, expect, beforeAll, afterAll, afterEach } from 'vitest';
 import { main } from '../src/cli/main.js';
 import { run } from '../src/run.js';
+import { resolveRunConfig } from '../src/config/load.js';
 import { startScriptServer, chatChunk, usageChunk, DONE, type Script, type ScriptServer } from './fixtures/script-server.js';
 import { tmpDir } from './helpers.js';
 import { capture } from './io-capture.js';
@@ -91,5 +92,12 @@ describe.each(['h1', 'undici'] as const)('Retry-After beyond --max-retry-wait (t
   it('a Retry-After above a short --max-retry-wait is not retried', async () => {
     const { res } = await once('2', { maxRetryWait: '500ms' });
     expect(res.records.map((r) => [r.attempt, r.status])).toEqual([[1, 'http_error']]);
+  });
+});
+
+describe('--grace-period 0', () => {
+  it('is accepted: a stop cancels what is in flight at once', () => {
+    expect(resolveRunConfig({ flags: { gracePeriod: '0' } }).config.gracePeriod).toBe(0);
+    expect(resolveRunConfig({ flags: { gracePeriod: '0s' } }).config.gracePeriod).toBe(0);
   });
 });

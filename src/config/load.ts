@@ -5,7 +5,7 @@ import { UsageError } from '../errors.js';
 import { RunConfigSchema, RUN_FLAGS, describeIssues, type RunConfig, type RunConfigInput } from './schema.js';
 import { parseSlo } from '../metrics/slo.js';
 import { embeddedSimProblems } from './embedded-sim.js';
-import { didYouMean, parseHeaders, toCamel, toKebab } from './parse.js';
+import { apiKeyProblem, didYouMean, parseHeaders, toCamel, toKebab } from './parse.js';
 
 const KEYS = Object.keys(RUN_FLAGS);
 const flagName = (key: string): string => RUN_FLAGS[key as keyof RunConfigInput]?.name ?? key;
@@ -66,9 +66,11 @@ export function resolveRunConfig(inp: ResolveInput): ResolvedRun {
   const env = inp.env ?? process.env;
   const merged: Record<string, unknown> = { ...fileValues };
   for (const [k, v] of Object.entries(inp.flags)) if (v !== undefined) merged[k] = v;
+  let apiKeySource = inp.flags.apiKey !== undefined || !inp.configFile || fileValues.apiKey === undefined ? '--api-key' : `${inp.configFile}: api-key`;
   if (merged.apiKey === undefined) {
     const k = env.TOKENFLOOD_API_KEY || env.OPENAI_API_KEY;
     if (k) merged.apiKey = k;
+    apiKeySource = env.TOKENFLOOD_API_KEY ? 'TOKENFLOOD_API_KEY' : 'OPENAI_API_KEY';
   }
   const parsed = RunConfigSchema.safeParse(merged);
   if (!parsed.success) {
@@ -79,6 +81,11 @@ export function resolveRunConfig(inp: ResolveInput): ResolvedRun {
   const { headers, bad } = parseHeaders(c.header);
   const headerSource = inp.flags.header !== undefined || !inp.configFile ? '--header' : `${inp.configFile}: header`;
   for (const b of bad) problems.push(`${headerSource}: ${b}`);
+  // The key goes into the Authorization header, so it obeys the same rule as a header value (never quoted).
+  if (c.apiKey !== undefined) {
+    const keyBad = apiKeyProblem(c.apiKey);
+    if (keyBad) problems.push(`${apiKeySource}: ${keyBad}`);
+  }
   if (c.burstiness !== 1 && c.arrival !== 'gamma') problems.push('--burstiness: only applies with --arrival gamma');
   if (c.rate === undefined && merged.arrival !== undefined) problems.push('--arrival: only applies with --rate');
   if (c.slo)

@@ -31,13 +31,25 @@ export function parseHeaders(lines: readonly string[]): { headers: Record<string
     // A line without ":" is quoted only when it is short and looks like a name: a longer one may be a pasted key.
     if (!k) bad.push(`expected "Name: value", got ${i < 0 && l.length <= 32 && HEADER_NAME.test(l) ? JSON.stringify(l) : 'a line without a header name before ":"'}`);
     else if (!HEADER_NAME.test(k)) bad.push(`header name ${shown} is not a valid HTTP token (letters, digits and !#$%&'*+.^_\`|~- only)`);
-    else if (BAD_VALUE_CHAR.test(v)) {
-      const c = v.charCodeAt(v.search(BAD_VALUE_CHAR));
-      const what = c === 13 ? 'CR' : c === 10 ? 'LF' : c === 0 ? 'NUL' : c < 0x20 || c === 0x7f ? 'a control character' : 'a character outside Latin-1';
-      bad.push(`the value of header ${shown} contains ${what} (U+${c.toString(16).toUpperCase().padStart(4, '0')}), which HTTP does not allow`);
-    } else headers[k] = v;
+    else if (badValueChar(v)) bad.push(`the value of header ${shown} contains ${badValueChar(v)}, which HTTP does not allow`);
+    else headers[k] = v;
   }
   return { headers, bad };
+}
+
+/** Why an API key cannot be sent in an Authorization header (CR, LF, NUL, other controls), without quoting it; null if it can. */
+export function apiKeyProblem(key: string): string | null {
+  const what = badValueChar(key);
+  return what ? `the key contains ${what}, which an HTTP header does not allow` : null;
+}
+
+/** The first character HTTP forbids in a header value, described ("CR (U+000D)"); null when there is none. */
+function badValueChar(v: string): string | null {
+  const at = v.search(BAD_VALUE_CHAR);
+  if (at < 0) return null;
+  const c = v.charCodeAt(at);
+  const what = c === 13 ? 'CR' : c === 10 ? 'LF' : c === 0 ? 'NUL' : c < 0x20 || c === 0x7f ? 'a control character' : 'a character outside Latin-1';
+  return `${what} (U+${c.toString(16).toUpperCase().padStart(4, '0')})`;
 }
 
 export { redactKey, redactHeaders } from '../util/redact.js';

@@ -12,6 +12,12 @@ const duration = z.preprocess(
   z.number({ message: 'expected a duration such as 60s, 2m, 500ms or a number of seconds' }).positive().max(MAX_TIMER_S, MAX_TIMER_MESSAGE).optional(),
 );
 
+/** A duration that may be 0 (`--grace-period 0`: cancel what is in flight at once). */
+const durationOrZero = z.preprocess(
+  (v) => (v === undefined ? undefined : parseDurationS(v)),
+  z.number({ message: 'expected a duration such as 10s, 500ms, 0 or a number of seconds' }).min(0).max(MAX_TIMER_S, MAX_TIMER_MESSAGE).optional(),
+);
+
 export const TargetSchema = z.object({
   baseUrl: z
     .string()
@@ -70,7 +76,7 @@ export const LoadSchema = z.object({
     .default(0),
   maxErrorRate: fraction,
   workers: z.union([z.literal('auto'), z.coerce.number().int().min(1).max(64)]).default('auto'),
-  gracePeriod: duration.default(10),
+  gracePeriod: durationOrZero.default(10),
 });
 
 export const OutputSchema = z.object({

@@ -29,6 +29,11 @@ export interface MetricsBlock {
     warmup: number;
     /** Extra attempts made by --retry (each is also counted in total, and its failure in failed). */
     retries: number;
+    /**
+     * Requests re-sent once on a new connection because a reused keep-alive connection closed before any response
+     * byte (docs/reliability.md): the server may have received, and even processed, such a request twice.
+     */
+    reconnected: number;
     errors: ErrorCount[];
     /** The same failures split by `code` (finer than errors[]: E_HEADERS_TIMEOUT vs E_STREAM_STALLED, ECONNRESET vs E_MALFORMED_RESPONSE). */
     errors_by_code: CodeCount[];
@@ -147,6 +152,7 @@ export function computeMetrics(all: readonly RequestRecord[], concurrency?: numb
       error_rate: denom > 0 ? failed / denom : 0,
       warmup: all.length - recs.length,
       retries: recs.filter((r) => r.attempt > 1).length,
+      reconnected: recs.filter((r) => r.reconnected).length,
       errors: [...errMap.values()].sort((a, b) => b.count - a.count),
       errors_by_code: [...codeMap.values()].sort((a, b) => b.count - a.count || (a.code < b.code ? -1 : 1)),
     },

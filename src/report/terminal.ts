@@ -34,6 +34,7 @@ export function renderSummary(s: Summary): string {
       (r.cancelled ? `, ${r.cancelled} cancelled` : '') +
       (r.warmup ? `, ${r.warmup} warmup excluded` : '') +
       (r.retries ? `, ${r.retries} retries` : '') +
+      (r.reconnected ? `, ${r.reconnected} re-sent on a new connection (the server closed a reused one)` : '') +
       ` in ${fmt(s.duration_s)} s`,
   );
   out.push(

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { runSchedule } from './scheduler.js';
+import { runSchedule, sleepUntil } from './scheduler.js';
 import { openLoopArrivals, openLoopSchedule } from './arrivals.js';
 import { createRng } from '../util/rng.js';
 
@@ -44,5 +44,18 @@ describe('open loop', () => {
     // 10^12 arrivals: only the first few are ever generated.
     const it = openLoopArrivals('constant', 1e6, 1, createRng(1), { warmup: 0, requests: 1e12 });
     expect([it.next().value, it.next().value, it.next().value]).toEqual([0, 0.001, 0.002]);
+  });
+});
+
+describe('sleepUntil', () => {
+  it('ends at once when the stop signal fires, however far away the next arrival is', async () => {
+    const ac = new AbortController();
+    const t0 = performance.now();
+    const now = () => performance.now() - t0;
+    // A day away: without the abort listener this would only look at the signal when the (clamped) timer fires.
+    const wait = sleepUntil(86_400_000, now, ac.signal);
+    setTimeout(() => ac.abort(), 20);
+    await wait;
+    expect(now()).toBeLessThan(5_000);
   });
 });

@@ -40,14 +40,27 @@ export type SendFn = (slot: Slot) => Promise<boolean>;
 /** Resolves at `atMs` on the run clock: a timer for the bulk, then a short setImmediate spin for the last ms. */
 export function sleepUntil(atMs: number, now: () => number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
+    let timer: NodeJS.Timeout | undefined;
+    // A stop ends the wait at once: the next arrival of a slow open loop may be minutes (or days) away.
+    const onAbort = () => {
+      if (timer) clearTimeout(timer);
+      resolve();
+    };
+    const done = () => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    };
     const tick = () => {
-      if (signal?.aborted) return resolve();
+      timer = undefined;
+      if (signal?.aborted) return done();
       const left = atMs - now();
-      if (left <= 0) return resolve();
+      if (left <= 0) return done();
       // A longer delay would fire after 1 ms: wait the longest a timer allows and look again.
-      if (left > 2) setTimeout(tick, Math.min(left - 1.5, MAX_TIMER_MS));
+      if (left > 2) timer = setTimeout(tick, Math.min(left - 1.5, MAX_TIMER_MS));
       else setImmediate(tick);
     };
+    if (signal?.aborted) return resolve();
+    signal?.addEventListener('abort', onAbort, { once: true });
     tick();
   });
 }

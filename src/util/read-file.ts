@@ -21,6 +21,7 @@ export function openRegularFile(path: string): { fd: number; size: number } | { 
   } catch (e) {
     return { problem: (e as NodeJS.ErrnoException).code ?? (e as Error).message };
   }
+  if (s.isFIFO()) return { problem: 'is a pipe, not a regular file (inputs are read more than once and checked for size): write it to a file first, e.g. zcat x.gz > x.jsonl' };
   if (!s.isFile()) return { problem: `is ${kindOf(s)}, not a regular file` };
   let fd: number;
   try {
