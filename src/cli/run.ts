@@ -47,10 +47,13 @@ export function registerRun(program: Command, out: Out): void {
     const info = c.json ? out.err : out.out;
     const ac = new AbortController();
     let stops = 0;
+    let started = false;
     const onSignal = (sig: NodeJS.Signals) => {
       stops++;
       if (stops > 1) process.exit(sig === 'SIGINT' ? 130 : 143);
-      out.err.write(`\n${sig}: stopping: no new requests; those in flight get up to ${c.gracePeriod} s to finish, then are cancelled and recorded (press Ctrl-C again to exit now)\n`);
+      // Before onStart (the preflight) nothing has been sent, so there is nothing to wait for.
+      const inFlight = started ? `: no new requests; those in flight get up to ${c.gracePeriod} s (--grace-period) to finish, then are cancelled and recorded` : '';
+      out.err.write(`\n${sig}: stopping${inFlight} (press Ctrl-C again to exit now)\n`);
       setExitCode(sig === 'SIGINT' ? 130 : 143);
       ac.abort();
     };
@@ -63,6 +66,7 @@ export function registerRun(program: Command, out: Out): void {
         signal: ac.signal,
         hooks: {
           onStart: (s) => {
+            started = true;
             info.write(
               s.embedded
                 ? `tokenflood: no --base-url given, started the embedded simulated server at ${s.baseUrl}\n`

@@ -33,10 +33,15 @@ export function registerSweep(program: Command, out: Out): void {
     let level = '';
     let pointRequests: number | undefined;
     let warned = false;
+    let inPoint = false;
     const onSignal = (sig: NodeJS.Signals) => {
       stops++;
       if (stops > 1) process.exit(sig === 'SIGINT' ? 130 : 143);
-      out.err.write(`\n${sig}: stopping the sweep; the current point's in-flight requests are cancelled (press Ctrl-C again to exit now)\n`);
+      // Requests are in flight only while a point runs (after its preflight); between points there is nothing to wait for.
+      const inFlight = inPoint
+        ? `; the current point sends no new requests, and those in flight get up to ${resolved.base.config.gracePeriod} s (--grace-period) to finish, then are cancelled and recorded`
+        : '';
+      out.err.write(`\n${sig}: stopping the sweep: no further points${inFlight} (press Ctrl-C again to exit now)\n`);
       setExitCode(sig === 'SIGINT' ? 130 : 143);
       ac.abort();
     };
@@ -57,6 +62,7 @@ export function registerSweep(program: Command, out: Out): void {
           onPointStart: (p, i, total) => (level = `[${i + 1}${total ? `/${total}` : ''} ${p.name}] `),
           run: {
             onStart: (i) => {
+              inPoint = true;
               pointRequests = i.total;
               // Every point loads the same dataset: its skipped records are announced once.
               if (!warned) out.err.write(workloadWarningText(i.workload, 'tokenflood sweep: '));
@@ -67,6 +73,7 @@ export function registerSweep(program: Command, out: Out): void {
             },
           },
           onPointDone: (r) => {
+            inPoint = false;
             stopProgress?.();
             if (!s.quiet) info.write(`${safeTerminalText(pointLine(r, doneCount++, s.auto ? undefined : s.points.length), 400)}\n`);
           },

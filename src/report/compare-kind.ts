@@ -6,6 +6,10 @@ import { join } from 'node:path';
 export interface RunKind {
   /** Simulated ms per wall-clock ms of a simulated server; null for a real server (or unknown). */
   sim_time_scale: number | null;
+  /** Where it ran, in words: "the embedded simulated server", "a simulated server at <url>", "<url>"; null when run.json does not say. */
+  server: string | null;
+  /** True when the server was a tokenflood simulator (it reported a time scale); null when run.json does not say. */
+  sim_server: boolean | null;
   /** True for `simulate` output: predictions on a virtual clock, not measurements. */
   simulated: boolean;
   endpoint: string | null;
@@ -37,6 +41,16 @@ function workloadWords(w: unknown): string | null {
   return parts.join(' ');
 }
 
+/** Printable characters only: run.json is a file on disk, not our own memory. */
+const clean = (s: string): string => s.replace(/[^\x20-\x7e]/g, '?').slice(0, 200);
+
+function serverWords(run: Record<string, unknown>): string | null {
+  if (run.embedded_server === true) return 'the embedded simulated server';
+  const url = typeof run.target_url === 'string' ? clean(run.target_url) : null;
+  if (typeof run.sim_time_scale === 'number') return url ? `a simulated server at ${url}` : 'a simulated server';
+  return url ? `${url} (not a tokenflood simulator)` : null;
+}
+
 export function runKind(run: Record<string, unknown>, sweepMode?: string): RunKind {
   const cfg = (run.config ?? {}) as Record<string, unknown>;
   const scale = run.sim_time_scale;
@@ -49,6 +63,8 @@ export function runKind(run: Record<string, unknown>, sweepMode?: string): RunKi
         : null;
   return {
     sim_time_scale: typeof scale === 'number' ? scale : null,
+    server: serverWords(run),
+    sim_server: 'sim_time_scale' in run ? typeof scale === 'number' : null,
     simulated: run.simulated === true,
     endpoint: str(run.endpoint),
     stream: typeof run.stream === 'boolean' ? run.stream : null,
@@ -79,9 +95,14 @@ const show = (v: unknown): string => (v === null ? 'unknown' : typeof v === 'str
  */
 export function kindWarnings(b: RunKind, c: RunKind): string[] {
   const out: string[] = [];
-  if (b.sim_time_scale !== c.sim_time_scale) {
+  // A real server runs on the wall clock, i.e. at 1x: 1 and null are the same clock.
+  if ((b.sim_time_scale ?? 1) !== (c.sim_time_scale ?? 1)) {
     const words = (x: number | null) => (x === null ? 'real time (not a time-scaled simulator)' : `${x}x real time`);
     out.push(`time scale differs: baseline ${words(b.sim_time_scale)}, candidate ${words(c.sim_time_scale)}; latencies and throughputs are scaled differently, so the deltas compare clocks, not servers`);
+  }
+  if (b.sim_server !== null && c.sim_server !== null && b.sim_server !== c.sim_server) {
+    const side = (k: RunKind) => k.server ?? (k.sim_server ? 'a simulated server' : 'a real server');
+    out.push(`baseline ran on ${side(b)}, candidate against ${side(c)}: one side is a simulator, so the deltas compare a model of a server with a measured one`);
   }
   if (b.simulated !== c.simulated) out.push(`one side is a simulate prediction (virtual clock), the other a measurement`);
   const fields: [keyof RunKind, string][] = [

@@ -149,7 +149,7 @@ export function loadResult(dir: string): Loaded {
     // The points share one config: the first point that ran speaks for the sweep.
     const first = doc.points.find((r) => r.status !== 'failed');
     const what = runKind(first ? readRunJson(join(dir, first.dir)) : {}, doc.mode);
-    if (typeof doc.sim_time_scale === 'number') what.sim_time_scale = doc.sim_time_scale;
+    if (typeof doc.sim_time_scale === 'number') Object.assign(what, { sim_time_scale: doc.sim_time_scale, sim_server: true });
     return { kind: 'sweep', dir, doc, what };
   }
   if (existsSync(join(dir, 'requests.jsonl')) || existsSync(join(dir, 'summary.json'))) {

@@ -103,3 +103,24 @@ describe('paretoFrontier and throughputAt', () => {
     expect(throughputAt(plateau, 64)).toBeNull();
   });
 });
+
+describe('groupInsights on levels that fail', () => {
+  it('leaves levels above the error threshold out of knee, stability and Pareto, and marks them', () => {
+    // c16 fails 80% of its requests; its few survivors look fast and steady, which must not make it "best".
+    const rows = [...plateau.slice(0, 4), row(16, 1020, { error_rate: 0.8, ok: 20, failed: 80, tpot_cv: 0.01, e2e_cv: 0.01, e2e_p99_ms: 500 })];
+    const g = groupInsights(rows, { hasSlo: false, maxErrorRate: 0.05 });
+    expect(g.knee?.load).toBe(4);
+    expect(g.most_stable?.load).not.toBe(16);
+    expect(g.pareto).not.toContain(16);
+    expect(g.statements.join('\n')).toMatch(/Knee at concurrency 4 .* to concurrency 8 /);
+    expect(g.statements.join('\n')).toMatch(/Left out of .*: concurrency 16 \(error rate 80\.0%\), above the 5% error threshold/);
+    // --max-error-rate 0.9 accepts it again.
+    expect(groupInsights(rows, { hasSlo: false, maxErrorRate: 0.9 }).pareto).toContain(16);
+  });
+  it('says p99 TTFT falls (not "grows 0.2x") when it is lower at the last level', () => {
+    const rows = [row(1, 250), row(2, 500), row(4, 1000), row(8, 1010, { ttft_p99_ms: 40 })];
+    const s = groupInsights(rows, { hasSlo: false, maxErrorRate: 0.05 }).statements.join('\n');
+    expect(s).toMatch(/while p99 TTFT falls \(320 ms to 40\.0 ms\)/);
+    expect(s).not.toMatch(/grows 0\./);
+  });
+});

@@ -101,10 +101,18 @@ export function groupInsights(rows: readonly SweepRow[], opt: InsightOptions): G
   const clientBound = withOk.filter((r) => r.client_bound === true);
   const cbAt = (load: number) => clientBound.some((r) => r.load === load);
   const cbNote = (load: number) => (cbAt(load) ? ' [client-bound level: may reflect the load generator, not the server]' : '');
-  const trusted = withOk;
+  // Levels failing more than the error threshold measured a server that was breaking: their latencies describe the
+  // few requests that got through, so the knee, recommendation, stability and Pareto findings leave them out.
+  const failing = withOk.filter((r) => r.error_rate > opt.maxErrorRate);
+  const trusted = withOk.filter((r) => r.error_rate <= opt.maxErrorRate);
+  const threshold = `${+(opt.maxErrorRate * 100).toFixed(2)}%`;
   const peakRow = withOk.reduce<SweepRow | undefined>((b, r) => (!b || r.output_throughput > b.output_throughput ? r : b), undefined);
   const peak = peakRow ? { load: peakRow.load, output_throughput: peakRow.output_throughput } : null;
-  if (peak) statements.push(`Peak output throughput: ${n0(peak.output_throughput)} tok/s at ${words(peak.load)}${peakRow?.client_bound ? ' (client-bound level)' : ''}.`);
+  if (peak) statements.push(`Peak output throughput: ${n0(peak.output_throughput)} tok/s at ${words(peak.load)}${peakRow?.client_bound ? ' (client-bound level)' : ''}${peakRow && peakRow.error_rate > opt.maxErrorRate ? ` (error rate ${(peakRow.error_rate * 100).toFixed(1)}%, above the error threshold)` : ''}.`);
+  if (failing.length)
+    statements.push(
+      `Left out of the knee, recommendation, stability and Pareto findings: ${failing.map((r) => `${words(r.load)} (error rate ${(r.error_rate * 100).toFixed(1)}%)`).join(', ')}, above the ${threshold} error threshold (--max-error-rate).`,
+    );
   if (clientBound.length)
     statements.push(
       `CLIENT-BOUND at ${clientBound.map((r) => words(r.load)).join(', ')}: the load generator itself was a bottleneck there, so their latencies and throughput may include client time; findings drawn from them are marked.`,
@@ -118,7 +126,9 @@ export function groupInsights(rows: readonly SweepRow[], opt: InsightOptions): G
     const latRatio = kr.ttft_p99_ms && last.ttft_p99_ms ? last.ttft_p99_ms / kr.ttft_p99_ms : null;
     statements.push(
       `Knee at ${words(knee.load)} (${n0(knee.output_throughput)} tok/s): from there to ${words(last.load)} throughput changes ${gain >= 0 ? '+' : ''}${(gain * 100).toFixed(0)}%` +
-        (latRatio !== null ? ` while p99 TTFT grows ${latRatio.toFixed(1)}x (${ms(kr.ttft_p99_ms)} to ${ms(last.ttft_p99_ms)})` : '') +
+        (latRatio !== null
+          ? ` while p99 TTFT ${latRatio >= 1 ? `grows ${latRatio.toFixed(1)}x` : 'falls'} (${ms(kr.ttft_p99_ms)} to ${ms(last.ttft_p99_ms)})`
+          : '') +
         `${cbNote(knee.load)}.`,
     );
   } else if (trusted.length >= 3) statements.push(`No knee in the tested range: throughput has not levelled off by ${words(trusted[trusted.length - 1].load)}; test higher loads to find the limit.`);
@@ -174,14 +184,14 @@ export function groupInsights(rows: readonly SweepRow[], opt: InsightOptions): G
     } else statements.push('No operating point can be recommended from these levels.');
   }
 
-  const stableRows = withOk.filter((r) => r.tpot_cv !== null || r.e2e_cv !== null);
+  const stableRows = trusted.filter((r) => r.tpot_cv !== null || r.e2e_cv !== null);
   const score = (r: SweepRow) => ((r.tpot_cv ?? r.e2e_cv ?? 0) + (r.e2e_cv ?? r.tpot_cv ?? 0)) / 2;
   const stable = stableRows.reduce<SweepRow | undefined>((b, r) => (!b || score(r) < score(b) ? r : b), undefined);
   const most_stable = stable ? { load: stable.load, tpot_cv: stable.tpot_cv, e2e_cv: stable.e2e_cv } : null;
   if (stable)
     statements.push(`Most stable level: ${words(stable.load)} (coefficient of variation of TPOT ${stable.tpot_cv?.toFixed(2) ?? 'n/a'}, of E2E ${stable.e2e_cv?.toFixed(2) ?? 'n/a'}).`);
 
-  const pareto = paretoFrontier(withOk).map((r) => r.load).sort((a, b) => a - b);
+  const pareto = paretoFrontier(trusted).map((r) => r.load).sort((a, b) => a - b);
   if (pareto.length) statements.push(`Pareto frontier of throughput vs p99 E2E: ${pareto.map(words).join(', ')}; every other level is beaten on both.`);
   const errs = sorted.filter((r) => r.error_rate > 0);
   if (errs.length) statements.push(`Errors at ${errs.map((r) => `${words(r.load)} (${(r.error_rate * 100).toFixed(1)}%)`).join(', ')}.`);

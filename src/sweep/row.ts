@@ -118,7 +118,14 @@ function csvCell(v: unknown): string {
   return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
+const NOT_MEASURED = new Set<keyof SweepRow>([
+  'requests', 'ok', 'failed', 'error_rate', 'duration_s', 'request_throughput', 'output_throughput', 'total_token_throughput',
+  'mean_in_flight', 'goodput_req_s', 'goodput_tok_s', 'good_fraction',
+]);
+
 /** sweep.csv: a header line then one line per row. */
 export function sweepCsv(rows: readonly SweepRow[]): string {
-  return [SWEEP_COLUMNS.join(','), ...rows.map((r) => SWEEP_COLUMNS.map((c) => csvCell(r[c])).join(','))].join('\n') + '\n';
+  // A point that never ran measured nothing: its counts and rates are empty cells, not zeros.
+  const cell = (r: SweepRow, c: keyof SweepRow) => csvCell(r.status === 'failed' && NOT_MEASURED.has(c) ? null : r[c]);
+  return [SWEEP_COLUMNS.join(','), ...rows.map((r) => SWEEP_COLUMNS.map((c) => cell(r, c)).join(','))].join('\n') + '\n';
 }

@@ -53,9 +53,10 @@ function pointsTable(doc: SweepDoc): string {
     String(r.load),
     r.lengths ?? `${r.input_tokens}×${r.output_tokens}`,
     r.status === 'failed' ? 'not run' : `${r.ok} / ${r.requests}`,
-    pctText(r.error_rate),
-    num(r.request_throughput),
-    num(r.output_throughput),
+    // A point that never ran measured nothing: a dash, not a 0% error rate or 0 tok/s.
+    r.status === 'failed' ? '–' : pctText(r.error_rate),
+    r.status === 'failed' ? '–' : num(r.request_throughput),
+    r.status === 'failed' ? '–' : num(r.output_throughput),
     num(r.ttft_p50_ms),
     num(r.ttft_p99_ms),
     num(r.tpot_p50_ms),
@@ -65,7 +66,7 @@ function pointsTable(doc: SweepDoc): string {
     num(r.e2e_p99_ms),
     num(r.output_speed_p50_tok_s),
     num(r.concurrency_efficiency),
-    num(r.goodput_tok_s),
+    r.status === 'failed' ? '–' : num(r.goodput_tok_s),
     ...(hasSlo ? [{ html: r.status === 'failed' ? '–' : r.slo_passed ? '<span class="pass">pass</span>' : `<span class="fail">fail</span> <span class="muted">${esc(r.slo_failed.join(', '))}</span>` }] : []),
   ]);
   return htmlTable(header, rows);
