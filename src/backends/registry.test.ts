@@ -1,3 +1,4 @@
+// Backend registry: every kind resolves and builds its protocol's body; an unknown kind lists the valid ones.
 import { describe, it, expect } from 'vitest';
 import { BACKENDS, BACKEND_KINDS, backendForEndpoint, backendOf, getBackend } from './registry.js';
 import { UsageError } from '../errors.js';

@@ -1,3 +1,4 @@
+// Workload registry: the kind chosen from the options, each factory builds that kind; an unknown kind lists the valid ones.
 import { describe, it, expect } from 'vitest';
 import { writeFileSync, mkdtempSync } from 'node:fs';
 import { join } from 'node:path';

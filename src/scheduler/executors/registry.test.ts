@@ -1,3 +1,4 @@
+// Executor registry: every kind resolves and runs, the choice from the load options, run.json descriptions; unknown kinds list the valid ones.
 import { describe, it, expect } from 'vitest';
 import { chooseExecutor, EXECUTOR_KINDS, getExecutor } from './registry.js';
 import { UsageError } from '../../errors.js';
