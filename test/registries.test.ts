@@ -93,4 +93,12 @@ describe('--backend', () => {
         expect(meta).toMatchObject({ backend, endpoint: chat ? 'chat' : 'completions', transport });
       });
   }
+
+  it('worker threads read responses with the run\'s backend too (its kind crosses the thread boundary)', async () => {
+    const before = seen.length;
+    const { res, meta } = await go({ backend: 'openai-completions', workers: 2, concurrency: 2, requests: 4 });
+    expect(seen.slice(before).map((s) => s.path)).toEqual(Array(4).fill('/v1/completions'));
+    expect(res.records.map((r) => [r.status, r.answer_chars])).toEqual(Array(4).fill(['ok', 2]));
+    expect(meta).toMatchObject({ backend: 'openai-completions', workers: 2 });
+  });
 });
