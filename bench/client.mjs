@@ -7,7 +7,7 @@
 //     client_abs = timeOrigin + t0 + sent_at_ms + event_times_ms[i]   (run clock: now() = performance.now() − t0)
 //     raw_error  = client_abs − server_stamp                          (includes the loopback floor)
 // kind 'run': the whole tool, run() from dist/index.js, closed or open loop; schedule lag and rate from its records.
-import { agentFor } from '../dist/backends/executor.js';
+import { agentFor } from '../dist/backends/sender.js';
 import { cpus, availableParallelism } from 'node:os';
 import { rmSync } from 'node:fs';
 import { executeRequest } from '../dist/backends/execute.js';

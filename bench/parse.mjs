@@ -1,7 +1,7 @@
 // Parser microbench: CPU per event of SseParser + classifyData (the per-event work in execute.ts), no network.
 // Usage: node bench/parse.mjs  → JSON with ns/event for one event per chunk and for 16 events per chunk.
 import { SseParser } from '../dist/backends/sse.js';
-import { classifyData } from '../dist/backends/openai.js';
+import { classifyData } from '../dist/backends/openai-common.js';
 
 const EVENT =
   'data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"bench","choices":[{"index":0,"delta":{"content":" token"},"finish_reason":null}]}\n\n';

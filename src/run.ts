@@ -16,12 +16,12 @@ import { loadTokenizer, type Tokenizer } from './dataset/tokenizer.js';
 import { createTokenCounter, type TokenCounter } from './dataset/count-pool.js';
 import { createRng } from './util/rng.js';
 import { createWorkload, type Workload } from './dataset/workload.js';
-import { buildBody, ENDPOINT_PATHS } from './backends/openai.js';
+import { BACKENDS, backendOf } from './backends/registry.js';
 import type { ExecuteResult } from './backends/execute.js';
-import { inProcessExecutor, resolveTransport, type Executor } from './backends/executor.js';
-import { workerPoolExecutor } from './backends/worker-pool.js';
+import { inProcessSender, resolveTransport, type RequestSender } from './backends/sender.js';
+import { senderPool } from './backends/sender-pool.js';
 import { availableParallelism } from 'node:os';
-import { runSchedule, type Slot } from './scheduler/scheduler.js';
+import { chooseExecutor, type Slot } from './scheduler/scheduler.js';
 import type { RequestSpec } from './dataset/types.js';
 import { toRecord } from './metrics/derive.js';
 import { normalizeRaw, readRecords, RecordWriter } from './metrics/jsonl.js';
@@ -164,7 +164,10 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
     c.requests ?? (workload.size !== undefined && c.duration === undefined ? Math.max(0, workload.size - c.warmup) : defaultRequests);
 
   const target = await openTarget(c.baseUrl, c.tokenizer, c);
-  let executor: Executor | undefined;
+  let sender: RequestSender | undefined;
+  const backendKind = backendOf(c);
+  const backend = BACKENDS[backendKind];
+  const executor = chooseExecutor({ rate: c.rate, arrivalTimesMs: workload.arrivalTimesMs });
   const counter = createTokenCounter(c.tokenizer);
   try {
     // HTTP_PROXY/HTTPS_PROXY/NO_PROXY (src/backends/proxy.ts): a proxy, when one applies, carries the preflight and the run.
@@ -189,6 +192,8 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
       embedded_server_isolation: target.isolation,
       model: shownModel,
       endpoint: c.endpoint,
+      backend: backendKind,
+      executor: executor.describe(c),
       stream: c.stream,
       tokenizer: tokenizer.name,
       workload: workload.describe(),
@@ -204,22 +209,22 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
     const workers = resolveWorkers(c);
     const transport = resolveTransport(c.transport, target.baseUrl, proxy !== null);
     const poolOpts = { connections: c.concurrency ?? null, origin: new URL(target.baseUrl).origin, transport, proxy };
-    executor = workers > 1 ? await workerPoolExecutor(workers, poolOpts, performance.timeOrigin + t0) : inProcessExecutor(poolOpts, now);
+    sender = workers > 1 ? await senderPool(workers, poolOpts, performance.timeOrigin + t0, backendKind) : inProcessSender(poolOpts, now, backendKind);
     runMeta.workers = workers;
     runMeta.transport = transport;
     runMeta.proxy = proxy ? redactProxyUrl(proxy.uri) : null;
-    // The run clock starts once the executor is ready (worker threads take a while to boot).
+    // The run clock starts once the sender is ready (worker threads take a while to boot).
     t0 = performance.now();
-    executor.setOrigin(performance.timeOrigin + t0);
+    sender.setOrigin(performance.timeOrigin + t0);
     // Client self-health: event-loop delay of this thread, process CPU judged against the threads doing request work.
     const health = startHealthMonitor(now, { threads: workers });
-    const counting = executor;
+    const counting = sender;
     const agg = new LiveAggregator(now, () => counting.contentEvents());
     opts.hooks?.onStart?.({ baseUrl: redactUrl(target.baseUrl), embedded: target.embedded, model: shownModel, outDir, total: requests, workload: runMeta.workload as Record<string, unknown> });
     opts.hooks?.onAggregator?.(agg);
 
-    const url = joinUrl(target.baseUrl, ENDPOINT_PATHS[c.endpoint]);
-    const exec = executor;
+    const url = joinUrl(target.baseUrl, backend.path);
+    const exec = sender;
     const state: { stoppedReason: 'completed' | 'interrupted' | 'max_error_rate' | 'write_failed' } = { stoppedReason: 'completed' };
     let graceTimer: NodeJS.Timeout | undefined;
     const stop = (reason: typeof state.stoppedReason) => {
@@ -274,14 +279,13 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
       return { res, rec };
     };
 
-    const openLoop = c.rate !== undefined || workload.arrivalTimesMs !== undefined;
+    const openLoop = executor.openLoop;
     const send = async (slot: Slot): Promise<boolean> => {
       const spec = await workload.next(slot.index);
       if (!spec || stopSending.signal.aborted) return false;
       const body = JSON.stringify(
-        buildBody(spec, {
+        backend.buildBody(spec, {
           model: pf.model,
-          endpoint: c.endpoint,
           stream: c.stream,
           ignoreEos: c.ignoreEos,
           temperature: c.temperature,
@@ -319,7 +323,7 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
     };
 
     try {
-      await runSchedule(
+      await executor.run(
         {
           concurrency: c.concurrency,
           rate: c.rate,
@@ -379,7 +383,7 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
     return result;
   } finally {
     await counter.close();
-    await executor?.close();
+    await sender?.close();
     await target.close();
   }
 }

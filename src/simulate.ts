@@ -27,6 +27,8 @@ import { createTextSource, type TextSource } from './sim/http/text.js';
 import { simulateRun, type SimulateRunResult, type VirtualRecord, type VirtualRequest } from './sim/virtual.js';
 import { redactedConfig, type RunResult } from './run.js';
 import { VERSION } from './version.js';
+import { backendOf } from './backends/registry.js';
+import { chooseExecutor } from './scheduler/scheduler.js';
 import { EMBEDDED_SIM_KEYS } from './config/embedded-sim.js';
 
 /** Engine options of the sim server that a simulation takes (tokenizer and max-model-len are shared with the run config). */
@@ -337,6 +339,9 @@ export async function simulate(input: SimulateInput | ResolvedSimulate): Promise
     embedded_server: false,
     model,
     endpoint: c.endpoint,
+    backend: backendOf(c),
+    // simulate rejects --replay, so its loop is closed (constant-vus) or open at --rate (constant-arrival-rate).
+    executor: chooseExecutor({ rate: c.rate }).describe(c),
     stream: c.stream,
     tokenizer: tok.name,
     workload: workload.describe(),

@@ -11,7 +11,7 @@
 import { Agent, request } from 'undici';
 import { availableParallelism, cpus } from 'node:os';
 import { SseParser } from '../../dist/backends/sse.js';
-import { classifyData } from '../../dist/backends/openai.js';
+import { classifyData } from '../../dist/backends/openai-common.js';
 import { H1Pool } from '../../dist/backends/h1/index.js';
 import { startHealthMonitor } from '../../dist/metrics/health.js';
 import { summarize, sleep, measureWindow } from '../stats.mjs';

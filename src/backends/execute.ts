@@ -6,7 +6,8 @@
 import type { Dispatcher } from 'undici';
 import { H1Pool, H1Error, type H1Abort, type H1Handlers } from './h1/index.js';
 import { SseParser, DEFAULT_MAX_LINE_BYTES, type SseEvent } from './sse.js';
-import { classifyData, classifyErrorEvent, type ChunkInfo } from './openai.js';
+import type { ChunkInfo, ResponseClassifier } from './backend.js';
+import { classifyData, classifyErrorEvent } from './openai-common.js';
 import { checkUsage, type Usage, type UsageReport } from './usage.js';
 import { BodyDecoder, contentCoding, isJsonType, mediaType } from './content.js';
 import { isMalformedResponse, undiciCode } from './transport-errors.js';
@@ -43,7 +44,11 @@ export interface ExecuteInput {
   register?: (ac: AbortController) => () => void;
   /** Called for every content event (answer or reasoning chunk) as it arrives: the live line's token counter. */
   onContent?: () => void;
+  /** How the backend reads response data (src/backends/registry.ts); the OpenAI classifiers when absent. */
+  classifier?: ResponseClassifier;
 }
+
+const OPENAI: ResponseClassifier = { classifyData, classifyErrorEvent };
 
 /** What a finished request leaves behind besides its raw record: the text, for tokenizer fallback counting. */
 export interface ExecuteResult {
@@ -158,12 +163,16 @@ class Exchange implements Dispatcher.DispatchHandler {
   private retryAfterMs: number | null = null;
   private parseError: { code: string; message: string } | null = null;
   private streamError: string | null = null;
+  /** Taken once per request: the per-event calls are direct, with no lookup. */
+  private readonly classify: ResponseClassifier['classifyData'];
+  private readonly classifyError: ResponseClassifier['classifyErrorEvent'];
 
   constructor(
     private readonly inp: ExecuteInput,
     private readonly resolve: (r: ExecuteResult) => void,
   ) {
     this.now = inp.now;
+    ({ classifyData: this.classify, classifyErrorEvent: this.classifyError } = inp.classifier ?? OPENAI);
     this.sentAt = inp.now();
     this.raw = blankRaw(inp, this.sentAt);
     this.idleMs = inp.idleTimeoutMs ?? 0;
@@ -286,7 +295,7 @@ class Exchange implements Dispatcher.DispatchHandler {
         raw.status = 'parse_error';
         raw.code = 'E_CONTENT_TYPE';
         raw.error = `expected an event stream, got content-type "${this.contentType || 'none'}": ${text.slice(0, 200)}`;
-      } else this.absorb(classifyData(text), raw.end_ms);
+      } else this.absorb(this.classify(text), raw.end_ms);
     }
     this.settle();
   }
@@ -307,9 +316,9 @@ class Exchange implements Dispatcher.DispatchHandler {
       this.raw.event_times_ms.push(this.t);
       this.kinds += 'c';
     } else if (ev.event === 'error') {
-      this.absorb(classifyErrorEvent(ev.data), this.t);
+      this.absorb(this.classifyError(ev.data), this.t);
     } else {
-      const info = classifyData(ev.data);
+      const info = this.classify(ev.data);
       this.absorb(info, this.t);
       if (info.kind === 'd') this.done = true;
     }

@@ -1,7 +1,8 @@
 // Worker thread body: executes requests sent by the main thread with its own HTTP pool and the run's clock.
 import { parentPort, workerData } from 'node:worker_threads';
 import { executeRequest } from './execute.js';
-import { agentFor, inFlightSet, type PoolOptions, type WireInput } from './executor.js';
+import { agentFor, inFlightSet, type PoolOptions, type WireInput } from './sender.js';
+import { getBackend, type BackendKind } from './registry.js';
 
 interface Init {
   pool: PoolOptions;
@@ -9,6 +10,8 @@ interface Init {
   originAbsMs: number;
   /** One Int32 shared by all threads: content events received (Atomics.add per event, read by the main thread). */
   events: Int32Array;
+  /** The run's backend: how responses are read (functions cannot cross threads, so its kind does). */
+  backend: BackendKind;
 }
 
 export type ToWorker = { type: 'exec'; seq: number; input: WireInput } | { type: 'origin'; originAbsMs: number } | { type: 'cancel' } | { type: 'close' };
@@ -16,6 +19,7 @@ export type FromWorker = { type: 'ready' } | { type: 'done'; seq: number; result
 
 const init = workerData as Init;
 const agent = agentFor(init.pool);
+const classifier = getBackend(init.backend);
 // Same clock as the main thread: both count from the same absolute origin.
 let shift = performance.timeOrigin - init.originAbsMs;
 const now = () => performance.now() + shift;
@@ -26,7 +30,7 @@ const onContent = () => {
 
 parentPort!.on('message', (m: ToWorker) => {
   if (m.type === 'exec') {
-    executeRequest({ ...m.input, dispatcher: agent, now, register: live.register, onContent }).then((result) =>
+    executeRequest({ ...m.input, dispatcher: agent, now, register: live.register, onContent, classifier }).then((result) =>
       parentPort!.postMessage({ type: 'done', seq: m.seq, result } satisfies FromWorker),
     );
   } else if (m.type === 'origin') {

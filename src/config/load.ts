@@ -5,6 +5,7 @@ import { UsageError } from '../errors.js';
 import { RunConfigSchema, RUN_FLAGS, describeIssues, type RunConfig, type RunConfigInput } from './schema.js';
 import { parseSlo } from '../metrics/slo.js';
 import { embeddedSimProblems } from './embedded-sim.js';
+import { BACKENDS } from '../backends/registry.js';
 import { apiKeyProblem, didYouMean, parseHeaders, toCamel, toKebab } from './parse.js';
 
 const KEYS = Object.keys(RUN_FLAGS);
@@ -88,6 +89,10 @@ export function resolveRunConfig(inp: ResolveInput): ResolvedRun {
   }
   if (c.burstiness !== 1 && c.arrival !== 'gamma') problems.push('--burstiness: only applies with --arrival gamma');
   if (c.rate === undefined && merged.arrival !== undefined) problems.push('--arrival: only applies with --rate');
+  // --backend names the protocol, --endpoint the same thing in older words: given together they must agree.
+  if (c.backend && merged.endpoint !== undefined && BACKENDS[c.backend].endpoint !== c.endpoint)
+    problems.push(`--backend: ${c.backend} loads --endpoint ${BACKENDS[c.backend].endpoint}, not --endpoint ${c.endpoint}: give one of the two`);
+  else if (c.backend) c.endpoint = BACKENDS[c.backend].endpoint;
   if (c.slo)
     try {
       parseSlo(c.slo);

@@ -6,6 +6,8 @@ import { flagTable, type FlagTable } from './flags.js';
 import { parseDurationS } from './parse.js';
 import { MAX_TIMER_MESSAGE, MAX_TIMER_S } from '../util/timer.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../backends/sse.js';
+import { BACKEND_KINDS } from '../backends/registry.js';
+import { unknownKind } from '../util/kinds.js';
 
 const duration = z.preprocess(
   (v) => (v === undefined ? undefined : parseDurationS(v)),
@@ -29,6 +31,8 @@ export const TargetSchema = z.object({
   apiKey: z.string().min(1).optional(),
   model: z.string().min(1).optional(),
   endpoint: z.enum(['chat', 'completions']).default('chat'),
+  // The message is the registries' (it names the kind and lists the valid ones); describeIssues adds "--backend: ".
+  backend: z.enum(BACKEND_KINDS, { error: (iss) => unknownKind(String(iss.input), BACKEND_KINDS) }).optional(),
   header: z.array(z.string()).default([]),
   timeout: duration.default(600),
   idleTimeout: duration,
@@ -105,6 +109,7 @@ export const RUN_FLAGS: FlagTable<Extract<keyof RunConfigInput, string>> = {
     apiKey: { arg: 'key', help: 'API key sent as a Bearer token (also OPENAI_API_KEY or TOKENFLOOD_API_KEY); never written anywhere' },
     model: { arg: 'name', help: 'model name', defaultText: 'the first id from GET /models' },
     endpoint: { help: 'API to load: chat (/chat/completions) or completions (/completions)' },
+    backend: { help: 'protocol of the requests, by kind (docs/architecture.md#registries); --endpoint chat names openai-chat, completions names openai-completions, and given together the two must agree', defaultText: 'the one --endpoint names' },
     header: { arg: 'K: V', help: 'extra HTTP header, repeatable; values are written redacted except for a few harmless headers (docs/reliability.md)', repeatable: true },
     timeout: { arg: 'seconds', help: 'per-request timeout, e.g. 600 or 10m', unit: 's' },
     idleTimeout: { arg: 'seconds', help: 'fail a request (status timeout) when nothing arrives for this long, e.g. 30s: catches stalled streams' },

@@ -1,4 +1,4 @@
-// Workload: turns the run config into the RequestSpec for each request index, choosing synthetic, dataset or replay.
+// Workloads by kind (kind → factory), and the one function that picks the run's kind from its options.
 import type { Tokenizer } from './tokenizer.js';
 import type { Rng } from '../util/rng.js';
 import type { WorkloadParams } from './params.js';
@@ -8,6 +8,7 @@ import { createSyntheticWorkload } from './synthetic-workload.js';
 import { createDatasetWorkload } from './dataset-workload.js';
 import { createReplayWorkload } from './replay.js';
 import { withCacheAb } from './cache-ab.js';
+import { byKind } from '../util/kinds.js';
 
 export type { CompletedRequest, Workload, WorkloadOptions } from './workload-types.js';
 
@@ -24,6 +25,31 @@ function conflicts(c: WorkloadParams): string[] {
   return p;
 }
 
+/** What every workload factory takes: the options, the tokenizer, its random stream, the total request count (warmup included) and the stop signal. */
+export type WorkloadFactory = (c: WorkloadParams, tok: Tokenizer, rng: Rng, total: number | undefined, opts: WorkloadOptions) => Workload;
+
+/** Each kind is also what `describe().kind` (run.json `workload.kind`) says. Mixes and multi-turn data are synthetic and dataset workloads. */
+export const WORKLOADS = {
+  synthetic: (c, tok, rng, total, o) => createSyntheticWorkload(c, tok, rng, total, o.signal),
+  dataset: (c, tok, rng, _total, o) => createDatasetWorkload(c, tok, rng, o.signal),
+  replay: (c, tok, rng) => createReplayWorkload(c, tok, rng),
+  'cache-ab': (c, tok, rng, _total, o) => withCacheAb(c, tok, rng, o.signal),
+} as const satisfies Record<string, WorkloadFactory>;
+
+export type WorkloadKind = keyof typeof WORKLOADS;
+export const WORKLOAD_KINDS = Object.keys(WORKLOADS) as WorkloadKind[];
+
+/** The factory of a kind; an unknown kind is a UsageError listing the valid ones. */
+export const workloadFactory = (kind: string, name = 'workload'): WorkloadFactory => byKind<WorkloadFactory>(WORKLOADS, kind, name);
+
+/** --replay → replay; else --cache-ab → cache-ab (wrapping a dataset or synthetic prompts); else --dataset → dataset; else synthetic. */
+export function workloadKind(c: WorkloadParams): WorkloadKind {
+  if (c.replay) return 'replay';
+  if (c.cacheAb) return 'cache-ab';
+  if (c.dataset) return 'dataset';
+  return 'synthetic';
+}
+
 /**
  * Build the run's workload. Throws UsageError (before anything is sent) for bad options, unreadable files
  * and, with --strict, bad dataset lines.
@@ -31,8 +57,5 @@ function conflicts(c: WorkloadParams): string[] {
 export function createWorkload(c: WorkloadParams, tok: Tokenizer, rng: Rng, total: number | undefined, opts: WorkloadOptions = {}): Workload {
   const problems = conflicts(c);
   if (problems.length) throw new UsageError(problems);
-  if (c.replay) return createReplayWorkload(c, tok, rng);
-  if (c.cacheAb) return withCacheAb(c, tok, rng, opts.signal);
-  if (c.dataset) return createDatasetWorkload(c, tok, rng, opts.signal);
-  return createSyntheticWorkload(c, tok, rng, total, opts.signal);
+  return WORKLOADS[workloadKind(c)](c, tok, rng, total, opts);
 }

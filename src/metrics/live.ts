@@ -22,7 +22,7 @@ export const WINDOW_MS = 10_000;
 /** TTFTs are kept in buckets of this length; the window's median reads the buckets it covers. */
 const BUCKET_MS = 1000;
 
-/** Content events (answer or reasoning chunks) in a record: the ones the executor's event counter counted. */
+/** Content events (answer or reasoning chunks) in a record: the ones the request sender's event counter counted. */
 export function contentEvents(r: Pick<RequestRecord, 'event_kinds'>): number {
   let n = 0;
   const k = r.event_kinds ?? '';
@@ -31,7 +31,7 @@ export function contentEvents(r: Pick<RequestRecord, 'event_kinds'>): number {
 }
 
 /**
- * `arrivedEvents` (optional) is the executor's running count of content events of every request in flight, read
+ * `arrivedEvents` (optional) is the request sender's running count of content events of every request in flight, read
  * at each snapshot: tokens are counted as they arrive, one per content event. When a request finishes, the
  * difference to its final count (its output_tokens if ok and measured, else 0) is added, so over the whole run the
  * total equals the sum of measured output tokens, and in between it moves with the stream, not in steps.

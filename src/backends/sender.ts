@@ -1,12 +1,13 @@
-// Executors run requests: in this thread, or spread over worker threads each with its own HTTP pool.
+// Request senders send requests and record them: in this thread, or spread over worker threads each with its own HTTP pool.
 import { Agent, type Dispatcher } from 'undici';
 import { withStaleRetry } from './stale-retry.js';
 import { proxyAgent, type ProxyChoice } from './proxy.js';
 import { H1Pool } from './h1/index.js';
 import { executeRequest, type ExecuteInput, type ExecuteResult } from './execute.js';
+import { getBackend, type BackendKind } from './registry.js';
 
-/** What crosses a thread boundary: the request minus the dispatcher, clock and cancel registration. */
-export type WireInput = Omit<ExecuteInput, 'dispatcher' | 'now' | 'register' | 'onContent'>;
+/** What crosses a thread boundary: the request minus the dispatcher, clock, cancel registration and the backend's classifier. */
+export type WireInput = Omit<ExecuteInput, 'dispatcher' | 'now' | 'register' | 'onContent' | 'classifier'>;
 
 /** The requests in flight on one thread, so all can be cancelled at once. */
 export function inFlightSet(): { register: (ac: AbortController) => () => void; abortAll: () => void } {
@@ -22,7 +23,8 @@ export function inFlightSet(): { register: (ac: AbortController) => () => void; 
   };
 }
 
-export interface Executor {
+/** Sends requests (not to be confused with the scheduler's executors, which decide when). */
+export interface RequestSender {
   readonly workers: number;
   execute(inp: WireInput): Promise<ExecuteResult>;
   /** Move the run clock's origin (absolute ms, performance.timeOrigin-based) once setup is done. */
@@ -62,9 +64,10 @@ export function agentFor(o: PoolOptions): Dispatcher | H1Pool {
   return withStaleRetry(() => (o.proxy ? proxyAgent(o.proxy, opts) : new Agent(opts)));
 }
 
-/** Runs requests on this thread's event loop. */
-export function inProcessExecutor(o: PoolOptions, now: () => number): Executor {
+/** Sends requests on this thread's event loop; `backend` reads their responses. */
+export function inProcessSender(o: PoolOptions, now: () => number, backend: BackendKind): RequestSender {
   const agent = agentFor(o);
+  const classifier = getBackend(backend);
   const live = inFlightSet();
   let events = 0;
   const onContent = () => {
@@ -72,7 +75,7 @@ export function inProcessExecutor(o: PoolOptions, now: () => number): Executor {
   };
   return {
     workers: 1,
-    execute: (inp) => executeRequest({ ...inp, dispatcher: agent, now, register: live.register, onContent }),
+    execute: (inp) => executeRequest({ ...inp, dispatcher: agent, now, register: live.register, onContent, classifier }),
     contentEvents: () => events,
     setOrigin: () => {}, // `now` is the caller's clock, already re-based by the caller
     cancelAll: live.abortAll,

@@ -1,34 +1,14 @@
-// OpenAI-compatible protocol: request bodies for chat/completions, and what each streamed chunk carried.
+// What the OpenAI-compatible protocols share: the common body fields, usage, and how streamed chunks are classified.
 import type { RequestSpec } from '../dataset/types.js';
-import type { EventKind } from '../metrics/record.js';
+import type { BodyOptions, ChunkInfo } from './backend.js';
 import type { UsageReport } from './usage.js';
 
+export type { BodyOptions, ChunkInfo } from './backend.js';
 export type { Usage, UsageReport } from './usage.js';
 
-export type Endpoint = 'chat' | 'completions';
-
-export const ENDPOINT_PATHS: Record<Endpoint, string> = {
-  chat: '/chat/completions',
-  completions: '/completions',
-};
-
-export interface BodyOptions {
-  model: string;
-  endpoint: Endpoint;
-  stream: boolean;
-  ignoreEos: boolean;
-  temperature?: number;
-  topP?: number;
-  topK?: number;
-  seed?: number;
-  extraBody?: Record<string, unknown>;
-}
-
-/** Build the JSON body of one request. Usage is always requested so token counts come from the server. */
-export function buildBody(spec: RequestSpec, o: BodyOptions): Record<string, unknown> {
-  const body: Record<string, unknown> = { model: o.model, max_tokens: spec.maxTokens, stream: o.stream };
-  if (o.endpoint === 'chat') body.messages = spec.messages;
-  else body.prompt = spec.prompt;
+/** The body fields both protocols send; the caller adds `messages` or `prompt`. Usage is always requested so token counts come from the server. */
+export function commonBody(spec: RequestSpec, o: BodyOptions, prompt: Record<string, unknown>): Record<string, unknown> {
+  const body: Record<string, unknown> = { model: o.model, max_tokens: spec.maxTokens, stream: o.stream, ...prompt };
   if (o.stream) body.stream_options = { include_usage: true };
   if (o.ignoreEos) {
     // vLLM/SGLang extensions: emit exactly max_tokens so output length is what the workload asked for.
@@ -41,17 +21,6 @@ export function buildBody(spec: RequestSpec, o: BodyOptions): Record<string, unk
   if (o.seed !== undefined) body.seed = o.seed;
   if (o.extraBody) Object.assign(body, o.extraBody);
   return body;
-}
-
-/** What one parsed data event carried. */
-export interface ChunkInfo {
-  kind: EventKind;
-  reasoning: string;
-  answer: string;
-  /** The usage values as sent; judged once the response is complete (see usage.ts). */
-  usage: UsageReport | null;
-  finishReason: string | null;
-  error: string | null;
 }
 
 type Json = Record<string, unknown>;

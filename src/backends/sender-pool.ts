@@ -1,8 +1,9 @@
-// Worker-thread executor: spreads requests over N threads (least busy first) and merges results on the main thread.
+// Worker-thread request sender: spreads requests over N threads (least busy first) and merges results on the main thread.
 import { Worker } from 'node:worker_threads';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { Executor, PoolOptions, WireInput } from './executor.js';
+import type { RequestSender, PoolOptions, WireInput } from './sender.js';
+import type { BackendKind } from './registry.js';
 import { blankRaw, type ExecuteResult } from './execute.js';
 import type { FromWorker, ToWorker } from './worker.js';
 
@@ -22,7 +23,7 @@ interface Slot {
   dead: boolean;
 }
 
-export async function workerPoolExecutor(n: number, pool: PoolOptions, originAbsMs: number): Promise<Executor> {
+export async function senderPool(n: number, pool: PoolOptions, originAbsMs: number, backend: BackendKind): Promise<RequestSender> {
   const file = workerFile();
   const per: PoolOptions = { ...pool, connections: pool.connections === null ? null : Math.ceil(pool.connections / n) };
   const pending = new Map<number, { resolve: (r: ExecuteResult) => void; input: WireInput; worker: Worker }>();
@@ -32,7 +33,7 @@ export async function workerPoolExecutor(n: number, pool: PoolOptions, originAbs
   const slots: Slot[] = [];
   const events = new Int32Array(new SharedArrayBuffer(4));
   for (let i = 0; i < n; i++) {
-    const worker = new Worker(file, { workerData: { pool: per, originAbsMs, events } });
+    const worker = new Worker(file, { workerData: { pool: per, originAbsMs, events, backend } });
     const slot: Slot = { worker, inFlight: 0, dead: false };
     worker.on('message', (m: FromWorker) => {
       if (m.type !== 'done') return;

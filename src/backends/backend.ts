@@ -1,0 +1,45 @@
+// The Backend interface every protocol implements: the request path and body, and what a response's data carried.
+import type { RequestSpec } from '../dataset/types.js';
+import type { EventKind } from '../metrics/record.js';
+import type { UsageReport } from './usage.js';
+
+/** Sampling and shaping options of one request body; the protocol decides where each goes. */
+export interface BodyOptions {
+  model: string;
+  stream: boolean;
+  ignoreEos: boolean;
+  temperature?: number;
+  topP?: number;
+  topK?: number;
+  seed?: number;
+  extraBody?: Record<string, unknown>;
+}
+
+/** What one parsed data event (or a whole non-streamed body) carried. */
+export interface ChunkInfo {
+  kind: EventKind;
+  reasoning: string;
+  answer: string;
+  /** The usage values as sent; judged once the response is complete (see usage.ts). */
+  usage: UsageReport | null;
+  finishReason: string | null;
+  error: string | null;
+}
+
+/** How a response is read: called per event on the hot path, so each is a plain function taken once per request. */
+export interface ResponseClassifier {
+  /** One SSE data payload, or a whole non-streamed body. */
+  classifyData(data: string): ChunkInfo;
+  /** The data of an SSE `event: error`. */
+  classifyErrorEvent(data: string): ChunkInfo;
+}
+
+export interface Backend extends ResponseClassifier {
+  readonly kind: string;
+  /** Path appended to --base-url (before its query string). */
+  readonly path: string;
+  /** The --endpoint this backend answers to: whether workloads build chat messages or a flat prompt. */
+  readonly endpoint: 'chat' | 'completions';
+  /** The JSON body of one request. */
+  buildBody(spec: RequestSpec, o: BodyOptions): Record<string, unknown>;
+}

@@ -1,0 +1,51 @@
+// Backend registry: every kind resolves and builds its protocol's body; an unknown kind lists the valid ones.
+import { describe, it, expect } from 'vitest';
+import { BACKENDS, BACKEND_KINDS, backendForEndpoint, backendOf, getBackend } from './registry.js';
+import { UsageError } from '../errors.js';
+import type { RequestSpec } from '../dataset/types.js';
+
+const spec: RequestSpec = { messages: [{ role: 'user', content: 'hi' }], prompt: 'hi', inputTokens: 1, maxTokens: 4, class: undefined } as RequestSpec;
+const opts = { model: 'm', stream: true, ignoreEos: true, temperature: 0.5, seed: 3, extraBody: { x: 1 } };
+
+describe('backend registry', () => {
+  it('resolves each kind to a backend of that kind, with its path and endpoint', () => {
+    expect(BACKEND_KINDS).toEqual(['openai-chat', 'openai-completions']);
+    for (const k of BACKEND_KINDS) expect(getBackend(k).kind).toBe(k);
+    expect(getBackend('openai-chat')).toMatchObject({ path: '/chat/completions', endpoint: 'chat' });
+    expect(getBackend('openai-completions')).toMatchObject({ path: '/completions', endpoint: 'completions' });
+  });
+
+  it('answers an unknown kind with the valid ones (own keys only)', () => {
+    for (const bad of ['grpc', 'constructor', '__proto__', ''])
+      expect(() => getBackend(bad)).toThrow(new UsageError([`--backend: unknown kind "${bad}" (valid: openai-chat, openai-completions)`]));
+  });
+
+  it('maps --endpoint to its backend, and --backend wins when given', () => {
+    expect(backendForEndpoint('chat')).toBe('openai-chat');
+    expect(backendForEndpoint('completions')).toBe('openai-completions');
+    expect(backendOf({ endpoint: 'chat' })).toBe('openai-chat');
+    expect(backendOf({ endpoint: 'completions', backend: 'openai-completions' })).toBe('openai-completions');
+  });
+
+  it('builds the same body except for the prompt: messages for chat, flat text for completions', () => {
+    const chat = BACKENDS['openai-chat'].buildBody(spec, opts);
+    const comp = BACKENDS['openai-completions'].buildBody(spec, opts);
+    expect(Object.keys(chat)).toEqual(['model', 'max_tokens', 'stream', 'messages', 'stream_options', 'ignore_eos', 'min_tokens', 'temperature', 'seed', 'x']);
+    expect(chat.messages).toEqual(spec.messages);
+    expect(comp.prompt).toBe('hi');
+    const { messages: _m, ...restChat } = chat;
+    const { prompt: _p, ...restComp } = comp;
+    expect(restComp).toEqual(restChat);
+    expect(restChat).toMatchObject({ model: 'm', max_tokens: 4, min_tokens: 4, stream_options: { include_usage: true } });
+  });
+
+  it('classifies chat deltas and completions text alike', () => {
+    for (const k of BACKEND_KINDS) {
+      const b = getBackend(k);
+      expect(b.classifyData('{"choices":[{"delta":{"content":"a"}}]}')).toMatchObject({ kind: 'a', answer: 'a' });
+      expect(b.classifyData('{"choices":[{"text":"b"}]}')).toMatchObject({ kind: 'a', answer: 'b' });
+      expect(b.classifyData('[DONE]').kind).toBe('d');
+      expect(b.classifyErrorEvent('{"error":{"message":"boom"}}')).toMatchObject({ kind: 'e', error: 'boom' });
+    }
+  });
+});

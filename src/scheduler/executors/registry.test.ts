@@ -1,0 +1,46 @@
+// Executor registry: every kind resolves and runs, the choice from the load options, run.json descriptions; unknown kinds list the valid ones.
+import { describe, it, expect } from 'vitest';
+import { chooseExecutor, EXECUTOR_KINDS, getExecutor } from './registry.js';
+import { UsageError } from '../../errors.js';
+import { createRng } from '../../util/rng.js';
+import type { ScheduleOptions, Slot } from './types.js';
+
+describe('executor registry', () => {
+  it('resolves each kind (k6 names) to an executor of that kind', () => {
+    expect(EXECUTOR_KINDS).toEqual(['constant-vus', 'constant-arrival-rate', 'replay']);
+    for (const k of EXECUTOR_KINDS) expect(getExecutor(k).kind).toBe(k);
+    expect(EXECUTOR_KINDS.map((k) => getExecutor(k).openLoop)).toEqual([false, true, true]);
+  });
+
+  it('answers an unknown kind with the valid ones', () => {
+    expect(() => getExecutor('ramping-vus')).toThrow(new UsageError(['executor: unknown kind "ramping-vus" (valid: constant-vus, constant-arrival-rate, replay)']));
+    expect(() => getExecutor('toString')).toThrow(/valid: constant-vus/);
+  });
+
+  it('is chosen in one place: send times → replay, --rate → constant-arrival-rate, else constant-vus', () => {
+    expect(chooseExecutor({}).kind).toBe('constant-vus');
+    expect(chooseExecutor({ rate: 5 }).kind).toBe('constant-arrival-rate');
+    expect(chooseExecutor({ arrivalTimesMs: [] }).kind).toBe('replay');
+    expect(chooseExecutor({ arrivalTimesMs: [0, 10], rate: 5 }).kind).toBe('replay');
+  });
+
+  it('describes itself for run.json with the in-flight cap as max_vus', () => {
+    const p = { arrival: 'poisson' as const, burstiness: 1 };
+    expect(getExecutor('constant-vus').describe({ ...p, concurrency: 8 })).toEqual({ kind: 'constant-vus', vus: 8 });
+    expect(getExecutor('constant-arrival-rate').describe({ ...p, rate: 5 })).toEqual({ kind: 'constant-arrival-rate', rate: 5, arrival: 'poisson', max_vus: null });
+    expect(getExecutor('constant-arrival-rate').describe({ rate: 5, arrival: 'gamma', burstiness: 0.5, concurrency: 3 })).toEqual({
+      kind: 'constant-arrival-rate', rate: 5, arrival: 'gamma', burstiness: 0.5, max_vus: 3,
+    });
+    expect(getExecutor('replay').describe({ ...p, concurrency: 2 })).toEqual({ kind: 'replay', max_vus: 2 });
+  });
+
+  it('each executor sends warmup and measured requests and stops at --requests', async () => {
+    const now = () => performance.now();
+    for (const k of EXECUTOR_KINDS) {
+      const o: ScheduleOptions = { concurrency: 2, rate: 1000, arrival: 'constant', burstiness: 1, warmup: 1, requests: 3, rng: createRng(1), now, arrivalTimesMs: [0, 1, 2, 3, 4, 5] };
+      const slots: Slot[] = [];
+      await getExecutor(k).run(o, async (s) => (slots.push(s), true));
+      expect(slots.map((s) => [s.index, s.warmup]), k).toEqual([[0, true], [1, false], [2, false], [3, false]]);
+    }
+  });
+});

@@ -1,0 +1,25 @@
+// Executors by kind (k6's names), and the one function that picks the run's executor from its load options.
+import type { Executor, ScheduleOptions } from './types.js';
+import { constantVus } from './constant-vus.js';
+import { constantArrivalRate } from './constant-arrival-rate.js';
+import { replay } from './replay.js';
+import { byKind } from '../../util/kinds.js';
+
+export const EXECUTORS = {
+  'constant-vus': constantVus,
+  'constant-arrival-rate': constantArrivalRate,
+  replay,
+} as const satisfies Record<string, Executor>;
+
+export type ExecutorKind = keyof typeof EXECUTORS;
+export const EXECUTOR_KINDS = Object.keys(EXECUTORS) as ExecutorKind[];
+
+/** The executor of a kind; an unknown kind is a UsageError listing the valid ones. */
+export const getExecutor = (kind: string, name = 'executor'): Executor => byKind<Executor>(EXECUTORS, kind, name);
+
+/** Explicit send times (a trace) → replay; else --rate → constant-arrival-rate (capped by --concurrency); else constant-vus. */
+export function chooseExecutor(o: Pick<ScheduleOptions, 'rate' | 'arrivalTimesMs'>): Executor {
+  if (o.arrivalTimesMs) return EXECUTORS.replay;
+  if (o.rate !== undefined) return EXECUTORS['constant-arrival-rate'];
+  return EXECUTORS['constant-vus'];
+}

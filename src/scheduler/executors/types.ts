@@ -1,0 +1,50 @@
+// What every executor (a scheduling loop: when each request goes out) takes, calls and describes.
+import type { Rng } from '../../util/rng.js';
+import type { ArrivalKind } from '../arrivals.js';
+
+export interface Slot {
+  /** 0-based request index; indexes below `warmup` are warmup requests. */
+  index: number;
+  warmup: boolean;
+  /** When the schedule wanted it sent (ms on the run clock). */
+  scheduledAtMs: number;
+  /**
+   * When it could first have been sent: the scheduled time, or later when the in-flight cap (--rate with
+   * --concurrency) held it back. Lateness beyond this is the client's own.
+   */
+  readyAtMs: number;
+}
+
+export interface ScheduleOptions {
+  concurrency?: number;
+  rate?: number;
+  arrival: ArrivalKind;
+  burstiness: number;
+  warmup: number;
+  /** Measured requests to send (warmup excluded). */
+  requests?: number;
+  /** Stop sending this long after the first measured request was due. */
+  durationMs?: number;
+  rng: Rng;
+  now: () => number;
+  /** Stops issuing new requests when aborted (graceful stop). */
+  signal?: AbortSignal;
+  /** Explicit send times (ms from start), e.g. trace replay; replaces the rate's arrival process. */
+  arrivalTimesMs?: number[];
+}
+
+/** `send` returns false when the workload has nothing more for this slot: that ends the loop. */
+export type SendFn = (slot: Slot) => Promise<boolean>;
+
+/** What an executor's description (run.json `executor`) is built from: the load options, no clock or RNG. */
+export type ExecutorParams = Pick<ScheduleOptions, 'concurrency' | 'rate' | 'arrival' | 'burstiness'>;
+
+export interface Executor {
+  readonly kind: string;
+  /** Open loop: requests are due at scheduled times, whether or not earlier ones have finished. */
+  readonly openLoop: boolean;
+  /** Run the schedule, calling `send` for every slot; resolves when every sent request has finished. */
+  run(o: ScheduleOptions, send: SendFn): Promise<void>;
+  /** run.json `executor`: the kind and its k6-style options (snake_case). */
+  describe(p: ExecutorParams): Record<string, unknown>;
+}
