@@ -28,8 +28,10 @@ describe('sweep against a 4-slot server', () => {
   it('finds the plateau at 4, recommends 70% of it, writes csv/json/html that render', async () => {
     const out = join(tmpDir(), 'sweep');
     const resolved = resolveSweepConfig({
-      flags: { concurrency: '1,2,4,8,16', requests: '12,16,32,48,64', slo: 'ttft_p99=5s,error_rate=1%', out },
-      runFlags: { baseUrl: server.baseUrl, inputTokens: 16, outputTokens: 8 },
+      flags: { concurrency: '1,2,4,8,16', requests: '8,16,32,48,64', slo: 'ttft_p99=5s,error_rate=1%', out },
+      // 24 tokens a request: the client's turnaround between a finished request and the next (tens of ms on a loaded
+      // machine) idles a slot at concurrency 4 but not at 8, so short requests can move the knee to 8.
+      runFlags: { baseUrl: server.baseUrl, inputTokens: 16, outputTokens: 24 },
     });
     const { doc } = await runSweep(resolved);
     expect(doc.points.map((p) => p.load)).toEqual([1, 2, 4, 8, 16]);

@@ -36,7 +36,9 @@ describe('startHealthMonitor', () => {
     expect(h.reasons.join(' ')).toMatch(/event loop stalled for [\d.]+ ms at once \(> 100 ms\)/);
   });
 
-  it('stays healthy through an idle period', async () => {
+  // A real measurement of this process: on an overloaded machine the OS itself can stall it past 100 ms once,
+  // which the monitor rightly reports, so the idle period gets up to three tries (as client-health.test.ts does).
+  it('stays healthy through an idle period', { retry: 2 }, async () => {
     const m = startHealthMonitor(now);
     for (let i = 0; i < 20; i++) {
       m.recordSendLag(0.05);
