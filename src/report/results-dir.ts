@@ -17,7 +17,7 @@ export const SUMMARY_JSON = 'summary.json';
 const MAX_RECORD_LINE_BYTES = 256 * 1024 * 1024;
 
 /** Records the HTML reports read from one requests.jsonl for their charts at most (docs/report.md). */
-export const CHART_SAMPLE_MAX = 50_000;
+export const CHART_SAMPLE_MAX = 10_000;
 
 /** The one order of records everywhere (reports, RunResult.records, charts): by id, then attempt. */
 export const byIdThenAttempt = (a: RequestRecord, b: RequestRecord): number => a.id - b.id || a.attempt - b.attempt;
