@@ -24,9 +24,11 @@ import { availableParallelism } from 'node:os';
 import { chooseExecutor, type Slot } from './scheduler/scheduler.js';
 import type { RequestSpec } from './dataset/types.js';
 import { toRecord } from './metrics/derive.js';
-import { normalizeRaw, readRecords, RecordWriter } from './metrics/jsonl.js';
+import { normalizeRaw, RecordWriter } from './metrics/jsonl.js';
 import { LiveAggregator } from './metrics/live.js';
-import { buildSummary, type Summary } from './metrics/summary.js';
+import type { Summary } from './metrics/summary.js';
+import { SummaryAggregator } from './metrics/aggregator.js';
+import { readRecordsSorted, REQUESTS_JSONL, RUN_JSON, SUMMARY_JSON, writeJsonFile } from './report/results-dir.js';
 import type { RequestRecord } from './metrics/record.js';
 import { openTarget, preflight } from './target.js';
 import { writeRunReport } from './report/html/run-report.js';
@@ -49,7 +51,11 @@ export interface RunOptions {
 
 export interface RunResult {
   summary: Summary;
-  records: RequestRecord[];
+  /**
+   * Every record written, sorted by id then attempt: read back from requests.jsonl on first access (the run itself
+   * keeps none in memory, and the summary does not depend on them), so memory grows with the run only for callers that read it.
+   */
+  readonly records: RequestRecord[];
   outDir: string;
   /** Names of the files in outDir that were written in full (only these may be announced). */
   written: string[];
@@ -133,6 +139,15 @@ async function completeTokenCounts(res: ExecuteResult, counter: TokenCounter): P
   if (raw.input_tokens === null) raw.input_tokens = raw.expected_input_tokens;
 }
 
+/** A RunResult whose `records` are read back from outDir/requests.jsonl on first access, then kept. */
+function lazyRecords(r: Omit<RunResult, 'records'>): RunResult {
+  let records: RequestRecord[] | undefined;
+  return Object.defineProperty(r, 'records', {
+    get: () => (records ??= readRecordsSorted(r.outDir).records),
+    enumerable: true,
+  }) as RunResult;
+}
+
 /** Run one benchmark. Throws UsageError (exit 2) for bad config or an unreachable server, before anything is sent. */
 export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions = {}): Promise<RunResult> {
   const { config: c, headers: extraHeaders } = 'config' in input ? input : resolveRunConfig({ flags: input as Record<string, unknown> });
@@ -201,8 +216,10 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
       client: { node: process.version, platform: platform(), cpus: cpus().length, cpu_model: cpus()[0]?.model ?? null, hostname: hostname() },
       config: redactedConfig(c, extraHeaders),
     };
-    writeFileAtomic(join(outDir, 'run.json'), JSON.stringify(runMeta, null, 2) + '\n');
-    const writer = new RecordWriter(join(outDir, 'requests.jsonl'));
+    writeJsonFile(outDir, RUN_JSON, runMeta);
+    const writer = new RecordWriter(join(outDir, REQUESTS_JSONL));
+    // Fed each record as it is written: the summary comes from here, in memory that does not grow with the events.
+    const summaryAgg = new SummaryAggregator();
 
     let t0 = performance.now();
     const now = () => performance.now() - t0;
@@ -264,7 +281,8 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
       if (res.raw.finish_reason !== null) res.raw.finish_reason = redact(res.raw.finish_reason);
       if (res.raw.usage_rejected !== null) res.raw.usage_rejected = redact(res.raw.usage_rejected);
       const rec = toRecord(normalizeRaw(res.raw));
-      if (!writer.write(rec) && !stopSending.signal.aborted) {
+      if (writer.write(rec)) summaryAgg.add(rec);
+      else if (!stopSending.signal.aborted) {
         // Nothing more can be recorded, so nothing more is sent, and requests in flight are not waited for.
         stop('write_failed');
         exec.cancelAll();
@@ -352,7 +370,7 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
     if (state.stoppedReason === 'write_failed') runMeta.stop_message = writer.failure!.message;
     // Each file is written whole (temp + rename) or not at all; a failure is collected, and announced files are only those written.
     const failures: WriteError[] = writer.failure ? [writer.failure] : [];
-    const written: string[] = writer.failure ? [] : ['requests.jsonl'];
+    const written: string[] = writer.failure ? [] : [REQUESTS_JSONL];
     const save = (name: string, data: () => string) => {
       try {
         writeFileAtomic(join(outDir, name), data());
@@ -363,13 +381,10 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
       }
     };
     // run.json is rewritten with how the run ended, so `report` rebuilds exactly this summary.
-    save('run.json', () => JSON.stringify(runMeta, null, 2) + '\n');
-    // Records are not kept in memory during the run (memory stays flat on long runs): the summary is computed
-    // from requests.jsonl, the same way `tokenflood report` does, so the two always agree.
-    const { records } = readRecords(join(outDir, 'requests.jsonl'));
-    records.sort((a, b) => a.id - b.id || a.attempt - b.attempt);
-    const summary = buildSummary(records, runMeta, c.concurrency);
-    save('summary.json', () => JSON.stringify(summary, null, 2) + '\n');
+    save(RUN_JSON, () => JSON.stringify(runMeta, null, 2) + '\n');
+    // The aggregator saw exactly the records on disk, so `tokenflood report` (which replays them through it) agrees.
+    const summary = summaryAgg.summary(runMeta, c.concurrency);
+    save(SUMMARY_JSON, () => JSON.stringify(summary, null, 2) + '\n');
     try {
       writeRunReport(outDir);
       written.push('report.html');
@@ -378,7 +393,7 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
       // The measurements are safe on disk; a report that cannot be rendered must not turn the run into an error.
       else process.stderr.write(`tokenflood: warning: could not write report.html: ${(e as Error).message}\n`);
     }
-    const result = { summary, records, outDir, written };
+    const result = lazyRecords({ summary, outDir, written });
     if (failures.length) throw new RunWriteError(failures[0], result, failures.map((f) => f.file));
     return result;
   } finally {

@@ -2,7 +2,6 @@
 import { defaultOutDir, prepareOutDir } from './outdir.js';
 import { snakeKeys } from './util/snake.js';
 import { writeRunReport } from './report/html/run-report.js';
-import { writeFileAtomic } from './util/atomic-write.js';
 import { join } from 'node:path';
 import { cpus, hostname, platform } from 'node:os';
 import { z } from 'zod';
@@ -18,7 +17,8 @@ import { toRecord } from './metrics/derive.js';
 import { normalizeRaw, RecordWriter } from './metrics/jsonl.js';
 import type { RawRequest, RequestRecord } from './metrics/record.js';
 import { httpCode } from './backends/error-codes.js';
-import { buildSummary } from './metrics/summary.js';
+import { SummaryAggregator } from './metrics/aggregator.js';
+import { REQUESTS_JSONL, RUN_JSON, SUMMARY_JSON, writeJsonFile } from './report/results-dir.js';
 import { simServerOptionsSchema } from './sim/options.js';
 import { resolveEngine, type EngineSpec } from './sim/engine/config.js';
 import { contextLengthError } from './sim/engine/engine.js';
@@ -321,9 +321,13 @@ export async function simulate(input: SimulateInput | ResolvedSimulate): Promise
   const text = createTextSource(tok);
   const x: ConvertContext = { c, shape: { chat: c.endpoint === 'chat', tokensPerChunk: eo.tokensPerChunk }, reasoningShare: eo.reasoningShare, reasoning, text };
   const records: RequestRecord[] = sim.records.map((v) => toRecord(normalizeRaw(toRawRequest(v, planned[v.index], x))));
-  const writer = new RecordWriter(join(outDir, 'requests.jsonl'));
+  const writer = new RecordWriter(join(outDir, REQUESTS_JSONL));
+  const summaryAgg = new SummaryAggregator();
   try {
-    for (const rec of records) if (!writer.write(rec)) throw writer.failure!;
+    for (const rec of records) {
+      if (!writer.write(rec)) throw writer.failure!;
+      summaryAgg.add(rec);
+    }
   } finally {
     writer.close();
   }
@@ -368,9 +372,9 @@ export async function simulate(input: SimulateInput | ResolvedSimulate): Promise
     config: snakeKeys({ ...redactedConfig(c, r.headers), ...eo }),
     stopped_reason: 'completed',
   };
-  writeFileAtomic(join(outDir, 'run.json'), JSON.stringify(runMeta, null, 2) + '\n');
-  const summary = buildSummary(records, runMeta, c.concurrency);
-  writeFileAtomic(join(outDir, 'summary.json'), JSON.stringify(summary, null, 2) + '\n');
+  writeJsonFile(outDir, RUN_JSON, runMeta);
+  const summary = summaryAgg.summary(runMeta, c.concurrency);
+  writeJsonFile(outDir, SUMMARY_JSON, summary);
   writeRunReport(outDir);
   return { summary, records, outDir, written: ['requests.jsonl', 'run.json', 'summary.json', 'report.html'], sim, engine, wallMs };
 }

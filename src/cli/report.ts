@@ -1,11 +1,10 @@
 // `tokenflood report DIR`: recompute summary.json from requests.jsonl alone and print the same table.
 import { existsSync, readFileSync } from 'node:fs';
-import { writeFileAtomic } from '../util/atomic-write.js';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { UsageError } from '../errors.js';
-import { readRecords } from '../metrics/jsonl.js';
-import { buildSummary, type Summary } from '../metrics/summary.js';
+import type { Summary } from '../metrics/summary.js';
+import { replaySummary, SUMMARY_JSON, writeJsonFile } from '../report/results-dir.js';
 import { renderSummary } from '../report/terminal.js';
 import type { Out } from './io.js';
 import { stripControls } from '../util/terminal-text.js';
@@ -14,26 +13,9 @@ import { writeSweepReport } from '../report/html/sweep-report.js';
 import { renderSweep } from '../sweep/terminal.js';
 import type { SweepDoc } from '../report/sweep-model.js';
 
-/** Rebuild a run's summary from its raw records (and run.json for metadata). */
+/** Rebuild a run's summary from its raw records (and run.json for metadata), streamed through the run's aggregator. */
 export function rebuildSummary(dir: string): { summary: Summary; warnings: string[] } {
-  const file = join(dir, 'requests.jsonl');
-  if (!existsSync(file)) throw new UsageError([`report: ${file} not found (is ${dir} a tokenflood results directory?)`]);
-  const { records, warnings } = readRecords(file);
-  let run: Record<string, unknown> = {};
-  const runFile = join(dir, 'run.json');
-  if (existsSync(runFile)) {
-    try {
-      const parsed = JSON.parse(readFileSync(runFile, 'utf8')) as unknown;
-      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) run = parsed as Record<string, unknown>;
-      else warnings.push(`${runFile} is not a JSON object: run metadata missing from the summary`);
-    } catch (e) {
-      warnings.push(`${runFile} is unreadable (${(e as Error).message}): run metadata missing from the summary`);
-    }
-  }
-  else warnings.push(`${runFile} not found: run metadata missing from the summary`);
-  const conc = (run.config as { concurrency?: number } | undefined)?.concurrency;
-  records.sort((a, b) => a.id - b.id || a.attempt - b.attempt);
-  return { summary: buildSummary(records, run, conc), warnings };
+  return replaySummary(dir, 'report');
 }
 
 /** A sweep directory's sweep.json, as text and parsed; a file that does not parse is a UsageError naming it. */
@@ -67,7 +49,7 @@ export function registerReport(program: Command, out: Out): void {
       }
       const { summary, warnings } = rebuildSummary(dir);
       for (const w of warnings) out.err.write(`warning: ${stripControls(w)}\n`);
-      if (o.write) writeFileAtomic(join(dir, 'summary.json'), JSON.stringify(summary, null, 2) + '\n');
+      if (o.write) writeJsonFile(dir, SUMMARY_JSON, summary);
       if (o.html) out.err.write(`wrote ${writeRunReport(dir)}\n`);
       out.out.write(o.json ? JSON.stringify(summary, null, 2) + '\n' : `${stripControls(renderSummary(summary))}\n`);
     });

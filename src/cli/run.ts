@@ -7,6 +7,8 @@ import type { RunConfig } from '../config/schema.js';
 import { addFlags, givenFlags } from '../config/flags.js';
 import { renderSummary } from '../report/terminal.js';
 import { evaluateSlo, parseSlo, describeSloChecks } from '../metrics/slo.js';
+import { recordsOf, REQUESTS_JSONL } from '../report/results-dir.js';
+import { join } from 'node:path';
 import { startProgress } from '../report/progress.js';
 import { setExitCode, type Out } from './io.js';
 import { safeTerminalText } from '../report/format.js';
@@ -18,7 +20,7 @@ import { workloadWarningText } from './workload-warnings.js';
  * goodput (and exit 1 under --fail-on-slo when an objective was missed).
  */
 export function printResult(result: RunResult, c: RunConfig, out: Out, rendered: string): void {
-  const slo = c.slo ? evaluateSlo(result.summary, result.records, parseSlo(c.slo)) : undefined;
+  const slo = c.slo ? evaluateSlo(result.summary, recordsOf(join(result.outDir, REQUESTS_JSONL)), parseSlo(c.slo)) : undefined;
   if (slo && c.failOnSlo && !slo.passed) setExitCode(1);
   if (c.json) {
     out.out.write(JSON.stringify(slo ? { ...result.summary, slo } : result.summary, null, 2) + '\n');

@@ -123,34 +123,59 @@ export interface ReadResult {
   warnings: string[];
 }
 
-/** Read requests.jsonl and recompute every derived metric from the raw fields. A truncated last line is skipped with a warning. */
-export function readRecords(path: string): ReadResult {
-  const text = readFileSync(path, 'utf8');
-  const lines = text.split('\n');
-  const records: RequestRecord[] = [];
-  const warnings: string[] = [];
-  lines.forEach((line, i) => {
-    if (!line.trim()) return;
-    let o: Record<string, unknown>;
+/** The record on one line of requests.jsonl, every derived metric recomputed from its raw fields. */
+export function recordFromJson(o: Record<string, unknown>): RequestRecord {
+  const raw = {} as Record<string, unknown>;
+  for (const f of RAW_FIELDS) raw[f] = o[f] ?? (f === 'event_times_ms' ? [] : f === 'event_kinds' ? '' : null);
+  if (raw.class === null) raw.class = undefined;
+  if (raw.attempt === null) raw.attempt = 1;
+  if (raw.events_after_done === null) raw.events_after_done = 0; // files written before the field existed
+  raw.reconnected = raw.reconnected === true;
+  if (typeof raw.code !== 'string') raw.code = legacyCode(raw as unknown as RawRequest); // files written before the field existed
+  return toRecord(raw as unknown as RawRequest);
+}
+
+/**
+ * Parses requests.jsonl line by line (from any line source) and hands each record on; nothing is kept but warnings.
+ * A line that is not JSON is skipped; among the last two lines (the file ends with a newline) it is called a truncated last line.
+ */
+export class RecordLineParser {
+  private lines = 0;
+  private readonly bad: { n: number; notObject: boolean }[] = [];
+  constructor(
+    readonly path: string,
+    private readonly onRecord: (r: RequestRecord) => void,
+  ) {}
+  /** One line; `n` is 1-based. */
+  line(n: number, text: string): void {
+    this.lines = n;
+    if (!text.trim()) return;
+    let o: unknown;
     try {
-      o = JSON.parse(line);
+      o = JSON.parse(text);
     } catch {
-      const last = i >= lines.length - 2;
-      warnings.push(`${path}:${i + 1}: ${last ? 'truncated last line skipped (the run was killed mid-write?)' : 'unreadable line skipped'}`);
+      this.bad.push({ n, notObject: false });
       return;
     }
-    if (!o || typeof o !== 'object' || Array.isArray(o)) {
-      warnings.push(`${path}:${i + 1}: not a request record (expected a JSON object), skipped`);
-      return;
-    }
-    const raw = {} as Record<string, unknown>;
-    for (const f of RAW_FIELDS) raw[f] = o[f] ?? (f === 'event_times_ms' ? [] : f === 'event_kinds' ? '' : null);
-    if (raw.class === null) raw.class = undefined;
-    if (raw.attempt === null) raw.attempt = 1;
-    if (raw.events_after_done === null) raw.events_after_done = 0; // files written before the field existed
-    raw.reconnected = raw.reconnected === true;
-    if (typeof raw.code !== 'string') raw.code = legacyCode(raw as unknown as RawRequest); // files written before the field existed
-    records.push(toRecord(raw as unknown as RawRequest));
-  });
-  return { records, warnings };
+    if (!o || typeof o !== 'object' || Array.isArray(o)) this.bad.push({ n, notObject: true });
+    else this.onRecord(recordFromJson(o as Record<string, unknown>));
+  }
+  /** The warnings, once every line has been seen. */
+  warnings(): string[] {
+    return this.bad.map(({ n, notObject }) =>
+      notObject
+        ? `${this.path}:${n}: not a request record (expected a JSON object), skipped`
+        : `${this.path}:${n}: ${n >= this.lines - 1 ? 'truncated last line skipped (the run was killed mid-write?)' : 'unreadable line skipped'}`,
+    );
+  }
+}
+
+/** Read requests.jsonl whole, in file order (src/results/dir.ts streams it instead, sorted or through the aggregator). */
+export function readRecords(path: string): ReadResult {
+  const records: RequestRecord[] = [];
+  const parser = new RecordLineParser(path, (r) => records.push(r));
+  readFileSync(path, 'utf8')
+    .split('\n')
+    .forEach((line, i) => parser.line(i + 1, line));
+  return { records, warnings: parser.warnings() };
 }

@@ -169,7 +169,7 @@ export function isGoodRequest(r: RequestRecord, slo: Slo | undefined): boolean {
  * goodput counts the measured requests that were good: goodput_req_s = good / duration_s,
  * goodput_tok_s = Σ output_tokens(good) / duration_s. Without objectives, every successful request is good.
  */
-export function evaluateSlo(summary: MetricsBlock, records: readonly RequestRecord[], slo: Slo | undefined): SloResult {
+export function evaluateSlo(summary: MetricsBlock, records: Iterable<RequestRecord>, slo: Slo | undefined): SloResult {
   const checks: SloCheck[] = [];
   for (const o of slo?.objectives ?? []) {
     if (o.kind === 'latency') {
@@ -186,10 +186,13 @@ export function evaluateSlo(summary: MetricsBlock, records: readonly RequestReco
       checks.push({ name: o.name, op: '>=', limit: o.limit, actual, unit: 'tok/s', passed: actual >= o.limit });
     }
   }
-  const measured = records.filter((r) => !r.warmup && r.status !== 'cancelled');
+  // One pass over any iterable, so a report can stream the records instead of holding them.
+  let measured = 0;
   let good = 0;
   let goodTok = 0;
-  for (const r of measured) {
+  for (const r of records) {
+    if (r.warmup || r.status === 'cancelled') continue;
+    measured++;
     if (!isGoodRequest(r, slo)) continue;
     good++;
     goodTok += r.output_tokens ?? 0;
@@ -199,7 +202,7 @@ export function evaluateSlo(summary: MetricsBlock, records: readonly RequestReco
     passed: checks.every((c) => c.passed),
     checks,
     good_requests: good,
-    good_fraction: measured.length ? good / measured.length : 0,
+    good_fraction: measured ? good / measured : 0,
     goodput_req_s: d > 0 ? good / d : 0,
     goodput_tok_s: d > 0 ? goodTok / d : 0,
   };

@@ -26,7 +26,7 @@ export function percentile(sorted: readonly number[], p: number): number | null 
 }
 
 /** Population standard deviation (numpy's default, ddof = 0). */
-export function distStats(values: readonly number[]): DistStats {
+export function distStats(values: ArrayLike<number>): DistStats {
   const n = values.length;
   if (n === 0) return { count: 0, mean: null, stdev: null, min: null, max: null, p50: null, p90: null, p95: null, p99: null };
   const sorted = Float64Array.from(values).sort();

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { UsageError } from '../errors.js';
 import type { MetricsBlock } from '../metrics/summary.js';
 import { rowPairLabel, type SweepDoc, type SweepRow } from './sweep-model.js';
-import { readRunDir } from './html/run-report.js';
+import { readRunSummary } from './results-dir.js';
 import { readSweepDoc } from './html/sweep-report.js';
 import { kindWarnings, readRunJson, runKind, type RunKind } from './compare-kind.js';
 
@@ -153,7 +153,7 @@ export function loadResult(dir: string): Loaded {
     return { kind: 'sweep', dir, doc, what };
   }
   if (existsSync(join(dir, 'requests.jsonl')) || existsSync(join(dir, 'summary.json'))) {
-    const summary = readRunDir(dir).summary;
+    const summary = readRunSummary(dir).summary;
     return { kind: 'run', dir, metrics: summary, what: runKind((summary.run as Record<string, unknown> | undefined) ?? readRunJson(dir)) };
   }
   throw new UsageError([`compare: ${dir} holds neither a run (requests.jsonl) nor a sweep (sweep.json)`]);

@@ -24,7 +24,7 @@ export interface RowContext {
   clientBound: boolean;
 }
 
-export function sweepRow(p: PointSpec, dir: string, m: MetricsBlock, records: readonly RequestRecord[], ctx: RowContext): SweepRow {
+export function sweepRow(p: PointSpec, dir: string, m: MetricsBlock, records: Iterable<RequestRecord>, ctx: RowContext): SweepRow {
   const slo = ctx.slo;
   const ev = evaluateSlo(m, records, slo);
   return {

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { makeDirs } from '../outdir.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { join } from 'node:path';
+import { recordsOf, REQUESTS_JSONL } from '../report/results-dir.js';
 import { run, redactedConfig, type RunHooks } from '../run.js';
 import { startEmbeddedServer } from '../config/embedded-sim.js';
 import { resolveRunConfig } from '../config/load.js';
@@ -117,7 +118,7 @@ export async function runSweep(resolved: ResolvedSweep, opts: { hooks?: SweepHoo
     model ??= (res.summary.run.model as string | undefined) ?? null;
     if (typeof res.summary.run.sim_time_scale === 'number') simTimeScale ??= res.summary.run.sim_time_scale;
     writeRunReport(res.outDir);
-    const row = sweepRow({ ...p, name }, join('points', name), res.summary, res.records, {
+    const row = sweepRow({ ...p, name }, join('points', name), res.summary, recordsOf(join(res.outDir, REQUESTS_JSONL)), {
       slo: s.slo,
       configured: s.configuredLengths,
       clientBound: res.summary.client?.client_bound ?? false,

@@ -1,7 +1,7 @@
 // HTML reporter for `compare`: the delta tables and overlaid curves (sweeps) or distributions (runs) of every directory.
 import { writeFileAtomic } from '../../util/atomic-write.js';
 import type { CompareResult, Loaded, MetricDelta } from '../compare.js';
-import { readRunDir } from './run-report.js';
+import { CHART_SAMPLE_MAX, sampleRecords } from '../results-dir.js';
 import { cdfChart } from './run-charts.js';
 import { COLORS } from './chart-kit.js';
 import { renderPage } from './page.js';
@@ -62,7 +62,7 @@ function sweepCurves(all: readonly Loaded[], names: readonly string[]): Record<s
 }
 
 function runCurves(all: readonly Loaded[], names: readonly string[]): Record<string, unknown> {
-  const recs = all.map((l) => readRunDir(l.dir).records.filter((r) => !r.warmup && r.status === 'ok'));
+  const recs = all.map((l) => sampleRecords(l.dir, CHART_SAMPLE_MAX, (r) => !r.warmup && r.status === 'ok').records);
   const vals = (i: number, k: 'ttft_ms' | 'tpot_ms' | 'e2e_ms') => recs[i].map((r) => r[k]).filter((x): x is number => x !== null);
   // The baseline is drawn dashed, as the page's legend says (the same convention as the sweep curves).
   const chart = (title: string, k: 'ttft_ms' | 'tpot_ms' | 'e2e_ms') => {

@@ -1,11 +1,10 @@
 // HTML reporter for one run: reads a results directory and writes DIR/report.html (self-contained, opens offline).
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { writeFileAtomic } from '../../util/atomic-write.js';
 import { join } from 'node:path';
-import { UsageError } from '../../errors.js';
-import { readRecords } from '../../metrics/jsonl.js';
 import type { RequestRecord } from '../../metrics/record.js';
-import { buildSummary, type Summary } from '../../metrics/summary.js';
+import type { Summary } from '../../metrics/summary.js';
+import { CHART_SAMPLE_MAX, readRunMeta, readSummaryJson, recordsOf, replaySummary, requestsFile, RUN_JSON, sampleRecords } from '../results-dir.js';
 import { evaluateSlo, parseSlo, type SloResult } from '../../metrics/slo.js';
 import { renderPage } from './page.js';
 import { cdfChart, errorsChart, histogramChart, itlStalls, overTimeChart, stallsChart, timelineChart } from './run-charts.js';
@@ -15,35 +14,28 @@ import { escapeHtml as esc } from './escape.js';
 
 export interface RunReportData {
   summary: Summary;
+  /** Every record, or for a run of more than CHART_SAMPLE_MAX records an even sample of them (sorted by id, then attempt). */
   records: RequestRecord[];
+  /** How many records requests.jsonl holds (records.length unless sampled). */
+  totalRecords?: number;
+  /** Every record again, streamed, for counts that must not be sampled (SLO goodput); default: `records`. */
+  allRecords?: () => Iterable<RequestRecord>;
   run: Record<string, unknown>;
   warnings: string[];
 }
 
-/** Read a run directory: records from requests.jsonl, metadata from run.json, summary.json when present (else rebuilt). */
-export function readRunDir(dir: string): RunReportData {
-  const file = join(dir, 'requests.jsonl');
-  if (!existsSync(file)) throw new UsageError([`${file} not found (is ${dir} a tokenflood results directory?)`]);
-  const { records, warnings } = readRecords(file);
-  records.sort((a, b) => a.id - b.id);
-  const readJson = (name: string): Record<string, unknown> | undefined => {
-    const p = join(dir, name);
-    if (!existsSync(p)) return undefined;
-    try {
-      const text = readFileSync(p, 'utf8');
-      return text.trim() ? (JSON.parse(text) as Record<string, unknown>) : undefined;
-    } catch {
-      warnings.push(`${p}: unreadable, ignored`);
-      return undefined;
-    }
-  };
-  const run = readJson('run.json') ?? {};
-  let summary = readJson('summary.json') as Summary | undefined;
-  if (!summary || summary.schema_version !== 1) {
-    const conc = (run.config as { concurrency?: number } | undefined)?.concurrency;
-    summary = buildSummary(records, run, conc);
+/** Read a run directory: a bounded sample of requests.jsonl, metadata from run.json, summary.json when present (else replayed). */
+export function readRunDir(dir: string, maxRecords = CHART_SAMPLE_MAX): RunReportData {
+  const file = requestsFile(dir);
+  const { records, total, warnings } = sampleRecords(dir, maxRecords);
+  const run = existsSync(join(dir, RUN_JSON)) ? readRunMeta(dir, warnings) : {};
+  const summary = readSummaryJson(dir, warnings) ?? replaySummary(dir).summary;
+  const data: RunReportData = { summary, records, run, warnings, totalRecords: total };
+  if (total > records.length) {
+    data.allRecords = () => recordsOf(file);
+    warnings.push(`charts drawn from ${records.length} of ${total} records (an even sample); the tables and figures use all of them`);
   }
-  return { summary, records, run, warnings };
+  return data;
 }
 
 function headline(s: Summary, slo: SloResult | undefined): Tile[] {
@@ -82,7 +74,7 @@ export function renderRunReport(d: RunReportData, opts: RunReportOptions = {}): 
   let slo: { text: string; result: SloResult } | undefined;
   if (typeof sloText === 'string' && sloText.trim()) {
     const parsed = parseSlo(sloText);
-    slo = { text: parsed.text, result: evaluateSlo(s, d.records, parsed) };
+    slo = { text: parsed.text, result: evaluateSlo(s, d.allRecords?.() ?? d.records, parsed) };
   }
   const stalls = itlStalls(d.records);
   const tl = timelineChart(d.records);

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { writeFileAtomic } from '../../util/atomic-write.js';
 import { join } from 'node:path';
 import { UsageError } from '../../errors.js';
-import { readRecords } from '../../metrics/jsonl.js';
+import { CHART_SAMPLE_MAX, REQUESTS_JSONL, sampleRecords } from '../results-dir.js';
 import { percentile } from '../../metrics/stats.js';
 import { loadWords, type SweepDoc, type SweepRow } from '../sweep-model.js';
 import { sweepWarnings } from '../sweep-warnings.js';
@@ -27,9 +27,8 @@ const quartiles = (xs: number[]): number[] | null => {
 /** Box-plot statistics per level, from each point's requests.jsonl (levels whose records are missing get empty boxes). */
 export function boxStats(dir: string, rows: readonly SweepRow[]): BoxStats[] {
   return rows.map((r) => {
-    const file = join(dir, r.dir, 'requests.jsonl');
-    if (!existsSync(file)) return { load: r.load, ttft: null, tpot: null, e2e: null };
-    const ok = readRecords(file).records.filter((x) => !x.warmup && x.status === 'ok');
+    if (!existsSync(join(dir, r.dir, REQUESTS_JSONL))) return { load: r.load, ttft: null, tpot: null, e2e: null };
+    const ok = sampleRecords(join(dir, r.dir), CHART_SAMPLE_MAX, (x) => !x.warmup && x.status === 'ok').records;
     const pick = (k: 'ttft_ms' | 'tpot_ms' | 'e2e_ms') => ok.map((x) => x[k]).filter((v): v is number => v !== null);
     return { load: r.load, ttft: quartiles(pick('ttft_ms')), tpot: quartiles(pick('tpot_ms')), e2e: quartiles(pick('e2e_ms')) };
   });

@@ -1,0 +1,264 @@
+// Aggregator: the run's summary built record by record, in memory that grows with requests (typed columns), not with events.
+import { build, type Histogram } from 'hdr-histogram-js';
+import { distStats, type DistStats } from './stats.js';
+import type { RequestRecord, RequestStatus } from './record.js';
+import type { CodeCount, ErrorCount, MetricsBlock, Summary } from './summary-model.js';
+import type { ClientHealth } from './health.js';
+
+/** ITL gaps kept exactly (8 bytes each) up to this many per block; beyond it they move to an HDR histogram (docs/metrics.md). */
+export const ITL_EXACT_LIMIT = 1_000_000;
+
+/** Significant decimal digits the ITL histogram keeps: a percentile is within 0.1% of the exact value (at µs resolution). */
+export const ITL_HISTOGRAM_DIGITS = 3;
+
+/** A growable Float64Array (capacity doubles), so n values cost 8n bytes, not a JS array of boxed numbers. */
+export class Column {
+  private buf = new Float64Array(64);
+  length = 0;
+  push(x: number): void {
+    if (this.length === this.buf.length) {
+      const next = new Float64Array(this.buf.length * 2);
+      next.set(this.buf);
+      this.buf = next;
+    }
+    this.buf[this.length++] = x;
+  }
+  values(): Float64Array {
+    return this.buf.subarray(0, this.length);
+  }
+}
+
+/**
+ * Inter-token gaps: exact up to `exactLimit` values, then an HDR histogram of microseconds (mergeable, fixed size).
+ * count, min, max and mean stay exact in both modes; stdev = √(Σx²/n − mean²) and percentiles come from the histogram.
+ */
+export class ItlStore {
+  private exact: Column | undefined = new Column();
+  private hist: Histogram | undefined;
+  private n = 0;
+  /** Σ gaps in whole µs (stored times are µs-rounded), an integer so the sum does not depend on record order. */
+  private sumUs = 0;
+  private sumSqMs = 0;
+  private min = Infinity;
+  private max = -Infinity;
+  constructor(readonly exactLimit = ITL_EXACT_LIMIT) {}
+  get exactMode(): boolean {
+    return this.exact !== undefined;
+  }
+  add(gapMs: number): void {
+    this.n++;
+    this.sumUs += Math.round(gapMs * 1000);
+    this.sumSqMs += gapMs * gapMs;
+    if (gapMs < this.min) this.min = gapMs;
+    if (gapMs > this.max) this.max = gapMs;
+    if (this.exact) {
+      this.exact.push(gapMs);
+      if (this.exact.length <= this.exactLimit) return;
+      this.hist = build({ numberOfSignificantValueDigits: ITL_HISTOGRAM_DIGITS, useWebAssembly: false });
+      for (const v of this.exact.values()) this.record(v);
+      this.exact = undefined;
+      return;
+    }
+    this.record(gapMs);
+  }
+  private record(gapMs: number): void {
+    this.hist!.recordValue(Math.max(0, Math.round(gapMs * 1000)));
+  }
+  stats(): DistStats {
+    if (this.exact) return distStats(this.exact.values());
+    const h = this.hist!;
+    const mean = this.sumUs / 1000 / this.n;
+    const at = (p: number) => h.getValueAtPercentile(p) / 1000;
+    return {
+      count: this.n,
+      mean,
+      stdev: Math.sqrt(Math.max(0, this.sumSqMs / this.n - mean * mean)),
+      min: this.min,
+      max: this.max,
+      p50: at(50),
+      p90: at(90),
+      p95: at(95),
+      p99: at(99),
+    };
+  }
+}
+
+/** Per-request metrics of ok records, one exact column each (percentiles stay exactly those of distStats). */
+const OK_COLUMNS = [
+  'ttft_ms', 'ttfat_ms', 'first_event_ms', 'tpot_ms', 'e2e_ms', 'output_speed_tok_s',
+  'input_tokens', 'output_tokens', 'reasoning_tokens', 'cached_tokens',
+] as const;
+type OkColumn = (typeof OK_COLUMNS)[number];
+
+interface ErrorAcc<E = ErrorCount> {
+  e: E;
+  /** (id, attempt) of the record the example came from: the lowest, so the example does not depend on arrival order. */
+  id: number;
+  attempt: number;
+}
+
+/** The metrics block of one set of records (the whole run, or one class), built record by record. */
+export class BlockAggregator {
+  private total = 0;
+  private ok = 0;
+  private cancelled = 0;
+  private warmup = 0;
+  private retries = 0;
+  private reconnected = 0;
+  private start = Infinity;
+  private end = -Infinity;
+  /** Σ end_ms in whole µs: exact and independent of record order. */
+  private busyUs = 0;
+  private inTok = 0;
+  private outTok = 0;
+  private readonly cols = Object.fromEntries(OK_COLUMNS.map((k) => [k, new Column()])) as Record<OkColumn, Column>;
+  private readonly lag = new Column();
+  private readonly itl: ItlStore;
+  private readonly errors = new Map<string, ErrorAcc>();
+  private readonly codes = new Map<string, ErrorAcc<CodeCount>>();
+  private readonly sources = { usage: 0, tokenizer: 0, estimate: 0 };
+  constructor(itlExactLimit = ITL_EXACT_LIMIT) {
+    this.itl = new ItlStore(itlExactLimit);
+  }
+
+  add(r: RequestRecord): void {
+    if (r.warmup) {
+      this.warmup++;
+      return;
+    }
+    this.total++;
+    if (r.attempt > 1) this.retries++;
+    if (r.reconnected) this.reconnected++;
+    const endMs = r.end_ms ?? 0;
+    if (r.sent_at_ms < this.start) this.start = r.sent_at_ms;
+    if (r.sent_at_ms + endMs > this.end) this.end = r.sent_at_ms + endMs;
+    this.busyUs += Math.round(endMs * 1000);
+    this.lag.push(r.schedule_lag_ms);
+    if (r.status === 'ok') this.addOk(r);
+    else if (r.status === 'cancelled') this.cancelled++;
+    else this.addError(r);
+  }
+
+  private addOk(r: RequestRecord): void {
+    this.ok++;
+    this.inTok += r.input_tokens ?? 0;
+    this.outTok += r.output_tokens ?? 0;
+    for (const k of OK_COLUMNS) {
+      const v = r[k];
+      if (v !== null) this.cols[k].push(v);
+    }
+    for (const g of r.itl_ms) this.itl.add(g);
+    if (r.token_source) this.sources[r.token_source]++;
+  }
+
+  // cancelled requests are not failures (the run was stopped); HTTP status splits only http_error rows.
+  private addError(r: RequestRecord): void {
+    const status: RequestStatus = r.status;
+    const key = status === 'http_error' ? `${status}:${r.http_status ?? ''}` : status;
+    const example = r.error ? r.error.slice(0, 200) : null;
+    this.addCode(r, example);
+    const acc = this.errors.get(key);
+    if (!acc) {
+      this.errors.set(key, { e: { kind: status, http_status: status === 'http_error' ? r.http_status : null, count: 1, example }, id: r.id, attempt: r.attempt });
+      return;
+    }
+    acc.e.count++;
+    if (r.id < acc.id || (r.id === acc.id && r.attempt < acc.attempt)) Object.assign(acc, { id: r.id, attempt: r.attempt, e: { ...acc.e, example } });
+  }
+
+  /** The same failure counted by its stable code (a hand-made record without one keeps its kind). */
+  private addCode(r: RequestRecord, example: string | null): void {
+    const code = r.code ?? r.status;
+    const acc = this.codes.get(code);
+    if (!acc) {
+      this.codes.set(code, { e: { code, kind: r.status, count: 1, example }, id: r.id, attempt: r.attempt });
+      return;
+    }
+    acc.e.count++;
+    if (r.id < acc.id || (r.id === acc.id && r.attempt < acc.attempt)) Object.assign(acc, { id: r.id, attempt: r.attempt, e: { ...acc.e, example } });
+  }
+
+  /**
+   * duration_s = (last end − first send) over measured requests; throughputs divide by it;
+   * mean_in_flight = Σ e2e / duration (Little's law over the window); error_rate = failed / (total − cancelled).
+   */
+  metrics(concurrency?: number): MetricsBlock {
+    const failed = this.total - this.ok - this.cancelled;
+    const durationMs = this.total ? Math.max(this.end - this.start, 1e-3) : 0;
+    const durationS = durationMs / 1000;
+    const per = (x: number) => (durationS > 0 ? x / durationS : 0);
+    const meanInFlight = durationMs > 0 ? this.busyUs / 1000 / durationMs : 0;
+    const outputThroughput = per(this.outTok);
+    const conc = concurrency ?? meanInFlight;
+    const denom = this.total - this.cancelled;
+    const col = (k: OkColumn) => distStats(this.cols[k].values());
+    // Ties in count keep the order of each kind's first record (by id, then attempt).
+    const errors = [...this.errors.values()].sort((a, b) => b.e.count - a.e.count || a.id - b.id || a.attempt - b.attempt).map((a) => a.e);
+    return {
+      requests: {
+        total: this.total,
+        ok: this.ok,
+        failed,
+        cancelled: this.cancelled,
+        error_rate: denom > 0 ? failed / denom : 0,
+        warmup: this.warmup,
+        retries: this.retries,
+        reconnected: this.reconnected,
+        errors,
+        errors_by_code: [...this.codes.values()].map((a) => a.e).sort((a, b) => b.count - a.count || (a.code < b.code ? -1 : 1)),
+      },
+      duration_s: durationS,
+      request_throughput: per(this.ok),
+      qpm: per(this.ok) * 60,
+      input_throughput: per(this.inTok),
+      output_throughput: outputThroughput,
+      total_token_throughput: per(this.inTok + this.outTok),
+      concurrency_efficiency: conc > 0 ? outputThroughput / conc : null,
+      mean_in_flight: meanInFlight,
+      ttft_ms: col('ttft_ms'),
+      ttfat_ms: col('ttfat_ms'),
+      first_event_ms: col('first_event_ms'),
+      tpot_ms: col('tpot_ms'),
+      itl_ms: this.itl.stats(),
+      e2e_ms: col('e2e_ms'),
+      output_speed_tok_s: col('output_speed_tok_s'),
+      input_tokens: col('input_tokens'),
+      output_tokens: col('output_tokens'),
+      reasoning_tokens: col('reasoning_tokens'),
+      cached_tokens: col('cached_tokens'),
+      schedule_lag_ms: distStats(this.lag.values()),
+      token_source: { ...this.sources },
+    };
+  }
+}
+
+/** The whole summary: one block for the run and one per traffic class. Results do not depend on the order records arrive in. */
+export class SummaryAggregator {
+  private readonly all: BlockAggregator;
+  private readonly classes = new Map<string, BlockAggregator>();
+  /** Records added (warmup included). */
+  count = 0;
+  constructor(private readonly itlExactLimit = ITL_EXACT_LIMIT) {
+    this.all = new BlockAggregator(itlExactLimit);
+  }
+  add(r: RequestRecord): void {
+    this.count++;
+    this.all.add(r);
+    if (!r.class) return;
+    let c = this.classes.get(r.class);
+    if (!c) this.classes.set(r.class, (c = new BlockAggregator(this.itlExactLimit)));
+    c.add(r);
+  }
+  metrics(concurrency?: number): MetricsBlock {
+    return this.all.metrics(concurrency);
+  }
+  summary(run: Record<string, unknown>, concurrency?: number): Summary {
+    const summary: Summary = { schema_version: 1, run, ...this.all.metrics(concurrency) };
+    if (run.client_health) summary.client = run.client_health as ClientHealth;
+    if (this.classes.size > 0) {
+      summary.by_class = {};
+      for (const c of [...this.classes.keys()].sort()) summary.by_class[c] = this.classes.get(c)!.metrics(concurrency);
+    }
+    return summary;
+  }
+}

@@ -1,0 +1,87 @@
+// The summary's shape: the metrics block of a set of records, and the whole run's summary (schema_version 1).
+import type { RequestStatus } from './record.js';
+import type { DistStats } from './stats.js';
+import type { ClientHealth } from './health.js';
+
+export interface ErrorCount {
+  kind: RequestStatus;
+  http_status: number | null;
+  count: number;
+  /** One example message (server text truncated, never interpreted). */
+  example: string | null;
+}
+
+/** Failed records with one stable `code` (see src/backends/error-codes.ts). */
+export interface CodeCount {
+  code: string;
+  kind: RequestStatus;
+  count: number;
+  example: string | null;
+}
+
+export interface MetricsBlock {
+  requests: {
+    total: number;
+    ok: number;
+    failed: number;
+    cancelled: number;
+    error_rate: number;
+    warmup: number;
+    /** Extra attempts made by --retry (each is also counted in total, and its failure in failed). */
+    retries: number;
+    /**
+     * Requests re-sent once on a new connection because a reused keep-alive connection closed before any response
+     * byte (docs/reliability.md): the server may have received, and even processed, such a request twice.
+     */
+    reconnected: number;
+    errors: ErrorCount[];
+    /** The same failures split by `code` (finer than errors[]: E_HEADERS_TIMEOUT vs E_STREAM_STALLED, ECONNRESET vs E_MALFORMED_RESPONSE). */
+    errors_by_code: CodeCount[];
+  };
+  duration_s: number;
+  request_throughput: number;
+  qpm: number;
+  input_throughput: number;
+  output_throughput: number;
+  total_token_throughput: number;
+  concurrency_efficiency: number | null;
+  mean_in_flight: number;
+  ttft_ms: DistStats;
+  ttfat_ms: DistStats;
+  first_event_ms: DistStats;
+  tpot_ms: DistStats;
+  itl_ms: DistStats;
+  e2e_ms: DistStats;
+  output_speed_tok_s: DistStats;
+  input_tokens: DistStats;
+  output_tokens: DistStats;
+  reasoning_tokens: DistStats;
+  cached_tokens: DistStats;
+  schedule_lag_ms: DistStats;
+  token_source: { usage: number; tokenizer: number; estimate: number };
+}
+
+/** Every distribution in a metrics block, with its display label, in display order. */
+export const DISTRIBUTION_METRICS: readonly [string, keyof MetricsBlock][] = [
+  ['TTFT (ms)', 'ttft_ms'],
+  ['TTFAT (ms)', 'ttfat_ms'],
+  ['first event (ms)', 'first_event_ms'],
+  ['TPOT (ms)', 'tpot_ms'],
+  ['ITL (ms)', 'itl_ms'],
+  ['E2E (ms)', 'e2e_ms'],
+  ['output speed (tok/s/req)', 'output_speed_tok_s'],
+  ['input tokens', 'input_tokens'],
+  ['output tokens', 'output_tokens'],
+  ['reasoning tokens', 'reasoning_tokens'],
+  ['cached tokens', 'cached_tokens'],
+  ['schedule lag (ms)', 'schedule_lag_ms'],
+];
+
+export interface Summary extends MetricsBlock {
+  schema_version: 1;
+  run: Record<string, unknown>;
+  /** The same metrics for each traffic class, when requests carry one. */
+  by_class?: Record<string, MetricsBlock>;
+  /** The client's own health during the run: was the load generator the bottleneck? (docs/performance.md) */
+  client?: ClientHealth;
+}
