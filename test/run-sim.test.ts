@@ -71,7 +71,7 @@ describe('runs against the embedded simulated server', () => {
     const sched = res.records.map((r) => r.scheduled_at_ms);
     // constant arrivals: 20 ms apart
     for (let i = 1; i < sched.length; i++) expect(sched[i] - sched[i - 1]).toBeCloseTo(20, 6);
-    for (const r of res.records) expect(r.schedule_lag_ms).toBeGreaterThanOrEqual(0);
+    for (const r of res.records) expect(r.schedule_lag_ms).toBeGreaterThanOrEqual(-0.5); // sub-ms clock rounding, as in the worker test
     // Late timers on a loaded machine are tens of ms; an unhonoured schedule would be late by whole gaps and growing.
     expect(res.summary.schedule_lag_ms.p50!).toBeLessThan(60);
   });

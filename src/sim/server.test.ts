@@ -208,7 +208,8 @@ describe('sim server faults', () => {
         while (times.length < n) times.push(performance.now());
       }
       expect(times).toHaveLength(6);
-      expect(times[3] - times[2]).toBeGreaterThan(250);
+      // 300 ms stall; the slack covers a late read of token 3 on a loaded machine.
+      expect(times[3] - times[2]).toBeGreaterThan(200);
     });
   });
 
