@@ -74,7 +74,7 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-export function createDatasetWorkload(c: WorkloadParams, tok: Tokenizer, rng: Rng, signal?: AbortSignal): Workload {
+export function createDatasetWorkload(c: WorkloadParams, tok: Tokenizer, rng: Rng, signal?: AbortSignal, wait: typeof sleep = sleep): Workload {
   const file = c.dataset as string;
   const data = loadDataset(file, { format: c.datasetFormat, fields: c.datasetField, strict: c.strict });
   const outDist = resolveLength(c.outputTokens, '--output-tokens');
@@ -130,7 +130,7 @@ export function createDatasetWorkload(c: WorkloadParams, tok: Tokenizer, rng: Rn
       describe: () => info,
     };
   }
-  return createSessionWorkload(c, tok, convs, source, firstSpec, info, size, signal);
+  return createSessionWorkload(c, tok, convs, source, firstSpec, info, size, signal, wait);
 }
 
 /**
@@ -147,6 +147,7 @@ function createSessionWorkload(
   info: Record<string, unknown>,
   size: number | undefined,
   signal: AbortSignal | undefined,
+  wait: typeof sleep,
 ): Workload {
   const sessions = new Map<string, Session>();
   const handoff: Session[] = [];
@@ -184,7 +185,7 @@ function createSessionWorkload(
   }, { once: true });
 
   const continueSession = async (s: Session): Promise<RequestSpec | undefined> => {
-    await sleep(c.thinkTime * 1000, signal);
+    await wait(c.thinkTime * 1000, signal);
     return specFor(s);
   };
 

@@ -30,4 +30,6 @@ export interface Workload {
 export interface WorkloadOptions {
   /** The run's stop signal: a next() that is waiting (cache A/B warm pass, multi-turn) returns undefined on abort. */
   signal?: AbortSignal;
+  /** Waits `ms` on the run's clock (multi-turn think time), or less when `signal` aborts; default a real timer. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }

@@ -31,7 +31,7 @@ export type WorkloadFactory = (c: WorkloadParams, tok: Tokenizer, rng: Rng, tota
 /** Each kind is also what `describe().kind` (run.json `workload.kind`) says. Mixes and multi-turn data are synthetic and dataset workloads. */
 export const WORKLOADS = {
   synthetic: (c, tok, rng, total, o) => createSyntheticWorkload(c, tok, rng, total, o.signal),
-  dataset: (c, tok, rng, _total, o) => createDatasetWorkload(c, tok, rng, o.signal),
+  dataset: (c, tok, rng, _total, o) => createDatasetWorkload(c, tok, rng, o.signal, o.sleep),
   replay: (c, tok, rng) => createReplayWorkload(c, tok, rng),
   'cache-ab': (c, tok, rng, _total, o) => withCacheAb(c, tok, rng, o.signal),
 } as const satisfies Record<string, WorkloadFactory>;

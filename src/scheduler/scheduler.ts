@@ -2,8 +2,8 @@
 import { chooseExecutor } from './executors/registry.js';
 import type { ScheduleOptions, SendFn } from './executors/types.js';
 
-export type { Executor, ExecutorParams, ScheduleOptions, SendFn, Slot } from './executors/types.js';
-export { sleepUntil } from './executors/limits.js';
+export type { Executor, ExecutorParams, ScheduleOptions, SendFn, Slot, Waits } from './executors/types.js';
+export { realWaits, sleepUntil } from './executors/limits.js';
 export { chooseExecutor, EXECUTORS, EXECUTOR_KINDS, getExecutor, type ExecutorKind } from './executors/registry.js';
 
 /** Run the schedule, calling `send` for every slot; resolves when every sent request has finished. */

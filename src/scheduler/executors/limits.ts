@@ -1,6 +1,6 @@
 // What the executors share: sleeping until a time on the run clock, and the --requests/--duration stop condition.
 import { MAX_TIMER_MS } from '../../util/timer.js';
-import type { ScheduleOptions } from './types.js';
+import type { ScheduleOptions, Waits } from './types.js';
 
 /** Resolves at `atMs` on the run clock: a timer for the bulk, then a short setImmediate spin for the last ms. */
 export function sleepUntil(atMs: number, now: () => number, signal?: AbortSignal): Promise<void> {
@@ -29,6 +29,12 @@ export function sleepUntil(atMs: number, now: () => number, signal?: AbortSignal
     tick();
   });
 }
+
+/** Waiting on the wall clock `now` reads (ms on the run clock). */
+export const realWaits = (now: () => number): Waits => ({
+  sleepUntil: (atMs, signal) => sleepUntil(atMs, now, signal),
+  yield: () => new Promise((r) => setImmediate(r)),
+});
 
 export function measuredLimitReached(o: ScheduleOptions, index: number, measureStart: number | undefined): boolean {
   if (index < o.warmup) return false;

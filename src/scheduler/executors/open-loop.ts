@@ -1,16 +1,16 @@
 // The open loop shared by constant-arrival-rate and replay: each request goes out when due, up to an in-flight cap (k6's maxVUs).
 import type { ScheduleOptions, SendFn } from './types.js';
-import { sleepUntil } from './limits.js';
+import { realWaits } from './limits.js';
 
 /** Without a yield the send loop runs as one chain of microtasks when behind schedule, starving sockets and signals. */
 const MAX_BUSY_MS = 5;
-const yieldToLoop = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 /**
  * Send at each time of `schedule` (ms from start); with --concurrency, at most that many in flight (a request held
  * back is ready when a slot frees). Warmup requests follow the same schedule.
  */
 export async function openLoop(schedule: Iterable<number>, o: ScheduleOptions, send: SendFn): Promise<void> {
+  const waits = o.waits ?? realWaits(o.now);
   const start = o.now();
   const cap = o.concurrency ?? Number.POSITIVE_INFINITY;
   let inFlight = 0;
@@ -25,11 +25,11 @@ export async function openLoop(schedule: Iterable<number>, o: ScheduleOptions, s
     if (exhausted) break;
     const due = start + at;
     if (due <= o.now() && o.now() - busySince > MAX_BUSY_MS) {
-      await yieldToLoop();
+      await waits.yield();
       busySince = o.now();
     }
     if (due > o.now()) busySince = due;
-    await sleepUntil(due, o.now, o.signal);
+    await waits.sleepUntil(due, o.signal);
     if (o.signal?.aborted) break;
     let ready = due;
     while (inFlight >= cap) {

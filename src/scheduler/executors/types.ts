@@ -15,6 +15,17 @@ export interface Slot {
   readyAtMs: number;
 }
 
+/**
+ * How a schedule waits: real timers (the default) or a virtual clock (simulate), which moves time forward only
+ * when everything waiting on the present has run.
+ */
+export interface Waits {
+  /** Resolves at `atMs` on the run clock, or at once when `signal` aborts. */
+  sleepUntil(atMs: number, signal?: AbortSignal): Promise<void>;
+  /** Lets other work (sockets, signals) run when a loop is behind schedule; takes no time on the run clock. */
+  yield(): Promise<void>;
+}
+
 export interface ScheduleOptions {
   concurrency?: number;
   rate?: number;
@@ -27,6 +38,8 @@ export interface ScheduleOptions {
   durationMs?: number;
   rng: Rng;
   now: () => number;
+  /** How to wait on `now`'s clock; default real timers. */
+  waits?: Waits;
   /** Stops issuing new requests when aborted (graceful stop). */
   signal?: AbortSignal;
   /** Explicit send times (ms from start), e.g. trace replay; replaces the rate's arrival process. */
