@@ -1,0 +1,59 @@
+// A driver is a clock plus a backend: real (wall clock, HTTP to a server) or virtual (virtual clock, the engine model).
+import type { Waits } from '../scheduler/scheduler.js';
+import type { ExecuteResult } from '../backends/execute.js';
+import type { WireInput } from '../backends/sender.js';
+import type { RequestSpec } from '../dataset/types.js';
+
+/** One request as the lifecycle hands it over; the driver knows where it goes and with which headers. */
+export type RequestInput = Omit<WireInput, 'url' | 'headers'>;
+
+/** The run clock: ms since the run started, and how to wait on it. */
+export interface DriverClock extends Waits {
+  now(): number;
+}
+
+/** What the driver found out about its target before anything is sent. */
+export interface OpenedTarget {
+  /** The model id to request, as the server (or engine) names it. */
+  model: string;
+  /** The same id as shown and stored (a server may echo a key in it). */
+  shownModel: string;
+  /** The target as shown (redacted), for the start message. */
+  shownBaseUrl: string;
+  embedded: boolean;
+  /** run.json fields that come before `model` (target_url, embedded_server, ...). */
+  metaHead: Record<string, unknown>;
+  /** run.json fields after `workload` (sim_time_scale, engine, ...). */
+  metaTail: Record<string, unknown>;
+}
+
+/** Client self-health, judged on the real driver only (a virtual clock has no lateness of its own). */
+export interface SendHealth {
+  recordSendLag(ms: number): void;
+  recordDropped(): void;
+}
+
+export interface Driver {
+  readonly kind: 'real' | 'virtual';
+  readonly clock: DriverClock;
+  /** False when the backend never reads a request body (the engine model takes the spec): bodies are not built. */
+  readonly needsBody: boolean;
+  /** Contact the target (the real driver's preflight). Throws UsageError/TokenfloodError before anything is sent. */
+  open(signal?: AbortSignal): Promise<OpenedTarget>;
+  /** Get ready to send (sender threads) and start the run clock at 0; returns run.json fields (workers, transport). */
+  start(): Promise<Record<string, unknown>>;
+  execute(inp: RequestInput, spec: RequestSpec): Promise<ExecuteResult>;
+  /** Cancel every request in flight (they end as `cancelled`). */
+  cancelAll(): void;
+  /** Content events received so far by requests in flight and done (the live token counter), when counted. */
+  contentEvents?(): number;
+  readonly health?: SendHealth;
+  /**
+   * Run the lifecycle's main loop on this driver's clock. The real driver just awaits it; the virtual one moves
+   * virtual time forward whenever everything waiting on the present has run.
+   */
+  drive<T>(main: () => Promise<T>): Promise<T>;
+  /** Stop measuring; run.json fields known only at the end (client health, simulation statistics). */
+  finish(): Record<string, unknown>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,114 @@
+// A virtual clock for discrete-event runs: time jumps to the next event once everything waiting on the present has run.
+import type { DriverClock } from './driver.js';
+
+interface Timer {
+  at: number;
+  seq: number;
+  /** Returns false when it woke nobody (resolved no promise), so no settling pass is needed before the next event. */
+  fire: () => boolean;
+}
+
+/** After this much wall time with no event due and `main` still pending, the run is stuck on something outside the clock. */
+const STALL_MS = 30_000;
+
+/**
+ * Events fire in time order (equal times in the order they were set). Before each event, one setImmediate lets every
+ * promise chain woken by the previous event run to its next wait: Node empties the microtask queue, nested ones
+ * included, before it reaches the check phase. Code on this clock must therefore wait only on this clock or on
+ * promises, never on real timers or I/O.
+ */
+export class VirtualClock implements DriverClock {
+  private t = 0;
+  private seq = 0;
+  private heap: Timer[] = [];
+
+  now = (): number => this.t;
+
+  /** Call `fire` at `atMs` (not before now); returns a function that cancels it. */
+  at(atMs: number, fire: () => boolean): () => void {
+    const timer: Timer = { at: Math.max(atMs, this.t), seq: this.seq++, fire };
+    this.push(timer);
+    return () => {
+      timer.fire = () => false;
+    };
+  }
+
+  sleepUntil = (atMs: number, signal?: AbortSignal): Promise<void> =>
+    new Promise((resolve) => {
+      if (signal?.aborted) return resolve();
+      const onAbort = () => {
+        cancel();
+        resolve();
+      };
+      const cancel = this.at(atMs, () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+        return true;
+      });
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+
+  /** Takes no virtual time: other work due now runs first. */
+  yield = (): Promise<void> => this.sleepUntil(this.t);
+
+  /** Run `main`, firing events in time order until it settles. */
+  async drive<T>(main: () => Promise<T>): Promise<T> {
+    let settled = false;
+    const p = main().finally(() => (settled = true));
+    p.catch(() => {}); // observed below
+    let idleSince: number | undefined;
+    let woke = true;
+    while (!settled) {
+      if (woke) await new Promise((r) => setImmediate(r));
+      if (settled) break;
+      const next = this.pop();
+      if (!next) {
+        // Nothing due on the clock, yet main waits: something outside it (a file, a thread) has to answer first.
+        idleSince ??= performance.now();
+        if (performance.now() - idleSince > STALL_MS) throw new Error('virtual clock: the run waits on something that never happens (no event due)');
+        await new Promise((r) => setTimeout(r, 1));
+        woke = true;
+        continue;
+      }
+      idleSince = undefined;
+      this.t = next.at;
+      woke = next.fire();
+    }
+    return p;
+  }
+
+  private push(x: Timer): void {
+    const h = this.heap;
+    h.push(x);
+    let i = h.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!before(h[i], h[parent])) break;
+      [h[i], h[parent]] = [h[parent], h[i]];
+      i = parent;
+    }
+  }
+
+  private pop(): Timer | undefined {
+    const h = this.heap;
+    const top = h[0];
+    const last = h.pop();
+    if (h.length > 0 && last) {
+      h[0] = last;
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < h.length && before(h[l], h[m])) m = l;
+        if (r < h.length && before(h[r], h[m])) m = r;
+        if (m === i) break;
+        [h[i], h[m]] = [h[m], h[i]];
+        i = m;
+      }
+    }
+    return top;
+  }
+}
+
+const before = (a: Timer, b: Timer): boolean => a.at < b.at || (a.at === b.at && a.seq < b.seq);

@@ -1,0 +1,171 @@
+// Requests of a simulated run: a workload's spec as the engine's request, the engine's answer as the record a real run would write.
+import type { RunConfig } from '../config/schema.js';
+import type { Tokenizer } from '../dataset/tokenizer.js';
+import type { RequestSpec } from '../dataset/types.js';
+import type { RawRequest } from '../metrics/record.js';
+import { httpCode } from '../backends/error-codes.js';
+import type { EngineSpec } from '../sim/engine/config.js';
+import { contextLengthError } from '../sim/engine/engine.js';
+import { errorBody } from '../sim/http/errors.js';
+import type { TextSource } from '../sim/http/text.js';
+import type { VirtualRecord, VirtualRequest } from '../sim/virtual.js';
+import { createRng } from '../util/rng.js';
+
+export interface Planned {
+  spec: RequestSpec;
+  virtual: VirtualRequest;
+  /** vLLM's 400 message when prompt + max_tokens exceeds max_model_len (checked on max_tokens, as the server does). */
+  tooLong?: string;
+}
+
+/** Encoded texts kept for reuse at most (a run of unique prompts must not keep them all). */
+const MEMO_LIMIT = 4096;
+
+/** Token ids no tokenizer produces: filler for prompt text that is unique to one request. */
+const UNIQUE_FILLER = 0x40000000;
+
+/**
+ * Prompt token ids as the sim server computes them (Σ encode(content) for chat, encode(prompt) for completions), so
+ * prefix-cache hashes match a real run. Synthetic chat prompts with a cache-bust nonce are unique from the nonce on,
+ * so only the shared system prefix is encoded and the rest (spec.inputTokens, an exact count) is per-request filler:
+ * same block hashes as far as sharing goes, without tokenizing every prompt twice.
+ */
+function promptIds(spec: RequestSpec, index: number, c: RunConfig, tok: Tokenizer, memo: Map<string, number[]>): number[] {
+  const enc = (s: string): number[] => {
+    let ids = memo.get(s);
+    if (!ids) {
+      // Repeated texts (system prompts, reused dataset items) are encoded once; the memo stays bounded.
+      if (memo.size >= MEMO_LIMIT) memo.clear();
+      memo.set(s, (ids = tok.encode(s)));
+    }
+    return ids;
+  };
+  if (c.endpoint === 'completions') return enc(spec.prompt);
+  const ids: number[] = [];
+  if (c.cacheBust && !c.dataset) {
+    for (const m of spec.messages) if (m.role === 'system') for (const id of enc(m.content)) ids.push(id);
+    for (let i = ids.length; i < spec.inputTokens; i++) ids.push(UNIQUE_FILLER + index);
+    return ids;
+  }
+  for (const m of spec.messages) for (const id of enc(m.content)) ids.push(id);
+  return ids;
+}
+
+export function plan(spec: RequestSpec, index: number, c: RunConfig, engine: EngineSpec, tok: Tokenizer, memo: Map<string, number[]>): Planned {
+  const ids = promptIds(spec, index, c, tok, memo);
+  const tooLong = contextLengthError(engine.maxModelLen, ids.length, spec.maxTokens);
+  // A rejected request is given ignore_eos so the engine sees prompt + max_tokens and rejects it with the same message.
+  const ignoreEos = c.ignoreEos || tooLong !== undefined;
+  return { spec, tooLong, virtual: { promptTokenIds: ids, maxTokens: spec.maxTokens, minTokens: c.ignoreEos ? spec.maxTokens : 0, ignoreEos } };
+}
+
+export interface StreamShape {
+  chat: boolean;
+  tokensPerChunk: number;
+  /** The first `reasoningTokens` output tokens are reasoning (model `<id>-reasoning`). */
+  reasoningTokens: number;
+}
+
+/**
+ * SSE events as the sim server sends them and a streaming client records them: chat's role-only chunk with the
+ * first token chunk, one chunk per `tokensPerChunk` tokens (flushed early where reasoning turns into answer), the
+ * last carrying finish_reason, then usage and [DONE] at the last token's time. Times are ms since send.
+ */
+export function streamEvents(tokenTimesMs: readonly number[], s: StreamShape): { times: number[]; kinds: string } {
+  const times: number[] = [];
+  let kinds = '';
+  const push = (t: number, k: string): void => {
+    times.push(t);
+    kinds += k;
+  };
+  const n = tokenTimesMs.length;
+  let buffered = 0;
+  let field = 'a';
+  const flush = (t: number): void => {
+    if (s.chat && kinds.length === 0) push(t, 'r');
+    push(t, field);
+    buffered = 0;
+  };
+  for (let i = 1; i <= n; i++) {
+    const t = tokenTimesMs[i - 1];
+    const f = i <= s.reasoningTokens ? 'R' : 'a';
+    if (f !== field && buffered > 0) flush(t);
+    field = f;
+    buffered++;
+    if (i === n || buffered >= s.tokensPerChunk) flush(t);
+  }
+  if (n > 0) {
+    push(tokenTimesMs[n - 1], 'u');
+    push(tokenTimesMs[n - 1], 'd');
+  }
+  return { times, kinds };
+}
+
+export interface ConvertContext {
+  c: RunConfig;
+  shape: Omit<StreamShape, 'reasoningTokens'>;
+  reasoningShare: number;
+  reasoning: boolean;
+  text: TextSource;
+  /** Keep the output text (multi-turn workloads feed answers back into the next turn); else only count characters. */
+  keepText: boolean;
+}
+
+/** One simulated response as a real run would have recorded it, and its text when kept. */
+export interface SimulatedResponse {
+  raw: RawRequest;
+  answerText: string;
+  reasoningText: string;
+}
+
+/** One VirtualRecord as the RawRequest a real run against the sim server would have recorded. */
+export function toRawRequest(v: VirtualRecord, p: Planned, x: ConvertContext, who: { attempt: number; warmup: boolean }): SimulatedResponse {
+  const { c } = x;
+  const out: SimulatedResponse = { raw: undefined as unknown as RawRequest, answerText: '', reasoningText: '' };
+  const raw: RawRequest = (out.raw = {
+    id: v.index, attempt: who.attempt, reconnected: false, warmup: who.warmup, class: p.spec.class, status: 'ok', http_status: 200, error: null, code: null,
+    scheduled_at_ms: v.scheduledMs, sent_at_ms: v.sentMs, headers_ms: 0, end_ms: v.endMs - v.sentMs, streamed: c.stream,
+    event_times_ms: [], event_kinds: '', reasoning_chars: 0, answer_chars: 0,
+    input_tokens: null, output_tokens: null, reasoning_tokens: null, cached_tokens: null, token_source: null,
+    expected_input_tokens: p.spec.inputTokens, max_tokens: p.spec.maxTokens, finish_reason: null,
+    usage_rejected: null, events_after_done: 0,
+  });
+  if (v.error !== undefined) {
+    raw.status = 'http_error';
+    raw.http_status = 400;
+    raw.code = httpCode(400);
+    raw.error = `HTTP 400: ${errorBody(400, v.error).slice(0, 500)}`;
+    return out;
+  }
+  const n = v.outputTokens;
+  const reasoningTokens = x.reasoning && c.endpoint === 'chat' ? Math.floor(n * x.reasoningShare) : 0;
+  // Output text as the server would write it: counted, and kept only when asked.
+  const rng = createRng((c.datasetSeed * 1_000_003 + v.index + 1) >>> 0);
+  for (let i = 0; i < n; i++) {
+    const word = x.text.next(rng, i);
+    if (i < reasoningTokens) raw.reasoning_chars += word.length;
+    else raw.answer_chars += word.length;
+    if (x.keepText) {
+      if (i < reasoningTokens) out.reasoningText += word;
+      else out.answerText += word;
+    }
+  }
+  const rel = v.tokenTimesMs.map((t) => t - v.sentMs);
+  if (c.stream) {
+    const ev = streamEvents(rel, { ...x.shape, reasoningTokens });
+    raw.event_times_ms = ev.times;
+    raw.event_kinds = ev.kinds;
+  } else {
+    // The whole response arrives with the last token: one event, TTFT = E2E.
+    raw.headers_ms = raw.end_ms;
+    raw.event_times_ms = [raw.end_ms as number];
+    raw.event_kinds = raw.answer_chars > 0 ? 'a' : 'R';
+  }
+  raw.input_tokens = v.promptTokens;
+  raw.output_tokens = n;
+  raw.reasoning_tokens = reasoningTokens;
+  raw.cached_tokens = v.cachedTokens;
+  raw.token_source = 'usage';
+  raw.finish_reason = v.finishReason ?? null;
+  return out;
+}

@@ -1,0 +1,194 @@
+// The virtual driver: a virtual clock and the engine model as the backend, stepping only when the run waits on it.
+import type { RunConfig } from '../config/schema.js';
+import type { Tokenizer } from '../dataset/tokenizer.js';
+import type { RequestSpec } from '../dataset/types.js';
+import type { ExecuteResult } from '../backends/execute.js';
+import type { EngineSpec } from '../sim/engine/config.js';
+import { createEngine, type EngineCounters, type StepResult } from '../sim/engine/engine.js';
+import { blockHashesFromIds } from '../sim/engine/hash.js';
+import { decideOutputTokens } from '../sim/engine/length.js';
+import { createTextSource } from '../sim/http/text.js';
+import type { VirtualRecord } from '../sim/virtual.js';
+import { createRng } from '../util/rng.js';
+import type { Driver, OpenedTarget, RequestInput } from './driver.js';
+import { VirtualClock } from './virtual-clock.js';
+import { plan, toRawRequest, type ConvertContext, type Planned } from './virtual-records.js';
+
+export interface VirtualDriverOptions {
+  engine: EngineSpec;
+  /** The model id in records (the profile id, or `<id>-reasoning`). */
+  model: string;
+  tokensPerChunk: number;
+  reasoningShare: number;
+  /** Whether a workload reads the answers (multi-turn): only then is output text built. */
+  keepText: boolean;
+  /** run.json fields describing the engine and the options it ignores. */
+  engineMeta: Record<string, unknown>;
+  /** Options given that the simulation ignores, for run.json. */
+  ignored: string[];
+}
+
+/** How the simulation went, for run.json `simulation` and the caller. */
+export interface VirtualRunStats {
+  /** Virtual time at which the last request ended. */
+  durationMs: number;
+  steps: number;
+  /** Most requests inside the engine at once. */
+  maxInFlight: number;
+  counters: EngineCounters;
+}
+
+interface Live {
+  rec: VirtualRecord;
+  planned: Planned;
+  inp: RequestInput;
+  resolve(r: ExecuteResult): void;
+}
+
+export function createVirtualDriver(c: RunConfig, tok: Tokenizer, o: VirtualDriverOptions): Driver & { stats(): VirtualRunStats } {
+  const wall0 = performance.now();
+  const clock = new VirtualClock();
+  const engine = createEngine(o.engine);
+  // Output lengths draw from the engine's own stream, in send order, as the sim server's engine does.
+  const lengthRng = createRng(c.datasetSeed).fork();
+  const memo = new Map<string, number[]>();
+  const x: ConvertContext = {
+    c,
+    shape: { chat: c.endpoint === 'chat', tokensPerChunk: o.tokensPerChunk },
+    reasoningShare: o.reasoningShare,
+    reasoning: o.model === `${o.engine.model.id}-reasoning`,
+    text: createTextSource(tok),
+    keepText: o.keepText,
+  };
+  const live = new Map<string, Live>();
+  let seq = 0;
+  let stepping = false;
+  let kickQueued = false;
+  let steps = 0;
+  let maxInFlight = 0;
+  let lastEndMs = 0;
+
+  const result = (l: Pick<Live, 'rec' | 'planned' | 'inp'>): ExecuteResult => {
+    const r = toRawRequest(l.rec, l.planned, x, { attempt: l.inp.attempt ?? 1, warmup: l.inp.warmup });
+    r.raw.class = l.inp.cls;
+    if (l.rec.error === undefined) lastEndMs = Math.max(lastEndMs, l.rec.endMs);
+    return { raw: r.raw, retryAfterMs: null, answerText: r.answerText, reasoningText: r.reasoningText, usage: null };
+  };
+
+  // A step is planned the instant the previous one ends, so requests sent at that boundary (closed-loop refills)
+  // reach the engine while it runs and join the step after, as on a real server.
+  const begin = (): void => {
+    const res = engine.step();
+    stepping = res !== null;
+    if (!res) return;
+    steps++;
+    const end = clock.now() + res.durationMs;
+    clock.at(end, () => stepEnded(res, end));
+  };
+  const stepEnded = (res: StepResult, end: number): boolean => {
+    for (const s of res.started) {
+      const l = live.get(s.id);
+      if (l) l.rec.cachedTokens = s.cachedTokens;
+    }
+    const done: Live[] = [];
+    for (const out of res.outputs) {
+      const l = live.get(out.id);
+      if (!l) continue;
+      l.rec.tokenTimesMs.push(end);
+      if (out.tokenIndex === 1) l.rec.firstTokenMs = end;
+      l.rec.outputTokens = out.tokenIndex;
+      if (out.finished) {
+        l.rec.endMs = end;
+        live.delete(out.id);
+        done.push(l);
+      }
+    }
+    begin();
+    for (const l of done) l.resolve(result(l));
+    return done.length > 0;
+  };
+  /** An idle engine starts its next step once everything sent at this instant has reached it. */
+  const kick = (): void => {
+    if (stepping || kickQueued) return;
+    kickQueued = true;
+    clock.at(clock.now(), () => {
+      kickQueued = false;
+      if (!stepping) begin();
+      return false;
+    });
+  };
+
+  const execute = (inp: RequestInput, spec: RequestSpec): Promise<ExecuteResult> => {
+    const planned = plan(spec, inp.id, c, o.engine, tok, memo);
+    const req = planned.virtual;
+    const ids = req.promptTokenIds ?? [];
+    const decision = decideOutputTokens(lengthRng, req);
+    const now = clock.now();
+    const rec: VirtualRecord = {
+      index: inp.id, scheduledMs: inp.scheduledAtMs, sentMs: now, tokenTimesMs: [], endMs: now,
+      promptTokens: ids.length, cachedTokens: 0, outputTokens: 0, finishReason: decision.finishReason,
+    };
+    const key = String(seq++);
+    const err = engine.add({ id: key, promptTokens: ids.length, outputTokens: decision.outputTokens, blockHashes: blockHashesFromIds(ids, o.engine.blockSize) });
+    if (err !== undefined) {
+      rec.error = err;
+      rec.finishReason = undefined;
+      return Promise.resolve(result({ rec, planned, inp }));
+    }
+    return new Promise((resolve) => {
+      live.set(key, { rec, planned, inp, resolve });
+      maxInFlight = Math.max(maxInFlight, live.size);
+      kick();
+    });
+  };
+
+  const cancelAll = (): void => {
+    for (const [key, l] of [...live]) {
+      engine.abort(key);
+      live.delete(key);
+      const r = result(l);
+      Object.assign(r.raw, { status: 'cancelled', http_status: null, code: 'E_CANCELLED', error: 'run stopped before the request finished' });
+      l.resolve(r);
+    }
+  };
+
+  const stats = (): VirtualRunStats => ({ durationMs: lastEndMs, steps, maxInFlight, counters: engine.counters() });
+  const e = o.engine;
+  return {
+    kind: 'virtual',
+    clock,
+    needsBody: false,
+    async open(): Promise<OpenedTarget> {
+      const target = `engine model: ${e.model.id} on ${e.tp}x ${e.gpu.id} (simulated)`;
+      return {
+        model: o.model,
+        shownModel: o.model,
+        shownBaseUrl: target,
+        embedded: false,
+        metaHead: { simulated: true, target_url: target, embedded_server: false },
+        metaTail: { sim_time_scale: null, engine: o.engineMeta },
+      };
+    },
+    start: async () => ({}),
+    execute,
+    cancelAll,
+    drive: (main) => clock.drive(main),
+    finish: () => {
+      const s = stats();
+      return {
+        simulation: {
+          note: 'predicted by the tokenflood engine model on a virtual clock: not a measurement',
+          virtual_duration_s: s.durationMs / 1000,
+          steps: s.steps,
+          max_in_flight: s.maxInFlight,
+          preemptions: s.counters.preemptions,
+          prefix_cache_hit_rate: s.counters.prefixQueriesTokens > 0 ? s.counters.prefixHitsTokens / s.counters.prefixQueriesTokens : 0,
+          wall_ms: Math.round(performance.now() - wall0),
+          ignored_options: o.ignored,
+        },
+      };
+    },
+    stats,
+    close: async () => {},
+  };
+}

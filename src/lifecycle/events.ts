@@ -1,0 +1,58 @@
+// What the run lifecycle emits (runStart, record, snapshot, runEnd) and what a reporter listening to it implements.
+import type { RequestRecord } from '../metrics/record.js';
+import type { LiveSnapshot } from '../metrics/live.js';
+import type { Summary } from '../metrics/summary.js';
+import type { WriteError } from '../errors.js';
+
+export interface RunStartEvent {
+  /** The target as shown (redacted); for a simulation, the engine it models. */
+  baseUrl: string;
+  embedded: boolean;
+  /** The model id as shown and stored (redacted). */
+  model: string;
+  outDir: string;
+  /** Measured requests the run will send, when known in advance. */
+  total: number | undefined;
+  workload: Record<string, unknown>;
+  /** run.json as it stands at the start (reporters must not change it). */
+  meta: Readonly<Record<string, unknown>>;
+  /** True on the virtual driver (simulate): times are virtual ms, no wall clock passes between events. */
+  virtual: boolean;
+}
+
+/** Counts, windowed rates and percentiles and the requests in flight, at least once a second of run time. */
+export type SnapshotEvent = LiveSnapshot;
+
+/** Results files written whole (temp file + rename) or not at all; what failed is collected, not thrown. */
+export interface ResultFiles {
+  readonly outDir: string;
+  /** Write `name` in outDir from `data()`; a WriteError is collected, anything else is thrown. */
+  save(name: string, data: () => string): void;
+  /** Mark a file a reporter wrote by its own means as written in full. */
+  wrote(name: string): void;
+  failed(e: WriteError): void;
+}
+
+export interface RunEndEvent {
+  /** run.json as finally written: how the run ended, client health, final workload counts. */
+  meta: Readonly<Record<string, unknown>>;
+  /** The summary, built as records arrived (or rebuilt from requests.jsonl if a record could not be written). */
+  summary: Summary;
+  outDir: string;
+  files: ResultFiles;
+}
+
+/**
+ * An output of a run. Every method is optional. `record` runs on the measuring thread for every finished request,
+ * so it must be cheap (buffer, count); file writing belongs in `runEnd`. Reporters are called in the order given,
+ * after the results files of the run itself (requests.jsonl, run.json, summary.json, report.html).
+ */
+export interface Reporter {
+  readonly name: string;
+  /** How often this reporter wants snapshots (ms of run time); the lifecycle uses the smallest asked for, default 1000. */
+  readonly snapshotEveryMs?: number;
+  runStart?(e: RunStartEvent): void;
+  record?(r: RequestRecord): void;
+  snapshot?(s: SnapshotEvent): void;
+  runEnd?(e: RunEndEvent): void | Promise<void>;
+}

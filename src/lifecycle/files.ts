@@ -1,0 +1,97 @@
+// The run's own results files as reporters: requests.jsonl as records arrive, run.json, summary.json and report.html at the end.
+import { join } from 'node:path';
+import { WriteError } from '../errors.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
+import { RecordWriter } from '../metrics/jsonl.js';
+import type { RequestRecord } from '../metrics/record.js';
+import { REQUESTS_JSONL, RUN_JSON, SUMMARY_JSON, writeJsonFile } from '../report/results-dir.js';
+import { writeRunReport } from '../report/html/run-report.js';
+import type { Reporter, ResultFiles } from './events.js';
+
+/** Files written whole (temp + rename) or not at all, with what was written and what failed. */
+export class FileLedger implements ResultFiles {
+  readonly written: string[] = [];
+  readonly failures: WriteError[] = [];
+  constructor(readonly outDir: string) {}
+  save(name: string, data: () => string): void {
+    try {
+      writeFileAtomic(join(this.outDir, name), data());
+      this.written.push(name);
+    } catch (e) {
+      if (!(e instanceof WriteError)) throw e;
+      this.failures.push(e);
+    }
+  }
+  wrote(name: string): void {
+    this.written.push(name);
+  }
+  failed(e: WriteError): void {
+    this.failures.push(e);
+  }
+}
+
+/**
+ * requests.jsonl: each record appended as it finishes (the writer buffers; see metrics/jsonl.ts). `onFailure` is
+ * told once when a write fails (disk full): nothing more can be recorded, so the run stops sending.
+ */
+export class RequestsJsonlReporter implements Reporter {
+  readonly name = 'requests.jsonl';
+  private readonly writer: RecordWriter;
+  private told = false;
+  constructor(
+    outDir: string,
+    private readonly onFailure: () => void,
+  ) {
+    this.writer = new RecordWriter(join(outDir, REQUESTS_JSONL));
+  }
+  get failure(): WriteError | undefined {
+    return this.writer.failure;
+  }
+  /** False when the record could not be kept (a write has failed). */
+  record(r: RequestRecord): boolean {
+    if (this.writer.write(r)) return true;
+    if (!this.told) {
+      this.told = true;
+      this.onFailure();
+    }
+    return false;
+  }
+  /** Flush and close; reports a failure the last flush found. */
+  close(): void {
+    this.writer.close();
+    if (this.writer.failure && !this.told) {
+      this.told = true;
+      this.onFailure();
+    }
+  }
+  runEnd(e: { files: ResultFiles }): void {
+    if (this.writer.failure) e.files.failed(this.writer.failure);
+    else e.files.wrote(REQUESTS_JSONL);
+  }
+}
+
+/** run.json: written when the run starts (so an interrupted run still says what it was) and again with how it ended. */
+export const runJsonReporter: Reporter = {
+  name: RUN_JSON,
+  runStart: (e) => writeJsonFile(e.outDir, RUN_JSON, e.meta),
+  runEnd: (e) => e.files.save(RUN_JSON, () => JSON.stringify(e.meta, null, 2) + '\n'),
+};
+
+export const summaryJsonReporter: Reporter = {
+  name: SUMMARY_JSON,
+  runEnd: (e) => e.files.save(SUMMARY_JSON, () => JSON.stringify(e.summary, null, 2) + '\n'),
+};
+
+export const reportHtmlReporter: Reporter = {
+  name: 'report.html',
+  runEnd: (e) => {
+    try {
+      writeRunReport(e.outDir);
+      e.files.wrote('report.html');
+    } catch (err) {
+      if (err instanceof WriteError) e.files.failed(err);
+      // The measurements are safe on disk; a report that cannot be rendered must not turn the run into an error.
+      else process.stderr.write(`tokenflood: warning: could not write report.html: ${(err as Error).message}\n`);
+    }
+  },
+};

@@ -1,0 +1,166 @@
+// The one run lifecycle: workload → driver (clock + backend) → scheduler → aggregator, emitting events to reporters.
+import { join } from 'node:path';
+import { cpus, hostname, platform } from 'node:os';
+import type { RunConfig } from '../config/schema.js';
+import type { Tokenizer } from '../dataset/tokenizer.js';
+import { createTokenCounter } from '../dataset/count-pool.js';
+import { createWorkload, type Workload } from '../dataset/workload.js';
+import { createRng } from '../util/rng.js';
+import { backendOf } from '../backends/registry.js';
+import { chooseExecutor } from '../scheduler/scheduler.js';
+import { LiveAggregator } from '../metrics/live.js';
+import { SummaryAggregator } from '../metrics/aggregator.js';
+import type { RequestRecord } from '../metrics/record.js';
+import { eachRecord, REQUESTS_JSONL } from '../report/results-dir.js';
+import { defaultOutDir, prepareOutDir } from '../outdir.js';
+import { VERSION } from '../version.js';
+import type { Driver } from '../drivers/driver.js';
+import type { Reporter, RunStartEvent } from './events.js';
+import { FileLedger, RequestsJsonlReporter, reportHtmlReporter, runJsonReporter, summaryJsonReporter } from './files.js';
+import { startSnapshots } from './snapshots.js';
+import { lazyRecords, RunWriteError, type RunHooks, type RunResult } from './result.js';
+import { sendLoop, type StopReason } from './send.js';
+
+export interface RunSetup {
+  config: RunConfig;
+  tokenizer: Tokenizer;
+  driver: Driver;
+  /** run.json `config`: the effective options, secrets redacted. */
+  configMeta: Record<string, unknown>;
+  /** Every text stored or printed from a server passes this (servers echo credentials in error bodies). */
+  redact: (s: string) => string;
+  /** Appended to the default results directory's name (simulate: `-simulated`). */
+  outDirSuffix?: string;
+}
+
+export interface LifecycleOptions {
+  /** Outputs beyond the run's own files (terminal, --json, a dashboard): called after those, in this order. */
+  reporters?: Reporter[];
+  hooks?: RunHooks;
+  /** Abort to stop the run: no new requests, in-flight ones are cancelled after the grace period and recorded as such. */
+  signal?: AbortSignal;
+}
+
+/** Measured requests and the total the workload builds for: 100 by default unless a duration or a finite workload decides. */
+function requestCounts(c: RunConfig): { total: number | undefined; defaultRequests: number | undefined } {
+  const defaultRequests = c.duration === undefined ? 100 : undefined;
+  const measured = c.requests ?? defaultRequests;
+  return { total: measured !== undefined ? measured + c.warmup : undefined, defaultRequests };
+}
+
+/** The hooks of older callers as a reporter (onAggregator is called by the lifecycle itself). */
+function hooksReporter(h: RunHooks): Reporter {
+  return {
+    name: 'hooks',
+    runStart: (e) => h.onStart?.({ baseUrl: e.baseUrl, embedded: e.embedded, model: e.model, outDir: e.outDir, total: e.total, workload: e.workload }),
+    record: h.onRecord && ((r) => h.onRecord!(r)),
+  };
+}
+
+/** Run one benchmark on `driver`. Throws UsageError (exit 2) for a bad workload or an unreachable server, before anything is sent. */
+export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Promise<RunResult> {
+  const { config: c, driver } = s;
+  const rng = createRng(c.datasetSeed);
+  const { total, defaultRequests } = requestCounts(c);
+  // Two-stage stop: `stopSending` ends the schedule (and wakes workloads waiting on earlier answers);
+  // requests still in flight after the grace period are cancelled.
+  const stopSending = new AbortController();
+  // The workload is built (datasets read and validated) before any server is contacted or any file touched.
+  const workload: Workload = createWorkload(c, s.tokenizer, rng.fork(), total, { signal: stopSending.signal, sleep: (ms, sig) => driver.clock.sleepUntil(driver.clock.now() + ms, sig) });
+  const requests = c.requests ?? (workload.size !== undefined && c.duration === undefined ? Math.max(0, workload.size - c.warmup) : defaultRequests);
+  const backend = backendOf(c);
+  const executor = chooseExecutor({ rate: c.rate, arrivalTimesMs: workload.arrivalTimesMs });
+  const counter = createTokenCounter(c.tokenizer);
+  try {
+    const target = await driver.open(opts.signal);
+    const outDir = c.out ?? defaultOutDir(target.shownModel, s.outDirSuffix);
+    prepareOutDir(outDir, c.overwrite);
+    const meta: Record<string, unknown> = {
+      tool: 'tokenflood',
+      version: VERSION,
+      started_at: new Date().toISOString(),
+      ...target.metaHead,
+      model: target.shownModel,
+      endpoint: c.endpoint,
+      backend,
+      executor: executor.describe(c),
+      stream: c.stream,
+      tokenizer: s.tokenizer.name,
+      workload: workload.describe(),
+      ...target.metaTail,
+      client: { node: process.version, platform: platform(), cpus: cpus().length, cpu_model: cpus()[0]?.model ?? null, hostname: hostname() },
+      config: s.configMeta,
+    };
+    const state: { stoppedReason: StopReason } = { stoppedReason: 'completed' };
+    // Nothing more can be recorded, so nothing more is sent, and requests in flight are not waited for.
+    const jsonl = new RequestsJsonlReporter(outDir, () => {
+      if (stopSending.signal.aborted) return;
+      stop('write_failed');
+      driver.cancelAll();
+    });
+    const reporters: Reporter[] = [jsonl, runJsonReporter, summaryJsonReporter, reportHtmlReporter, ...(opts.hooks ? [hooksReporter(opts.hooks)] : []), ...(opts.reporters ?? [])];
+    // run.json first: a run cut short still says what it was.
+    runJsonReporter.runStart!(startEvent());
+    // Fed each record as it is kept: the summary comes from here, in memory that does not grow with the events.
+    const summaryAgg = new SummaryAggregator();
+    Object.assign(meta, await driver.start());
+    const agg = new LiveAggregator(driver.clock.now, driver.contentEvents && (() => driver.contentEvents!()));
+    for (const r of reporters) if (r !== runJsonReporter) r.runStart?.(startEvent());
+    opts.hooks?.onAggregator?.(agg);
+    const stopSnapshots = startSnapshots(reporters, agg, driver.clock, driver.kind === 'virtual');
+
+    let graceStop: AbortController | undefined;
+    function stop(reason: StopReason): void {
+      if (stopSending.signal.aborted) return;
+      state.stoppedReason = reason;
+      stopSending.abort();
+      // What the grace period waits for: the end-of-run message says whether any of it had to be cancelled.
+      meta.in_flight_at_stop = agg.inFlight;
+      graceStop = new AbortController();
+      const g = graceStop.signal;
+      void driver.clock.sleepUntil(driver.clock.now() + c.gracePeriod * 1000, g).then(() => g.aborted || driver.cancelAll());
+    }
+    function startEvent(): RunStartEvent {
+      return { baseUrl: target.shownBaseUrl, embedded: target.embedded, model: target.shownModel, outDir, total: requests, workload: meta.workload as Record<string, unknown>, meta, virtual: driver.kind === 'virtual' };
+    }
+    const onAbort = () => stop('interrupted');
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    if (opts.signal?.aborted) onAbort(); // interrupted during setup
+    const others = reporters.filter((r) => r !== jsonl && r.record);
+    const onRecord = (rec: RequestRecord): void => {
+      // The aggregator sees exactly the records kept on disk, so `tokenflood report` (which replays them) agrees.
+      if (jsonl.record(rec)) summaryAgg.add(rec);
+      for (const r of others) r.record!(rec);
+    };
+
+    let outcome: { measuredDone: number; measuredFailed: number } = { measuredDone: 0, measuredFailed: 0 };
+    try {
+      outcome = await driver.drive(() =>
+        sendLoop({ c, driver, workload, executor, model: target.model, requests, rng, agg, counter, redact: s.redact, stopSending: stopSending.signal, stop, onRecord }),
+      );
+    } finally {
+      graceStop?.abort();
+      stopSnapshots();
+      Object.assign(meta, driver.finish());
+      opts.signal?.removeEventListener('abort', onAbort);
+      jsonl.close();
+    }
+    meta.stopped_reason = state.stoppedReason;
+    meta.workload = workload.describe(); // final counts (skipped items, conversations cut short)
+    if (state.stoppedReason === 'max_error_rate')
+      meta.stop_message = `stopped early: more than ${(c.maxErrorRate! * 100).toFixed(1)}% of requests failed (${outcome.measuredFailed} of ${outcome.measuredDone})`;
+    if (state.stoppedReason === 'write_failed') meta.stop_message = jsonl.failure!.message;
+    // A failed write lost the records of its batch: the summary is then rebuilt from what is on disk, so it still agrees with `report`.
+    const kept = jsonl.failure ? new SummaryAggregator() : summaryAgg;
+    if (jsonl.failure) eachRecord(join(outDir, REQUESTS_JSONL), (r) => kept.add(r));
+    const summary = kept.summary(meta, c.concurrency);
+    const files = new FileLedger(outDir);
+    for (const r of reporters) await r.runEnd?.({ meta, summary, outDir, files });
+    const result = lazyRecords({ summary, outDir, written: files.written });
+    if (files.failures.length) throw new RunWriteError(files.failures[0], result, files.failures.map((f) => f.file));
+    return result;
+  } finally {
+    await counter.close();
+    await driver.close();
+  }
+}

@@ -1,0 +1,175 @@
+// Sending: the executor's slots become requests (body, retries, token counts, redaction) and each outcome a record.
+import type { RunConfig } from '../config/schema.js';
+import type { TokenCounter } from '../dataset/count-pool.js';
+import type { RequestSpec } from '../dataset/types.js';
+import type { Workload } from '../dataset/workload.js';
+import { BACKENDS, backendOf } from '../backends/registry.js';
+import type { ExecuteResult } from '../backends/execute.js';
+import type { Executor, Slot } from '../scheduler/scheduler.js';
+import { toRecord } from '../metrics/derive.js';
+import { normalizeRaw } from '../metrics/jsonl.js';
+import type { LiveAggregator } from '../metrics/live.js';
+import type { RequestRecord } from '../metrics/record.js';
+import type { Rng } from '../util/rng.js';
+import type { Driver } from '../drivers/driver.js';
+
+export type StopReason = 'completed' | 'interrupted' | 'max_error_rate' | 'write_failed';
+
+/** An open-loop send later than this (or than one mean inter-arrival gap, if longer) missed its slot. */
+const LATE_SEND_MS = 10;
+
+/** --max-error-rate is judged only after this many measured requests, so one early failure cannot stop a run. */
+const MIN_ERROR_SAMPLE = 20;
+
+/**
+ * Wait before retry n+1: the server's Retry-After, else exponential backoff 500 ms · 2^(n−1) capped at 30 s;
+ * null (do not retry) when Retry-After exceeds `maxMs`, since retrying earlier than asked measures nothing useful
+ * and waiting longer would hold a slot for that long. Never above maxMs, so never above the longest timer.
+ */
+export function retryWaitMs(retryAfterMs: number | null, n: number, maxMs: number): number | null {
+  if (retryAfterMs !== null && !Number.isNaN(retryAfterMs) && retryAfterMs >= 0) return retryAfterMs > maxMs ? null : retryAfterMs;
+  return Math.min(30_000, 500 * 2 ** (n - 1), maxMs);
+}
+
+/**
+ * Fill token counts the server did not report by counting with the run's tokenizer, on the counting thread
+ * (a pathological answer must not freeze measuring); too long or too slow to count gives token_source estimate.
+ */
+async function completeTokenCounts(res: ExecuteResult, counter: TokenCounter): Promise<void> {
+  const raw = res.raw;
+  if (raw.status !== 'ok') return;
+  if (raw.output_tokens === null) {
+    const { counts, source } = await counter.count([res.reasoningText, res.answerText]);
+    raw.output_tokens = counts[0] + counts[1];
+    raw.reasoning_tokens = counts[0];
+    raw.token_source = source;
+  }
+  if (raw.input_tokens === null) raw.input_tokens = raw.expected_input_tokens;
+}
+
+export interface SendContext {
+  c: RunConfig;
+  driver: Driver;
+  workload: Workload;
+  executor: Executor;
+  /** The model id to request. */
+  model: string;
+  /** Measured requests to send, when bounded. */
+  requests: number | undefined;
+  rng: Rng;
+  agg: LiveAggregator;
+  counter: TokenCounter;
+  redact: (s: string) => string;
+  stopSending: AbortSignal;
+  stop(reason: StopReason): void;
+  /** Every finished attempt's record, in the order they finish. */
+  onRecord(r: RequestRecord): void;
+}
+
+/** Run the executor's schedule to its end; resolves with the measured counts once every request has finished. */
+export async function sendLoop(x: SendContext): Promise<{ measuredDone: number; measuredFailed: number }> {
+  const { c, driver, workload, agg, stopSending } = x;
+  const clock = driver.clock;
+  const backend = BACKENDS[backendOf(c)];
+  const health = driver.health;
+  let measuredDone = 0;
+  let measuredFailed = 0;
+
+  const attempt = async (slot: Slot, spec: RequestSpec, body: string, n: number, scheduledAtMs: number): Promise<{ res: ExecuteResult; rec: RequestRecord }> => {
+    agg.started();
+    const res = await driver.execute(
+      {
+        id: slot.index,
+        attempt: n,
+        warmup: slot.warmup,
+        cls: spec.class,
+        body,
+        stream: c.stream,
+        expectedInputTokens: spec.inputTokens,
+        maxTokens: spec.maxTokens,
+        scheduledAtMs,
+        timeoutMs: c.timeout * 1000,
+        idleTimeoutMs: c.idleTimeout !== undefined ? c.idleTimeout * 1000 : 0,
+        maxLineBytes: c.maxLineBytes,
+      },
+      spec,
+    );
+    await completeTokenCounts(res, x.counter);
+    if (res.raw.error !== null) res.raw.error = x.redact(res.raw.error);
+    if (res.raw.finish_reason !== null) res.raw.finish_reason = x.redact(res.raw.finish_reason);
+    if (res.raw.usage_rejected !== null) res.raw.usage_rejected = x.redact(res.raw.usage_rejected);
+    const rec = toRecord(normalizeRaw(res.raw));
+    x.onRecord(rec);
+    agg.finished(rec);
+    if (!rec.warmup && rec.status !== 'cancelled') {
+      measuredDone++;
+      if (rec.status !== 'ok') measuredFailed++;
+      if (c.maxErrorRate !== undefined && measuredDone >= MIN_ERROR_SAMPLE && measuredFailed / measuredDone > c.maxErrorRate) x.stop('max_error_rate');
+    }
+    return { res, rec };
+  };
+
+  const openLoop = x.executor.openLoop;
+  const send = async (slot: Slot): Promise<boolean> => {
+    const spec = await workload.next(slot.index);
+    if (!spec || stopSending.aborted) return false;
+    const body = !driver.needsBody
+      ? ''
+      : JSON.stringify(
+          backend.buildBody(spec, {
+            model: x.model,
+            stream: c.stream,
+            ignoreEos: c.ignoreEos,
+            temperature: c.temperature,
+            topP: c.topP,
+            topK: c.topK,
+            seed: c.seed,
+            extraBody: c.extraBody,
+          }),
+        );
+    // Closed loop: the request is ready once built (the workload may wait for an earlier answer or think time),
+    // so building the prompt is not send lag. Open loop: the schedule says when it was due, building included.
+    const readyAtMs = openLoop ? slot.readyAtMs : Math.max(slot.readyAtMs, clock.now());
+    let last: { res: ExecuteResult; rec: RequestRecord };
+    for (let n = 1; ; n++) {
+      // A retry is due when its backoff ends: its schedule lag is the client's, not the backoff's.
+      last = await attempt(slot, spec, body, n, n === 1 ? slot.scheduledAtMs : clock.now());
+      if (n === 1 && health) {
+        // The client's own lateness: how long after the request could go out it did go out.
+        const lag = last.rec.sent_at_ms - readyAtMs;
+        health.recordSendLag(lag);
+        if (c.rate !== undefined && lag > Math.max(LATE_SEND_MS, 1000 / c.rate)) health.recordDropped();
+      }
+      const raw = last.res.raw;
+      const retryable = raw.status === 'http_error' && (raw.http_status === 429 || raw.http_status === 503);
+      if (!retryable || n > c.retry || stopSending.aborted) break;
+      const wait = retryWaitMs(last.res.retryAfterMs, n, c.maxRetryWait * 1000);
+      if (wait === null) break; // the server asked for longer than --max-retry-wait: this attempt stays the outcome
+      await clock.sleepUntil(clock.now() + wait, stopSending);
+      if (stopSending.aborted) break;
+    }
+    // The workload hears once per request, with its final outcome (multi-turn and cache A/B depend on it).
+    const { res, rec } = last;
+    workload.complete?.({ spec, ok: rec.status === 'ok', answerText: res.answerText, reasoningText: res.reasoningText, record: rec });
+    return true;
+  };
+
+  await x.executor.run(
+    {
+      concurrency: c.concurrency,
+      rate: c.rate,
+      arrival: c.arrival,
+      burstiness: c.burstiness,
+      warmup: c.warmup,
+      requests: x.requests,
+      arrivalTimesMs: workload.arrivalTimesMs,
+      durationMs: c.duration !== undefined ? c.duration * 1000 : undefined,
+      rng: x.rng.fork(),
+      now: clock.now,
+      waits: clock,
+      signal: stopSending,
+    },
+    send,
+  );
+  return { measuredDone, measuredFailed };
+}
