@@ -2,14 +2,15 @@
 import { Command } from 'commander';
 import { RUN_FLAGS } from '../config/schema.js';
 import { resolveRunConfig } from '../config/load.js';
-import { run, RunWriteError, type RunResult } from '../run.js';
+import { run, type Reporter, type RunResult } from '../run.js';
 import type { RunConfig } from '../config/schema.js';
 import { addFlags, givenFlags } from '../config/flags.js';
 import { renderSummary } from '../report/terminal.js';
 import { evaluateSlo, parseSlo, describeSloChecks } from '../metrics/slo.js';
 import { recordsOf, REQUESTS_JSONL } from '../report/results-dir.js';
 import { join } from 'node:path';
-import { startProgress } from '../report/progress.js';
+import { progressReporter } from '../report/progress.js';
+import type { Summary } from '../metrics/summary.js';
 import { setExitCode, type Out } from './io.js';
 import { safeTerminalText } from '../report/format.js';
 import { stripControls } from '../util/terminal-text.js';
@@ -19,7 +20,7 @@ import { workloadWarningText } from './workload-warnings.js';
  * Print a finished run: one JSON document with --json, else the rendered table; with --slo, the verdict and
  * goodput (and exit 1 under --fail-on-slo when an objective was missed).
  */
-export function printResult(result: RunResult, c: RunConfig, out: Out, rendered: string): void {
+export function printResult(result: Pick<RunResult, 'summary' | 'outDir' | 'written'>, c: RunConfig, out: Out, rendered: string): void {
   const slo = c.slo ? evaluateSlo(result.summary, recordsOf(join(result.outDir, REQUESTS_JSONL)), parseSlo(c.slo)) : undefined;
   if (slo && c.failOnSlo && !slo.passed) setExitCode(1);
   if (c.json) {
@@ -34,6 +35,44 @@ export function printResult(result: RunResult, c: RunConfig, out: Out, rendered:
   // Only files written in full are announced (a write failure is reported separately, naming the file).
   const w = result.written;
   if (w.length) out.out.write(`\nwrote ${result.outDir}/${w.length > 1 ? `${w.slice(0, -1).join(', ')} and ${w.at(-1)}` : w[0]}\n`);
+}
+
+/** The start lines: where requests go, the model, where results are, and what the workload had to skip. */
+export function startReporter(out: Out, info: NodeJS.WritableStream, prefix: string, onStart: (total: number | undefined) => void = () => {}): Reporter {
+  return {
+    name: 'start',
+    runStart: (s) => {
+      info.write(
+        s.embedded
+          ? `tokenflood: no --base-url given, started the embedded simulated server at ${s.baseUrl}\n`
+          : `${prefix}target ${safeTerminalText(s.baseUrl, 400)}\n`,
+      );
+      info.write(`model ${safeTerminalText(s.model, 200)}, results in ${s.outDir}\n`);
+      out.err.write(workloadWarningText(s.workload, prefix));
+      onStart(s.total);
+    },
+  };
+}
+
+/**
+ * The end of a run on the terminal: warnings about the client and an early stop, then the summary table (or the one
+ * --json document on stdout), SLO verdicts and the files written. Also runs when a results file could not be
+ * written, so what was measured is still shown; main then prints the error naming the file.
+ */
+export function terminalReporter(c: RunConfig, out: Out, render: (s: Summary, meta: Readonly<Record<string, unknown>>) => string = (s) => renderSummary(s)): Reporter {
+  return {
+    name: 'terminal',
+    runEnd: (e) => {
+      const ch = e.summary.client;
+      if (ch?.client_bound)
+        out.err.write(`tokenflood: WARNING: the client was too busy for its timings to be fully trusted (client_bound): ${ch.reasons.join('; ')}\n`);
+      if (e.summary.run.stopped_reason === 'max_error_rate') {
+        out.err.write(`tokenflood: ${String(e.summary.run.stop_message)}\n`);
+        setExitCode(1);
+      }
+      printResult({ summary: e.summary, outDir: e.outDir, written: [...e.files.written] }, c, out, render(e.summary, e.meta));
+    },
+  };
 }
 
 export function registerRun(program: Command, out: Out): void {
@@ -61,46 +100,11 @@ export function registerRun(program: Command, out: Out): void {
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
-    let stopProgress: (() => void) | undefined;
-    let total: number | undefined;
     try {
-      const result = await run(resolved, {
-        signal: ac.signal,
-        hooks: {
-          onStart: (s) => {
-            started = true;
-            info.write(
-              s.embedded
-                ? `tokenflood: no --base-url given, started the embedded simulated server at ${s.baseUrl}\n`
-                : `tokenflood: target ${safeTerminalText(s.baseUrl, 400)}\n`,
-            );
-            info.write(`model ${safeTerminalText(s.model, 200)}, results in ${s.outDir}\n`);
-            out.err.write(workloadWarningText(s.workload, 'tokenflood: '));
-            total = s.total;
-          },
-          onAggregator: (agg) => {
-            if (!c.quiet) stopProgress = startProgress(agg, total, out.err);
-          },
-        },
-      }).catch((e: unknown) => {
-        // A write failure still shows what was measured; main then prints the error (naming the file) and exits 1.
-        if (e instanceof RunWriteError) {
-          stopProgress?.();
-          printResult(e.result, c, out, renderSummary(e.result.summary));
-        }
-        throw e;
-      });
-      stopProgress?.();
-      const ch = result.summary.client;
-      if (ch?.client_bound)
-        out.err.write(`tokenflood: WARNING: the client was too busy for its timings to be fully trusted (client_bound): ${ch.reasons.join('; ')}\n`);
-      if (result.summary.run.stopped_reason === 'max_error_rate') {
-        out.err.write(`tokenflood: ${String(result.summary.run.stop_message)}\n`);
-        setExitCode(1);
-      }
-      printResult(result, c, out, renderSummary(result.summary));
+      // Outputs are reporters on the run's events: start lines, the live line (stderr), then the summary or --json.
+      const reporters = [startReporter(out, info, 'tokenflood: ', () => (started = true)), ...(c.quiet ? [] : [progressReporter(out.err)]), terminalReporter(c, out)];
+      await run(resolved, { signal: ac.signal, reporters });
     } finally {
-      stopProgress?.();
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
     }

@@ -8,7 +8,7 @@ import { renderSummary } from '../report/terminal.js';
 import { addFlags, describedFlags, flagTable, givenFlags, type FlagTable } from '../config/flags.js';
 import { NOT_MODELLED_KEYS, resolveSimulate, simEngineOptionsSchema, simulate, SIM_ENGINE_KEYS } from '../simulate.js';
 import { SIM_SERVER_FLAG_META } from '../sim/options.js';
-import { printResult } from './run.js';
+import { terminalReporter } from './run.js';
 import type { Out } from './io.js';
 import { workloadWarningText } from './workload-warnings.js';
 
@@ -50,8 +50,12 @@ export function registerSimulate(program: Command, out: Out): void {
     const c = resolved.run.config;
     if (resolved.ignored.length)
       out.err.write(`tokenflood simulate: ignored (not modelled): ${resolved.ignored.map((k) => `--${toKebab(k)}`).join(', ')}\n`);
-    const result = await simulate(resolved);
-    out.err.write(workloadWarningText(result.summary.run.workload as Record<string, unknown> | undefined, 'tokenflood simulate: '));
-    printResult(result, c, out, `${renderSummary(result.summary)}\n\nsimulated in ${(result.wallMs / 1000).toFixed(2)} s of wall time`);
+    const wallS = (meta: Readonly<Record<string, unknown>>) => ((meta.simulation as { wall_ms: number }).wall_ms / 1000).toFixed(2);
+    await simulate(resolved, {
+      reporters: [
+        { name: 'workload warnings', runEnd: (e) => void out.err.write(workloadWarningText(e.summary.run.workload as Record<string, unknown> | undefined, 'tokenflood simulate: ')) },
+        terminalReporter(c, out, (s, meta) => `${renderSummary(s)}\n\nsimulated in ${wallS(meta)} s of wall time`),
+      ],
+    });
   });
 }

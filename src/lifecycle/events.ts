@@ -26,6 +26,8 @@ export type SnapshotEvent = LiveSnapshot;
 /** Results files written whole (temp file + rename) or not at all; what failed is collected, not thrown. */
 export interface ResultFiles {
   readonly outDir: string;
+  /** Names of the files written in full so far (reporters run in order, so a later one sees the earlier ones'). */
+  readonly written: readonly string[];
   /** Write `name` in outDir from `data()`; a WriteError is collected, anything else is thrown. */
   save(name: string, data: () => string): void;
   /** Mark a file a reporter wrote by its own means as written in full. */

@@ -1,6 +1,7 @@
 // Progress display: a live line on a TTY, plain periodic lines otherwise; samples the aggregator on an interval.
 import { WINDOW_MS, type LiveAggregator, type LiveSnapshot } from '../metrics/live.js';
 import { fmt } from './format.js';
+import type { Reporter } from '../lifecycle/events.js';
 
 export function progressLine(s: LiveSnapshot, total: number | undefined): string {
   const done = total ? `${s.done}/${total}` : `${s.done}`;
@@ -20,5 +21,30 @@ export function startProgress(agg: LiveAggregator, total: number | undefined, st
   return () => {
     clearInterval(timer);
     if (tty) stream.write('\r\x1b[2K');
+  };
+}
+
+/**
+ * The live line as a reporter on the run's snapshot events: every 250 ms on a TTY, every 5 s otherwise; the line
+ * is cleared when the run ends, before the summary is printed.
+ */
+export function progressReporter(stream: NodeJS.WriteStream, label = ''): Reporter {
+  const tty = Boolean(stream.isTTY);
+  let total: number | undefined;
+  let shown = false;
+  return {
+    name: 'progress',
+    snapshotEveryMs: tty ? 250 : 5000,
+    runStart: (e) => {
+      total = e.total;
+    },
+    snapshot: (s) => {
+      const line = `${label}${progressLine(s, total)}`;
+      stream.write(tty ? `\r\x1b[2K${line}` : `${line}\n`);
+      shown = true;
+    },
+    runEnd: () => {
+      if (tty && shown) stream.write('\r\x1b[2K');
+    },
   };
 }

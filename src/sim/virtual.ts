@@ -1,4 +1,4 @@
-// Virtual-clock driver: runs a whole benchmark against the engine in simulated time, no timers.
+// Engine-level harness: a fixed load through the engine on a virtual clock, synchronously (engine unit tests, fidelity checks). `tokenflood simulate` runs the real scheduler on the virtual driver instead (src/drivers/virtual.ts).
 import { createRng } from '../util/rng.js';
 import { arrivalSchedule, type ArrivalKind } from '../scheduler/arrivals.js';
 import { resolveEngine, type EngineOptions, type EngineSpec } from './engine/config.js';
