@@ -1,5 +1,7 @@
 // Public library API.
 export { run, RunWriteError, type RunResult, type RunOptions, type RunHooks } from './run.js';
+export type { Reporter, RunStartEvent, SnapshotEvent, RunEndEvent, ResultFiles } from './report/events.js';
+export { simulate, type SimulateResult } from './simulate.js';
 export { resolveRunConfig } from './config/load.js';
 export { RunConfigSchema, type RunConfig, type RunConfigInput } from './config/schema.js';
 export { buildSummary, computeMetrics, type Summary } from './metrics/summary.js';

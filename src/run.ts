@@ -15,7 +15,7 @@ import type { RunResult } from './lifecycle/result.js';
 export { resolveWorkers } from './drivers/real.js';
 export { retryWaitMs } from './lifecycle/send.js';
 export { RunWriteError, type RunHooks, type RunResult } from './lifecycle/result.js';
-export type { Reporter, RunEndEvent, RunStartEvent, SnapshotEvent } from './lifecycle/events.js';
+export type { Reporter, RunEndEvent, RunStartEvent, SnapshotEvent } from './report/events.js';
 
 export type RunOptions = LifecycleOptions;
 

@@ -6,7 +6,7 @@ import { RecordWriter } from '../metrics/jsonl.js';
 import type { RequestRecord } from '../metrics/record.js';
 import { REQUESTS_JSONL, RUN_JSON, SUMMARY_JSON, writeJsonFile } from '../report/results-dir.js';
 import { writeRunReport } from '../report/html/run-report.js';
-import type { Reporter, ResultFiles } from './events.js';
+import type { Reporter, ResultFiles } from '../report/events.js';
 
 /** Files written whole (temp + rename) or not at all, with what was written and what failed. */
 export class FileLedger implements ResultFiles {

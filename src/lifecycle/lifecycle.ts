@@ -15,7 +15,7 @@ import { eachRecord, REQUESTS_JSONL } from '../report/results-dir.js';
 import { defaultOutDir, prepareOutDir } from '../outdir.js';
 import { VERSION } from '../version.js';
 import type { Driver } from '../drivers/driver.js';
-import type { Reporter, RunStartEvent } from './events.js';
+import type { Reporter, RunStartEvent } from '../report/events.js';
 import { FileLedger, RequestsJsonlReporter, reportHtmlReporter, runJsonReporter, summaryJsonReporter } from './files.js';
 import { startSnapshots } from './snapshots.js';
 import { lazyRecords, RunWriteError, type RunHooks, type RunResult } from './result.js';

@@ -1,7 +1,7 @@
 // Snapshot events on the run clock: one live snapshot per tick, handed to each reporter at the interval it asked for.
 import type { LiveAggregator } from '../metrics/live.js';
 import type { DriverClock } from '../drivers/driver.js';
-import type { Reporter } from './events.js';
+import type { Reporter } from '../report/events.js';
 
 export const DEFAULT_SNAPSHOT_MS = 1000;
 /** Nobody needs a live view finer than this, and each snapshot costs the measuring thread. */

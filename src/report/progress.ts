@@ -1,7 +1,7 @@
 // Progress display: a live line on a TTY, plain periodic lines otherwise; samples the aggregator on an interval.
 import { WINDOW_MS, type LiveAggregator, type LiveSnapshot } from '../metrics/live.js';
 import { fmt } from './format.js';
-import type { Reporter } from '../lifecycle/events.js';
+import type { Reporter } from './events.js';
 
 export function progressLine(s: LiveSnapshot, total: number | undefined): string {
   const done = total ? `${s.done}/${total}` : `${s.done}`;
