@@ -8,6 +8,8 @@ const root = join(__dirname, '..');
 /** Who may not import what; paths relative to the repository, a trailing `/` means the whole folder. */
 const RULES: { from: string; except?: string[]; mayNotImport: string[]; why: string }[] = [
   { from: 'src/report/', mayNotImport: ['src/sweep/', 'src/run.ts', 'src/simulate.ts', 'src/cli/'], why: 'reporters read plain report models; run and sweep produce them' },
+  { from: 'src/report/', mayNotImport: ['src/lifecycle/', 'src/drivers/'], why: 'reporters listen to the lifecycle through the events in report/events.ts; they never drive it' },
+  { from: 'src/drivers/', mayNotImport: ['src/lifecycle/', 'src/run.ts', 'src/simulate.ts'], why: 'a driver is a clock and a backend: the lifecycle uses it, not the other way round' },
   { from: 'src/dataset/', mayNotImport: ['src/config/'], why: 'dataset/ declares the options it reads (WorkloadParams) and config/ supplies them' },
   { from: 'src/', except: ['src/cli/'], mayNotImport: ['src/cli/'], why: 'the CLI is the top: argv → config → run() → exit code' },
 ];
