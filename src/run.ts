@@ -21,7 +21,7 @@ import type { ExecuteResult } from './backends/execute.js';
 import { inProcessSender, resolveTransport, type RequestSender } from './backends/sender.js';
 import { senderPool } from './backends/sender-pool.js';
 import { availableParallelism } from 'node:os';
-import { chooseExecutor, type Slot } from './scheduler/scheduler.js';
+import { chooseExecutor, rampPlan, type Slot } from './scheduler/scheduler.js';
 import type { RequestSpec } from './dataset/types.js';
 import { toRecord } from './metrics/derive.js';
 import { normalizeRaw, RecordWriter } from './metrics/jsonl.js';
@@ -182,7 +182,9 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
   let sender: RequestSender | undefined;
   const backendKind = backendOf(c);
   const backend = BACKENDS[backendKind];
-  const executor = chooseExecutor({ rate: c.rate, arrivalTimesMs: workload.arrivalTimesMs });
+  // Ramps and stages (--ramp-up/--ramp-down/--stages) as one stage list, undefined for a constant load.
+  const ramp = rampPlan(c);
+  const executor = chooseExecutor({ rate: c.rate, arrivalTimesMs: workload.arrivalTimesMs, ramp });
   const counter = createTokenCounter(c.tokenizer);
   try {
     // HTTP_PROXY/HTTPS_PROXY/NO_PROXY (src/backends/proxy.ts): a proxy, when one applies, carries the preflight and the run.
@@ -208,7 +210,7 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
       model: shownModel,
       endpoint: c.endpoint,
       backend: backendKind,
-      executor: executor.describe(c),
+      executor: executor.describe({ ...c, ramp }),
       stream: c.stream,
       tokenizer: tokenizer.name,
       workload: workload.describe(),
@@ -276,6 +278,8 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
         idleTimeoutMs: c.idleTimeout !== undefined ? c.idleTimeout * 1000 : 0,
         maxLineBytes: c.maxLineBytes,
       });
+      // The phase (ramp-up, steady, ramp-down) the scheduler gave the request: the summary covers the steady one.
+      res.raw.phase = slot.phase;
       await completeTokenCounts(res, counter);
       if (res.raw.error !== null) res.raw.error = redact(res.raw.error);
       if (res.raw.finish_reason !== null) res.raw.finish_reason = redact(res.raw.finish_reason);
@@ -352,6 +356,7 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
           arrivalTimesMs: workload.arrivalTimesMs,
           durationMs: c.duration !== undefined ? c.duration * 1000 : undefined,
           rng: rng.fork(),
+          ramp,
           now,
           signal: stopSending.signal,
         },

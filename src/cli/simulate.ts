@@ -12,6 +12,9 @@ import { printResult } from './run.js';
 import type { Out } from './io.js';
 import { workloadWarningText } from './workload-warnings.js';
 
+/** Run options the engine model does not drive yet (its schedule is a constant load): refused, not silently ignored. */
+const NOT_SIMULATED_KEYS = ['rampUp', 'rampDown', 'stages'];
+
 /** Run flags that mean something without a server, with help reworded where the meaning shifts. */
 export const SIMULATE_RUN_FLAGS: FlagTable = Object.fromEntries(
   Object.entries({
@@ -21,7 +24,7 @@ export const SIMULATE_RUN_FLAGS: FlagTable = Object.fromEntries(
       maxModelLen: { help: "the engine's max_model_len, and (as in run) skip workload items whose input + max_tokens exceed it (longer requests get vLLM's HTTP 400)", defaultText: SIM_SERVER_FLAG_META.maxModelLen.defaultText },
       seed: { help: 'sampling seed: recorded only (the engine model does not sample text)' },
     }),
-  }).filter(([k]) => !(NOT_MODELLED_KEYS as readonly string[]).includes(k)),
+  }).filter(([k]) => !(NOT_MODELLED_KEYS as readonly string[]).includes(k) && !NOT_SIMULATED_KEYS.includes(k)),
 );
 
 export const ENGINE_FLAGS = describedFlags(simEngineOptionsSchema.shape);
@@ -45,7 +48,9 @@ export function registerSimulate(program: Command, out: Out): void {
     const engineFlags = givenFlags(cmd, ENGINE_FLAGS, problems);
     if (problems.length) throw new UsageError(problems);
     const file = cmd.opts().config as string | undefined;
-    const values = { ...(file ? readSimulateConfigFile(file) : {}), ...givenFlags(cmd, SIMULATE_RUN_FLAGS), ...engineFlags };
+    const values: Record<string, unknown> = { ...(file ? readSimulateConfigFile(file) : {}), ...givenFlags(cmd, SIMULATE_RUN_FLAGS), ...engineFlags };
+    const ramps = NOT_SIMULATED_KEYS.filter((k) => values[k] !== undefined);
+    if (ramps.length) throw new UsageError(ramps.map((k) => `${file}: ${toKebab(k)}: simulate does not model ramps or stages yet (tokenflood run does)`));
     const resolved = resolveSimulate(values);
     const c = resolved.run.config;
     if (resolved.ignored.length)
