@@ -6,6 +6,8 @@ import { run } from '../src/run.js';
 import { phaseAt, rampPlan } from '../src/scheduler/scheduler.js';
 import { startScriptServer, chatChunk, usageChunk, DONE, type ScriptServer } from './fixtures/script-server.js';
 import { tmpDir } from './helpers.js';
+import { renderSummary } from '../src/report/terminal.js';
+import { replaySummary } from '../src/report/results-dir.js';
 
 let server: ScriptServer | undefined;
 afterEach(async () => {
@@ -40,6 +42,7 @@ describe('ramps in a run', () => {
     expect(res.summary.phases).toEqual({ steady: 8, ramp_up: 8, ramp_down: 0, summarized: 'steady' });
     expect(res.summary.requests.total).toBe(8);
     expect(res.summary.ttft_ms.count).toBe(8);
+    expect(renderSummary(res.summary)).toContain('phases: figures below cover the 8 steady requests; 8 ramp-up and 0 ramp-down requests are recorded but left out');
     const lines = readFileSync(join(out, 'requests.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { phase: string });
     expect(lines.filter((l) => l.phase === 'ramp-up')).toHaveLength(8);
     const meta = JSON.parse(readFileSync(join(out, 'run.json'), 'utf8')) as { executor: unknown };
@@ -58,6 +61,8 @@ describe('ramps in a run', () => {
     // Λ: 20/s × 1 s / 2 = 10 in the ramp-up, 20 steady, 10 in the ramp-down (constant spacing: exactly these).
     expect(res.summary.phases).toEqual({ steady: 20, ramp_up: 10, ramp_down: 10, summarized: 'steady' });
     expect(res.summary.requests.total).toBe(20);
+    // `tokenflood report` rebuilds the same summary from requests.jsonl, phases included.
+    expect(replaySummary(out).summary).toEqual(JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')));
     expect(res.summary.run.executor).toEqual({
       kind: 'ramping-arrival-rate', start_rate: 0, time_unit: '1s', arrival: 'constant', max_vus: null,
       stages: [{ duration_s: 1, target: 20 }, { duration_s: 1, target: 20 }, { duration_s: 1, target: 0 }],
