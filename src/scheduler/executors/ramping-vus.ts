@@ -30,33 +30,39 @@ async function rampingVus(o: ScheduleOptions, send: SendFn): Promise<void> {
   const end = start + (o.durationMs ?? Infinity);
   const vus = Math.max(0, ...stages.map((s) => s.target));
   let next = 0;
-  let done = false;
+  // Ends the waits of VUs not started yet once nothing more will be sent (--requests reached, workload exhausted, a
+  // stop): without it the run would last until the last of them was due, e.g. to the end of a 10 min ramp-up.
+  const over = new AbortController();
+  const onStop = () => over.abort();
+  o.signal?.addEventListener('abort', onStop, { once: true });
+  if (o.signal?.aborted) over.abort();
   const vu = async (k: number) => {
     for (const [from, to] of vuIntervals(stages, k)) {
       const startAt = start + from;
       if (startAt >= end) return;
-      await waits.sleepUntil(startAt, o.signal);
+      await waits.sleepUntil(startAt, over.signal);
       // The first request of a VU was due when the VU started: a late wake-up shows as schedule lag.
       let due: number | undefined = startAt;
       for (;;) {
-        if (done || o.signal?.aborted) return;
+        if (over.signal.aborted) return;
         const t = o.now();
         if (t >= end) return;
         if (t >= start + to) break;
         const index = next;
-        if (o.requests !== undefined && index >= o.warmup + o.requests) return;
+        if (o.requests !== undefined && index >= o.warmup + o.requests) return over.abort();
         next++;
         const at = due ?? t;
         due = undefined;
         const slot = { index, warmup: index < o.warmup, scheduledAtMs: at, readyAtMs: at, phase: phaseAt(stages, at - start) };
-        if (!(await send(slot))) {
-          done = true;
-          return;
-        }
+        if (!(await send(slot))) return over.abort();
       }
     }
   };
-  await Promise.all(Array.from({ length: vus }, (_, k) => vu(k)));
+  try {
+    await Promise.all(Array.from({ length: vus }, (_, k) => vu(k)));
+  } finally {
+    o.signal?.removeEventListener('abort', onStop);
+  }
 }
 
 export const rampingVusExecutor: Executor = {

@@ -26,7 +26,14 @@ function virtualClock() {
     pumping = false;
   };
   const waits: Waits = {
-    sleepUntil: (at) => new Promise<void>((wake) => (sleepers.push({ at, wake }), void pump())),
+    sleepUntil: (at, signal) =>
+      new Promise<void>((wake) => {
+        if (signal?.aborted) return wake();
+        const s = { at, wake };
+        sleepers.push(s);
+        signal?.addEventListener('abort', () => (sleepers.includes(s) && sleepers.splice(sleepers.indexOf(s), 1), wake()), { once: true });
+        void pump();
+      }),
     yield: () => new Promise((r) => setImmediate(r)),
   };
   return { now: () => t, waits };
@@ -60,6 +67,17 @@ describe('ramping-vus', () => {
     expect(overLimit).toBe(0);
     expect(Math.max(...slots.map((s) => s.scheduledAtMs))).toBeLessThan(3000);
     expect(slots.map((s) => s.index)).toEqual(slots.map((_, i) => i));
+  });
+
+  it('ends when --requests is reached, without waiting for the VUs still due later in the ramp', async () => {
+    const clock = virtualClock();
+    const plan = parseStages('10m:100', LIMITS);
+    const o: ScheduleOptions = { arrival: 'constant', burstiness: 1, warmup: 0, requests: 3, rng: createRng(1), now: clock.now, waits: clock.waits, ramp: plan };
+    let sent = 0;
+    await getExecutor('ramping-vus').run(o, async () => (sent++, await clock.waits.sleepUntil(clock.now() + 1), true));
+    expect(sent).toBe(3);
+    // VU 0 sends all three in its first 3 ms; VU 1, due at 6 s, and the 98 after it are never waited for.
+    expect(clock.now()).toBeLessThan(6_000);
   });
 
   it('stops at --requests', async () => {
