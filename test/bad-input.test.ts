@@ -85,6 +85,8 @@ const cases: Case[] = [
   ['unknown backend', run('--backend', 'grpc'), /--backend: unknown kind "grpc" \(valid: openai-chat, openai-completions\)/],
   ['backend disagreeing with endpoint', run('--backend', 'openai-completions', '--endpoint', 'chat'), /--backend: openai-completions loads --endpoint completions, not --endpoint chat/],
   ['config file with an unknown backend', () => ['run', '--config', file('backend.yaml', 'backend: grpc\n'), '--base-url', server.baseUrl, '--quiet'], /backend\.yaml: backend: unknown kind "grpc" \(valid: openai-chat, openai-completions\)/],
+  ['simulate: stages in a config file', () => ['simulate', '--config', file('sim-stages.yaml', 'stages: 30s:10\n'), '--quiet'], /sim-stages\.yaml: stages: simulate does not model ramps or stages yet/],
+  ['simulate: --ramp-up', () => ['simulate', '--ramp-up', '5s', '--quiet'], /--ramp-up/],
   ['simulate: unknown backend', () => ['simulate', '--backend', 'openai-embeddings', '--quiet'], /--backend: unknown kind "openai-embeddings" \(valid: openai-chat, openai-completions\)/],
 ];
 
