@@ -1,4 +1,5 @@
 // ramping-vus (k6's name): a closed loop whose number of virtual users follows --stages (or --ramp-up/--ramp-down).
+import { setMaxListeners } from 'node:events';
 import type { Executor, ScheduleOptions, SendFn } from './types.js';
 import { realWaits } from './limits.js';
 import { describeStages, phaseAt, type Stage } from '../stages.js';
@@ -33,6 +34,8 @@ async function rampingVus(o: ScheduleOptions, send: SendFn): Promise<void> {
   // Ends the waits of VUs not started yet once nothing more will be sent (--requests reached, workload exhausted, a
   // stop): without it the run would last until the last of them was due, e.g. to the end of a 10 min ramp-up.
   const over = new AbortController();
+  // Every VU waiting for its start listens on it: thousands of listeners are expected, not a leak.
+  setMaxListeners(0, over.signal);
   const onStop = () => over.abort();
   o.signal?.addEventListener('abort', onStop, { once: true });
   if (o.signal?.aborted) over.abort();
