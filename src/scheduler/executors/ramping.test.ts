@@ -74,7 +74,14 @@ describe('ramping-vus', () => {
     const plan = parseStages('10m:100', LIMITS);
     const o: ScheduleOptions = { arrival: 'constant', burstiness: 1, warmup: 0, requests: 3, rng: createRng(1), now: clock.now, waits: clock.waits, ramp: plan };
     let sent = 0;
+    // 100 VUs wait on one stop signal: expected, so no MaxListenersExceededWarning on the user's terminal.
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on('warning', onWarning);
     await getExecutor('ramping-vus').run(o, async () => (sent++, await clock.waits.sleepUntil(clock.now() + 1), true));
+    await new Promise((r) => setImmediate(r));
+    process.off('warning', onWarning);
+    expect(warnings).not.toContain('MaxListenersExceededWarning');
     expect(sent).toBe(3);
     // VU 0 sends all three in its first 3 ms; VU 1, due at 6 s, and the 98 after it are never waited for.
     expect(clock.now()).toBeLessThan(6_000);
