@@ -6,6 +6,7 @@ import { RunConfigSchema, RUN_FLAGS, describeIssues, type RunConfig, type RunCon
 import { parseSlo } from '../metrics/slo.js';
 import { embeddedSimProblems } from './embedded-sim.js';
 import { BACKENDS } from '../backends/registry.js';
+import { rampPlan, stagesMs, type RampPlan } from '../scheduler/stages.js';
 import { apiKeyProblem, didYouMean, parseHeaders, toCamel, toKebab } from './parse.js';
 
 const KEYS = Object.keys(RUN_FLAGS);
@@ -88,7 +89,8 @@ export function resolveRunConfig(inp: ResolveInput): ResolvedRun {
     if (keyBad) problems.push(`${apiKeySource}: ${keyBad}`);
   }
   if (c.burstiness !== 1 && c.arrival !== 'gamma') problems.push('--burstiness: only applies with --arrival gamma');
-  if (c.rate === undefined && merged.arrival !== undefined) problems.push('--arrival: only applies with --rate');
+  const ramp = rampProblems(c, merged, problems);
+  if (c.rate === undefined && ramp?.of !== 'rate' && merged.arrival !== undefined) problems.push('--arrival: only applies with --rate');
   // --backend names the protocol, --endpoint the same thing in older words: given together they must agree.
   if (c.backend && merged.endpoint !== undefined && BACKENDS[c.backend].endpoint !== c.endpoint)
     problems.push(`--backend: ${c.backend} loads --endpoint ${BACKENDS[c.backend].endpoint}, not --endpoint ${c.endpoint}: give one of the two`);
@@ -102,6 +104,36 @@ export function resolveRunConfig(inp: ResolveInput): ResolvedRun {
   if (c.failOnSlo && !c.slo) problems.push('--fail-on-slo: needs --slo');
   problems.push(...embeddedSimProblems(c, c.baseUrl));
   if (problems.length) throw new UsageError(problems);
+  // With --stages: --duration defaults to their sum; the highest target sizes the pool (VUs) or the rate, as --concurrency or --rate would.
+  if (c.stages !== undefined && ramp) {
+    c.duration ??= stagesMs(ramp.stages) / 1000;
+    const max = Math.max(...ramp.stages.map((st) => st.target));
+    if (ramp.of === 'vus') c.concurrency = max;
+    else c.rate = max;
+  }
   if (c.concurrency === undefined && c.rate === undefined) c.concurrency = 1;
   return { config: c, headers };
+}
+
+/** --ramp-up, --ramp-down and --stages against the rest of the load options; the parsed plan when there is one. */
+function rampProblems(c: RunConfig, given: Record<string, unknown>, problems: string[]): RampPlan | undefined {
+  const ramps = c.rampUp !== undefined || c.rampDown !== undefined;
+  const first = c.rampUp !== undefined ? '--ramp-up' : '--ramp-down';
+  if (c.stages !== undefined) {
+    if (ramps) problems.push(`--stages: cannot be combined with ${first} (write the ramps as stages, e.g. 30s:100,2m:100,30s:0)`);
+    if (c.replay !== undefined) problems.push('--stages: does not apply to --replay (the trace sets the send times)');
+    const plan = rampPlan(c);
+    if (!plan) return undefined;
+    if (given.rate !== undefined) problems.push('--rate: the --stages targets set the load (write requests per second as 30s:20/s): drop --rate');
+    else if (plan.of === 'vus' && given.concurrency !== undefined)
+      problems.push('--concurrency: the --stages targets are the VU counts; drop --concurrency (with rate targets such as 30s:20/s it caps requests in flight)');
+    return plan;
+  }
+  if (!ramps) return undefined;
+  if (c.replay !== undefined) problems.push(`${first}: does not apply to --replay (the trace sets the send times)`);
+  if (c.rampDown !== undefined && c.duration === undefined) problems.push('--ramp-down: needs --duration (the ramp-down is its last part)');
+  const rampsS = (c.rampUp ?? 0) + (c.rampDown ?? 0);
+  if (c.duration !== undefined && rampsS >= c.duration)
+    problems.push(`${first}: --ramp-up plus --ramp-down (${rampsS} s) must be shorter than --duration (${c.duration} s), leaving a steady phase`);
+  return rampPlan(c);
 }

@@ -8,6 +8,7 @@ import { MAX_TIMER_MESSAGE, MAX_TIMER_S } from '../util/timer.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../backends/sse.js';
 import { BACKEND_KINDS } from '../backends/registry.js';
 import { unknownKind } from '../util/kinds.js';
+import { parseStages } from '../scheduler/stages.js';
 
 const duration = z.preprocess(
   (v) => (v === undefined ? undefined : parseDurationS(v)),
@@ -72,6 +73,24 @@ export const LoadSchema = z.object({
     .max(LOAD_LIMITS.requests, { message: `at most ${LOAD_LIMITS.requests.toLocaleString('en-US')} requests per run (split larger loads into several runs)` })
     .optional(),
   duration,
+  rampUp: duration,
+  rampDown: duration,
+  stages: z.preprocess(
+    // A config file may list the stages: ["30s:100", ...] or k6's [{ duration: 30s, target: 100 }, ...].
+    (v) => (Array.isArray(v) ? v.map((x: unknown) => (x && typeof x === 'object' ? `${String((x as Record<string, unknown>).duration)}:${String((x as Record<string, unknown>).target)}` : String(x))).join(',') : v),
+    z
+      .string()
+      .min(1)
+      .optional()
+      .superRefine((v, ctx) => {
+        if (v === undefined) return;
+        try {
+          parseStages(v, { vus: LOAD_LIMITS.concurrency, ratePerS: LOAD_LIMITS.ratePerS });
+        } catch (e) {
+          ctx.addIssue({ code: 'custom', message: (e as Error).message });
+        }
+      }),
+  ),
   warmup: z.coerce
     .number()
     .int()
@@ -123,7 +142,10 @@ export const RUN_FLAGS: FlagTable<Extract<keyof RunConfigInput, string>> = {
     arrival: { help: 'arrival process for --rate' },
     burstiness: { arg: 'k', help: 'gamma shape for --arrival gamma: 1 = poisson, <1 burstier, >1 smoother' },
     requests: { help: 'stop after N measured requests', defaultText: '100 when no --duration' },
-    duration: { arg: 'time', help: 'stop sending after this long, e.g. 60s, 5m' },
+    duration: { arg: 'time', help: 'stop sending after this long, e.g. 60s, 5m; ramps are part of it; with --stages it defaults to their sum' },
+    rampUp: { arg: 'time', help: 'closed loop: the --concurrency streams start evenly over this period; with --rate: the rate climbs linearly from 0; the summary then covers the steady phase only (docs/metrics.md#phases)' },
+    rampDown: { arg: 'time', help: 'with --duration: over its last part the streams stop evenly (closed loop) or the rate falls linearly to 0 (--rate)' },
+    stages: { arg: 'list', help: "k6-style load shape, duration:target per stage, e.g. 30s:100,2m:100,30s:0 (targets are VUs) or 30s:20/s,2m:20/s,30s:0 (requests per second); the target moves linearly within a stage; not with --ramp-up/--ramp-down or --rate" },
     warmup: { help: 'requests sent first and left out of every statistic' },
     maxErrorRate: { arg: 'fraction', help: 'stop the run early when more than this share of requests fail (after at least 20), e.g. 0.5 or 50%' },
     workers: { arg: 'n|auto', help: 'worker threads that send requests, each with its own HTTP pool; auto = 1 for light loads, cores − 1 above 64 concurrent streams or 100 req/s' },

@@ -7,7 +7,7 @@ import { createTokenCounter } from '../dataset/count-pool.js';
 import { createWorkload, type Workload } from '../dataset/workload.js';
 import { createRng } from '../util/rng.js';
 import { backendOf } from '../backends/registry.js';
-import { chooseExecutor } from '../scheduler/scheduler.js';
+import { chooseExecutor, rampPlan } from '../scheduler/scheduler.js';
 import { LiveAggregator } from '../metrics/live.js';
 import { SummaryAggregator } from '../metrics/aggregator.js';
 import type { RequestRecord } from '../metrics/record.js';
@@ -69,7 +69,9 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
   const workload: Workload = createWorkload(c, s.tokenizer, rng.fork(), total, { signal: stopSending.signal, sleep: (ms, sig) => driver.clock.sleepUntil(driver.clock.now() + ms, sig) });
   const requests = c.requests ?? (workload.size !== undefined && c.duration === undefined ? Math.max(0, workload.size - c.warmup) : defaultRequests);
   const backend = backendOf(c);
-  const executor = chooseExecutor({ rate: c.rate, arrivalTimesMs: workload.arrivalTimesMs });
+  // Ramps and stages (--ramp-up/--ramp-down/--stages) as one stage list, undefined for a constant load.
+  const ramp = rampPlan(c);
+  const executor = chooseExecutor({ rate: c.rate, arrivalTimesMs: workload.arrivalTimesMs, ramp });
   const counter = createTokenCounter(c.tokenizer);
   try {
     const target = await driver.open(opts.signal);
@@ -83,7 +85,7 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
       model: target.shownModel,
       endpoint: c.endpoint,
       backend,
-      executor: executor.describe(c),
+      executor: executor.describe({ ...c, ramp }),
       stream: c.stream,
       tokenizer: s.tokenizer.name,
       workload: workload.describe(),
@@ -136,7 +138,7 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
     let outcome: { measuredDone: number; measuredFailed: number } = { measuredDone: 0, measuredFailed: 0 };
     try {
       outcome = await driver.drive(() =>
-        sendLoop({ c, driver, workload, executor, model: target.model, requests, rng, agg, counter, redact: s.redact, stopSending: stopSending.signal, stop, onRecord }),
+        sendLoop({ c, driver, workload, executor, ramp, model: target.model, requests, rng, agg, counter, redact: s.redact, stopSending: stopSending.signal, stop, onRecord }),
       );
     } finally {
       graceStop?.abort();

@@ -5,7 +5,7 @@ import type { RequestSpec } from '../dataset/types.js';
 import type { Workload } from '../dataset/workload.js';
 import { BACKENDS, backendOf } from '../backends/registry.js';
 import type { ExecuteResult } from '../backends/execute.js';
-import type { Executor, Slot } from '../scheduler/scheduler.js';
+import type { Executor, RampPlan, Slot } from '../scheduler/scheduler.js';
 import { toRecord } from '../metrics/derive.js';
 import { normalizeRaw } from '../metrics/jsonl.js';
 import type { LiveAggregator } from '../metrics/live.js';
@@ -52,6 +52,8 @@ export interface SendContext {
   driver: Driver;
   workload: Workload;
   executor: Executor;
+  /** Ramps and stages, undefined for a constant load. */
+  ramp: RampPlan | undefined;
   /** The model id to request. */
   model: string;
   /** Measured requests to send, when bounded. */
@@ -94,6 +96,8 @@ export async function sendLoop(x: SendContext): Promise<{ measuredDone: number; 
       },
       spec,
     );
+    // The phase (ramp-up, steady, ramp-down) the scheduler gave the request: the summary covers the steady one.
+    res.raw.phase = slot.phase;
     await completeTokenCounts(res, x.counter);
     if (res.raw.error !== null) res.raw.error = x.redact(res.raw.error);
     if (res.raw.finish_reason !== null) res.raw.finish_reason = x.redact(res.raw.finish_reason);
@@ -165,6 +169,7 @@ export async function sendLoop(x: SendContext): Promise<{ measuredDone: number; 
       arrivalTimesMs: workload.arrivalTimesMs,
       durationMs: c.duration !== undefined ? c.duration * 1000 : undefined,
       rng: x.rng.fork(),
+      ramp: x.ramp,
       now: clock.now,
       waits: clock,
       signal: stopSending,

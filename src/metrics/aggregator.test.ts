@@ -69,6 +69,46 @@ describe('SummaryAggregator', () => {
   });
 });
 
+describe('SummaryAggregator with ramps', () => {
+  /** The records of a run whose first 60 ids ramp up and last 40 ramp down (warmup ones included). */
+  const ramped = (): RequestRecord[] => records(240).map((r) => ({ ...r, phase: r.id < 60 ? 'ramp-up' : r.id >= 200 ? 'ramp-down' : 'steady' }));
+
+  it('summarizes the steady phase only, says so, and counts each phase', () => {
+    const all = ramped();
+    const s = buildSummary(shuffled(all, 3), { tool: 'test' }, 4);
+    // The headline (and by_class) are those of the steady and warmup records alone, as if the ramps had not been there.
+    const steadyOnly = buildSummary(all.filter((r) => r.warmup || r.phase === 'steady'), { tool: 'test' }, 4);
+    const { phases, ...rest } = s;
+    expect(rest).toEqual(steadyOnly);
+    const measured = all.filter((r) => !r.warmup);
+    expect(phases).toEqual({
+      steady: measured.filter((r) => r.phase === 'steady').length,
+      ramp_up: measured.filter((r) => r.phase === 'ramp-up').length,
+      ramp_down: measured.filter((r) => r.phase === 'ramp-down').length,
+      summarized: 'steady',
+    });
+    expect(s.requests.total).toBe(phases!.steady);
+    expect(s.requests.warmup).toBe(all.filter((r) => r.warmup).length);
+    // The throughput window is the steady requests': from the first steady send to the last steady end.
+    const steady = measured.filter((r) => r.phase === 'steady');
+    const window = Math.max(...steady.map((r) => r.sent_at_ms + (r.end_ms ?? 0))) - Math.min(...steady.map((r) => r.sent_at_ms));
+    expect(s.duration_s).toBeCloseTo(window / 1000, 9);
+    expect(Object.keys(s).slice(0, 3)).toEqual(['schema_version', 'run', 'phases']);
+  });
+
+  it('without ramps the summary has no phases block and is what it always was; a run of nothing but ramps summarizes all', () => {
+    const plain = records(120);
+    const explicit = plain.map((r) => ({ ...r, phase: 'steady' as const }));
+    expect(JSON.stringify(buildSummary(explicit, {}))).toBe(JSON.stringify(buildSummary(plain, {})));
+    expect('phases' in buildSummary(plain, {})).toBe(false);
+    const up = plain.map((r) => ({ ...r, phase: 'ramp-up' as const }));
+    const s = buildSummary(up, {});
+    expect(s.phases).toEqual({ steady: 0, ramp_up: plain.filter((r) => !r.warmup).length, ramp_down: 0, summarized: 'all' });
+    const { phases: _, ...rest } = s;
+    expect(rest).toEqual(buildSummary(plain, {}));
+  });
+});
+
 describe('ItlStore', () => {
   const gaps = (n: number) => {
     const rng = createRng(11);

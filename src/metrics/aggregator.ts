@@ -2,7 +2,7 @@
 import { build, type Histogram } from 'hdr-histogram-js';
 import { distStats, type DistStats } from './stats.js';
 import type { RequestRecord, RequestStatus } from './record.js';
-import type { CodeCount, ErrorCount, MetricsBlock, Summary } from './summary-model.js';
+import type { CodeCount, ErrorCount, MetricsBlock, PhaseCounts, Summary } from './summary-model.js';
 import type { ClientHealth } from './health.js';
 
 /** ITL gaps kept exactly (8 bytes each) up to this many per block; beyond it they move to an HDR histogram (docs/metrics.md). */
@@ -232,32 +232,65 @@ export class BlockAggregator {
   }
 }
 
+/**
+ * One set of records split by phase: steady requests in one block, ramp-up and ramp-down ones in the other (warmup
+ * requests are only counted, in both). With ramps the headline is the steady block, or the ramp block when no
+ * request was steady (a run of nothing but ramps).
+ */
+class PhaseBlocks {
+  readonly steady: BlockAggregator;
+  readonly ramps: BlockAggregator;
+  constructor(itlExactLimit: number) {
+    this.steady = new BlockAggregator(itlExactLimit);
+    this.ramps = new BlockAggregator(itlExactLimit);
+  }
+  add(r: RequestRecord): void {
+    const steady = (r.phase ?? 'steady') === 'steady';
+    if (r.warmup || steady) this.steady.add(r);
+    if (r.warmup || !steady) this.ramps.add(r);
+  }
+  pick(summarized: PhaseCounts['summarized']): BlockAggregator {
+    return summarized === 'all' ? this.ramps : this.steady;
+  }
+}
+
 /** The whole summary: one block for the run and one per traffic class. Results do not depend on the order records arrive in. */
 export class SummaryAggregator {
-  private readonly all: BlockAggregator;
-  private readonly classes = new Map<string, BlockAggregator>();
+  private readonly all: PhaseBlocks;
+  private readonly classes = new Map<string, PhaseBlocks>();
+  /** Measured (not warmup) requests per phase. */
+  private readonly phases = { steady: 0, ramp_up: 0, ramp_down: 0 };
   /** Records added (warmup included). */
   count = 0;
   constructor(private readonly itlExactLimit = ITL_EXACT_LIMIT) {
-    this.all = new BlockAggregator(itlExactLimit);
+    this.all = new PhaseBlocks(itlExactLimit);
   }
   add(r: RequestRecord): void {
     this.count++;
+    if (!r.warmup) this.phases[r.phase === 'ramp-up' ? 'ramp_up' : r.phase === 'ramp-down' ? 'ramp_down' : 'steady']++;
     this.all.add(r);
     if (!r.class) return;
     let c = this.classes.get(r.class);
-    if (!c) this.classes.set(r.class, (c = new BlockAggregator(this.itlExactLimit)));
+    if (!c) this.classes.set(r.class, (c = new PhaseBlocks(this.itlExactLimit)));
     c.add(r);
   }
+  /** Which requests the headline figures cover: undefined when the run had no ramp (all of them, as always). */
+  private phaseCounts(): PhaseCounts | undefined {
+    const p = this.phases;
+    if (p.ramp_up + p.ramp_down === 0) return undefined;
+    return { ...p, summarized: p.steady > 0 ? 'steady' : 'all' };
+  }
   metrics(concurrency?: number): MetricsBlock {
-    return this.all.metrics(concurrency);
+    return this.all.pick(this.phaseCounts()?.summarized ?? 'steady').metrics(concurrency);
   }
   summary(run: Record<string, unknown>, concurrency?: number): Summary {
-    const summary: Summary = { schema_version: 1, run, ...this.all.metrics(concurrency) };
+    const phases = this.phaseCounts();
+    const which = phases?.summarized ?? 'steady';
+    const summary: Summary = { schema_version: 1, run, ...(phases ? { phases } : {}), ...this.all.pick(which).metrics(concurrency) };
     if (run.client_health) summary.client = run.client_health as ClientHealth;
     if (this.classes.size > 0) {
       summary.by_class = {};
-      for (const c of [...this.classes.keys()].sort()) summary.by_class[c] = this.classes.get(c)!.metrics(concurrency);
+      for (const c of [...this.classes.keys()].sort()) summary.by_class[c] = this.classes.get(c)!.pick(which).metrics(concurrency);
     }
     return summary;
   }

@@ -63,3 +63,20 @@ describe('readRecords', () => {
     expect(records.map((r) => r.code)).toEqual(['E_HTTP_503', 'E_STREAM_STALLED', 'E_HTTP_429', null, 'ECONNREFUSED']);
   });
 });
+
+describe('phase', () => {
+  it('is written on every line and read back; lines without it (older files) or with an unknown value read as steady', () => {
+    const path = join(tmpDir(), 'requests.jsonl');
+    const w = new RecordWriter(path);
+    w.write(toRecord({ ...raw(0), phase: 'ramp-up' }));
+    w.write(toRecord({ ...raw(1), phase: 'ramp-down' }));
+    w.write(toRecord(raw(2)));
+    w.close();
+    const lines = readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.map((l) => l.phase)).toEqual(['ramp-up', 'ramp-down', 'steady']);
+    const old = (o: Record<string, unknown>) => JSON.stringify({ ...lines[0], ...o }) + '\n';
+    const { phase: _, ...withoutPhase } = lines[0];
+    writeFileSync(path, readFileSync(path, 'utf8') + JSON.stringify({ ...withoutPhase, id: 3 }) + '\n' + old({ id: 4, phase: 'warmup' }));
+    expect(readRecords(path).records.map((r) => r.phase)).toEqual(['ramp-up', 'ramp-down', 'steady', 'steady', 'steady']);
+  });
+});

@@ -2,7 +2,7 @@
 import { closeSync, fstatSync, ftruncateSync, openSync, readFileSync } from 'node:fs';
 import { WriteError } from '../errors.js';
 import { describeFsError, writeAll, type WriteFn } from '../util/atomic-write.js';
-import type { RawRequest, RequestRecord } from './record.js';
+import { REQUEST_PHASES, type RawRequest, type RequestPhase, type RequestRecord } from './record.js';
 import { toRecord } from './derive.js';
 import { legacyCode } from '../backends/error-codes.js';
 
@@ -34,6 +34,7 @@ export function recordLine(r: RequestRecord): string {
     code: r.code,
     class: r.class ?? null,
     warmup: r.warmup,
+    phase: r.phase ?? 'steady',
     scheduled_at_ms: r.scheduled_at_ms,
     sent_at_ms: r.sent_at_ms,
     schedule_lag_ms: r3(r.schedule_lag_ms),
@@ -132,6 +133,8 @@ export function recordFromJson(o: Record<string, unknown>): RequestRecord {
   if (raw.events_after_done === null) raw.events_after_done = 0; // files written before the field existed
   raw.reconnected = raw.reconnected === true;
   if (typeof raw.code !== 'string') raw.code = legacyCode(raw as unknown as RawRequest); // files written before the field existed
+  // Files written before ramps existed (and any unknown value) read as steady.
+  raw.phase = REQUEST_PHASES.includes(o.phase as RequestPhase) ? o.phase : 'steady';
   return toRecord(raw as unknown as RawRequest);
 }
 

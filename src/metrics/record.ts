@@ -19,6 +19,14 @@ export const REQUEST_STATUSES: readonly RequestStatus[] = [
  */
 export type EventKind = 'r' | 'R' | 'a' | 'u' | 'c' | 'd' | 'e' | 'x';
 
+/**
+ * The stage a request was scheduled in (docs/metrics.md#phases): a stage whose target is above the previous one is
+ * ramp-up, equal is steady, below is ramp-down. Without ramps or stages every request is steady.
+ */
+export type RequestPhase = 'ramp-up' | 'steady' | 'ramp-down';
+
+export const REQUEST_PHASES: readonly RequestPhase[] = ['ramp-up', 'steady', 'ramp-down'];
+
 /** Token counts are from the server's `usage` when it sent one, else counted with the run's tokenizer. */
 export type TokenSource = 'usage' | 'tokenizer' | 'estimate';
 
@@ -30,6 +38,8 @@ export interface RawRequest {
   /** Sent again on a new connection because its reused keep-alive connection closed before any response byte. */
   reconnected: boolean;
   warmup: boolean;
+  /** Its phase; absent (records of older files, simulate) means steady. */
+  phase?: RequestPhase;
   class: string | undefined;
   status: RequestStatus;
   http_status: number | null;

@@ -77,9 +77,22 @@ export const DISTRIBUTION_METRICS: readonly [string, keyof MetricsBlock][] = [
   ['schedule lag (ms)', 'schedule_lag_ms'],
 ];
 
+/**
+ * Measured requests per phase, in a run with ramps or stages (docs/metrics.md#phases). `summarized` says which the
+ * headline figures (and by_class) cover: the steady ones, or all of them when none was steady.
+ */
+export interface PhaseCounts {
+  steady: number;
+  ramp_up: number;
+  ramp_down: number;
+  summarized: 'steady' | 'all';
+}
+
 export interface Summary extends MetricsBlock {
   schema_version: 1;
   run: Record<string, unknown>;
+  /** Only in runs with a ramp: how many requests each phase had, and which phase the figures below cover. */
+  phases?: PhaseCounts;
   /** The same metrics for each traffic class, when requests carry one. */
   by_class?: Record<string, MetricsBlock>;
   /** The client's own health during the run: was the load generator the bottleneck? (docs/performance.md) */

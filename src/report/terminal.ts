@@ -28,6 +28,13 @@ export function renderSummary(s: Summary): string {
     out.push(`NOTE: simulated server running ${scale}x faster than real time: latencies are scaled, not real`);
   if (typeof run.stop_message === 'string') out.push(`STOPPED EARLY: ${run.stop_message}`);
   const r = s.requests;
+  const ph = s.phases;
+  if (ph)
+    out.push(
+      ph.summarized === 'steady'
+        ? `phases: figures below cover the ${ph.steady} steady requests; ${ph.ramp_up} ramp-up and ${ph.ramp_down} ramp-down requests are recorded but left out`
+        : `phases: no request was steady, so the figures below cover all ${ph.ramp_up + ph.ramp_down} requests, ramps included`,
+    );
   if (typeof run.stop_message !== 'string' && run.stopped_reason === 'interrupted') out.push(`STOPPED: interrupted; ${interruptedOutcome(r.cancelled, run.in_flight_at_stop)}`);
   out.push(
     `requests: ${r.total} measured, ${r.ok} ok, ${r.failed} failed (${pct(r.error_rate)})` +

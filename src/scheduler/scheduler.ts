@@ -3,6 +3,7 @@ import { chooseExecutor } from './executors/registry.js';
 import type { ScheduleOptions, SendFn } from './executors/types.js';
 
 export type { Executor, ExecutorParams, ScheduleOptions, SendFn, Slot, Waits } from './executors/types.js';
+export { phaseAt, rampPlan, type RampPlan, type Stage } from './stages.js';
 export { realWaits, sleepUntil } from './executors/limits.js';
 export { chooseExecutor, EXECUTORS, EXECUTOR_KINDS, getExecutor, type ExecutorKind } from './executors/registry.js';
 

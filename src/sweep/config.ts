@@ -75,8 +75,8 @@ export const SWEEP_FLAGS = flagTable(SweepFlagShape, {
   quiet: { help: 'no per-point progress lines' },
 });
 
-/** Run flags a sweep passes to every point unchanged (the load, lengths and output keys are the sweep's own). */
-const SWEEP_OWNED_RUN_KEYS = ['concurrency', 'rate', 'requests', 'duration', 'out', 'overwrite', 'json', 'quiet'] as const;
+/** Run flags a sweep passes to every point unchanged (the load, lengths and output keys are the sweep's own; --stages would replace its levels). */
+const SWEEP_OWNED_RUN_KEYS = ['concurrency', 'rate', 'requests', 'duration', 'stages', 'out', 'overwrite', 'json', 'quiet'] as const;
 const SWEEP_FLAG_NAMES = new Set(Object.values(SWEEP_FLAGS as FlagTable).map((f) => f.name));
 export const PASS_THROUGH_RUN_FLAGS: FlagTable = Object.fromEntries(
   Object.entries(RUN_FLAGS as FlagTable).filter(

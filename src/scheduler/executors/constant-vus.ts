@@ -14,7 +14,7 @@ async function closedLoop(o: ScheduleOptions, send: SendFn): Promise<void> {
       next++;
       const t = o.now();
       if (index === o.warmup) measureStart = t;
-      if (!(await send({ index, warmup: index < o.warmup, scheduledAtMs: t, readyAtMs: t }))) return;
+      if (!(await send({ index, warmup: index < o.warmup, scheduledAtMs: t, readyAtMs: t, phase: 'steady' }))) return;
     }
   };
   await Promise.all(Array.from({ length: n }, worker));

@@ -1,5 +1,6 @@
 // The open loop shared by constant-arrival-rate and replay: each request goes out when due, up to an in-flight cap (k6's maxVUs).
 import type { ScheduleOptions, SendFn } from './types.js';
+import type { RequestPhase } from '../../metrics/record.js';
 import { realWaits } from './limits.js';
 
 /** Without a yield the send loop runs as one chain of microtasks when behind schedule, starving sockets and signals. */
@@ -7,9 +8,10 @@ const MAX_BUSY_MS = 5;
 
 /**
  * Send at each time of `schedule` (ms from start); with --concurrency, at most that many in flight (a request held
- * back is ready when a slot frees). Warmup requests follow the same schedule.
+ * back is ready when a slot frees). Warmup requests follow the same schedule. `phaseOf` gives the phase of a send
+ * time (ms from start); without it every request is steady.
  */
-export async function openLoop(schedule: Iterable<number>, o: ScheduleOptions, send: SendFn): Promise<void> {
+export async function openLoop(schedule: Iterable<number>, o: ScheduleOptions, send: SendFn, phaseOf?: (atMs: number) => RequestPhase): Promise<void> {
   const waits = o.waits ?? realWaits(o.now);
   const start = o.now();
   const cap = o.concurrency ?? Number.POSITIVE_INFINITY;
@@ -39,7 +41,7 @@ export async function openLoop(schedule: Iterable<number>, o: ScheduleOptions, s
     }
     if (o.signal?.aborted) break;
     inFlight++;
-    const p = send({ index, warmup: index < o.warmup, scheduledAtMs: due, readyAtMs: ready })
+    const p = send({ index, warmup: index < o.warmup, scheduledAtMs: due, readyAtMs: ready, phase: phaseOf?.(at) ?? 'steady' })
       .then(
         (more) => {
           if (!more) exhausted = true;

@@ -7,17 +7,23 @@ import type { ScheduleOptions, Slot } from './types.js';
 
 describe('executor registry', () => {
   it('resolves each kind (k6 names) to an executor of that kind', () => {
-    expect(EXECUTOR_KINDS).toEqual(['constant-vus', 'constant-arrival-rate', 'replay']);
+    expect(EXECUTOR_KINDS).toEqual(['constant-vus', 'constant-arrival-rate', 'replay', 'ramping-vus', 'ramping-arrival-rate']);
     for (const k of EXECUTOR_KINDS) expect(getExecutor(k).kind).toBe(k);
-    expect(EXECUTOR_KINDS.map((k) => getExecutor(k).openLoop)).toEqual([false, true, true]);
+    expect(EXECUTOR_KINDS.map((k) => getExecutor(k).openLoop)).toEqual([false, true, true, false, true]);
   });
 
   it('answers an unknown kind with the valid ones', () => {
-    expect(() => getExecutor('ramping-vus')).toThrow(new UsageError(['executor: unknown kind "ramping-vus" (valid: constant-vus, constant-arrival-rate, replay)']));
+    expect(() => getExecutor('shared-iterations')).toThrow(
+      new UsageError(['executor: unknown kind "shared-iterations" (valid: constant-vus, constant-arrival-rate, replay, ramping-vus, ramping-arrival-rate)']),
+    );
     expect(() => getExecutor('toString')).toThrow(/valid: constant-vus/);
   });
 
-  it('is chosen in one place: send times → replay, --rate → constant-arrival-rate, else constant-vus', () => {
+  it('is chosen in one place: send times → replay, ramps → ramping-*, --rate → constant-arrival-rate, else constant-vus', () => {
+    const stages = [{ durationMs: 1000, target: 4 }];
+    expect(chooseExecutor({ ramp: { of: 'vus', stages } }).kind).toBe('ramping-vus');
+    expect(chooseExecutor({ rate: 4, ramp: { of: 'rate', stages } }).kind).toBe('ramping-arrival-rate');
+    expect(chooseExecutor({ arrivalTimesMs: [0], ramp: { of: 'rate', stages } }).kind).toBe('replay');
     expect(chooseExecutor({}).kind).toBe('constant-vus');
     expect(chooseExecutor({ rate: 5 }).kind).toBe('constant-arrival-rate');
     expect(chooseExecutor({ arrivalTimesMs: [] }).kind).toBe('replay');
@@ -32,15 +38,23 @@ describe('executor registry', () => {
       kind: 'constant-arrival-rate', rate: 5, arrival: 'gamma', burstiness: 0.5, max_vus: 3,
     });
     expect(getExecutor('replay').describe({ ...p, concurrency: 2 })).toEqual({ kind: 'replay', max_vus: 2 });
+    const stages = [{ durationMs: 30_000, target: 100 }, { durationMs: 120_000, target: 100 }, { durationMs: 500, target: 0 }];
+    const k6 = [{ duration_s: 30, target: 100 }, { duration_s: 120, target: 100 }, { duration_s: 0.5, target: 0 }];
+    expect(getExecutor('ramping-vus').describe({ ...p, concurrency: 100, ramp: { of: 'vus', stages } })).toEqual({ kind: 'ramping-vus', start_vus: 0, stages: k6 });
+    expect(getExecutor('ramping-arrival-rate').describe({ ...p, concurrency: 3, ramp: { of: 'rate', stages } })).toEqual({
+      kind: 'ramping-arrival-rate', start_rate: 0, time_unit: '1s', stages: k6, arrival: 'poisson', max_vus: 3,
+    });
   });
 
   it('each executor sends warmup and measured requests and stops at --requests', async () => {
     const now = () => performance.now();
     for (const k of EXECUTOR_KINDS) {
-      const o: ScheduleOptions = { concurrency: 2, rate: 1000, arrival: 'constant', burstiness: 1, warmup: 1, requests: 3, rng: createRng(1), now, arrivalTimesMs: [0, 1, 2, 3, 4, 5] };
+      // Ramps that start at their level at once (a 0 s stage), so every kind sends the same requests.
+      const ramp = k === 'ramping-vus' ? { of: 'vus' as const, stages: [{ durationMs: 0, target: 2 }] } : { of: 'rate' as const, stages: [{ durationMs: 0, target: 1000 }] };
+      const o: ScheduleOptions = { concurrency: 2, rate: 1000, arrival: 'constant', burstiness: 1, warmup: 1, requests: 3, rng: createRng(1), now, arrivalTimesMs: [0, 1, 2, 3, 4, 5], ramp };
       const slots: Slot[] = [];
       await getExecutor(k).run(o, async (s) => (slots.push(s), true));
-      expect(slots.map((s) => [s.index, s.warmup]), k).toEqual([[0, true], [1, false], [2, false], [3, false]]);
+      expect(slots.map((s) => [s.index, s.warmup, s.phase]), k).toEqual([[0, true, 'steady'], [1, false, 'steady'], [2, false, 'steady'], [3, false, 'steady']]);
     }
   });
 });

@@ -3,12 +3,16 @@ import type { Executor, ScheduleOptions } from './types.js';
 import { constantVus } from './constant-vus.js';
 import { constantArrivalRate } from './constant-arrival-rate.js';
 import { replay } from './replay.js';
+import { rampingVusExecutor } from './ramping-vus.js';
+import { rampingArrivalRate } from './ramping-arrival-rate.js';
 import { byKind } from '../../util/kinds.js';
 
 export const EXECUTORS = {
   'constant-vus': constantVus,
   'constant-arrival-rate': constantArrivalRate,
   replay,
+  'ramping-vus': rampingVusExecutor,
+  'ramping-arrival-rate': rampingArrivalRate,
 } as const satisfies Record<string, Executor>;
 
 export type ExecutorKind = keyof typeof EXECUTORS;
@@ -17,9 +21,13 @@ export const EXECUTOR_KINDS = Object.keys(EXECUTORS) as ExecutorKind[];
 /** The executor of a kind; an unknown kind is a UsageError listing the valid ones. */
 export const getExecutor = (kind: string, name = 'executor'): Executor => byKind<Executor>(EXECUTORS, kind, name);
 
-/** Explicit send times (a trace) → replay; else --rate → constant-arrival-rate (capped by --concurrency); else constant-vus. */
-export function chooseExecutor(o: Pick<ScheduleOptions, 'rate' | 'arrivalTimesMs'>): Executor {
+/**
+ * Explicit send times (a trace) → replay; else ramps/stages → ramping-arrival-rate (rate targets) or ramping-vus
+ * (VU targets); else --rate → constant-arrival-rate (capped by --concurrency); else constant-vus.
+ */
+export function chooseExecutor(o: Pick<ScheduleOptions, 'rate' | 'arrivalTimesMs' | 'ramp'>): Executor {
   if (o.arrivalTimesMs) return EXECUTORS.replay;
+  if (o.ramp) return o.ramp.of === 'rate' ? EXECUTORS['ramping-arrival-rate'] : EXECUTORS['ramping-vus'];
   if (o.rate !== undefined) return EXECUTORS['constant-arrival-rate'];
   return EXECUTORS['constant-vus'];
 }

@@ -1,6 +1,8 @@
 // What every executor (a scheduling loop: when each request goes out) takes, calls and describes.
 import type { Rng } from '../../util/rng.js';
 import type { ArrivalKind } from '../arrivals.js';
+import type { RampPlan } from '../stages.js';
+import type { RequestPhase } from '../../metrics/record.js';
 
 export interface Slot {
   /** 0-based request index; indexes below `warmup` are warmup requests. */
@@ -13,6 +15,8 @@ export interface Slot {
    * --concurrency) held it back. Lateness beyond this is the client's own.
    */
   readyAtMs: number;
+  /** The stage it was scheduled in: ramp-up, steady or ramp-down (always steady without ramps). */
+  phase: RequestPhase;
 }
 
 /**
@@ -44,13 +48,18 @@ export interface ScheduleOptions {
   signal?: AbortSignal;
   /** Explicit send times (ms from start), e.g. trace replay; replaces the rate's arrival process. */
   arrivalTimesMs?: number[];
+  /**
+   * Ramps and stages (--ramp-up/--ramp-down/--stages): the load follows these targets, and `durationMs` then counts
+   * from the start of the stages, warmup included.
+   */
+  ramp?: RampPlan;
 }
 
 /** `send` returns false when the workload has nothing more for this slot: that ends the loop. */
 export type SendFn = (slot: Slot) => Promise<boolean>;
 
 /** What an executor's description (run.json `executor`) is built from: the load options, no clock or RNG. */
-export type ExecutorParams = Pick<ScheduleOptions, 'concurrency' | 'rate' | 'arrival' | 'burstiness'>;
+export type ExecutorParams = Pick<ScheduleOptions, 'concurrency' | 'rate' | 'arrival' | 'burstiness' | 'ramp'>;
 
 export interface Executor {
   readonly kind: string;
