@@ -25,6 +25,8 @@ describe('LiveAggregator', () => {
     expect(s.failed).toBe(1);
     expect(s.inFlight).toBe(1);
     expect(s.ttftP50Ms).toBe(104); // lower middle of 100..109
+    // Nearest rank of 10 samples: p90 is the 9th, p99 the 10th.
+    expect([s.ttftP90Ms, s.ttftP99Ms]).toEqual([108, 109]);
     // Without an event counter, tokens count when requests finish: 100 tokens over 2.75 s.
     expect(s.outputTokS).toBeCloseTo(100 / 2.75, 6);
     expect(s.requestsPerS).toBeCloseTo(11 / 2.75, 6);

@@ -9,6 +9,9 @@ export interface LiveSnapshot {
   inFlight: number;
   /** Median TTFT of measured requests that finished in the last WINDOW_MS (null when none did). */
   ttftP50Ms: number | null;
+  /** 90th and 99th percentile (nearest rank) of the same window's TTFTs. */
+  ttftP90Ms: number | null;
+  ttftP99Ms: number | null;
   /** Output tokens of measured requests so far: events counted as they arrive, exact once each request ends. */
   outputTokens: number;
   /** Output tokens per second over the last WINDOW_MS, counted as the content events arrive. */
@@ -90,7 +93,7 @@ export class LiveAggregator {
       ok: this.ok,
       failed: this.failed,
       inFlight: this.inFlight,
-      ttftP50Ms: this.windowTtftP50(t),
+      ...this.windowTtft(t),
       outputTokens: tokens,
       // A failed request's early events are taken back when it ends: never show a negative rate for it.
       outputTokS: span > 0 ? Math.max(0, ((tokens - n0) * 1000) / span) : 0,
@@ -98,19 +101,20 @@ export class LiveAggregator {
     };
   }
 
-  /** Median (lower middle) of the TTFTs recorded in the buckets that overlap the last WINDOW_MS. */
-  private windowTtftP50(t: number): number | null {
+  /** Median (lower middle), p90 and p99 (nearest rank) of the TTFTs recorded in the buckets that overlap the last WINDOW_MS. */
+  private windowTtft(t: number): Pick<LiveSnapshot, 'ttftP50Ms' | 'ttftP90Ms' | 'ttftP99Ms'> {
     const first = Math.floor((t - WINDOW_MS) / BUCKET_MS);
     let n = 0;
     for (const [b, v] of this.ttftBuckets) {
       if (b < first) this.ttftBuckets.delete(b);
       else n += v.length;
     }
-    if (n === 0) return null;
+    if (n === 0) return { ttftP50Ms: null, ttftP90Ms: null, ttftP99Ms: null };
     const all = new Float64Array(n);
     let i = 0;
     for (const v of this.ttftBuckets.values()) for (const x of v) all[i++] = x;
     all.sort();
-    return all[(n - 1) >> 1];
+    const rank = (q: number) => all[Math.min(n - 1, Math.max(0, Math.ceil(q * n) - 1))];
+    return { ttftP50Ms: all[(n - 1) >> 1], ttftP90Ms: rank(0.9), ttftP99Ms: rank(0.99) };
   }
 }
