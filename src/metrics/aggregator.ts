@@ -85,7 +85,7 @@ export class ItlStore {
 
 /** Per-request metrics of ok records, one exact column each (percentiles stay exactly those of distStats). */
 const OK_COLUMNS = [
-  'ttft_ms', 'ttfat_ms', 'first_event_ms', 'tpot_ms', 'e2e_ms', 'output_speed_tok_s',
+  'ttft_ms', 'ttft_from_scheduled_ms', 'ttfat_ms', 'first_event_ms', 'tpot_ms', 'e2e_ms', 'output_speed_tok_s',
   'input_tokens', 'output_tokens', 'reasoning_tokens', 'cached_tokens',
 ] as const;
 type OkColumn = (typeof OK_COLUMNS)[number];
@@ -216,6 +216,7 @@ export class BlockAggregator {
       concurrency_efficiency: conc > 0 ? outputThroughput / conc : null,
       mean_in_flight: meanInFlight,
       ttft_ms: col('ttft_ms'),
+      ttft_from_scheduled_ms: col('ttft_from_scheduled_ms'),
       ttfat_ms: col('ttfat_ms'),
       first_event_ms: col('first_event_ms'),
       tpot_ms: col('tpot_ms'),

@@ -84,10 +84,20 @@ export function chunkCount(raw: RawRequest): number {
   return n;
 }
 
+/**
+ * ttft_from_scheduled_ms = ttft_ms + schedule_lag_ms = first text event − scheduled_at_ms: in an open loop, what a user
+ * arriving on schedule waited, including time the client (or the in-flight cap) held the request back.
+ */
+export function ttftFromScheduledMs(raw: RawRequest, ttft: number | null): number | null {
+  return ttft === null ? null : ttft + scheduleLagMs(raw);
+}
+
 export function deriveMetrics(raw: RawRequest): DerivedMetrics {
   const tpot = tpotMs(raw);
+  const ttft = ttftMs(raw);
   return {
-    ttft_ms: ttftMs(raw),
+    ttft_ms: ttft,
+    ttft_from_scheduled_ms: ttftFromScheduledMs(raw, ttft),
     ttfat_ms: ttfatMs(raw),
     first_event_ms: firstEventMs(raw),
     tpot_ms: tpot,

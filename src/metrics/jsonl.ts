@@ -39,6 +39,7 @@ export function recordLine(r: RequestRecord): string {
     sent_at_ms: r.sent_at_ms,
     schedule_lag_ms: r3(r.schedule_lag_ms),
     ttft_ms: r3(r.ttft_ms),
+    ttft_from_scheduled_ms: r3(r.ttft_from_scheduled_ms),
     ttfat_ms: r3(r.ttfat_ms),
     first_event_ms: r3(r.first_event_ms),
     tpot_ms: r3(r.tpot_ms),

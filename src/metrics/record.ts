@@ -80,6 +80,8 @@ export interface RawRequest {
 /** Metrics derived from RawRequest by the pure functions in derive.ts. */
 export interface DerivedMetrics {
   ttft_ms: number | null;
+  /** TTFT counted from when the schedule wanted the request sent: schedule_lag_ms + ttft_ms (coordinated omission shows here). */
+  ttft_from_scheduled_ms: number | null;
   ttfat_ms: number | null;
   first_event_ms: number | null;
   tpot_ms: number | null;

@@ -47,6 +47,8 @@ export interface MetricsBlock {
   concurrency_efficiency: number | null;
   mean_in_flight: number;
   ttft_ms: DistStats;
+  /** TTFT from the scheduled send time (open loop: includes the client's lateness; see docs/metrics.md). */
+  ttft_from_scheduled_ms: DistStats;
   ttfat_ms: DistStats;
   first_event_ms: DistStats;
   tpot_ms: DistStats;
@@ -64,6 +66,7 @@ export interface MetricsBlock {
 /** Every distribution in a metrics block, with its display label, in display order. */
 export const DISTRIBUTION_METRICS: readonly [string, keyof MetricsBlock][] = [
   ['TTFT (ms)', 'ttft_ms'],
+  ['TTFT from schedule (ms)', 'ttft_from_scheduled_ms'],
   ['TTFAT (ms)', 'ttfat_ms'],
   ['first event (ms)', 'first_event_ms'],
   ['TPOT (ms)', 'tpot_ms'],

@@ -51,9 +51,12 @@ export function renderSummary(s: Summary): string {
   // Rows that carry something: token counts that were all zero (no reasoning, no cache hits) are left out.
   // TTFAT and first event repeat TTFT unless the model reasons or the server sends an early role chunk: say so once.
   const sameAsTtft = (['ttfat_ms', 'first_event_ms'] as const).filter((k) => JSON.stringify(s[k]) === JSON.stringify(s.ttft_ms));
+  // TTFT from the schedule only means something when a schedule set the send times (open loop, replay).
+  const openLoop = (s.run.executor as { kind?: string } | undefined)?.kind !== 'constant-vus' && (s.run.executor as { kind?: string } | undefined)?.kind !== 'ramping-vus';
   const shown = DISTRIBUTION_METRICS.filter(([, k]) => {
-    const d = s[k] as DistStats;
-    return d.count > 0 && d.max !== 0 && !(sameAsTtft as readonly string[]).includes(k);
+    if (k === 'ttft_from_scheduled_ms' && !openLoop) return false;
+    const d = s[k] as DistStats | undefined; // absent from summaries written before the field existed
+    return d !== undefined && d.count > 0 && d.max !== 0 && !(sameAsTtft as readonly string[]).includes(k);
   });
   const rows = shown.map(([label, k]) => {
     const d = s[k] as DistStats;
