@@ -124,9 +124,9 @@ const f = (x, d) => (x === null || x === undefined ? '–' : x.toLocaleString('e
 
 /** The issue's table (plus listen overflows) as markdown; rows without figures say why below it. */
 export function markdownTable(rows) {
-  const out = ['| streams | client | TTFT Δ p50 ms | TTFT Δ p99 ms | ITL Δ p99 ms | client CPU s | peak RSS MB | listen overflows | ok / N |', '|---|---|---|---|---|---|---|---|---|'];
+  const out = ['| streams | client | TTFT Δ p50 ms | TTFT Δ p99 ms | ITL Δ p99 ms | client CPU s | peak RSS MB | listen overflows | ok / N | machine busy % | load avg 1m |', '|---|---|---|---|---|---|---|---|---|---|---|'];
   for (const r of rows) {
-    out.push(`| ${f(r.streams, 0)} | ${r.label} | ${f(r.d_ttft_p50_ms, 2)} | ${f(r.d_ttft_p99_ms, 1)} | ${f(r.d_itl_p99_ms, 2)} | ${f(r.client_cpu_s, 2)} | ${f(r.peak_rss_mb, 0)} | ${f(r.listen_overflows, 0)} | ${r.ok} / ${r.n} |`);
+    out.push(`| ${f(r.streams, 0)} | ${r.label} | ${f(r.d_ttft_p50_ms, 2)} | ${f(r.d_ttft_p99_ms, 1)} | ${f(r.d_itl_p99_ms, 2)} | ${f(r.client_cpu_s, 2)} | ${f(r.peak_rss_mb, 0)} | ${f(r.listen_overflows, 0)} | ${r.ok} / ${r.n} | ${f(r.machine_busy_pct, 0)} | ${f(r.load_avg_1m, 2)} |`);
   }
   const failed = rows.filter((r) => r.error);
   if (failed.length) out.push('', ...failed.map((r) => `- ${r.label} at ${r.streams} streams: ${r.error}`));

@@ -11,8 +11,12 @@ import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { machineBusyPct, machineTicks } from './stats.mjs';
+import { waitForQuiet } from './procs.mjs';
 import { CLIENTS, USAGE, failureReason, judgeTargets, listenOverflowsFromNetstat, listenOverflowsFromNstat, markdownStartup, markdownTable, markdownTargets, median, parseArgs, toRow } from './peers-table.mjs';
 
+// As in bench/run.mjs: before each run wait (at most BENCH_QUIET_WAIT_S) for other load to fall to BENCH_QUIET_PCT.
+const QUIET_PCT = Number(process.env.BENCH_QUIET_PCT ?? 25);
+const QUIET_WAIT_S = Number(process.env.BENCH_QUIET_WAIT_S ?? 20);
 const root = fileURLToPath(new URL('..', import.meta.url));
 const peersDir = process.env.TOKENFLOOD_PEERS;
 
@@ -94,12 +98,14 @@ function runFlood(client, conc, n, timeoutMs) {
 }
 
 async function measure(client, streams, n) {
+  const busyBefore = QUIET_WAIT_S > 0 ? await waitForQuiet(QUIET_PCT, QUIET_WAIT_S) : null;
   const load = loadavg()[0];
   const o0 = listenOverflows();
   const m0 = machineTicks();
   const waves = Math.ceil(n / streams);
   const { res, error } = await runFlood(client, streams, n, Math.max(120, waves * 30 + 60) * 1000);
   const row = toRow({ streams, client, n, flood: res, overflowsBefore: o0, overflowsAfter: listenOverflows(), loadAvg1m: load, machineBusyPct: machineBusyPct(m0, machineTicks()), error });
+  row.busy_before_pct = busyBefore;
   return row;
 }
 
