@@ -128,8 +128,13 @@ export function markdownTable(rows) {
   for (const r of rows) {
     out.push(`| ${f(r.streams, 0)} | ${r.label} | ${f(r.d_ttft_p50_ms, 2)} | ${f(r.d_ttft_p99_ms, 1)} | ${f(r.d_itl_p99_ms, 2)} | ${f(r.client_cpu_s, 2)} | ${f(r.peak_rss_mb, 0)} | ${f(r.listen_overflows, 0)} | ${r.ok} / ${r.n} | ${f(r.machine_busy_pct, 0)} | ${f(r.load_avg_1m, 2)} |`);
   }
-  const failed = rows.filter((r) => r.error);
-  if (failed.length) out.push('', ...failed.map((r) => `- ${r.label} at ${r.streams} streams: ${r.error}`));
+  // One line per client and reason, listing the stream counts it happened at.
+  const why = new Map();
+  for (const r of rows.filter((x) => x.error)) {
+    const k = `${r.label}\u0000${r.error}`;
+    why.set(k, [...(why.get(k) ?? []), f(r.streams, 0)]);
+  }
+  if (why.size) out.push('', ...[...why].map(([k, s]) => `- ${k.split('\u0000')[0]} (${s.join(', ')} streams): no figures, ${k.split('\u0000')[1]}`));
   return out.join('\n');
 }
 

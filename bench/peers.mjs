@@ -149,11 +149,11 @@ for (const c of opts.clients) {
 }
 
 const targets = judgeTargets(rows, startup);
-const report = { date: new Date().toISOString(), machine, tokenflood: commit, peers_dir: peersDir, per_stream: opts.perStream, load_avg_end: loadavg(), raw_dir: rawDir, rows, startup, targets };
+const report = { date: new Date().toISOString(), machine, tokenflood: commit, tf_cli: tfCli, peers_dir: peersDir, per_stream: opts.perStream, load_avg_end: loadavg(), raw_dir: rawDir, rows, startup, targets };
 const md = [
   `# Side by side with peer clients, ${report.date.slice(0, 16).replace('T', ' ')} UTC`,
   '',
-  `${machine.cpu}, ${machine.cores} cores, ${machine.memGB} GB, node ${machine.node}; tokenflood ${commit ?? '?'}; flood-100-20, N = ${opts.perStream} × streams; ` +
+  `${machine.cpu}, ${machine.cores} cores, ${machine.memGB} GB, node ${machine.node}; tokenflood ${commit ?? '?'} (${tfCli}); flood-100-20, N = ${opts.perStream} × streams; ` +
     `load average at the end ${loadavg().map((x) => x.toFixed(2)).join(' ')}. Raw outputs: ${rawDir}.`,
   '',
   ...(rows.length ? [markdownTable(rows), ''] : []),

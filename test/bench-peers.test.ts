@@ -127,7 +127,7 @@ describe('npm run bench:peers', () => {
     // markdown: the columns plus listen overflows, one line per row, and the failed rows explained
     expect(md).toMatch(/\| streams \| client \| TTFT Δ p50 ms \| TTFT Δ p99 ms \| ITL Δ p99 ms \| client CPU s \| peak RSS MB \| listen overflows \|/);
     expect(md).toMatch(/\| 3 \| tokenflood \| 0\.30 \| 4\.5 \| 0\.15 \|/);
-    expect(md).toMatch(/- vllm bench serve at 2 streams: missing Python module 'aiohttp'/);
+    expect(md).toMatch(/- vllm bench serve \(2, 3 streams\): no figures, missing Python module 'aiohttp'/);
     // targets: no peer figures means "n/a", never "met"
     const lowest = report.targets.filter((t: { target: string }) => t.target.startsWith('lowest TTFT Δ p50'));
     expect(lowest.map((t: { verdict: string }) => t.verdict)).toEqual(['n/a', 'n/a']);
