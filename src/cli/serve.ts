@@ -2,7 +2,7 @@
 import { MAX_CONFIG_BYTES, readTextFile } from '../util/read-file.js';
 import { extname } from 'node:path';
 import type { Command } from 'commander';
-import { parse as parseYaml } from 'yaml';
+import { parseYaml } from '../util/yaml.js';
 import { UsageError } from '../errors.js';
 import { addFlags, collectFlags, describedFlags, issueProblems } from '../config/flags.js';
 import { FAULT_KINDS } from '../sim/http/faults.js';
