@@ -2,12 +2,11 @@
 import { MAX_CONFIG_BYTES, readTextFile } from '../util/read-file.js';
 import { extname } from 'node:path';
 import type { Command } from 'commander';
-import { parse as parseYaml } from 'yaml';
+import { parseYaml } from '../util/yaml.js';
 import { UsageError } from '../errors.js';
 import { addFlags, collectFlags, describedFlags, issueProblems } from '../config/flags.js';
 import { FAULT_KINDS } from '../sim/http/faults.js';
 import { SIM_SERVER_FLAG_META, simServerOptionsSchema, type SimServerOptions } from '../sim/options.js';
-import { startSimServer } from '../sim/server.js';
 
 export const SERVE_FLAGS = describedFlags(simServerOptionsSchema.shape, SIM_SERVER_FLAG_META, ['faults']);
 
@@ -67,6 +66,8 @@ export function registerServe(program: Command): void {
     .option('--fault <spec>', `add a fault: kind[:rate][,key=value...]; kinds: ${Object.keys(FAULT_KINDS).join(', ')}`, (v: string, acc: string[] = []) => [...acc, v])
     .action(async (values: Record<string, unknown>) => {
       const opts = serveOptionsFromFlags(values);
+      // Loaded here, not at start-up: the sim server (and prom-client) would cost every other command ~1.5 MB and 25-40 ms.
+      const { startSimServer } = await import('../sim/server.js');
       const sim = await startSimServer(opts);
       process.stdout.write(`tokenflood sim server listening on ${sim.baseUrl} (${sim.description}, time scale ${sim.timeScale})\n`);
       await new Promise<void>((resolve) => {

@@ -1,6 +1,6 @@
 // Resolve a run config from flags, an optional YAML/JSON file and the environment; report every problem at once.
 import { MAX_CONFIG_BYTES, readTextFile } from '../util/read-file.js';
-import { parse as parseYaml } from 'yaml';
+import { parseYaml } from '../util/yaml.js';
 import { UsageError } from '../errors.js';
 import { RunConfigSchema, RUN_FLAGS, describeIssues, type RunConfig, type RunConfigInput } from './schema.js';
 import { parseSlo } from '../metrics/slo.js';

@@ -1,5 +1,6 @@
 // Aggregator: the run's summary built record by record, in memory that grows with requests (typed columns), not with events.
-import { build, type Histogram } from 'hdr-histogram-js';
+import { createRequire } from 'node:module';
+import type { Histogram } from 'hdr-histogram-js';
 import { distStats, type DistStats } from './stats.js';
 import type { RequestRecord, RequestStatus } from './record.js';
 import type { CodeCount, ErrorCount, MetricsBlock, PhaseCounts, Summary } from './summary-model.js';
@@ -10,6 +11,12 @@ export const ITL_EXACT_LIMIT = 1_000_000;
 
 /** Significant decimal digits the ITL histogram keeps: a percentile is within 0.1% of the exact value (at µs resolution). */
 export const ITL_HISTOGRAM_DIGITS = 3;
+
+// hdr-histogram-js loads its wasm build (base64 + inflate) on import: 6-13 MB and 45-115 ms at every start-up,
+// for a histogram that only a run past ITL_EXACT_LIMIT gaps needs. So it is loaded then (docs/performance.md).
+const require = createRequire(import.meta.url);
+const buildHistogram = (): Histogram =>
+  (require('hdr-histogram-js') as typeof import('hdr-histogram-js')).build({ numberOfSignificantValueDigits: ITL_HISTOGRAM_DIGITS, useWebAssembly: false });
 
 /** A growable Float64Array (capacity doubles), so n values cost 8n bytes, not a JS array of boxed numbers. */
 export class Column {
@@ -54,7 +61,7 @@ export class ItlStore {
     if (this.exact) {
       this.exact.push(gapMs);
       if (this.exact.length <= this.exactLimit) return;
-      this.hist = build({ numberOfSignificantValueDigits: ITL_HISTOGRAM_DIGITS, useWebAssembly: false });
+      this.hist = buildHistogram();
       for (const v of this.exact.values()) this.record(v);
       this.exact = undefined;
       return;

@@ -1,7 +1,7 @@
 // Resolve a --model/--gpu spec: a built-in catalog id, or a profile YAML/JSON or Hugging Face config.json on disk.
 import { readFileSync, existsSync } from 'node:fs';
 import { basename, extname } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { parseYaml } from '../../util/yaml.js';
 import type { z } from 'zod';
 import { UsageError } from '../../errors.js';
 import { GPUS, MODELS } from './catalog.js';

@@ -1,0 +1,46 @@
+// Start-up cost: loading the CLI must not load packages only a rare path needs (HDR histogram, the sim server's prom-client, yaml).
+import { describe, it, expect } from 'vitest';
+import { createRequire } from 'node:module';
+import { writeFileSync } from 'node:fs';
+import { join, sep } from 'node:path';
+import { tmpDir } from './helpers.js';
+
+// CommonJS packages, even when imported from ESM, land in the CommonJS module cache: it tells what was loaded.
+const loaded = (pkg: string): boolean => Object.keys(createRequire(import.meta.url).cache).some((f) => f.includes(`${sep}node_modules${sep}${pkg}${sep}`));
+
+describe('start-up imports', () => {
+  it('the whole CLI loads without hdr-histogram-js or prom-client; hdr-histogram-js loads once ITL gaps pass the exact limit', async () => {
+    const { buildProgram } = await import('../src/cli/main.js');
+    expect(buildProgram({ out: process.stdout, err: process.stderr }).commands.map((c) => c.name())).toContain('serve');
+    const { ItlStore } = await import('../src/metrics/aggregator.js');
+    expect(loaded('commander')).toBe(true); // the check sees packages the CLI does load
+    expect(loaded('hdr-histogram-js')).toBe(false);
+    expect(loaded('prom-client')).toBe(false);
+    const s = new ItlStore(4);
+    for (const gap of [20, 21, 19, 22]) s.add(gap);
+    expect(loaded('hdr-histogram-js')).toBe(false);
+    s.add(40); // the fifth gap moves the store to the histogram
+    expect(s.exactMode).toBe(false);
+    expect(loaded('hdr-histogram-js')).toBe(true);
+    const st = s.stats();
+    expect(st.count).toBe(5);
+    expect(st.max).toBe(40);
+    expect(st.p50).toBeCloseTo(21, 1);
+  });
+
+  it('yaml is loaded by the first YAML config file read, not by start-up', async () => {
+    const { buildProgram } = await import('../src/cli/main.js');
+    buildProgram({ out: process.stdout, err: process.stderr });
+    expect(loaded('commander')).toBe(true);
+    expect(loaded('yaml')).toBe(false);
+    const { readConfigFile } = await import('../src/config/load.js');
+    const file = join(tmpDir(), 'run.yaml');
+    writeFileSync(file, 'concurrency: 7\nrequests: 3\n');
+    const r = readConfigFile(file);
+    expect(r.problems).toEqual([]);
+    expect(r.values).toMatchObject({ concurrency: 7, requests: 3 });
+    expect(loaded('yaml')).toBe(true);
+    writeFileSync(file, 'concurrency: [1,\n');
+    expect(readConfigFile(file).problems[0]).toMatch(/--config: .*run\.yaml: cannot read config file: /);
+  });
+});
