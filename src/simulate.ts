@@ -16,6 +16,7 @@ import { createRng } from './util/rng.js';
 import { toRecord } from './metrics/derive.js';
 import { normalizeRaw, RecordWriter } from './metrics/jsonl.js';
 import type { RawRequest, RequestRecord } from './metrics/record.js';
+import { NO_CONNECTION } from './metrics/record.js';
 import { httpCode } from './backends/error-codes.js';
 import { SummaryAggregator } from './metrics/aggregator.js';
 import { REQUESTS_JSONL, RUN_JSON, SUMMARY_JSON, writeJsonFile } from './report/results-dir.js';
@@ -199,6 +200,7 @@ export interface ConvertContext {
 export function toRawRequest(v: VirtualRecord, p: Planned, x: ConvertContext): RawRequest {
   const { c } = x;
   const raw: RawRequest = {
+    ...NO_CONNECTION,
     id: v.index, attempt: 1, reconnected: false, warmup: v.index < c.warmup, class: p.spec.class, status: 'ok', http_status: 200, error: null, code: null,
     scheduled_at_ms: v.scheduledMs, sent_at_ms: v.sentMs, headers_ms: 0, end_ms: v.endMs - v.sentMs, streamed: c.stream,
     event_times_ms: [], event_kinds: '', reasoning_chars: 0, answer_chars: 0,

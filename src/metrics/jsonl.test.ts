@@ -6,10 +6,12 @@ import { tmpdir } from 'node:os';
 import { readRecords, RecordWriter } from './jsonl.js';
 import { toRecord } from './derive.js';
 import type { RawRequest } from './record.js';
+import { NO_CONNECTION } from './record.js';
 
 const tmpDir = () => mkdtempSync(join(tmpdir(), 'tokenflood-write-'));
 
 const raw = (id: number): RawRequest => ({
+  ...NO_CONNECTION,
   id, attempt: 1, warmup: false, class: undefined, status: 'ok', http_status: 200, error: null, scheduled_at_ms: id, sent_at_ms: id + 0.5,
   headers_ms: id + 2, end_ms: id + 9, streamed: true, event_times_ms: [id + 3, id + 9], event_kinds: 'aa', reasoning_chars: 0, answer_chars: 8,
   input_tokens: 8, output_tokens: 2, reasoning_tokens: 0, cached_tokens: null, token_source: 'usage', expected_input_tokens: 8, max_tokens: 2, finish_reason: 'stop',
