@@ -103,11 +103,12 @@ describe.each(['h1', 'undici'] as const)('prewarm (transport %s)', (transport) =
     const { accepts, firstPost } = await server.stats();
     expect(accepts.length).toBe(1001);
     expect(accepts.every((t) => t < firstPost!)).toBe(true);
-    // Client side: no request of the run opened a connection or waited for one, so no SYN of the run could be
-    // dropped. (Without prewarm the first wave's 1,000 connects overflow the queue: 700–1,600 of 2,000 requests
-    // took ≥ 1 s from hand-off to headers on the original code. headers_ms itself is not bounded here: on a
-    // loaded 2-core machine answering and reading a wave of 1,000 responses alone can take over a second.)
-    const waited = res.records.filter((r) => r.connection_reused !== true || r.connecting_ms !== 0 || r.blocked_ms! >= 1000);
-    expect(waited.map((r) => `${r.id}: reused ${r.connection_reused} connecting ${r.connecting_ms} blocked ${r.blocked_ms}`).slice(0, 5)).toEqual([]);
+    // Client side: no request of the run opened a connection, so no SYN of the run could be dropped. (Without
+    // prewarm the first wave's 1,000 connects overflow the queue: 700–1,600 of 2,000 requests took ≥ 1 s from
+    // hand-off to headers on the original code. headers_ms and blocked_ms are not bounded here: on a loaded 2-core
+    // machine answering and reading a wave of 1,000 responses, or undici's pool handing out its sockets, alone can
+    // take over a second.)
+    const opened = res.records.filter((r) => r.connection_reused !== true || r.connecting_ms !== 0);
+    expect(opened.map((r) => `${r.id}: reused ${r.connection_reused} connecting ${r.connecting_ms}`).slice(0, 5)).toEqual([]);
   });
 });

@@ -135,6 +135,7 @@ class Exchange implements Dispatcher.DispatchHandler, TracedRequest {
   private readonly handedAt: number;
   /** performance.now() when undici gave the request a connected socket (onRequestStart). */
   private startedAt = 0;
+  private sendMeasured = false;
   private readonly raw: RawRequest;
   private readonly ac = new AbortController();
   private controller: Dispatcher.DispatchController | null = null;
@@ -266,7 +267,11 @@ class Exchange implements Dispatcher.DispatchHandler, TracedRequest {
     raw.connecting_ms = connecting === null ? null : roundMs(connecting);
     raw.tls_ms = tls === null ? null : roundMs(tls);
     raw.sending_ms = roundMs(Math.max(0, sending));
-    // Nothing has been timed from the old origin yet (a response cannot precede its request's last byte).
+    // Only the first send moves the origin (a re-sent request's latency counts from its first send, see
+    // stale-retry.ts), and only while nothing has been timed from the old one (a response cannot precede its
+    // request's last byte).
+    if (this.sendMeasured) return;
+    this.sendMeasured = true;
     if (raw.headers_ms === null && raw.end_ms === null && raw.event_times_ms.length === 0) {
       this.sentAt += at - this.handedAt;
       raw.sent_at_ms = this.sentAt;
