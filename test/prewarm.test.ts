@@ -7,6 +7,7 @@ import { run } from '../src/run.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpDir } from './helpers.js';
+import { startRawServer, response, sseBody } from './fixtures/raw-server.js';
 
 interface CountingServer {
   baseUrl: string;
@@ -58,6 +59,42 @@ describe.each(['h1', 'undici'] as const)('prewarm (transport %s)', (transport) =
     const meta = JSON.parse(readFileSync(join(out, 'run.json'), 'utf8'));
     expect(meta.connections).toMatchObject({ prewarmed: 40, failed: 0 });
     expect(meta.connections.ms).toBeGreaterThanOrEqual(0);
+  });
+
+  it('worker threads (--workers 2) open their shares: all 40 before the first request', async () => {
+    server = await startCountingServer();
+    const out = tmpDir();
+    const res = await run({ ...base, workers: 2, baseUrl: server.baseUrl, requests: 80, concurrency: 40, out, transport });
+    expect(res.records.filter((r) => r.status !== 'ok').map((r) => r.error)).toEqual([]);
+    const { accepts, firstPost } = await server.stats();
+    expect(accepts.filter((t) => t < firstPost!).length).toBe(41);
+    expect(accepts.length).toBe(41);
+    expect(res.records.every((r) => r.connection_reused === true && r.sending_ms !== null)).toBe(true);
+    expect(JSON.parse(readFileSync(join(out, 'run.json'), 'utf8')).connections).toMatchObject({ prewarmed: 40, failed: 0 });
+  });
+
+  it('--prewarm 50 with --concurrency 3: opens only what the pool may hold', async () => {
+    server = await startCountingServer();
+    const out = tmpDir();
+    const res = await run({ ...base, baseUrl: server.baseUrl, requests: 6, concurrency: 3, prewarm: 50, out, transport });
+    expect(res.records.map((r) => r.status)).toEqual(Array(6).fill('ok'));
+    expect(JSON.parse(readFileSync(join(out, 'run.json'), 'utf8')).connections).toMatchObject({ prewarmed: 3, failed: 0 });
+  });
+
+  it('prewarm connections the server cuts are counted as failed, and the run goes on', async () => {
+    // The preflight's GET is answered; every later GET (prewarm) has its connection reset.
+    let gets = 0;
+    const raw = await startRawServer((s) => s.write(response(200, sseBody(), { 'content-type': 'text/event-stream' })), (s) => (gets++ === 0 ? false : (s.destroy(), true)));
+    try {
+      const out = tmpDir();
+      const res = await run({ ...base, baseUrl: raw.baseUrl, requests: 8, concurrency: 4, out, transport });
+      expect(res.records.map((r) => r.status)).toEqual(Array(8).fill('ok'));
+      expect(JSON.parse(readFileSync(join(out, 'run.json'), 'utf8')).connections).toMatchObject({ prewarmed: 0, failed: 4 });
+      // The run opened its own connections: the first request on each says so.
+      expect(res.records.filter((r) => r.connection_reused === false).length).toBe(4);
+    } finally {
+      await raw.close();
+    }
   });
 
   it('records the phases: connection_reused, blocked/connecting/tls/sending/waiting/receiving', async () => {
