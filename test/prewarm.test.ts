@@ -12,19 +12,19 @@ import { startRawServer, response, sseBody } from './fixtures/raw-server.js';
 interface CountingServer {
   baseUrl: string;
   /** Server-side stamps (the server's performance.now()): accepted connections, and the first POST (or null). */
-  stats(): Promise<{ accepts: number[]; firstPost: number | null }>;
+  stats(): Promise<{ accepts: number[]; firstPost: number | null; mostGets: number }>;
   close(): Promise<void>;
 }
 
 /** The counting server in a child process; `backlog` sizes its accept queue. */
-async function startCountingServer(backlog = 511): Promise<CountingServer> {
-  const child: ChildProcess = fork(fileURLToPath(new URL('./fixtures/counting-server.mjs', import.meta.url)), [String(backlog)], { stdio: 'ignore' });
+async function startCountingServer(backlog = 511, getDelayMs = 0): Promise<CountingServer> {
+  const child: ChildProcess = fork(fileURLToPath(new URL('./fixtures/counting-server.mjs', import.meta.url)), [String(backlog), String(getDelayMs)], { stdio: 'ignore' });
   const port = await new Promise<number>((r) => child.once('message', (m) => r((m as { port: number }).port)));
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     stats: () =>
       new Promise((r) => {
-        child.once('message', (m) => r(m as { accepts: number[]; firstPost: number | null }));
+        child.once('message', (m) => r(m as { accepts: number[]; firstPost: number | null; mostGets: number }));
         child.send('stats');
       }),
     close: () =>
@@ -71,6 +71,17 @@ describe.each(['h1', 'undici'] as const)('prewarm (transport %s)', (transport) =
     expect(accepts.length).toBe(41);
     expect(res.records.every((r) => r.connection_reused === true && r.sending_ms !== null)).toBe(true);
     expect(JSON.parse(readFileSync(join(out, 'run.json'), 'utf8')).connections).toMatchObject({ prewarmed: 40, failed: 0 });
+  });
+
+  it('at most 32 connections are being opened at once (each counted once its GET is answered)', async () => {
+    // GETs held 30 ms: without the bound all 100 would be outstanding together.
+    server = await startCountingServer(511, 30);
+    const out = tmpDir();
+    await run({ ...base, baseUrl: server.baseUrl, requests: 100, concurrency: 100, out, transport });
+    const { mostGets } = await server.stats();
+    expect(mostGets).toBeGreaterThan(1);
+    expect(mostGets).toBeLessThanOrEqual(32);
+    expect(JSON.parse(readFileSync(join(out, 'run.json'), 'utf8')).connections).toMatchObject({ prewarmed: 100, failed: 0 });
   });
 
   it('--prewarm 50 with --concurrency 3: opens only what the pool may hold', async () => {
