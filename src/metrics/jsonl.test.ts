@@ -64,4 +64,16 @@ describe('readRecords', () => {
     expect(warnings).toEqual([]);
     expect(records.map((r) => r.code)).toEqual(['E_HTTP_503', 'E_STREAM_STALLED', 'E_HTTP_429', null, 'ECONNREFUSED']);
   });
+
+  it('round-trips the connection phases, and reads them as null from lines written before they existed', () => {
+    const path = join(tmpDir(), 'requests.jsonl');
+    const w = new RecordWriter(path);
+    w.write(toRecord({ ...raw(0), connection_reused: false, blocked_ms: 0.01, connecting_ms: 1.5, tls_ms: null, sending_ms: 0.02 }));
+    w.close();
+    writeFileSync(path, readFileSync(path, 'utf8') + JSON.stringify({ id: 1, status: 'ok', http_status: 200, error: null, sent_at_ms: 0, headers_ms: 2, end_ms: 5, event_times_ms: [5], event_kinds: 'a' }) + '\n');
+    const [now, old] = readRecords(path).records;
+    expect(now).toMatchObject({ connection_reused: false, blocked_ms: 0.01, connecting_ms: 1.5, tls_ms: null, sending_ms: 0.02, waiting_ms: 2, receiving_ms: 7 });
+    // An old line: the send was not measured, so there is no waiting phase; receiving is headers → end.
+    expect(old).toMatchObject({ connection_reused: null, blocked_ms: null, connecting_ms: null, tls_ms: null, sending_ms: null, waiting_ms: null, receiving_ms: 3 });
+  });
 });
