@@ -20,7 +20,7 @@ import { BACKENDS, backendOf } from './backends/registry.js';
 import type { ExecuteResult } from './backends/execute.js';
 import { inProcessSender, resolveTransport, type RequestSender } from './backends/sender.js';
 import { senderPool } from './backends/sender-pool.js';
-import { prewarmCount, PREWARM_MAX_CONNECTING } from './backends/prewarm.js';
+import { prewarmCount, warmPath, PREWARM_MAX_CONNECTING } from './backends/prewarm.js';
 import { availableParallelism } from 'node:os';
 import { chooseExecutor, type Slot } from './scheduler/scheduler.js';
 import type { RequestSpec } from './dataset/types.js';
@@ -233,7 +233,7 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
     runMeta.proxy = proxy ? redactProxyUrl(proxy.uri) : null;
     // Connections before the clock (issue 12): open what the load needs, a bounded number of connects at a time,
     // so the first wave does not overflow the server's accept queue. Failures are counted, never fatal.
-    const warm = await sender.prewarm(prewarmCount(c.prewarm, c), { maxConnecting: PREWARM_MAX_CONNECTING, path: new URL(joinUrl(target.baseUrl, '/models')).pathname, headers });
+    const warm = await sender.prewarm(prewarmCount(c.prewarm, c), { maxConnecting: PREWARM_MAX_CONNECTING, path: warmPath(joinUrl(target.baseUrl, '/models')), headers });
     runMeta.connections = { prewarmed: warm.opened, failed: warm.failed, ms: Math.round(warm.ms * 10) / 10 };
     // The run clock starts once the sender is ready (worker threads take a while to boot).
     t0 = performance.now();

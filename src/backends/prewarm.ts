@@ -41,6 +41,12 @@ export function prewarmCount(choice: PrewarmChoice, load: { concurrency?: number
   return Math.min(load.concurrency ?? PREWARM_OPEN_LOOP_MAX, Math.ceil(load.rate * PREWARM_OPEN_LOOP_S));
 }
 
+/** Path and query of the URL a prewarm GET asks for (the query kept: a base URL's ?api-version=... or key applies to it too). */
+export function warmPath(url: string): string {
+  const u = new URL(url);
+  return u.pathname + u.search;
+}
+
 /** The connect gate of an undici dispatcher made by agentFor (sender.ts). */
 export const undiciGates = new WeakMap<object, ConnectGate>();
 
