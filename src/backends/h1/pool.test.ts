@@ -391,6 +391,13 @@ describe('H1Pool.prewarm and send timings', () => {
     expect(connections()).toBe(20);
   });
 
+  it('gives up on a connection whose GET is never answered (timeoutMs): failed, not hung', async () => {
+    const { origin } = await rawServer(() => {}); // reads requests, never answers
+    const p = pool(origin, 2);
+    expect(await p.prewarm(2, { maxConnecting: 2, req: warmReq, timeoutMs: 50 })).toEqual({ opened: 0, failed: 2 });
+    expect(p.stats.connections).toBe(0);
+  });
+
   it('counts connections that fail (refused) and never throws', async () => {
     const { origin, server } = await httpServer((_req, res) => res.end('x'));
     await new Promise<void>((r) => server.close(() => r()));

@@ -92,7 +92,8 @@ export class H1Pool implements ConnectionOwner {
    * once answered, not at its TCP handshake: a client sees the handshake done while a server with a full accept
    * queue has dropped its last ACK and accepts it only after a 1 s retransmit. Failures are counted, not thrown.
    */
-  prewarm(count: number, opts: { maxConnecting: number; req: H1Request }): Promise<{ opened: number; failed: number }> {
+  prewarm(count: number, opts: { maxConnecting: number; req: H1Request; timeoutMs?: number }): Promise<{ opened: number; failed: number }> {
+    const timeoutMs = opts.timeoutMs ?? 10_000;
     const bytes = serializeRequest(opts.req, this.host);
     const want = Math.max(0, Math.min(count, this.limit - this.slots));
     const most = Math.max(1, opts.maxConnecting);
@@ -111,8 +112,16 @@ export class H1Pool implements ConnectionOwner {
         while (connecting < most && started < want && !this.closing && this.slots < this.limit) {
           started++;
           connecting++;
-          const h: H1Handlers = { onHeaders() {}, onData() {}, onEnd: () => done(true), onError: () => done(false) };
-          this.open().start(new Pending(bytes, opts.req.method === 'HEAD', h));
+          // A server that never answers must not hold the run: the connection is given up (aborted) after timeoutMs.
+          let timer: NodeJS.Timeout | undefined = undefined;
+          const end = (ok: boolean) => {
+            clearTimeout(timer);
+            done(ok);
+          };
+          const h: H1Handlers = { onHeaders() {}, onData() {}, onEnd: () => end(true), onError: () => end(false) };
+          const p = new Pending(bytes, opts.req.method === 'HEAD', h);
+          timer = setTimeout(() => p.abort(), timeoutMs);
+          this.open().start(p);
         }
         if (connecting === 0) resolve({ opened, failed });
       };
