@@ -18,9 +18,9 @@ const lines = (dir: string) => readFileSync(join(dir, 'requests.jsonl'), 'utf8')
 const json = (dir: string, f: string) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as Record<string, unknown>;
 /** run.json fields only one driver has: where the requests went and what measured the client. */
 const ENGINE_KEYS = SIM_ENGINE_KEYS.map((k) => k.replace(/[A-Z]/g, (m) => `_${m.toLowerCase()}`)).join('|');
-const DRIVER_ONLY = new RegExp(`^\\.(simulated|engine|simulation|embedded_server_isolation|workers|transport|proxy|client_health|in_flight_at_stop|config\\.(base_url|${ENGINE_KEYS}))(\\.|\\[|$)`);
+const DRIVER_ONLY = new RegExp(`^\\.(simulated|engine|simulation|embedded_server_isolation|workers|transport|proxy|client_health|in_flight_at_stop|connections|config\\.(base_url|${ENGINE_KEYS}))(\\.|\\[|$)`);
 /** summary.json paths that follow from those (the client-health block, and run.* copies of run.json). */
-const SUMMARY_DRIVER_ONLY = new RegExp(`^\\.(client|run\\.(simulated|engine|simulation|embedded_server_isolation|workers|transport|proxy|client_health|in_flight_at_stop|config\\.(base_url|${ENGINE_KEYS})))(\\.|\\[|$)`);
+const SUMMARY_DRIVER_ONLY = new RegExp(`^\\.(client|run\\.(simulated|engine|simulation|embedded_server_isolation|workers|transport|proxy|client_health|in_flight_at_stop|connections|config\\.(base_url|${ENGINE_KEYS})))(\\.|\\[|$)`);
 
 function dataFiles() {
   const dir = tmpDir();

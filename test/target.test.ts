@@ -55,6 +55,7 @@ describe.each(['h1', 'undici'] as const)('base URL with a query string (transpor
     expect(res.records.map((r) => r.status)).toEqual(['ok', 'ok']);
     expect(server.seen.map((s) => `${s.method} ${s.url}`)).toEqual([
       'GET /openai/deployments/x/models?api-version=2024-06-01',
+      'GET /openai/deployments/x/models?api-version=2024-06-01', // prewarm: one connection for one stream
       'POST /openai/deployments/x/chat/completions?api-version=2024-06-01',
       'POST /openai/deployments/x/chat/completions?api-version=2024-06-01',
     ]);
@@ -63,7 +64,7 @@ describe.each(['h1', 'undici'] as const)('base URL with a query string (transpor
   it('a trailing slash before the query is dropped', async () => {
     server = await okServer();
     await run({ baseUrl: `${server.origin}/v1/?api-version=1`, requests: 1, concurrency: 1, inputTokens: 8, outputTokens: 2, out: tmpDir(), quiet: true, transport, endpoint: 'completions' });
-    expect(server.seen.map((s) => s.url)).toEqual(['/v1/models?api-version=1', '/v1/completions?api-version=1']);
+    expect(server.seen.map((s) => s.url)).toEqual(['/v1/models?api-version=1', '/v1/models?api-version=1', '/v1/completions?api-version=1']); // preflight, prewarm, the request
   });
 });
 

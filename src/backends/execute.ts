@@ -4,7 +4,9 @@
 // from the HTTP parser, without a Readable stream in between (that stream machinery was a measurable share of the
 // CPU spent per streamed event; see docs/performance.md).
 import type { Dispatcher } from 'undici';
-import { H1Pool, H1Error, type H1Abort, type H1Handlers } from './h1/index.js';
+import { H1Pool, H1Error, type H1Abort, type H1Handlers, type H1SendTiming } from './h1/index.js';
+import { traceStart, type SocketFacts, type TracedRequest } from './undici-trace.js';
+import { roundMs } from '../metrics/jsonl.js';
 import { SseParser, DEFAULT_MAX_LINE_BYTES, type SseEvent } from './sse.js';
 import type { ChunkInfo, ResponseClassifier } from './backend.js';
 import { classifyData, classifyErrorEvent } from './openai-common.js';
@@ -12,7 +14,7 @@ import { checkUsage, type Usage, type UsageReport } from './usage.js';
 import { BodyDecoder, contentCoding, isJsonType, mediaType } from './content.js';
 import { isMalformedResponse, undiciCode } from './transport-errors.js';
 import { httpCode, networkCode } from './error-codes.js';
-import type { RawRequest, RequestStatus } from '../metrics/record.js';
+import { NO_CONNECTION, type RawRequest, type RequestStatus } from '../metrics/record.js';
 
 export interface ExecuteInput {
   id: number;
@@ -83,6 +85,7 @@ export function blankRaw(inp: Omit<ExecuteInput, 'dispatcher' | 'now' | 'registe
     code: null,
     scheduled_at_ms: inp.scheduledAtMs,
     sent_at_ms: sentAt,
+    ...NO_CONNECTION,
     headers_ms: null,
     end_ms: null,
     streamed: inp.stream,
@@ -124,9 +127,15 @@ function target(url: string): { origin: string; path: string } {
  * One request in flight: the undici handler, its timers and what it has recorded so far. Per streamed chunk it
  * takes one timestamp, refreshes the idle timer and feeds the SSE parser; per event it classifies and counts.
  */
-class Exchange implements Dispatcher.DispatchHandler {
+class Exchange implements Dispatcher.DispatchHandler, TracedRequest {
   private readonly now: () => number;
-  private readonly sentAt: number;
+  /** Run-clock time the relative times count from: the hand-off to the HTTP client, then the measured send. */
+  private sentAt: number;
+  /** performance.now() at the hand-off (run clock = performance.now() + a constant, on every thread). */
+  private readonly handedAt: number;
+  /** performance.now() when undici gave the request a connected socket (onRequestStart). */
+  private startedAt = 0;
+  private sendMeasured = false;
   private readonly raw: RawRequest;
   private readonly ac = new AbortController();
   private controller: Dispatcher.DispatchController | null = null;
@@ -174,6 +183,7 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.now = inp.now;
     ({ classifyData: this.classify, classifyErrorEvent: this.classifyError } = inp.classifier ?? OPENAI);
     this.sentAt = inp.now();
+    this.handedAt = performance.now();
     this.raw = blankRaw(inp, this.sentAt);
     this.idleMs = inp.idleTimeoutMs ?? 0;
     this.maxLineBytes = inp.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
@@ -217,8 +227,55 @@ class Exchange implements Dispatcher.DispatchHandler {
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller;
+    this.startedAt = performance.now();
+    traceStart(this);
     // Aborted while waiting for a connection: undici can only abort once the request has one.
     if (this.ac.signal.aborted) controller.abort(this.ac.signal.reason);
+  }
+
+  /** h1: the request is on the wire (see H1SendTiming). */
+  onSent(t: H1SendTiming): void {
+    this.phases(t.reused, t.blockedMs, t.connectingMs, t.tlsMs, t.sendingMs, t.sentAt);
+  }
+
+  /** undici: the socket the request is being written to (undici-trace.ts). */
+  tracedSocket(reused: boolean, f: SocketFacts): void {
+    const raw = this.raw;
+    raw.connection_reused = reused;
+    if (!reused && f.connectStartAt !== null) {
+      // A new socket: waiting ends when its connect begins (at the gate's pace), the connect itself is connecting/tls.
+      raw.blocked_ms = roundMs(Math.max(0, f.connectStartAt - this.handedAt));
+      raw.connecting_ms = f.connectingMs === null ? null : roundMs(f.connectingMs);
+      raw.tls_ms = f.tlsMs === null ? null : roundMs(f.tlsMs);
+    } else {
+      raw.blocked_ms = roundMs(this.startedAt - this.handedAt);
+      raw.connecting_ms = reused ? 0 : null;
+      raw.tls_ms = reused && f.tlsMs !== null ? 0 : null;
+    }
+  }
+
+  tracedSent(at: number): void {
+    const raw = this.raw;
+    this.phases(raw.connection_reused ?? false, raw.blocked_ms, raw.connecting_ms, raw.tls_ms, at - this.startedAt, at);
+  }
+
+  /** Record the phases and move the send time to the measured one (performance.now() `at`). */
+  private phases(reused: boolean, blocked: number | null, connecting: number | null, tls: number | null, sending: number, at: number): void {
+    const raw = this.raw;
+    raw.connection_reused = reused;
+    raw.blocked_ms = blocked === null ? null : roundMs(blocked);
+    raw.connecting_ms = connecting === null ? null : roundMs(connecting);
+    raw.tls_ms = tls === null ? null : roundMs(tls);
+    raw.sending_ms = roundMs(Math.max(0, sending));
+    // Only the first send moves the origin (a re-sent request's latency counts from its first send, see
+    // stale-retry.ts), and only while nothing has been timed from the old one (a response cannot precede its
+    // request's last byte).
+    if (this.sendMeasured) return;
+    this.sendMeasured = true;
+    if (raw.headers_ms === null && raw.end_ms === null && raw.event_times_ms.length === 0) {
+      this.sentAt += at - this.handedAt;
+      raw.sent_at_ms = this.sentAt;
+    }
   }
 
   onResponseStart(_c: Dispatcher.DispatchController | null, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
@@ -448,6 +505,9 @@ class H1Adapter implements H1Handlers {
   }
   onRetry(): void {
     this.ex.onReconnect();
+  }
+  onSent(t: H1SendTiming): void {
+    this.ex.onSent(t);
   }
 }
 

@@ -88,6 +88,32 @@ export async function senderPool(n: number, pool: PoolOptions, originAbsMs: numb
     // Int32 wraps after 2^31 events; `>>> 0` keeps the count right to 2^32, far beyond any run.
     contentEvents: () => Atomics.load(events, 0) >>> 0,
     cancelAll: () => slots.forEach((s) => post(s, { type: 'cancel' })),
+    async prewarm(count, opts) {
+      // Each thread has its own pool: it opens its share, and the connects in flight stay bounded in total.
+      const t0 = performance.now();
+      const live = slots.filter((s) => !s.dead);
+      if (count <= 0 || live.length === 0) return { opened: 0, failed: 0, ms: 0 };
+      const per = Math.ceil(count / live.length);
+      const maxConnecting = Math.max(1, Math.floor(opts.maxConnecting / live.length));
+      const results = await Promise.all(
+        live.map(
+          (s, i) =>
+            new Promise<{ opened: number; failed: number }>((r) => {
+              const share = Math.max(0, Math.min(per, count - i * per));
+              if (share === 0) return r({ opened: 0, failed: 0 });
+              const onMsg = (m: FromWorker) => {
+                if (m.type !== 'prewarmed') return;
+                s.worker.off('message', onMsg);
+                r(m.result);
+              };
+              s.worker.on('message', onMsg);
+              s.worker.once('exit', () => r({ opened: 0, failed: share }));
+              post(s, { type: 'prewarm', count: share, opts: { ...opts, maxConnecting } });
+            }),
+        ),
+      );
+      return { opened: results.reduce((a, x) => a + x.opened, 0), failed: results.reduce((a, x) => a + x.failed, 0), ms: performance.now() - t0 };
+    },
     async close() {
       await Promise.all(
         slots

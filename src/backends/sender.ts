@@ -5,6 +5,8 @@ import { proxyAgent, type ProxyChoice } from './proxy.js';
 import { H1Pool } from './h1/index.js';
 import { executeRequest, type ExecuteInput, type ExecuteResult } from './execute.js';
 import { getBackend, type BackendKind } from './registry.js';
+import { traceUndici, tracedConnector } from './undici-trace.js';
+import { prewarmAgent, undiciGates, type PrewarmOptions, type PrewarmResult } from './prewarm.js';
 
 /** What crosses a thread boundary: the request minus the dispatcher, clock, cancel registration and the backend's classifier. */
 export type WireInput = Omit<ExecuteInput, 'dispatcher' | 'now' | 'register' | 'onContent' | 'classifier'>;
@@ -33,6 +35,8 @@ export interface RequestSender {
   contentEvents(): number;
   /** Abort every request in flight (they end as `cancelled`). */
   cancelAll(): void;
+  /** Open `count` keep-alive connections to the origin before the measured phase (src/backends/prewarm.ts). */
+  prewarm(count: number, o: PrewarmOptions): Promise<PrewarmResult>;
   close(): Promise<void>;
 }
 
@@ -61,7 +65,13 @@ export function agentFor(o: PoolOptions): Dispatcher | H1Pool {
   // The pool is sized to the load: never a hidden cap on concurrency.
   if (o.transport === 'h1') return new H1Pool(o.origin, { connections: o.connections, keepAliveMs: 60_000 });
   const opts = { connections: o.connections, pipelining: 1, keepAliveTimeout: 60_000, keepAliveMaxTimeout: 600_000 };
-  return withStaleRetry(() => (o.proxy ? proxyAgent(o.proxy, opts) : new Agent(opts)));
+  traceUndici();
+  if (o.proxy) return withStaleRetry(() => proxyAgent(o.proxy!, opts));
+  // Direct connections go through undici's own connector, timed per socket and gated for prewarm.
+  const { connect, gate } = tracedConnector();
+  const agent = withStaleRetry(() => new Agent({ ...opts, connect }));
+  undiciGates.set(agent, gate);
+  return agent;
 }
 
 /** Sends requests on this thread's event loop; `backend` reads their responses. */
@@ -79,6 +89,7 @@ export function inProcessSender(o: PoolOptions, now: () => number, backend: Back
     contentEvents: () => events,
     setOrigin: () => {}, // `now` is the caller's clock, already re-based by the caller
     cancelAll: live.abortAll,
+    prewarm: (count, p) => prewarmAgent(agent, o.origin, count, p),
     close: () => agent.close().catch(() => {}),
   };
 }

@@ -3,6 +3,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { executeRequest } from './execute.js';
 import { agentFor, inFlightSet, type PoolOptions, type WireInput } from './sender.js';
 import { getBackend, type BackendKind } from './registry.js';
+import { prewarmAgent, type PrewarmOptions, type PrewarmResult } from './prewarm.js';
 
 interface Init {
   pool: PoolOptions;
@@ -14,8 +15,10 @@ interface Init {
   backend: BackendKind;
 }
 
-export type ToWorker = { type: 'exec'; seq: number; input: WireInput } | { type: 'origin'; originAbsMs: number } | { type: 'cancel' } | { type: 'close' };
-export type FromWorker = { type: 'ready' } | { type: 'done'; seq: number; result: Awaited<ReturnType<typeof executeRequest>> } | { type: 'closed' };
+export type ToWorker =
+  | { type: 'exec'; seq: number; input: WireInput }
+  | { type: 'prewarm'; count: number; opts: PrewarmOptions } | { type: 'origin'; originAbsMs: number } | { type: 'cancel' } | { type: 'close' };
+export type FromWorker = { type: 'ready' } | { type: 'done'; seq: number; result: Awaited<ReturnType<typeof executeRequest>> } | { type: 'closed' } | { type: 'prewarmed'; result: PrewarmResult };
 
 const init = workerData as Init;
 const agent = agentFor(init.pool);
@@ -33,6 +36,8 @@ parentPort!.on('message', (m: ToWorker) => {
     executeRequest({ ...m.input, dispatcher: agent, now, register: live.register, onContent, classifier }).then((result) =>
       parentPort!.postMessage({ type: 'done', seq: m.seq, result } satisfies FromWorker),
     );
+  } else if (m.type === 'prewarm') {
+    void prewarmAgent(agent, init.pool.origin, m.count, m.opts).then((result) => parentPort!.postMessage({ type: 'prewarmed', result } satisfies FromWorker));
   } else if (m.type === 'origin') {
     shift = performance.timeOrigin - m.originAbsMs;
   } else if (m.type === 'cancel') {

@@ -100,6 +100,11 @@ export const LoadSchema = z.object({
   maxErrorRate: fraction,
   workers: z.union([z.literal('auto'), z.coerce.number().int().min(1).max(64)]).default('auto'),
   gracePeriod: durationOrZero.default(10),
+  prewarm: z
+    .union([z.enum(['auto', 'off']), z.coerce.number().int().min(0).max(LOAD_LIMITS.concurrency)], {
+      error: `expected auto, off or a number of connections (0 to ${LOAD_LIMITS.concurrency})`,
+    })
+    .default('auto'),
 });
 
 export const OutputSchema = z.object({
@@ -149,6 +154,7 @@ export const RUN_FLAGS: FlagTable<Extract<keyof RunConfigInput, string>> = {
     warmup: { help: 'requests sent first and left out of every statistic' },
     maxErrorRate: { arg: 'fraction', help: 'stop the run early when more than this share of requests fail (after at least 20), e.g. 0.5 or 50%' },
     workers: { arg: 'n|auto', help: 'worker threads that send requests, each with its own HTTP pool; auto = 1 for light loads, cores − 1 above 64 concurrent streams or 100 req/s' },
+    prewarm: { arg: 'auto|off|n', help: 'keep-alive connections opened before the run clock starts, at most 32 connects at a time; auto = one per --concurrency stream, open loop min(--concurrency, ceil(rate × 2 s), 1024 without it) (docs/reliability.md)' },
     gracePeriod: { arg: 'seconds', help: 'on Ctrl-C/SIGTERM or early stop, wait this long for requests in flight before cancelling them', unit: 's' },
     out: { arg: 'dir', help: 'results directory', defaultText: 'results/<timestamp>-<model>/' },
     overwrite: { help: 'allow writing into a directory that already holds a run' },

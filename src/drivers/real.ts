@@ -6,6 +6,7 @@ import { TokenfloodError } from '../errors.js';
 import { proxyAgent, proxyForRun, redactProxyUrl, type ProxyChoice } from '../backends/proxy.js';
 import { inProcessSender, resolveTransport, type RequestSender } from '../backends/sender.js';
 import { senderPool } from '../backends/sender-pool.js';
+import { prewarmCount, warmPath, PREWARM_MAX_CONNECTING } from '../backends/prewarm.js';
 import type { BackendKind } from '../backends/registry.js';
 import { getBackend } from '../backends/registry.js';
 import { openTarget, preflight, type Target } from '../target.js';
@@ -93,11 +94,14 @@ export function createRealDriver(c: RunConfig, extraHeaders: Record<string, stri
       const transport = resolveTransport(c.transport, t.baseUrl, proxy !== null);
       const poolOpts = { connections: c.concurrency ?? null, origin: new URL(t.baseUrl).origin, transport, proxy };
       sender = workers > 1 ? await senderPool(workers, poolOpts, performance.timeOrigin + clock.restart(), backend) : inProcessSender(poolOpts, clock.now, backend);
-      // The run clock starts once the sender is ready.
+      // Connections before the clock (issue 12): open what the load needs, a bounded number of connects at a time,
+      // so the first wave does not overflow the server's accept queue. Failures are counted, never fatal.
+      const warm = await sender.prewarm(prewarmCount(c.prewarm, c), { maxConnecting: PREWARM_MAX_CONNECTING, path: warmPath(joinUrl(t.baseUrl, '/models')), headers });
+      // The run clock starts once the sender is ready and warm.
       sender.setOrigin(performance.timeOrigin + clock.restart());
       // Client self-health: event-loop delay of this thread, process CPU judged against the threads doing request work.
       health = startHealthMonitor(clock.now, { threads: workers });
-      return { workers, transport, proxy: proxy ? redactProxyUrl(proxy.uri) : null };
+      return { workers, transport, proxy: proxy ? redactProxyUrl(proxy.uri) : null, connections: { prewarmed: warm.opened, failed: warm.failed, ms: Math.round(warm.ms * 10) / 10 } };
     },
     execute: (inp) => (sender as RequestSender).execute({ ...inp, url, headers }),
     cancelAll: () => sender?.cancelAll(),

@@ -2,7 +2,7 @@
 import type { RunConfig } from '../config/schema.js';
 import type { Tokenizer } from '../dataset/tokenizer.js';
 import type { RequestSpec } from '../dataset/types.js';
-import type { RawRequest } from '../metrics/record.js';
+import { NO_CONNECTION, type RawRequest } from '../metrics/record.js';
 import { httpCode } from '../backends/error-codes.js';
 import type { EngineSpec } from '../sim/engine/config.js';
 import { contextLengthError } from '../sim/engine/engine.js';
@@ -123,6 +123,7 @@ export function toRawRequest(v: VirtualRecord, p: Planned, x: ConvertContext, wh
   const { c } = x;
   const out: SimulatedResponse = { raw: undefined as unknown as RawRequest, answerText: '', reasoningText: '' };
   const raw: RawRequest = (out.raw = {
+    ...NO_CONNECTION,
     id: v.index, attempt: who.attempt, reconnected: false, warmup: who.warmup, class: p.spec.class, status: 'ok', http_status: 200, error: null, code: null,
     scheduled_at_ms: v.scheduledMs, sent_at_ms: v.sentMs, headers_ms: 0, end_ms: v.endMs - v.sentMs, streamed: c.stream,
     event_times_ms: [], event_kinds: '', reasoning_chars: 0, answer_chars: 0,

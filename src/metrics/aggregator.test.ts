@@ -7,6 +7,7 @@ import { toRecord } from './derive.js';
 import { normalizeRaw } from './jsonl.js';
 import { createRng } from '../util/rng.js';
 import type { RawRequest, RequestRecord } from './record.js';
+import { NO_CONNECTION } from './record.js';
 
 /** A varied set of records: ok with jittery token gaps, retries, http errors with distinct messages, timeouts, cancels, warmup, two classes. */
 function records(n: number, seed = 7): RequestRecord[] {
@@ -18,6 +19,7 @@ function records(n: number, seed = 7): RequestRecord[] {
     const events = kind === 'ok' ? Array.from({ length: 5 + (id % 7) }, (_, k) => 10 + k * (1 + rng.next() * 4)) : [];
     const end = events.length ? events[events.length - 1] + rng.next() : 20 + rng.next() * 50;
     const raw: RawRequest = {
+      ...NO_CONNECTION,
       id, attempt: 1, reconnected: false, warmup: id < 3, class: id % 2 ? 'a' : 'b', status: kind as RawRequest['status'],
       http_status: kind === 'http_error' ? 500 : kind === 'ok' ? 200 : null, error: kind === 'ok' ? null : `failure #${id}`,
       code: kind === 'ok' ? null : kind === 'cancelled' ? 'E_CANCELLED' : kind === 'http_error' ? 'E_HTTP_500' : 'E_TIMEOUT',

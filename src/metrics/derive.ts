@@ -77,6 +77,16 @@ export function scheduleLagMs(raw: RawRequest): number {
   return raw.sent_at_ms - raw.scheduled_at_ms;
 }
 
+/** waiting_ms = headers_ms (last byte sent → response headers), when the send was measured (sending_ms not null). */
+export function waitingMs(raw: Pick<RawRequest, 'headers_ms' | 'sending_ms'>): number | null {
+  return raw.sending_ms === null ? null : raw.headers_ms;
+}
+
+/** receiving_ms = end_ms − headers_ms: response headers → end of the response (or its failure). */
+export function receivingMs(raw: Pick<RawRequest, 'headers_ms' | 'end_ms'>): number | null {
+  return raw.headers_ms === null || raw.end_ms === null ? null : raw.end_ms - raw.headers_ms;
+}
+
 /** chunks = number of SSE data events received (comments excluded). */
 export function chunkCount(raw: RawRequest): number {
   let n = 0;
@@ -106,6 +116,8 @@ export function deriveMetrics(raw: RawRequest): DerivedMetrics {
     output_speed_tok_s: outputSpeedTokS(tpot),
     schedule_lag_ms: scheduleLagMs(raw),
     chunks: chunkCount(raw),
+    waiting_ms: waitingMs(raw),
+    receiving_ms: receivingMs(raw),
   };
 }
 

@@ -6,10 +6,12 @@ import { tmpdir } from 'node:os';
 import { readRecords, RecordWriter } from './jsonl.js';
 import { toRecord } from './derive.js';
 import type { RawRequest } from './record.js';
+import { NO_CONNECTION } from './record.js';
 
 const tmpDir = () => mkdtempSync(join(tmpdir(), 'tokenflood-write-'));
 
 const raw = (id: number): RawRequest => ({
+  ...NO_CONNECTION,
   id, attempt: 1, warmup: false, class: undefined, status: 'ok', http_status: 200, error: null, scheduled_at_ms: id, sent_at_ms: id + 0.5,
   headers_ms: id + 2, end_ms: id + 9, streamed: true, event_times_ms: [id + 3, id + 9], event_kinds: 'aa', reasoning_chars: 0, answer_chars: 8,
   input_tokens: 8, output_tokens: 2, reasoning_tokens: 0, cached_tokens: null, token_source: 'usage', expected_input_tokens: 8, max_tokens: 2, finish_reason: 'stop',
@@ -61,6 +63,18 @@ describe('readRecords', () => {
     const { records, warnings } = readRecords(path);
     expect(warnings).toEqual([]);
     expect(records.map((r) => r.code)).toEqual(['E_HTTP_503', 'E_STREAM_STALLED', 'E_HTTP_429', null, 'ECONNREFUSED']);
+  });
+
+  it('round-trips the connection phases, and reads them as null from lines written before they existed', () => {
+    const path = join(tmpDir(), 'requests.jsonl');
+    const w = new RecordWriter(path);
+    w.write(toRecord({ ...raw(0), connection_reused: false, blocked_ms: 0.01, connecting_ms: 1.5, tls_ms: null, sending_ms: 0.02 }));
+    w.close();
+    writeFileSync(path, readFileSync(path, 'utf8') + JSON.stringify({ id: 1, status: 'ok', http_status: 200, error: null, sent_at_ms: 0, headers_ms: 2, end_ms: 5, event_times_ms: [5], event_kinds: 'a' }) + '\n');
+    const [now, old] = readRecords(path).records;
+    expect(now).toMatchObject({ connection_reused: false, blocked_ms: 0.01, connecting_ms: 1.5, tls_ms: null, sending_ms: 0.02, waiting_ms: 2, receiving_ms: 7 });
+    // An old line: the send was not measured, so there is no waiting phase; receiving is headers → end.
+    expect(old).toMatchObject({ connection_reused: null, blocked_ms: null, connecting_ms: null, tls_ms: null, sending_ms: null, waiting_ms: null, receiving_ms: 3 });
   });
 });
 

@@ -37,6 +37,13 @@ export function recordLine(r: RequestRecord): string {
     phase: r.phase ?? 'steady',
     scheduled_at_ms: r.scheduled_at_ms,
     sent_at_ms: r.sent_at_ms,
+    connection_reused: r.connection_reused,
+    blocked_ms: r.blocked_ms,
+    connecting_ms: r.connecting_ms,
+    tls_ms: r.tls_ms,
+    sending_ms: r.sending_ms,
+    waiting_ms: r3(r.waiting_ms),
+    receiving_ms: r3(r.receiving_ms),
     schedule_lag_ms: r3(r.schedule_lag_ms),
     ttft_ms: r3(r.ttft_ms),
     ttft_from_scheduled_ms: r3(r.ttft_from_scheduled_ms),
@@ -118,6 +125,8 @@ const RAW_FIELDS: (keyof RawRequest)[] = [
   'streamed', 'event_times_ms', 'event_kinds', 'reasoning_chars', 'answer_chars', 'input_tokens', 'output_tokens',
   'reasoning_tokens', 'cached_tokens', 'token_source', 'expected_input_tokens', 'max_tokens', 'finish_reason',
   'usage_rejected', 'events_after_done',
+  // Missing in files written before they existed: read as null.
+  'connection_reused', 'blocked_ms', 'connecting_ms', 'tls_ms', 'sending_ms',
 ];
 
 export interface ReadResult {

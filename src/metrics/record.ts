@@ -48,8 +48,21 @@ export interface RawRequest {
   code: string | null;
   /** When the schedule wanted the request sent. */
   scheduled_at_ms: number;
-  /** When it was handed to the HTTP client. */
+  /**
+   * When its last byte was handed to the kernel (the socket write completed); when that was never reached or not
+   * measured, when it was handed to the HTTP client. Every "ms since send" below counts from here.
+   */
   sent_at_ms: number;
+  /** false: the request opened its connection during the run; true: it reused one (prewarmed or kept alive); null: never got one. */
+  connection_reused: boolean | null;
+  /** Phase timings (k6's names), ms, null when not reached or not measured: waiting in the pool for a connection. */
+  blocked_ms: number | null;
+  /** TCP connect of the connection it opened (0 when reused). */
+  connecting_ms: number | null;
+  /** TLS handshake of the connection it opened (0 when reused); null for http. */
+  tls_ms: number | null;
+  /** Connection ready → last byte handed to the kernel (= sent_at_ms). */
+  sending_ms: number | null;
   /** When response headers arrived (ms since send). */
   headers_ms: number | null;
   /** When the response ended or failed (ms since send). */
@@ -90,6 +103,17 @@ export interface DerivedMetrics {
   output_speed_tok_s: number | null;
   schedule_lag_ms: number;
   chunks: number;
+  waiting_ms: number | null;
+  receiving_ms: number | null;
 }
 
 export type RequestRecord = RawRequest & DerivedMetrics;
+
+/** The connection facts of a request that never reached a connection, or of a transport that does not measure them. */
+export const NO_CONNECTION: Pick<RawRequest, 'connection_reused' | 'blocked_ms' | 'connecting_ms' | 'tls_ms' | 'sending_ms'> = {
+  connection_reused: null,
+  blocked_ms: null,
+  connecting_ms: null,
+  tls_ms: null,
+  sending_ms: null,
+};

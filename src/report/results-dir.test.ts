@@ -7,11 +7,13 @@ import { RecordWriter } from '../metrics/jsonl.js';
 import { toRecord } from '../metrics/derive.js';
 import { buildSummary } from '../metrics/summary.js';
 import type { RawRequest, RequestRecord } from '../metrics/record.js';
+import { NO_CONNECTION } from '../metrics/record.js';
 import { readRecordsSorted, replaySummary, sampleRecords } from './results-dir.js';
 import { readRunDir } from './html/run-report.js';
 
 const rec = (id: number, attempt = 1, status: RawRequest['status'] = 'ok'): RequestRecord =>
   toRecord({
+    ...NO_CONNECTION,
     id, attempt, warmup: false, class: undefined, status, http_status: status === 'ok' ? 200 : 429, error: status === 'ok' ? null : 'slow down', code: status === 'ok' ? null : 'E_HTTP_429',
     scheduled_at_ms: id, sent_at_ms: id + 0.5, headers_ms: 2, end_ms: 9 + (id % 5), streamed: true, event_times_ms: [3, 5 + (id % 3), 9],
     event_kinds: 'aaa', reasoning_chars: 0, answer_chars: 8, input_tokens: 8, output_tokens: 3, reasoning_tokens: 0, cached_tokens: null,

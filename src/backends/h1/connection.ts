@@ -17,6 +17,23 @@ export interface H1Handlers {
    * on a new connection (nothing was received, and the server had closed the connection, so it did not answer).
    */
   onRetry?(reason: H1Error): void;
+  /** The request's last byte was handed to the kernel (the socket write completed), with how it got there. */
+  onSent?(t: H1SendTiming): void;
+}
+
+/** How a request reached the wire; times in ms, `sentAt` on performance.now()'s clock. */
+export interface H1SendTiming {
+  /** false: the connection was opened for this request (not by prewarm, not by an earlier request). */
+  reused: boolean;
+  /** Waiting in the pool for a free connection: accepted → given a connection. */
+  blockedMs: number;
+  /** TCP connect of a new connection (0 when reused). */
+  connectingMs: number;
+  /** TLS handshake of a new connection (0 when reused); null for http. */
+  tlsMs: number | null;
+  /** Given a (connected) connection → the write of its last byte completed. */
+  sendingMs: number;
+  sentAt: number;
 }
 
 /** Where and how to connect; shared by all connections of a pool. */
@@ -50,6 +67,13 @@ export class Pending {
   finished = false;
   /** Already re-sent once after a stale connection. */
   resent = false;
+  /** performance.now() when the pool accepted it, and when a connection took it. */
+  readonly requestedAt = performance.now();
+  assignedAt = 0;
+  /** The connection was opened for this request. */
+  newConn = false;
+  /** onSent was called for the current attempt. */
+  sent = false;
 
   constructor(
     readonly bytes: string,
@@ -77,6 +101,12 @@ export class Connection implements ParserSink {
   private served = 0;
   private dead = false;
   idle = false;
+  /** Requests started on this connection. */
+  private uses = 0;
+  /** performance.now() at open, TCP connect and ready (TCP for http, TLS handshake done for https). */
+  private readonly openedAt = performance.now();
+  private tcpAt = 0;
+  private readyAt = 0;
 
   constructor(private readonly owner: ConnectionOwner) {
     const t = owner.target;
@@ -84,6 +114,7 @@ export class Connection implements ParserSink {
     if (t.tls) {
       const servername = isIP(t.host) ? undefined : t.host;
       this.socket = tlsConnect({ host: t.host, port: t.port, servername, ALPNProtocols: ['http/1.1'], ...t.tlsOptions });
+      this.socket.once('connect', () => (this.tcpAt = performance.now()));
       this.socket.once('secureConnect', this.onConnect);
       this.socket.on('data', this.onData);
     } else {
@@ -108,8 +139,30 @@ export class Connection implements ParserSink {
     }
     this.req = p;
     p.conn = this;
+    p.assignedAt = performance.now();
+    p.sent = false;
+    p.newConn = this.uses++ === 0;
     this.parser.reset(p.isHead);
-    this.socket.write(p.bytes);
+    // The bytes are with the kernel when nothing is left buffered after write() (libuv wrote them at once); else
+    // when the write calls back (after the connect, for a connection still opening; or a full socket buffer).
+    // The callback alone would come late: it waits for the current task, e.g. the rest of a wave of sends.
+    this.socket.write(p.bytes, (err?: Error | null) => this.written(p, err));
+    if (this.connected && this.socket.writableLength === 0) this.written(p, null);
+  }
+
+  private written(p: Pending, err: Error | null | undefined): void {
+    if (err || p.finished || p.conn !== this || p.sent || !p.h.onSent) return;
+    p.sent = true;
+    const t = performance.now();
+    const fresh = p.newConn;
+    p.h.onSent({
+      reused: !fresh,
+      blockedMs: p.assignedAt - p.requestedAt,
+      connectingMs: fresh ? this.tcpAt - this.openedAt : 0,
+      tlsMs: this.owner.target.tls ? (fresh ? this.readyAt - this.tcpAt : 0) : null,
+      sendingMs: t - Math.max(p.assignedAt, this.readyAt),
+      sentAt: t,
+    });
   }
 
   /** Park the connection between requests: it closes itself after `ms` of idleness and does not keep the process alive. */
@@ -175,6 +228,8 @@ export class Connection implements ParserSink {
 
   private readonly onConnect = (): void => {
     this.connected = true;
+    this.readyAt = performance.now();
+    this.tcpAt ||= this.readyAt;
   };
 
   /** net `onread`: `buf` is the pool's shared read buffer, valid until this returns. true = keep reading. */

@@ -365,3 +365,60 @@ describe('H1Pool over TLS', () => {
     expect(untrusted.error).toMatchObject({ code: 'E_TLS', phase: 'connect' });
   });
 });
+
+describe('H1Pool.prewarm and send timings', () => {
+  const warmReq = { method: 'GET', path: '/models', headers: {} };
+  it('opens N connections with at most maxConnecting unanswered at once; requests then reuse them', async () => {
+    let outstanding = 0;
+    let most = 0;
+    const { origin, connections } = await httpServer((req, res) => {
+      if (req.method !== 'GET') return void res.end('ok');
+      outstanding++;
+      most = Math.max(most, outstanding);
+      // Held a little, so several connects would overlap if nothing bounded them.
+      setTimeout(() => (outstanding--, res.end('[]')), 15);
+    });
+    const p = pool(origin, 20);
+    expect(await p.prewarm(20, { maxConnecting: 4, req: warmReq })).toEqual({ opened: 20, failed: 0 });
+    expect(most).toBeLessThanOrEqual(4);
+    expect(connections()).toBe(20);
+    expect(p.stats).toEqual({ connections: 20, idle: 20, queued: 0 });
+    const sent: boolean[] = [];
+    const { h, done } = recorder();
+    p.request({ method: 'POST', path: '/x', headers: {}, body: '{}' }, { ...h, onSent: (t) => sent.push(t.reused) });
+    expect((await done).body.toString()).toBe('ok');
+    expect(sent).toEqual([true]);
+    expect(connections()).toBe(20);
+  });
+
+  it('gives up on a connection whose GET is never answered (timeoutMs): failed, not hung', async () => {
+    const { origin } = await rawServer(() => {}); // reads requests, never answers
+    const p = pool(origin, 2);
+    expect(await p.prewarm(2, { maxConnecting: 2, req: warmReq, timeoutMs: 50 })).toEqual({ opened: 0, failed: 2 });
+    expect(p.stats.connections).toBe(0);
+  });
+
+  it('counts connections that fail (refused) and never throws', async () => {
+    const { origin, server } = await httpServer((_req, res) => res.end('x'));
+    await new Promise<void>((r) => server.close(() => r()));
+    expect(await pool(origin, 3).prewarm(3, { maxConnecting: 2, req: warmReq })).toEqual({ opened: 0, failed: 3 });
+  });
+
+  it('onSent: a new connection reports connecting and (https) TLS time; a reused one reports 0', async () => {
+    const server = createHttpsServer({ key: TEST_KEY, cert: TEST_CERT }, (_req, res) => res.end('secure'));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    servers.push({ close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))) });
+    const p = pool(`https://localhost:${(server.address() as { port: number }).port}`, 1, { tls: { ca: TEST_CERT } });
+    const timings: import('./connection.js').H1SendTiming[] = [];
+    for (let i = 0; i < 2; i++) {
+      const { h, done } = recorder();
+      p.request({ method: 'POST', path: '/x', headers: {}, body: '{}' }, { ...h, onSent: (t) => timings.push(t) });
+      await done;
+    }
+    expect(timings.map((t) => t.reused)).toEqual([false, true]);
+    expect(timings[0].connectingMs).toBeGreaterThan(0);
+    expect(timings[0].tlsMs).toBeGreaterThan(0);
+    expect(timings[1]).toMatchObject({ connectingMs: 0, tlsMs: 0 });
+    for (const t of timings) expect(t.sendingMs).toBeGreaterThanOrEqual(0);
+  });
+});

@@ -86,6 +86,49 @@ export class H1Pool implements ConnectionOwner {
     return p;
   }
 
+  /**
+   * Open up to `count` connections ahead of the load (never past the limit), each with one cheap request `req`
+   * (its response read and dropped), at most `maxConnecting` at a time; they then wait idle. A connection counts
+   * once answered, not at its TCP handshake: a client sees the handshake done while a server with a full accept
+   * queue has dropped its last ACK and accepts it only after a 1 s retransmit. Failures are counted, not thrown.
+   */
+  prewarm(count: number, opts: { maxConnecting: number; req: H1Request; timeoutMs?: number }): Promise<{ opened: number; failed: number }> {
+    const timeoutMs = opts.timeoutMs ?? 10_000;
+    const bytes = serializeRequest(opts.req, this.host);
+    const want = Math.max(0, Math.min(count, this.limit - this.slots));
+    const most = Math.max(1, opts.maxConnecting);
+    let started = 0;
+    let connecting = 0;
+    let opened = 0;
+    let failed = 0;
+    return new Promise((resolve) => {
+      const done = (ok: boolean): void => {
+        connecting--;
+        if (ok) opened++;
+        else failed++;
+        pump();
+      };
+      const pump = (): void => {
+        while (connecting < most && started < want && !this.closing && this.slots < this.limit) {
+          started++;
+          connecting++;
+          // A server that never answers must not hold the run: the connection is given up (aborted) after timeoutMs.
+          let timer: NodeJS.Timeout | undefined = undefined;
+          const end = (ok: boolean) => {
+            clearTimeout(timer);
+            done(ok);
+          };
+          const h: H1Handlers = { onHeaders() {}, onData() {}, onEnd: () => end(true), onError: () => end(false) };
+          const p = new Pending(bytes, opts.req.method === 'HEAD', h);
+          timer = setTimeout(() => p.abort(), timeoutMs);
+          this.open().start(p);
+        }
+        if (connecting === 0) resolve({ opened, failed });
+      };
+      pump();
+    });
+  }
+
   /** Stop taking requests, let queued and running ones finish, close every socket; resolves when all are closed. */
   close(): Promise<void> {
     this.closing = true;
