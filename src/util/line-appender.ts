@@ -11,6 +11,11 @@ export const FLUSH_BYTES = 64 * 1024;
 /** ... or once the oldest waiting line is this old. */
 export const FLUSH_MS = 100;
 /**
+ * While a background write is out, at most this many times FLUSH_BYTES wait; beyond that they are written on this
+ * thread (a caller that never yields, or a disk slower than the records): memory stays bounded.
+ */
+export const MAX_PENDING_BATCHES = 16;
+/**
  * Below this much free space each line is written as it is taken, on this thread: a disk that fills then loses
  * no line taken, and the line that does not fit is refused at once (a buffered batch would lose up to FLUSH_BYTES).
  */
@@ -114,8 +119,10 @@ export class LineAppender {
       if (this.failure) this.accepted--;
       return !this.failure;
     }
-    if (this.pendingChars >= this.flushBytes) this.startFlush();
-    else if (!this.timer && !this.due) {
+    if (this.pendingChars >= this.flushBytes) {
+      if (this.inflight && this.pendingChars >= this.flushBytes * MAX_PENDING_BATCHES) this.flushSync();
+      else this.startFlush();
+    } else if (!this.timer && !this.due) {
       this.timer = setTimeout(() => {
         this.timer = undefined;
         if (this.inflight) this.due = true;
