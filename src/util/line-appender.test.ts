@@ -75,6 +75,23 @@ describe('LineAppender', () => {
     expect(readFileSync(path, 'utf8')).toBe(line(0) + lines.join(''));
   });
 
+  it('a caller that never yields: past 16 batches waiting they are written on its thread, so memory stays bounded', () => {
+    const path = tmpFile();
+    const d = disk();
+    const a = new LineAppender(path, { write: d.write, flushBytes: 1024, lowSpaceBytes: 0 });
+    const lines = Array.from({ length: 3000 }, (_, i) => line(i));
+    let most = 0;
+    for (const l of lines) {
+      a.append(l);
+      most = Math.max(most, a.accepted - a.written);
+    }
+    // In lines: 16 KiB waiting plus the 1 KiB batch out, at most ~130 bytes a line, at least ~20.
+    expect(most).toBeLessThanOrEqual(Math.ceil((17 * 1024) / 20) + 1);
+    expect(a.written).toBeGreaterThan(0);
+    a.close();
+    expect(readFileSync(path, 'utf8')).toBe(lines.join(''));
+  });
+
   it('a batch that runs out of space part-way keeps its complete lines; written matches the file; nothing more is taken or tried', async () => {
     const path = tmpFile();
     const lines = Array.from({ length: 200 }, (_, i) => line(i));
