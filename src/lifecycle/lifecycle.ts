@@ -95,7 +95,13 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
     };
     const state: { stoppedReason: StopReason } = { stoppedReason: 'completed' };
     // Nothing more can be recorded, so nothing more is sent, and requests in flight are not waited for.
+    let sendingDone = false;
     const jsonl = new RequestsJsonlReporter(outDir, () => {
+      // A failure found by the last flush, after every request ended: nothing to stop, but the run did not complete.
+      if (sendingDone) {
+        if (state.stoppedReason === 'completed') state.stoppedReason = 'write_failed';
+        return;
+      }
       if (stopSending.signal.aborted) return;
       stop('write_failed');
       driver.cancelAll();
@@ -141,6 +147,7 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
         sendLoop({ c, driver, workload, executor, ramp, model: target.model, requests, rng, agg, counter, redact: s.redact, stopSending: stopSending.signal, stop, onRecord }),
       );
     } finally {
+      sendingDone = true;
       graceStop?.abort();
       stopSnapshots();
       Object.assign(meta, driver.finish());

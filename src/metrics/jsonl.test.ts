@@ -1,9 +1,10 @@
-// RecordWriter under write failures: complete lines are kept, a partial last line is cut back, the writer stops.
+// RecordWriter: records buffered and written in batches, byte-identical; under write failures only complete lines are kept and the writer stops.
 import { describe, it, expect } from 'vitest';
 import { mkdtempSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { readRecords, RecordWriter } from './jsonl.js';
+import { readRecords, recordLine, RecordWriter } from './jsonl.js';
+import { FLUSH_BYTES } from '../util/line-appender.js';
 import { toRecord } from './derive.js';
 import type { RawRequest } from './record.js';
 import { NO_CONNECTION } from './record.js';
@@ -21,16 +22,62 @@ const raw = (id: number): RawRequest => ({
 const enospc = () => Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
 
 describe('RecordWriter', () => {
-  it('a write that runs out of space part-way leaves only complete lines and stops the writer', () => {
+  it('buffers: 2,000 records go out in a few write calls, the file byte-identical to one line per record', async () => {
+    const path = join(tmpDir(), 'requests.jsonl');
+    let calls = 0;
+    const w = new RecordWriter(path, (fd, buf, off, len, pos) => {
+      calls++;
+      return writeSync(fd, buf, off, len, pos);
+    }, { lowSpaceBytes: 0 });
+    const recs = Array.from({ length: 2000 }, (_, i) => toRecord(raw(i)));
+    for (let i = 0; i < recs.length; i++) {
+      expect(w.write(recs[i])).toBe(true);
+      if (i % 20 === 19) await new Promise((r) => setImmediate(r)); // requests finish across many turns of the loop
+    }
+    w.close();
+    const expected = recs.map(recordLine).join('');
+    expect(readFileSync(path, 'utf8')).toBe(expected);
+    expect(w.written).toBe(2000);
+    expect(calls).toBeGreaterThanOrEqual(1);
+    expect(calls).toBeLessThanOrEqual(Math.ceil(Buffer.byteLength(expected) / FLUSH_BYTES) + 2);
+  });
+
+  it('a disk that fills in the middle of a batch: only complete lines are kept, `written` counts them, later writes are refused', async () => {
+    const path = join(tmpDir(), 'requests.jsonl');
+    const lines = Array.from({ length: 40 }, (_, i) => recordLine(toRecord(raw(i))));
+    let room = lines.slice(0, 23).join('').length + 100; // 23 records and part of the 24th fit
+    let calls = 0;
+    const w = new RecordWriter(path, (fd, buf, off, len, pos) => {
+      calls++;
+      const n = Math.min(len, room);
+      if (n <= 0) throw enospc();
+      room -= n;
+      return writeSync(fd, buf, off, n, pos);
+    }, { lowSpaceBytes: 0, flushBytes: 4096 });
+    let taken = 0;
+    while (taken < lines.length && w.write(toRecord(raw(taken)))) if (++taken % 5 === 0) await w.flush();
+    w.close();
+    const text = readFileSync(path, 'utf8');
+    expect(text).toBe(lines.slice(0, 23).join(''));
+    expect(w.written).toBe(23);
+    expect(w.accepted).toBe(25);
+    expect(w.failure?.code).toBe('E_WRITE');
+    expect(w.failure?.message).toBe(`cannot write ${path}: ENOSPC (no space left on device); 23 complete records kept`);
+    const tries = calls;
+    expect(w.write(toRecord(raw(99)))).toBe(false);
+    expect(calls).toBe(tries); // nothing is attempted after the failure
+  });
+
+  it('with little free space each record is written as it is taken: the one that runs out of space is refused at once', () => {
     const path = join(tmpDir(), 'requests.jsonl');
     let calls = 0;
     // The 4th record gets half its bytes on disk, then the disk is full.
-    const w = new RecordWriter(path, (fd, buf, off, len) => {
+    const w = new RecordWriter(path, (fd, buf, off, len, pos) => {
       calls++;
-      if (calls < 4) return writeSync(fd, buf, off, len);
-      if (calls === 4) return writeSync(fd, buf, off, Math.floor(len / 2));
+      if (calls < 4) return writeSync(fd, buf, off, len, pos);
+      if (calls === 4) return writeSync(fd, buf, off, Math.floor(len / 2), pos);
       throw enospc();
-    });
+    }, { lowSpaceBytes: Infinity });
     const results = [0, 1, 2, 3, 4].map((i) => w.write(toRecord(raw(i))));
     w.close();
     expect(results).toEqual([true, true, true, false, false]);
@@ -43,11 +90,14 @@ describe('RecordWriter', () => {
     expect(w.failure?.message).toBe(`cannot write ${path}: ENOSPC (no space left on device); 3 complete records kept`);
   });
 
-  it('/dev/full: the real ENOSPC comes back as a failure naming the file, not a throw', () => {
+  it('/dev/full: the real ENOSPC comes back as a failure naming the file, not a throw', async () => {
     const w = new RecordWriter('/dev/full');
-    expect(w.write(toRecord(raw(1)))).toBe(false);
+    w.write(toRecord(raw(1)));
+    await w.flush();
+    expect(w.write(toRecord(raw(2)))).toBe(false);
     w.close();
     expect(w.failure?.message).toMatch(/^cannot write \/dev\/full: ENOSPC/);
+    expect(w.written).toBe(0);
   });
 });
 

@@ -1,7 +1,7 @@
-// requests.jsonl: one record per line, written as each request finishes, read back for `report`.
-import { closeSync, fstatSync, ftruncateSync, openSync, readFileSync } from 'node:fs';
-import { WriteError } from '../errors.js';
-import { describeFsError, writeAll, type WriteFn } from '../util/atomic-write.js';
+// requests.jsonl: one record per line, taken as each request finishes, read back for `report`.
+import { readFileSync } from 'node:fs';
+import type { WriteError } from '../errors.js';
+import { LineAppender, type AppenderOptions, type WriteAtFn } from '../util/line-appender.js';
 import { REQUEST_PHASES, type RawRequest, type RequestPhase, type RequestRecord } from './record.js';
 import { toRecord } from './derive.js';
 import { legacyCode } from '../backends/error-codes.js';
@@ -76,47 +76,44 @@ export function recordLine(r: RequestRecord): string {
 }
 
 /**
- * Appends records and flushes each to the OS as it is written, so a crash loses nothing already measured.
+ * Appends records to requests.jsonl in batches written off the measuring thread (src/util/line-appender.ts):
+ * `close()`, a signal's graceful stop and process exit write what is still buffered, so every record taken is kept.
  * A failed write (disk full, ...) never leaves half a line: the file is cut back to its last complete line,
- * the writer stops, and `failure` says why; the run reads it and stops sending.
+ * the writer stops, and `failure` says why; the run reads it and stops sending. Records of the failed batch are
+ * lost, so after a failure `written` (the complete lines on disk) can be less than `accepted`: the summary must then
+ * be rebuilt from the file.
  */
 export class RecordWriter {
-  private fd: number;
-  /** Bytes of complete lines in the file. */
-  private size: number;
-  /** Records written in full. */
-  written = 0;
-  failure: WriteError | undefined;
+  private readonly out: LineAppender;
   constructor(
     readonly path: string,
-    private readonly writeFn?: WriteFn,
+    writeFn?: WriteAtFn,
+    opts: Pick<AppenderOptions, 'flushBytes' | 'flushMs' | 'lowSpaceBytes'> = {},
   ) {
-    this.fd = openSync(path, 'a');
-    this.size = fstatSync(this.fd).size;
+    this.out = new LineAppender(path, { ...opts, write: writeFn, unit: 'records' });
   }
-  /** Append one record as one line. Returns false (and writes nothing more) once a write has failed. */
+  /** Records on disk in full. */
+  get written(): number {
+    return this.out.written;
+  }
+  /** Records `write` returned true for; more than `written` while buffered, or when a failed batch was lost. */
+  get accepted(): number {
+    return this.out.accepted;
+  }
+  get failure(): WriteError | undefined {
+    return this.out.failure;
+  }
+  /** Take one record as one line. Returns false (and takes nothing more) once a write has failed. */
   write(r: RequestRecord): boolean {
-    if (this.failure || this.fd < 0) return false;
-    const buf = Buffer.from(recordLine(r), 'utf8');
-    try {
-      writeAll(this.fd, buf, this.writeFn);
-    } catch (e) {
-      let cut = '';
-      try {
-        ftruncateSync(this.fd, this.size);
-      } catch (t) {
-        cut = `; could not cut back a partial last line (${describeFsError(t)})`;
-      }
-      this.failure = new WriteError(this.path, describeFsError(e), `${this.written} complete records kept${cut}`);
-      return false;
-    }
-    this.size += buf.length;
-    this.written++;
-    return true;
+    return this.out.append(recordLine(r));
   }
+  /** Resolves once every record taken so far is on disk (or a write failed). */
+  flush(): Promise<void> {
+    return this.out.flush();
+  }
+  /** Write what is buffered, synchronously, and close the file. */
   close(): void {
-    if (this.fd >= 0) closeSync(this.fd);
-    this.fd = -1;
+    this.out.close();
   }
 }
 
