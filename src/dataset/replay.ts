@@ -132,5 +132,5 @@ export function createReplayWorkload(c: WorkloadParams, tok: Tokenizer, rng: Rng
     ...(c.maxModelLen !== undefined ? { max_model_len: c.maxModelLen, skipped_over_max_model_len: skipped } : {}),
     warnings: [...problems.slice(0, 20), ...(skipped ? [`${skipped} requests skipped: input + max_tokens exceeds --max-model-len ${c.maxModelLen}`] : [])],
   };
-  return { next: (i) => specs[i], size: specs.length, arrivalTimesMs: times, describe: () => info };
+  return { prefetchable: true, next: (i) => specs[i], size: specs.length, arrivalTimesMs: times, describe: () => info };
 }

@@ -113,6 +113,7 @@ export function createSyntheticWorkload(c: WorkloadParams, tok: Tokenizer, rng: 
   };
   fill(INITIAL_BUILD_MS);
   return {
+    prefetchable: true,
     next: (i) => {
       taken = Math.max(taken, i + 1);
       // Requests take indexes in order; a skipped index is dropped so the buffer cannot grow.

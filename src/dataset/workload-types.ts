@@ -19,6 +19,11 @@ export interface Workload {
   next(index: number): RequestSpec | undefined | Promise<RequestSpec | undefined>;
   /** Called when a request finishes, before its slot is reused. */
   complete?(done: CompletedRequest): void;
+  /**
+   * next(i) answers at once and depends only on i and the calls before it (no answers fed back): the run may then take
+   * the first requests' specs, and build their bodies, before its clock starts.
+   */
+  prefetchable?: boolean;
   /** Number of requests the workload holds, when finite (once-mode datasets); used as the default request count. */
   size?: number;
   /** Send times (ms from the start) for trace replay; when present they replace the arrival process. */

@@ -19,7 +19,7 @@ import type { Reporter, RunStartEvent } from '../report/events.js';
 import { FileLedger, RequestsJsonlReporter, reportHtmlReporter, runJsonReporter, summaryJsonReporter } from './files.js';
 import { startSnapshots } from './snapshots.js';
 import { lazyRecords, RunWriteError, type RunHooks, type RunResult } from './result.js';
-import { sendLoop, type StopReason } from './send.js';
+import { prepareFirstWave, sendLoop, type StopReason } from './send.js';
 
 export interface RunSetup {
   config: RunConfig;
@@ -111,6 +111,8 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
     runJsonReporter.runStart!(startEvent());
     // Fed each record as it is kept: the summary comes from here, in memory that does not grow with the events.
     const summaryAgg = new SummaryAggregator();
+    // The first wave's bodies before the clock starts: while streams are open the measuring thread only measures.
+    const prepared = prepareFirstWave({ c, driver, model: target.model, workload }, requests);
     Object.assign(meta, await driver.start());
     const agg = new LiveAggregator(driver.clock.now, driver.contentEvents && (() => driver.contentEvents!()));
     for (const r of reporters) if (r !== runJsonReporter) r.runStart?.(startEvent());
@@ -144,7 +146,7 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
     let outcome: { measuredDone: number; measuredFailed: number } = { measuredDone: 0, measuredFailed: 0 };
     try {
       outcome = await driver.drive(() =>
-        sendLoop({ c, driver, workload, executor, ramp, model: target.model, requests, rng, agg, counter, redact: s.redact, stopSending: stopSending.signal, stop, onRecord }),
+        sendLoop({ c, driver, workload, executor, ramp, prepared, model: target.model, requests, rng, agg, counter, redact: s.redact, stopSending: stopSending.signal, stop, onRecord }),
       );
     } finally {
       sendingDone = true;

@@ -64,15 +64,50 @@ export interface SendContext {
   redact: (s: string) => string;
   stopSending: AbortSignal;
   stop(reason: StopReason): void;
+  /** Specs and bodies built before the clock (prepareFirstWave), taken by index. */
+  prepared?: Map<number, { spec: RequestSpec; body: string }>;
   /** Every finished attempt's record, in the order they finish. */
   onRecord(r: RequestRecord): void;
+}
+
+/** The JSON body of a request, or '' for a driver that never reads one (the engine model takes the spec). */
+function bodyBuilder(x: Pick<SendContext, 'c' | 'driver' | 'model'>): (spec: RequestSpec) => string {
+  const { c } = x;
+  const backend = BACKENDS[backendOf(c)];
+  if (!x.driver.needsBody) return () => '';
+  return (spec) =>
+    JSON.stringify(
+      backend.buildBody(spec, { model: x.model, stream: c.stream, ignoreEos: c.ignoreEos, temperature: c.temperature, topP: c.topP, topK: c.topK, seed: c.seed, extraBody: c.extraBody }),
+    );
+}
+
+/** Most requests whose specs and bodies are built before the clock starts. */
+export const FIRST_WAVE_MAX = 1024;
+
+/**
+ * The first wave's specs and bodies, built before the run clock starts, so its requests go out back to back with
+ * nothing but sending between them: one per stream in a closed loop, two seconds' worth at --rate (at most
+ * FIRST_WAVE_MAX). Only for workloads whose next(i) needs no earlier answer (`prefetchable`).
+ */
+export function prepareFirstWave(x: Pick<SendContext, 'c' | 'driver' | 'model' | 'workload'>, requests: number | undefined): Map<number, { spec: RequestSpec; body: string }> {
+  const out = new Map<number, { spec: RequestSpec; body: string }>();
+  const { c, workload } = x;
+  if (!workload.prefetchable) return out;
+  const wave = c.rate !== undefined ? Math.ceil(c.rate * 2) : (c.concurrency ?? 1);
+  const count = Math.min(FIRST_WAVE_MAX, wave, c.concurrency ?? Infinity, requests !== undefined ? requests + c.warmup : Infinity, workload.size ?? Infinity);
+  const bodyOf = bodyBuilder(x);
+  for (let i = 0; i < count; i++) {
+    const spec = workload.next(i);
+    if (!spec || spec instanceof Promise) break; // a prefetchable workload answers at once; stop rather than wait
+    out.set(i, { spec, body: bodyOf(spec) });
+  }
+  return out;
 }
 
 /** Run the executor's schedule to its end; resolves with the measured counts once every request has finished. */
 export async function sendLoop(x: SendContext): Promise<{ measuredDone: number; measuredFailed: number }> {
   const { c, driver, workload, agg, stopSending } = x;
   const clock = driver.clock;
-  const backend = BACKENDS[backendOf(c)];
   const health = driver.health;
   let measuredDone = 0;
   let measuredFailed = 0;
@@ -114,23 +149,13 @@ export async function sendLoop(x: SendContext): Promise<{ measuredDone: number; 
   };
 
   const openLoop = x.executor.openLoop;
+  const bodyOf = bodyBuilder(x);
   const send = async (slot: Slot): Promise<boolean> => {
-    const spec = await workload.next(slot.index);
+    const early = x.prepared?.get(slot.index);
+    if (early) x.prepared!.delete(slot.index);
+    const spec = early ? early.spec : await workload.next(slot.index);
     if (!spec || stopSending.aborted) return false;
-    const body = !driver.needsBody
-      ? ''
-      : JSON.stringify(
-          backend.buildBody(spec, {
-            model: x.model,
-            stream: c.stream,
-            ignoreEos: c.ignoreEos,
-            temperature: c.temperature,
-            topP: c.topP,
-            topK: c.topK,
-            seed: c.seed,
-            extraBody: c.extraBody,
-          }),
-        );
+    const body = early ? early.body : bodyOf(spec);
     // Closed loop: the request is ready once built (the workload may wait for an earlier answer or think time),
     // so building the prompt is not send lag. Open loop: the schedule says when it was due, building included.
     const readyAtMs = openLoop ? slot.readyAtMs : Math.max(slot.readyAtMs, clock.now());

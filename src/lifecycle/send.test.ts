@@ -1,0 +1,50 @@
+// The first wave is built before the clock: specs and bodies identical to those built on demand, only for workloads that need no answers.
+import { describe, it, expect } from 'vitest';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { resolveRunConfig } from '../config/load.js';
+import { createWorkload } from '../dataset/workload.js';
+import { loadTokenizer } from '../dataset/tokenizer.js';
+import { createRng } from '../util/rng.js';
+import type { Driver } from '../drivers/driver.js';
+import { FIRST_WAVE_MAX, prepareFirstWave } from './send.js';
+
+const tok = loadTokenizer('cl100k_base');
+const httpDriver = { needsBody: true } as Driver;
+const wave = (flags: Record<string, unknown>) => {
+  const c = resolveRunConfig({ flags }).config;
+  const make = () => createWorkload(c, tok, createRng(c.datasetSeed).fork(), (c.requests ?? 100) + c.warmup);
+  const early = prepareFirstWave({ c, driver: httpDriver, model: 'm', workload: make() }, c.requests);
+  return { c, early, later: make() };
+};
+
+describe('prepareFirstWave', () => {
+  it('closed loop: one request per stream, each the spec and body the workload would give on demand', () => {
+    const { early, later } = wave({ concurrency: 6, requests: 20, inputTokens: 32, outputTokens: 4 });
+    expect([...early.keys()]).toEqual([0, 1, 2, 3, 4, 5]);
+    for (const [i, e] of early) {
+      const spec = later.next(i);
+      expect(e.spec).toEqual(spec);
+      const body = JSON.parse(e.body) as { model: string; messages: unknown[]; max_tokens: number; stream: boolean };
+      expect(body).toMatchObject({ model: 'm', stream: true, max_tokens: 4 });
+      expect(body.messages).toEqual((spec as { messages: unknown[] }).messages);
+    }
+  });
+
+  it('open loop: two seconds of arrivals, capped by --requests and by the first-wave limit', () => {
+    expect(wave({ rate: 5, requests: 50, inputTokens: 16, outputTokens: 2 }).early.size).toBe(10);
+    expect(wave({ rate: 5, requests: 3, warmup: 1, inputTokens: 16, outputTokens: 2 }).early.size).toBe(4);
+    expect(wave({ rate: 5000, requests: 5000, inputTokens: 16, outputTokens: 2 }).early.size).toBe(FIRST_WAVE_MAX);
+  });
+
+  it('nothing for a workload that feeds answers back (multi-turn data), and no bodies for a driver that reads none', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tf-wave-'));
+    const f = join(dir, 'multi.json');
+    writeFileSync(f, JSON.stringify([{ conversations: [{ from: 'human', value: 'a' }, { from: 'gpt', value: 'b' }, { from: 'human', value: 'c' }] }]));
+    expect(wave({ dataset: f, concurrency: 4 }).early.size).toBe(0);
+    const c = resolveRunConfig({ flags: { concurrency: 3, requests: 9 } }).config;
+    const virtual = prepareFirstWave({ c, driver: { needsBody: false } as Driver, model: 'm', workload: createWorkload(c, tok, createRng(1), 9) }, 9);
+    expect([...virtual.values()].map((e) => e.body)).toEqual(['', '', '']);
+  });
+});
