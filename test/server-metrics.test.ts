@@ -23,11 +23,13 @@ async function sim(opts: Parameters<typeof startSimServer>[0]): Promise<SimServe
 }
 
 /** A front for the sim server that forwards everything but /metrics, which `onMetrics` answers (or never does). */
-async function front(target: SimServerHandle, onMetrics: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ baseUrl: string; metricsHits: () => number }> {
+async function front(target: SimServerHandle, onMetrics: ((req: IncomingMessage, res: ServerResponse) => void) | null, routes: Record<string, (res: ServerResponse) => void> = {}): Promise<{ baseUrl: string; metricsHits: () => number }> {
   let hits = 0;
   const held: ServerResponse[] = [];
   const server: Server = createServer((req, res) => {
-    if ((req.url ?? '').startsWith('/metrics')) {
+    const route = routes[req.url ?? ''];
+    if (route) return route(res);
+    if (onMetrics && (req.url ?? '').startsWith('/metrics')) {
       hits++;
       held.push(res);
       return onMetrics(req, res);
@@ -111,6 +113,24 @@ describe('server metrics', () => {
     expect(res.summary.requests.ok).toBe(5);
     expect(f.metricsHits()).toBe(0);
     expect(res.summary.run.server_metrics).toBeUndefined();
+  }, 60_000);
+
+  it('engine identity: vLLM /version and max_model_len into run.json, server text capped and made inert', async () => {
+    const s = await sim({ timeScale: 20 });
+    const f = await front(s, null, {
+      '/version': (res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ version: '0.11.0\u001b]0;pwned\u0007' + 'x'.repeat(5000) }));
+      },
+    });
+    const out = tmpDir();
+    await run({ baseUrl: f.baseUrl, requests: 4, concurrency: 2, inputTokens: 32, outputTokens: 4, out, quiet: true });
+    const id = JSON.parse(readFileSync(join(out, 'run.json'), 'utf8')).server_identity;
+    expect(id.engine).toBe('vllm');
+    expect(id.version.startsWith('0.11.0]0;pwned')).toBe(true);
+    expect(id.version).not.toMatch(/[\u0000-\u001f]/);
+    expect(id.version.length).toBeLessThanOrEqual(200);
+    expect(id.max_model_len).toBe(131072);
   }, 60_000);
 
   for (const transport of ['h1', 'undici'] as const)

@@ -22,6 +22,7 @@ interface ParsedFamily {
   metrics: { value?: string; labels?: Record<string, string> }[];
 }
 
+const METRIC_NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 const TYPE_LINE = /^#\s*TYPE\s+(\S+)\s+(\S+)\s*$/gm;
 
 /**
@@ -37,13 +38,17 @@ export function parsePromText(text: string): PromText {
     types.set(name, t);
     return t === 'histogram' || t === 'summary' ? `# TYPE ${name} untyped` : `# TYPE ${name} ${t}`;
   });
-  const families = parsePrometheusTextFormat(plain) as ParsedFamily[];
+  // The parser drops a last line that has no newline after it.
+  const families = parsePrometheusTextFormat(plain.endsWith('\n') ? plain : plain + '\n') as ParsedFamily[];
   const samples: PromSample[] = [];
-  for (const f of families)
+  for (const f of families) {
+    // The parser reads any "word value" line as a sample: an HTML or JSON page is caught by its names.
+    if (!METRIC_NAME.test(f.name)) throw new Error(`not Prometheus text (no metric is named "${f.name.slice(0, 40)}")`);
     for (const m of f.metrics) {
       if (m.value === undefined) continue;
       samples.push({ name: f.name, labels: m.labels ?? {}, value: Number(m.value) });
     }
+  }
   return { types, samples };
 }
 
