@@ -34,9 +34,12 @@ async function json(url: string, o: { dispatcher: Dispatcher; headers: Record<st
   }
 }
 
-/** Ask `origin` what it is; every probe is optional and has its own deadline. `redact` removes the run's secrets. */
-export async function probeIdentity(origin: string, o: { dispatcher: Dispatcher; headers: Record<string, string>; redact: (s: string) => string }): Promise<ServerIdentity> {
-  const [version, info] = await Promise.all([json(`${origin}/version`, o), json(`${origin}/get_server_info`, o)]);
+/**
+ * Ask `origin` what it is, by the engine its /metrics named: vLLM's /version, SGLang's /get_server_info (other
+ * engines are not asked). Every probe is optional and has its own deadline. `redact` removes the run's secrets.
+ */
+export async function probeIdentity(origin: string, engine: string | null, o: { dispatcher: Dispatcher; headers: Record<string, string>; redact: (s: string) => string }): Promise<ServerIdentity> {
+  const [version, info] = await Promise.all([engine === 'vllm' ? json(`${origin}/version`, o) : undefined, engine === 'sglang' ? json(`${origin}/get_server_info`, o) : undefined]);
   const out: ServerIdentity = {};
   if (version && typeof version === 'object' && 'version' in version) {
     const v = inertValue((version as { version: unknown }).version);

@@ -30,7 +30,8 @@ export interface ServerMetricsOptions {
 }
 
 export function serverMetricsSource(o: ServerMetricsOptions): TimelineSource {
-  const agent = new Agent({ connections: 1, keepAliveTimeout: 10_000 });
+  // Two connections: an identity probe never holds up a scrape.
+  const agent = new Agent({ connections: 2, keepAliveTimeout: 10_000 });
   const deadlineMs = Math.min(o.intervalMs, MAX_SCRAPE_DEADLINE_MS);
   const shownUrl = redactUrl(o.url);
   let ctx: SourceContext | undefined;
@@ -83,9 +84,9 @@ export function serverMetricsSource(o: ServerMetricsOptions): TimelineSource {
     name: 'server-metrics',
     async start(c) {
       ctx = c;
-      identity = probeIdentity(o.origin, { dispatcher: agent, headers: o.headers, redact: o.redact });
       // The first scrape decides whether the server has metrics at all; it is done before the first request.
       found = await scrape();
+      if (found) identity = probeIdentity(o.origin, engine, { dispatcher: agent, headers: o.headers, redact: o.redact });
       if (!found) c.notice(`server metrics not found at ${shownUrl} (${lastError})${o.auto ? '; running without them (--no-server-metrics skips the check)' : '; still trying every interval'}`);
       if (!found && o.auto) {
         stopped = true;
@@ -110,7 +111,7 @@ export function serverMetricsSource(o: ServerMetricsOptions): TimelineSource {
       const samples = writer?.written ?? 0;
       const meta: Record<string, unknown> = {
         server_metrics: { url: shownUrl, found, engine, samples, failed_scrapes: found ? failed : Math.max(0, failed - 1), interval_ms: o.intervalMs, ...(writer?.failure ? { write_error: writer.failure } : {}) },
-        server_identity: { engine, ...id, max_model_len: o.maxModelLen },
+        ...(found ? { server_identity: { engine, ...id, max_model_len: o.maxModelLen } } : {}),
       };
       return { meta, files: samples > 0 && !writer?.failure ? [SERVER_METRICS_JSONL] : [] };
     },
