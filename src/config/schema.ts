@@ -52,7 +52,7 @@ export const TelemetrySchema = z.object({
     .refine((u) => /^https?:\/\//.test(u), 'expected an http:// or https:// URL')
     .refine((u) => !/^https?:\/\/[^/]*@/.test(u), 'credentials in the URL would be written to disk: use --server-metrics-auth with --api-key or --header instead')
     .optional()
-    .describe("Prometheus /metrics URL of the server (a metrics port, a router); sampled every --scrape-interval from before the first request to after the last"),
+    .describe("the server's Prometheus /metrics URL (a metrics port, a router); sampled every --scrape-interval from before the first request to after the last"),
   serverMetrics: z.boolean().default(true).describe("scraping the target origin's /metrics (by default tried once at the start and used when it answers with Prometheus text)"),
   scrapeInterval: z.preprocess(
     (v) => (v === undefined ? undefined : parseDurationS(v)),

@@ -1,6 +1,7 @@
 // The run's timeline sources from its config: --server-metrics [URL] / --no-server-metrics, --scrape-interval.
 import type { OpenedTarget } from '../drivers/driver.js';
 import { requestHeaders } from '../drivers/real.js';
+import { proxyFor, type ProxyChoice } from '../backends/proxy.js';
 import { serverMetricsSource } from './server-source.js';
 import type { TimelineSource } from './source.js';
 
@@ -20,9 +21,17 @@ export function serverMetricsSources(c: TelemetryConfig, extraHeaders: Record<st
     // Credentials go to the metrics endpoint only when asked: it may be another host than the one the key is for.
     const headers = c.serverMetricsAuth ? requestHeaders(c.apiKey, extraHeaders) : { 'accept-encoding': 'identity' };
     delete headers['content-type'];
+    const url = c.serverMetricsUrl ?? `${origin}/metrics`;
+    let proxy: ProxyChoice | null = null;
+    try {
+      proxy = proxyFor(url);
+    } catch {
+      proxy = null; // a bad proxy URL has already stopped the run in the driver's preflight
+    }
     return [
       serverMetricsSource({
-        url: c.serverMetricsUrl ?? `${origin}/metrics`,
+        url,
+        proxy,
         auto: c.serverMetricsUrl === undefined,
         intervalMs: c.scrapeInterval * 1000,
         headers: { ...headers, accept: 'text/plain;version=0.0.4, */*;q=0.1' },

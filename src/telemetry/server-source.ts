@@ -1,6 +1,7 @@
 // The server-metrics timeline source: scrapes Prometheus text every interval on its own connection, writes server_metrics.jsonl.
 import { join } from 'node:path';
 import { Agent } from 'undici';
+import { proxyAgent, type ProxyChoice } from '../backends/proxy.js';
 import { redactUrl } from '../util/url.js';
 import { getCapped } from './fetch-capped.js';
 import { isPromText, parsePromText, type PromText } from './prom-text.js';
@@ -27,11 +28,13 @@ export interface ServerMetricsOptions {
   /** max_model_len of the model under test, as the preflight read it from /models. */
   maxModelLen: number | null;
   redact: (s: string) => string;
+  /** The proxy HTTP_PROXY/HTTPS_PROXY/NO_PROXY name for the metrics URL: scrapes take the same way out as the run. */
+  proxy: ProxyChoice | null;
 }
 
 export function serverMetricsSource(o: ServerMetricsOptions): TimelineSource {
   // Two connections: an identity probe never holds up a scrape.
-  const agent = new Agent({ connections: 2, keepAliveTimeout: 10_000 });
+  const agent = o.proxy ? proxyAgent(o.proxy, { connections: 2, keepAliveTimeout: 10_000 }) : new Agent({ connections: 2, keepAliveTimeout: 10_000 });
   const deadlineMs = Math.min(o.intervalMs, MAX_SCRAPE_DEADLINE_MS);
   const shownUrl = redactUrl(o.url);
   let ctx: SourceContext | undefined;
