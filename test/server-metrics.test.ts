@@ -133,6 +133,21 @@ describe('server metrics', () => {
     expect(id.max_model_len).toBe(131072);
   }, 60_000);
 
+  it('a credential the server echoes in a metric label is not written to server_metrics.jsonl', async () => {
+    const KEY = 'sk-echoed-in-a-label-0123456789';
+    const s = await sim({ timeScale: 20 });
+    const f = await front(s, (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' });
+      res.end(`# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{model_name="m",api_key="${KEY}"} 1\n# TYPE vllm:lora_requests_info gauge\nvllm:lora_requests_info{running_lora_adapters="${KEY}"} 1\n`);
+    });
+    const out = tmpDir();
+    await run({ baseUrl: f.baseUrl, apiKey: KEY, requests: 4, concurrency: 2, inputTokens: 32, outputTokens: 4, out, quiet: true });
+    const text = readFileSync(join(out, 'server_metrics.jsonl'), 'utf8');
+    expect(text.split('\n').filter(Boolean).length).toBeGreaterThanOrEqual(2);
+    expect(text).toContain('vllm:lora_requests_info');
+    expect(text).not.toContain(KEY);
+  }, 60_000);
+
   for (const transport of ['h1', 'undici'] as const)
     it(`[${transport}] a /metrics that stalls after the first scrape never delays a request`, async () => {
       const s = await sim({ timeScale: 4 });

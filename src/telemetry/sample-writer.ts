@@ -15,12 +15,16 @@ export class SampleWriter {
   private chain: Promise<void>;
   written = 0;
   failure: string | undefined;
-  constructor(readonly path: string) {
+  /** `redact` runs over each line: a server may echo a credential in a label value. */
+  constructor(
+    readonly path: string,
+    private readonly redact: (s: string) => string = (s) => s,
+  ) {
     this.chain = writeFile(path, '').catch((e: Error) => void (this.failure ??= e.message));
   }
   write(s: ServerSample): void {
     // ±Infinity (a histogram's last bound) is written as the string "+Inf", as in the exposition format.
-    const line = JSON.stringify(s, (_k, v: unknown) => (v === Infinity ? '+Inf' : v)) + '\n';
+    const line = this.redact(JSON.stringify(s, (_k, v: unknown) => (v === Infinity ? '+Inf' : v))) + '\n';
     this.buf.push(line);
     this.bytes += line.length;
     this.written++;

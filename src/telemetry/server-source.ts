@@ -69,7 +69,7 @@ export function serverMetricsSource(o: ServerMetricsOptions): TimelineSource {
     const t = ctx!.now();
     const sample = normalizeScrape(t, parsed, engine);
     engine ??= sample.engine;
-    (writer ??= new SampleWriter(join(ctx!.outDir, SERVER_METRICS_JSONL))).write(sample);
+    (writer ??= new SampleWriter(join(ctx!.outDir, SERVER_METRICS_JSONL), o.redact)).write(sample);
     return true;
   }
 
