@@ -11,6 +11,7 @@ import { backendOf } from './backends/registry.js';
 import { createRealDriver } from './drivers/real.js';
 import { runLifecycle, type LifecycleOptions } from './lifecycle/lifecycle.js';
 import type { RunResult } from './lifecycle/result.js';
+import { serverMetricsSources } from './telemetry/from-config.js';
 
 export { resolveWorkers } from './drivers/real.js';
 export { retryWaitMs } from './lifecycle/send.js';
@@ -46,5 +47,6 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
   // Servers echo credentials in error bodies ("Incorrect API key provided: sk-..."): every text stored or printed passes this.
   const redact = createRedactor(secretValues({ apiKey: c.apiKey, headers, baseUrl: c.baseUrl, extraBody: c.extraBody }));
   const driver = createRealDriver(c, headers, backendOf(c), redact);
-  return runLifecycle({ config: c, tokenizer, driver, configMeta: redactedConfig(c, headers), redact }, opts);
+  const sources = serverMetricsSources(c, headers, redact);
+  return runLifecycle({ config: c, tokenizer, driver, configMeta: redactedConfig(c, headers), redact, sources }, opts);
 }

@@ -24,6 +24,8 @@ export interface Preflight {
   models: string[];
   /** x-tokenflood-time-scale of a simulated server, when the target is one. */
   simTimeScale: number | undefined;
+  /** max_model_len of the chosen model as /models lists it (vLLM, SGLang), null when not listed. */
+  maxModelLen: number | null;
 }
 
 /** The whole preflight (headers and body of GET /models) must finish within this, however slowly a server dribbles. */
@@ -79,20 +81,23 @@ export async function preflight(baseUrl: string, headers: Record<string, string>
   if (res.statusCode === 401 || res.statusCode === 403)
     throw new UsageError([`--api-key: the server at ${shown} rejected the credentials (HTTP ${res.statusCode})`]);
   let models: string[] = [];
+  let listed: { id?: unknown; max_model_len?: unknown }[] = [];
   if (res.statusCode >= 200 && res.statusCode < 300) {
     try {
-      const data = (JSON.parse(text) as { data?: { id?: unknown }[] }).data ?? [];
-      models = data.map((m) => m.id).filter((x): x is string => typeof x === 'string');
+      listed = (JSON.parse(text) as { data?: { id?: unknown }[] }).data ?? [];
+      if (!Array.isArray(listed)) listed = [];
+      models = listed.map((m) => m?.id).filter((x): x is string => typeof x === 'string');
     } catch {
       models = [];
     }
   }
   const chosen = model ?? models[0];
+  const mml = listed.find((m) => m?.id === chosen)?.max_model_len;
   if (!chosen)
     throw new UsageError([
       `--model: not given, and GET ${redactUrl(modelsUrl)} ${res.statusCode >= 300 ? `failed with HTTP ${res.statusCode}` : 'listed no model'}; pass --model NAME`,
     ]);
-  return { model: chosen, models, simTimeScale };
+  return { model: chosen, models, simTimeScale, maxModelLen: typeof mml === 'number' && Number.isFinite(mml) ? mml : null };
 }
 
 /** The body as text, at most `max` bytes of it (the rest is discarded, the connection closed). */

@@ -42,7 +42,8 @@ afterEach(async () => {
   server = undefined;
 });
 
-const base = { inputTokens: 8, outputTokens: 2, quiet: true, workers: 1 } as const;
+// No /metrics scraping: these tests count the request pool's connections, and a scraper has its own.
+const base = { inputTokens: 8, outputTokens: 2, quiet: true, workers: 1, serverMetrics: false } as const;
 
 describe.each(['h1', 'undici'] as const)('prewarm (transport %s)', (transport) => {
   it('opens one connection per stream before the first measured request (--concurrency 40)', async () => {

@@ -8,6 +8,7 @@ import { writeRunReport } from '../src/report/html/run-report.js';
 import { startScriptServer, chatChunk, usageChunk, DONE, type ScriptServer } from './fixtures/script-server.js';
 import { checkPage, hasChromium, launch, NO_CHROMIUM } from './fixtures/browser.js';
 import { tmpDir } from './helpers.js';
+import { startSimServer } from '../src/sim/server.js';
 
 const EVIL_ERROR = '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">';
 const EVIL_MODEL = '</script><script>window.__pwned=3</script>';
@@ -67,4 +68,24 @@ describe('run report.html', () => {
     expect(page.drawn).toBe(page.canvases);
     expect(page.canvases).toBeGreaterThanOrEqual(8);
   });
+
+  it('a run against the sim server draws the server charts on the run\'s time axis, with no console errors', async () => {
+    const sim = await startSimServer({ maxNumSeqs: 4, timeScale: 4 });
+    try {
+      const out = tmpDir();
+      await run({ baseUrl: sim.baseUrl, requests: 64, concurrency: 16, inputTokens: 128, outputTokens: 16, out, quiet: true, scrapeInterval: 0.25 });
+      const html = readFileSync(join(out, 'report.html'), 'utf8');
+      for (const id of ['c-server-load', 'c-server-times', 'c-server-ttft']) expect(html).toContain(`id="${id}"`);
+      if (!browser) return console.warn(NO_CHROMIUM);
+      const page = await checkPage(browser, join(out, 'report.html'));
+      expect(page.errors).toEqual([]);
+      expect(page.network).toEqual([]);
+      expect(page.text).toMatch(/queue-bound/);
+      // The 7 charts every run has, and the 3 server charts.
+      expect(page.charts).toBe(10);
+      expect(page.drawn).toBe(page.canvases);
+    } finally {
+      await sim.close();
+    }
+  }, 60_000);
 });

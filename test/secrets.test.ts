@@ -160,7 +160,9 @@ describe.each(['h1', 'undici'] as const)('hostile servers (transport %s)', (tran
     );
     expect(code, c.err).toBe(0);
     expect(server.seen.filter((s) => s.method === 'POST').length).toBe(4);
-    expect(server.seen.every((s) => s.url.endsWith(`?api-key=${SECRETS.urlKey}`))).toBe(true);
+    // API requests carry the URL's key; the /metrics scrape carries no credentials (docs/telemetry.md).
+    expect(server.seen.filter((s) => s.url !== '/metrics').every((s) => s.url.endsWith(`?api-key=${SECRETS.urlKey}`))).toBe(true);
+    expect(server.seen.filter((s) => s.url === '/metrics').every((s) => !JSON.stringify(s).includes(KEY))).toBe(true);
     const texts = [...allFiles(out), { file: 'stdout', text: c.out }, { file: 'stderr', text: c.err }];
     expect(texts.length).toBeGreaterThan(6);
     for (const { file, text } of texts) for (const [name, secret] of Object.entries(SECRETS)) expect.soft(text.includes(secret), `${name} in ${file}`).toBe(false);

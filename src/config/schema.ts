@@ -44,6 +44,23 @@ export const TargetSchema = z.object({
   transport: z.enum(['auto', 'h1', 'undici']).default('auto'),
 });
 
+/** Timeline sources beside the requests (docs/telemetry.md). */
+export const TelemetrySchema = z.object({
+  serverMetricsUrl: z
+    .string()
+    .url()
+    .refine((u) => /^https?:\/\//.test(u), 'expected an http:// or https:// URL')
+    .refine((u) => !/^https?:\/\/[^/]*@/.test(u), 'credentials in the URL would be written to disk: use --server-metrics-auth with --api-key or --header instead')
+    .optional()
+    .describe("the server's Prometheus /metrics URL (a metrics port, a router); sampled every --scrape-interval from before the first request to after the last"),
+  serverMetrics: z.boolean().default(true).describe("scraping the target origin's /metrics (by default tried once at the start and used when it answers with Prometheus text)"),
+  scrapeInterval: z.preprocess(
+    (v) => (v === undefined ? undefined : parseDurationS(v)),
+    z.number({ message: 'expected a duration such as 1s, 500ms or a number of seconds' }).min(0.1, 'expected at least 100ms').max(3600, 'expected at most 1h').default(1),
+  ).describe('time between two scrapes of --server-metrics; each scrape has a deadline of min(interval, 2 s)'),
+  serverMetricsAuth: z.boolean().default(false).describe("send the run's --api-key and --header values with scrapes too (off: scrapes carry no credentials)"),
+});
+
 const fraction = z.preprocess(
   (v) => (typeof v === 'string' && v.trim().endsWith('%') ? Number(v.trim().slice(0, -1)) / 100 : v),
   z.coerce.number({ message: 'expected a fraction such as 0.05 or a percentage such as 5%' }).min(0).max(1).optional(),
@@ -117,6 +134,7 @@ export const OutputSchema = z.object({
 });
 
 export const RunConfigSchema = TargetSchema.extend(LoadSchema.shape)
+  .extend(TelemetrySchema.shape)
   .extend(WorkloadSchema.shape)
   .extend(OutputSchema.shape)
   .extend(EmbeddedSimSchema.shape)
@@ -162,6 +180,12 @@ export const RUN_FLAGS: FlagTable<Extract<keyof RunConfigInput, string>> = {
     quiet: { help: 'no progress display' },
     slo: { arg: 'list', help: 'service level objectives, e.g. ttft_p99=2000ms,tpot_p99=50ms,e2e_p99=30s,error_rate=1%; reports goodput and pass/fail' },
     failOnSlo: { help: 'exit 1 when the --slo objectives are not met' },
+  }),
+  ...flagTable(TelemetrySchema.shape, {
+    serverMetricsUrl: { name: 'server-metrics', arg: 'url', help: TelemetrySchema.shape.serverMetricsUrl.description!, defaultText: "the target's origin + /metrics, when it answers" },
+    serverMetrics: { help: `turn off ${TelemetrySchema.shape.serverMetrics.description!}` },
+    scrapeInterval: { arg: 'time', help: TelemetrySchema.shape.scrapeInterval.description!, unit: 's' },
+    serverMetricsAuth: { help: TelemetrySchema.shape.serverMetricsAuth.description! },
   }),
   ...WORKLOAD_FLAGS,
   ...EMBEDDED_SIM_FLAGS,

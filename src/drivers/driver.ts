@@ -25,6 +25,10 @@ export interface OpenedTarget {
   metaHead: Record<string, unknown>;
   /** run.json fields after `workload` (sim_time_scale, engine, ...). */
   metaTail: Record<string, unknown>;
+  /** The target as requested (not stored: it may carry a query-string secret), for timeline sources; real driver only. */
+  baseUrl?: string;
+  /** max_model_len the preflight read from /models, when listed. */
+  maxModelLen?: number | null;
 }
 
 /** Client self-health, judged on the real driver only (a virtual clock has no lateness of its own). */

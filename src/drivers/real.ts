@@ -87,6 +87,8 @@ export function createRealDriver(c: RunConfig, extraHeaders: Record<string, stri
         embedded: target.embedded,
         metaHead: { target_url: shownBaseUrl, embedded_server: target.embedded, embedded_server_isolation: target.isolation },
         metaTail: { sim_time_scale: pf.simTimeScale ?? null },
+        baseUrl: target.baseUrl,
+        maxModelLen: pf.maxModelLen,
       };
     },
     async start() {

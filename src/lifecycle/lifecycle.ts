@@ -14,7 +14,10 @@ import type { RequestRecord } from '../metrics/record.js';
 import { eachRecord, REQUESTS_JSONL } from '../report/results-dir.js';
 import { defaultOutDir, prepareOutDir } from '../outdir.js';
 import { VERSION } from '../version.js';
-import type { Driver } from '../drivers/driver.js';
+import type { Driver, OpenedTarget } from '../drivers/driver.js';
+import type { TimelineSource } from '../telemetry/source.js';
+import { WindowTracker } from '../telemetry/window.js';
+import { withServerSection } from '../telemetry/server-section.js';
 import type { Reporter, RunStartEvent } from '../report/events.js';
 import { FileLedger, RequestsJsonlReporter, reportHtmlReporter, runJsonReporter, summaryJsonReporter } from './files.js';
 import { startSnapshots } from './snapshots.js';
@@ -31,6 +34,8 @@ export interface RunSetup {
   redact: (s: string) => string;
   /** Appended to the default results directory's name (simulate: `-simulated`). */
   outDirSuffix?: string;
+  /** Timeline sources (server /metrics, GPUs) for this target; run on the real driver only (docs/telemetry.md). */
+  sources?: (target: OpenedTarget) => TimelineSource[];
 }
 
 export interface LifecycleOptions {
@@ -114,6 +119,12 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
     // The first wave's bodies before the clock starts: while streams are open the measuring thread only measures.
     const prepared = prepareFirstWave({ c, driver, model: target.model, workload }, requests);
     Object.assign(meta, await driver.start());
+    // Sampled beside the requests from before the first one to after the last one (never on the virtual clock).
+    const sources = driver.kind === 'virtual' ? [] : (s.sources?.(target) ?? []);
+    const notice = (line: string) => process.stderr.write(`tokenflood: ${line}\n`);
+    await Promise.all(sources.map((src) => src.start({ now: driver.clock.now, outDir, virtual: false, notice })));
+    const sourceFiles: string[] = [];
+    const windows = new WindowTracker();
     const agg = new LiveAggregator(driver.clock.now, driver.contentEvents && (() => driver.contentEvents!()));
     for (const r of reporters) if (r !== runJsonReporter) r.runStart?.(startEvent());
     opts.hooks?.onAggregator?.(agg);
@@ -139,7 +150,10 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
     const others = reporters.filter((r) => r !== jsonl && r.record);
     const onRecord = (rec: RequestRecord): void => {
       // The aggregator sees exactly the records kept on disk, so `tokenflood report` (which replays them) agrees.
-      if (jsonl.record(rec)) summaryAgg.add(rec);
+      if (jsonl.record(rec)) {
+        summaryAgg.add(rec);
+        windows.add(rec);
+      }
       for (const r of others) r.record!(rec);
     };
 
@@ -155,6 +169,10 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
       Object.assign(meta, driver.finish());
       opts.signal?.removeEventListener('abort', onAbort);
       jsonl.close();
+      for (const r of await Promise.all(sources.map((src) => src.stop()))) {
+        Object.assign(meta, r.meta);
+        sourceFiles.push(...(r.files ?? []));
+      }
     }
     meta.stopped_reason = state.stoppedReason;
     meta.workload = workload.describe(); // final counts (skipped items, conversations cut short)
@@ -163,9 +181,11 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
     if (state.stoppedReason === 'write_failed') meta.stop_message = jsonl.failure!.message;
     // A failed write lost the records of its batch: the summary is then rebuilt from what is on disk, so it still agrees with `report`.
     const kept = jsonl.failure ? new SummaryAggregator() : summaryAgg;
-    if (jsonl.failure) eachRecord(join(outDir, REQUESTS_JSONL), (r) => kept.add(r));
-    const summary = kept.summary(meta, c.concurrency);
+    const keptWindows = jsonl.failure ? new WindowTracker() : windows;
+    if (jsonl.failure) eachRecord(join(outDir, REQUESTS_JSONL), (r) => (kept.add(r), keptWindows.add(r)));
+    const summary = withServerSection(outDir, kept.summary(meta, c.concurrency), keptWindows);
     const files = new FileLedger(outDir);
+    for (const f of sourceFiles) files.wrote(f);
     for (const r of reporters) await r.runEnd?.({ meta, summary, outDir, files });
     const result = lazyRecords({ summary, outDir, written: files.written });
     if (files.failures.length) throw new RunWriteError(files.failures[0], result, files.failures.map((f) => f.file));

@@ -2,6 +2,7 @@
 import type { RequestStatus } from './record.js';
 import type { DistStats } from './stats.js';
 import type { ClientHealth } from './health.js';
+import type { ServerSummary } from './server-model.js';
 
 export interface ErrorCount {
   kind: RequestStatus;
@@ -100,4 +101,6 @@ export interface Summary extends MetricsBlock {
   by_class?: Record<string, MetricsBlock>;
   /** The client's own health during the run: was the load generator the bottleneck? (docs/performance.md) */
   client?: ClientHealth;
+  /** What the target's /metrics said during the run, when it served them (docs/output-format.md#server). */
+  server?: ServerSummary;
 }

@@ -8,6 +8,8 @@ import { RecordLineParser } from '../metrics/jsonl.js';
 import { SummaryAggregator } from '../metrics/aggregator.js';
 import type { RequestRecord } from '../metrics/record.js';
 import type { Summary } from '../metrics/summary-model.js';
+import { WindowTracker } from '../telemetry/window.js';
+import { withServerSection } from '../telemetry/server-section.js';
 
 export const RUN_JSON = 'run.json';
 export const REQUESTS_JSONL = 'requests.jsonl';
@@ -109,9 +111,11 @@ export const runConcurrency = (run: Record<string, unknown>): number | undefined
 export function replaySummary(dir: string, who?: string): { summary: Summary; warnings: string[] } {
   const file = requestsFile(dir, who);
   const agg = new SummaryAggregator();
-  const warnings = eachRecord(file, (r) => agg.add(r));
+  const windows = new WindowTracker();
+  const warnings = eachRecord(file, (r) => (agg.add(r), windows.add(r)));
   const run = readRunMeta(dir, warnings);
-  return { summary: agg.summary(run, runConcurrency(run)), warnings };
+  // The server section is re-derived from server_metrics.jsonl, as the run derived it.
+  return { summary: withServerSection(dir, agg.summary(run, runConcurrency(run)), windows), warnings };
 }
 
 /** The run's summary: summary.json when readable, else replayed from requests.jsonl. */

@@ -2,6 +2,7 @@
 import { DISTRIBUTION_METRICS, type Summary } from '../metrics/summary.js';
 import type { DistStats } from '../metrics/stats.js';
 import { fmt, pct, table, safeTerminalText } from './format.js';
+import { serverLines } from './server-terminal.js';
 
 /** Whether the grace period had to cancel anything; `inFlight` is absent in runs recorded before it was written. */
 function interruptedOutcome(cancelled: number, inFlight: unknown): string {
@@ -78,6 +79,7 @@ export function renderSummary(s: Summary): string {
     );
     if (h.client_bound) out.push(`CLIENT-BOUND: the load generator itself was a bottleneck; latencies may include client time: ${h.reasons.join('; ')}`);
   }
+  if (s.server) out.push('', ...serverLines(s.server));
   const estimated = s.token_source.estimate ?? 0; // absent in summaries written before estimates existed
   if (s.token_source.tokenizer > 0 || estimated > 0)
     out.push(

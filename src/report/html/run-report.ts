@@ -11,6 +11,9 @@ import { cdfChart, errorsChart, histogramChart, itlStalls, overTimeChart, stalls
 import { runNotes } from './run-notes.js';
 import { errorsTable, htmlTable, metadataTable, num, pctText, percentileTable, sloBlock, statementsList, tiles, type Tile } from './sections.js';
 import { escapeHtml as esc } from './escape.js';
+import { readServerSamples } from '../../telemetry/sample-writer.js';
+import type { ServerSample } from '../../telemetry/normalize.js';
+import { serverLoadChart, serverTimesChart, ttftDecompositionChart } from './server-charts.js';
 
 export interface RunReportData {
   summary: Summary;
@@ -22,6 +25,8 @@ export interface RunReportData {
   allRecords?: () => Iterable<RequestRecord>;
   run: Record<string, unknown>;
   warnings: string[];
+  /** server_metrics.jsonl, when the run scraped the server's /metrics. */
+  serverSamples?: ServerSample[];
 }
 
 /** Read a run directory: a bounded sample of requests.jsonl, metadata from run.json, summary.json when present (else replayed). */
@@ -30,7 +35,7 @@ export function readRunDir(dir: string, maxRecords = CHART_SAMPLE_MAX): RunRepor
   const { records, total, warnings } = sampleRecords(dir, maxRecords);
   const run = existsSync(join(dir, RUN_JSON)) ? readRunMeta(dir, warnings) : {};
   const summary = readSummaryJson(dir, warnings) ?? replaySummary(dir).summary;
-  const data: RunReportData = { summary, records, run, warnings, totalRecords: total };
+  const data: RunReportData = { summary, records, run, warnings, totalRecords: total, serverSamples: readServerSamples(dir) };
   if (total > records.length) {
     data.allRecords = () => recordsOf(file);
     warnings.push(`charts drawn from ${records.length} of ${total} records (an even sample); the tables and figures use all of them`);
@@ -89,6 +94,7 @@ export function renderRunReport(d: RunReportData, opts: RunReportOptions = {}): 
     'c-stalls': stallsChart(stalls),
   };
   if (s.requests.errors.length) charts['c-errors'] = errorsChart(s);
+  const server = serverSection(d, charts);
   const div = (id: string, cls = 'chart') => `<div class="${cls}" id="${id}"></div>`;
   const byClass = s.by_class
     ? htmlTable(
@@ -105,6 +111,7 @@ export function renderRunReport(d: RunReportData, opts: RunReportOptions = {}): 
     { id: 'timeline', title: 'Request timeline', html: `<p class="muted">${esc(tl.note)} Orange: waiting for the first token; then decoding; red: failed.</p>${div('c-timeline', 'chart tall')}` },
     { id: 'over-time', title: 'Load over time', html: div('c-overtime') },
     { id: 'stalls', title: 'ITL stalls', html: `<p class="muted">Gaps between tokens longer than 5x the run's median gap, at the time they ended${stalls.count > stalls.points.length ? ` (the ${stalls.points.length} longest of ${stalls.count} shown)` : ''}.</p>${div('c-stalls')}` },
+    ...(server ? [server] : []),
     { id: 'errors', title: 'Errors', html: (s.requests.errors.length ? div('c-errors') : '') + errorsTable(s) },
     { id: 'metadata', title: 'Run metadata and config', html: metadataTable(run) + (d.warnings.length ? statementsList(d.warnings) : '') },
   ];
@@ -115,6 +122,25 @@ export function renderRunReport(d: RunReportData, opts: RunReportOptions = {}): 
     sections,
     charts,
   });
+}
+
+/** The server section (charts on the run's time axis, the TTFT decomposition, the findings), when /metrics was scraped. */
+function serverSection(d: RunReportData, charts: Record<string, unknown>): { id: string; title: string; html: string } | undefined {
+  const samples = d.serverSamples ?? [];
+  const srv = d.summary.server;
+  if (!samples.length || !srv) return undefined;
+  const measured = d.records.filter((r) => !r.warmup);
+  const t0 = measured.length ? Math.min(...measured.map((r) => r.sent_at_ms)) : 0;
+  charts['c-server-load'] = serverLoadChart(samples, t0);
+  charts['c-server-times'] = serverTimesChart(samples, t0, srv.time_scale);
+  if (srv.ttft_decomposition) charts['c-server-ttft'] = ttftDecompositionChart(srv);
+  const div = (id: string) => `<div class="chart" id="${id}"></div>`;
+  const note = `From the server's own /metrics (${esc(srv.engine ?? 'unknown engine')}, ${srv.samples} samples in the summarized window); docs/telemetry.md says how each figure is derived.`;
+  return {
+    id: 'server',
+    title: 'Server',
+    html: `<p class="muted">${note}</p>${srv.findings.length ? statementsList(srv.findings.map((f) => f.message)) : ''}<div class="grid2">${div('c-server-load')}${div('c-server-times')}</div>${srv.ttft_decomposition ? div('c-server-ttft') : ''}`,
+  };
 }
 
 /** Read a run directory and write DIR/report.html; returns the path written. */

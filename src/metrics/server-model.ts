@@ -1,0 +1,60 @@
+// The summary's `server` section: what the target's /metrics said during the run (docs/output-format.md#server).
+
+/** One server-side time over the summarized window, in ms comparable with the client's (scaled back on a fast sim server). */
+export interface ServerTimeStats {
+  /** Observations the server made in the window. */
+  count: number;
+  mean_ms: number | null;
+  /** Bucket-interpolated (docs/telemetry.md#percentiles); null when the engine publishes only a mean. */
+  p50_ms: number | null;
+  p99_ms: number | null;
+}
+
+export interface ServerFinding {
+  /** Stable kind: queue_bound, prefill_bound, kv_bound, decode_bandwidth_bound, client_bound, network_or_gateway. */
+  kind: string;
+  /** One sentence: what it means and what to try. */
+  message: string;
+  /** The figures it rests on. */
+  evidence: Record<string, number | string | boolean>;
+}
+
+export interface ServerSummary {
+  /** Detected from the metric-name prefixes: vllm, sglang, tgi, llamacpp, triton; null for an unknown exporter. */
+  engine: string | null;
+  /** Scrapes inside the summarized window (the one before it and the one after it included). */
+  samples: number;
+  /** The summarized window on the run clock: first send to last answer of the summarized (steady, measured) requests. */
+  window_ms: [number, number] | null;
+  /** Server times are divided by this (a sim server running N× faster than real time); 1 otherwise. */
+  time_scale: number;
+  running_mean: number | null;
+  waiting_mean: number | null;
+  waiting_max: number | null;
+  kv_usage_mean: number | null;
+  kv_usage_max: number | null;
+  /** Preemptions (SGLang: retractions) during the window. */
+  preemptions: number | null;
+  /** Cached tokens ÷ queried tokens during the window (SGLang: mean of its cache_hit_rate gauge). */
+  prefix_hit_rate: number | null;
+  prompt_tokens_per_s: number | null;
+  generation_tokens_per_s: number | null;
+  times: Partial<Record<'queue' | 'prefill' | 'decode' | 'ttft' | 'itl' | 'e2e', ServerTimeStats>>;
+  /** client TTFT = server queue + server prefill + rest (network, API server, client). */
+  ttft_decomposition: {
+    client_ttft_mean_ms: number | null;
+    client_ttft_p50_ms: number | null;
+    queue_mean_ms: number | null;
+    prefill_mean_ms: number | null;
+    /** histogram: the engine's prefill histogram; ttft_minus_queue: server TTFT mean − queue mean (no prefill histogram). */
+    prefill_source: 'histogram' | 'ttft_minus_queue' | null;
+    rest_mean_ms: number | null;
+    rest_p50_ms: number | null;
+  } | null;
+  /** The server's own TTFT and ITL next to the client's: difference = client − server. */
+  vs_client: {
+    ttft_mean_ms: { server: number | null; client: number | null; difference: number | null };
+    itl_mean_ms: { server: number | null; client: number | null; difference: number | null };
+  };
+  findings: ServerFinding[];
+}

@@ -1,0 +1,22 @@
+// The terminal summary's server lines: engine, queue/KV figures, the TTFT decomposition and the findings, short.
+import type { ServerSummary } from '../metrics/server-model.js';
+import { fmt, pct, safeTerminalText } from './format.js';
+
+const n = (x: number | null | undefined): string => (x === null || x === undefined ? '-' : fmt(x));
+
+export function serverLines(s: ServerSummary): string[] {
+  const out = [
+    `server (${safeTerminalText(s.engine ?? 'unknown engine')}, ${s.samples} samples): running ${n(s.running_mean)}, waiting ${n(s.waiting_mean)} (max ${n(s.waiting_max)}), KV cache ${s.kv_usage_mean === null ? '-' : pct(s.kv_usage_mean)} (max ${s.kv_usage_max === null ? '-' : pct(s.kv_usage_max)})` +
+      (s.preemptions ? `, ${s.preemptions} preemptions` : '') +
+      (s.prefix_hit_rate !== null ? `, prefix hits ${pct(s.prefix_hit_rate)}` : ''),
+  ];
+  const d = s.ttft_decomposition;
+  if (d && d.client_ttft_mean_ms !== null)
+    out.push(`TTFT mean ${n(d.client_ttft_mean_ms)} ms = server queue ${n(d.queue_mean_ms)} + prefill ${n(d.prefill_mean_ms)}${d.prefill_source === 'ttft_minus_queue' ? ' (server TTFT − queue)' : ''} + rest ${n(d.rest_mean_ms)} (network, API server, client)`);
+  const t = s.vs_client.ttft_mean_ms;
+  const i = s.vs_client.itl_mean_ms;
+  if (t.server !== null || i.server !== null)
+    out.push(`server vs client: TTFT mean ${n(t.server)} vs ${n(t.client)} ms, ITL mean ${n(i.server)} vs ${n(i.client)} ms`);
+  for (const f of s.findings) out.push(`- ${f.message}`);
+  return out;
+}

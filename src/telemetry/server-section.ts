@@ -1,0 +1,21 @@
+// The summary's `server` section of a results directory: server_metrics.jsonl + the client summary, the same in run and report.
+import type { Summary } from '../metrics/summary-model.js';
+import type { ServerSummary } from '../metrics/server-model.js';
+import { readServerSamples } from './sample-writer.js';
+import { serverSummary } from './server-summary.js';
+import type { WindowTracker } from './window.js';
+
+/** Derived from `dir`/server_metrics.jsonl when it holds samples; undefined otherwise (a run without server metrics). */
+export function serverSectionOf(dir: string, summary: Summary, windows: WindowTracker): ServerSummary | undefined {
+  const samples = readServerSamples(dir);
+  if (!samples.length) return undefined;
+  const scale = summary.run.sim_time_scale;
+  return serverSummary(samples, windows.window(summary.phases), summary, typeof scale === 'number' && scale > 0 ? scale : 1);
+}
+
+/** Adds the server section to `summary` (in place) when there is one, keeping the key absent otherwise. */
+export function withServerSection(dir: string, summary: Summary, windows: WindowTracker): Summary {
+  const server = serverSectionOf(dir, summary, windows);
+  if (server) summary.server = server;
+  return summary;
+}

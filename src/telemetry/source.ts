@@ -1,0 +1,30 @@
+// A timeline source: something sampled on the run clock beside the requests (server /metrics, GPUs), and what it adds.
+
+export interface SourceContext {
+  /** The run clock: ms since the run started (0 = when the senders were ready). */
+  now(): number;
+  outDir: string;
+  /** True on the virtual driver; the lifecycle runs no source then. */
+  virtual: boolean;
+  /** Print one line for the user (stderr): e.g. that the server serves no metrics. Never secrets; server text made inert. */
+  notice(line: string): void;
+}
+
+/** What a source adds to the results once it stopped. */
+export interface SourceResult {
+  /** run.json fields (e.g. `server_identity`, `server_metrics`). */
+  meta?: Record<string, unknown>;
+  /** Files it wrote in outDir, in full. */
+  files?: string[];
+}
+
+/**
+ * Started after the senders are ready, before the first request; stopped after the last request finished. It must
+ * never delay a request: its own connections, its own timers, deadlines on everything it waits for. Its summary
+ * section is derived afterwards from the files it wrote (`report` derives it the same way).
+ */
+export interface TimelineSource {
+  readonly name: string;
+  start(ctx: SourceContext): void | Promise<void>;
+  stop(): Promise<SourceResult>;
+}
