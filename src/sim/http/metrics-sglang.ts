@@ -1,7 +1,7 @@
 // SGLang metric names (python/sglang/srt/metrics/collector.py, docs/references/production_metrics.md) for the sim server's /metrics.
 import { Gauge } from 'prom-client';
 import { promKit } from './prom.js';
-import type { FlavorContext, SimObservations } from './metrics.js';
+import type { FlavorContext, SimObservations } from './metrics-flavors.js';
 
 // Default buckets of SGLang's TokenizerMetricsCollector and SchedulerMetricsCollector.
 const TTFT_BUCKETS = [0.1, 0.2, 0.4, 0.6, 0.8, 1, 2, 4, 6, 8, 10, 20, 40, 60, 80, 100, 200, 400];

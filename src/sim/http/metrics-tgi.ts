@@ -1,6 +1,6 @@
 // Hugging Face TGI router metric names (docs/source/reference/metrics.md) for the sim server's /metrics.
 import { promKit, exponentialBuckets } from './prom.js';
-import type { FlavorContext, SimObservations } from './metrics.js';
+import type { FlavorContext, SimObservations } from './metrics-flavors.js';
 
 // TGI's router records durations into exponential buckets (0.0001 s growing by 1.5×); token counts into wide ranges.
 const DURATION_BUCKETS = exponentialBuckets(0.00015, 1.5, 35);

@@ -1,6 +1,6 @@
 // vLLM v1 metric names (vllm/v1/metrics/loggers.py) for the sim server's /metrics.
 import { promKit } from './prom.js';
-import type { FlavorContext, SimObservations } from './metrics.js';
+import type { FlavorContext, SimObservations } from './metrics-flavors.js';
 
 // Bucket boundaries as in vLLM's metrics module.
 const TTFT_BUCKETS = [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 20, 40, 80, 160, 640, 2560];
