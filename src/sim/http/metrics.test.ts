@@ -102,6 +102,19 @@ describe('sim server /metrics flavors', () => {
     expect(sum('vllm:request_queue_time_seconds')).toBeGreaterThan(0);
   });
 
+  it('queue time is never negative when requests arrive while the step loop runs fast (high time scale)', async () => {
+    // At time scale 100 a step lasts ~0.07 ms of wall time, less than reading one request: each request arrives after
+    // the step in flight was due, and the next step starts (in simulated time) before the arrival.
+    sim = await startSimServer({ timeScale: 100, maxNumSeqs: 64 });
+    const background = load(sim, 1, 4000);
+    await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 12; i++) await load(sim, 1, 2);
+    const m = await scrape(sim);
+    await background;
+    expect(num(m, 'vllm:request_queue_time_seconds')).toBe(13);
+    expect(num(m, 'vllm:request_queue_time_seconds_sum')).toBeGreaterThanOrEqual(0);
+  });
+
   it('DCGM series: one per tensor-parallel GPU, utilization > 0 under load and back to ~0 when idle', async () => {
     sim = await startSimServer({ timeScale: 5, tp: 2, maxNumSeqs: 4 });
     const idle = await scrape(sim, '/dcgm/metrics');
