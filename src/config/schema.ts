@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { WorkloadSchema, WORKLOAD_FLAGS } from './workload.js';
 import { EmbeddedSimSchema, EMBEDDED_SIM_FLAGS } from './embedded-sim.js';
+import { GpuTelemetrySchema, GPU_TELEMETRY_FLAGS } from '../telemetry/gpu/config.js';
 import { flagTable, type FlagTable } from './flags.js';
 import { parseDurationS } from './parse.js';
 import { MAX_TIMER_MESSAGE, MAX_TIMER_S } from '../util/timer.js';
@@ -138,6 +139,7 @@ export const RunConfigSchema = TargetSchema.extend(LoadSchema.shape)
   .extend(WorkloadSchema.shape)
   .extend(OutputSchema.shape)
   .extend(EmbeddedSimSchema.shape)
+  .extend(GpuTelemetrySchema.shape)
   .strict();
 
 export type RunConfigInput = z.input<typeof RunConfigSchema>;
@@ -189,6 +191,7 @@ export const RUN_FLAGS: FlagTable<Extract<keyof RunConfigInput, string>> = {
   }),
   ...WORKLOAD_FLAGS,
   ...EMBEDDED_SIM_FLAGS,
+  ...GPU_TELEMETRY_FLAGS,
 };
 
 /** Turn zod issues into one line each, naming the flag (or config key) that was wrong. */

@@ -58,9 +58,14 @@ describe('tokenflood serve flags', () => {
     }
   });
 
+  it('--metrics-flavor takes vllm, sglang or tgi and names the flag otherwise', () => {
+    expect(serveOptionsFromFlags({ metricsFlavor: 'tgi' })).toEqual({ metricsFlavor: 'tgi' });
+    expect(() => serveOptionsFromFlags({ metricsFlavor: 'triton' })).toThrow(/--metrics-flavor: .*"vllm".*"sglang".*"tgi"/);
+  });
+
   it('help lists every server option as a flag', () => {
     const help = program().commands.find((c) => c.name() === 'serve')!.helpInformation();
-    for (const f of ['--port', '--host', '--gpu', '--model-profile', '--tp', '--max-num-seqs', '--max-num-batched-tokens', '--gpu-memory-utilization', '--max-model-len', '--block-size', '--no-prefix-caching', '--tokens-per-chunk', '--reasoning-share', '--time-scale', '--served-model-name', '--tokenizer', '--faults', '--fault'])
+    for (const f of ['--port', '--host', '--gpu', '--model-profile', '--tp', '--max-num-seqs', '--max-num-batched-tokens', '--gpu-memory-utilization', '--max-model-len', '--block-size', '--no-prefix-caching', '--tokens-per-chunk', '--reasoning-share', '--time-scale', '--served-model-name', '--tokenizer', '--metrics-flavor', '--faults', '--fault'])
       expect(help).toContain(f);
   });
 });

@@ -4,6 +4,7 @@ import { UsageError } from '../errors.js';
 import { DEFAULT_TOKENIZER } from '../dataset/tokenizer.js';
 import { engineOptionsSchema } from './engine/config.js';
 import { faultOptionsSchema } from './http/faults.js';
+import { METRICS_FLAVOR_NAMES } from './http/metrics-flavors.js';
 
 const engine = engineOptionsSchema.shape;
 
@@ -29,6 +30,7 @@ export const simServerOptionsSchema = z.object({
   servedModelName: z.string().min(1).optional().describe('model id to serve'),
   tokenizer: z.string().default(DEFAULT_TOKENIZER).describe('tokenizer for prompt counts and output text'),
   seed: z.number().int().default(1).describe('seed for output lengths, text and fault draws'),
+  metricsFlavor: z.enum(METRICS_FLAVOR_NAMES).default('vllm').describe("engine whose metric names /metrics uses (vllm, sglang or tgi); DCGM GPU series are always added, and served alone on /dcgm/metrics"),
   faults: faultOptionsSchema.optional().describe('fault injection (all off by default)'),
 });
 

@@ -11,7 +11,9 @@ import { blockHashesFromIds } from './engine/hash.js';
 import { decideOutputTokens } from './engine/length.js';
 import { sendError, sendJson } from './http/errors.js';
 import { pickFaults, STATUS_FAULTS } from './http/faults.js';
+import { Registry } from 'prom-client';
 import { createSimMetrics } from './http/metrics.js';
+import { createSimGpuTelemetry } from './http/metrics-dcgm.js';
 import { parseGenerationBody, type EndpointKind } from './http/parse.js';
 import { createSession, type Session } from './http/session.js';
 import { createTextSource } from './http/text.js';
@@ -44,6 +46,7 @@ interface Live {
   startSim: number;
   firstSim: number;
   lastSim: number;
+  promptTokens: number;
 }
 
 function readBody(req: IncomingMessage): Promise<string | undefined> {
@@ -77,7 +80,11 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
   const served = o.servedModelName ?? spec.model.id;
   const reasoningName = `${served}-reasoning`;
   const models = [served, reasoningName];
-  const metrics = createSimMetrics(served, engine.counters);
+  // The loop (and its clock) is created below; metrics read simulated time through this indirection.
+  const nowSimMs = (): number => loop.nowSimMs();
+  const metrics = createSimMetrics(o.metricsFlavor, { modelName: served, counters: engine.counters, kvCapacityTokens: spec.kvCapacityTokens, nowSimMs });
+  const gpu = createSimGpuTelemetry({ registry: new Registry(), spec, counters: engine.counters, nowSimMs, windowSimMs: 1000 * o.timeScale });
+  const allMetrics = Registry.merge([metrics.registry, gpu.registry]);
   const faultRng = createRng(o.seed ^ 0x5eed);
   const faults = o.faults ?? {};
   const created = Math.floor(Date.now() / 1000);
@@ -90,12 +97,15 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
     engine,
     timeScale: o.timeScale,
     onStep(step, start, end) {
+      gpu.onStep(step, start, end);
+      metrics.step(step.durationMs / 1000, step.started.length > 0 || step.shape.newTokens > step.shape.requests ? 'prefill' : 'decode');
       for (const s of step.started) {
         const l = live.get(s.id);
         if (!l) continue;
-        l.startSim = start;
+        // A step that starts while the loop catches up can begin (in simulated time) before a request it admits arrived.
+        l.startSim = Math.max(start, l.arrivalSim);
         l.session.setCachedTokens(s.cachedTokens);
-        metrics.queued((start - l.arrivalSim) / 1000);
+        metrics.queued((l.startSim - l.arrivalSim) / 1000);
       }
       for (const out of step.outputs) {
         const l = live.get(out.id);
@@ -107,7 +117,10 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
         l.lastSim = end;
         if (out.finished) {
           live.delete(out.id);
-          metrics.finished(l.reason, (end - l.arrivalSim) / 1000, (end - l.firstSim) / 1000);
+          metrics.finished({
+            reason: l.reason, e2eS: (end - l.arrivalSim) / 1000, queueS: (l.startSim - l.arrivalSim) / 1000, prefillS: (l.firstSim - l.startSim) / 1000,
+            decodeS: (end - l.firstSim) / 1000, inferenceS: (end - l.startSim) / 1000, promptTokens: l.promptTokens, outputTokens: out.tokenIndex,
+          });
         }
         l.session.token(out.tokenIndex, out.finished);
       }
@@ -153,7 +166,8 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
     const err = engine.add({ id, promptTokens, outputTokens: decision.outputTokens, blockHashes: blockHashesFromIds(g.promptTokenIds, spec.blockSize) });
     if (err) return sendError(res, 400, err);
     const now = loop.nowSimMs();
-    live.set(id, { session, reason: decision.finishReason, arrivalSim: now, startSim: now, firstSim: now, lastSim: now });
+    live.set(id, { session, reason: decision.finishReason, arrivalSim: now, startSim: now, firstSim: now, lastSim: now, promptTokens });
+    metrics.arrived(promptTokens);
     open.add(session);
     res.on('close', () => {
       open.delete(session);
@@ -186,9 +200,11 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
         if (allow('POST')) await generate('completions', req, res);
         return;
       case '/metrics':
+      case '/dcgm/metrics':
         if (allow('GET')) {
-          const body = await metrics.text();
-          res.writeHead(200, { 'content-type': metrics.registry.contentType });
+          const reg = path === '/metrics' ? allMetrics : gpu.registry;
+          const body = await reg.metrics();
+          res.writeHead(200, { 'content-type': reg.contentType });
           res.end(body);
         }
         return;

@@ -34,6 +34,11 @@ export const gpuProfileSchema = z.object({
   /** Per-GPU interconnect bandwidth (NVLink or PCIe) used for tensor-parallel all-reduce. */
   linkGBps: z.number().positive(),
   linkLatencyUs: z.number().nonnegative(),
+  /** Board power limit and idle draw in W, max SM and memory clocks in MHz: only the sim server's DCGM series use them. */
+  tdpW: z.number().positive().optional(),
+  idleW: z.number().nonnegative().optional(),
+  smClockMhz: z.number().positive().optional(),
+  memClockMhz: z.number().positive().optional(),
 });
 export type GpuProfile = z.infer<typeof gpuProfileSchema>;
 
