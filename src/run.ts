@@ -12,6 +12,7 @@ import { createRealDriver } from './drivers/real.js';
 import { runLifecycle, type LifecycleOptions } from './lifecycle/lifecycle.js';
 import type { RunResult } from './lifecycle/result.js';
 import { serverMetricsSources } from './telemetry/from-config.js';
+import { gpuSources } from './telemetry/gpu-source.js';
 
 export { resolveWorkers } from './drivers/real.js';
 export { retryWaitMs } from './lifecycle/send.js';
@@ -47,6 +48,7 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
   // Servers echo credentials in error bodies ("Incorrect API key provided: sk-..."): every text stored or printed passes this.
   const redact = createRedactor(secretValues({ apiKey: c.apiKey, headers, baseUrl: c.baseUrl, extraBody: c.extraBody }));
   const driver = createRealDriver(c, headers, backendOf(c), redact);
-  const sources = serverMetricsSources(c, headers, redact);
+  const server = serverMetricsSources(c, headers, redact);
+  const sources = (t: Parameters<typeof server>[0]) => [...server(t), ...gpuSources(c)];
   return runLifecycle({ config: c, tokenizer, driver, configMeta: redactedConfig(c, headers), redact, sources }, opts);
 }

@@ -88,4 +88,24 @@ describe('run report.html', () => {
       await sim.close();
     }
   }, 60_000);
+
+  it('a run with --gpu-metrics dcgm: draws the GPU and host charts too, with no console errors', async () => {
+    const sim = await startSimServer({ timeScale: 4, tp: 2, modelProfile: 'llama-3.1-70b' });
+    try {
+      const out = tmpDir();
+      const dcgm = `dcgm:${new URL(sim.baseUrl).origin}/dcgm/metrics`;
+      await run({ baseUrl: sim.baseUrl, requests: 48, concurrency: 8, inputTokens: 128, outputTokens: 16, out, quiet: true, scrapeInterval: 0.25, gpuMetrics: dcgm });
+      const html = readFileSync(join(out, 'report.html'), 'utf8');
+      for (const id of ['c-gpu-util', 'c-gpu-mem']) expect(html).toContain(`id="${id}"`);
+      if (!browser) return console.warn(NO_CHROMIUM);
+      const page = await checkPage(browser, join(out, 'report.html'));
+      expect(page.errors).toEqual([]);
+      expect(page.network).toEqual([]);
+      // The 7 charts every run has, the 3 server charts and the 2 GPU charts.
+      expect(page.charts).toBe(12);
+      expect(page.drawn).toBe(page.canvases);
+    } finally {
+      await sim.close();
+    }
+  }, 60_000);
 });

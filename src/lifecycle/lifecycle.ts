@@ -18,6 +18,7 @@ import type { Driver, OpenedTarget } from '../drivers/driver.js';
 import type { TimelineSource } from '../telemetry/source.js';
 import { WindowTracker } from '../telemetry/window.js';
 import { withServerSection } from '../telemetry/server-section.js';
+import { withGpuSection } from '../telemetry/gpu-source.js';
 import type { Reporter, RunStartEvent } from '../report/events.js';
 import { FileLedger, RequestsJsonlReporter, reportHtmlReporter, runJsonReporter, summaryJsonReporter } from './files.js';
 import { startSnapshots } from './snapshots.js';
@@ -183,7 +184,7 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
     const kept = jsonl.failure ? new SummaryAggregator() : summaryAgg;
     const keptWindows = jsonl.failure ? new WindowTracker() : windows;
     if (jsonl.failure) eachRecord(join(outDir, REQUESTS_JSONL), (r) => (kept.add(r), keptWindows.add(r)));
-    const summary = withServerSection(outDir, kept.summary(meta, c.concurrency), keptWindows);
+    const summary = withGpuSection(outDir, withServerSection(outDir, kept.summary(meta, c.concurrency), keptWindows));
     const files = new FileLedger(outDir);
     for (const f of sourceFiles) files.wrote(f);
     for (const r of reporters) await r.runEnd?.({ meta, summary, outDir, files });

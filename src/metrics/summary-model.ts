@@ -103,4 +103,6 @@ export interface Summary extends MetricsBlock {
   client?: ClientHealth;
   /** What the target's /metrics said during the run, when it served them (docs/output-format.md#server). */
   server?: ServerSummary;
+  /** GPU and host telemetry (--gpu-metrics, --server-pid), derived from gpu_metrics.jsonl: docs/gpu-telemetry.md. */
+  gpu?: Record<string, unknown>;
 }

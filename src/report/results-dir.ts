@@ -10,6 +10,7 @@ import type { RequestRecord } from '../metrics/record.js';
 import type { Summary } from '../metrics/summary-model.js';
 import { WindowTracker } from '../telemetry/window.js';
 import { withServerSection } from '../telemetry/server-section.js';
+import { withGpuSection } from '../telemetry/gpu-source.js';
 
 export const RUN_JSON = 'run.json';
 export const REQUESTS_JSONL = 'requests.jsonl';
@@ -115,7 +116,7 @@ export function replaySummary(dir: string, who?: string): { summary: Summary; wa
   const warnings = eachRecord(file, (r) => (agg.add(r), windows.add(r)));
   const run = readRunMeta(dir, warnings);
   // The server section is re-derived from server_metrics.jsonl, as the run derived it.
-  return { summary: withServerSection(dir, agg.summary(run, runConcurrency(run)), windows), warnings };
+  return { summary: withGpuSection(dir, withServerSection(dir, agg.summary(run, runConcurrency(run)), windows)), warnings };
 }
 
 /** The run's summary: summary.json when readable, else replayed from requests.jsonl. */

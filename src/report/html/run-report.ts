@@ -14,6 +14,8 @@ import { escapeHtml as esc } from './escape.js';
 import { readServerSamples } from '../../telemetry/sample-writer.js';
 import type { ServerSample } from '../../telemetry/normalize.js';
 import { serverLoadChart, serverTimesChart, ttftDecompositionChart } from './server-charts.js';
+import { gpuMemoryHostChart, gpuUtilChart } from './gpu-charts.js';
+import { readGpuLines } from '../../telemetry/gpu-source.js';
 
 export interface RunReportData {
   summary: Summary;
@@ -27,6 +29,8 @@ export interface RunReportData {
   warnings: string[];
   /** server_metrics.jsonl, when the run scraped the server's /metrics. */
   serverSamples?: ServerSample[];
+  /** gpu_metrics.jsonl lines, when --gpu-metrics or --server-pid sampled them. */
+  gpuLines?: ReturnType<typeof readGpuLines>;
 }
 
 /** Read a run directory: a bounded sample of requests.jsonl, metadata from run.json, summary.json when present (else replayed). */
@@ -35,7 +39,7 @@ export function readRunDir(dir: string, maxRecords = CHART_SAMPLE_MAX): RunRepor
   const { records, total, warnings } = sampleRecords(dir, maxRecords);
   const run = existsSync(join(dir, RUN_JSON)) ? readRunMeta(dir, warnings) : {};
   const summary = readSummaryJson(dir, warnings) ?? replaySummary(dir).summary;
-  const data: RunReportData = { summary, records, run, warnings, totalRecords: total, serverSamples: readServerSamples(dir) };
+  const data: RunReportData = { summary, records, run, warnings, totalRecords: total, serverSamples: readServerSamples(dir), gpuLines: readGpuLines(dir) };
   if (total > records.length) {
     data.allRecords = () => recordsOf(file);
     warnings.push(`charts drawn from ${records.length} of ${total} records (an even sample); the tables and figures use all of them`);
@@ -95,6 +99,7 @@ export function renderRunReport(d: RunReportData, opts: RunReportOptions = {}): 
   };
   if (s.requests.errors.length) charts['c-errors'] = errorsChart(s);
   const server = serverSection(d, charts);
+  const gpu = gpuSection(d, charts);
   const div = (id: string, cls = 'chart') => `<div class="${cls}" id="${id}"></div>`;
   const byClass = s.by_class
     ? htmlTable(
@@ -112,6 +117,7 @@ export function renderRunReport(d: RunReportData, opts: RunReportOptions = {}): 
     { id: 'over-time', title: 'Load over time', html: div('c-overtime') },
     { id: 'stalls', title: 'ITL stalls', html: `<p class="muted">Gaps between tokens longer than 5x the run's median gap, at the time they ended${stalls.count > stalls.points.length ? ` (the ${stalls.points.length} longest of ${stalls.count} shown)` : ''}.</p>${div('c-stalls')}` },
     ...(server ? [server] : []),
+    ...(gpu ? [gpu] : []),
     { id: 'errors', title: 'Errors', html: (s.requests.errors.length ? div('c-errors') : '') + errorsTable(s) },
     { id: 'metadata', title: 'Run metadata and config', html: metadataTable(run) + (d.warnings.length ? statementsList(d.warnings) : '') },
   ];
@@ -140,6 +146,24 @@ function serverSection(d: RunReportData, charts: Record<string, unknown>): { id:
     id: 'server',
     title: 'Server',
     html: `<p class="muted">${note}</p>${srv.findings.length ? statementsList(srv.findings.map((f) => f.message)) : ''}<div class="grid2">${div('c-server-load')}${div('c-server-times')}</div>${srv.ttft_decomposition ? div('c-server-ttft') : ''}`,
+  };
+}
+
+/** The GPU section (utilization, power, memory, host CPU on the run's time axis), when --gpu-metrics or --server-pid sampled them. */
+function gpuSection(d: RunReportData, charts: Record<string, unknown>): { id: string; title: string; html: string } | undefined {
+  const lines = d.gpuLines ?? [];
+  if (!lines.length || !d.summary.gpu) return undefined;
+  const measured = d.records.filter((r) => !r.warmup);
+  const t0 = measured.length ? Math.min(...measured.map((r) => r.sent_at_ms)) : 0;
+  const hasGpus = lines.some((l) => 'gpus' in l);
+  if (hasGpus) charts['c-gpu-util'] = gpuUtilChart(lines, t0);
+  charts['c-gpu-mem'] = gpuMemoryHostChart(lines, t0);
+  const div = (id: string) => `<div class="chart" id="${id}"></div>`;
+  const src = esc(String((d.run.gpu_metrics as { source?: unknown } | undefined)?.source ?? 'host only'));
+  return {
+    id: 'gpu',
+    title: 'GPUs and hosts',
+    html: `<p class="muted">Sampled beside the run from ${src} (docs/gpu-telemetry.md).</p><div class="grid2">${hasGpus ? div('c-gpu-util') : ''}${div('c-gpu-mem')}</div>`,
   };
 }
 
