@@ -65,3 +65,21 @@ describe('GPU telemetry', () => {
     }
   });
 });
+
+describe('GPU telemetry that cannot start', () => {
+  it('nvidia-smi missing: one message naming --gpu-metrics, nothing sent', async () => {
+    process.env.PATH = '/nonexistent';
+    const server = await startSimServer({ timeScale: 20 });
+    try {
+      await expect(run({ ...load, requests: 4, baseUrl: server.baseUrl, gpuMetrics: 'nvidia-smi', out: tmpDir() })).rejects.toThrow(/--gpu-metrics/);
+      // The sim server counts every request it finished, by finish reason: none.
+      const text = await (await fetch(`${new URL(server.baseUrl).origin}/metrics`)).text();
+      const counts = [...text.matchAll(/^vllm:request_success_total\{[^}]*\} (\d+)/gm)].map((m) => Number(m[1]));
+      expect(counts.length).toBeGreaterThan(0);
+      expect(counts.reduce((x, y) => x + y, 0)).toBe(0);
+    } finally {
+      process.env.PATH = path0;
+      await server.close();
+    }
+  });
+});

@@ -123,7 +123,13 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
     // Sampled beside the requests from before the first one to after the last one (never on the virtual clock).
     const sources = driver.kind === 'virtual' ? [] : (s.sources?.(target) ?? []);
     const notice = (line: string) => process.stderr.write(`tokenflood: ${line}\n`);
-    await Promise.all(sources.map((src) => src.start({ now: driver.clock.now, outDir, virtual: false, notice })));
+    const starts = await Promise.allSettled(sources.map((src) => src.start({ now: driver.clock.now, outDir, virtual: false, notice })));
+    const failedStart = starts.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failedStart) {
+      // A source that cannot start (a missing nvidia-smi, no such --server-pid) ends the run before any request; the others stop first.
+      await Promise.allSettled(sources.map((src) => src.stop()));
+      throw failedStart.reason;
+    }
     const sourceFiles: string[] = [];
     const windows = new WindowTracker();
     const agg = new LiveAggregator(driver.clock.now, driver.contentEvents && (() => driver.contentEvents!()));
