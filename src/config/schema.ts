@@ -1,5 +1,6 @@
 // The run config: one zod schema (the single source of truth for keys and defaults), its flag table and validation.
 import { z } from 'zod';
+import { parsedString } from './parsed-string.js';
 import { WorkloadSchema, WORKLOAD_FLAGS } from './workload.js';
 import { EmbeddedSimSchema, EMBEDDED_SIM_FLAGS } from './embedded-sim.js';
 import { GpuTelemetrySchema, GPU_TELEMETRY_FLAGS } from '../telemetry/gpu/config.js';
@@ -96,18 +97,7 @@ export const LoadSchema = z.object({
   stages: z.preprocess(
     // A config file may list the stages: ["30s:100", ...] or k6's [{ duration: 30s, target: 100 }, ...].
     (v) => (Array.isArray(v) ? v.map((x: unknown) => (x && typeof x === 'object' ? `${String((x as Record<string, unknown>).duration)}:${String((x as Record<string, unknown>).target)}` : String(x))).join(',') : v),
-    z
-      .string()
-      .min(1)
-      .optional()
-      .superRefine((v, ctx) => {
-        if (v === undefined) return;
-        try {
-          parseStages(v, { vus: LOAD_LIMITS.concurrency, ratePerS: LOAD_LIMITS.ratePerS });
-        } catch (e) {
-          ctx.addIssue({ code: 'custom', message: (e as Error).message });
-        }
-      }),
+    parsedString((v) => parseStages(v, { vus: LOAD_LIMITS.concurrency, ratePerS: LOAD_LIMITS.ratePerS })),
   ),
   warmup: z.coerce
     .number()

@@ -1,6 +1,7 @@
 // Workload options (what each request asks for, and where prompts come from): schema and flag table. The single source of truth for them.
 import { z } from 'zod';
 import { flagTable } from './flags.js';
+import { parsedString } from './parsed-string.js';
 import { parseDurationS } from './parse.js';
 import { MAX_TIMER_MESSAGE, MAX_TIMER_S } from '../util/timer.js';
 import { parseLengthDist } from '../dataset/distribution.js';
@@ -46,18 +47,7 @@ export const WorkloadSchema = z.object({
   inputTokens: lengthSpec('512'),
   outputTokens: lengthSpec('128'),
   maxTokens: z.coerce.number().int().positive().optional(),
-  mix: z
-    .string()
-    .min(1)
-    .optional()
-    .superRefine((v, ctx) => {
-      if (v === undefined) return;
-      try {
-        parseMix(v);
-      } catch (e) {
-        ctx.addIssue({ code: 'custom', message: (e as Error).message });
-      }
-    }),
+  mix: parsedString(parseMix),
   corpus: z.enum(CORPORA).default('en'),
   prefixTokens: z.coerce.number().int().min(0).default(0),
   prefixGroups: z.coerce.number().int().positive().default(1),

@@ -3,7 +3,7 @@ import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs
 import { join } from 'node:path';
 import type { Summary } from '../metrics/summary-model.js';
 import type { SourceContext, SourceResult, TimelineSource } from './source.js';
-import { summarizeGpuSamples, type GpuSample } from './gpu/sample.js';
+import { max, mean, summarizeGpuSamples, type GpuSample } from './gpu/sample.js';
 
 export const GPU_METRICS_JSONL = 'gpu_metrics.jsonl';
 
@@ -64,8 +64,6 @@ export function gpuSources(c: GpuSourceConfig): TimelineSource[] {
   ];
 }
 
-const mean = (xs: number[]): number | undefined => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : undefined);
-const max = (xs: number[]): number | undefined => (xs.length ? Math.max(...xs) : undefined);
 const nums = (rows: Record<string, unknown>[], k: string): number[] => rows.map((r) => r[k]).filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
 
 /** The lines of `dir`/gpu_metrics.jsonl; [] when absent. A line cut short by a crash is skipped. */

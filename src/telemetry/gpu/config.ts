@@ -1,22 +1,12 @@
 // Config keys and flags of GPU and host telemetry (--gpu-metrics, --server-pid), extended into the run config.
 import { z } from 'zod';
 import { flagTable } from '../../config/flags.js';
+import { parsedString } from '../../config/parsed-string.js';
 import { parseGpuMetricsSpec } from './create.js';
 
 export const GpuTelemetrySchema = z.object({
-  gpuMetrics: z
-    .string()
-    .min(1)
-    .optional()
-    .superRefine((v, ctx) => {
-      if (v === undefined) return;
-      try {
-        parseGpuMetricsSpec(v);
-      } catch (e) {
-        // The message already names the flag: keep only what follows "--gpu-metrics VALUE: ".
-        ctx.addIssue({ code: 'custom', message: (e as Error).message.replace(/^--gpu-metrics \S+: /, '') });
-      }
-    }),
+  // The message already names the flag: keep only what follows "--gpu-metrics VALUE: ".
+  gpuMetrics: parsedString(parseGpuMetricsSpec, (t) => t.replace(/^--gpu-metrics \S+: /, '')),
   serverPid: z.coerce.number({ message: 'expected a process id' }).int('expected a whole number').positive('expected a process id').optional(),
 });
 

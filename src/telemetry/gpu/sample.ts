@@ -51,8 +51,8 @@ export interface GpuSummary {
 
 type Num = keyof { [K in keyof GpuSample as GpuSample[K] extends number | undefined ? K : never]: true };
 
-const mean = (xs: number[]): number | undefined => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : undefined);
-const max = (xs: number[]): number | undefined => (xs.length ? Math.max(...xs) : undefined);
+export const mean = (xs: number[]): number | undefined => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : undefined);
+export const max = (xs: number[]): number | undefined => (xs.length ? Math.max(...xs) : undefined);
 const values = (ss: readonly GpuSample[], k: Num): number[] => ss.map((s) => s[k]).filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
 
 /** Summarize sample sets (one array of GPUs per sampling moment): per GPU and over all GPUs. Absent fields stay absent. */
