@@ -40,6 +40,15 @@ export interface SweepRow {
   error: string | null;
   /** The load generator itself was a bottleneck at this point (see docs/metrics.md, client health). */
   client_bound: boolean;
+  /** From the server's /metrics (summary.server), null when it was not scraped: mean queue and prefill time (ms), mean waiting requests, mean KV-cache usage (0..1). */
+  server_queue_mean_ms?: number | null;
+  server_prefill_mean_ms?: number | null;
+  server_waiting_mean?: number | null;
+  server_kv_usage_mean?: number | null;
+  /** Kinds of the server findings at this point (queue_bound, kv_bound, ...), in the order found. */
+  server_findings?: string[];
+  /** Mean GPU utilization (%) over every GPU and sample (summary.gpu), null without --gpu-metrics. */
+  gpu_util_pct_mean?: number | null;
   requests: number;
   ok: number;
   failed: number;

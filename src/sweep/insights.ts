@@ -3,6 +3,24 @@ import { loadWords, rowPairLabel, type GroupInsights, type KneeResult, type Load
 
 export { loadWords, type GroupInsights, type KneeResult } from '../report/sweep-model.js';
 
+/**
+ * Server finding kinds (summary.server.findings, via the rows) that no level below the knee had, each with the first
+ * level at or above the knee where it appears and that level's queue time and waiting requests.
+ */
+export function serverFindingsFrom(rows: readonly SweepRow[], kneeLoad: number): { kind: string; load: number; evidence: string }[] {
+  const below = new Set(rows.filter((r) => r.load < kneeLoad).flatMap((r) => r.server_findings ?? []));
+  const out: { kind: string; load: number; evidence: string }[] = [];
+  for (const r of rows.filter((x) => x.load >= kneeLoad).sort((a, b) => a.load - b.load))
+    for (const kind of r.server_findings ?? []) {
+      if (below.has(kind) || out.some((o) => o.kind === kind)) continue;
+      const q = r.server_queue_mean_ms;
+      const w = r.server_waiting_mean;
+      const parts = [q != null ? `mean queue ${q.toFixed(0)} ms` : '', w != null ? `${w.toFixed(1)} waiting` : ''].filter(Boolean);
+      out.push({ kind, load: r.load, evidence: parts.length ? ` (${parts.join(', ')})` : '' });
+    }
+  return out;
+}
+
 /** Share of the knee load recommended for steady traffic, leaving the rest as headroom for bursts. */
 export const HEADROOM_FACTOR = 0.7;
 
@@ -131,6 +149,11 @@ export function groupInsights(rows: readonly SweepRow[], opt: InsightOptions): G
           : '') +
         `${cbNote(knee.load)}.`,
     );
+    const setIn = serverFindingsFrom(trusted, knee.load);
+    if (setIn.length)
+      statements.push(
+        `What sets in at the knee, from the server's /metrics: ${setIn.map((f) => `${f.kind.replace(/_/g, '-')} from ${words(f.load)}${f.evidence}`).join('; ')}.`,
+      );
   } else if (trusted.length >= 3) statements.push(`No knee in the tested range: throughput has not levelled off by ${words(trusted[trusted.length - 1].load)}; test higher loads to find the limit.`);
   else statements.push('Too few levels to locate a knee (at least 3 are needed).');
 

@@ -1,5 +1,5 @@
 // One sweep point as a flat row (sweep.csv / sweep.json): its load, lengths, throughputs, latency stats, stability and goodput.
-import type { MetricsBlock } from '../metrics/summary.js';
+import type { MetricsBlock, Summary } from '../metrics/summary.js';
 import type { DistStats } from '../metrics/stats.js';
 import type { RequestRecord } from '../metrics/record.js';
 import { evaluateSlo, type Slo } from '../metrics/slo.js';
@@ -24,7 +24,7 @@ export interface RowContext {
   clientBound: boolean;
 }
 
-export function sweepRow(p: PointSpec, dir: string, m: MetricsBlock, records: Iterable<RequestRecord>, ctx: RowContext): SweepRow {
+export function sweepRow(p: PointSpec, dir: string, m: MetricsBlock & Partial<Pick<Summary, 'server' | 'gpu'>>, records: Iterable<RequestRecord>, ctx: RowContext): SweepRow {
   const slo = ctx.slo;
   const ev = evaluateSlo(m, records, slo);
   return {
@@ -77,10 +77,25 @@ export function sweepRow(p: PointSpec, dir: string, m: MetricsBlock, records: It
     good_fraction: ev.good_fraction,
     slo_passed: slo ? ev.passed : null,
     slo_failed: ev.checks.filter((c) => !c.passed).map((c) => c.name),
+    ...serverColumns(m),
   };
 }
 
 /** A point that could not run (the server went away, the run threw): no measurements, the reason in `error`. */
+/** The server and GPU columns of a point: what its /metrics and --gpu-metrics said, null when they were not sampled. */
+function serverColumns(m: Partial<Pick<Summary, 'server' | 'gpu'>>): Pick<SweepRow, 'server_queue_mean_ms' | 'server_prefill_mean_ms' | 'server_waiting_mean' | 'server_kv_usage_mean' | 'server_findings' | 'gpu_util_pct_mean'> {
+  const s = m.server;
+  const util = m.gpu?.util_pct_mean;
+  return {
+    server_queue_mean_ms: s?.ttft_decomposition?.queue_mean_ms ?? s?.times.queue?.mean_ms ?? null,
+    server_prefill_mean_ms: s?.ttft_decomposition?.prefill_mean_ms ?? s?.times.prefill?.mean_ms ?? null,
+    server_waiting_mean: s?.waiting_mean ?? null,
+    server_kv_usage_mean: s?.kv_usage_mean ?? null,
+    server_findings: s ? s.findings.map((f) => f.kind) : [],
+    gpu_util_pct_mean: typeof util === 'number' ? util : null,
+  };
+}
+
 export function failedRow(p: PointSpec, dir: string, reason: string, configured: string): SweepRow {
   const nulls = Object.fromEntries(LATENCY_COLUMNS.map((k) => [k, null])) as Pick<SweepRow, (typeof LATENCY_COLUMNS)[number]>;
   return {
@@ -88,7 +103,7 @@ export function failedRow(p: PointSpec, dir: string, reason: string, configured:
     input_tokens: p.inputTokens, output_tokens: p.outputTokens, lengths: pointLengths(p, configured), input_tokens_mean: null, output_tokens_mean: null,
     status: 'failed', error: reason, client_bound: false, requests: 0, ok: 0, failed: 0, error_rate: 0, duration_s: 0,
     request_throughput: 0, output_throughput: 0, total_token_throughput: 0, ...nulls, mean_in_flight: 0,
-    goodput_req_s: 0, goodput_tok_s: 0, good_fraction: 0, slo_passed: null, slo_failed: [],
+    goodput_req_s: 0, goodput_tok_s: 0, good_fraction: 0, slo_passed: null, slo_failed: [], ...serverColumns({}),
   };
 }
 
@@ -107,6 +122,7 @@ export const SWEEP_COLUMNS: (keyof SweepRow)[] = [
   'output_speed_mean_tok_s', 'output_speed_p50_tok_s', 'tpot_cv', 'e2e_cv', 'concurrency_efficiency', 'mean_in_flight',
   'goodput_req_s', 'goodput_tok_s', 'good_fraction', 'slo_passed', 'slo_failed',
   'lengths', 'input_tokens_mean', 'output_tokens_mean', 'status', 'error', 'client_bound',
+  'server_queue_mean_ms', 'server_prefill_mean_ms', 'server_waiting_mean', 'server_kv_usage_mean', 'server_findings', 'gpu_util_pct_mean',
 ];
 
 function csvCell(v: unknown): string {
