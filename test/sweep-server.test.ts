@@ -6,6 +6,7 @@ import { runSweep } from '../src/sweep/sweep.js';
 import { resolveSweepConfig } from '../src/sweep/config.js';
 import { startSimServer } from '../src/sim/server.js';
 import { tmpDir } from './helpers.js';
+import { checkPage, hasChromium, launch, NO_CHROMIUM } from './fixtures/browser.js';
 
 describe('sweep with server metrics', () => {
   it('past max_num_seqs the server queues: the queue time grows, the point is queue-bound, and the insights say it sets in at the knee', async () => {
@@ -29,6 +30,18 @@ describe('sweep with server metrics', () => {
       expect(cell(1, 'gpu_util_pct_mean')).toBe('');
       // Throughput levels off at max_num_seqs (4): the knee, and queueing is what sets in there.
       const statements = doc.insights[0].statements.join('\n');
+      // The sweep report splits each level's TTFT into server queue, server prefill and the rest.
+      const html = readFileSync(join(out, 'report.html'), 'utf8');
+      expect(html).toContain('server queue');
+      if (!hasChromium) console.warn(NO_CHROMIUM);
+      else {
+        const browser = await launch();
+        try {
+          expect((await checkPage(browser, join(out, 'report.html'))).errors).toEqual([]);
+        } finally {
+          await browser.close();
+        }
+      }
       expect(statements, statements).toMatch(/What sets in at the knee, from the server's \/metrics: .*queue-bound from concurrency (4|16)/);
     } finally {
       await sim.close();

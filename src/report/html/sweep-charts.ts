@@ -92,7 +92,17 @@ export function decompositionChart(mode: string, rows: readonly SweepRow[]): Rec
     xAxis: { type: 'category', name: mode === 'rate' ? 'req/s' : 'concurrency', nameLocation: 'middle', nameGap: 30, data: rows.map((r) => String(r.load)) },
     yAxis: axis('ms', { nameGap: 50 }),
     series: [
-      { type: 'bar', name: 'TTFT (prefill + queueing)', stack: 'd', itemStyle: { color: '#e8a33a' }, data: rows.map((r) => r3(r.ttft_mean_ms)) },
+      // With the server's /metrics, TTFT splits into the server's queue and prefill and the rest (network, API server, client).
+      ...(rows.some((r) => r.server_queue_mean_ms != null)
+        ? [
+            { type: 'bar', name: 'server queue', stack: 'd', itemStyle: { color: '#d64545' }, data: rows.map((r) => r3(r.server_queue_mean_ms ?? null)) },
+            { type: 'bar', name: 'server prefill', stack: 'd', itemStyle: { color: '#e8a33a' }, data: rows.map((r) => r3(r.server_prefill_mean_ms ?? null)) },
+            {
+              type: 'bar', name: 'rest of TTFT (network, API server, client)', stack: 'd', itemStyle: { color: '#9aa5b1' },
+              data: rows.map((r) => (r.ttft_mean_ms !== null ? r3(Math.max(0, r.ttft_mean_ms - (r.server_queue_mean_ms ?? 0) - (r.server_prefill_mean_ms ?? 0))) : null)),
+            },
+          ]
+        : [{ type: 'bar', name: 'TTFT (prefill + queueing)', stack: 'd', itemStyle: { color: '#e8a33a' }, data: rows.map((r) => r3(r.ttft_mean_ms)) }]),
       { type: 'bar', name: 'decode (E2E − TTFT)', stack: 'd', itemStyle: { color: '#3b6fd8' }, data: rows.map((r) => (r.e2e_mean_ms !== null && r.ttft_mean_ms !== null ? r3(r.e2e_mean_ms - r.ttft_mean_ms) : null)) },
     ],
   };
