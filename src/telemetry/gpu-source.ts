@@ -3,7 +3,7 @@ import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs
 import { join } from 'node:path';
 import type { Summary } from '../metrics/summary-model.js';
 import type { SourceContext, SourceResult, TimelineSource } from './source.js';
-import { max, mean, summarizeGpuSamples, type GpuSample } from './gpu/sample.js';
+import { drop, max, mean, summarizeGpuSamples, type GpuSample } from './gpu/sample.js';
 
 export const GPU_METRICS_JSONL = 'gpu_metrics.jsonl';
 
@@ -93,16 +93,14 @@ export function withGpuSection(dir: string, summary: Summary): Summary {
   if (!lines.length) return summary;
   const sets = lines.flatMap((l) => ('gpus' in l ? [l.gpus] : []));
   const hosts = lines.flatMap((l) => ('host' in l ? [l.host] : []));
-  const host = Object.fromEntries(
-    Object.entries({
-      samples: hosts.length,
-      cpu_pct_mean: mean(nums(hosts, 'cpu_pct')),
-      cpu_pct_max: max(nums(hosts, 'cpu_pct')),
-      mem_used_mib_max: max(nums(hosts, 'mem_used_mib')),
-      server_cpu_pct_mean: mean(nums(hosts, 'server_cpu_pct')),
-      server_rss_mib_max: max(nums(hosts, 'server_rss_mib')),
-    }).filter(([, v]) => v !== undefined),
-  );
+  const host = drop({
+    samples: hosts.length,
+    cpu_pct_mean: mean(nums(hosts, 'cpu_pct')),
+    cpu_pct_max: max(nums(hosts, 'cpu_pct')),
+    mem_used_mib_max: max(nums(hosts, 'mem_used_mib')),
+    server_cpu_pct_mean: mean(nums(hosts, 'server_cpu_pct')),
+    server_rss_mib_max: max(nums(hosts, 'server_rss_mib')),
+  });
   summary.gpu = { ...(sets.length ? summarizeGpuSamples(sets as unknown as GpuSample[][]) : {}), samples: sets.length, host };
   return summary;
 }

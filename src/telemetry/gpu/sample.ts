@@ -82,6 +82,6 @@ export function summarizeGpuSamples(sets: readonly (readonly GpuSample[])[]): Gp
 }
 
 /** The object without its undefined fields (so JSON and equality checks see only what was measured). */
-function drop<T extends object>(o: T): T {
+export function drop<T extends object>(o: T): T {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
 }
