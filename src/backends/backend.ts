@@ -28,8 +28,8 @@ export interface ChunkInfo {
 
 /** How a response is read: called per event on the hot path, so each is a plain function taken once per request. */
 export interface ResponseClassifier {
-  /** One SSE data payload, or a whole non-streamed body. */
-  classifyData(data: string): ChunkInfo;
+  /** One SSE data payload (with its `event:` name, when the stream named it), or a whole non-streamed body. */
+  classifyData(data: string, event?: string): ChunkInfo;
   /** The data of an SSE `event: error`. */
   classifyErrorEvent(data: string): ChunkInfo;
 }
@@ -42,4 +42,6 @@ export interface Backend extends ResponseClassifier {
   readonly endpoint: 'chat' | 'completions';
   /** The JSON body of one request. */
   buildBody(spec: RequestSpec, o: BodyOptions): Record<string, unknown>;
+  /** The headers that carry the API key (and protocol version); absent: `Authorization: Bearer <key>`. */
+  authHeaders?(apiKey: string | undefined): Record<string, string>;
 }

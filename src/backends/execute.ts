@@ -10,7 +10,7 @@ import { roundMs } from '../metrics/jsonl.js';
 import { SseParser, DEFAULT_MAX_LINE_BYTES, type SseEvent } from './sse.js';
 import type { ChunkInfo, ResponseClassifier } from './backend.js';
 import { classifyData, classifyErrorEvent } from './openai-common.js';
-import { checkUsage, type Usage, type UsageReport } from './usage.js';
+import { checkUsage, mergeUsage, type Usage, type UsageReport } from './usage.js';
 import { BodyDecoder, contentCoding, isJsonType, mediaType } from './content.js';
 import { httpCode } from './error-codes.js';
 import { blankRaw, bodyText, classifyNetworkError, errorBodyText, MAX_ERROR_BODY, parseRetryAfter } from './exchange-parts.js';
@@ -333,7 +333,7 @@ class Exchange implements Dispatcher.DispatchHandler, TracedRequest {
     } else if (ev.event === 'error') {
       this.absorb(this.classifyError(ev.data), this.t);
     } else {
-      const info = this.classify(ev.data);
+      const info = this.classify(ev.data, ev.event);
       this.absorb(info, this.t);
       if (info.kind === 'd') this.done = true;
     }
@@ -352,7 +352,8 @@ class Exchange implements Dispatcher.DispatchHandler, TracedRequest {
       this.answerParts.push(info.answer);
       raw.answer_chars += info.answer.length;
     }
-    if (info.usage) this.usage = info.usage;
+    // Protocols that split usage over events (Anthropic: input at message_start, output at message_delta) are merged.
+    if (info.usage) this.usage = this.usage ? mergeUsage(this.usage, info.usage) : info.usage;
     if (info.finishReason) raw.finish_reason = info.finishReason;
     if (info.kind === 'e') this.streamError ??= info.error;
     else if (info.error) this.parseError ??= { code: this.parser ? 'E_SSE_PARSE' : 'E_JSON_PARSE', message: info.error };

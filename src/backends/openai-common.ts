@@ -49,6 +49,12 @@ function errorText(e: unknown): string {
   return JSON.stringify(e);
 }
 
+/** An empty event (`data:` with nothing, or `{}`): a gateway's keep-alive, carrying nothing. */
+export const isKeepAlive = (data: string): boolean => {
+  const t = data.trim();
+  return t === '' || t === '{}';
+};
+
 /**
  * Classify one SSE data payload. Reasoning arrives as `delta.reasoning_content` (DeepSeek, SGLang,
  * llama.cpp, older vLLM) or `delta.reasoning` (newer vLLM, Ollama); completions stream `choices[].text`.
@@ -58,6 +64,10 @@ export function classifyData(data: string): ChunkInfo {
   const info: ChunkInfo = { kind: 'x', reasoning: '', answer: '', usage: null, finishReason: null, error: null };
   if (data === '[DONE]') {
     info.kind = 'd';
+    return info;
+  }
+  if (isKeepAlive(data)) {
+    info.kind = 'h';
     return info;
   }
   let obj: Json;
@@ -92,6 +102,9 @@ export function classifyData(data: string): ChunkInfo {
   else if (info.usage) info.kind = 'u';
   return info;
 }
+
+/** The server's error text of an error object (`{"message":…}`, a string, or anything else as JSON). */
+export { errorText };
 
 /**
  * Classify the data of an SSE `event: error`: an error whatever its shape, carrying the server's message

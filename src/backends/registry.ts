@@ -2,11 +2,15 @@
 import type { Backend } from './backend.js';
 import { openaiChat } from './openai-chat.js';
 import { openaiCompletions } from './openai-completions.js';
+import { openaiResponses } from './openai-responses.js';
+import { anthropicMessages } from './anthropic-messages.js';
 import { byKind } from '../util/kinds.js';
 
 export const BACKENDS = {
   'openai-chat': openaiChat,
   'openai-completions': openaiCompletions,
+  'openai-responses': openaiResponses,
+  'anthropic-messages': anthropicMessages,
 } as const satisfies Record<string, Backend>;
 
 export type BackendKind = keyof typeof BACKENDS;

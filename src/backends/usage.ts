@@ -69,3 +69,13 @@ export function checkUsage(r: UsageReport, maxTokens: number): { usage: Usage; r
   }
   return { usage: { inputTokens, outputTokens, reasoningTokens, cachedTokens }, rejected: why.length ? why.join('; ') : null };
 }
+
+/** Two usage reports of one response as one: each value from the later report when it sent one, else the earlier. */
+export function mergeUsage(earlier: UsageReport, later: UsageReport): UsageReport {
+  return {
+    prompt_tokens: later.prompt_tokens ?? earlier.prompt_tokens,
+    completion_tokens: later.completion_tokens ?? earlier.completion_tokens,
+    reasoning_tokens: later.reasoning_tokens ?? earlier.reasoning_tokens,
+    cached_tokens: later.cached_tokens ?? earlier.cached_tokens,
+  };
+}

@@ -9,6 +9,7 @@ import { senderPool } from '../backends/sender-pool.js';
 import { prewarmCount, warmPath, PREWARM_MAX_CONNECTING } from '../backends/prewarm.js';
 import type { BackendKind } from '../backends/registry.js';
 import { getBackend } from '../backends/registry.js';
+import type { Backend } from '../backends/backend.js';
 import { openTarget, preflight, type Target } from '../target.js';
 import { startHealthMonitor, type HealthMonitor } from '../metrics/health.js';
 import { joinUrl, redactUrl } from '../util/url.js';
@@ -26,13 +27,17 @@ export function resolveWorkers(c: Pick<RunConfig, 'workers' | 'concurrency' | 'r
   return heavy ? Math.max(1, availableParallelism() - 1) : 1;
 }
 
-/** Request headers: JSON, no compression unless asked, the API key as a bearer token unless the user sends their own Authorization. */
-export function requestHeaders(apiKey: string | undefined, extra: Record<string, string>): Record<string, string> {
+/**
+ * Request headers: JSON, no compression unless asked, the API key as the backend carries it (a bearer token unless
+ * it has its own auth headers, e.g. x-api-key), each unless the user sends that header with --header.
+ */
+export function requestHeaders(apiKey: string | undefined, extra: Record<string, string>, auth?: Backend['authHeaders']): Record<string, string> {
   // identity: a compressed stream delays and batches events (tokenflood still decodes one, see content.ts).
   const headers: Record<string, string> = { 'content-type': 'application/json', 'accept-encoding': 'identity', ...extra };
   for (const k of Object.keys(extra)) if (k !== 'accept-encoding' && k.toLowerCase() === 'accept-encoding') delete headers['accept-encoding'];
-  const ownAuth = Object.keys(extra).some((k) => k.toLowerCase() === 'authorization');
-  if (apiKey && !ownAuth) headers.authorization = `Bearer ${apiKey}`;
+  const own = new Set(Object.keys(extra).map((k) => k.toLowerCase()));
+  const authHeaders = auth ? auth(apiKey) : apiKey ? { authorization: `Bearer ${apiKey}` } : {};
+  for (const [k, v] of Object.entries(authHeaders)) if (!own.has(k)) headers[k] = v;
   return headers;
 }
 
@@ -48,7 +53,7 @@ function wallClock(): DriverClock & { restart(): number } {
 }
 
 export function createRealDriver(c: RunConfig, extraHeaders: Record<string, string>, backend: BackendKind, redact: (s: string) => string): Driver {
-  const headers = requestHeaders(c.apiKey, extraHeaders);
+  const headers = requestHeaders(c.apiKey, extraHeaders, getBackend(backend).authHeaders);
   const clock = wallClock();
   let target: Target | undefined;
   let proxy: ProxyChoice | null = null;

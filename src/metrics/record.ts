@@ -14,10 +14,15 @@ export const REQUEST_STATUSES: readonly RequestStatus[] = [
 
 /**
  * What one SSE event carried. Stored one letter per event in `event_kinds`:
- * r = role-only / empty delta, R = reasoning text, a = answer text, u = usage only, c = comment (heartbeat),
- * d = [DONE], e = error object, x = anything else (unparseable or unknown shape).
+ * r = role-only / empty delta (or a protocol's structural event), R = reasoning text, a = answer text, u = usage only,
+ * c = SSE comment (heartbeat), h = a protocol's heartbeat event (Anthropic `ping`, an empty keep-alive event),
+ * d = end of stream ([DONE], message_stop, response.completed), e = error object, x = anything else (unparseable or unknown shape).
+ * c and h are heartbeats: never tokens, never the first token or first event (docs/metrics.md#heartbeats).
  */
-export type EventKind = 'r' | 'R' | 'a' | 'u' | 'c' | 'd' | 'e' | 'x';
+export type EventKind = 'r' | 'R' | 'a' | 'u' | 'c' | 'h' | 'd' | 'e' | 'x';
+
+/** Heartbeat kinds: keep-alive packets that carry nothing measured. */
+export const isHeartbeatKind = (k: string): boolean => k === 'c' || k === 'h';
 
 /**
  * The stage a request was scheduled in (docs/metrics.md#phases): a stage whose target is above the previous one is

@@ -1,0 +1,145 @@
+// The OpenAI Responses protocol (POST /responses): typed SSE events; text and reasoning deltas, usage on response.completed.
+import type { Backend, BodyOptions, ChunkInfo } from './backend.js';
+import type { RequestSpec } from '../dataset/types.js';
+import type { UsageReport } from './usage.js';
+import { classifyErrorEvent, errorText, isKeepAlive } from './openai-common.js';
+
+type Json = Record<string, unknown>;
+const obj = (v: unknown): Json | null => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : null);
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/** The body: the chat messages as `input`, max_output_tokens; the vLLM/SGLang extensions as for chat (--no-ignore-eos for hosted APIs). */
+export function responsesBody(spec: RequestSpec, o: BodyOptions): Record<string, unknown> {
+  const body: Record<string, unknown> = { model: o.model, input: spec.messages, max_output_tokens: spec.maxTokens, stream: o.stream };
+  if (o.ignoreEos) {
+    body.ignore_eos = true;
+    body.min_tokens = spec.maxTokens;
+  }
+  if (o.temperature !== undefined) body.temperature = o.temperature;
+  if (o.topP !== undefined) body.top_p = o.topP;
+  if (o.topK !== undefined) body.top_k = o.topK;
+  if (o.seed !== undefined) body.seed = o.seed;
+  if (o.extraBody) Object.assign(body, o.extraBody);
+  return body;
+}
+
+/** A Responses `usage` (input_tokens, output_tokens, their details) as the common usage report. */
+export function responsesUsage(u: unknown): UsageReport | null {
+  const o = obj(u);
+  if (!o) return null;
+  return {
+    prompt_tokens: o.input_tokens,
+    completion_tokens: o.output_tokens,
+    reasoning_tokens: obj(o.output_tokens_details)?.reasoning_tokens,
+    cached_tokens: obj(o.input_tokens_details)?.cached_tokens,
+  };
+}
+
+/** finish_reason of a finished response: completed → stop, incomplete for max_output_tokens → length, else the reason given. */
+function finishOf(r: Json): string | null {
+  if (r.status === 'completed') return 'stop';
+  const why = str(obj(r.incomplete_details)?.reason);
+  return why === 'max_output_tokens' ? 'length' : why || (typeof r.status === 'string' ? r.status : null);
+}
+
+/** Text of a whole (non-streamed) response's output items: message output_text → answer, reasoning text and summaries → reasoning. */
+function outputText(info: ChunkInfo, output: unknown): void {
+  if (!Array.isArray(output)) return;
+  for (const item of output) {
+    const it = obj(item);
+    if (!it) continue;
+    for (const key of ['summary', 'content']) {
+      const parts = it[key];
+      if (!Array.isArray(parts)) continue;
+      for (const p of parts) {
+        const part = obj(p);
+        if (!part) continue;
+        if (it.type === 'reasoning') info.reasoning += str(part.text);
+        else if (part.type === 'output_text') info.answer += str(part.text);
+      }
+    }
+  }
+}
+
+/**
+ * Classify one event: `response.output_text.delta` → answer, `response.reasoning_text.delta` and
+ * `response.reasoning_summary_text.delta` → reasoning, `response.completed`/`response.incomplete` → end of stream with
+ * usage, `response.failed`/`error` → error, `keepalive` or an empty event → heartbeat, every other typed event → r.
+ * A body with `object: "response"` is a whole non-streamed response.
+ */
+export function classifyResponsesData(data: string, event?: string): ChunkInfo {
+  const info: ChunkInfo = { kind: 'x', reasoning: '', answer: '', usage: null, finishReason: null, error: null };
+  if (isKeepAlive(data)) {
+    info.kind = 'h';
+    return info;
+  }
+  let o: Json | null;
+  try {
+    o = obj(JSON.parse(data));
+  } catch {
+    info.error = `malformed JSON in stream: ${data.slice(0, 120)}`;
+    return info;
+  }
+  if (!o) return info;
+  const type = str(o.type) || (event ?? '');
+  switch (type) {
+    case 'response.output_text.delta':
+      info.answer = str(o.delta);
+      info.kind = info.answer ? 'a' : 'r';
+      return info;
+    case 'response.reasoning_text.delta':
+    case 'response.reasoning_summary_text.delta':
+      info.reasoning = str(o.delta);
+      info.kind = info.reasoning ? 'R' : 'r';
+      return info;
+    case 'response.completed':
+    case 'response.incomplete': {
+      const r = obj(o.response) ?? {};
+      info.kind = 'd';
+      info.usage = responsesUsage(r.usage);
+      info.finishReason = finishOf(r);
+      return info;
+    }
+    case 'response.failed':
+      info.kind = 'e';
+      info.error = errorText(obj(o.response)?.error ?? o);
+      return info;
+    case 'error':
+      info.kind = 'e';
+      info.error = errorText(o.error ?? o);
+      return info;
+    case 'keepalive':
+    case 'ping':
+      info.kind = 'h';
+      return info;
+  }
+  if (o.object === 'response') {
+    // Non-streamed: the whole response at once.
+    if (o.error !== undefined && o.error !== null) {
+      info.kind = 'e';
+      info.error = errorText(o.error);
+      return info;
+    }
+    outputText(info, o.output);
+    info.usage = responsesUsage(o.usage);
+    info.finishReason = finishOf(o);
+    info.kind = info.answer ? 'a' : info.reasoning ? 'R' : info.usage ? 'u' : 'x';
+    return info;
+  }
+  if (o.error !== undefined && o.error !== null) {
+    info.kind = 'e';
+    info.error = errorText(o.error);
+    return info;
+  }
+  if (type.startsWith('response.')) info.kind = 'r';
+  return info;
+}
+
+export const openaiResponses: Backend = {
+  kind: 'openai-responses',
+  path: '/responses',
+  endpoint: 'chat',
+  buildBody: responsesBody,
+  classifyData: classifyResponsesData,
+  classifyErrorEvent,
+};
