@@ -13,9 +13,10 @@ export interface Target {
 }
 
 /** The user's server, or the embedded simulated server counting tokens with the run's tokenizer (so usage matches). */
-export async function openTarget(baseUrl: string | undefined, tokenizer?: string, sim: Partial<EmbeddedSimOptions> = {}): Promise<Target> {
+export async function openTarget(baseUrl: string | undefined, tokenizer?: string, sim: Partial<EmbeddedSimOptions> & { requestIdHeader?: string } = {}): Promise<Target> {
   if (baseUrl) return { baseUrl: joinUrl(baseUrl, ''), embedded: false, isolation: null, close: async () => {} };
-  const server = await startEmbeddedServer(sim, { tokenizer });
+  // The embedded server echoes the run's request id header, whatever its name.
+  const server = await startEmbeddedServer(sim, { tokenizer, ...(sim.requestIdHeader ? { requestIdHeader: sim.requestIdHeader } : {}) });
   return { baseUrl: server.baseUrl, embedded: true, isolation: server.isolation, close: () => server.close() };
 }
 

@@ -13,6 +13,8 @@ export interface RequestIdentity {
   stream: boolean;
   expectedInputTokens: number;
   maxTokens: number;
+  /** The request id to send (`<run id>-<id>`), or absent with --no-request-id. */
+  requestId?: string;
 }
 
 /** Bytes of an error body kept in the record. */
@@ -57,6 +59,7 @@ export function blankRaw(inp: RequestIdentity, sentAt: number): RawRequest {
     finish_reason: null,
     usage_rejected: null,
     events_after_done: 0,
+    request_id: inp.requestId ?? null,
   };
 }
 

@@ -50,6 +50,10 @@ export interface ExecuteInput {
   onContent?: () => void;
   /** How the backend reads response data (src/backends/registry.ts); the OpenAI classifiers when absent. */
   classifier?: ResponseClassifier;
+  /** The request id to send (`<run id>-<id>`), absent with --no-request-id; stored as the record's request_id. */
+  requestId?: string;
+  /** The header that carries `requestId` (--request-id-header). */
+  requestIdHeader?: string;
 }
 
 const OPENAI: ResponseClassifier = { classifyData, classifyErrorEvent };
@@ -162,7 +166,8 @@ class Exchange implements Dispatcher.DispatchHandler, TracedRequest {
   send(): void {
     try {
       const { origin, path } = target(this.inp.url);
-      const { headers, body, dispatcher } = this.inp;
+      const { body, dispatcher, requestId, requestIdHeader } = this.inp;
+      const headers = requestId && requestIdHeader ? { ...this.inp.headers, [requestIdHeader]: requestId } : this.inp.headers;
       if (dispatcher instanceof H1Pool) this.h1 = dispatcher.request({ method: 'POST', path, headers, body }, new H1Adapter(this));
       else dispatcher.dispatch({ origin, path, method: 'POST', headers, body, headersTimeout: 0, bodyTimeout: 0 }, this);
     } catch (err) {

@@ -48,7 +48,7 @@ export function embeddedServerOptions(o: Partial<EmbeddedSimOptions>): { timeSca
  * Start the embedded server with the --sim-* values; a bad value (unknown GPU or model profile) is a UsageError
  * naming the --sim-* flags given, since the server's own message speaks of its --gpu/--model-profile.
  */
-export async function startEmbeddedServer(o: Partial<EmbeddedSimOptions>, extra: { tokenizer?: string } = {}): Promise<EmbeddedServer> {
+export async function startEmbeddedServer(o: Partial<EmbeddedSimOptions>, extra: { tokenizer?: string; requestIdHeader?: string } = {}): Promise<EmbeddedServer> {
   const { startEmbeddedSimServer } = await import('../sim/embedded.js');
   try {
     return await startEmbeddedSimServer({ port: 0, ...extra, ...embeddedServerOptions(o) });

@@ -88,6 +88,9 @@ export function resolveRunConfig(inp: ResolveInput): ResolvedRun {
     const keyBad = apiKeyProblem(c.apiKey);
     if (keyBad) problems.push(`${apiKeySource}: ${keyBad}`);
   }
+  // The per-request id replaces a fixed value of the same header: ask for one or the other.
+  const idClash = c.requestId ? Object.keys(headers).find((k) => k.toLowerCase() === c.requestIdHeader.toLowerCase()) : undefined;
+  if (idClash) problems.push(`${headerSource}: ${idClash} is the per-request id header (--request-id-header ${c.requestIdHeader}): give --no-request-id to send your own value`);
   if (c.burstiness !== 1 && c.arrival !== 'gamma') problems.push('--burstiness: only applies with --arrival gamma');
   const ramp = rampProblems(c, merged, problems);
   if (c.rate === undefined && ramp?.of !== 'rate' && merged.arrival !== undefined) problems.push('--arrival: only applies with --rate');

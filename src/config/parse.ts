@@ -12,7 +12,7 @@ export function parseDurationS(v: unknown): number {
 }
 
 /** RFC 7230 token: the characters a header name may hold. */
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+export const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** What an HTTP/1.1 header value may hold (RFC 7230 field-content: tab, visible ASCII, obs-text); CR, LF, NUL never. */
 const BAD_VALUE_CHAR = /[^\t\x20-\x7e\x80-\xff]/;
 

@@ -5,7 +5,7 @@ import { WorkloadSchema, WORKLOAD_FLAGS } from './workload.js';
 import { EmbeddedSimSchema, EMBEDDED_SIM_FLAGS } from './embedded-sim.js';
 import { GpuTelemetrySchema, GPU_TELEMETRY_FLAGS } from '../telemetry/gpu/config.js';
 import { flagTable, type FlagTable } from './flags.js';
-import { parseDurationS } from './parse.js';
+import { HEADER_NAME, parseDurationS } from './parse.js';
 import { MAX_TIMER_MESSAGE, MAX_TIMER_S } from '../util/timer.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../backends/sse.js';
 import { BACKEND_KINDS } from '../backends/registry.js';
@@ -44,6 +44,8 @@ export const TargetSchema = z.object({
   retry: z.coerce.number().int().min(0).max(10).default(0),
   maxRetryWait: duration.default(60),
   transport: z.enum(['auto', 'h1', 'undici']).default('auto'),
+  requestId: z.boolean().default(true),
+  requestIdHeader: z.string().regex(HEADER_NAME, "expected an HTTP header name (letters, digits and !#$%&'*+.^_`|~- only)").default('X-Request-ID'),
 });
 
 /** Timeline sources beside the requests (docs/telemetry.md). */
@@ -149,6 +151,8 @@ export const RUN_FLAGS: FlagTable<Extract<keyof RunConfigInput, string>> = {
     idleTimeout: { arg: 'seconds', help: 'fail a request (status timeout) when nothing arrives for this long, e.g. 30s: catches stalled streams' },
     maxLineBytes: { help: 'longest SSE line (or non-streamed response body) accepted, in bytes; a longer one makes the request a parse_error', unit: 'bytes = 8 MiB' },
     stream: { help: 'measure non-streaming requests (TTFT then equals E2E)' },
+    requestId: { help: 'turn off the per-request id header (`<run id>-<request id>`, stored as request_id in requests.jsonl)' },
+    requestIdHeader: { arg: 'name', help: 'name of the per-request id header; the embedded server echoes it and logs it' },
     transport: { help: "HTTP client: h1 = tokenflood's HTTP/1.1 pool (least CPU per streamed token), undici = Node's undici; auto = h1 for http://, undici for https:// or through a proxy (HTTP_PROXY/HTTPS_PROXY/NO_PROXY)" },
     retry: { help: 'retry HTTP 429/503 up to N times, honouring Retry-After; every attempt is its own record and failures still count' },
     maxRetryWait: { arg: 'time', help: 'with --retry: longest wait before a retry; a Retry-After longer than this is not retried (the attempt stays a failure), e.g. 60s', unit: 's' },

@@ -71,6 +71,7 @@ export function createVirtualDriver(c: RunConfig, tok: Tokenizer, o: VirtualDriv
   const result = (l: Pick<Live, 'rec' | 'planned' | 'inp'>): ExecuteResult => {
     const r = toRawRequest(l.rec, l.planned, x, { attempt: l.inp.attempt ?? 1, warmup: l.inp.warmup });
     r.raw.class = l.inp.cls;
+    r.raw.request_id = l.inp.requestId ?? null;
     if (l.rec.error === undefined) lastEndMs = Math.max(lastEndMs, l.rec.endMs);
     return { raw: r.raw, retryAfterMs: null, answerText: r.answerText, reasoningText: r.reasoningText, usage: null };
   };

@@ -23,7 +23,7 @@ import type { Reporter, RunStartEvent } from '../report/events.js';
 import { FileLedger, RequestsJsonlReporter, reportHtmlReporter, runJsonReporter, summaryJsonReporter } from './files.js';
 import { startSnapshots } from './snapshots.js';
 import { lazyRecords, RunWriteError, type RunHooks, type RunResult } from './result.js';
-import { prepareFirstWave, sendLoop, type StopReason } from './send.js';
+import { newRunId, prepareFirstWave, sendLoop, type StopReason } from './send.js';
 
 export interface RunSetup {
   config: RunConfig;
@@ -99,6 +99,10 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
       client: { node: process.version, platform: platform(), cpus: cpus().length, cpu_model: cpus()[0]?.model ?? null, hostname: hostname() },
       config: s.configMeta,
     };
+    // Request ids `<run id>-<id>` join records with server logs (docs/output-format.md#request-ids).
+    const runId = newRunId();
+    meta.run_id = runId;
+    meta.request_id_header = c.requestId ? c.requestIdHeader : null;
     const state: { stoppedReason: StopReason } = { stoppedReason: 'completed' };
     // Nothing more can be recorded, so nothing more is sent, and requests in flight are not waited for.
     let sendingDone = false;
@@ -167,7 +171,7 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
     let outcome: { measuredDone: number; measuredFailed: number } = { measuredDone: 0, measuredFailed: 0 };
     try {
       outcome = await driver.drive(() =>
-        sendLoop({ c, driver, workload, executor, ramp, prepared, model: target.model, requests, rng, agg, counter, redact: s.redact, stopSending: stopSending.signal, stop, onRecord }),
+        sendLoop({ c, driver, workload, executor, ramp, prepared, model: target.model, requests, rng, agg, counter, redact: s.redact, stopSending: stopSending.signal, stop, onRecord, runId }),
       );
     } finally {
       sendingDone = true;

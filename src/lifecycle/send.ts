@@ -1,4 +1,5 @@
 // Sending: the executor's slots become requests (body, retries, token counts, redaction) and each outcome a record.
+import { randomBytes } from 'node:crypto';
 import type { RunConfig } from '../config/schema.js';
 import type { TokenCounter } from '../dataset/count-pool.js';
 import type { RequestSpec } from '../dataset/types.js';
@@ -68,7 +69,12 @@ export interface SendContext {
   prepared?: Map<number, { spec: RequestSpec; body: string }>;
   /** Every finished attempt's record, in the order they finish. */
   onRecord(r: RequestRecord): void;
+  /** The run's id: request ids are `<run id>-<request id>` (none with --no-request-id). */
+  runId?: string;
 }
+
+/** A run id: 12 random hex digits, short enough to read in a log line, long enough not to collide between runs. */
+export const newRunId = (): string => randomBytes(6).toString('hex');
 
 /** The JSON body of a request, or '' for a driver that never reads one (the engine model takes the spec). */
 function bodyBuilder(x: Pick<SendContext, 'c' | 'driver' | 'model'>): (spec: RequestSpec) => string {
@@ -128,6 +134,8 @@ export async function sendLoop(x: SendContext): Promise<{ measuredDone: number; 
         timeoutMs: c.timeout * 1000,
         idleTimeoutMs: c.idleTimeout !== undefined ? c.idleTimeout * 1000 : 0,
         maxLineBytes: c.maxLineBytes,
+        // Retries keep the id: the record's attempt tells them apart.
+        ...(c.requestId && x.runId ? { requestId: `${x.runId}-${slot.index}`, requestIdHeader: c.requestIdHeader } : {}),
       },
       spec,
     );

@@ -27,6 +27,7 @@ export function recordLine(r: RequestRecord): string {
   const o = {
     id: r.id,
     attempt: r.attempt,
+    request_id: r.request_id ?? null,
     reconnected: r.reconnected,
     status: r.status,
     http_status: r.http_status,
@@ -123,7 +124,7 @@ const RAW_FIELDS: (keyof RawRequest)[] = [
   'reasoning_tokens', 'cached_tokens', 'token_source', 'expected_input_tokens', 'max_tokens', 'finish_reason',
   'usage_rejected', 'events_after_done',
   // Missing in files written before they existed: read as null.
-  'connection_reused', 'blocked_ms', 'connecting_ms', 'tls_ms', 'sending_ms',
+  'connection_reused', 'blocked_ms', 'connecting_ms', 'tls_ms', 'sending_ms', 'request_id',
 ];
 
 export interface ReadResult {

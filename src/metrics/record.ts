@@ -93,6 +93,8 @@ export interface RawRequest {
   usage_rejected: string | null;
   /** SSE events that arrived after `data: [DONE]` and were ignored. */
   events_after_done: number;
+  /** The request id it was sent with (`<run id>-<id>`, header --request-id-header); null with --no-request-id and in older files. */
+  request_id?: string | null;
 }
 
 /** Metrics derived from RawRequest by the pure functions in derive.ts. */

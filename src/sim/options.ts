@@ -31,6 +31,12 @@ export const simServerOptionsSchema = z.object({
   tokenizer: z.string().default(DEFAULT_TOKENIZER).describe('tokenizer for prompt counts and output text'),
   seed: z.number().int().default(1).describe('seed for output lengths, text and fault draws'),
   metricsFlavor: z.enum(METRICS_FLAVOR_NAMES).default('vllm').describe("engine whose metric names /metrics uses (vllm, sglang or tgi); DCGM GPU series are always added, and served alone on /dcgm/metrics"),
+  requestIdHeader: z
+    .string()
+    .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'expected an HTTP header name')
+    .default('x-request-id')
+    .describe('request header echoed in each response and shown by --log-requests (tokenflood run sends X-Request-ID)'),
+  logRequests: z.boolean().default(false).describe('print one line per generation request to stdout: method, path, status, request id'),
   faults: faultOptionsSchema.optional().describe('fault injection (all off by default)'),
 });
 

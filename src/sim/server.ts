@@ -14,7 +14,8 @@ import { pickFaults, STATUS_FAULTS } from './http/faults.js';
 import { Registry } from 'prom-client';
 import { createSimMetrics } from './http/metrics.js';
 import { createSimGpuTelemetry } from './http/metrics-dcgm.js';
-import { parseGenerationBody, type EndpointKind } from './http/parse.js';
+import { parseGenerationBody, parseTypedBody, type EndpointKind } from './http/parse.js';
+import { createWire, type Protocol } from './http/wire.js';
 import { createSession, type Session } from './http/session.js';
 import { createTextSource } from './http/text.js';
 import { createRealtimeLoop } from './loop.js';
@@ -62,8 +63,9 @@ function readBody(req: IncomingMessage): Promise<string | undefined> {
   });
 }
 
-export async function startSimServer(opts: SimServerOptions = {}): Promise<SimServerHandle> {
+export async function startSimServer(opts: SimServerOptions = {}, hooks: { log?: (line: string) => void } = {}): Promise<SimServerHandle> {
   const o = parseSimServerOptions(opts);
+  const log = hooks.log ?? ((line: string) => void process.stdout.write(`${line}\n`));
   const spec = resolveEngine({
     gpu: o.gpu, model: o.modelProfile, tp: o.tp, weightDtype: o.weightDtype, kvDtype: o.kvDtype,
     maxNumSeqs: o.maxNumSeqs, maxNumBatchedTokens: o.maxNumBatchedTokens, gpuMemoryUtilization: o.gpuMemoryUtilization,
@@ -127,7 +129,7 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
     },
   });
 
-  const generate = async (kind: EndpointKind, req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  const generate = async (kind: EndpointKind, req: IncomingMessage, res: ServerResponse, protocol: Protocol = 'openai'): Promise<void> => {
     const raw = await readBody(req);
     if (raw === undefined) return sendError(res, 413, `request body larger than ${MAX_BODY_BYTES} bytes`);
     let body: unknown;
@@ -136,7 +138,7 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
     } catch (e) {
       return sendError(res, 400, `Invalid JSON body: ${(e as Error).message}`);
     }
-    const parsed = parseGenerationBody(kind, body, tok);
+    const parsed = protocol === 'openai' ? parseGenerationBody(kind, body, tok) : parseTypedBody(protocol, body, tok);
     if (!parsed.ok) return sendError(res, 400, parsed.message);
     const g = parsed.value;
     const model = g.model ?? served;
@@ -153,10 +155,11 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
     if (tooLong) return sendError(res, 400, tooLong);
     const rng = createRng((o.seed * 1_000_003 + n) >>> 0);
     const decision = decideOutputTokens(rng, { maxTokens: g.maxTokens ?? spec.maxModelLen - promptTokens, minTokens: g.minTokens, ignoreEos: g.ignoreEos });
-    const id = `${kind === 'chat' ? 'chatcmpl' : 'cmpl'}-${randomUUID().replace(/-/g, '')}`;
+    const id = `${protocol === 'responses' ? 'resp' : protocol === 'messages' ? 'msg' : kind === 'chat' ? 'chatcmpl' : 'cmpl'}-${randomUUID().replace(/-/g, '')}`;
     const reasoningTokens = model === reasoningName && kind === 'chat' ? Math.floor(decision.outputTokens * o.reasoningShare) : 0;
+    const identity = { id, created: Math.floor(Date.now() / 1000), model };
     const session = createSession({
-      res, kind, identity: { id, created: Math.floor(Date.now() / 1000), model },
+      res, kind, identity, wire: createWire(protocol, kind, identity, promptTokens, g.includeUsage),
       stream: g.stream, includeUsage: g.includeUsage, promptTokens, outputTokens: decision.outputTokens, reasoningTokens,
       finishReason: decision.finishReason, tokensPerChunk: o.tokensPerChunk, faults: active, text, rng, headers: {},
       onDrop: () => {
@@ -183,6 +186,10 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
     res.setHeader('x-tokenflood-time-scale', String(o.timeScale));
     const path = (req.url ?? '/').split('?')[0].replace(/\/+$/, '') || '/';
     const method = req.method ?? 'GET';
+    // The client's request id comes back in the response (llhttp only accepts valid header values) and in the log.
+    const requestId = req.headers[o.requestIdHeader.toLowerCase()];
+    if (typeof requestId === 'string') res.setHeader(o.requestIdHeader, requestId);
+    if (o.logRequests && method === 'POST') res.on('close', () => log(requestLine(method, path, res.statusCode, requestId)));
     const allow = (m: string): boolean => {
       if (method === m) return true;
       sendJsonStatus(res, 405, { detail: 'Method Not Allowed' });
@@ -198,6 +205,12 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
         return;
       case '/v1/completions':
         if (allow('POST')) await generate('completions', req, res);
+        return;
+      case '/v1/responses':
+        if (allow('POST')) await generate('chat', req, res, 'responses');
+        return;
+      case '/v1/messages':
+        if (allow('POST')) await generate('chat', req, res, 'messages');
         return;
       case '/metrics':
       case '/dcgm/metrics':
@@ -258,4 +271,10 @@ function sendJsonStatus(res: ServerResponse, status: number, body: unknown): voi
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   res.end(text);
+}
+
+/** One --log-requests line; the request id is the client's text, so it is shown with control characters escaped and cut to 200 characters. */
+export function requestLine(method: string, path: string, status: number, requestId: string | string[] | undefined): string {
+  const id = typeof requestId === 'string' ? JSON.stringify(requestId.slice(0, 200)) : '-';
+  return `${new Date().toISOString()} ${method} ${path} ${status} request_id=${id}`;
 }

@@ -87,3 +87,48 @@ export function parseGenerationBody(kind: EndpointKind, body: unknown, tok: Toke
     },
   };
 }
+
+const typedCommon = {
+  model: z.string().optional(),
+  min_tokens: z.number().int().min(0).nullish(),
+  ignore_eos: z.boolean().nullish(),
+  stream: z.boolean().nullish(),
+  // A sim-only switch for tests: include_usage false makes a gateway that strips usage.
+  stream_options: z.object({ include_usage: z.boolean().nullish() }).nullish(),
+};
+const responsesBody = z.object({ input: z.union([z.string(), z.array(message).min(1)]), max_output_tokens: z.number().int().min(1).nullish(), ...typedCommon });
+const messagesBody = z.object({
+  messages: z.array(message).min(1),
+  system: z.union([z.string(), z.array(part)]).nullish(),
+  max_tokens: z.number().int().min(1, 'max_tokens: required by the Messages API'),
+  ...typedCommon,
+});
+
+/**
+ * An OpenAI Responses (`input`, max_output_tokens) or Anthropic Messages (`system`, `messages`, max_tokens) body.
+ * Prompt tokens count as for chat: the text of the system prompt and of every message, no template overhead.
+ * Usage is sent unless `stream_options.include_usage` is false (both APIs always send it).
+ */
+export function parseTypedBody(protocol: 'responses' | 'messages', body: unknown, tok: Tokenizer): ParseResult {
+  const r = protocol === 'responses' ? responsesBody.safeParse(body) : messagesBody.safeParse(body);
+  if (!r.success) return { ok: false, message: r.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ') };
+  const b = r.data;
+  let ids: number[];
+  let maxTokens: number | undefined;
+  if ('input' in b) {
+    ids = typeof b.input === 'string' ? tok.encode(b.input) : chatPromptIds(tok, b.input);
+    maxTokens = b.max_output_tokens ?? undefined;
+  } else {
+    const m = b as z.infer<typeof messagesBody>;
+    const system = typeof m.system === 'string' ? tok.encode(m.system) : (m.system ?? []).flatMap((p) => (p.text ? tok.encode(p.text) : []));
+    ids = [...system, ...chatPromptIds(tok, m.messages)];
+    maxTokens = m.max_tokens;
+  }
+  return {
+    ok: true,
+    value: {
+      kind: 'chat', model: b.model, promptTokenIds: ids, maxTokens, minTokens: b.min_tokens ?? 0, ignoreEos: b.ignore_eos ?? false,
+      stream: b.stream ?? false, includeUsage: b.stream_options?.include_usage ?? true,
+    },
+  };
+}

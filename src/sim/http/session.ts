@@ -1,7 +1,8 @@
 // One open generation request on the sim server: turns engine tokens into SSE chunks or a whole response, applying faults.
 import type { ServerResponse } from 'node:http';
 import type { Rng } from '../../util/rng.js';
-import { chatRoleEvent, malformedEvent, SSE_DONE, tokenEvent, usage, usageEvent, wholeResponse, type ResponseIdentity } from './chunks.js';
+import { malformedEvent, usage, type ResponseIdentity } from './chunks.js';
+import type { Wire } from './wire.js';
 import type { ActiveFaults } from './faults.js';
 import type { EndpointKind } from './parse.js';
 import type { TextSource } from './text.js';
@@ -10,6 +11,8 @@ export interface SessionInit {
   res: ServerResponse;
   kind: EndpointKind;
   identity: ResponseIdentity;
+  /** The protocol's writer (src/sim/http/wire.ts). */
+  wire: Wire;
   stream: boolean;
   includeUsage: boolean;
   promptTokens: number;
@@ -58,7 +61,7 @@ export function createSession(s: SessionInit): Session {
   const firstChunkTokens = faults.bigFirstChunk?.tokens ?? s.tokensPerChunk;
 
   const write = (chunk: string): void => {
-    if (closed) return;
+    if (closed || chunk === '') return;
     if (held) held.push(chunk);
     else res.write(chunk);
   };
@@ -109,11 +112,11 @@ export function createSession(s: SessionInit): Session {
   const flush = (last: boolean): void => {
     if (buffered === 0 && !last) return;
     const finish = last && !faults.neverEnding ? s.finishReason : null;
-    if (s.kind === 'chat' && !sentRole) {
+    if (!sentRole) {
       sentRole = true;
-      write(chatRoleEvent(s.identity));
+      write(s.wire.start(cached));
     }
-    if (buffered > 0 || finish) write(tokenEvent(s.kind, s.identity, buffer, bufferField, finish));
+    if (buffered > 0 || finish) write(s.wire.delta(buffer, bufferField, finish));
     tokensSent += buffered;
     buffer = '';
     buffered = 0;
@@ -125,7 +128,7 @@ export function createSession(s: SessionInit): Session {
       if (!s.stream) return;
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', ...s.headers });
       res.flushHeaders();
-      if (faults.heartbeat) timers.push(setInterval(() => write(': ping\n\n'), faults.heartbeat.intervalMs));
+      if (faults.heartbeat) timers.push(setInterval(() => write(s.wire.heartbeat), faults.heartbeat.intervalMs));
     },
     setCachedTokens: (n) => void (cached = n),
     done: () => finished || closed,
@@ -140,7 +143,7 @@ export function createSession(s: SessionInit): Session {
         tokensSent = index;
         if (faults.drop && tokensSent >= faults.drop.afterTokens) return void afterTokens();
         if (!last) return;
-        const body = JSON.stringify(wholeResponse(s.kind, s.identity, s.reasoningTokens > 0 ? reasoningText : null, contentText, s.finishReason, u()));
+        const body = JSON.stringify(s.wire.whole(s.reasoningTokens > 0 ? reasoningText : null, contentText, s.finishReason, u()));
         const out = faults.malformed ? body.slice(0, Math.floor(body.length / 2)) : body;
         const send = (): void => {
           if (closed) return;
@@ -168,8 +171,7 @@ export function createSession(s: SessionInit): Session {
         finished = true; // the engine is done; the connection stays open until the client or server closes it
         return;
       }
-      if (s.includeUsage) write(usageEvent(s.kind, s.identity, u()));
-      write(SSE_DONE);
+      write(s.wire.end(s.includeUsage ? u() : null, s.finishReason));
       end();
     },
   };
