@@ -18,7 +18,7 @@ export const FAULT_KINDS = {
   stall: z.object({ ...trigger, afterTokens: z.number().int().min(0).default(4), ms: z.number().min(0).max(MAX_TIMER_MS, MAX_TIMER_MESSAGE).default(1000) }).describe('hold the stream for `ms` wall-clock ms after `afterTokens` tokens'),
   drop: z.object({ ...trigger, afterTokens: z.number().int().min(0).default(4) }).describe('destroy the socket after `afterTokens` tokens (request aborted in the engine)'),
   malformed: z.object({ ...trigger, afterTokens: z.number().int().min(0).default(2) }).describe('send one SSE event with truncated JSON after `afterTokens` tokens, then carry on'),
-  heartbeat: z.object({ ...trigger, intervalMs: z.number().min(1).max(MAX_TIMER_MS, MAX_TIMER_MESSAGE).default(500) }).describe('send `: ping` SSE comments every `intervalMs` wall-clock ms while the stream is open'),
+  heartbeat: z.object({ ...trigger, intervalMs: z.number().min(1).max(MAX_TIMER_MS, MAX_TIMER_MESSAGE).default(500) }).describe('send the protocol\'s heartbeat every `intervalMs` wall-clock ms while the stream is open: a `: ping` SSE comment, Anthropic Messages an `event: ping`'),
   bigFirstChunk: z.object({ ...trigger, tokens: z.number().int().min(2).default(32) }).describe('hold the first `tokens` tokens and send them as one chunk'),
   neverEnding: z.object(trigger).describe('after the last token never send finish_reason, usage or [DONE]; keep the connection open'),
 } as const;
