@@ -9,6 +9,8 @@ import { SseParser } from '../src/backends/sse.js';
 import { getBackend } from '../src/backends/registry.js';
 import { startSimServer, type SimServerHandle } from '../src/sim/server.js';
 import type { RequestRecord } from '../src/metrics/record.js';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 let server: ScriptServer | undefined;
 afterEach(async () => {
@@ -176,5 +178,21 @@ describe.each(TRANSPORTS)('empty keep-alive events (%s)', (transport) => {
     expect(r.first_event_ms).toBe(r.event_times_ms[2]);
     expect(tokenKinds(r)).toBe('aa');
     expect(r.output_tokens).toBe(2);
+  });
+});
+
+describe('anthropic-messages credentials', () => {
+  it('sends the key as x-api-key with anthropic-version, no Authorization, and writes it nowhere, even when the server echoes it', async () => {
+    const key = 'sk-ant-api03-ECHOED0123456789abcdefSECRET';
+    const echo = `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'authentication_error', message: `invalid x-api-key ${key}` } })}\n\n`;
+    server = await startScriptServer(() => ({ steps: [{ at: 0, write: echo }] }));
+    const out = tmpDir();
+    const res = await run({ baseUrl: server.baseUrl, backend: 'anthropic-messages', apiKey: key, requests: 1, inputTokens: 8, outputTokens: 2, out, quiet: true, serverMetrics: false });
+    expect(res.records[0]).toMatchObject({ status: 'http_error', code: 'E_STREAM_ERROR_EVENT' });
+    const h = server.rawHeaders[0].map((x, i, a) => (i % 2 === 0 ? `${x.toLowerCase()}: ${a[i + 1]}` : '')).filter(Boolean);
+    expect(h).toContain(`x-api-key: ${key}`);
+    expect(h).toContain('anthropic-version: 2023-06-01');
+    expect(h.some((l) => l.startsWith('authorization:'))).toBe(false);
+    for (const f of readdirSync(out)) expect(readFileSync(join(out, f), 'utf8'), f).not.toContain('ECHOED');
   });
 });
