@@ -1,6 +1,6 @@
 // The sim's Anthropic Messages stream: message_start, content blocks of thinking or text deltas, message_delta with usage, message_stop.
 import type { ResponseIdentity, Usage } from './chunks.js';
-import { typedEvent, type Field, type Wire } from './wire.js';
+import { typedEvent, type Field, type Wire } from './wire-types.js';
 
 /** input_tokens leaves out the tokens read from the prefix cache, which Anthropic reports as cache_read_input_tokens. */
 const inputUsage = (prompt: number, cached: number) => ({ input_tokens: prompt - cached, cache_creation_input_tokens: 0, cache_read_input_tokens: cached, output_tokens: 1 });

@@ -1,6 +1,6 @@
 // The sim's OpenAI Responses stream: response.created, output items with text or reasoning deltas, response.completed with usage.
 import type { ResponseIdentity, Usage } from './chunks.js';
-import { typedEvent, type Field, type Wire } from './wire.js';
+import { typedEvent, type Field, type Wire } from './wire-types.js';
 
 /** A chat-shaped usage as the Responses API reports it. */
 export function responsesUsage(u: Usage): unknown {
