@@ -91,7 +91,7 @@ export interface RawRequest {
   finish_reason: string | null;
   /** Why server usage values were ignored (not sane counts), e.g. "completion_tokens=-5 is not a non-negative integer"; null when none were. */
   usage_rejected: string | null;
-  /** SSE events that arrived after `data: [DONE]` and were ignored. */
+  /** SSE events that arrived after the end of the stream (`data: [DONE]`, message_stop, response.completed) and were ignored. */
   events_after_done: number;
   /** The request id it was sent with (`<run id>-<id>`, header --request-id-header); null with --no-request-id and in older files. */
   request_id?: string | null;
