@@ -152,6 +152,20 @@ describe('protocols against the embedded server', () => {
     }
   });
 
+  it.each(TRANSPORTS)('non-streamed responses of each protocol are read whole: TTFT = E2E, exact usage (%s)', async (transport) => {
+    for (const p of PROTOCOLS) {
+      const res = await go(p, transport, { requests: 1, concurrency: 1, stream: false, model: `${sim.models[0]}-reasoning` });
+      const r = res.records[0];
+      expect(r.status, `${p}: ${r.error}`).toBe('ok');
+      expect(r.streamed).toBe(false);
+      expect(r.ttft_ms).toBe(r.e2e_ms);
+      expect(r.output_tokens).toBe(12);
+      expect(r.input_tokens).toBe(r.expected_input_tokens);
+      expect(r.reasoning_chars).toBeGreaterThan(0);
+      expect(r.answer_chars).toBeGreaterThan(0);
+    }
+  });
+
   it('usage absent (a gateway that strips it): counted with the tokenizer, same counts as with usage', async () => {
     for (const p of PROTOCOLS) {
       const res = await go(p, 'h1', { requests: 1, concurrency: 1, extraBody: { stream_options: { include_usage: false } } });
