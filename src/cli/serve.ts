@@ -67,8 +67,8 @@ export function registerServe(program: Command): void {
     .action(async (values: Record<string, unknown>) => {
       const opts = serveOptionsFromFlags(values);
       // Loaded here, not at start-up: the sim server (and prom-client) would cost every other command ~1.5 MB and 25-40 ms.
-      const { startSimServer } = await import('../sim/server.js');
-      const sim = await startSimServer(opts);
+      const { startSim } = await import('../sim/replicas.js');
+      const sim = await startSim(opts);
       process.stdout.write(`tokenflood sim server listening on ${sim.baseUrl} (${sim.description}, time scale ${sim.timeScale})\n`);
       await new Promise<void>((resolve) => {
         const stop = (): void => {

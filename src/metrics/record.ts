@@ -88,6 +88,14 @@ export interface RawRequest {
   usage_rejected: string | null;
   /** SSE events that arrived after `data: [DONE]` and were ignored. */
   events_after_done: number;
+  /** The endpoint (target name, never a URL) it was sent to, in a run with several (docs/routing.md). */
+  endpoint?: string;
+  /** The model it asked for, in a run over several models (--models, per-target models). */
+  model?: string;
+  /** Its shared-prefix group, 0-based, with --prefix-tokens (docs/routing.md#cache-locality). */
+  prefix_group?: number;
+  /** The server's `x-served-by` response header (a replica behind a router), letters, digits and ._:- only. */
+  served_by?: string;
 }
 
 /** Metrics derived from RawRequest by the pure functions in derive.ts. */

@@ -32,6 +32,8 @@ export const simServerOptionsSchema = z.object({
   seed: z.number().int().default(1).describe('seed for output lengths, text and fault draws'),
   metricsFlavor: z.enum(METRICS_FLAVOR_NAMES).default('vllm').describe("engine whose metric names /metrics uses (vllm, sglang or tgi); DCGM GPU series are always added, and served alone on /dcgm/metrics"),
   faults: faultOptionsSchema.optional().describe('fault injection (all off by default)'),
+  replicas: z.number().int().min(1).max(64).default(1).describe('simulated engines behind this one port, each with its own KV and prefix cache, picked by --router (docs/routing.md)'),
+  router: z.enum(['round-robin', 'prefix-hash']).default('round-robin').describe('how the built-in router picks a replica with --replicas: in turn, or by a hash of the prompt start (one shared prefix, one replica)'),
 });
 
 /** Defaults decided when the engine is built (no `.default()` in the schema), shown in the flags' help. */

@@ -69,6 +69,8 @@ export const SWEEP_FLAGS = flagTable(SweepFlagShape, {
   simMaxNumSeqs: EMBEDDED_SIM_META.simMaxNumSeqs,
   simGpu: EMBEDDED_SIM_META.simGpu,
   simModel: EMBEDDED_SIM_META.simModel,
+  simReplicas: EMBEDDED_SIM_META.simReplicas,
+  simRouter: EMBEDDED_SIM_META.simRouter,
   out: { arg: 'dir', help: 'sweep directory', defaultText: 'results/<timestamp>-sweep/' },
   overwrite: { help: 'allow writing into a directory that already holds a sweep' },
   json: { help: 'print sweep.json as one JSON document on stdout (progress goes to stderr)' },
