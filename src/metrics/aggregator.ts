@@ -311,7 +311,7 @@ export class SummaryAggregator {
       summary.by_class = {};
       for (const c of [...this.classes.keys()].sort()) summary.by_class[c] = this.classes.get(c)!.pick(which).metrics(concurrency);
     }
-    // Endpoints keep their first-seen order (the targets' order when each got a request); models are sorted.
+    // Both sorted by name, endpoints with numbers in order (t2 before t10).
     if (this.endpoints.size > 1) summary.by_endpoint = Object.fromEntries([...this.endpoints.entries()].sort(([a], [b]) => a.localeCompare(b, 'en', { numeric: true })).map(([k, b]) => [k, b.pick(which).metrics(concurrency)]));
     if (this.models.size > 1) summary.by_model = Object.fromEntries([...this.models.keys()].sort().map((k) => [k, this.models.get(k)!.pick(which).metrics(concurrency)]));
     const loc = this.locality.summary();
