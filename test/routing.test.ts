@@ -109,6 +109,7 @@ describe('bad routing input: exit 2, one message naming the flag or field, nothi
     ['--route with one endpoint', () => ['--base-url', a.baseUrl, '--route', 'prefix-hash'], /--route: only applies with several endpoints/],
     ['an unknown route', () => ['--base-url', a.baseUrl, '--base-url', b.baseUrl, '--route', 'sticky'], /--route: /],
     ['a model weight of zero', () => ['--base-url', a.baseUrl, '--models', 'a:0%,b:100%'], /--models: "a:0%": the weight must be a positive/],
+    ['--sim-router without --sim-replicas', () => ['--sim-router', 'prefix-hash'], /--sim-router: only applies with --sim-replicas 2 or more/],
     ['--targets with --base-url', () => ['--base-url', a.baseUrl, '--targets', file('ok.yaml', `- url: "${b.baseUrl}"\n`)], /--targets: lists the endpoints; drop --base-url/],
   ];
   for (const [name, argv, re] of cases)
@@ -155,6 +156,8 @@ describe('cache locality over the embedded server with 4 replicas', () => {
     expect(ph.cache_locality).toBeGreaterThanOrEqual(0.95);
     for (const g of Object.values(ph.prefix_groups!.by_group)) expect(Object.keys(g.endpoints)).toHaveLength(1);
     expect(Object.keys(ph.prefix_groups!.by_group)).toHaveLength(8);
+    // A hash need not use every replica for 8 prefixes, but it spreads them.
+    expect(ph.prefix_groups!.units).toBeGreaterThan(1);
     expect(rr.cache_locality!).toBeLessThan(ph.cache_locality!);
     expect(rr.prefix_groups!.cached_token_rate!).toBeLessThan(ph.prefix_groups!.cached_token_rate!);
     // Round-robin spreads groups over the replicas.

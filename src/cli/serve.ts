@@ -52,6 +52,7 @@ export function serveOptionsFromFlags(values: Record<string, unknown>): SimServe
   if (Object.keys(faults).length) input.faults = faults;
   const r = simServerOptionsSchema.safeParse(input);
   if (!r.success) problems.push(...issueProblems(r.error.issues));
+  else if (input.router !== undefined && r.data.replicas < 2) problems.push('--router: only applies with --replicas 2 or more');
   if (problems.length) throw new UsageError(problems);
   return input as SimServerOptions;
 }

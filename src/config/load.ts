@@ -110,6 +110,7 @@ export function resolveRunConfig(inp: ResolveInput): ResolvedRun {
     }
   if (c.failOnSlo && !c.slo) problems.push('--fail-on-slo: needs --slo');
   const targets = routingTargets(c, extraUrls as string[], merged, problems);
+  if (c.simRouter !== undefined && (c.simReplicas ?? 1) < 2) problems.push('--sim-router: only applies with --sim-replicas 2 or more');
   problems.push(...embeddedSimProblems(c, c.baseUrl));
   if (problems.length) throw new UsageError(problems);
   // With --stages: --duration defaults to their sum; the highest target sizes the pool (VUs) or the rate, as --concurrency or --rate would.

@@ -129,6 +129,9 @@ export async function sendLoop(x: SendContext): Promise<{ measuredDone: number; 
   let measuredFailed = 0;
 
   const pick = modelOf(c);
+  // Model ids as stored: redacted once each (a server may echo a key in one), not once per request.
+  const shown = new Map<string, string>();
+  const shownModel = (m: string): string => shown.get(m) ?? (shown.set(m, x.redact(m)), shown.get(m)!);
   const attempt = async (slot: Slot, spec: RequestSpec, built: { model: string; body: string }, n: number, scheduledAtMs: number): Promise<{ res: ExecuteResult; rec: RequestRecord }> => {
     // Several endpoints: each attempt picks its own (a retry may go elsewhere); its model may be the endpoint's.
     const route = driver.route?.(spec);
@@ -154,7 +157,7 @@ export async function sendLoop(x: SendContext): Promise<{ measuredDone: number; 
       route?.target,
     );
     if (route) res.raw.endpoint = route.endpoint;
-    if (route || pick) res.raw.model = x.redact(model);
+    if (route || pick) res.raw.model = shownModel(model);
     if (spec.prefixGroup !== undefined) res.raw.prefix_group = spec.prefixGroup;
     // The phase (ramp-up, steady, ramp-down) the scheduler gave the request: the summary covers the steady one.
     res.raw.phase = slot.phase;

@@ -38,7 +38,7 @@ describe('cache locality', () => {
     agg.add(rec(2, 0, { served_by: 'replica-0' }));
     agg.add(rec(3, 0, { served_by: 'replica-1' }, { cached_tokens: null }));
     const s = agg.summary()!;
-    expect([s.groups.requests, s.groups.eligible, s.groups.hits]).toEqual([2, 2, 1]);
+    expect([s.groups.requests, s.groups.eligible, s.groups.hits, s.groups.units]).toEqual([2, 2, 1, 2]);
     expect(agg.summary()!.groups.by_group['0'].cached_token_rate).toBe(0);
   });
 

@@ -18,6 +18,8 @@ export interface PrefixGroupsSummary {
   /** Of the eligible, the ones whose endpoint had served an ok request of the same group before: cache_locality = hits / eligible. */
   hits: number;
   cached_token_rate: number | null;
+  /** Distinct serving units seen; with 1 every eligible request is a hit by definition (one server, nothing to route). */
+  units: number;
   by_group: Record<string, PrefixGroupStats>;
 }
 
@@ -95,6 +97,7 @@ export class CacheLocalityAggregator {
     const by_group: Record<string, PrefixGroupStats> = {};
     for (const [g, a] of [...acc.entries()].sort((x, y) => x[0] - y[0]))
       by_group[String(g)] = { requests: a.requests, endpoints: Object.fromEntries(Object.entries(a.endpoints).sort(([x], [y]) => (x < y ? -1 : 1))), cached_token_rate: rate(a.cached, a.input, a.reported) };
-    return { cacheLocality: eligible ? hits / eligible : null, groups: { requests, eligible, hits, cached_token_rate: rate(cached, input, reported), by_group } };
+    const units = new Set(sorted.filter((e) => !e.warmup).map((e) => e.unit)).size;
+    return { cacheLocality: eligible ? hits / eligible : null, groups: { requests, eligible, hits, cached_token_rate: rate(cached, input, reported), units, by_group } };
   }
 }

@@ -26,7 +26,7 @@ export function routingLines(s: Summary): string[] {
     out.push(
       '',
       `cache locality: ${s.cache_locality == null ? '-' : pct(s.cache_locality)} of ${g.eligible} requests reached a server that had served their prefix before` +
-        ` (${groups} prefix group${groups === 1 ? '' : 's'}; cached-token rate ${g.cached_token_rate === null ? 'not reported' : pct(g.cached_token_rate)})`,
+        ` (${groups} prefix group${groups === 1 ? '' : 's'}, ${g.units === 1 ? 'one server seen, so trivially' : `${g.units} servers`}; cached-token rate ${g.cached_token_rate === null ? 'not reported' : pct(g.cached_token_rate)})`,
     );
   }
   return out;

@@ -57,6 +57,7 @@ describe('sim replicas', () => {
     expect(serveOptionsFromFlags({ replicas: '4', router: 'prefix-hash' })).toMatchObject({ replicas: 4, router: 'prefix-hash' });
     expect(() => serveOptionsFromFlags({ replicas: '0' })).toThrow(/--replicas/);
     expect(() => serveOptionsFromFlags({ router: 'sticky' })).toThrow(/--router/);
+    expect(() => serveOptionsFromFlags({ router: 'prefix-hash' })).toThrow(/--router: only applies with --replicas 2 or more/);
   });
 
   it('the prefix key is the start of the first message, or of the prompt', () => {
