@@ -5,6 +5,7 @@ import { parsedString } from './parsed-string.js';
 import { apiKeyProblem, parseHeaders } from './parse.js';
 import { MAX_CONFIG_BYTES, readTextFile } from '../util/read-file.js';
 import { parseYaml } from '../util/yaml.js';
+import { unknownKind } from '../util/kinds.js';
 import { ROUTE_POLICIES } from '../backends/route-policies.js';
 
 export { ROUTE_POLICIES, type RoutePolicy } from '../backends/route-policies.js';
@@ -28,7 +29,8 @@ export function parseModels(spec: string): { model: string; weight: number }[] {
 
 export const RoutingSchema = z.object({
   targets: z.string().min(1).optional(),
-  route: z.enum(ROUTE_POLICIES).default('round-robin'),
+  // The message names the kind and lists the valid ones, as for --backend.
+  route: z.enum(ROUTE_POLICIES, { error: (iss) => unknownKind(String(iss.input), ROUTE_POLICIES) }).default('round-robin'),
   models: parsedString(parseModels),
 });
 
