@@ -74,6 +74,29 @@ describe.each(['h1', 'undici'] as const)('two endpoints (transport %s)', (transp
   });
 });
 
+describe('least-in-flight and worker threads', () => {
+  it('least-in-flight sends more to the endpoint that answers sooner', async () => {
+    const slow = await startScriptServer(() => ({ headersAt: 400, steps: answer.steps }), 'model-a');
+    try {
+      const n = a.bodies.length;
+      const res = await run({ ...base, requests: 24, concurrency: 4, baseUrl: [a.baseUrl, slow.baseUrl] as unknown as string, route: 'least-in-flight', out: tmpDir() });
+      expect(res.records.every((r) => r.status === 'ok')).toBe(true);
+      // The slow one holds its requests ~400 ms each; the fast one frees its slots at once and gets the rest.
+      expect(a.bodies.length - n).toBeGreaterThan(slow.bodies.length);
+      expect(slow.bodies.length).toBeGreaterThan(0);
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('with --workers 2 each endpoint gets its own sender threads', async () => {
+    const [na, nb] = [a.bodies.length, b.bodies.length];
+    const res = await run({ ...base, requests: 4, workers: 2, baseUrl: [a.baseUrl, b.baseUrl] as unknown as string, out: tmpDir() });
+    expect([a.bodies.length - na, b.bodies.length - nb]).toEqual([2, 2]);
+    expect(res.records.map((r) => r.endpoint).sort()).toEqual(['t1', 't1', 't2', 't2']);
+  });
+});
+
 describe('--models', () => {
   it('spreads one run over models behind one endpoint; each record and body carries its model', async () => {
     const out = tmpDir();
@@ -109,6 +132,7 @@ describe('bad routing input: exit 2, one message naming the flag or field, nothi
     ['--route with one endpoint', () => ['--base-url', a.baseUrl, '--route', 'prefix-hash'], /--route: only applies with several endpoints/],
     ['an unknown route', () => ['--base-url', a.baseUrl, '--base-url', b.baseUrl, '--route', 'sticky'], /--route: unknown kind "sticky" \(valid: round-robin, random, least-in-flight, weighted, prefix-hash\)/],
     ['a model weight of zero', () => ['--base-url', a.baseUrl, '--models', 'a:0%,b:100%'], /--models: "a:0%": the weight must be a positive/],
+    ['an unreachable second endpoint', () => ['--base-url', a.baseUrl, '--base-url', 'http://127.0.0.1:1/v1'], /target t2: cannot reach the server at http:\/\/127\.0\.0\.1:1\/v1/],
     ['--sim-router without --sim-replicas', () => ['--sim-router', 'prefix-hash'], /--sim-router: only applies with --sim-replicas 2 or more/],
     ['--targets with --base-url', () => ['--base-url', a.baseUrl, '--targets', file('ok.yaml', `- url: "${b.baseUrl}"\n`)], /--targets: lists the endpoints; drop --base-url/],
   ];
