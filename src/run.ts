@@ -43,11 +43,14 @@ export function runTokenizer(c: RunConfig): Tokenizer {
 
 /** Run one benchmark. Throws UsageError (exit 2) for bad config or an unreachable server, before anything is sent. */
 export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions = {}): Promise<RunResult> {
-  const { config: c, headers } = 'config' in input ? input : resolveRunConfig({ flags: input as Record<string, unknown> });
+  const { config: c, headers, targets = [] } = 'config' in input ? input : resolveRunConfig({ flags: input as Record<string, unknown> });
   const tokenizer = runTokenizer(c);
   // Servers echo credentials in error bodies ("Incorrect API key provided: sk-..."): every text stored or printed passes this.
-  const redact = createRedactor(secretValues({ apiKey: c.apiKey, headers, baseUrl: c.baseUrl, extraBody: c.extraBody }));
-  const driver = createRealDriver(c, headers, backendOf(c), redact);
+  const redact = createRedactor([
+    ...secretValues({ apiKey: c.apiKey, headers, baseUrl: c.baseUrl, extraBody: c.extraBody }),
+    ...targets.flatMap((t) => secretValues({ apiKey: t.apiKey, headers: t.headers, baseUrl: t.baseUrl })),
+  ]);
+  const driver = createRealDriver(c, headers, backendOf(c), redact, targets);
   const server = serverMetricsSources(c, headers, redact);
   const sources = (t: Parameters<typeof server>[0]) => [...server(t), ...gpuSources(c)];
   return runLifecycle({ config: c, tokenizer, driver, configMeta: redactedConfig(c, headers), redact, sources }, opts);

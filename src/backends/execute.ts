@@ -248,6 +248,9 @@ class Exchange implements Dispatcher.DispatchHandler, TracedRequest {
     raw.http_status = statusCode;
     this.idleTimer?.refresh();
     this.retryAfterMs = parseRetryAfter(headers['retry-after']);
+    const servedBy = headers['x-served-by'];
+    // Server text: kept only as a short name (docs/routing.md), never interpreted.
+    if (typeof servedBy === 'string' && /^[A-Za-z0-9._:-]{1,64}$/.test(servedBy)) raw.served_by = servedBy;
     this.contentType = String(headers['content-type'] ?? '');
     this.media = mediaType(headers['content-type']);
     if (statusCode >= 300) this.mode = 'error';

@@ -52,6 +52,7 @@ export function serveOptionsFromFlags(values: Record<string, unknown>): SimServe
   if (Object.keys(faults).length) input.faults = faults;
   const r = simServerOptionsSchema.safeParse(input);
   if (!r.success) problems.push(...issueProblems(r.error.issues));
+  else if (input.router !== undefined && r.data.replicas < 2) problems.push('--router: only applies with --replicas 2 or more');
   if (problems.length) throw new UsageError(problems);
   return input as SimServerOptions;
 }
@@ -67,8 +68,8 @@ export function registerServe(program: Command): void {
     .action(async (values: Record<string, unknown>) => {
       const opts = serveOptionsFromFlags(values);
       // Loaded here, not at start-up: the sim server (and prom-client) would cost every other command ~1.5 MB and 25-40 ms.
-      const { startSimServer } = await import('../sim/server.js');
-      const sim = await startSimServer(opts);
+      const { startSim } = await import('../sim/replicas.js');
+      const sim = await startSim(opts);
       process.stdout.write(`tokenflood sim server listening on ${sim.baseUrl} (${sim.description}, time scale ${sim.timeScale})\n`);
       await new Promise<void>((resolve) => {
         const stop = (): void => {

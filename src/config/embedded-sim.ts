@@ -10,6 +10,8 @@ export const EmbeddedSimSchema = z.object({
   simMaxNumSeqs: z.coerce.number().int().positive().optional(),
   simGpu: z.string().min(1).optional(),
   simModel: z.string().min(1).optional(),
+  simReplicas: z.coerce.number().int().min(1).max(64).optional(),
+  simRouter: z.enum(['round-robin', 'prefix-hash']).optional(),
 });
 
 export type EmbeddedSimInput = z.input<typeof EmbeddedSimSchema>;
@@ -21,11 +23,13 @@ export const EMBEDDED_SIM_META = {
   simMaxNumSeqs: { help: 'embedded simulated server only: max sequences per engine step', defaultOf: simServerOptionsSchema.shape.maxNumSeqs },
   simGpu: { arg: 'id', help: 'embedded simulated server only: GPU profile, e.g. a100-40gb', defaultOf: simServerOptionsSchema.shape.gpu },
   simModel: { arg: 'id', help: 'embedded simulated server only: model profile, e.g. qwen2.5-7b', defaultOf: simServerOptionsSchema.shape.modelProfile },
+  simReplicas: { help: 'embedded simulated server only: N simulated engines behind one port, each with its own prefix cache (serve --replicas; docs/routing.md)', defaultOf: simServerOptionsSchema.shape.replicas },
+  simRouter: { help: 'embedded simulated server only: the built-in router in front of --sim-replicas (serve --router)', defaultOf: simServerOptionsSchema.shape.router },
 } satisfies FlagMetaTable<typeof EmbeddedSimSchema.shape>;
 
 export const EMBEDDED_SIM_FLAGS = flagTable(EmbeddedSimSchema.shape, EMBEDDED_SIM_META);
 
-export const EMBEDDED_SIM_KEYS = ['simTimeScale', 'simMaxNumSeqs', 'simGpu', 'simModel'] as const satisfies readonly (keyof EmbeddedSimInput)[];
+export const EMBEDDED_SIM_KEYS = ['simTimeScale', 'simMaxNumSeqs', 'simGpu', 'simModel', 'simReplicas', 'simRouter'] as const satisfies readonly (keyof EmbeddedSimInput)[];
 
 /** Problems with --sim-* given next to --base-url (they would silently do nothing). */
 export function embeddedSimProblems(o: Partial<EmbeddedSimOptions>, baseUrl: string | undefined): string[] {
@@ -35,12 +39,14 @@ export function embeddedSimProblems(o: Partial<EmbeddedSimOptions>, baseUrl: str
 }
 
 /** The sim server options the --sim-* values set (the rest keep the server's defaults). */
-export function embeddedServerOptions(o: Partial<EmbeddedSimOptions>): { timeScale?: number; maxNumSeqs?: number; gpu?: string; modelProfile?: string } {
+export function embeddedServerOptions(o: Partial<EmbeddedSimOptions>): { timeScale?: number; maxNumSeqs?: number; gpu?: string; modelProfile?: string; replicas?: number; router?: 'round-robin' | 'prefix-hash' } {
   return {
     ...(o.simTimeScale !== undefined ? { timeScale: o.simTimeScale } : {}),
     ...(o.simMaxNumSeqs !== undefined ? { maxNumSeqs: o.simMaxNumSeqs } : {}),
     ...(o.simGpu !== undefined ? { gpu: o.simGpu } : {}),
     ...(o.simModel !== undefined ? { modelProfile: o.simModel } : {}),
+    ...(o.simReplicas !== undefined ? { replicas: o.simReplicas } : {}),
+    ...(o.simRouter !== undefined ? { router: o.simRouter } : {}),
   };
 }
 

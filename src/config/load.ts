@@ -8,6 +8,7 @@ import { embeddedSimProblems } from './embedded-sim.js';
 import { BACKENDS } from '../backends/registry.js';
 import { rampPlan, stagesMs, type RampPlan } from '../scheduler/stages.js';
 import { apiKeyProblem, didYouMean, parseHeaders, toCamel, toKebab } from './parse.js';
+import { extraBaseUrlProblems, readTargetsFile, type TargetSpec } from './routing.js';
 
 const KEYS = Object.keys(RUN_FLAGS);
 const flagName = (key: string): string => RUN_FLAGS[key as keyof RunConfigInput]?.name ?? key;
@@ -54,6 +55,8 @@ export interface ResolveInput {
 export interface ResolvedRun {
   config: RunConfig;
   headers: Record<string, string>;
+  /** Several endpoints (--base-url given more than once, or --targets); empty for one --base-url or the embedded server. */
+  targets?: TargetSpec[];
 }
 
 /** Validate everything before anything is sent. Throws UsageError listing all problems. */
@@ -74,7 +77,11 @@ export function resolveRunConfig(inp: ResolveInput): ResolvedRun {
     if (k) merged.apiKey = k;
     apiKeySource = env.TOKENFLOOD_API_KEY ? 'TOKENFLOOD_API_KEY' : 'OPENAI_API_KEY';
   }
+  // --base-url may be repeated: the first stays `baseUrl` (server metrics, run.json), all of them become targets.
+  let extraUrls: unknown[] = [];
+  if (Array.isArray(merged.baseUrl)) [merged.baseUrl, ...extraUrls] = merged.baseUrl as unknown[];
   const parsed = RunConfigSchema.safeParse(merged);
+  problems.push(...extraBaseUrlProblems(extraUrls));
   if (!parsed.success) {
     problems.push(...describeIssues(parsed.error.issues, (k) => (inp.flags[k] !== undefined || !inp.configFile ? flagName(k) : `${inp.configFile}: ${toKebab(k)}`)));
     throw new UsageError(problems);
@@ -105,6 +112,8 @@ export function resolveRunConfig(inp: ResolveInput): ResolvedRun {
       problems.push(...((e as UsageError).problems ?? [String(e)]));
     }
   if (c.failOnSlo && !c.slo) problems.push('--fail-on-slo: needs --slo');
+  const targets = routingTargets(c, extraUrls as string[], merged, problems);
+  if (c.simRouter !== undefined && (c.simReplicas ?? 1) < 2) problems.push('--sim-router: only applies with --sim-replicas 2 or more');
   problems.push(...embeddedSimProblems(c, c.baseUrl));
   if (problems.length) throw new UsageError(problems);
   // With --stages: --duration defaults to their sum; the highest target sizes the pool (VUs) or the rate, as --concurrency or --rate would.
@@ -115,7 +124,22 @@ export function resolveRunConfig(inp: ResolveInput): ResolvedRun {
     else c.rate = max;
   }
   if (c.concurrency === undefined && c.rate === undefined) c.concurrency = 1;
-  return { config: c, headers };
+  return { config: c, headers, ...(targets.length ? { targets } : {}) };
+}
+
+/** The endpoints of a run with several (docs/routing.md); sets `baseUrl` to the first target of a --targets file. */
+function routingTargets(c: RunConfig, extraUrls: string[], given: Record<string, unknown>, problems: string[]): TargetSpec[] {
+  let targets: TargetSpec[] = [];
+  if (c.targets !== undefined) {
+    if (c.baseUrl !== undefined) problems.push('--targets: lists the endpoints; drop --base-url');
+    const r = readTargetsFile(c.targets);
+    problems.push(...r.problems);
+    targets = r.targets;
+    if (!r.problems.length && targets.length) c.baseUrl = targets[0].baseUrl;
+  } else if (extraUrls.length && c.baseUrl !== undefined) targets = [c.baseUrl, ...extraUrls].map((u, i) => ({ name: `t${i + 1}`, baseUrl: u, weight: 1, headers: {} }));
+  if (given.route !== undefined && targets.length < 2) problems.push('--route: only applies with several endpoints (--base-url given more than once, or --targets)');
+  if (c.models !== undefined && targets.some((t) => t.model !== undefined)) problems.push('--models: cannot be combined with a per-target model in --targets');
+  return targets;
 }
 
 /** --ramp-up, --ramp-down and --stages against the rest of the load options; the parsed plan when there is one. */

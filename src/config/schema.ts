@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { parsedString } from './parsed-string.js';
 import { WorkloadSchema, WORKLOAD_FLAGS } from './workload.js';
 import { EmbeddedSimSchema, EMBEDDED_SIM_FLAGS } from './embedded-sim.js';
+import { RoutingSchema, ROUTING_FLAGS } from './routing.js';
 import { GpuTelemetrySchema, GPU_TELEMETRY_FLAGS } from '../telemetry/gpu/config.js';
 import { flagTable, type FlagTable } from './flags.js';
 import { HEADER_NAME, parseDurationS } from './parse.js';
@@ -132,6 +133,7 @@ export const RunConfigSchema = TargetSchema.extend(LoadSchema.shape)
   .extend(OutputSchema.shape)
   .extend(EmbeddedSimSchema.shape)
   .extend(GpuTelemetrySchema.shape)
+  .extend(RoutingSchema.shape)
   .strict();
 
 export type RunConfigInput = z.input<typeof RunConfigSchema>;
@@ -141,7 +143,7 @@ const RunOwnShape = { ...TargetSchema.shape, ...LoadSchema.shape, ...OutputSchem
 
 export const RUN_FLAGS: FlagTable<Extract<keyof RunConfigInput, string>> = {
   ...flagTable(RunOwnShape, {
-    baseUrl: { arg: 'url', help: 'OpenAI-compatible root, e.g. http://127.0.0.1:8000/v1; a query string (?api-version=...) is kept after the endpoint path', defaultText: 'start the embedded simulated server' },
+    baseUrl: { arg: 'url', help: 'OpenAI-compatible root, e.g. http://127.0.0.1:8000/v1; a query string (?api-version=...) is kept after the endpoint path; repeat it for several endpoints (--route)', defaultText: 'start the embedded simulated server', repeatable: true },
     apiKey: { arg: 'key', help: 'API key sent as a Bearer token (also OPENAI_API_KEY or TOKENFLOOD_API_KEY); never written anywhere' },
     model: { arg: 'name', help: 'model name', defaultText: 'the first id from GET /models' },
     endpoint: { help: 'API to load: chat (/chat/completions) or completions (/completions)' },
@@ -186,6 +188,7 @@ export const RUN_FLAGS: FlagTable<Extract<keyof RunConfigInput, string>> = {
   ...WORKLOAD_FLAGS,
   ...EMBEDDED_SIM_FLAGS,
   ...GPU_TELEMETRY_FLAGS,
+  ...ROUTING_FLAGS,
 };
 
 /** Turn zod issues into one line each, naming the flag (or config key) that was wrong. */

@@ -52,15 +52,16 @@ export function createPromptBuilder(o: PromptOptions): PromptBuilder {
       const user = textOfTokens(o.tok, userTokens, o.cacheBust ? o.rng : createRng(fixedSeed), head, o.corpus);
       const messages: ChatMessage[] = [];
       let prefixCount = 0;
+      let prefixGroup: number | undefined;
       if (prefixes.length) {
-        const g = group ?? (prefixes.length > 1 ? o.rng.int(0, prefixes.length - 1) : 0);
+        const g = (prefixGroup = group ?? (prefixes.length > 1 ? o.rng.int(0, prefixes.length - 1) : 0));
         messages.push({ role: 'system', content: prefixes[g] });
         prefixCount = o.prefixTokens;
       }
       messages.push({ role: 'user', content: user.text });
       const prompt = flatPrompt(messages);
       const inputTokens = o.endpoint === 'completions' ? o.tok.count(prompt) : prefixCount + user.tokens;
-      return { messages, prompt, inputTokens, maxTokens, ...(cls !== undefined ? { class: cls } : {}) };
+      return { messages, prompt, inputTokens, maxTokens, ...(cls !== undefined ? { class: cls } : {}), ...(prefixGroup !== undefined ? { prefixGroup } : {}) };
     },
   };
 }

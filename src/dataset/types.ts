@@ -21,6 +21,8 @@ export interface RequestSpec {
   turn?: number;
   /** Trace replay: when to send, ms relative to the first request. */
   timestampMs?: number;
+  /** The shared-prefix group (0-based) of a synthetic prompt with --prefix-tokens: prefix-hash routes on it. */
+  prefixGroup?: number;
   /** Dataset provenance, e.g. "data.jsonl:17". */
   source?: string;
 }

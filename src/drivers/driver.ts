@@ -46,7 +46,9 @@ export interface Driver {
   open(signal?: AbortSignal): Promise<OpenedTarget>;
   /** Get ready to send (sender threads) and start the run clock at 0; returns run.json fields (workers, transport). */
   start(): Promise<Record<string, unknown>>;
-  execute(inp: RequestInput, spec: RequestSpec): Promise<ExecuteResult>;
+  /** Several endpoints: the one this request goes to (pass `target` to execute), its name and model (docs/routing.md). */
+  route?(spec: RequestSpec): { target: number; endpoint: string; model: string };
+  execute(inp: RequestInput, spec: RequestSpec, target?: number): Promise<ExecuteResult>;
   /** Cancel every request in flight (they end as `cancelled`). */
   cancelAll(): void;
   /** Content events received so far by requests in flight and done (the live token counter), when counted. */

@@ -2,9 +2,9 @@
 import { availableParallelism } from 'node:os';
 import { Agent } from 'undici';
 import type { RunConfig } from '../config/schema.js';
-import { TokenfloodError } from '../errors.js';
+import { TokenfloodError, UsageError } from '../errors.js';
 import { proxyAgent, proxyForRun, redactProxyUrl, type ProxyChoice } from '../backends/proxy.js';
-import { inProcessSender, resolveTransport, type RequestSender } from '../backends/sender.js';
+import { inProcessSender, resolveTransport, type RequestSender, type Transport } from '../backends/sender.js';
 import { senderPool } from '../backends/sender-pool.js';
 import { prewarmCount, warmPath, PREWARM_MAX_CONNECTING } from '../backends/prewarm.js';
 import type { BackendKind } from '../backends/registry.js';
@@ -15,6 +15,9 @@ import { startHealthMonitor, type HealthMonitor } from '../metrics/health.js';
 import { joinUrl, redactUrl } from '../util/url.js';
 import { realWaits } from '../scheduler/scheduler.js';
 import type { Driver, DriverClock, OpenedTarget } from './driver.js';
+import type { TargetSpec } from '../config/routing.js';
+import type { RequestSpec } from '../dataset/types.js';
+import { createRouter, type Router } from '../backends/route-policies.js';
 
 /**
  * --workers auto: one thread for light loads; for heavy loads one per core except the one the main thread
@@ -52,15 +55,51 @@ function wallClock(): DriverClock & { restart(): number } {
   };
 }
 
-export function createRealDriver(c: RunConfig, extraHeaders: Record<string, string>, backend: BackendKind, redact: (s: string) => string): Driver {
-  const headers = requestHeaders(c.apiKey, extraHeaders, getBackend(backend).authHeaders);
+/** One endpoint of the run: its URL, headers, model and its own sender (pool, threads), preflight and prewarm. */
+interface Endpoint {
+  /** Target name in records; undefined in a run with one endpoint (records then carry none). */
+  name: string | undefined;
+  spec: TargetSpec | undefined;
+  target: Target;
+  proxy: ProxyChoice | null;
+  headers: Record<string, string>;
+  url: string;
+  model: string;
+  weight: number;
+  sender?: RequestSender;
+}
+
+/** Prefix-hash's key: the prefix group when the workload has one, else the start of the first message (a system prompt). */
+export function prefixKey(spec: RequestSpec): string {
+  if (spec.prefixGroup !== undefined) return `group:${spec.prefixGroup}`;
+  return (spec.messages[0]?.content ?? spec.prompt).slice(0, 256);
+}
+
+export function createRealDriver(c: RunConfig, extraHeaders: Record<string, string>, backend: BackendKind, redact: (s: string) => string, targets: readonly TargetSpec[] = []): Driver {
+  const auth = getBackend(backend).authHeaders;
+  const headers = requestHeaders(c.apiKey, extraHeaders, auth);
   const clock = wallClock();
-  let target: Target | undefined;
-  let proxy: ProxyChoice | null = null;
-  let url = '';
-  let sender: RequestSender | undefined;
+  let endpoints: Endpoint[] = [];
+  let router: Router | undefined;
   let health: HealthMonitor | undefined;
   const workers = resolveWorkers(c);
+
+  /** Open one endpoint: the proxy that applies to it and its preflight (the model it serves). */
+  const openEndpoint = async (t: TargetSpec | undefined, signal: AbortSignal | undefined): Promise<{ ep: Endpoint; pf: Awaited<ReturnType<typeof preflight>> }> => {
+    const target = await openTarget(t ? t.baseUrl : c.baseUrl, c.tokenizer, c);
+    const h = t ? requestHeaders(t.apiKey ?? c.apiKey, { ...extraHeaders, ...t.headers }, auth) : headers;
+    // HTTP_PROXY/HTTPS_PROXY/NO_PROXY (src/backends/proxy.ts): a proxy, when one applies, carries the preflight and the run.
+    const via = proxyForRun(target.baseUrl, c.transport);
+    const probe = via ? proxyAgent(via) : new Agent();
+    const pf = await preflight(target.baseUrl, h, t?.model ?? c.model, probe, { signal, redact })
+      .catch((e: unknown) => {
+        if (via && e instanceof TokenfloodError && e.code === 'E_UNREACHABLE') e.message += ` (through the proxy ${redactProxyUrl(via.uri)} from ${via.source})`;
+        throw t ? namedFailure(t.name, e) : e;
+      })
+      .finally(() => probe.close().catch(() => {}));
+    const ep: Endpoint = { name: t?.name, spec: t, target, proxy: via, headers: h, url: joinUrl(target.baseUrl, getBackend(backend).path), model: pf.model, weight: t?.weight ?? 1 };
+    return { ep, pf };
+  };
 
   return {
     kind: 'real',
@@ -70,54 +109,90 @@ export function createRealDriver(c: RunConfig, extraHeaders: Record<string, stri
       return health;
     },
     async open(signal): Promise<OpenedTarget> {
-      target = await openTarget(c.baseUrl, c.tokenizer, c);
-      // HTTP_PROXY/HTTPS_PROXY/NO_PROXY (src/backends/proxy.ts): a proxy, when one applies, carries the preflight and the run.
-      proxy = proxyForRun(target.baseUrl, c.transport);
-      const via = proxy;
-      const probe = via ? proxyAgent(via) : new Agent();
-      const pf = await preflight(target.baseUrl, headers, c.model, probe, { signal, redact })
-        .catch((e: unknown) => {
-          if (via && e instanceof TokenfloodError && e.code === 'E_UNREACHABLE') e.message += ` (through the proxy ${redactProxyUrl(via.uri)} from ${via.source})`;
-          throw e;
-        })
-        .finally(() => probe.close().catch(() => {}));
-      url = joinUrl(target.baseUrl, getBackend(backend).path);
+      const opened: Awaited<ReturnType<typeof openEndpoint>>[] = [];
+      try {
+        for (const t of targets.length ? targets : [undefined]) opened.push(await openEndpoint(t, signal));
+      } finally {
+        endpoints = opened.map((o) => o.ep);
+      }
+      const { ep, pf } = opened[0];
+      if (targets.length) router = createRouter(c.route, endpoints.map((e) => ({ name: e.name!, weight: e.weight })));
       // The model id comes from the server: it is requested as given, but shown and stored redacted.
       const shownModel = redact(pf.model);
-      const shownBaseUrl = redactUrl(target.baseUrl);
+      const shownBaseUrl = redactUrl(ep.target.baseUrl);
+      const many = targets.length
+        ? {
+            route: c.route,
+            targets: endpoints.map((e) => ({ name: e.name, url: redactUrl(e.target.baseUrl), weight: e.weight, model: redact(e.model) })),
+          }
+        : {};
       return {
         model: pf.model,
         shownModel,
-        shownBaseUrl,
-        embedded: target.embedded,
-        metaHead: { target_url: shownBaseUrl, embedded_server: target.embedded, embedded_server_isolation: target.isolation },
+        shownBaseUrl: targets.length > 1 ? `${shownBaseUrl} and ${targets.length - 1} more (--route ${c.route})` : shownBaseUrl,
+        embedded: ep.target.embedded,
+        metaHead: { target_url: shownBaseUrl, embedded_server: ep.target.embedded, embedded_server_isolation: ep.target.isolation, ...many },
         metaTail: { sim_time_scale: pf.simTimeScale ?? null },
-        baseUrl: target.baseUrl,
+        baseUrl: ep.target.baseUrl,
         maxModelLen: pf.maxModelLen,
       };
     },
     async start() {
-      const t = target as Target;
-      const transport = resolveTransport(c.transport, t.baseUrl, proxy !== null);
-      const poolOpts = { connections: c.concurrency ?? null, origin: new URL(t.baseUrl).origin, transport, proxy };
-      sender = workers > 1 ? await senderPool(workers, poolOpts, performance.timeOrigin + clock.restart(), backend) : inProcessSender(poolOpts, clock.now, backend);
-      // Connections before the clock (issue 12): open what the load needs, a bounded number of connects at a time,
-      // so the first wave does not overflow the server's accept queue. Failures are counted, never fatal.
-      const warm = await sender.prewarm(prewarmCount(c.prewarm, c), { maxConnecting: PREWARM_MAX_CONNECTING, path: warmPath(joinUrl(t.baseUrl, '/models')), headers });
-      // The run clock starts once the sender is ready and warm.
-      sender.setOrigin(performance.timeOrigin + clock.restart());
+      const total = prewarmCount(c.prewarm, c);
+      const sumW = endpoints.reduce((a, e) => a + e.weight, 0);
+      const warm = { opened: 0, failed: 0, ms: 0 };
+      let transport: Transport = 'h1';
+      for (const ep of endpoints) {
+        transport = resolveTransport(c.transport, ep.target.baseUrl, ep.proxy !== null);
+        const poolOpts = { connections: c.concurrency ?? null, origin: new URL(ep.target.baseUrl).origin, transport, proxy: ep.proxy };
+        ep.sender = workers > 1 ? await senderPool(workers, poolOpts, performance.timeOrigin + clock.restart(), backend) : inProcessSender(poolOpts, clock.now, backend);
+        // Connections before the clock (issue 12): open what the load needs, a bounded number of connects at a time,
+        // so the first wave does not overflow the server's accept queue. Failures are counted, never fatal.
+        // Several endpoints: each gets its share of the connections (1/N for round-robin, w/Σw otherwise).
+        const share = endpoints.length === 1 ? 1 : c.route === 'round-robin' ? 1 / endpoints.length : ep.weight / sumW;
+        const w = await ep.sender.prewarm(Math.ceil(total * share), { maxConnecting: PREWARM_MAX_CONNECTING, path: warmPath(joinUrl(ep.target.baseUrl, '/models')), headers: ep.headers });
+        warm.opened += w.opened;
+        warm.failed += w.failed;
+        warm.ms += w.ms;
+      }
+      // The run clock starts once every sender is ready and warm.
+      const origin = performance.timeOrigin + clock.restart();
+      for (const ep of endpoints) ep.sender!.setOrigin(origin);
       // Client self-health: event-loop delay of this thread, process CPU judged against the threads doing request work.
-      health = startHealthMonitor(clock.now, { threads: workers });
+      health = startHealthMonitor(clock.now, { threads: workers * endpoints.length });
+      const proxy = endpoints[0].proxy;
       return { workers, transport, proxy: proxy ? redactProxyUrl(proxy.uri) : null, connections: { prewarmed: warm.opened, failed: warm.failed, ms: Math.round(warm.ms * 10) / 10 } };
     },
-    execute: (inp) => (sender as RequestSender).execute({ ...inp, url, headers }),
-    cancelAll: () => sender?.cancelAll(),
-    contentEvents: () => sender?.contentEvents() ?? 0,
+    route: targets.length
+      ? (spec) => {
+          const i = router!.pick({ prefixKey: prefixKey(spec) });
+          return { target: i, endpoint: endpoints[i].name!, model: endpoints[i].model };
+        }
+      : undefined,
+    execute(inp, _spec, target = 0) {
+      const ep = endpoints[target];
+      if (!router) return ep.sender!.execute({ ...inp, url: ep.url, headers: ep.headers });
+      router.started(target);
+      return ep.sender!.execute({ ...inp, url: ep.url, headers: ep.headers }).finally(() => router!.finished(target));
+    },
+    cancelAll: () => {
+      for (const ep of endpoints) ep.sender?.cancelAll();
+    },
+    contentEvents: () => endpoints.reduce((a, ep) => a + (ep.sender?.contentEvents() ?? 0), 0),
     drive: (main) => main(),
     finish: () => ({ client_health: health?.stop() }),
     async close() {
-      await sender?.close();
-      await target?.close();
+      for (const ep of endpoints) {
+        await ep.sender?.close();
+        await ep.target.close();
+      }
     },
   };
+}
+
+/** A preflight failure of one of several endpoints, naming it (never its URL's credentials: the message is already redacted). */
+function namedFailure(name: string, e: unknown): unknown {
+  if (e instanceof UsageError) return new UsageError(e.problems.map((p) => `target ${name}: ${p}`));
+  if (e instanceof TokenfloodError) e.message = `target ${name}: ${e.message}`;
+  return e;
 }

@@ -13,6 +13,8 @@ import type { LiveAggregator } from '../metrics/live.js';
 import type { RequestRecord } from '../metrics/record.js';
 import type { Rng } from '../util/rng.js';
 import type { Driver } from '../drivers/driver.js';
+import { parseModels } from '../config/routing.js';
+import { createModelPicker } from '../backends/route-policies.js';
 
 export type StopReason = 'completed' | 'interrupted' | 'max_error_rate' | 'write_failed';
 
@@ -66,7 +68,7 @@ export interface SendContext {
   stopSending: AbortSignal;
   stop(reason: StopReason): void;
   /** Specs and bodies built before the clock (prepareFirstWave), taken by index. */
-  prepared?: Map<number, { spec: RequestSpec; body: string }>;
+  prepared?: Map<number, PreparedRequest>;
   /** Every finished attempt's record, in the order they finish. */
   onRecord(r: RequestRecord): void;
   /** The run's id: request ids are `<run id>-<request id>` (none with --no-request-id). */
@@ -75,15 +77,26 @@ export interface SendContext {
 
 /** A run id: 12 random hex digits, short enough to read in a log line, long enough not to collide between runs. */
 export const newRunId = (): string => randomBytes(6).toString('hex');
+/** A request built before the clock: its spec, the model its body asks for, and the body. */
+export interface PreparedRequest {
+  spec: RequestSpec;
+  model: string;
+  body: string;
+}
+
+/** --models: the model of request i (docs/routing.md); else undefined, and the run's (or the endpoint's) model applies. */
+function modelOf(c: RunConfig): ((index: number) => string) | undefined {
+  return c.models !== undefined ? createModelPicker(parseModels(c.models), c.datasetSeed) : undefined;
+}
 
 /** The JSON body of a request, or '' for a driver that never reads one (the engine model takes the spec). */
-function bodyBuilder(x: Pick<SendContext, 'c' | 'driver' | 'model'>): (spec: RequestSpec) => string {
+function bodyBuilder(x: Pick<SendContext, 'c' | 'driver'>): (spec: RequestSpec, model: string) => string {
   const { c } = x;
   const backend = BACKENDS[backendOf(c)];
   if (!x.driver.needsBody) return () => '';
-  return (spec) =>
+  return (spec, model) =>
     JSON.stringify(
-      backend.buildBody(spec, { model: x.model, stream: c.stream, ignoreEos: c.ignoreEos, temperature: c.temperature, topP: c.topP, topK: c.topK, seed: c.seed, extraBody: c.extraBody }),
+      backend.buildBody(spec, { model, stream: c.stream, ignoreEos: c.ignoreEos, temperature: c.temperature, topP: c.topP, topK: c.topK, seed: c.seed, extraBody: c.extraBody }),
     );
 }
 
@@ -95,17 +108,19 @@ export const FIRST_WAVE_MAX = 1024;
  * nothing but sending between them: one per stream in a closed loop, two seconds' worth at --rate (at most
  * FIRST_WAVE_MAX). Only for workloads whose next(i) needs no earlier answer (`prefetchable`).
  */
-export function prepareFirstWave(x: Pick<SendContext, 'c' | 'driver' | 'model' | 'workload'>, requests: number | undefined): Map<number, { spec: RequestSpec; body: string }> {
-  const out = new Map<number, { spec: RequestSpec; body: string }>();
+export function prepareFirstWave(x: Pick<SendContext, 'c' | 'driver' | 'model' | 'workload'>, requests: number | undefined): Map<number, PreparedRequest> {
+  const out = new Map<number, PreparedRequest>();
   const { c, workload } = x;
   if (!workload.prefetchable) return out;
   const wave = c.rate !== undefined ? Math.ceil(c.rate * 2) : (c.concurrency ?? 1);
   const count = Math.min(FIRST_WAVE_MAX, wave, c.concurrency ?? Infinity, requests !== undefined ? requests + c.warmup : Infinity, workload.size ?? Infinity);
   const bodyOf = bodyBuilder(x);
+  const pick = modelOf(c);
   for (let i = 0; i < count; i++) {
     const spec = workload.next(i);
     if (!spec || spec instanceof Promise) break; // a prefetchable workload answers at once; stop rather than wait
-    out.set(i, { spec, body: bodyOf(spec) });
+    const model = pick?.(i) ?? x.model;
+    out.set(i, { spec, model, body: bodyOf(spec, model) });
   }
   return out;
 }
@@ -118,7 +133,15 @@ export async function sendLoop(x: SendContext): Promise<{ measuredDone: number; 
   let measuredDone = 0;
   let measuredFailed = 0;
 
-  const attempt = async (slot: Slot, spec: RequestSpec, body: string, n: number, scheduledAtMs: number): Promise<{ res: ExecuteResult; rec: RequestRecord }> => {
+  const pick = modelOf(c);
+  // Model ids as stored: redacted once each (a server may echo a key in one), not once per request.
+  const shown = new Map<string, string>();
+  const shownModel = (m: string): string => shown.get(m) ?? (shown.set(m, x.redact(m)), shown.get(m)!);
+  const attempt = async (slot: Slot, spec: RequestSpec, built: { model: string; body: string }, n: number, scheduledAtMs: number): Promise<{ res: ExecuteResult; rec: RequestRecord }> => {
+    // Several endpoints: each attempt picks its own (a retry may go elsewhere); its model may be the endpoint's.
+    const route = driver.route?.(spec);
+    const model = pick?.(slot.index) ?? route?.model ?? x.model;
+    const body = model === built.model ? built.body : bodyOf(spec, model);
     agg.started();
     const res = await driver.execute(
       {
@@ -138,7 +161,11 @@ export async function sendLoop(x: SendContext): Promise<{ measuredDone: number; 
         ...(c.requestId && x.runId ? { requestId: `${x.runId}-${slot.index}`, requestIdHeader: c.requestIdHeader } : {}),
       },
       spec,
+      route?.target,
     );
+    if (route) res.raw.endpoint = route.endpoint;
+    if (route || pick) res.raw.model = shownModel(model);
+    if (spec.prefixGroup !== undefined) res.raw.prefix_group = spec.prefixGroup;
     // The phase (ramp-up, steady, ramp-down) the scheduler gave the request: the summary covers the steady one.
     res.raw.phase = slot.phase;
     await completeTokenCounts(res, x.counter);
@@ -163,14 +190,15 @@ export async function sendLoop(x: SendContext): Promise<{ measuredDone: number; 
     if (early) x.prepared!.delete(slot.index);
     const spec = early ? early.spec : await workload.next(slot.index);
     if (!spec || stopSending.aborted) return false;
-    const body = early ? early.body : bodyOf(spec);
+    const built = early ?? { model: pick?.(slot.index) ?? x.model, body: '' };
+    if (!early) built.body = bodyOf(spec, built.model);
     // Closed loop: the request is ready once built (the workload may wait for an earlier answer or think time),
     // so building the prompt is not send lag. Open loop: the schedule says when it was due, building included.
     const readyAtMs = openLoop ? slot.readyAtMs : Math.max(slot.readyAtMs, clock.now());
     let last: { res: ExecuteResult; rec: RequestRecord };
     for (let n = 1; ; n++) {
       // A retry is due when its backoff ends: its schedule lag is the client's, not the backoff's.
-      last = await attempt(slot, spec, body, n, n === 1 ? slot.scheduledAtMs : clock.now());
+      last = await attempt(slot, spec, built, n, n === 1 ? slot.scheduledAtMs : clock.now());
       if (n === 1 && health) {
         // The client's own lateness: how long after the request could go out it did go out.
         const lag = last.rec.sent_at_ms - readyAtMs;

@@ -5,6 +5,7 @@ import { distStats, type DistStats } from './stats.js';
 import type { RequestRecord, RequestStatus } from './record.js';
 import type { CodeCount, ErrorCount, MetricsBlock, PhaseCounts, Summary } from './summary-model.js';
 import type { ClientHealth } from './health.js';
+import { CacheLocalityAggregator } from './cache-locality.js';
 
 /** ITL gaps kept exactly (8 bytes each) up to this many per block; beyond it they move to an HDR histogram (docs/metrics.md). */
 export const ITL_EXACT_LIMIT = 1_000_000;
@@ -266,6 +267,10 @@ class PhaseBlocks {
 export class SummaryAggregator {
   private readonly all: PhaseBlocks;
   private readonly classes = new Map<string, PhaseBlocks>();
+  /** Per endpoint and per model (docs/routing.md): in the summary only when there are two or more. */
+  private readonly endpoints = new Map<string, PhaseBlocks>();
+  private readonly models = new Map<string, PhaseBlocks>();
+  private readonly locality = new CacheLocalityAggregator();
   /** Measured (not warmup) requests per phase. */
   private readonly phases = { steady: 0, ramp_up: 0, ramp_down: 0 };
   /** Records added (warmup included). */
@@ -277,10 +282,16 @@ export class SummaryAggregator {
     this.count++;
     if (!r.warmup) this.phases[r.phase === 'ramp-up' ? 'ramp_up' : r.phase === 'ramp-down' ? 'ramp_down' : 'steady']++;
     this.all.add(r);
+    if (r.endpoint !== undefined) this.keyed(this.endpoints, r.endpoint).add(r);
+    if (r.model !== undefined) this.keyed(this.models, r.model).add(r);
+    this.locality.add(r);
     if (!r.class) return;
-    let c = this.classes.get(r.class);
-    if (!c) this.classes.set(r.class, (c = new PhaseBlocks(this.itlExactLimit)));
-    c.add(r);
+    this.keyed(this.classes, r.class).add(r);
+  }
+  private keyed(m: Map<string, PhaseBlocks>, k: string): PhaseBlocks {
+    let b = m.get(k);
+    if (!b) m.set(k, (b = new PhaseBlocks(this.itlExactLimit)));
+    return b;
   }
   /** Which requests the headline figures cover: undefined when the run had no ramp (all of them, as always). */
   private phaseCounts(): PhaseCounts | undefined {
@@ -299,6 +310,14 @@ export class SummaryAggregator {
     if (this.classes.size > 0) {
       summary.by_class = {};
       for (const c of [...this.classes.keys()].sort()) summary.by_class[c] = this.classes.get(c)!.pick(which).metrics(concurrency);
+    }
+    // Both sorted by name, endpoints with numbers in order (t2 before t10).
+    if (this.endpoints.size > 1) summary.by_endpoint = Object.fromEntries([...this.endpoints.entries()].sort(([a], [b]) => a.localeCompare(b, 'en', { numeric: true })).map(([k, b]) => [k, b.pick(which).metrics(concurrency)]));
+    if (this.models.size > 1) summary.by_model = Object.fromEntries([...this.models.keys()].sort().map((k) => [k, this.models.get(k)!.pick(which).metrics(concurrency)]));
+    const loc = this.locality.summary();
+    if (loc) {
+      summary.cache_locality = loc.cacheLocality;
+      summary.prefix_groups = loc.groups;
     }
     return summary;
   }

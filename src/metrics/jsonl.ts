@@ -22,6 +22,17 @@ export function normalizeRaw(raw: RawRequest): RawRequest {
 
 const r3 = (x: number | null): number | null => (x === null ? null : roundMs(x));
 
+/** endpoint, model, prefix_group and served_by: written only when the run has them (docs/routing.md). */
+function routingFields(r: RawRequest): Partial<Pick<RawRequest, 'endpoint' | 'model' | 'prefix_group' | 'served_by'>> {
+  if (r.endpoint === undefined && r.model === undefined && r.prefix_group === undefined && r.served_by === undefined) return {};
+  const o: Partial<Pick<RawRequest, 'endpoint' | 'model' | 'prefix_group' | 'served_by'>> = {};
+  if (r.endpoint !== undefined) o.endpoint = r.endpoint;
+  if (r.model !== undefined) o.model = r.model;
+  if (r.prefix_group !== undefined) o.prefix_group = r.prefix_group;
+  if (r.served_by !== undefined) o.served_by = r.served_by;
+  return o;
+}
+
 /** The line written for one record: identity and outcome first, derived metrics, then raw timelines. */
 export function recordLine(r: RequestRecord): string {
   const o = {
@@ -36,6 +47,7 @@ export function recordLine(r: RequestRecord): string {
     class: r.class ?? null,
     warmup: r.warmup,
     phase: r.phase ?? 'steady',
+    ...routingFields(r),
     scheduled_at_ms: r.scheduled_at_ms,
     sent_at_ms: r.sent_at_ms,
     connection_reused: r.connection_reused,
@@ -143,6 +155,8 @@ export function recordFromJson(o: Record<string, unknown>): RequestRecord {
   if (typeof raw.code !== 'string') raw.code = legacyCode(raw as unknown as RawRequest); // files written before the field existed
   // Files written before ramps existed (and any unknown value) read as steady.
   raw.phase = REQUEST_PHASES.includes(o.phase as RequestPhase) ? o.phase : 'steady';
+  for (const k of ['endpoint', 'model', 'served_by'] as const) if (typeof o[k] === 'string') raw[k] = o[k];
+  if (Number.isInteger(o.prefix_group)) raw.prefix_group = o.prefix_group;
   return toRecord(raw as unknown as RawRequest);
 }
 

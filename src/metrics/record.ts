@@ -95,6 +95,14 @@ export interface RawRequest {
   events_after_done: number;
   /** The request id it was sent with (`<run id>-<id>`, header --request-id-header); null with --no-request-id and in older files. */
   request_id?: string | null;
+  /** The endpoint (target name, never a URL) it was sent to, in a run with several (docs/routing.md). */
+  endpoint?: string;
+  /** The model it asked for, in a run over several models (--models, per-target models). */
+  model?: string;
+  /** Its shared-prefix group, 0-based, with --prefix-tokens (docs/routing.md#cache-locality). */
+  prefix_group?: number;
+  /** The server's `x-served-by` response header (a replica behind a router), letters, digits and ._:- only. */
+  served_by?: string;
 }
 
 /** Metrics derived from RawRequest by the pure functions in derive.ts. */

@@ -3,6 +3,7 @@ import type { RequestStatus } from './record.js';
 import type { DistStats } from './stats.js';
 import type { ClientHealth } from './health.js';
 import type { ServerSummary } from './server-model.js';
+import type { PrefixGroupsSummary } from './cache-locality.js';
 
 export interface ErrorCount {
   kind: RequestStatus;
@@ -99,6 +100,14 @@ export interface Summary extends MetricsBlock {
   phases?: PhaseCounts;
   /** The same metrics for each traffic class, when requests carry one. */
   by_class?: Record<string, MetricsBlock>;
+  /** The same metrics per endpoint (target name), when requests went to two or more (docs/routing.md). */
+  by_endpoint?: Record<string, MetricsBlock>;
+  /** The same metrics per model, when requests asked for two or more. */
+  by_model?: Record<string, MetricsBlock>;
+  /** With shared-prefix groups: the share of requests that reached a server that had served their prefix before (docs/metrics.md#cache-locality). */
+  cache_locality?: number | null;
+  /** With shared-prefix groups: per group, where it was served and its cached-token rate. */
+  prefix_groups?: PrefixGroupsSummary;
   /** The client's own health during the run: was the load generator the bottleneck? (docs/performance.md) */
   client?: ClientHealth;
   /** What the target's /metrics said during the run, when it served them (docs/output-format.md#server). */

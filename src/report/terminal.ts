@@ -3,6 +3,7 @@ import { DISTRIBUTION_METRICS, type Summary } from '../metrics/summary.js';
 import type { DistStats } from '../metrics/stats.js';
 import { fmt, pct, table, safeTerminalText } from './format.js';
 import { serverLines } from './server-terminal.js';
+import { routingLines } from './routing-terminal.js';
 
 /** Whether the grace period had to cancel anything; `inFlight` is absent in runs recorded before it was written. */
 function interruptedOutcome(cancelled: number, inFlight: unknown): string {
@@ -92,5 +93,6 @@ export function renderSummary(s: Summary): string {
     const crow = Object.entries(s.by_class).map(([c, m]) => [c, String(m.requests.ok), fmt(m.ttft_ms.p50), fmt(m.ttft_ms.p99), fmt(m.tpot_ms.p50), fmt(m.e2e_ms.p99), fmt(m.output_throughput)]);
     out.push(table(['class', 'ok', 'TTFT p50', 'TTFT p99', 'TPOT p50', 'E2E p99', 'out tok/s'], crow));
   }
+  out.push(...routingLines(s));
   return out.join('\n');
 }

@@ -1,5 +1,6 @@
 // Child-process entry of the embedded sim server: the client's process then measures only the client.
-import { startSimServer, type SimServerHandle } from './server.js';
+import type { SimServerHandle } from './server.js';
+import { startSim } from './replicas.js';
 import type { SimServerOptions } from './options.js';
 
 export type ToSimChild = { type: 'start'; opts: SimServerOptions } | { type: 'close' };
@@ -19,7 +20,7 @@ process.on('disconnect', () => process.exit(0));
 
 process.on('message', (m: ToSimChild) => {
   if (m.type === 'start') {
-    startSimServer(m.opts).then(
+    startSim(m.opts).then(
       (h) => {
         sim = h;
         send({ type: 'ready', baseUrl: h.baseUrl, pid: process.pid });

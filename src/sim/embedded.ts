@@ -28,8 +28,8 @@ function childFile(): string | undefined {
 export async function startEmbeddedSimServer(opts: SimServerOptions): Promise<EmbeddedServer> {
   const file = childFile();
   if (!file) {
-    const { startSimServer } = await import('./server.js');
-    const sim = await startSimServer(opts);
+    const { startSim } = await import('./replicas.js');
+    const sim = await startSim(opts);
     return { baseUrl: sim.baseUrl, isolation: 'in-process', close: () => sim.close() };
   }
   // stdout ignored: `--json` output is the client's alone. execArgv cleared: the entry is plain compiled JS.

@@ -38,6 +38,8 @@ export const simServerOptionsSchema = z.object({
     .describe('request header echoed in each response and shown by --log-requests (tokenflood run sends X-Request-ID)'),
   logRequests: z.boolean().default(false).describe('print one line per generation request to stdout: method, path, status, request id'),
   faults: faultOptionsSchema.optional().describe('fault injection (all off by default)'),
+  replicas: z.number().int().min(1).max(64).default(1).describe('simulated engines behind this one port, each with its own KV and prefix cache, picked by --router (docs/routing.md)'),
+  router: z.enum(['round-robin', 'prefix-hash']).default('round-robin').describe('how the built-in router picks a replica with --replicas: in turn, or by a hash of the prompt start (one shared prefix, one replica)'),
 });
 
 /** Defaults decided when the engine is built (no `.default()` in the schema), shown in the flags' help. */

@@ -69,6 +69,8 @@ export const SWEEP_FLAGS = flagTable(SweepFlagShape, {
   simMaxNumSeqs: EMBEDDED_SIM_META.simMaxNumSeqs,
   simGpu: EMBEDDED_SIM_META.simGpu,
   simModel: EMBEDDED_SIM_META.simModel,
+  simReplicas: EMBEDDED_SIM_META.simReplicas,
+  simRouter: EMBEDDED_SIM_META.simRouter,
   out: { arg: 'dir', help: 'sweep directory', defaultText: 'results/<timestamp>-sweep/' },
   overwrite: { help: 'allow writing into a directory that already holds a sweep' },
   json: { help: 'print sweep.json as one JSON document on stdout (progress goes to stderr)' },
@@ -76,7 +78,8 @@ export const SWEEP_FLAGS = flagTable(SweepFlagShape, {
 });
 
 /** Run flags a sweep passes to every point unchanged (the load, lengths and output keys are the sweep's own; --stages would replace its levels). */
-const SWEEP_OWNED_RUN_KEYS = ['concurrency', 'rate', 'requests', 'duration', 'stages', 'out', 'overwrite', 'json', 'quiet'] as const;
+// targets and route too: a sweep loads one endpoint (docs/routing.md).
+const SWEEP_OWNED_RUN_KEYS = ['concurrency', 'rate', 'requests', 'duration', 'stages', 'out', 'overwrite', 'json', 'quiet', 'targets', 'route'] as const;
 const SWEEP_FLAG_NAMES = new Set(Object.values(SWEEP_FLAGS as FlagTable).map((f) => f.name));
 export const PASS_THROUGH_RUN_FLAGS: FlagTable = Object.fromEntries(
   Object.entries(RUN_FLAGS as FlagTable).filter(
@@ -227,6 +230,10 @@ export function resolveSweepConfig(inp: ResolveSweepInput): ResolvedSweep {
   if (!s.auto && !s.rate && !s.concurrency && !s.points) problems.push('sweep: give --concurrency LIST, --rate LIST, a points list in the sweep file, or --auto');
   const { mode, steps } = s.auto ? { mode: 'concurrency' as const, steps: [] } : loadSteps(s, problems);
   if (s.auto && (s.requests?.length ?? 1) > 1) problems.push('--requests: --auto takes one count per level');
+  if (Array.isArray(runFlags.baseUrl)) {
+    if (runFlags.baseUrl.length > 1) problems.push('--base-url: a sweep loads one endpoint: give it once');
+    runFlags.baseUrl = runFlags.baseUrl[0];
+  }
   problems.push(...embeddedSimProblems(s, runFlags.baseUrl as string | undefined));
   // Validate the run flags once, as the first point would use them.
   let base: ResolvedRun | undefined;

@@ -16,6 +16,7 @@ import type { ServerSample } from '../../telemetry/normalize.js';
 import { serverLoadChart, serverTimesChart, ttftDecompositionChart } from './server-charts.js';
 import { gpuMemoryHostChart, gpuUtilChart } from './gpu-charts.js';
 import { readGpuLines } from '../../telemetry/gpu-source.js';
+import { routingSection } from './routing-section.js';
 
 export interface RunReportData {
   summary: Summary;
@@ -100,6 +101,7 @@ export function renderRunReport(d: RunReportData, opts: RunReportOptions = {}): 
   if (s.requests.errors.length) charts['c-errors'] = errorsChart(s);
   const server = serverSection(d, charts);
   const gpu = gpuSection(d, charts);
+  const routing = routingSection(s, d.records, charts);
   const div = (id: string, cls = 'chart') => `<div class="${cls}" id="${id}"></div>`;
   const byClass = s.by_class
     ? htmlTable(
@@ -116,6 +118,7 @@ export function renderRunReport(d: RunReportData, opts: RunReportOptions = {}): 
     { id: 'timeline', title: 'Request timeline', html: `<p class="muted">${esc(tl.note)} Orange: waiting for the first token; then decoding; red: failed.</p>${div('c-timeline', 'chart tall')}` },
     { id: 'over-time', title: 'Load over time', html: div('c-overtime') },
     { id: 'stalls', title: 'ITL stalls', html: `<p class="muted">Gaps between tokens longer than 5x the run's median gap, at the time they ended${stalls.count > stalls.points.length ? ` (the ${stalls.points.length} longest of ${stalls.count} shown)` : ''}.</p>${div('c-stalls')}` },
+    ...(routing ? [routing] : []),
     ...(server ? [server] : []),
     ...(gpu ? [gpu] : []),
     { id: 'errors', title: 'Errors', html: (s.requests.errors.length ? div('c-errors') : '') + errorsTable(s) },

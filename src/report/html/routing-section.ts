@@ -1,0 +1,46 @@
+// report.html section for runs over several endpoints or models, and for shared-prefix groups (cache locality).
+import type { RequestRecord } from '../../metrics/record.js';
+import type { MetricsBlock, Summary } from '../../metrics/summary.js';
+import { cdfChart } from './run-charts.js';
+import { htmlTable, num, pctText } from './sections.js';
+import { escapeHtml as esc } from './escape.js';
+
+const HEAD = ['ok', 'error rate', 'TTFT p50', 'TTFT p99', 'TPOT p50', 'E2E p99', 'output tok/s', 'cached tokens mean'];
+const row = (name: string, m: MetricsBlock): string[] => [
+  name,
+  String(m.requests.ok),
+  pctText(m.requests.error_rate),
+  num(m.ttft_ms.p50),
+  num(m.ttft_ms.p99),
+  num(m.tpot_ms.p50),
+  num(m.e2e_ms.p99),
+  num(m.output_throughput),
+  num(m.cached_tokens.mean),
+];
+
+/** The "Endpoints and models" section, or undefined when the run had one endpoint, one model and no prefix groups. */
+export function routingSection(s: Summary, records: readonly RequestRecord[], charts: Record<string, unknown>): { id: string; title: string; html: string } | undefined {
+  if (!s.by_endpoint && !s.by_model && !s.prefix_groups) return undefined;
+  const parts: string[] = [];
+  if (s.by_endpoint) {
+    parts.push(`<h3>By endpoint</h3>${htmlTable(['endpoint', ...HEAD], Object.entries(s.by_endpoint).map(([k, m]) => row(k, m)))}`);
+    const ok = records.filter((r) => !r.warmup && r.status === 'ok' && r.ttft_ms !== null && r.endpoint !== undefined);
+    const series = Object.keys(s.by_endpoint).map((name) => ({ name, values: ok.filter((r) => r.endpoint === name).map((r) => r.ttft_ms as number) }));
+    charts['c-endpoint-ttft'] = cdfChart('TTFT CDF by endpoint', series, 'ms');
+    parts.push('<div class="chart" id="c-endpoint-ttft"></div>');
+  }
+  if (s.by_model) parts.push(`<h3>By model</h3>${htmlTable(['model', ...HEAD], Object.entries(s.by_model).map(([k, m]) => row(k, m)))}`);
+  const g = s.prefix_groups;
+  if (g) {
+    parts.push(
+      `<h3>Prefix groups and cache locality</h3><p class="muted">cache locality ${esc(s.cache_locality == null ? '–' : pctText(s.cache_locality))}: ` +
+        `${g.hits} of ${g.eligible} requests reached a server that had already served their shared prefix (docs/metrics.md#cache-locality); ` +
+        `cached-token rate ${esc(g.cached_token_rate === null ? 'not reported' : pctText(g.cached_token_rate))}.</p>`,
+      htmlTable(
+        ['group', 'requests', 'served by', 'cached-token rate'],
+        Object.entries(g.by_group).map(([k, x]) => [k, String(x.requests), { text: Object.entries(x.endpoints).map(([e, n]) => `${e} ${n}`).join(', ') }, x.cached_token_rate === null ? '–' : pctText(x.cached_token_rate)]),
+      ),
+    );
+  }
+  return { id: 'routing', title: 'Endpoints and models', html: parts.join('') };
+}

@@ -1,0 +1,33 @@
+// Terminal lines for runs over several endpoints or models, and for shared-prefix groups (cache locality).
+import type { MetricsBlock, Summary } from '../metrics/summary.js';
+import { fmt, pct, table, safeTerminalText } from './format.js';
+
+const row = (name: string, m: MetricsBlock): string[] => [
+  safeTerminalText(name, 64),
+  String(m.requests.ok),
+  pct(m.requests.error_rate),
+  fmt(m.ttft_ms.p50),
+  fmt(m.ttft_ms.p99),
+  fmt(m.tpot_ms.p50),
+  fmt(m.e2e_ms.p99),
+  fmt(m.output_throughput),
+];
+
+const HEAD = ['ok', 'errors', 'TTFT p50', 'TTFT p99', 'TPOT p50', 'E2E p99', 'out tok/s'];
+
+/** by endpoint, by model, and the prefix groups' cache locality; nothing for a run with one endpoint, one model and no groups. */
+export function routingLines(s: Summary): string[] {
+  const out: string[] = [];
+  if (s.by_endpoint) out.push('', 'by endpoint:', table(['endpoint', ...HEAD], Object.entries(s.by_endpoint).map(([k, m]) => row(k, m))));
+  if (s.by_model) out.push('', 'by model:', table(['model', ...HEAD], Object.entries(s.by_model).map(([k, m]) => row(k, m))));
+  const g = s.prefix_groups;
+  if (g) {
+    const groups = Object.keys(g.by_group).length;
+    out.push(
+      '',
+      `cache locality: ${s.cache_locality == null ? '-' : pct(s.cache_locality)} of ${g.eligible} requests reached a server that had served their prefix before` +
+        ` (${groups} prefix group${groups === 1 ? '' : 's'}, ${g.units === 1 ? 'one server seen, so trivially' : `${g.units} servers`}; cached-token rate ${g.cached_token_rate === null ? 'not reported' : pct(g.cached_token_rate)})`,
+    );
+  }
+  return out;
+}
