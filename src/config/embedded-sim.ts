@@ -1,7 +1,7 @@
 // The embedded simulated server's options (--sim-*): one schema and flag set for every command that starts it (run, sweep).
 import { z } from 'zod';
 import { flagTable, type FlagMetaTable } from './flags.js';
-import { simServerOptionsSchema } from '../sim/options.js';
+import { simServerOptionsSchema, type SimServerOptions } from '../sim/options.js';
 import { UsageError } from '../errors.js';
 import type { EmbeddedServer } from '../sim/embedded.js';
 
@@ -10,6 +10,12 @@ export const EmbeddedSimSchema = z.object({
   simMaxNumSeqs: z.coerce.number().int().positive().optional(),
   simGpu: z.string().min(1).optional(),
   simModel: z.string().min(1).optional(),
+  simAccuracy: z.coerce.number().min(0).max(1).optional(),
+  simQuant: simServerOptionsSchema.shape.weightDtype.removeDefault().optional(),
+  simFault: z
+    .string()
+    .regex(/^corrupt-above=\d+$/, 'expected corrupt-above=N (answers of requests arriving while more than N are in flight are wrong)')
+    .optional(),
 });
 
 export type EmbeddedSimInput = z.input<typeof EmbeddedSimSchema>;
@@ -21,11 +27,14 @@ export const EMBEDDED_SIM_META = {
   simMaxNumSeqs: { help: 'embedded simulated server only: max sequences per engine step', defaultOf: simServerOptionsSchema.shape.maxNumSeqs },
   simGpu: { arg: 'id', help: 'embedded simulated server only: GPU profile, e.g. a100-40gb', defaultOf: simServerOptionsSchema.shape.gpu },
   simModel: { arg: 'id', help: 'embedded simulated server only: model profile, e.g. qwen2.5-7b', defaultOf: simServerOptionsSchema.shape.modelProfile },
+  simAccuracy: { arg: 'p', help: 'embedded simulated server only: oracle mode, probability that an item of a shipped eval set is answered right (docs/sim.md#oracle)', defaultText: "the model profile's" },
+  simQuant: { help: 'embedded simulated server only: weight precision; also lowers the oracle accuracy by a set-dependent amount (docs/sim.md#oracle)', defaultOf: simServerOptionsSchema.shape.weightDtype },
+  simFault: { arg: 'corrupt-above=N', help: 'embedded simulated server only: oracle fault, answers to requests arriving while more than N are in flight are wrong' },
 } satisfies FlagMetaTable<typeof EmbeddedSimSchema.shape>;
 
 export const EMBEDDED_SIM_FLAGS = flagTable(EmbeddedSimSchema.shape, EMBEDDED_SIM_META);
 
-export const EMBEDDED_SIM_KEYS = ['simTimeScale', 'simMaxNumSeqs', 'simGpu', 'simModel'] as const satisfies readonly (keyof EmbeddedSimInput)[];
+export const EMBEDDED_SIM_KEYS = ['simTimeScale', 'simMaxNumSeqs', 'simGpu', 'simModel', 'simAccuracy', 'simQuant', 'simFault'] as const satisfies readonly (keyof EmbeddedSimInput)[];
 
 /** Problems with --sim-* given next to --base-url (they would silently do nothing). */
 export function embeddedSimProblems(o: Partial<EmbeddedSimOptions>, baseUrl: string | undefined): string[] {
@@ -35,8 +44,11 @@ export function embeddedSimProblems(o: Partial<EmbeddedSimOptions>, baseUrl: str
 }
 
 /** The sim server options the --sim-* values set (the rest keep the server's defaults). */
-export function embeddedServerOptions(o: Partial<EmbeddedSimOptions>): { timeScale?: number; maxNumSeqs?: number; gpu?: string; modelProfile?: string } {
+export function embeddedServerOptions(o: Partial<EmbeddedSimOptions>): SimServerOptions {
   return {
+    ...(o.simAccuracy !== undefined ? { accuracy: o.simAccuracy } : {}),
+    ...(o.simQuant !== undefined ? { weightDtype: o.simQuant } : {}),
+    ...(o.simFault !== undefined ? { corruptAbove: Number(o.simFault.split('=')[1]) } : {}),
     ...(o.simTimeScale !== undefined ? { timeScale: o.simTimeScale } : {}),
     ...(o.simMaxNumSeqs !== undefined ? { maxNumSeqs: o.simMaxNumSeqs } : {}),
     ...(o.simGpu !== undefined ? { gpu: o.simGpu } : {}),

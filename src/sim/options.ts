@@ -31,6 +31,8 @@ export const simServerOptionsSchema = z.object({
   tokenizer: z.string().default(DEFAULT_TOKENIZER).describe('tokenizer for prompt counts and output text'),
   seed: z.number().int().default(1).describe('seed for output lengths, text and fault draws'),
   metricsFlavor: z.enum(METRICS_FLAVOR_NAMES).default('vllm').describe("engine whose metric names /metrics uses (vllm, sglang or tgi); DCGM GPU series are always added, and served alone on /dcgm/metrics"),
+  accuracy: z.number().min(0).max(1).optional().describe('oracle mode: probability that an item of a shipped eval set is answered right at bf16/fp16 (docs/sim.md#oracle)'),
+  corruptAbove: z.number().int().min(1).optional().describe('oracle mode fault: answers to requests that arrive while more than N requests are in flight (itself included) are wrong'),
   faults: faultOptionsSchema.optional().describe('fault injection (all off by default)'),
 });
 
@@ -38,6 +40,7 @@ export const simServerOptionsSchema = z.object({
 export const SIM_SERVER_FLAG_META = {
   maxModelLen: { defaultText: 'model limit capped by KV capacity' },
   servedModelName: { defaultText: 'the model profile id' },
+  accuracy: { defaultText: "the model profile's (docs/sim.md#oracle)" },
 } as const;
 
 export type SimServerOptions = z.input<typeof simServerOptionsSchema>;

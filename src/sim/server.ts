@@ -17,6 +17,7 @@ import { createSimGpuTelemetry } from './http/metrics-dcgm.js';
 import { parseGenerationBody, type EndpointKind } from './http/parse.js';
 import { createSession, type Session } from './http/session.js';
 import { createTextSource } from './http/text.js';
+import { createOracle, scriptedText } from './http/oracle.js';
 import { createRealtimeLoop } from './loop.js';
 import { parseSimServerOptions, type SimServerOptions } from './options.js';
 
@@ -77,6 +78,7 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
   }
   const text = createTextSource(tok);
   const engine = createEngine(spec);
+  const oracle = createOracle({ accuracy: o.accuracy, modelProfile: spec.model.id, weightDtype: o.weightDtype, corruptAbove: o.corruptAbove, seed: o.seed }, tok);
   const served = o.servedModelName ?? spec.model.id;
   const reasoningName = `${served}-reasoning`;
   const models = [served, reasoningName];
@@ -152,13 +154,18 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
     const tooLong = contextLengthError(spec.maxModelLen, promptTokens, g.maxTokens);
     if (tooLong) return sendError(res, 400, tooLong);
     const rng = createRng((o.seed * 1_000_003 + n) >>> 0);
-    const decision = decideOutputTokens(rng, { maxTokens: g.maxTokens ?? spec.maxModelLen - promptTokens, minTokens: g.minTokens, ignoreEos: g.ignoreEos });
+    const maxTokens = g.maxTokens ?? spec.maxModelLen - promptTokens;
+    // A shipped eval item gets a scripted reply (right or wrong by the oracle's draw), cut at max_tokens like any other.
+    const scripted = g.ignoreEos ? undefined : oracle.answer(g.promptText, { inFlight: live.size + 1, reasoning: model === reasoningName && kind === 'chat' });
+    const decision = scripted
+      ? { outputTokens: Math.max(1, Math.min(maxTokens, scripted.pieces.length)), finishReason: scripted.pieces.length > maxTokens ? ('length' as const) : ('stop' as const) }
+      : decideOutputTokens(rng, { maxTokens, minTokens: g.minTokens, ignoreEos: g.ignoreEos });
     const id = `${kind === 'chat' ? 'chatcmpl' : 'cmpl'}-${randomUUID().replace(/-/g, '')}`;
-    const reasoningTokens = model === reasoningName && kind === 'chat' ? Math.floor(decision.outputTokens * o.reasoningShare) : 0;
+    const reasoningTokens = scripted ? Math.min(scripted.reasoningTokens, decision.outputTokens) : model === reasoningName && kind === 'chat' ? Math.floor(decision.outputTokens * o.reasoningShare) : 0;
     const session = createSession({
       res, kind, identity: { id, created: Math.floor(Date.now() / 1000), model },
       stream: g.stream, includeUsage: g.includeUsage, promptTokens, outputTokens: decision.outputTokens, reasoningTokens,
-      finishReason: decision.finishReason, tokensPerChunk: o.tokensPerChunk, faults: active, text, rng, headers: {},
+      finishReason: decision.finishReason, tokensPerChunk: o.tokensPerChunk, faults: active, text: scripted ? scriptedText(text, scripted.pieces) : text, rng, headers: {},
       onDrop: () => {
         if (live.delete(id)) engine.abort(id);
       },
