@@ -76,7 +76,7 @@ export function loadEvalSet(nameOrFile: string, flag = '--set'): EvalSet {
     const slices: Record<string, string> = { set: name };
     // The shipped ids are set/subject/row: the middle part is the subject.
     const parts = id.split('/');
-    if (shipped && parts.length === 3) slices.subject = parts[1];
+    if (shipped && parts.length === 3 && name !== 'gsm8k') slices.subject = parts[1];
     for (const [k, v] of Object.entries(r)) if (!RESERVED.has(k) && (typeof v === 'string' || typeof v === 'number')) slices[k] = String(v);
     const answer = String(r.answer).trim();
     const choices = r.choices as string[] | undefined;
