@@ -14,7 +14,7 @@ export const EmbeddedSimSchema = z.object({
   simQuant: simServerOptionsSchema.shape.weightDtype.removeDefault().optional(),
   simFault: z
     .string()
-    .regex(/^corrupt-above=\d+$/, 'expected corrupt-above=N (answers of requests arriving while more than N are in flight are wrong)')
+    .regex(/^corrupt-above=\d+$/, 'expected corrupt-above=N (replies whose first token is computed in a step of more than N sequences are wrong)')
     .optional(),
 });
 
@@ -29,7 +29,7 @@ export const EMBEDDED_SIM_META = {
   simModel: { arg: 'id', help: 'embedded simulated server only: model profile, e.g. qwen2.5-7b', defaultOf: simServerOptionsSchema.shape.modelProfile },
   simAccuracy: { arg: 'p', help: 'embedded simulated server only: oracle mode, probability that an item of a shipped eval set is answered right (docs/sim.md#oracle)', defaultText: "the model profile's" },
   simQuant: { help: 'embedded simulated server only: weight precision; also lowers the oracle accuracy by a set-dependent amount (docs/sim.md#oracle)', defaultOf: simServerOptionsSchema.shape.weightDtype },
-  simFault: { arg: 'corrupt-above=N', help: 'embedded simulated server only: oracle fault, answers to requests arriving while more than N are in flight are wrong' },
+  simFault: { arg: 'corrupt-above=N', help: 'embedded simulated server only: oracle fault, a reply whose first token is computed in an engine step with more than N sequences gets a wrong answer' },
 } satisfies FlagMetaTable<typeof EmbeddedSimSchema.shape>;
 
 export const EMBEDDED_SIM_FLAGS = flagTable(EmbeddedSimSchema.shape, EMBEDDED_SIM_META);

@@ -38,3 +38,14 @@ export const EVAL_FLAGS = flagTable(EvalSchema.shape, {
 
 /** Run options an eval sets unless given (docs/eval.md#sampling): fixed sampling, room for reasoning, no forced lengths. */
 export const EVAL_RUN_DEFAULTS = { temperature: 0, topP: 1, seed: 1234, maxTokens: 8192, concurrency: 16, ignoreEos: false } as const;
+
+/** Graded probes inside a load run or sweep (run.json config keys; `tokenflood run` and `sweep` act on them, the library's run() ignores them). */
+export const EvalUnderLoadSchema = z.object({
+  evalUnderLoad: z.string().min(1).optional(),
+  evalLimit: z.coerce.number().int().positive().optional(),
+});
+
+export const EVAL_UNDER_LOAD_FLAGS = flagTable(EvalUnderLoadSchema.shape, {
+  evalUnderLoad: { arg: 'set', help: 'also grade this set (a shipped name or a JSONL file) as every 2nd request of the load, and once alone at concurrency 1 as the idle baseline; accuracy per load level with McNemar p (docs/eval.md#under-load)' },
+  evalLimit: { help: 'with --eval-under-load: the first N items only', defaultText: 'all' },
+});

@@ -5,6 +5,7 @@ import { WorkloadSchema, WORKLOAD_FLAGS } from './workload.js';
 import { EmbeddedSimSchema, EMBEDDED_SIM_FLAGS } from './embedded-sim.js';
 import { GpuTelemetrySchema, GPU_TELEMETRY_FLAGS } from '../telemetry/gpu/config.js';
 import { flagTable, type FlagTable } from './flags.js';
+import { EvalUnderLoadSchema, EVAL_UNDER_LOAD_FLAGS } from './eval.js';
 import { parseDurationS } from './parse.js';
 import { MAX_TIMER_MESSAGE, MAX_TIMER_S } from '../util/timer.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../backends/sse.js';
@@ -130,6 +131,7 @@ export const RunConfigSchema = TargetSchema.extend(LoadSchema.shape)
   .extend(OutputSchema.shape)
   .extend(EmbeddedSimSchema.shape)
   .extend(GpuTelemetrySchema.shape)
+  .extend(EvalUnderLoadSchema.shape)
   .strict();
 
 export type RunConfigInput = z.input<typeof RunConfigSchema>;
@@ -182,6 +184,7 @@ export const RUN_FLAGS: FlagTable<Extract<keyof RunConfigInput, string>> = {
   ...WORKLOAD_FLAGS,
   ...EMBEDDED_SIM_FLAGS,
   ...GPU_TELEMETRY_FLAGS,
+  ...EVAL_UNDER_LOAD_FLAGS,
 };
 
 /** Turn zod issues into one line each, naming the flag (or config key) that was wrong. */

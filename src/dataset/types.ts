@@ -21,6 +21,8 @@ export interface RequestSpec {
   turn?: number;
   /** Trace replay: when to send, ms relative to the first request. */
   timestampMs?: number;
+  /** Let the model stop on its own (graded eval items): no ignore_eos/min_tokens even when the run sends them. */
+  natural?: boolean;
   /** Dataset provenance, e.g. "data.jsonl:17". */
   source?: string;
 }

@@ -34,6 +34,8 @@ export interface EvalWorkloadOptions {
   grading: GradeSpec;
   tokenizer: Tokenizer;
   redact: (s: string) => string;
+  /** Traffic class of the requests (probes inside a load run: "eval"). */
+  cls?: string;
 }
 
 export interface EvalWorkload extends Workload {
@@ -63,7 +65,7 @@ export function createEvalWorkload(o: EvalWorkloadOptions): EvalWorkload {
     if (!s) {
       const p = buildPrompt(o.set, o.items[k], o.shots);
       const inputTokens = p.messages.reduce((t, m) => t + o.tokenizer.count(m.content), 0);
-      s = { messages: p.messages, prompt: p.prompt, inputTokens, maxTokens: o.maxTokens, source: o.items[k].id };
+      s = { messages: p.messages, prompt: p.prompt, inputTokens, maxTokens: o.maxTokens, source: o.items[k].id, natural: true, ...(o.cls ? { class: o.cls } : {}) };
       specs.set(k, s);
     }
     return s;

@@ -32,7 +32,7 @@ export const simServerOptionsSchema = z.object({
   seed: z.number().int().default(1).describe('seed for output lengths, text and fault draws'),
   metricsFlavor: z.enum(METRICS_FLAVOR_NAMES).default('vllm').describe("engine whose metric names /metrics uses (vllm, sglang or tgi); DCGM GPU series are always added, and served alone on /dcgm/metrics"),
   accuracy: z.number().min(0).max(1).optional().describe('oracle mode: probability that an item of a shipped eval set is answered right at bf16/fp16 (docs/sim.md#oracle)'),
-  corruptAbove: z.number().int().min(1).optional().describe('oracle mode fault: answers to requests that arrive while more than N requests are in flight (itself included) are wrong'),
+  corruptAbove: z.number().int().min(1).optional().describe('oracle mode fault: a reply whose first token is computed in an engine step with more than N sequences gets a wrong answer (batch-dependent numerics)'),
   faults: faultOptionsSchema.optional().describe('fault injection (all off by default)'),
 });
 

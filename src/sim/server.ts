@@ -48,6 +48,8 @@ interface Live {
   firstSim: number;
   lastSim: number;
   promptTokens: number;
+  /** Oracle replies: swap in the wrong answer (the corrupt-above fault), before any of it is sent. */
+  corrupt?: () => void;
 }
 
 function readBody(req: IncomingMessage): Promise<string | undefined> {
@@ -78,7 +80,7 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
   }
   const text = createTextSource(tok);
   const engine = createEngine(spec);
-  const oracle = createOracle({ accuracy: o.accuracy, modelProfile: spec.model.id, weightDtype: o.weightDtype, corruptAbove: o.corruptAbove, seed: o.seed }, tok);
+  const oracle = createOracle({ accuracy: o.accuracy, modelProfile: spec.model.id, weightDtype: o.weightDtype, seed: o.seed }, tok);
   const served = o.servedModelName ?? spec.model.id;
   const reasoningName = `${served}-reasoning`;
   const models = [served, reasoningName];
@@ -113,6 +115,8 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
         const l = live.get(out.id);
         if (!l) continue; // aborted while the step ran
         if (out.tokenIndex === 1) {
+          // Batch-dependent numerics: a first token computed in a step with more than N sequences is corrupted.
+          if (l.corrupt && o.corruptAbove !== undefined && step.outputs.length > o.corruptAbove) l.corrupt();
           l.firstSim = end;
           metrics.firstToken((end - l.arrivalSim) / 1000, (end - l.startSim) / 1000);
         } else metrics.interToken((end - l.lastSim) / 1000);
@@ -156,7 +160,8 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
     const rng = createRng((o.seed * 1_000_003 + n) >>> 0);
     const maxTokens = g.maxTokens ?? spec.maxModelLen - promptTokens;
     // A shipped eval item gets a scripted reply (right or wrong by the oracle's draw), cut at max_tokens like any other.
-    const scripted = g.ignoreEos ? undefined : oracle.answer(g.promptText, { inFlight: live.size + 1, reasoning: model === reasoningName && kind === 'chat' });
+    const scripted = g.ignoreEos ? undefined : oracle.answer(g.promptText, { reasoning: model === reasoningName && kind === 'chat' });
+    const pieces = scripted ? [...scripted.pieces] : [];
     const decision = scripted
       ? { outputTokens: Math.max(1, Math.min(maxTokens, scripted.pieces.length)), finishReason: scripted.pieces.length > maxTokens ? ('length' as const) : ('stop' as const) }
       : decideOutputTokens(rng, { maxTokens, minTokens: g.minTokens, ignoreEos: g.ignoreEos });
@@ -165,7 +170,7 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
     const session = createSession({
       res, kind, identity: { id, created: Math.floor(Date.now() / 1000), model },
       stream: g.stream, includeUsage: g.includeUsage, promptTokens, outputTokens: decision.outputTokens, reasoningTokens,
-      finishReason: decision.finishReason, tokensPerChunk: o.tokensPerChunk, faults: active, text: scripted ? scriptedText(text, scripted.pieces) : text, rng, headers: {},
+      finishReason: decision.finishReason, tokensPerChunk: o.tokensPerChunk, faults: active, text: scripted ? scriptedText(text, pieces) : text, rng, headers: {},
       onDrop: () => {
         if (live.delete(id)) engine.abort(id);
       },
@@ -173,7 +178,8 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
     const err = engine.add({ id, promptTokens, outputTokens: decision.outputTokens, blockHashes: blockHashesFromIds(g.promptTokenIds, spec.blockSize) });
     if (err) return sendError(res, 400, err);
     const now = loop.nowSimMs();
-    live.set(id, { session, reason: decision.finishReason, arrivalSim: now, startSim: now, firstSim: now, lastSim: now, promptTokens });
+    const corrupt = scripted ? () => void pieces.splice(0, pieces.length, ...scripted.corrupted) : undefined;
+    live.set(id, { session, reason: decision.finishReason, arrivalSim: now, startSim: now, firstSim: now, lastSim: now, promptTokens, corrupt });
     metrics.arrived(promptTokens);
     open.add(session);
     res.on('close', () => {

@@ -33,7 +33,7 @@ describe('oracle', () => {
       for (const item of set.items) {
         const text = buildPrompt(set, item, 0).prompt;
         const verdict = (o: typeof fp16, reasoning: boolean) => {
-          const a = o.answer(text, { inFlight: 1, reasoning })!;
+          const a = o.answer(text, { reasoning })!;
           const answer = a.pieces.slice(a.reasoningTokens).join('');
           return grade(answer, item.answer, { mode: set.mode }).correct;
         };
@@ -53,14 +53,14 @@ describe('oracle', () => {
     expect(flipsDown).toBeGreaterThan(40);
   });
 
-  it('corrupts answers only above the in-flight limit', () => {
-    const o = createOracle({ accuracy: 1, modelProfile: 'tiny', weightDtype: 'fp16', corruptAbove: 8, seed: 1 }, tok);
-    const set = sets[0];
-    for (const item of set.items.slice(0, 30)) {
-      const text = buildPrompt(set, item, 0).prompt;
-      const at = (inFlight: number) => grade(o.answer(text, { inFlight, reasoning: false })!.pieces.join(''), item.answer, { mode: 'numeric' }).correct;
-      expect(at(8)).toBe(true);
-      expect(at(9)).toBe(false);
-    }
+  it('has a corrupted twin of every reply: same length, always wrong', () => {
+    const o = createOracle({ accuracy: 1, modelProfile: 'tiny', weightDtype: 'fp16', seed: 1 }, tok);
+    for (const set of sets)
+      for (const item of set.items.slice(0, 40)) {
+        const a = o.answer(buildPrompt(set, item, 0).prompt, { reasoning: false })!;
+        expect(a.corrupted.length).toBe(a.pieces.length);
+        expect(grade(a.pieces.join(''), item.answer, { mode: set.mode }).correct).toBe(true);
+        expect(grade(a.corrupted.join(''), item.answer, { mode: set.mode }).correct).toBe(false);
+      }
   });
 });

@@ -26,8 +26,6 @@ export interface OracleOptions {
   accuracy?: number;
   modelProfile: string;
   weightDtype: string;
-  /** Answers to requests that arrive while more than this many are in flight (itself included) are wrong. */
-  corruptAbove?: number;
   seed: number;
 }
 
@@ -35,6 +33,8 @@ export interface OracleAnswer {
   /** Token pieces, one per output token; the first `reasoningTokens` are reasoning. */
   pieces: string[];
   reasoningTokens: number;
+  /** The same reply with a wrong answer, as many pieces: what the corrupt-above fault sends instead. */
+  corrupted: string[];
 }
 
 /** FNV-1a over a string, then a final mix: a uniform 32-bit value. */
@@ -137,7 +137,7 @@ export function tokenPieces(tok: Tokenizer, text: string): string[] {
 
 export interface Oracle {
   /** The scripted reply to `prompt`, or undefined when it is not a shipped item. */
-  answer(prompt: string, ctx: { inFlight: number; reasoning: boolean }): OracleAnswer | undefined;
+  answer(prompt: string, ctx: { reasoning: boolean }): OracleAnswer | undefined;
 }
 
 export function createOracle(o: OracleOptions, tok: Tokenizer): Oracle {
@@ -148,16 +148,19 @@ export function createOracle(o: OracleOptions, tok: Tokenizer): Oracle {
       if (!k) return undefined;
       const p = Math.max(0, base - (QUANT_DROP[o.weightDtype]?.[k.set] ?? 0));
       // One draw per item and seed: a lower p only turns right answers wrong (the pairs a compare sees are nested).
-      const right = unit(`${o.seed}:${k.item.id}`) < p && !(o.corruptAbove !== undefined && ctx.inFlight > o.corruptAbove);
+      const right = unit(`${o.seed}:${k.item.id}`) < p;
       const h = hash32(`${o.seed}:${k.item.id}:form`);
-      const a = right ? k.item.answer : wrongAnswer(k, h);
       const zh = /[\u4e00-\u9fff]/.test(k.item.question);
       const forms = k.item.choices ? (zh ? ZH_CHOICE_FORMS : CHOICE_FORMS) : NUMERIC_FORMS;
-      const reply = forms[h % forms.length](a);
-      if (!ctx.reasoning) return { pieces: tokenPieces(tok, reply), reasoningTokens: 0 };
+      const form = forms[h % forms.length];
       // Reasoning with a distracting number/letter in it: grading must use the answer text only.
-      const thought = tokenPieces(tok, `First guess: ${wrongAnswer(k, h + 1)}. Checking again carefully.`);
-      return { pieces: [...thought, ...tokenPieces(tok, reply)], reasoningTokens: thought.length };
+      const thought = ctx.reasoning ? tokenPieces(tok, `First guess: ${wrongAnswer(k, h + 1)}. Checking again carefully.`) : [];
+      const pieces = [...thought, ...tokenPieces(tok, form(right ? k.item.answer : wrongAnswer(k, h)))];
+      const corrupted = [...thought, ...tokenPieces(tok, form(wrongAnswer(k, h)))];
+      // Same length, so the engine's output count holds whichever is sent.
+      while (pieces.length < corrupted.length) pieces.push('');
+      while (corrupted.length < pieces.length) corrupted.push('');
+      return { pieces, reasoningTokens: thought.length, corrupted };
     },
   };
 }
