@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { run, type Reporter, type RunResult } from '../run.js';
 import type { ResolvedRun } from '../config/load.js';
 import type { RunConfig } from '../config/schema.js';
+import { runIdleBaseline } from '../eval/baseline.js';
 import { loadEvalSet, type EvalSet } from '../eval/sets.js';
 import { createUnderLoadPlan, IDLE, type UnderLoadPlan } from '../eval/under-load.js';
 import { EVAL_RUN_DEFAULTS } from '../config/eval.js';
@@ -18,16 +19,6 @@ export function underLoadPlan(c: Pick<RunConfig, 'evalUnderLoad' | 'evalLimit' |
   if (c.evalLimit !== undefined) set.items = set.items.slice(0, c.evalLimit);
   const maxTokens = Math.min(EVAL_RUN_DEFAULTS.maxTokens, c.maxModelLen ?? Infinity);
   return { set, plan: createUnderLoadPlan({ set, grading: { mode: set.mode }, maxTokens }) };
-}
-
-/** The idle baseline: the same target and sampling, the set alone at concurrency 1, no ramps, stages or SLOs. */
-export async function runIdleBaseline(resolved: ResolvedRun, plan: UnderLoadPlan, outDir: string, signal?: AbortSignal): Promise<RunResult> {
-  const c = resolved.config;
-  const config: RunConfig = {
-    ...c, concurrency: 1, rate: undefined, requests: undefined, duration: undefined, stages: undefined, rampUp: undefined, rampDown: undefined,
-    warmup: 0, slo: undefined, failOnSlo: false, out: outDir, overwrite: true, quiet: true, json: false, evalUnderLoad: undefined,
-  };
-  return run({ config, headers: resolved.headers }, { signal, workload: plan.baseline() });
 }
 
 /** eval.jsonl (every probe and baseline answer, with its level) and eval.json into `dir`, then report.html again. */
