@@ -30,5 +30,8 @@ describe('sweep --eval-under-load', () => {
     expect(c16.lost).toBeGreaterThan(0);
     const lines = readFileSync(join(out, 'eval.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     expect(new Set(lines.map((l) => l.level))).toEqual(new Set(['idle', 'c8-in64-out64', 'c16-in64-out64']));
+    const html = readFileSync(join(out, 'report.html'), 'utf8');
+    expect(html).toContain('id="eval"');
+    expect(html).toContain('By load level');
   }, 120_000);
 });

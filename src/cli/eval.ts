@@ -83,6 +83,10 @@ export function registerEval(program: Command, out: Out): void {
       name: 'eval-terminal',
       runEnd: (e) => {
         if (!doc) return;
+        if (e.summary.run.stopped_reason === 'max_error_rate') {
+          out.err.write(`tokenflood: ${String(e.summary.run.stop_message)}\n`);
+          setExitCode(1);
+        }
         if (minAccuracy !== undefined && doc.overall.accuracy < minAccuracy) setExitCode(1);
         if (c.json) return void out.out.write(JSON.stringify({ ...e.summary, eval: doc }, null, 2) + '\n');
         out.out.write(`\n${stripControls(renderSummary(e.summary))}\n\n${stripControls(renderEval(doc))}\n`);
@@ -90,11 +94,29 @@ export function registerEval(program: Command, out: Out): void {
         out.out.write(`\nwrote ${e.outDir}/${[...e.files.written].join(', ')}\n`);
       },
     };
-    const reporters = [startReporter(out, info, 'tokenflood eval: '), ...(c.quiet ? [] : [progressReporter(out.err)]), files, terminal];
-    await run(resolved, {
-      reporters,
-      workload: (_base, ctx) =>
-        (wl = createEvalWorkload({ set, items: set.items, shots: o.shots, repeat: o.repeat, maxTokens: c.maxTokens ?? EVAL_RUN_DEFAULTS.maxTokens, grading, tokenizer: ctx.tokenizer, redact: ctx.redact })),
-    });
+    let started = false;
+    const reporters = [startReporter(out, info, 'tokenflood eval: ', () => (started = true)), ...(c.quiet ? [] : [progressReporter(out.err)]), files, terminal];
+    // Ctrl-C as in run: no new requests, those in flight get the grace period; what was graded is still written.
+    const ac = new AbortController();
+    let stops = 0;
+    const onSignal = (sig: NodeJS.Signals) => {
+      if (++stops > 1) process.exit(sig === 'SIGINT' ? 130 : 143);
+      out.err.write(`\n${sig}: stopping${started ? `: no new requests; those in flight get up to ${c.gracePeriod} s (--grace-period)` : ''} (press Ctrl-C again to exit now)\n`);
+      setExitCode(sig === 'SIGINT' ? 130 : 143);
+      ac.abort();
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    try {
+      await run(resolved, {
+        signal: ac.signal,
+        reporters,
+        workload: (_base, ctx) =>
+          (wl = createEvalWorkload({ set, items: set.items, shots: o.shots, repeat: o.repeat, maxTokens: c.maxTokens ?? EVAL_RUN_DEFAULTS.maxTokens, grading, tokenizer: ctx.tokenizer, redact: ctx.redact })),
+      });
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
   });
 }

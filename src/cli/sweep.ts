@@ -4,6 +4,7 @@ import { addFlags, givenFlags } from '../config/flags.js';
 import { setExitCode, type Out } from './io.js';
 import { PASS_THROUGH_RUN_FLAGS, resolveSweepConfig, SWEEP_FLAGS } from '../sweep/config.js';
 import { runSweep } from '../sweep/sweep.js';
+import { writeSweepReport } from '../report/html/sweep-report.js';
 import { renderLevels, underLoadPlan, writeUnderLoadFiles } from './eval-under-load.js';
 import { pointLine, renderSweep } from '../sweep/terminal.js';
 import { safeTerminalText } from '../report/format.js';
@@ -84,6 +85,7 @@ export function registerSweep(program: Command, out: Out): void {
       });
       // Accuracy per level against the idle baseline (docs/eval.md#under-load), beside sweep.json.
       const ev = underLoad && underLoad.outcomes().length ? writeUnderLoadFiles(outDir, underLoad) : undefined;
+      if (ev) writeSweepReport(outDir);
       if (s.json) out.out.write(JSON.stringify(ev ? { ...doc, eval: ev } : doc, null, 2) + '\n');
       else out.out.write(`\n${stripControls(renderSweep(doc))}\n${ev ? `\n${stripControls(renderLevels(ev))}\n` : ''}\nwrote ${outDir}/sweep.csv, sweep.json${ev ? ', eval.jsonl, eval.json' : ''} and report.html\n`);
       // Points that could not run: the files hold the finished ones, but the sweep did not do what was asked.
