@@ -3,6 +3,7 @@ import { describe, it, expect } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { registerSweep } from '../src/cli/sweep.js';
+import { registerRun } from '../src/cli/run.js';
 import { runCli } from './fixtures/cli-harness.js';
 import { tmpDir } from './helpers.js';
 
@@ -34,4 +35,17 @@ describe('sweep --eval-under-load', () => {
     expect(html).toContain('id="eval"');
     expect(html).toContain('By load level');
   }, 120_000);
+
+  it('on run: the probes go out inside the load (class eval) and the summary JSON carries the levels', async () => {
+    const out = tmpDir();
+    const r = await runCli(registerRun, [
+      'run', '--concurrency', '4', '--requests', '40', '--input-tokens', '32', '--output-tokens', '16', '--eval-under-load', 'mmlu', '--eval-limit', '20',
+      '--sim-fault', 'corrupt-above=8', '--sim-time-scale', '50', '--temperature', '0', '--out', out, '--quiet', '--json',
+    ]);
+    expect(r.code, r.err).toBe(0);
+    const doc = JSON.parse(r.out);
+    expect(doc.by_class.eval.requests.total).toBe(20);
+    expect(Object.keys(doc.eval.levels)).toEqual(['idle', 'concurrency 4']);
+    expect(doc.eval.levels['concurrency 4']).toMatchObject({ total: 20, lost: 0, gained: 0, significant: false });
+  }, 60_000);
 });
