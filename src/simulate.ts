@@ -37,7 +37,9 @@ export const SIM_ENGINE_KEYS = Object.keys(simEngineOptionsSchema.shape) as (key
 /** Run options that only mean something against a real server; accepted (so a run config file works) and ignored. */
 export const NOT_MODELLED_KEYS = ['baseUrl', 'apiKey', 'header', 'prewarm', 'timeout', 'idleTimeout', 'maxLineBytes', 'retry', 'maxErrorRate', 'gracePeriod', 'transport', 'workers', 'serverMetrics', 'serverMetricsUrl', 'scrapeInterval', 'serverMetricsAuth', ...EMBEDDED_SIM_KEYS, 'targets', 'route',
   // GPU and host telemetry sample real hardware next to a real run.
-  'gpuMetrics', 'serverPid'] as const;
+  'gpuMetrics', 'serverPid',
+  // Graded probes need a server's answers; the virtual engine produces no text worth grading.
+  'evalUnderLoad', 'evalLimit'] as const;
 
 export type SimulateInput = RunConfigInput & SimEngineOptions;
 

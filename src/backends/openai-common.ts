@@ -10,7 +10,7 @@ export type { Usage, UsageReport } from './usage.js';
 export function commonBody(spec: RequestSpec, o: BodyOptions, prompt: Record<string, unknown>): Record<string, unknown> {
   const body: Record<string, unknown> = { model: o.model, max_tokens: spec.maxTokens, stream: o.stream, ...prompt };
   if (o.stream) body.stream_options = { include_usage: true };
-  if (o.ignoreEos) {
+  if (o.ignoreEos && !spec.natural) {
     // vLLM/SGLang extensions: emit exactly max_tokens so output length is what the workload asked for.
     body.ignore_eos = true;
     body.min_tokens = spec.maxTokens;

@@ -7,6 +7,22 @@ import { compareResults, loadResult, parseFailOn } from '../report/compare.js';
 import { renderComparison } from '../report/compare-terminal.js';
 import { stripControls } from '../util/terminal-text.js';
 import { writeCompareReport } from '../report/html/compare-report.js';
+import { existsSync } from 'node:fs';
+import { compareEvalLines, readEvalLines, renderEvalComparison, type EvalComparison } from '../eval/compare.js';
+import { EVAL_JSONL } from '../eval/files.js';
+
+/** `accuracy_drop=N` entries of --fail-on (points) split from the metric names. */
+function splitFailOn(text: string | undefined, problems: string[]): { metrics: string | undefined; dropPoints: number | undefined } {
+  let dropPoints: number | undefined;
+  const rest: string[] = [];
+  for (const part of (text ?? '').split(',').map((x) => x.trim()).filter(Boolean)) {
+    const m = /^accuracy_drop=(.*)$/.exec(part);
+    if (!m) rest.push(part);
+    else if (!/^\d+(\.\d+)?$/.test(m[1])) problems.push(`--fail-on: accuracy_drop expects a number of percentage points, e.g. accuracy_drop=1, got "${m[1]}"`);
+    else dropPoints = Number(m[1]);
+  }
+  return { metrics: rest.length ? rest.join(',') : undefined, dropPoints };
+}
 
 interface CompareOpts {
   threshold: string;
@@ -22,7 +38,7 @@ export function registerCompare(program: Command, out: Out): void {
     .argument('<baseline>', 'results directory of the baseline run or sweep')
     .argument('<candidates...>', 'one or more results directories to compare with it')
     .option('--threshold <percent>', 'a metric regressed when it is worse than the baseline by more than this percentage (error_rate: by more than 1 percentage point)', '5')
-    .option('--fail-on <metrics>', 'exit 1 when one of these regressed, e.g. ttft_p99,output_throughput (or all)')
+    .option('--fail-on <metrics>', 'exit 1 when one of these regressed, e.g. ttft_p99,output_throughput (or all); for evals accuracy_drop=N: accuracy fell by more than N points, significant by McNemar (p < 0.05)')
     .option('--json', 'print the comparison as one JSON document on stdout')
     .option('--html <file>', 'where to write compare.html (default CANDIDATE/compare.html, the first candidate)')
     .option('--no-html', 'do not write compare.html')
@@ -31,8 +47,11 @@ export function registerCompare(program: Command, out: Out): void {
       const problems: string[] = [];
       if (!Number.isFinite(threshold) || threshold < 0) problems.push(`--threshold: expected a non-negative percentage, got "${o.threshold}"`);
       let failOn: string[] = [];
+      const split = splitFailOn(o.failOn, problems);
+      const isEval = [baseline, ...candidates].every((d) => existsSync(join(d, EVAL_JSONL)));
+      if (split.dropPoints !== undefined && !isEval) problems.push(`--fail-on: accuracy_drop needs the results of tokenflood eval on both sides (${EVAL_JSONL})`);
       try {
-        failOn = parseFailOn(o.failOn);
+        failOn = parseFailOn(split.metrics);
       } catch (e) {
         problems.push(...(e as UsageError).problems);
       }
@@ -40,10 +59,12 @@ export function registerCompare(program: Command, out: Out): void {
       const base = loadResult(baseline);
       const cands = candidates.map(loadResult);
       const res = compareResults(base, cands, threshold, failOn);
+      const baseLines = isEval ? readEvalLines(baseline) : [];
+      const evals: EvalComparison[] = isEval ? candidates.map((d) => compareEvalLines(baseline, d, baseLines, readEvalLines(d), split.dropPoints)) : [];
       let htmlPath: string | undefined;
       if (o.html !== false) htmlPath = writeCompareReport(typeof o.html === 'string' ? o.html : join(candidates[0], 'compare.html'), res, [base, ...cands]);
-      if (o.json) out.out.write(JSON.stringify({ ...res, html: htmlPath ?? null }, null, 2) + '\n');
-      else out.out.write(`${stripControls(renderComparison(res))}\n${htmlPath ? `\nwrote ${htmlPath}\n` : ''}`);
-      if (res.failed) setExitCode(1);
+      if (o.json) out.out.write(JSON.stringify({ ...res, ...(isEval ? { eval: evals } : {}), html: htmlPath ?? null }, null, 2) + '\n');
+      else out.out.write(`${stripControls(renderComparison(res))}\n${evals.map((e) => `\n${stripControls(renderEvalComparison(e))}\n`).join('')}${htmlPath ? `\nwrote ${htmlPath}\n` : ''}`);
+      if (res.failed || evals.some((e) => e.regressed)) setExitCode(1);
     });
 }

@@ -102,8 +102,15 @@ export function registerRun(program: Command, out: Out): void {
     process.on('SIGTERM', onSignal);
     try {
       // Outputs are reporters on the run's events: start lines, the live line (stderr), then the summary or --json.
-      const reporters = [startReporter(out, info, 'tokenflood: ', () => (started = true)), ...(c.quiet ? [] : [progressReporter(out.err)]), terminalReporter(c, out)];
-      await run(resolved, { signal: ac.signal, reporters });
+      const reporters = [startReporter(out, info, 'tokenflood: ', () => (started = true)), ...(c.quiet ? [] : [progressReporter(out.err)])];
+      if (c.evalUnderLoad) {
+        // The summary is printed after the idle baseline, with the accuracy per level (docs/eval.md#under-load).
+        const { runUnderLoad, renderLevels } = await import('./eval-under-load.js');
+        await runUnderLoad(resolved, reporters, out, (res, ev) => {
+          if (c.json) return void out.out.write(JSON.stringify({ ...res.summary, eval: ev }, null, 2) + '\n');
+          printResult(res, c, out, `${renderSummary(res.summary)}\n\n${renderLevels(ev)}`);
+        }, ac.signal);
+      } else await run(resolved, { signal: ac.signal, reporters: [...reporters, terminalReporter(c, out)] });
     } finally {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);

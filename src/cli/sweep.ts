@@ -4,6 +4,8 @@ import { addFlags, givenFlags } from '../config/flags.js';
 import { setExitCode, type Out } from './io.js';
 import { PASS_THROUGH_RUN_FLAGS, resolveSweepConfig, SWEEP_FLAGS } from '../sweep/config.js';
 import { runSweep } from '../sweep/sweep.js';
+import { writeSweepReport } from '../report/html/sweep-report.js';
+import { renderLevels, underLoadPlan, writeUnderLoadFiles } from './eval-under-load.js';
 import { pointLine, renderSweep } from '../sweep/terminal.js';
 import { safeTerminalText } from '../report/format.js';
 import { stripControls } from '../util/terminal-text.js';
@@ -48,8 +50,10 @@ export function registerSweep(program: Command, out: Out): void {
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
     try {
+      const underLoad = resolved.base.config.evalUnderLoad ? underLoadPlan(resolved.base.config).plan : undefined;
       const { doc, outDir } = await runSweep(resolved, {
         signal: ac.signal,
+        underLoad,
         hooks: {
           onStart: (i) => {
             info.write(
@@ -79,8 +83,11 @@ export function registerSweep(program: Command, out: Out): void {
           },
         },
       });
-      if (s.json) out.out.write(JSON.stringify(doc, null, 2) + '\n');
-      else out.out.write(`\n${stripControls(renderSweep(doc))}\n\nwrote ${outDir}/sweep.csv, sweep.json and report.html\n`);
+      // Accuracy per level against the idle baseline (docs/eval.md#under-load), beside sweep.json.
+      const ev = underLoad && underLoad.outcomes().length ? writeUnderLoadFiles(outDir, underLoad) : undefined;
+      if (ev) writeSweepReport(outDir);
+      if (s.json) out.out.write(JSON.stringify(ev ? { ...doc, eval: ev } : doc, null, 2) + '\n');
+      else out.out.write(`\n${stripControls(renderSweep(doc))}\n${ev ? `\n${stripControls(renderLevels(ev))}\n` : ''}\nwrote ${outDir}/sweep.csv, sweep.json${ev ? ', eval.jsonl, eval.json' : ''} and report.html\n`);
       // Points that could not run: the files hold the finished ones, but the sweep did not do what was asked.
       if (doc.failure) {
         out.err.write(`tokenflood: sweep incomplete: ${safeTerminalText(doc.failure, 400)}\n`);

@@ -1,7 +1,7 @@
 // The embedded simulated server's options (--sim-*): one schema and flag set for every command that starts it (run, sweep).
 import { z } from 'zod';
 import { flagTable, type FlagMetaTable } from './flags.js';
-import { simServerOptionsSchema } from '../sim/options.js';
+import { simServerOptionsSchema, type SimServerOptions } from '../sim/options.js';
 import { UsageError } from '../errors.js';
 import type { EmbeddedServer } from '../sim/embedded.js';
 
@@ -12,6 +12,12 @@ export const EmbeddedSimSchema = z.object({
   simModel: z.string().min(1).optional(),
   simReplicas: z.coerce.number().int().min(1).max(64).optional(),
   simRouter: z.enum(['round-robin', 'prefix-hash']).optional(),
+  simAccuracy: z.coerce.number().min(0).max(1).optional(),
+  simQuant: simServerOptionsSchema.shape.weightDtype.removeDefault().optional(),
+  simFault: z
+    .string()
+    .regex(/^corrupt-above=\d+$/, 'expected corrupt-above=N (replies whose first token is computed in a step of more than N sequences are wrong)')
+    .optional(),
 });
 
 export type EmbeddedSimInput = z.input<typeof EmbeddedSimSchema>;
@@ -25,11 +31,14 @@ export const EMBEDDED_SIM_META = {
   simModel: { arg: 'id', help: 'embedded simulated server only: model profile, e.g. qwen2.5-7b', defaultOf: simServerOptionsSchema.shape.modelProfile },
   simReplicas: { help: 'embedded simulated server only: N simulated engines behind one port, each with its own prefix cache (serve --replicas; docs/routing.md)', defaultOf: simServerOptionsSchema.shape.replicas },
   simRouter: { help: 'embedded simulated server only: the built-in router in front of --sim-replicas (serve --router)', defaultOf: simServerOptionsSchema.shape.router },
+  simAccuracy: { arg: 'p', help: 'embedded simulated server only: oracle mode, probability that an item of a shipped eval set is answered right (docs/sim.md#oracle)', defaultText: "the model profile's" },
+  simQuant: { help: 'embedded simulated server only: weight precision; also lowers the oracle accuracy by a set-dependent amount (docs/sim.md#oracle)', defaultOf: simServerOptionsSchema.shape.weightDtype },
+  simFault: { arg: 'corrupt-above=N', help: 'embedded simulated server only: oracle fault, a reply whose first token is computed in an engine step with more than N sequences gets a wrong answer' },
 } satisfies FlagMetaTable<typeof EmbeddedSimSchema.shape>;
 
 export const EMBEDDED_SIM_FLAGS = flagTable(EmbeddedSimSchema.shape, EMBEDDED_SIM_META);
 
-export const EMBEDDED_SIM_KEYS = ['simTimeScale', 'simMaxNumSeqs', 'simGpu', 'simModel', 'simReplicas', 'simRouter'] as const satisfies readonly (keyof EmbeddedSimInput)[];
+export const EMBEDDED_SIM_KEYS = ['simTimeScale', 'simMaxNumSeqs', 'simGpu', 'simModel', 'simReplicas', 'simRouter', 'simAccuracy', 'simQuant', 'simFault'] as const satisfies readonly (keyof EmbeddedSimInput)[];
 
 /** Problems with --sim-* given next to --base-url (they would silently do nothing). */
 export function embeddedSimProblems(o: Partial<EmbeddedSimOptions>, baseUrl: string | undefined): string[] {
@@ -39,8 +48,11 @@ export function embeddedSimProblems(o: Partial<EmbeddedSimOptions>, baseUrl: str
 }
 
 /** The sim server options the --sim-* values set (the rest keep the server's defaults). */
-export function embeddedServerOptions(o: Partial<EmbeddedSimOptions>): { timeScale?: number; maxNumSeqs?: number; gpu?: string; modelProfile?: string; replicas?: number; router?: 'round-robin' | 'prefix-hash' } {
+export function embeddedServerOptions(o: Partial<EmbeddedSimOptions>): SimServerOptions {
   return {
+    ...(o.simAccuracy !== undefined ? { accuracy: o.simAccuracy } : {}),
+    ...(o.simQuant !== undefined ? { weightDtype: o.simQuant } : {}),
+    ...(o.simFault !== undefined ? { corruptAbove: Number(o.simFault.split('=')[1]) } : {}),
     ...(o.simTimeScale !== undefined ? { timeScale: o.simTimeScale } : {}),
     ...(o.simMaxNumSeqs !== undefined ? { maxNumSeqs: o.simMaxNumSeqs } : {}),
     ...(o.simGpu !== undefined ? { gpu: o.simGpu } : {}),

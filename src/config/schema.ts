@@ -6,6 +6,7 @@ import { EmbeddedSimSchema, EMBEDDED_SIM_FLAGS } from './embedded-sim.js';
 import { RoutingSchema, ROUTING_FLAGS } from './routing.js';
 import { GpuTelemetrySchema, GPU_TELEMETRY_FLAGS } from '../telemetry/gpu/config.js';
 import { flagTable, type FlagTable } from './flags.js';
+import { EvalUnderLoadSchema, EVAL_UNDER_LOAD_FLAGS } from './eval.js';
 import { HEADER_NAME, parseDurationS } from './parse.js';
 import { MAX_TIMER_MESSAGE, MAX_TIMER_S } from '../util/timer.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../backends/sse.js';
@@ -134,6 +135,7 @@ export const RunConfigSchema = TargetSchema.extend(LoadSchema.shape)
   .extend(EmbeddedSimSchema.shape)
   .extend(GpuTelemetrySchema.shape)
   .extend(RoutingSchema.shape)
+  .extend(EvalUnderLoadSchema.shape)
   .strict();
 
 export type RunConfigInput = z.input<typeof RunConfigSchema>;
@@ -189,6 +191,7 @@ export const RUN_FLAGS: FlagTable<Extract<keyof RunConfigInput, string>> = {
   ...EMBEDDED_SIM_FLAGS,
   ...GPU_TELEMETRY_FLAGS,
   ...ROUTING_FLAGS,
+  ...EVAL_UNDER_LOAD_FLAGS,
 };
 
 /** Turn zod issues into one line each, naming the flag (or config key) that was wrong. */

@@ -23,6 +23,8 @@ export interface RequestSpec {
   timestampMs?: number;
   /** The shared-prefix group (0-based) of a synthetic prompt with --prefix-tokens: prefix-hash routes on it. */
   prefixGroup?: number;
+  /** Let the model stop on its own (graded eval items): no ignore_eos/min_tokens even when the run sends them. */
+  natural?: boolean;
   /** Dataset provenance, e.g. "data.jsonl:17". */
   source?: string;
 }

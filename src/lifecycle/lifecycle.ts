@@ -45,6 +45,8 @@ export interface LifecycleOptions {
   hooks?: RunHooks;
   /** Abort to stop the run: no new requests, in-flight ones are cancelled after the grace period and recorded as such. */
   signal?: AbortSignal;
+  /** Replace or wrap the run's workload (eval sets, probe streams); `base` builds the one the config names. */
+  workload?: (base: () => Workload, ctx: { tokenizer: Tokenizer; redact: (s: string) => string }) => Workload;
 }
 
 /** Measured requests and the total the workload builds for: 100 by default unless a duration or a finite workload decides. */
@@ -72,7 +74,8 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
   // requests still in flight after the grace period are cancelled.
   const stopSending = new AbortController();
   // The workload is built (datasets read and validated) before any server is contacted or any file touched.
-  const workload: Workload = createWorkload(c, s.tokenizer, rng.fork(), total, { signal: stopSending.signal, sleep: (ms, sig) => driver.clock.sleepUntil(driver.clock.now() + ms, sig) });
+  const base = (): Workload => createWorkload(c, s.tokenizer, rng.fork(), total, { signal: stopSending.signal, sleep: (ms, sig) => driver.clock.sleepUntil(driver.clock.now() + ms, sig) });
+  const workload: Workload = opts.workload ? opts.workload(base, { tokenizer: s.tokenizer, redact: s.redact }) : base();
   const requests = c.requests ?? (workload.size !== undefined && c.duration === undefined ? Math.max(0, workload.size - c.warmup) : defaultRequests);
   const backend = backendOf(c);
   // Ramps and stages (--ramp-up/--ramp-down/--stages) as one stage list, undefined for a constant load.

@@ -37,6 +37,8 @@ export const simServerOptionsSchema = z.object({
     .default('x-request-id')
     .describe('request header echoed in each response and shown by --log-requests (tokenflood run sends X-Request-ID)'),
   logRequests: z.boolean().default(false).describe('print one line per generation request to stdout: method, path, status, request id'),
+  accuracy: z.number().min(0).max(1).optional().describe('oracle mode: probability that an item of a shipped eval set is answered right at bf16/fp16 (docs/sim.md#oracle)'),
+  corruptAbove: z.number().int().min(1).optional().describe('oracle mode fault: a reply whose first token is computed in an engine step with more than N sequences gets a wrong answer (batch-dependent numerics)'),
   faults: faultOptionsSchema.optional().describe('fault injection (all off by default)'),
   replicas: z.number().int().min(1).max(64).default(1).describe('simulated engines behind this one port, each with its own KV and prefix cache, picked by --router (docs/routing.md)'),
   router: z.enum(['round-robin', 'prefix-hash']).default('round-robin').describe('how the built-in router picks a replica with --replicas: in turn, or by a hash of the prompt start (one shared prefix, one replica)'),
@@ -46,6 +48,7 @@ export const simServerOptionsSchema = z.object({
 export const SIM_SERVER_FLAG_META = {
   maxModelLen: { defaultText: 'model limit capped by KV capacity' },
   servedModelName: { defaultText: 'the model profile id' },
+  accuracy: { defaultText: "the model profile's (docs/sim.md#oracle)" },
 } as const;
 
 export type SimServerOptions = z.input<typeof simServerOptionsSchema>;

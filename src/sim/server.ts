@@ -18,6 +18,7 @@ import { parseGenerationBody, parseTypedBody, type EndpointKind } from './http/p
 import { createWire, type Protocol } from './http/wire.js';
 import { createSession, type Session } from './http/session.js';
 import { createTextSource } from './http/text.js';
+import { createOracle, scriptedText } from './http/oracle.js';
 import { createRealtimeLoop } from './loop.js';
 import { parseSimServerOptions, type SimServerOptions } from './options.js';
 
@@ -48,6 +49,8 @@ interface Live {
   firstSim: number;
   lastSim: number;
   promptTokens: number;
+  /** Oracle replies: swap in the wrong answer (the corrupt-above fault), before any of it is sent. */
+  corrupt?: () => void;
 }
 
 function readBody(req: IncomingMessage): Promise<string | undefined> {
@@ -79,6 +82,7 @@ export async function startSimServer(opts: SimServerOptions = {}, hooks: { log?:
   }
   const text = createTextSource(tok);
   const engine = createEngine(spec);
+  const oracle = createOracle({ accuracy: o.accuracy, modelProfile: spec.model.id, weightDtype: o.weightDtype, seed: o.seed }, tok);
   const served = o.servedModelName ?? spec.model.id;
   const reasoningName = `${served}-reasoning`;
   const models = [served, reasoningName];
@@ -113,6 +117,8 @@ export async function startSimServer(opts: SimServerOptions = {}, hooks: { log?:
         const l = live.get(out.id);
         if (!l) continue; // aborted while the step ran
         if (out.tokenIndex === 1) {
+          // Batch-dependent numerics: a first token computed in a step with more than N sequences is corrupted.
+          if (l.corrupt && o.corruptAbove !== undefined && step.outputs.length > o.corruptAbove) l.corrupt();
           l.firstSim = end;
           metrics.firstToken((end - l.arrivalSim) / 1000, (end - l.startSim) / 1000);
         } else metrics.interToken((end - l.lastSim) / 1000);
@@ -154,14 +160,20 @@ export async function startSimServer(opts: SimServerOptions = {}, hooks: { log?:
     const tooLong = contextLengthError(spec.maxModelLen, promptTokens, g.maxTokens);
     if (tooLong) return sendError(res, 400, tooLong);
     const rng = createRng((o.seed * 1_000_003 + n) >>> 0);
-    const decision = decideOutputTokens(rng, { maxTokens: g.maxTokens ?? spec.maxModelLen - promptTokens, minTokens: g.minTokens, ignoreEos: g.ignoreEos });
+    const maxTokens = g.maxTokens ?? spec.maxModelLen - promptTokens;
+    // A shipped eval item gets a scripted reply (right or wrong by the oracle's draw), cut at max_tokens like any other.
+    const scripted = g.ignoreEos ? undefined : oracle.answer(g.promptText, { reasoning: model === reasoningName && kind === 'chat' });
+    const pieces = scripted ? [...scripted.pieces] : [];
+    const decision = scripted
+      ? { outputTokens: Math.max(1, Math.min(maxTokens, scripted.pieces.length)), finishReason: scripted.pieces.length > maxTokens ? ('length' as const) : ('stop' as const) }
+      : decideOutputTokens(rng, { maxTokens, minTokens: g.minTokens, ignoreEos: g.ignoreEos });
     const id = `${protocol === 'responses' ? 'resp' : protocol === 'messages' ? 'msg' : kind === 'chat' ? 'chatcmpl' : 'cmpl'}-${randomUUID().replace(/-/g, '')}`;
-    const reasoningTokens = model === reasoningName && kind === 'chat' ? Math.floor(decision.outputTokens * o.reasoningShare) : 0;
+    const reasoningTokens = scripted ? Math.min(scripted.reasoningTokens, decision.outputTokens) : model === reasoningName && kind === 'chat' ? Math.floor(decision.outputTokens * o.reasoningShare) : 0;
     const identity = { id, created: Math.floor(Date.now() / 1000), model };
     const session = createSession({
       res, kind, identity, wire: createWire(protocol, kind, identity, promptTokens, g.includeUsage),
       stream: g.stream, includeUsage: g.includeUsage, promptTokens, outputTokens: decision.outputTokens, reasoningTokens,
-      finishReason: decision.finishReason, tokensPerChunk: o.tokensPerChunk, faults: active, text, rng, headers: {},
+      finishReason: decision.finishReason, tokensPerChunk: o.tokensPerChunk, faults: active, text: scripted ? scriptedText(text, pieces) : text, rng, headers: {},
       onDrop: () => {
         if (live.delete(id)) engine.abort(id);
       },
@@ -169,7 +181,8 @@ export async function startSimServer(opts: SimServerOptions = {}, hooks: { log?:
     const err = engine.add({ id, promptTokens, outputTokens: decision.outputTokens, blockHashes: blockHashesFromIds(g.promptTokenIds, spec.blockSize) });
     if (err) return sendError(res, 400, err);
     const now = loop.nowSimMs();
-    live.set(id, { session, reason: decision.finishReason, arrivalSim: now, startSim: now, firstSim: now, lastSim: now, promptTokens });
+    const corrupt = scripted ? () => void pieces.splice(0, pieces.length, ...scripted.corrupted) : undefined;
+    live.set(id, { session, reason: decision.finishReason, arrivalSim: now, startSim: now, firstSim: now, lastSim: now, promptTokens, corrupt });
     metrics.arrived(promptTokens);
     open.add(session);
     res.on('close', () => {

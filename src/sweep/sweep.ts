@@ -9,6 +9,8 @@ import { startEmbeddedServer } from '../config/embedded-sim.js';
 import { resolveRunConfig } from '../config/load.js';
 import type { RunConfigInput } from '../config/schema.js';
 import { TokenfloodError, UsageError } from '../errors.js';
+import { runIdleBaseline } from '../eval/baseline.js';
+import type { UnderLoadPlan } from '../eval/under-load.js';
 import { VERSION } from '../version.js';
 import { redactUrl } from '../util/url.js';
 import { lengthFlags, type ResolvedSweep, type SweepConfig } from './config.js';
@@ -58,7 +60,7 @@ function sharedConfig(c: Record<string, unknown>): Record<string, unknown> {
  * Run a whole sweep. Throws UsageError (exit 2) for bad config or an unreachable server before the first point.
  * A later point that cannot run ends the sweep: it and the remaining points become failed rows, `failure` says why.
  */
-export async function runSweep(resolved: ResolvedSweep, opts: { hooks?: SweepHooks; signal?: AbortSignal } = {}): Promise<SweepResult> {
+export async function runSweep(resolved: ResolvedSweep, opts: { hooks?: SweepHooks; signal?: AbortSignal; underLoad?: UnderLoadPlan } = {}): Promise<SweepResult> {
   const { sweep: s, runFlags, base } = resolved;
   const outDir = s.out ?? defaultSweepDir();
   if (existsSync(join(outDir, 'sweep.json')) && !s.overwrite)
@@ -105,7 +107,9 @@ export async function runSweep(resolved: ResolvedSweep, opts: { hooks?: SweepHoo
     };
     let res: Awaited<ReturnType<typeof run>>;
     try {
-      res = await run(resolveRunConfig({ flags: flags as Record<string, unknown> }), { signal: opts.signal, hooks: opts.hooks?.run });
+      const point = resolveRunConfig({ flags: flags as Record<string, unknown> });
+      // --eval-under-load: graded probes inside this level's load, labelled by the point's name.
+      res = await run(point, { signal: opts.signal, hooks: opts.hooks?.run, workload: opts.underLoad?.probes(name, point.config.warmup) });
     } catch (e) {
       // Before any point ran, an unreachable server or bad config is the user's to fix (exit 2, nothing written).
       // Later, the finished points are worth keeping: this point and the rest are marked failed.
@@ -150,6 +154,10 @@ export async function runSweep(resolved: ResolvedSweep, opts: { hooks?: SweepHoo
         autoStop[pairLabel(io)] =
           st.phase === 'done' ? st.reason : failure !== null ? `search ended early: ${failure}` : 'interrupted before the search finished';
       }
+    }
+    if (opts.underLoad && rows.some((r) => r.ok > 0) && !opts.signal?.aborted) {
+      const idle = resolveRunConfig({ flags: { ...runFlags, baseUrl: server.baseUrl } as Record<string, unknown> });
+      await runIdleBaseline(idle, opts.underLoad, join(outDir, 'eval-baseline'), opts.signal);
     }
   } catch (e) {
     // Stopped during a point's preflight: the points done so far are the sweep.

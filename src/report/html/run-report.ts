@@ -17,6 +17,7 @@ import { serverLoadChart, serverTimesChart, ttftDecompositionChart } from './ser
 import { gpuMemoryHostChart, gpuUtilChart } from './gpu-charts.js';
 import { readGpuLines } from '../../telemetry/gpu-source.js';
 import { routingSection } from './routing-section.js';
+import { evalSection, readEvalData, type EvalReportData } from './eval-section.js';
 
 export interface RunReportData {
   summary: Summary;
@@ -32,6 +33,8 @@ export interface RunReportData {
   serverSamples?: ServerSample[];
   /** gpu_metrics.jsonl lines, when --gpu-metrics or --server-pid sampled them. */
   gpuLines?: ReturnType<typeof readGpuLines>;
+  /** eval.json (and a few wrong answers), when the run graded a set (docs/eval.md). */
+  eval?: EvalReportData;
 }
 
 /** Read a run directory: a bounded sample of requests.jsonl, metadata from run.json, summary.json when present (else replayed). */
@@ -40,7 +43,7 @@ export function readRunDir(dir: string, maxRecords = CHART_SAMPLE_MAX): RunRepor
   const { records, total, warnings } = sampleRecords(dir, maxRecords);
   const run = existsSync(join(dir, RUN_JSON)) ? readRunMeta(dir, warnings) : {};
   const summary = readSummaryJson(dir, warnings) ?? replaySummary(dir).summary;
-  const data: RunReportData = { summary, records, run, warnings, totalRecords: total, serverSamples: readServerSamples(dir), gpuLines: readGpuLines(dir) };
+  const data: RunReportData = { summary, records, run, warnings, totalRecords: total, serverSamples: readServerSamples(dir), gpuLines: readGpuLines(dir), eval: readEvalData(dir, warnings) };
   if (total > records.length) {
     data.allRecords = () => recordsOf(file);
     warnings.push(`charts drawn from ${records.length} of ${total} records (an even sample); the tables and figures use all of them`);
@@ -112,6 +115,7 @@ export function renderRunReport(d: RunReportData, opts: RunReportOptions = {}): 
   const scale = run.sim_time_scale;
   const sections = [
     { id: 'headline', title: 'Headline', html: tiles(headline(s, slo?.result)) },
+    ...(d.eval ? [evalSection(d.eval)] : []),
     { id: 'insights', title: 'What this run shows', html: statementsList(runNotes(s, stalls, slo)) + (slo ? sloBlock(slo.text, slo.result) : '') },
     { id: 'percentiles', title: 'Percentiles', html: percentileTable(s) + (byClass ? `<h3>By class</h3>${byClass}` : '') },
     { id: 'distributions', title: 'Distributions', html: `<div class="grid2">${div('c-ttft-hist')}${div('c-tpot-hist')}${div('c-ttft-cdf')}${div('c-tpot-cdf')}</div>` },

@@ -10,6 +10,7 @@ import { sweepWarnings } from '../sweep-warnings.js';
 import { renderPage } from './page.js';
 import { boxChart, decompositionChart, groupLabel, latencyThroughputChart, latencyVsLoadChart, throughputChart, type BoxStats, type SweepGroup } from './sweep-charts.js';
 import { htmlTable, metadataTable, num, pctText, statementsList, tiles } from './sections.js';
+import { evalSection, readEvalData } from './eval-section.js';
 import { escapeHtml as esc } from './escape.js';
 
 export function readSweepDoc(dir: string): SweepDoc {
@@ -117,6 +118,7 @@ export function renderSweepReport(dir: string, doc: SweepDoc): string {
     .join('');
   const autoText = doc.auto_stop ? statementsList(Object.entries(doc.auto_stop).map(([k, v]) => `--auto (${k}): ${v}`)) : '';
   const method = `<p class="muted">Knee: the level farthest above the straight line from the lowest to the highest level, with log2(load) and throughput both scaled to 0–1 (Kneedle); a bend under 0.1 is not reported. Recommended: 70% of the knee, capped at the highest load for which every level up to it met ${hasSlo ? `the SLOs (<code>${esc(doc.slo)}</code>)` : 'the error threshold'}.</p>`;
+  const evalData = readEvalData(dir, []);
   const sections = [
     { id: 'headline', title: 'Headline', html: headline + (groups.length > 1 ? '<p class="muted">Tiles show the first input/output pair; see the findings for all.</p>' : '') },
     { id: 'insights', title: 'Findings', html: insights + autoText + method },
@@ -124,6 +126,8 @@ export function renderSweepReport(dir: string, doc: SweepDoc): string {
     { id: 'latency', title: 'Latency vs throughput and load', html: '<div class="grid2"><div class="chart tall" id="s-latency-throughput"></div><div class="chart tall" id="s-latency-load"></div></div>' },
     { id: 'levels', title: 'Distributions per level', html: `<p class="muted">Boxes span p25–p75 with the median; whiskers reach p1 and p99.</p>${perGroup.join('')}` },
     { id: 'points', title: 'Points', html: pointsTable(doc) },
+    // --eval-under-load: accuracy per level against the idle baseline (docs/eval.md#under-load).
+    ...(evalData ? [evalSection(evalData)] : []),
     { id: 'metadata', title: 'Sweep metadata and config', html: metadataTable({ ...doc, points: undefined, insights: undefined } as unknown as Record<string, unknown>) },
   ];
   return renderPage({

@@ -9,6 +9,8 @@ export interface GenerationRequest {
   /** Model id asked for; undefined = the served model. */
   model?: string;
   promptTokenIds: number[];
+  /** The prompt's text (chat: the text of every message, one per line), for the oracle (docs/sim.md#oracle). */
+  promptText: string;
   /** max_completion_tokens ?? max_tokens; undefined = up to max_model_len. */
   maxTokens?: number;
   minTokens: number;
@@ -60,6 +62,14 @@ function completionPromptIds(tok: Tokenizer, prompt: z.infer<typeof completionBo
   return prompt as number[];
 }
 
+function chatText(messages: z.infer<typeof message>[]): string {
+  return messages.map((m) => (typeof m.content === 'string' ? m.content : Array.isArray(m.content) ? m.content.map((p) => p.text ?? '').join('') : '')).join('\n');
+}
+
+function completionText(prompt: z.infer<typeof completionBody>['prompt']): string {
+  return typeof prompt === 'string' ? prompt : typeof prompt[0] === 'string' ? prompt[0] : '';
+}
+
 export type ParseResult = { ok: true; value: GenerationRequest } | { ok: false; message: string };
 
 export function parseGenerationBody(kind: EndpointKind, body: unknown, tok: Tokenizer): ParseResult {
@@ -69,6 +79,7 @@ export function parseGenerationBody(kind: EndpointKind, body: unknown, tok: Toke
     return { ok: false, message: msg };
   }
   const b = r.data;
+  const promptText = kind === 'chat' ? chatText((b as z.infer<typeof chatBody>).messages) : completionText((b as z.infer<typeof completionBody>).prompt);
   const promptTokenIds =
     kind === 'chat'
       ? chatPromptIds(tok, (b as z.infer<typeof chatBody>).messages)
@@ -79,6 +90,7 @@ export function parseGenerationBody(kind: EndpointKind, body: unknown, tok: Toke
       kind,
       model: b.model,
       promptTokenIds,
+      promptText,
       maxTokens: b.max_completion_tokens ?? b.max_tokens ?? undefined,
       minTokens: b.min_tokens ?? 0,
       ignoreEos: b.ignore_eos ?? false,
@@ -115,19 +127,23 @@ export function parseTypedBody(protocol: 'responses' | 'messages', body: unknown
   const b = r.data;
   let ids: number[];
   let maxTokens: number | undefined;
+  let promptText: string;
   if ('input' in b) {
     ids = typeof b.input === 'string' ? tok.encode(b.input) : chatPromptIds(tok, b.input);
+    promptText = typeof b.input === 'string' ? b.input : chatText(b.input);
     maxTokens = b.max_output_tokens ?? undefined;
   } else {
     const m = b as z.infer<typeof messagesBody>;
     const system = typeof m.system === 'string' ? tok.encode(m.system) : (m.system ?? []).flatMap((p) => (p.text ? tok.encode(p.text) : []));
     ids = [...system, ...chatPromptIds(tok, m.messages)];
+    const systemText = typeof m.system === 'string' ? m.system : (m.system ?? []).map((p) => p.text ?? '').join('');
+    promptText = [systemText, chatText(m.messages)].filter((t) => t !== '').join('\n');
     maxTokens = m.max_tokens;
   }
   return {
     ok: true,
     value: {
-      kind: 'chat', model: b.model, promptTokenIds: ids, maxTokens, minTokens: b.min_tokens ?? 0, ignoreEos: b.ignore_eos ?? false,
+      kind: 'chat', model: b.model, promptTokenIds: ids, promptText, maxTokens, minTokens: b.min_tokens ?? 0, ignoreEos: b.ignore_eos ?? false,
       stream: b.stream ?? false, includeUsage: b.stream_options?.include_usage ?? true,
     },
   };
