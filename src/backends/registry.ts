@@ -3,10 +3,20 @@ import type { Backend } from './backend.js';
 import { openaiChat } from './openai-chat.js';
 import { openaiCompletions } from './openai-completions.js';
 import { byKind } from '../util/kinds.js';
+import { ollama, ollamaGenerate } from './ollama.js';
+import { llamacpp } from './llamacpp.js';
+import { tgi } from './tgi.js';
+import { triton } from './triton.js';
 
 export const BACKENDS = {
   'openai-chat': openaiChat,
   'openai-completions': openaiCompletions,
+  // Native engine APIs with server-side timings (docs/backends-native.md).
+  ollama,
+  'ollama-generate': ollamaGenerate,
+  llamacpp,
+  tgi,
+  triton,
 } as const satisfies Record<string, Backend>;
 
 export type BackendKind = keyof typeof BACKENDS;

@@ -76,7 +76,8 @@ export function createRealDriver(c: RunConfig, extraHeaders: Record<string, stri
           throw e;
         })
         .finally(() => probe.close().catch(() => {}));
-      url = joinUrl(target.baseUrl, getBackend(backend).path);
+      const b = getBackend(backend);
+      url = joinUrl(target.baseUrl, b.pathFor ? b.pathFor(pf.model) : b.path);
       // The model id comes from the server: it is requested as given, but shown and stored redacted.
       const shownModel = redact(pf.model);
       const shownBaseUrl = redactUrl(target.baseUrl);
