@@ -17,6 +17,7 @@ import { createSimGpuTelemetry } from './http/metrics-dcgm.js';
 import { parseGenerationBody, type EndpointKind } from './http/parse.js';
 import { createSession, type Session } from './http/session.js';
 import { createTextSource } from './http/text.js';
+import { nativeRoute, nativeToOpenAi, type NativeRoute } from './http/native.js';
 import { createRealtimeLoop } from './loop.js';
 import { parseSimServerOptions, type SimServerOptions } from './options.js';
 
@@ -127,7 +128,7 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
     },
   });
 
-  const generate = async (kind: EndpointKind, req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  const generate = async (kind: EndpointKind, req: IncomingMessage, res: ServerResponse, native?: NativeRoute): Promise<void> => {
     const raw = await readBody(req);
     if (raw === undefined) return sendError(res, 413, `request body larger than ${MAX_BODY_BYTES} bytes`);
     let body: unknown;
@@ -136,7 +137,7 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
     } catch (e) {
       return sendError(res, 400, `Invalid JSON body: ${(e as Error).message}`);
     }
-    const parsed = parseGenerationBody(kind, body, tok);
+    const parsed = parseGenerationBody(kind, native ? nativeToOpenAi(native, body) : body, tok);
     if (!parsed.ok) return sendError(res, 400, parsed.message);
     const g = parsed.value;
     const model = g.model ?? served;
@@ -155,6 +156,7 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
     const decision = decideOutputTokens(rng, { maxTokens: g.maxTokens ?? spec.maxModelLen - promptTokens, minTokens: g.minTokens, ignoreEos: g.ignoreEos });
     const id = `${kind === 'chat' ? 'chatcmpl' : 'cmpl'}-${randomUUID().replace(/-/g, '')}`;
     const reasoningTokens = model === reasoningName && kind === 'chat' ? Math.floor(decision.outputTokens * o.reasoningShare) : 0;
+    let entry: Live | undefined;
     const session = createSession({
       res, kind, identity: { id, created: Math.floor(Date.now() / 1000), model },
       stream: g.stream, includeUsage: g.includeUsage, promptTokens, outputTokens: decision.outputTokens, reasoningTokens,
@@ -162,11 +164,17 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
       onDrop: () => {
         if (live.delete(id)) engine.abort(id);
       },
+      protocol: native?.protocol,
+      timings: () => {
+        const l = entry!;
+        return { queueMs: l.startSim - l.arrivalSim, promptEvalMs: l.firstSim - l.startSim, evalMs: l.lastSim - l.firstSim, totalMs: l.lastSim - l.arrivalSim };
+      },
     });
     const err = engine.add({ id, promptTokens, outputTokens: decision.outputTokens, blockHashes: blockHashesFromIds(g.promptTokenIds, spec.blockSize) });
     if (err) return sendError(res, 400, err);
     const now = loop.nowSimMs();
-    live.set(id, { session, reason: decision.finishReason, arrivalSim: now, startSim: now, firstSim: now, lastSim: now, promptTokens });
+    entry = { session, reason: decision.finishReason, arrivalSim: now, startSim: now, firstSim: now, lastSim: now, promptTokens };
+    live.set(id, entry);
     metrics.arrived(promptTokens);
     open.add(session);
     res.on('close', () => {
@@ -212,8 +220,11 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
         res.writeHead(200);
         res.end();
         return;
-      default:
-        sendJsonStatus(res, 404, { detail: 'Not Found' });
+      default: {
+        const native = nativeRoute(path);
+        if (!native) return sendJsonStatus(res, 404, { detail: 'Not Found' });
+        if (allow('POST')) await generate(native.kind, req, res, native);
+      }
     }
   };
 

@@ -1,7 +1,8 @@
 // One open generation request on the sim server: turns engine tokens into SSE chunks or a whole response, applying faults.
 import type { ServerResponse } from 'node:http';
 import type { Rng } from '../../util/rng.js';
-import { chatRoleEvent, malformedEvent, SSE_DONE, tokenEvent, usage, usageEvent, wholeResponse, type ResponseIdentity } from './chunks.js';
+import { malformedEvent, usage, type ResponseIdentity } from './chunks.js';
+import { wireFor, type SimProtocol, type SimTimings, type WireEnd } from './wire.js';
 import type { ActiveFaults } from './faults.js';
 import type { EndpointKind } from './parse.js';
 import type { TextSource } from './text.js';
@@ -25,6 +26,10 @@ export interface SessionInit {
   headers: Record<string, string>;
   /** The stream was cut on purpose (drop fault): abort the request in the engine. */
   onDrop(): void;
+  /** The protocol to answer in (wire.ts); OpenAI when absent. */
+  protocol?: SimProtocol;
+  /** The engine's timings of this request so far (read when the last token is written). */
+  timings?(): SimTimings;
 }
 
 export interface Session {
@@ -56,6 +61,8 @@ export function createSession(s: SessionInit): Session {
   let contentText = '';
   const timers: NodeJS.Timeout[] = [];
   const firstChunkTokens = faults.bigFirstChunk?.tokens ?? s.tokensPerChunk;
+  const wire = wireFor(s.protocol ?? 'openai', s.kind, s.identity);
+  const ending = (): WireEnd => ({ usage: u(), timings: s.timings?.() ?? { queueMs: 0, promptEvalMs: 0, evalMs: 0, totalMs: 0 }, finish: s.finishReason });
 
   const write = (chunk: string): void => {
     if (closed) return;
@@ -109,11 +116,12 @@ export function createSession(s: SessionInit): Session {
   const flush = (last: boolean): void => {
     if (buffered === 0 && !last) return;
     const finish = last && !faults.neverEnding ? s.finishReason : null;
-    if (s.kind === 'chat' && !sentRole) {
+    if (!sentRole) {
       sentRole = true;
-      write(chatRoleEvent(s.identity));
+      const first = wire.start();
+      if (first) write(first);
     }
-    if (buffered > 0 || finish) write(tokenEvent(s.kind, s.identity, buffer, bufferField, finish));
+    if (buffered > 0 || finish) write(wire.token(buffer, bufferField, finish ? ending() : null));
     tokensSent += buffered;
     buffer = '';
     buffered = 0;
@@ -123,9 +131,9 @@ export function createSession(s: SessionInit): Session {
   return {
     open() {
       if (!s.stream) return;
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', ...s.headers });
+      res.writeHead(200, { 'content-type': wire.contentType, 'cache-control': 'no-cache', connection: 'keep-alive', ...s.headers });
       res.flushHeaders();
-      if (faults.heartbeat) timers.push(setInterval(() => write(': ping\n\n'), faults.heartbeat.intervalMs));
+      if (faults.heartbeat) timers.push(setInterval(() => write(wire.heartbeat), faults.heartbeat.intervalMs));
     },
     setCachedTokens: (n) => void (cached = n),
     done: () => finished || closed,
@@ -140,7 +148,7 @@ export function createSession(s: SessionInit): Session {
         tokensSent = index;
         if (faults.drop && tokensSent >= faults.drop.afterTokens) return void afterTokens();
         if (!last) return;
-        const body = JSON.stringify(wholeResponse(s.kind, s.identity, s.reasoningTokens > 0 ? reasoningText : null, contentText, s.finishReason, u()));
+        const body = JSON.stringify(wire.whole(s.reasoningTokens > 0 ? reasoningText : null, contentText, ending()));
         const out = faults.malformed ? body.slice(0, Math.floor(body.length / 2)) : body;
         const send = (): void => {
           if (closed) return;
@@ -168,8 +176,8 @@ export function createSession(s: SessionInit): Session {
         finished = true; // the engine is done; the connection stays open until the client or server closes it
         return;
       }
-      if (s.includeUsage) write(usageEvent(s.kind, s.identity, u()));
-      write(SSE_DONE);
+      const tail = wire.end(ending(), s.includeUsage);
+      if (tail) write(tail);
       end();
     },
   };
