@@ -166,8 +166,12 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
       },
       protocol: native?.protocol,
       timings: () => {
+        // A step that ran while the loop caught up can end (in simulated time) before the request arrived: clamp at 0.
         const l = entry!;
-        return { queueMs: l.startSim - l.arrivalSim, promptEvalMs: l.firstSim - l.startSim, evalMs: l.lastSim - l.firstSim, totalMs: l.lastSim - l.arrivalSim };
+        const queueMs = Math.max(0, l.startSim - l.arrivalSim);
+        const promptEvalMs = Math.max(0, l.firstSim - l.startSim);
+        const evalMs = Math.max(0, l.lastSim - l.firstSim);
+        return { queueMs, promptEvalMs, evalMs, totalMs: queueMs + promptEvalMs + evalMs };
       },
     });
     const err = engine.add({ id, promptTokens, outputTokens: decision.outputTokens, blockHashes: blockHashesFromIds(g.promptTokenIds, spec.blockSize) });
