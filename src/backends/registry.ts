@@ -7,6 +7,7 @@ import { ollama, ollamaGenerate } from './ollama.js';
 import { llamacpp } from './llamacpp.js';
 import { tgi } from './tgi.js';
 import { triton } from './triton.js';
+import { customNdjson, customSse } from './custom.js';
 
 export const BACKENDS = {
   'openai-chat': openaiChat,
@@ -17,6 +18,9 @@ export const BACKENDS = {
   llamacpp,
   tgi,
   triton,
+  // Any HTTP streaming gateway, from --backend-config (src/backends/custom.ts).
+  'custom-sse': customSse,
+  'custom-ndjson': customNdjson,
 } as const satisfies Record<string, Backend>;
 
 export type BackendKind = keyof typeof BACKENDS;
