@@ -89,6 +89,14 @@ describe('custom backends: template and mapping', () => {
     });
   }
 
+  it('--workers 2: worker threads get the checked spec and read responses by it', async () => {
+    const frame = EVENTS.map((e) => ({ at: e.at / 10, write: line(e.o) }));
+    server = await startScriptServer(() => ({ headers: { 'content-type': 'application/x-ndjson' }, steps: frame }));
+    const res = await run({ baseUrl: server.baseUrl, backend: 'custom-ndjson', backendConfig: specFile(GATEWAY), requests: 4, concurrency: 2, workers: 2, inputTokens: 16, outputTokens: 5, out: tmpDir(), quiet: true, serverMetrics: false });
+    expect(res.summary.run.workers).toBe(2);
+    expect(res.records.map((r) => [r.status, r.event_kinds, r.output_tokens])).toEqual(Array(4).fill(['ok', 'Raaad', 4]));
+  });
+
   it('an error the mapping points at fails the request as a stream error event', async () => {
     const steps = [{ at: 10, write: line({ out: { text: 'x' } }) }, { at: 20, write: line({ fault: { code: 'overloaded' } }) }];
     const { rec } = await one('custom-ndjson', { headers: { 'content-type': 'application/x-ndjson' }, steps }, 'h1');
@@ -107,6 +115,7 @@ describe('custom backends: bad --backend-config is exit 2, one message naming th
     ['a file that does not exist', () => ['--backend', 'custom-sse', '--backend-config', '/nonexistent/gw.yaml'], /--backend-config: \/nonexistent\/gw\.yaml: cannot read/],
     ['a file that is not JSON or YAML', () => ['--backend', 'custom-sse', '--backend-config', specFile('path: [unclosed', 'bad.yaml')], /--backend-config: .*bad\.yaml: not JSON or YAML/],
     ['a custom backend without --backend-config', () => ['--backend', 'custom-ndjson'], /--backend-config: --backend custom-ndjson needs a file/],
+    ['--no-stream with a stream-only backend', () => ['--backend', 'tgi', '--no-stream'], /--no-stream: --backend tgi always streams/],
     ['--backend-config with another backend', () => ['--backend', 'ollama', '--backend-config', specFile(GATEWAY)], /--backend-config: only applies with --backend custom-sse or custom-ndjson/],
   ];
   for (const [name, argv, re] of cases) {

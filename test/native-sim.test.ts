@@ -3,6 +3,9 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { run } from '../src/run.js';
 import { startSimServer, type SimServerHandle } from '../src/sim/server.js';
 import { tmpDir } from './helpers.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { rebuildSummary } from '../src/cli/report.js';
 
 describe('native backends against the embedded sim server', () => {
   let sim: SimServerHandle;
@@ -58,6 +61,22 @@ describe('native backends against the embedded sim server', () => {
       await solo.close();
     }
   });
+
+  for (const backend of ['ollama', 'llamacpp']) {
+    it(`${backend} --no-stream: one JSON body with the counts and timings; \`report\` rebuilds the same summary`, async () => {
+      const out = tmpDir();
+      const res = await run({ baseUrl: sim.baseUrl, backend, stream: false, requests: 3, concurrency: 1, inputTokens: 16, outputTokens: 6, out, quiet: true, ignoreEos: true, serverMetrics: false });
+      for (const r of res.records) {
+        expect([r.status, r.streamed, r.token_source]).toEqual(['ok', false, 'usage']);
+        expect(r.server_eval_tokens).toBe(r.output_tokens);
+        expect(r.server_eval_ms!).toBeGreaterThanOrEqual(0);
+      }
+      expect(res.summary.server_timings?.server_eval_ms?.count).toBe(3);
+      const onDisk = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
+      expect(onDisk.server_timings).toEqual(JSON.parse(JSON.stringify(res.summary.server_timings)));
+      expect(JSON.parse(JSON.stringify(rebuildSummary(out).summary))).toEqual(onDisk);
+    });
+  }
 
   it('ollama with the reasoning model: thinking first (TTFT), then the answer (TTFAT)', async () => {
     const res = await run({ baseUrl: sim.baseUrl, backend: 'ollama', model: sim.models[1], requests: 2, concurrency: 1, inputTokens: 16, outputTokens: 8, out: tmpDir(), quiet: true, ignoreEos: true });

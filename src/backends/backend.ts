@@ -47,6 +47,8 @@ export interface Backend extends ResponseClassifier {
   pathFor?(model: string): string;
   /** The --endpoint this backend answers to: whether workloads build chat messages or a flat prompt. */
   readonly endpoint: 'chat' | 'completions';
+  /** The server streams whatever the body says (TGI's and Triton's generate_stream): --no-stream cannot apply. */
+  readonly streamOnly?: boolean;
   /** The JSON body of one request. */
   buildBody(spec: RequestSpec, o: BodyOptions): Record<string, unknown>;
 }

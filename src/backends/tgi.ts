@@ -35,6 +35,7 @@ export const tgi: Backend = {
   kind: 'tgi',
   path: '/generate_stream',
   endpoint: 'completions',
+  streamOnly: true,
   buildBody(spec, o) {
     const parameters: Record<string, unknown> = { max_new_tokens: spec.maxTokens, details: true, ...sampling(o) };
     if (o.temperature !== undefined && o.temperature > 0) parameters.do_sample = true;

@@ -26,6 +26,7 @@ export const triton: Backend = {
   path: '/v2/models/ensemble/generate_stream',
   pathFor: (model) => `/v2/models/${encodeURIComponent(model)}/generate_stream`,
   endpoint: 'completions',
+  streamOnly: true,
   buildBody(spec, o) {
     // TensorRT-LLM ensemble inputs: text_input, max_tokens, stream; sampling as temperature, top_p, top_k, random_seed.
     const b: Record<string, unknown> = { text_input: spec.prompt, max_tokens: spec.maxTokens, stream: o.stream, bad_words: '', stop_words: '' };

@@ -102,6 +102,7 @@ export function resolveRunConfig(inp: ResolveInput): ResolvedRun {
     if ('problems' in r) problems.push(...r.problems);
     else configureCustomBackend(r.spec);
   }
+  if (c.backend && !c.stream && BACKENDS[c.backend].streamOnly) problems.push(`--no-stream: --backend ${c.backend} always streams (its path is generate_stream); drop --no-stream`);
   // --backend names the protocol, --endpoint the same thing in older words: given together they must agree.
   if (c.backend && merged.endpoint !== undefined && BACKENDS[c.backend].endpoint !== c.endpoint)
     problems.push(`--backend: ${c.backend} loads --endpoint ${BACKENDS[c.backend].endpoint}, not --endpoint ${c.endpoint}: give one of the two`);
