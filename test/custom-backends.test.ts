@@ -15,8 +15,9 @@ afterEach(async () => {
 });
 
 const EARLY = 2;
-const LATE = 150;
-const TPOT_TOL = 30;
+// Wider than metrics-timing.test.ts: these ran at a load average of 17 on 2 cores; the exact checks below are load-free.
+const LATE = 400;
+const TPOT_TOL = 45;
 
 function specFile(spec: unknown, name = 'gw.json'): string {
   const p = join(tmpDir(), name);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { run } from '../src/run.js';
 import { startScriptServer, chatChunk, DONE, type Script, type ScriptServer } from './fixtures/script-server.js';
 import { tmpDir } from './helpers.js';
+import { renderSummary } from '../src/report/terminal.js';
 
 let server: ScriptServer | undefined;
 afterEach(async () => {
@@ -15,8 +16,9 @@ afterEach(async () => {
 const TRANSPORTS = ['h1', 'undici'] as const;
 // Tolerances for a busy, shared 2-core machine (as in metrics-timing.test.ts).
 const EARLY = 2;
-const LATE = 150;
-const TPOT_TOL = 30;
+// Wider than metrics-timing.test.ts: these ran at a load average of 17 on 2 cores; the exact checks below are load-free.
+const LATE = 400;
+const TPOT_TOL = 45;
 
 async function one(backend: string, script: Script, transport: (typeof TRANSPORTS)[number], extra: Record<string, unknown> = {}) {
   server = await startScriptServer(() => script);
@@ -94,9 +96,17 @@ describe('native backends against a scripted server with known timings', () => {
         expect(rec.ttft_ms!).toBeGreaterThanOrEqual(100 - EARLY);
         expect(rec.ttft_ms!).toBeLessThan(100 + LATE);
         expect(rec.ttfat_ms).toBe(rec.ttft_ms);
-        expect(rec.tpot_ms!).toBeGreaterThan(50 - TPOT_TOL);
-        expect(rec.tpot_ms!).toBeLessThan(50 + TPOT_TOL);
+        // (300 − 100) / (5 − 1) = 50 when the server counts 5 tokens; Triton's text is counted by the tokenizer instead.
+        if (s.usage) {
+          expect(rec.tpot_ms!).toBeGreaterThan(50 - TPOT_TOL);
+          expect(rec.tpot_ms!).toBeLessThan(50 + TPOT_TOL);
+        }
         expect(rec.itl_ms).toHaveLength(4);
+        // By definition, from the record's own arrival times (whatever the load): TTFT at the first answer event, TPOT over the five.
+        const t = rec.event_times_ms;
+        expect(rec.ttft_ms).toBeCloseTo(t[0], 6);
+        expect(rec.tpot_ms!).toBeCloseTo((t[4] - t[0]) / (rec.output_tokens! - 1), 6);
+        expect(rec.itl_ms.reduce((a, b) => a + b, 0)).toBeCloseTo(t[4] - t[0], 6);
         expect(rec.e2e_ms!).toBeGreaterThanOrEqual(300 - EARLY);
         expect(rec.answer_chars).toBe(' w0 w1 w2 w3 w4'.length);
         expect(rec.token_source).toBe(s.usage ? 'usage' : 'tokenizer');
@@ -108,6 +118,8 @@ describe('native backends against a scripted server with known timings', () => {
         if (Object.keys(s.server).length) expect(Object.keys(res.summary.server_timings ?? {}).sort()).toEqual(Object.keys(s.server).sort());
         else expect(res.summary.server_timings).toBeUndefined();
         if (backend === 'triton') expect(urls).toEqual(['/v1/v2/models/scripted-model/generate_stream']);
+        if (backend === 'ollama') expect(renderSummary(res.summary)).toMatch(/server-reported timings \(p50[^)]*\): prefill 12\.3\d* ms, decode 200(\.0*)? ms, load 5(\.0*)? ms, total 317(\.0*)? ms/);
+        if (backend === 'triton') expect(renderSummary(res.summary)).not.toContain('server-reported');
         seen.push([rec.event_kinds, rec.output_tokens, rec.input_tokens, rec.finish_reason, serverFields]);
       }
       expect(seen[1]).toEqual(seen[0]);
