@@ -78,6 +78,25 @@ describe('native backends against the embedded sim server', () => {
     });
   }
 
+  it('ollama keep-alive blank lines (the sim heartbeat fault) are heartbeat events, never tokens; a dropped stream is a network_error', async () => {
+    const faulty = await startSimServer({ timeScale: 1, faults: { heartbeat: { every: 1, intervalMs: 2 }, drop: { every: 4, afterTokens: 3 } } });
+    try {
+      const res = await run({ baseUrl: faulty.baseUrl, backend: 'ollama', requests: 8, concurrency: 2, inputTokens: 16, outputTokens: 12, out: tmpDir(), quiet: true, ignoreEos: true, serverMetrics: false });
+      const ok = res.records.filter((r) => r.status === 'ok');
+      expect(res.records.filter((r) => r.status === 'network_error')).toHaveLength(2);
+      expect(ok).toHaveLength(6);
+      expect(ok.some((r) => r.event_kinds.includes('c'))).toBe(true);
+      for (const r of ok) {
+        expect(r.output_tokens).toBe(r.server_eval_tokens);
+        // Heartbeats are timed events but carry no text: the token-carrying events are exactly the a/R ones.
+        expect(r.chunks).toBe(r.event_kinds.replace(/c/g, '').length);
+        expect(r.itl_ms).toHaveLength(r.event_kinds.replace(/[^aR]/g, '').length - 1);
+      }
+    } finally {
+      await faulty.close();
+    }
+  });
+
   it('ollama with the reasoning model: thinking first (TTFT), then the answer (TTFAT)', async () => {
     const res = await run({ baseUrl: sim.baseUrl, backend: 'ollama', model: sim.models[1], requests: 2, concurrency: 1, inputTokens: 16, outputTokens: 8, out: tmpDir(), quiet: true, ignoreEos: true });
     for (const r of res.records) {
