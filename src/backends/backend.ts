@@ -2,6 +2,7 @@
 import type { RequestSpec } from '../dataset/types.js';
 import type { EventKind } from '../metrics/record.js';
 import type { UsageReport } from './usage.js';
+import type { ServerTimings } from '../metrics/server-timings.js';
 
 /** Sampling and shaping options of one request body; the protocol decides where each goes. */
 export interface BodyOptions {
@@ -24,10 +25,14 @@ export interface ChunkInfo {
   usage: UsageReport | null;
   finishReason: string | null;
   error: string | null;
+  /** Server-side timings this event reported (native engine APIs, usually on the last event); absent otherwise. */
+  server?: Partial<ServerTimings> | null;
 }
 
 /** How a response is read: called per event on the hot path, so each is a plain function taken once per request. */
 export interface ResponseClassifier {
+  /** How a streamed body is framed: SSE events (the default) or NDJSON, one JSON object per line (see ndjson.ts). */
+  readonly framing?: 'sse' | 'ndjson';
   /** One SSE data payload (with its `event:` name, when the stream named it), or a whole non-streamed body. */
   classifyData(data: string, event?: string): ChunkInfo;
   /** The data of an SSE `event: error`. */
@@ -38,8 +43,12 @@ export interface Backend extends ResponseClassifier {
   readonly kind: string;
   /** Path appended to --base-url (before its query string). */
   readonly path: string;
+  /** The path when it names the model (Triton's /v2/models/{model}/generate_stream); `path` otherwise. */
+  pathFor?(model: string): string;
   /** The --endpoint this backend answers to: whether workloads build chat messages or a flat prompt. */
   readonly endpoint: 'chat' | 'completions';
+  /** The server streams whatever the body says (TGI's and Triton's generate_stream): --no-stream cannot apply. */
+  readonly streamOnly?: boolean;
   /** The JSON body of one request. */
   buildBody(spec: RequestSpec, o: BodyOptions): Record<string, unknown>;
   /** The headers that carry the API key (and protocol version); absent: `Authorization: Bearer <key>`. */

@@ -8,6 +8,8 @@ import { H1Pool, H1Error, type H1Abort, type H1Handlers, type H1SendTiming } fro
 import { traceStart, type SocketFacts, type TracedRequest } from './undici-trace.js';
 import { roundMs } from '../metrics/jsonl.js';
 import { SseParser, DEFAULT_MAX_LINE_BYTES, type SseEvent } from './sse.js';
+import { NdjsonParser, isNdjsonType } from './ndjson.js';
+import { withRates, type ServerTimings } from '../metrics/server-timings.js';
 import type { ChunkInfo, ResponseClassifier } from './backend.js';
 import { classifyData, classifyErrorEvent } from './openai-common.js';
 import { checkUsage, mergeUsage, type Usage, type UsageReport } from './usage.js';
@@ -73,7 +75,7 @@ export function executeRequest(inp: ExecuteInput): Promise<ExecuteResult> {
 }
 
 /** How the response body is read, decided by its status line and content type. */
-type BodyMode = 'sse' | 'text' | 'error';
+type BodyMode = 'sse' | 'ndjson' | 'text' | 'error';
 
 /** origin and path of a URL; run() sends every request to the same URL, so the last one is kept. */
 let lastTarget = { url: '', origin: '', path: '' };
@@ -117,7 +119,7 @@ class Exchange implements Dispatcher.DispatchHandler, TracedRequest {
   private contentType = '';
   private media = '';
   private readonly maxLineBytes: number;
-  private parser: SseParser | null = null;
+  private parser: SseParser | NdjsonParser | null = null;
   private decoder: BodyDecoder | null = null;
   /** A data: [DONE] arrived: later events are ignored and counted. */
   private done = false;
@@ -131,6 +133,8 @@ class Exchange implements Dispatcher.DispatchHandler, TracedRequest {
   private readonly reasoningParts: string[] = [];
   private readonly answerParts: string[] = [];
   private usage: UsageReport | null = null;
+  /** Server-side timings reported so far (native engine APIs); merged, the last value of a field wins. */
+  private server: Partial<ServerTimings> | null = null;
   private retryAfterMs: number | null = null;
   private parseError: { code: string; message: string } | null = null;
   private streamError: string | null = null;
@@ -257,6 +261,9 @@ class Exchange implements Dispatcher.DispatchHandler, TracedRequest {
     else if (this.inp.stream && this.media === 'text/event-stream') {
       this.mode = 'sse';
       this.parser = new SseParser(this.onEvent, this.maxLineBytes);
+    } else if (this.inp.stream && this.inp.classifier?.framing === 'ndjson' && isNdjsonType(this.media)) {
+      this.mode = 'ndjson';
+      this.parser = new NdjsonParser(this.onLine, this.maxLineBytes);
     }
     // tokenflood asks for identity; a server that compresses anyway is decoded, or failed when it cannot be.
     const { coding, error } = contentCoding(headers['content-encoding']);
@@ -347,6 +354,20 @@ class Exchange implements Dispatcher.DispatchHandler, TracedRequest {
     }
   };
 
+  /** One NDJSON line: a blank one is a keep-alive (recorded like an SSE comment), any other is one event. */
+  private readonly onLine = (line: string): void => {
+    if (this.done) {
+      this.raw.events_after_done++;
+    } else if (line === '') {
+      this.raw.event_times_ms.push(this.t);
+      this.kinds += 'c';
+    } else {
+      const info = this.classify(line);
+      this.absorb(info, this.t);
+      if (info.kind === 'd') this.done = true;
+    }
+  };
+
   private absorb(info: ChunkInfo, t: number): void {
     const raw = this.raw;
     raw.event_times_ms.push(t);
@@ -362,9 +383,10 @@ class Exchange implements Dispatcher.DispatchHandler, TracedRequest {
     }
     // Protocols that split usage over events (Anthropic: input at message_start, output at message_delta) are merged.
     if (info.usage) this.usage = this.usage ? mergeUsage(this.usage, info.usage) : info.usage;
+    if (info.server) this.server = this.server ? Object.assign(this.server, info.server) : { ...info.server };
     if (info.finishReason) raw.finish_reason = info.finishReason;
     if (info.kind === 'e') this.streamError ??= info.error;
-    else if (info.error) this.parseError ??= { code: this.parser ? 'E_SSE_PARSE' : 'E_JSON_PARSE', message: info.error };
+    else if (info.error) this.parseError ??= { code: this.mode === 'sse' ? 'E_SSE_PARSE' : 'E_JSON_PARSE', message: info.error };
   }
 
   private httpError(text: string): void {
@@ -420,6 +442,7 @@ class Exchange implements Dispatcher.DispatchHandler, TracedRequest {
     this.unregister?.();
     const raw = this.raw;
     raw.event_kinds = this.kinds;
+    if (this.server) Object.assign(raw, withRates(this.server));
     let u: Usage | null = null;
     if (this.usage) {
       const checked = checkUsage(this.usage, this.inp.maxTokens);

@@ -5,12 +5,26 @@ import { openaiCompletions } from './openai-completions.js';
 import { openaiResponses } from './openai-responses.js';
 import { anthropicMessages } from './anthropic-messages.js';
 import { byKind } from '../util/kinds.js';
+import { ollama, ollamaGenerate } from './ollama.js';
+import { llamacpp } from './llamacpp.js';
+import { tgi } from './tgi.js';
+import { triton } from './triton.js';
+import { customNdjson, customSse } from './custom.js';
 
 export const BACKENDS = {
   'openai-chat': openaiChat,
   'openai-completions': openaiCompletions,
   'openai-responses': openaiResponses,
   'anthropic-messages': anthropicMessages,
+  // Native engine APIs with server-side timings (docs/backends-native.md).
+  ollama,
+  'ollama-generate': ollamaGenerate,
+  llamacpp,
+  tgi,
+  triton,
+  // Any HTTP streaming gateway, from --backend-config (src/backends/custom.ts).
+  'custom-sse': customSse,
+  'custom-ndjson': customNdjson,
 } as const satisfies Record<string, Backend>;
 
 export type BackendKind = keyof typeof BACKENDS;

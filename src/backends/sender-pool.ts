@@ -1,4 +1,5 @@
 // Worker-thread request sender: spreads requests over N threads (least busy first) and merges results on the main thread.
+import { customBackendSpec } from './custom.js';
 import { Worker } from 'node:worker_threads';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -33,7 +34,7 @@ export async function senderPool(n: number, pool: PoolOptions, originAbsMs: numb
   const slots: Slot[] = [];
   const events = new Int32Array(new SharedArrayBuffer(4));
   for (let i = 0; i < n; i++) {
-    const worker = new Worker(file, { workerData: { pool: per, originAbsMs, events, backend } });
+    const worker = new Worker(file, { workerData: { pool: per, originAbsMs, events, backend, custom: customBackendSpec() } });
     const slot: Slot = { worker, inFlight: 0, dead: false };
     worker.on('message', (m: FromWorker) => {
       if (m.type !== 'done') return;

@@ -3,6 +3,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { executeRequest } from './execute.js';
 import { agentFor, inFlightSet, type PoolOptions, type WireInput } from './sender.js';
 import { getBackend, type BackendKind } from './registry.js';
+import { configureCustomBackend, type CustomBackendSpec } from './custom.js';
 import { prewarmAgent, type PrewarmOptions, type PrewarmResult } from './prewarm.js';
 
 interface Init {
@@ -13,6 +14,8 @@ interface Init {
   events: Int32Array;
   /** The run's backend: how responses are read (functions cannot cross threads, so its kind does). */
   backend: BackendKind;
+  /** The --backend-config spec of a custom backend, checked on the main thread. */
+  custom?: CustomBackendSpec | null;
 }
 
 export type ToWorker =
@@ -22,6 +25,7 @@ export type FromWorker = { type: 'ready' } | { type: 'done'; seq: number; result
 
 const init = workerData as Init;
 const agent = agentFor(init.pool);
+configureCustomBackend(init.custom ?? null);
 const classifier = getBackend(init.backend);
 // Same clock as the main thread: both count from the same absolute origin.
 let shift = performance.timeOrigin - init.originAbsMs;

@@ -6,6 +6,7 @@ import { RunConfigSchema, RUN_FLAGS, describeIssues, type RunConfig, type RunCon
 import { parseSlo } from '../metrics/slo.js';
 import { embeddedSimProblems } from './embedded-sim.js';
 import { BACKENDS } from '../backends/registry.js';
+import { configureCustomBackend, loadCustomBackend } from '../backends/custom.js';
 import { rampPlan, stagesMs, type RampPlan } from '../scheduler/stages.js';
 import { apiKeyProblem, didYouMean, parseHeaders, toCamel, toKebab } from './parse.js';
 import { extraBaseUrlProblems, readTargetsFile, type TargetSpec } from './routing.js';
@@ -101,6 +102,17 @@ export function resolveRunConfig(inp: ResolveInput): ResolvedRun {
   if (c.burstiness !== 1 && c.arrival !== 'gamma') problems.push('--burstiness: only applies with --arrival gamma');
   const ramp = rampProblems(c, merged, problems);
   if (c.rate === undefined && ramp?.of !== 'rate' && merged.arrival !== undefined) problems.push('--arrival: only applies with --rate');
+  // custom-sse/custom-ndjson take their path, body and field mapping from --backend-config (docs/backends-native.md).
+  const custom = c.backend === 'custom-sse' || c.backend === 'custom-ndjson';
+  configureCustomBackend(null);
+  if (custom && !c.backendConfig) problems.push(`--backend-config: --backend ${c.backend} needs a file with its request template and response mapping`);
+  else if (!custom && c.backendConfig) problems.push('--backend-config: only applies with --backend custom-sse or custom-ndjson');
+  else if (custom) {
+    const r = loadCustomBackend(c.backendConfig!);
+    if ('problems' in r) problems.push(...r.problems);
+    else configureCustomBackend(r.spec);
+  }
+  if (c.backend && !c.stream && BACKENDS[c.backend].streamOnly) problems.push(`--no-stream: --backend ${c.backend} always streams (its path is generate_stream); drop --no-stream`);
   // --backend names the protocol, --endpoint the same thing in older words: given together they must agree.
   if (c.backend && merged.endpoint !== undefined && BACKENDS[c.backend].endpoint !== c.endpoint)
     problems.push(`--backend: ${c.backend} loads --endpoint ${BACKENDS[c.backend].endpoint}, not --endpoint ${c.endpoint}: give one of the two`);

@@ -38,6 +38,7 @@ export const TargetSchema = z.object({
   endpoint: z.enum(['chat', 'completions']).default('chat'),
   // The message is the registries' (it names the kind and lists the valid ones); describeIssues adds "--backend: ".
   backend: z.enum(BACKEND_KINDS, { error: (iss) => unknownKind(String(iss.input), BACKEND_KINDS) }).optional(),
+  backendConfig: z.string().min(1).optional(),
   header: z.array(z.string()).default([]),
   timeout: duration.default(600),
   idleTimeout: duration,
@@ -150,6 +151,7 @@ export const RUN_FLAGS: FlagTable<Extract<keyof RunConfigInput, string>> = {
     model: { arg: 'name', help: 'model name', defaultText: 'the first id from GET /models' },
     endpoint: { help: 'API to load: chat (/chat/completions) or completions (/completions)' },
     backend: { help: 'protocol of the requests, by kind (docs/architecture.md#registries); --endpoint chat names openai-chat, completions names openai-completions, and given together the two must agree', defaultText: 'the one --endpoint names' },
+    backendConfig: { arg: 'file', help: 'JSON or YAML file of --backend custom-sse or custom-ndjson: path, request template with {{prompt}}/{{messages}}/{{model}}/{{max_tokens}}/{{stream}}, and JSON pointers to the answer, reasoning, token counts and end of stream (docs/backends-native.md)' },
     header: { arg: 'K: V', help: 'extra HTTP header, repeatable; values are written redacted except for a few harmless headers (docs/reliability.md)', repeatable: true },
     timeout: { arg: 'seconds', help: 'per-request timeout, e.g. 600 or 10m', unit: 's' },
     idleTimeout: { arg: 'seconds', help: 'fail a request (status timeout) when nothing arrives for this long, e.g. 30s: catches stalled streams' },

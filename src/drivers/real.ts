@@ -97,7 +97,8 @@ export function createRealDriver(c: RunConfig, extraHeaders: Record<string, stri
         throw t ? namedFailure(t.name, e) : e;
       })
       .finally(() => probe.close().catch(() => {}));
-    const ep: Endpoint = { name: t?.name, spec: t, target, proxy: via, headers: h, url: joinUrl(target.baseUrl, getBackend(backend).path), model: pf.model, weight: t?.weight ?? 1 };
+    const b = getBackend(backend);
+    const ep: Endpoint = { name: t?.name, spec: t, target, proxy: via, headers: h, url: joinUrl(target.baseUrl, b.pathFor ? b.pathFor(pf.model) : b.path), model: pf.model, weight: t?.weight ?? 1 };
     return { ep, pf };
   };
 

@@ -1,4 +1,5 @@
 // Aggregator: the run's summary built record by record, in memory that grows with requests (typed columns), not with events.
+import { SERVER_TIMING_FIELDS, type ServerTimingField } from './server-timings.js';
 import { createRequire } from 'node:module';
 import type { Histogram } from 'hdr-histogram-js';
 import { distStats, type DistStats } from './stats.js';
@@ -125,6 +126,8 @@ export class BlockAggregator {
   private readonly errors = new Map<string, ErrorAcc>();
   private readonly codes = new Map<string, ErrorAcc<CodeCount>>();
   private readonly sources = { usage: 0, tokenizer: 0, estimate: 0 };
+  /** server_* fields of ok records, one column per field that any record carried. */
+  private readonly serverCols = new Map<ServerTimingField, Column>();
   constructor(itlExactLimit = ITL_EXACT_LIMIT) {
     this.itl = new ItlStore(itlExactLimit);
   }
@@ -157,6 +160,13 @@ export class BlockAggregator {
     }
     for (const g of r.itl_ms) this.itl.add(g);
     if (r.token_source) this.sources[r.token_source]++;
+    for (const f of SERVER_TIMING_FIELDS) {
+      const v = r[f];
+      if (v === undefined) continue;
+      let c = this.serverCols.get(f);
+      if (!c) this.serverCols.set(f, (c = new Column()));
+      c.push(v);
+    }
   }
 
   // cancelled requests are not failures (the run was stopped); HTTP status splits only http_error rows.
@@ -237,7 +247,18 @@ export class BlockAggregator {
       cached_tokens: col('cached_tokens'),
       schedule_lag_ms: distStats(this.lag.values()),
       token_source: { ...this.sources },
+      ...(this.serverCols.size > 0 ? { server_timings: this.serverTimings() } : {}),
     };
+  }
+
+  /** Distributions of the server_* fields, in SERVER_TIMING_FIELDS order (only those some record carried). */
+  private serverTimings(): Partial<Record<ServerTimingField, DistStats>> {
+    const out: Partial<Record<ServerTimingField, DistStats>> = {};
+    for (const f of SERVER_TIMING_FIELDS) {
+      const c = this.serverCols.get(f);
+      if (c) out[f] = distStats(c.values());
+    }
+    return out;
   }
 }
 

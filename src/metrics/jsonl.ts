@@ -5,6 +5,14 @@ import { LineAppender, type AppenderOptions, type WriteAtFn } from '../util/line
 import { REQUEST_PHASES, type RawRequest, type RequestPhase, type RequestRecord } from './record.js';
 import { toRecord } from './derive.js';
 import { legacyCode } from '../backends/error-codes.js';
+import { SERVER_TIMING_FIELDS, type ServerTimings } from './server-timings.js';
+
+/** The server_* fields a record carries (none for protocols that report no server-side timings). */
+function serverFields(r: RawRequest): Partial<ServerTimings> {
+  const out: Partial<ServerTimings> = {};
+  for (const f of SERVER_TIMING_FIELDS) if (r[f] !== undefined) out[f] = r[f];
+  return out;
+}
 
 /** Round to microseconds: the precision of stored times (kept identical in memory and on disk). */
 export const roundMs = (x: number): number => Math.round(x * 1000) / 1000;
@@ -75,6 +83,7 @@ export function recordLine(r: RequestRecord): string {
     finish_reason: r.finish_reason,
     usage_rejected: r.usage_rejected,
     events_after_done: r.events_after_done,
+    ...serverFields(r),
     streamed: r.streamed,
     chunks: r.chunks,
     reasoning_chars: r.reasoning_chars,
@@ -149,6 +158,7 @@ export function recordFromJson(o: Record<string, unknown>): RequestRecord {
   const raw = {} as Record<string, unknown>;
   for (const f of RAW_FIELDS) raw[f] = o[f] ?? (f === 'event_times_ms' ? [] : f === 'event_kinds' ? '' : null);
   if (raw.class === null) raw.class = undefined;
+  for (const f of SERVER_TIMING_FIELDS) if (typeof o[f] === 'number') raw[f] = o[f];
   if (raw.attempt === null) raw.attempt = 1;
   if (raw.events_after_done === null) raw.events_after_done = 0; // files written before the field existed
   raw.reconnected = raw.reconnected === true;

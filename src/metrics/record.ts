@@ -1,4 +1,5 @@
 // RequestRecord: the raw facts of one request (as written to requests.jsonl) plus its derived metrics.
+import type { ServerTimings } from './server-timings.js';
 
 export type RequestStatus = 'ok' | 'http_error' | 'timeout' | 'network_error' | 'empty' | 'parse_error' | 'cancelled';
 
@@ -35,8 +36,11 @@ export const REQUEST_PHASES: readonly RequestPhase[] = ['ramp-up', 'steady', 'ra
 /** Token counts are from the server's `usage` when it sent one, else counted with the run's tokenizer. */
 export type TokenSource = 'usage' | 'tokenizer' | 'estimate';
 
-/** Raw facts about one request. Times are ms on the run's monotonic clock (0 = run start) unless noted. */
-export interface RawRequest {
+/**
+ * Raw facts about one request. Times are ms on the run's monotonic clock (0 = run start) unless noted. The optional
+ * `server_*` fields are what a native engine API reported about the request (server-timings.ts).
+ */
+export interface RawRequest extends Partial<ServerTimings> {
   id: number;
   /** 1 for the first attempt; 2, 3, … for --retry attempts of the same request (same id). */
   attempt: number;

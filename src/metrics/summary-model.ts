@@ -1,4 +1,5 @@
 // The summary's shape: the metrics block of a set of records, and the whole run's summary (schema_version 1).
+import type { ServerTimingField } from './server-timings.js';
 import type { RequestStatus } from './record.js';
 import type { DistStats } from './stats.js';
 import type { ClientHealth } from './health.js';
@@ -63,6 +64,8 @@ export interface MetricsBlock {
   cached_tokens: DistStats;
   schedule_lag_ms: DistStats;
   token_source: { usage: number; tokenizer: number; estimate: number };
+  /** What native engine APIs reported per request (server_* record fields), when any request carried them. */
+  server_timings?: Partial<Record<ServerTimingField, DistStats>>;
 }
 
 /** Every distribution in a metrics block, with its display label, in display order. */

@@ -81,6 +81,7 @@ export function renderSummary(s: Summary): string {
     if (h.client_bound) out.push(`CLIENT-BOUND: the load generator itself was a bottleneck; latencies may include client time: ${h.reasons.join('; ')}`);
   }
   if (s.server) out.push('', ...serverLines(s.server));
+  if (s.server_timings) out.push('', serverTimingsLine(s.server_timings));
   const estimated = s.token_source.estimate ?? 0; // absent in summaries written before estimates existed
   if (s.token_source.tokenizer > 0 || estimated > 0)
     out.push(
@@ -95,4 +96,21 @@ export function renderSummary(s: Summary): string {
   }
   out.push(...routingLines(s));
   return out.join('\n');
+}
+
+/** One line of the timings the engine reported itself (server_* fields): medians, labelled by what they measure. */
+function serverTimingsLine(t: NonNullable<Summary['server_timings']>): string {
+  const parts: string[] = [];
+  const p50 = (label: string, k: keyof typeof t, unit: string) => {
+    const d = t[k];
+    if (d && d.count > 0) parts.push(`${label} ${fmt(d.p50)}${unit}`);
+  };
+  p50('prefill', 'server_prompt_eval_ms', ' ms');
+  p50('decode', 'server_eval_ms', ' ms');
+  p50('load', 'server_load_ms', ' ms');
+  p50('total', 'server_total_ms', ' ms');
+  p50('prefill', 'server_prompt_per_s', ' tok/s');
+  p50('decode', 'server_predicted_per_s', ' tok/s');
+  p50('output', 'server_eval_tokens', ' tokens');
+  return `server-reported timings (p50, docs/output-format.md): ${parts.join(', ')}`;
 }

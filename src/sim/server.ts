@@ -19,6 +19,7 @@ import { createWire, type Protocol } from './http/wire.js';
 import { createSession, type Session } from './http/session.js';
 import { createTextSource } from './http/text.js';
 import { createOracle, scriptedText } from './http/oracle.js';
+import { nativeRoute, nativeToOpenAi, type NativeRoute } from './http/native.js';
 import { createRealtimeLoop } from './loop.js';
 import { parseSimServerOptions, type SimServerOptions } from './options.js';
 
@@ -135,7 +136,7 @@ export async function startSimServer(opts: SimServerOptions = {}, hooks: { log?:
     },
   });
 
-  const generate = async (kind: EndpointKind, req: IncomingMessage, res: ServerResponse, protocol: Protocol = 'openai'): Promise<void> => {
+  const generate = async (kind: EndpointKind, req: IncomingMessage, res: ServerResponse, protocol: Protocol = 'openai', native?: NativeRoute): Promise<void> => {
     const raw = await readBody(req);
     if (raw === undefined) return sendError(res, 413, `request body larger than ${MAX_BODY_BYTES} bytes`);
     let body: unknown;
@@ -144,7 +145,7 @@ export async function startSimServer(opts: SimServerOptions = {}, hooks: { log?:
     } catch (e) {
       return sendError(res, 400, `Invalid JSON body: ${(e as Error).message}`);
     }
-    const parsed = protocol === 'openai' ? parseGenerationBody(kind, body, tok) : parseTypedBody(protocol, body, tok);
+    const parsed = protocol === 'responses' || protocol === 'messages' ? parseTypedBody(protocol, body, tok) : parseGenerationBody(kind, native ? nativeToOpenAi(native, body) : body, tok);
     if (!parsed.ok) return sendError(res, 400, parsed.message);
     const g = parsed.value;
     const model = g.model ?? served;
@@ -170,6 +171,7 @@ export async function startSimServer(opts: SimServerOptions = {}, hooks: { log?:
     const id = `${protocol === 'responses' ? 'resp' : protocol === 'messages' ? 'msg' : kind === 'chat' ? 'chatcmpl' : 'cmpl'}-${randomUUID().replace(/-/g, '')}`;
     const reasoningTokens = scripted ? Math.min(scripted.reasoningTokens, decision.outputTokens) : model === reasoningName && kind === 'chat' ? Math.floor(decision.outputTokens * o.reasoningShare) : 0;
     const identity = { id, created: Math.floor(Date.now() / 1000), model };
+    let entry: Live | undefined;
     const session = createSession({
       res, kind, identity, wire: createWire(protocol, kind, identity, promptTokens, g.includeUsage),
       stream: g.stream, includeUsage: g.includeUsage, promptTokens, outputTokens: decision.outputTokens, reasoningTokens,
@@ -177,12 +179,21 @@ export async function startSimServer(opts: SimServerOptions = {}, hooks: { log?:
       onDrop: () => {
         if (live.delete(id)) engine.abort(id);
       },
+      timings: () => {
+        // A step that ran while the loop caught up can end (in simulated time) before the request arrived: clamp at 0.
+        const l = entry!;
+        const queueMs = Math.max(0, l.startSim - l.arrivalSim);
+        const promptEvalMs = Math.max(0, l.firstSim - l.startSim);
+        const evalMs = Math.max(0, l.lastSim - l.firstSim);
+        return { queueMs, promptEvalMs, evalMs, totalMs: queueMs + promptEvalMs + evalMs };
+      },
     });
     const err = engine.add({ id, promptTokens, outputTokens: decision.outputTokens, blockHashes: blockHashesFromIds(g.promptTokenIds, spec.blockSize) });
     if (err) return sendError(res, 400, err);
     const now = loop.nowSimMs();
     const corrupt = scripted ? () => void pieces.splice(0, pieces.length, ...scripted.corrupted) : undefined;
-    live.set(id, { session, reason: decision.finishReason, arrivalSim: now, startSim: now, firstSim: now, lastSim: now, promptTokens, corrupt });
+    entry = { session, reason: decision.finishReason, arrivalSim: now, startSim: now, firstSim: now, lastSim: now, promptTokens, corrupt };
+    live.set(id, entry);
     metrics.arrived(promptTokens);
     open.add(session);
     res.on('close', () => {
@@ -238,8 +249,11 @@ export async function startSimServer(opts: SimServerOptions = {}, hooks: { log?:
         res.writeHead(200);
         res.end();
         return;
-      default:
-        sendJsonStatus(res, 404, { detail: 'Not Found' });
+      default: {
+        const native = nativeRoute(path);
+        if (!native) return sendJsonStatus(res, 404, { detail: 'Not Found' });
+        if (allow('POST')) await generate(native.kind, req, res, native.protocol, native);
+      }
     }
   };
 

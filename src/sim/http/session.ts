@@ -2,7 +2,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Rng } from '../../util/rng.js';
 import { malformedEvent, usage, type ResponseIdentity } from './chunks.js';
-import type { Wire } from './wire.js';
+import type { SimTimings, Wire, WireEnd } from './wire.js';
 import type { ActiveFaults } from './faults.js';
 import type { EndpointKind } from './parse.js';
 import type { TextSource } from './text.js';
@@ -28,6 +28,8 @@ export interface SessionInit {
   headers: Record<string, string>;
   /** The stream was cut on purpose (drop fault): abort the request in the engine. */
   onDrop(): void;
+  /** The engine's timings of this request so far (read when the last token is written). */
+  timings?(): SimTimings;
 }
 
 export interface Session {
@@ -59,6 +61,7 @@ export function createSession(s: SessionInit): Session {
   let contentText = '';
   const timers: NodeJS.Timeout[] = [];
   const firstChunkTokens = faults.bigFirstChunk?.tokens ?? s.tokensPerChunk;
+  const ending = (): WireEnd => ({ usage: u(), timings: s.timings?.() ?? { queueMs: 0, promptEvalMs: 0, evalMs: 0, totalMs: 0 }, finish: s.finishReason });
 
   const write = (chunk: string): void => {
     if (closed || chunk === '') return;
@@ -116,7 +119,7 @@ export function createSession(s: SessionInit): Session {
       sentRole = true;
       write(s.wire.start(cached));
     }
-    if (buffered > 0 || finish) write(s.wire.delta(buffer, bufferField, finish));
+    if (buffered > 0 || finish) write(s.wire.delta(buffer, bufferField, finish ? ending() : null));
     tokensSent += buffered;
     buffer = '';
     buffered = 0;
@@ -126,7 +129,7 @@ export function createSession(s: SessionInit): Session {
   return {
     open() {
       if (!s.stream) return;
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', ...s.headers });
+      res.writeHead(200, { 'content-type': s.wire.contentType, 'cache-control': 'no-cache', connection: 'keep-alive', ...s.headers });
       res.flushHeaders();
       if (faults.heartbeat) timers.push(setInterval(() => write(s.wire.heartbeat), faults.heartbeat.intervalMs));
     },
@@ -143,7 +146,7 @@ export function createSession(s: SessionInit): Session {
         tokensSent = index;
         if (faults.drop && tokensSent >= faults.drop.afterTokens) return void afterTokens();
         if (!last) return;
-        const body = JSON.stringify(s.wire.whole(s.reasoningTokens > 0 ? reasoningText : null, contentText, s.finishReason, u()));
+        const body = JSON.stringify(s.wire.whole(s.reasoningTokens > 0 ? reasoningText : null, contentText, ending()));
         const out = faults.malformed ? body.slice(0, Math.floor(body.length / 2)) : body;
         const send = (): void => {
           if (closed) return;
@@ -171,7 +174,7 @@ export function createSession(s: SessionInit): Session {
         finished = true; // the engine is done; the connection stays open until the client or server closes it
         return;
       }
-      write(s.wire.end(s.includeUsage ? u() : null, s.finishReason));
+      write(s.wire.end(ending(), s.includeUsage));
       end();
     },
   };

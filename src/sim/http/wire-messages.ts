@@ -7,7 +7,7 @@ const inputUsage = (prompt: number, cached: number) => ({ input_tokens: prompt -
 
 const stopReason = (finish: 'length' | 'stop'): string => (finish === 'length' ? 'max_tokens' : 'end_turn');
 
-/** `withUsage` false: a gateway that strips usage (message_start and message_delta then carry none). */
+/** Without usage (a gateway that strips it, `stream_options.include_usage: false`), message_start and message_delta carry none. */
 export function messagesWire(r: ResponseIdentity, promptTokens: number, withUsage: boolean): Wire {
   let open: Field | null = null;
   let index = -1;
@@ -18,6 +18,7 @@ export function messagesWire(r: ResponseIdentity, promptTokens: number, withUsag
   };
   const message = (usage: unknown) => ({ id: `msg_${r.id}`, type: 'message', role: 'assistant', content: [], model: r.model, stop_reason: null, stop_sequence: null, ...(usage ? { usage } : {}) });
   return {
+    contentType: 'text/event-stream',
     start: (cached) => typedEvent({ type: 'message_start', message: message(withUsage ? inputUsage(promptTokens, cached) : null) }),
     delta(text, field) {
       let head = '';
@@ -32,11 +33,13 @@ export function messagesWire(r: ResponseIdentity, promptTokens: number, withUsag
       const delta = field === 'content' ? { type: 'text_delta', text } : { type: 'thinking_delta', thinking: text };
       return head + typedEvent({ type: 'content_block_delta', index, delta });
     },
-    end(u, finish) {
-      const usage = u ? { usage: { output_tokens: u.completion_tokens } } : {};
+    end(e, includeUsage) {
+      const finish = e.finish;
+      const usage = includeUsage ? { usage: { output_tokens: e.usage.completion_tokens } } : {};
       return close() + typedEvent({ type: 'message_delta', delta: { stop_reason: stopReason(finish), stop_sequence: null }, ...usage }) + typedEvent({ type: 'message_stop' });
     },
-    whole(reasoning, content, finish, u) {
+    whole(reasoning, content, e) {
+      const { finish, usage: u } = e;
       const blocks: unknown[] = [];
       if (reasoning) blocks.push({ type: 'thinking', thinking: reasoning, signature: '' });
       blocks.push({ type: 'text', text: content });

@@ -38,6 +38,7 @@ export function responsesWire(r: ResponseIdentity): Wire {
     return prev + added + part;
   };
   return {
+    contentType: 'text/event-stream',
     start: () => ev('response.created', { response: response('in_progress') }) + ev('response.in_progress', { response: response('in_progress') }),
     delta(text, field) {
       const head = open === field ? '' : begin(field);
@@ -45,11 +46,14 @@ export function responsesWire(r: ResponseIdentity): Wire {
       const type = field === 'content' ? 'response.output_text.delta' : 'response.reasoning_text.delta';
       return head + ev(type, { item_id: itemId(), output_index: index, content_index: 0, delta: text });
     },
-    end(u, finish) {
+    end(e, includeUsage) {
+      const finish = e.finish;
+      const u = includeUsage ? e.usage : null;
       const done = finish === 'length' ? { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } } : { status: 'completed', incomplete_details: null };
       return close() + ev(finish === 'length' ? 'response.incomplete' : 'response.completed', { response: response(done.status, { ...done, usage: u ? responsesUsage(u) : null }) });
     },
-    whole(reasoning, content, finish, u) {
+    whole(reasoning, content, e) {
+      const { finish, usage: u } = e;
       const output: unknown[] = [];
       if (reasoning) output.push({ type: 'reasoning', id: `rs_${r.id}`, summary: [], content: [{ type: 'reasoning_text', text: reasoning }] });
       output.push({ type: 'message', id: `msg_${r.id}`, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: content, annotations: [] }] });

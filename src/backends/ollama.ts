@@ -1,0 +1,73 @@
+// Ollama's native API: /api/chat (chat) and /api/generate (completions), NDJSON, with its server-side timings in ns.
+import type { Backend, BodyOptions, ChunkInfo } from './backend.js';
+import type { RequestSpec } from '../dataset/types.js';
+import { blankInfo, errorEvent, errorOf, kindOf, obj, parseObject, str, type Json } from './native-common.js';
+import { nsToMs, serverNumber, compactTimings } from '../metrics/server-timings.js';
+
+function body(spec: RequestSpec, o: BodyOptions, prompt: Json): Json {
+  // Ollama takes sampling under `options`, max tokens as num_predict; it has no ignore_eos.
+  const options: Json = { num_predict: spec.maxTokens };
+  if (o.temperature !== undefined) options.temperature = o.temperature;
+  if (o.topP !== undefined) options.top_p = o.topP;
+  if (o.topK !== undefined) options.top_k = o.topK;
+  if (o.seed !== undefined) options.seed = o.seed;
+  const b: Json = { model: o.model, stream: o.stream, ...prompt, options };
+  if (o.extraBody) Object.assign(b, o.extraBody);
+  return b;
+}
+
+/**
+ * One NDJSON line (or a whole non-streamed body): text in message.content (/api/chat) or response (/api/generate),
+ * reasoning in message.thinking or thinking; the `done: true` line carries the counts and durations.
+ */
+export function classifyOllama(data: string): ChunkInfo {
+  const info = blankInfo();
+  const o = parseObject(data, info);
+  if (!o) return info;
+  const err = errorOf(o);
+  if (err !== null) {
+    info.kind = 'e';
+    info.error = err;
+    return info;
+  }
+  const m = obj(o.message);
+  info.answer = str(m?.content) || str(o.response);
+  info.reasoning = str(m?.thinking) || str(o.thinking);
+  if (o.done === true) {
+    if (typeof o.done_reason === 'string') info.finishReason = o.done_reason;
+    if (o.prompt_eval_count !== undefined || o.eval_count !== undefined)
+      info.usage = { prompt_tokens: o.prompt_eval_count, completion_tokens: o.eval_count, reasoning_tokens: undefined, cached_tokens: undefined };
+    info.server = compactTimings({
+      server_prompt_tokens: serverNumber(o.prompt_eval_count),
+      server_prompt_eval_ms: nsToMs(o.prompt_eval_duration),
+      server_eval_tokens: serverNumber(o.eval_count),
+      server_eval_ms: nsToMs(o.eval_duration),
+      server_load_ms: nsToMs(o.load_duration),
+      server_total_ms: nsToMs(o.total_duration),
+    });
+  }
+  // The done line may carry the last text too; otherwise it is the end of the stream.
+  info.kind = kindOf(info, o.done === true ? 'd' : 'r');
+  if (o.done === true && info.kind !== 'a' && info.kind !== 'R') info.kind = 'd';
+  return info;
+}
+
+export const ollama: Backend = {
+  kind: 'ollama',
+  path: '/api/chat',
+  endpoint: 'chat',
+  framing: 'ndjson',
+  buildBody: (spec, o) => body(spec, o, { messages: spec.messages }),
+  classifyData: classifyOllama,
+  classifyErrorEvent: errorEvent,
+};
+
+export const ollamaGenerate: Backend = {
+  kind: 'ollama-generate',
+  path: '/api/generate',
+  endpoint: 'completions',
+  framing: 'ndjson',
+  buildBody: (spec, o) => body(spec, o, { prompt: spec.prompt }),
+  classifyData: classifyOllama,
+  classifyErrorEvent: errorEvent,
+};
