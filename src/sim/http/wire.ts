@@ -101,7 +101,7 @@ function tgi(): Wire {
       index++;
       all += t;
       const details = last ? { finish_reason: last.finish === 'length' ? 'length' : 'eos_token', generated_tokens: last.usage.completion_tokens, seed: null, input_length: last.usage.prompt_tokens } : null;
-      return `data:${JSON.stringify({ index, delta: { id: index, text: t, logprob: -0.5, special: false }, generated_text: last ? all : null, details, top_tokens: null })}\n\n`;
+      return `data:${JSON.stringify({ index, token: { id: index, text: t, logprob: -0.5, special: false }, generated_text: last ? all : null, details, top_tokens: null })}\n\n`;
     },
     end: () => '',
     whole: (_r, content, e) => ({ generated_text: content, details: { finish_reason: e.finish === 'length' ? 'length' : 'eos_token', generated_tokens: e.usage.completion_tokens } }),
