@@ -2,11 +2,13 @@
 import type { Backend } from './backend.js';
 import { openaiChat } from './openai-chat.js';
 import { openaiCompletions } from './openai-completions.js';
+import { websocket } from './websocket.js';
 import { byKind } from '../util/kinds.js';
 
 export const BACKENDS = {
   'openai-chat': openaiChat,
   'openai-completions': openaiCompletions,
+  websocket,
 } as const satisfies Record<string, Backend>;
 
 export type BackendKind = keyof typeof BACKENDS;

@@ -6,6 +6,7 @@ import { RunConfigSchema, RUN_FLAGS, describeIssues, type RunConfig, type RunCon
 import { parseSlo } from '../metrics/slo.js';
 import { embeddedSimProblems } from './embedded-sim.js';
 import { BACKENDS } from '../backends/registry.js';
+import { backendConfigProblems } from '../backends/backend-config.js';
 import { rampPlan, stagesMs, type RampPlan } from '../scheduler/stages.js';
 import { apiKeyProblem, didYouMean, parseHeaders, toCamel, toKebab } from './parse.js';
 
@@ -95,6 +96,7 @@ export function resolveRunConfig(inp: ResolveInput): ResolvedRun {
   if (c.backend && merged.endpoint !== undefined && BACKENDS[c.backend].endpoint !== c.endpoint)
     problems.push(`--backend: ${c.backend} loads --endpoint ${BACKENDS[c.backend].endpoint}, not --endpoint ${c.endpoint}: give one of the two`);
   else if (c.backend) c.endpoint = BACKENDS[c.backend].endpoint;
+  problems.push(...backendConfigProblems(c));
   if (c.slo)
     try {
       parseSlo(c.slo);

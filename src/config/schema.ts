@@ -36,6 +36,8 @@ export const TargetSchema = z.object({
   endpoint: z.enum(['chat', 'completions']).default('chat'),
   // The message is the registries' (it names the kind and lists the valid ones); describeIssues adds "--backend: ".
   backend: z.enum(BACKEND_KINDS, { error: (iss) => unknownKind(String(iss.input), BACKEND_KINDS) }).optional(),
+  backendConfig: z.string().min(1).optional(),
+  batchSize: z.coerce.number({ message: 'expected a number of inputs' }).int('expected a whole number of inputs').min(1).max(4096, 'expected at most 4096 inputs per request').default(1),
   header: z.array(z.string()).default([]),
   timeout: duration.default(600),
   idleTimeout: duration,
@@ -144,6 +146,8 @@ export const RUN_FLAGS: FlagTable<Extract<keyof RunConfigInput, string>> = {
     model: { arg: 'name', help: 'model name', defaultText: 'the first id from GET /models' },
     endpoint: { help: 'API to load: chat (/chat/completions) or completions (/completions)' },
     backend: { help: 'protocol of the requests, by kind (docs/architecture.md#registries); --endpoint chat names openai-chat, completions names openai-completions, and given together the two must agree', defaultText: 'the one --endpoint names' },
+    backendConfig: { arg: 'file', help: 'YAML/JSON file with a websocket: section for --backend websocket: URL, request template and JSON-pointer mapping (docs/backends-ws-embeddings.md)', defaultText: "the embedded server's /v1/ws protocol" },
+    batchSize: { help: 'inputs per request for --backend embeddings, embeddings-tei, rerank and rerank-tei (samples/s = batch size × requests/s)' },
     header: { arg: 'K: V', help: 'extra HTTP header, repeatable; values are written redacted except for a few harmless headers (docs/reliability.md)', repeatable: true },
     timeout: { arg: 'seconds', help: 'per-request timeout, e.g. 600 or 10m', unit: 's' },
     idleTimeout: { arg: 'seconds', help: 'fail a request (status timeout) when nothing arrives for this long, e.g. 30s: catches stalled streams' },

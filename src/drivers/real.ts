@@ -9,6 +9,9 @@ import { senderPool } from '../backends/sender-pool.js';
 import { prewarmCount, warmPath, PREWARM_MAX_CONNECTING } from '../backends/prewarm.js';
 import type { BackendKind } from '../backends/registry.js';
 import { getBackend } from '../backends/registry.js';
+import { webSocketUrl } from '../backends/websocket.js';
+import { loadWebSocketConfig } from '../backends/ws/config.js';
+import { wsSender } from '../backends/ws/sender.js';
 import { openTarget, preflight, type Target } from '../target.js';
 import { startHealthMonitor, type HealthMonitor } from '../metrics/health.js';
 import { joinUrl, redactUrl } from '../util/url.js';
@@ -55,7 +58,12 @@ export function createRealDriver(c: RunConfig, extraHeaders: Record<string, stri
   let url = '';
   let sender: RequestSender | undefined;
   let health: HealthMonitor | undefined;
-  const workers = resolveWorkers(c);
+  const workers = backend === 'websocket' ? 1 : resolveWorkers(c);
+  /** The websocket section (validated with the rest of the config before the driver exists). */
+  const wsConfig = () => {
+    const r = loadWebSocketConfig(c.backendConfig);
+    return 'config' in r ? r.config : undefined;
+  };
 
   return {
     kind: 'real',
@@ -70,13 +78,15 @@ export function createRealDriver(c: RunConfig, extraHeaders: Record<string, stri
       proxy = proxyForRun(target.baseUrl, c.transport);
       const via = proxy;
       const probe = via ? proxyAgent(via) : new Agent();
-      const pf = await preflight(target.baseUrl, headers, c.model, probe, { signal, redact })
+      // A WebSocket service need not speak HTTP: with --model given there is nothing to ask GET /models.
+      const skip = backend === 'websocket' && c.model !== undefined;
+      const pf = await (skip ? Promise.resolve({ model: c.model!, simTimeScale: undefined, maxModelLen: null }) : preflight(target.baseUrl, headers, c.model, probe, { signal, redact }))
         .catch((e: unknown) => {
           if (via && e instanceof TokenfloodError && e.code === 'E_UNREACHABLE') e.message += ` (through the proxy ${redactProxyUrl(via.uri)} from ${via.source})`;
           throw e;
         })
         .finally(() => probe.close().catch(() => {}));
-      url = joinUrl(target.baseUrl, getBackend(backend).path);
+      url = backend === 'websocket' ? webSocketUrl(wsConfig()?.url, target.baseUrl, joinUrl) : joinUrl(target.baseUrl, getBackend(backend).path);
       // The model id comes from the server: it is requested as given, but shown and stored redacted.
       const shownModel = redact(pf.model);
       const shownBaseUrl = redactUrl(target.baseUrl);
@@ -95,7 +105,10 @@ export function createRealDriver(c: RunConfig, extraHeaders: Record<string, stri
       const t = target as Target;
       const transport = resolveTransport(c.transport, t.baseUrl, proxy !== null);
       const poolOpts = { connections: c.concurrency ?? null, origin: new URL(t.baseUrl).origin, transport, proxy };
-      sender = workers > 1 ? await senderPool(workers, poolOpts, performance.timeOrigin + clock.restart(), backend) : inProcessSender(poolOpts, clock.now, backend);
+      const ws = backend === 'websocket' ? wsConfig() : undefined;
+      // WebSocket streams are sent from this thread (one connection per stream), whatever --workers says.
+      if (ws) sender = wsSender({ url, headers, config: ws, now: clock.now });
+      else sender = workers > 1 ? await senderPool(workers, poolOpts, performance.timeOrigin + clock.restart(), backend) : inProcessSender(poolOpts, clock.now, backend);
       // Connections before the clock (issue 12): open what the load needs, a bounded number of connects at a time,
       // so the first wave does not overflow the server's accept queue. Failures are counted, never fatal.
       const warm = await sender.prewarm(prewarmCount(c.prewarm, c), { maxConnecting: PREWARM_MAX_CONNECTING, path: warmPath(joinUrl(t.baseUrl, '/models')), headers });
@@ -103,7 +116,7 @@ export function createRealDriver(c: RunConfig, extraHeaders: Record<string, stri
       sender.setOrigin(performance.timeOrigin + clock.restart());
       // Client self-health: event-loop delay of this thread, process CPU judged against the threads doing request work.
       health = startHealthMonitor(clock.now, { threads: workers });
-      return { workers, transport, proxy: proxy ? redactProxyUrl(proxy.uri) : null, connections: { prewarmed: warm.opened, failed: warm.failed, ms: Math.round(warm.ms * 10) / 10 } };
+      return { workers, transport: ws ? 'websocket' : transport, proxy: proxy ? redactProxyUrl(proxy.uri) : null, connections: { prewarmed: warm.opened, failed: warm.failed, ms: Math.round(warm.ms * 10) / 10 } };
     },
     execute: (inp) => (sender as RequestSender).execute({ ...inp, url, headers }),
     cancelAll: () => sender?.cancelAll(),

@@ -27,11 +27,11 @@ export function ttfatMs(raw: RawRequest): number | null {
   return i < 0 ? null : raw.event_times_ms[i];
 }
 
-/** first_event_ms = time of the first SSE data event of any kind (comments excluded) − send time. vLLM's client TTFT. */
+/** first_event_ms = time of the first SSE data event of any kind (comments and heartbeats excluded) − send time. vLLM's client TTFT. */
 export function firstEventMs(raw: RawRequest): number | null {
   if (raw.status !== 'ok') return null;
   if (!raw.streamed) return raw.end_ms;
-  const i = raw.event_kinds.search(/[^c]/);
+  const i = raw.event_kinds.search(/[^ch]/);
   return i < 0 ? null : raw.event_times_ms[i];
 }
 
@@ -87,10 +87,10 @@ export function receivingMs(raw: Pick<RawRequest, 'headers_ms' | 'end_ms'>): num
   return raw.headers_ms === null || raw.end_ms === null ? null : raw.end_ms - raw.headers_ms;
 }
 
-/** chunks = number of SSE data events received (comments excluded). */
+/** chunks = number of SSE data events received (comments and heartbeats excluded). */
 export function chunkCount(raw: RawRequest): number {
   let n = 0;
-  for (const k of raw.event_kinds) if (k !== 'c') n++;
+  for (const k of raw.event_kinds) if (k !== 'c' && k !== 'h') n++;
   return n;
 }
 

@@ -15,9 +15,10 @@ export const REQUEST_STATUSES: readonly RequestStatus[] = [
 /**
  * What one SSE event carried. Stored one letter per event in `event_kinds`:
  * r = role-only / empty delta, R = reasoning text, a = answer text, u = usage only, c = comment (heartbeat),
- * d = [DONE], e = error object, x = anything else (unparseable or unknown shape).
+ * d = [DONE], e = error object, x = anything else (unparseable or unknown shape),
+ * h = heartbeat (a protocol's keep-alive message or a WebSocket ping frame; never tokens).
  */
-export type EventKind = 'r' | 'R' | 'a' | 'u' | 'c' | 'd' | 'e' | 'x';
+export type EventKind = 'r' | 'R' | 'a' | 'u' | 'c' | 'd' | 'e' | 'x' | 'h';
 
 /**
  * The stage a request was scheduled in (docs/metrics.md#phases): a stage whose target is above the previous one is

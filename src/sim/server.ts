@@ -18,6 +18,8 @@ import { parseGenerationBody, type EndpointKind } from './http/parse.js';
 import { createSession, type Session } from './http/session.js';
 import { createTextSource } from './http/text.js';
 import { createRealtimeLoop } from './loop.js';
+import { WebSocketServer } from 'ws';
+import { serveWebSocket } from './http/ws.js';
 import { parseSimServerOptions, type SimServerOptions } from './options.js';
 
 export type { SimServerOptions } from './options.js';
@@ -130,6 +132,10 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
   const generate = async (kind: EndpointKind, req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const raw = await readBody(req);
     if (raw === undefined) return sendError(res, 413, `request body larger than ${MAX_BODY_BYTES} bytes`);
+    return generateFrom(kind, raw, res);
+  };
+
+  const generateFrom = async (kind: EndpointKind, raw: string, res: ServerResponse): Promise<void> => {
     let body: unknown;
     try {
       body = JSON.parse(raw);
@@ -219,6 +225,12 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
 
   const server = createServer((req, res) => {
     route(req, res).catch((e: unknown) => sendError(res, 500, `tokenflood sim: ${(e as Error).message}`));
+  });
+  // WebSocket: upgrades on /v1/ws (src/sim/http/ws.ts), everything else refused.
+  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
+  server.on('upgrade', (req, socket, head) => {
+    if ((req.url ?? '').split('?')[0].replace(/\/+$/, '') !== '/v1/ws') return void socket.destroy();
+    wss.handleUpgrade(req, socket, head, (ws) => serveWebSocket(ws, (body, res) => generateFrom('chat', body, res)));
   });
   server.on('connection', (s) => {
     sockets.add(s);
