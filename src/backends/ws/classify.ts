@@ -49,8 +49,10 @@ export function wsClassifier(c: WebSocketConfig): (data: string) => WsChunk {
       info.done = true; // an error message ends the request: nothing after it is measured
       return info;
     }
-    info.reasoning = text(read(c.reasoning, doc));
-    info.answer = text(read(c.answer, doc));
+    const reasoning = read(c.reasoning, doc);
+    const answer = read(c.answer, doc);
+    info.reasoning = text(reasoning);
+    info.answer = text(answer);
     if (hasUsage) {
       const u: UsageReport = {
         prompt_tokens: read(c.inputTokens, doc),
@@ -65,6 +67,8 @@ export function wsClassifier(c: WebSocketConfig): (data: string) => WsChunk {
     else if (info.reasoning) info.kind = 'R';
     else if (info.usage) info.kind = 'u';
     else if (info.done) info.kind = 'd';
+    // The text field is there but empty (a role-only first chunk): `r`, as for chat.
+    else if (typeof answer === 'string' || typeof reasoning === 'string') info.kind = 'r';
     return info;
   };
 }
