@@ -13,6 +13,8 @@ export interface BodyOptions {
   topK?: number;
   seed?: number;
   extraBody?: Record<string, unknown>;
+  /** Inputs per request of the embeddings and rerank backends (--batch-size). */
+  batchSize?: number;
 }
 
 /** What one parsed data event (or a whole non-streamed body) carried. */
@@ -24,6 +26,8 @@ export interface ChunkInfo {
   usage: UsageReport | null;
   finishReason: string | null;
   error: string | null;
+  /** Embeddings and rerank: the results (vectors, scores) the response carried; absent for generation. */
+  samples?: number;
 }
 
 /** How a response is read: called per event on the hot path, so each is a plain function taken once per request. */

@@ -354,6 +354,7 @@ class Exchange implements Dispatcher.DispatchHandler, TracedRequest {
     }
     if (info.usage) this.usage = info.usage;
     if (info.finishReason) raw.finish_reason = info.finishReason;
+    if (info.samples !== undefined) raw.samples = info.samples;
     if (info.kind === 'e') this.streamError ??= info.error;
     else if (info.error) this.parseError ??= { code: this.parser ? 'E_SSE_PARSE' : 'E_JSON_PARSE', message: info.error };
   }
@@ -431,10 +432,10 @@ class Exchange implements Dispatcher.DispatchHandler, TracedRequest {
         raw.status = 'parse_error';
         raw.code = this.parseError.code;
         raw.error = this.parseError.message;
-      } else if (raw.reasoning_chars + raw.answer_chars === 0) {
+      } else if (raw.reasoning_chars + raw.answer_chars === 0 && !raw.samples) {
         raw.status = 'empty';
         raw.code = 'E_EMPTY';
-        raw.error = 'HTTP 200 but the response carried no tokens';
+        raw.error = raw.samples === 0 ? 'HTTP 200 but the response carried no results' : 'HTTP 200 but the response carried no tokens';
       }
     }
     const reasoningText = this.reasoningParts.join('');

@@ -3,12 +3,18 @@ import type { Backend } from './backend.js';
 import { openaiChat } from './openai-chat.js';
 import { openaiCompletions } from './openai-completions.js';
 import { websocket } from './websocket.js';
+import { embeddings, embeddingsTei } from './embeddings.js';
+import { rerank, rerankTei } from './rerank.js';
 import { byKind } from '../util/kinds.js';
 
 export const BACKENDS = {
   'openai-chat': openaiChat,
   'openai-completions': openaiCompletions,
   websocket,
+  embeddings,
+  'embeddings-tei': embeddingsTei,
+  rerank,
+  'rerank-tei': rerankTei,
 } as const satisfies Record<string, Backend>;
 
 export type BackendKind = keyof typeof BACKENDS;

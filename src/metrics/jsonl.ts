@@ -62,6 +62,7 @@ export function recordLine(r: RequestRecord): string {
     finish_reason: r.finish_reason,
     usage_rejected: r.usage_rejected,
     events_after_done: r.events_after_done,
+    ...(typeof r.samples === 'number' ? { samples: r.samples } : {}),
     streamed: r.streamed,
     chunks: r.chunks,
     reasoning_chars: r.reasoning_chars,
@@ -123,7 +124,7 @@ const RAW_FIELDS: (keyof RawRequest)[] = [
   'reasoning_tokens', 'cached_tokens', 'token_source', 'expected_input_tokens', 'max_tokens', 'finish_reason',
   'usage_rejected', 'events_after_done',
   // Missing in files written before they existed: read as null.
-  'connection_reused', 'blocked_ms', 'connecting_ms', 'tls_ms', 'sending_ms',
+  'connection_reused', 'blocked_ms', 'connecting_ms', 'tls_ms', 'sending_ms', 'samples',
 ];
 
 export interface ReadResult {
@@ -138,6 +139,7 @@ export function recordFromJson(o: Record<string, unknown>): RequestRecord {
   if (raw.class === null) raw.class = undefined;
   if (raw.attempt === null) raw.attempt = 1;
   if (raw.events_after_done === null) raw.events_after_done = 0; // files written before the field existed
+  if (raw.samples === null) delete raw.samples; // only embeddings and rerank records carry it
   raw.reconnected = raw.reconnected === true;
   if (typeof raw.code !== 'string') raw.code = legacyCode(raw as unknown as RawRequest); // files written before the field existed
   // Files written before ramps existed (and any unknown value) read as steady.

@@ -89,6 +89,8 @@ export interface RawRequest {
   usage_rejected: string | null;
   /** SSE events that arrived after `data: [DONE]` and were ignored. */
   events_after_done: number;
+  /** Embeddings and rerank only: results (vectors, scores) the response carried; absent for generation backends. */
+  samples?: number | null;
 }
 
 /** Metrics derived from RawRequest by the pure functions in derive.ts. */

@@ -62,6 +62,9 @@ export interface MetricsBlock {
   cached_tokens: DistStats;
   schedule_lag_ms: DistStats;
   token_source: { usage: number; tokenizer: number; estimate: number };
+  /** Embeddings and rerank runs only: results (vectors, scores) the ok requests returned, and per second. */
+  samples?: number;
+  sample_throughput?: number;
 }
 
 /** Every distribution in a metrics block, with its display label, in display order. */

@@ -20,6 +20,7 @@ import { createTextSource } from './http/text.js';
 import { createRealtimeLoop } from './loop.js';
 import { WebSocketServer } from 'ws';
 import { serveWebSocket } from './http/ws.js';
+import { serveEmbed } from './http/embed.js';
 import { parseSimServerOptions, type SimServerOptions } from './options.js';
 
 export type { SimServerOptions } from './options.js';
@@ -94,6 +95,7 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
   const open = new Set<Session>();
   const sockets = new Set<Socket>();
   let requestCount = 0;
+  const embedTimers = new Set<NodeJS.Timeout>();
 
   const loop = createRealtimeLoop({
     engine,
@@ -205,6 +207,18 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
       case '/v1/completions':
         if (allow('POST')) await generate('completions', req, res);
         return;
+      case '/v1/embeddings':
+      case '/v1/embed':
+      case '/embed':
+      case '/v1/rerank':
+      case '/rerank':
+        if (allow('POST')) {
+          const raw = await readBody(req);
+          if (raw === undefined) return sendError(res, 413, `request body larger than ${MAX_BODY_BYTES} bytes`);
+          const shape = path.endsWith('/rerank') ? 'rerank' : path.endsWith('/embed') ? 'tei-embed' : 'openai-embeddings';
+          serveEmbed(shape, raw, res, { tok, timeScale: o.timeScale, model: served, timers: embedTimers });
+        }
+        return;
       case '/metrics':
       case '/dcgm/metrics':
         if (allow('GET')) {
@@ -254,6 +268,7 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
     close() {
       closing ??= new Promise<void>((resolve) => {
         loop.close();
+        for (const t of embedTimers) clearTimeout(t);
         for (const s of open) s.close();
         open.clear();
         live.clear();
