@@ -123,6 +123,12 @@ describe('--batch-size', () => {
     expect(c.err).toMatch(/--batch-size: only applies with --backend embeddings, embeddings-tei, rerank, rerank-tei/);
     expect(server.bodies).toHaveLength(0);
   });
+  it('simulate does not model embeddings or rerank (exit 2)', async () => {
+    const c = capture();
+    const code = await main(['simulate', '--backend', 'rerank', '--requests', '2', '--quiet'], c.io);
+    expect(code).toBe(2);
+    expect(c.err).toMatch(/--backend: simulate models text generation, not rerank/);
+  });
   it('is a whole number of inputs', async () => {
     server = await startScriptServer(() => ({ steps: [] }));
     const c = capture();
