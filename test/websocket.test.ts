@@ -93,6 +93,22 @@ describe('websocket backend against a scripted loopback WebSocket server', () =>
     expect(rec.itl_ms[0]).toBeGreaterThanOrEqual(90 - EARLY);
   });
 
+  it('a message sent in fragments is one event, timed when its last fragment arrives', async () => {
+    const msg = JSON.stringify(wsDelta({ content: 'split' }));
+    const half = Math.floor(msg.length / 2);
+    const steps = [
+      { at: 10, fragment: { data: msg.slice(0, half), fin: false } },
+      { at: 80, fragment: { data: msg.slice(half), fin: true } },
+      { at: 90, send: WS_DONE },
+    ];
+    const rec = (await runWs(() => ({ steps }))).records[0];
+    expect(rec.status, rec.error ?? '').toBe('ok');
+    expect(rec.event_kinds).toBe('ad');
+    expect(rec.answer_chars).toBe(5);
+    expect(rec.ttft_ms!).toBeGreaterThanOrEqual(80 - EARLY);
+    expect(rec.ttft_ms!).toBeLessThan(80 + LATE);
+  });
+
   it('a server that drops the connection mid-stream gives a failed record (E_WS_CLOSED); the next request gets a new connection', async () => {
     const res = await runWs(
       (_m, n) =>
@@ -108,6 +124,16 @@ describe('websocket backend against a scripted loopback WebSocket server', () =>
     expect(b.status).toBe('ok');
     expect(b.connection_reused).toBe(false);
     expect(server!.connections()).toBe(2);
+  });
+
+  it('a stream that never ends is a timeout; its connection is dropped, not handed to the next request', async () => {
+    const res = await runWs(
+      (_m, n) => (n === 0 ? { steps: [{ at: 5, send: wsDelta({ content: 'a' }) }] } : { steps: [{ at: 5, send: wsDelta({ content: 'b' }) }, { at: 5, send: WS_DONE }] }),
+      { requests: 2, timeout: 0.4 },
+    );
+    const [a, b] = [...res.records].sort((x, y) => x.id - y.id);
+    expect(a).toMatchObject({ status: 'timeout', code: 'E_TIMEOUT' });
+    expect(b).toMatchObject({ status: 'ok', connection_reused: false, event_kinds: 'ad' });
   });
 
   it('a close frame before any message names its code and (inert) reason', async () => {
