@@ -136,6 +136,19 @@ describe('websocket backend against a scripted loopback WebSocket server', () =>
     expect(b).toMatchObject({ status: 'ok', connection_reused: false, event_kinds: 'ad' });
   });
 
+  it('a message longer than --max-line-bytes fails its request as E_LINE_TOO_LONG; the run goes on', async () => {
+    const res = await runWs(
+      (_m, n) =>
+        n === 0
+          ? { steps: [{ at: 5, send: wsDelta({ content: 'x'.repeat(2000) }) }] }
+          : { steps: [{ at: 5, send: wsDelta({ content: 'b' }) }, { at: 5, send: WS_DONE }] },
+      { requests: 2, maxLineBytes: 1024 },
+    );
+    const [a, b] = [...res.records].sort((x, y) => x.id - y.id);
+    expect(a).toMatchObject({ status: 'parse_error', code: 'E_LINE_TOO_LONG', error: 'a WebSocket message longer than 1024 bytes (--max-line-bytes)' });
+    expect(b.status).toBe('ok');
+  });
+
   it('a close frame before any message names its code and (inert) reason', async () => {
     const rec = (await runWs(() => ({ steps: [{ at: 5, close: { code: 1011, reason: 'overloaded\u001b[2J' } }] }))).records[0];
     expect(rec).toMatchObject({ status: 'network_error', code: 'E_WS_CLOSED' });
@@ -219,7 +232,7 @@ describe('websocket backend against a scripted loopback WebSocket server', () =>
 
 describe('websocket backend against the embedded server (/v1/ws)', () => {
   it('streams the same record as chat, with heartbeats and a fault that closes mid-stream', async () => {
-    sim = await startSimServer({ timeScale: 20, faults: { heartbeat: { every: 1, intervalMs: 5 }, drop: { every: 3, afterTokens: 8 } } });
+    sim = await startSimServer({ timeScale: 2, faults: { heartbeat: { every: 1, intervalMs: 3 }, drop: { every: 3, afterTokens: 8 } } });
     const res = await run({ baseUrl: sim.baseUrl, backend: 'websocket', requests: 6, concurrency: 2, inputTokens: 64, outputTokens: 32, out: tmpDir(), quiet: true });
     const ok = res.records.filter((r) => r.status === 'ok');
     const dropped = res.records.filter((r) => r.status !== 'ok');

@@ -107,7 +107,7 @@ export function createRealDriver(c: RunConfig, extraHeaders: Record<string, stri
       const poolOpts = { connections: c.concurrency ?? null, origin: new URL(t.baseUrl).origin, transport, proxy };
       const ws = backend === 'websocket' ? wsConfig() : undefined;
       // WebSocket streams are sent from this thread (one connection per stream), whatever --workers says.
-      if (ws) sender = wsSender({ url, headers, config: ws, now: clock.now });
+      if (ws) sender = wsSender({ url, headers, config: ws, now: clock.now, maxMessageBytes: c.maxLineBytes });
       else sender = workers > 1 ? await senderPool(workers, poolOpts, performance.timeOrigin + clock.restart(), backend) : inProcessSender(poolOpts, clock.now, backend);
       // Connections before the clock (issue 12): open what the load needs, a bounded number of connects at a time,
       // so the first wave does not overflow the server's accept queue. Failures are counted, never fatal.

@@ -7,7 +7,7 @@ import { blankRaw, classifyNetworkError, MAX_ERROR_BODY } from '../exchange-part
 import { checkUsage, type Usage, type UsageReport } from '../usage.js';
 import type { WsChunk } from './classify.js';
 
-export type WsInput = Pick<ExecuteInput, 'id' | 'attempt' | 'warmup' | 'cls' | 'stream' | 'expectedInputTokens' | 'maxTokens' | 'scheduledAtMs' | 'timeoutMs' | 'idleTimeoutMs' | 'register' | 'onContent'> & {
+export type WsInput = Pick<ExecuteInput, 'id' | 'attempt' | 'warmup' | 'cls' | 'stream' | 'expectedInputTokens' | 'maxTokens' | 'scheduledAtMs' | 'timeoutMs' | 'idleTimeoutMs' | 'maxLineBytes' | 'register' | 'onContent'> & {
   now: () => number;
 };
 
@@ -29,6 +29,8 @@ export class WsExchange {
   private streamError: string | null = null;
   private parseError: string | null = null;
   private ended = false;
+  /** The last request message is written: only messages after that can be this request's answer. */
+  private written = false;
   private settled = false;
   private timedOut = false;
   private stalled = false;
@@ -80,6 +82,7 @@ export class WsExchange {
       ws.send(m, (err) => {
         if (err) return this.fail(err);
         if (i !== messages.length - 1 || this.settled) return;
+        this.written = true;
         const at = performance.now();
         this.raw.sending_ms = roundMs(at - t0);
         // Only while nothing has been timed from the old origin (a reply cannot precede the request's last byte).
@@ -92,7 +95,9 @@ export class WsExchange {
   }
 
   message(data: RawData): void {
-    if (this.settled) return;
+    // Before the request is on the wire a message can only be a late one of the previous request (an event the
+    // server sends after its end message): it is not this request's.
+    if (this.settled || !this.written) return;
     const t = this.inp.now() - this.sentAt;
     this.idleTimer?.refresh();
     if (this.ended) {
@@ -171,6 +176,10 @@ export class WsExchange {
       raw.status = 'timeout';
       raw.code = 'E_STREAM_STALLED';
       raw.error = `stream stalled: nothing received for ${(this.inp.idleTimeoutMs ?? 0) / 1000} s (--idle-timeout)`;
+    } else if ((err as { code?: string } | null)?.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') {
+      raw.status = 'parse_error';
+      raw.code = 'E_LINE_TOO_LONG';
+      raw.error = `a WebSocket message longer than ${this.inp.maxLineBytes ?? 0} bytes (--max-line-bytes)`;
     } else if (err === null) {
       raw.status = 'cancelled';
       raw.code = 'E_CANCELLED';

@@ -15,6 +15,8 @@ export interface WsSenderOptions {
   config: WebSocketConfig;
   /** Run clock, ms since run start. */
   now: () => number;
+  /** Longest message accepted (--max-line-bytes); a longer one fails its request as E_LINE_TOO_LONG. */
+  maxMessageBytes: number;
 }
 
 /** How long close() waits for a server to answer a close frame before dropping the connection. */
@@ -45,7 +47,7 @@ export function wsSender(o: WsSenderOptions): RequestSender {
 
   /** A new connection; its events go to whichever request it is serving. */
   function connect(): Conn {
-    const ws = new WebSocket(o.url, { headers, perMessageDeflate: false });
+    const ws = new WebSocket(o.url, { headers, perMessageDeflate: false, maxPayload: o.maxMessageBytes });
     const conn: Conn = { ws, current: null };
     all.add(conn);
     ws.on('message', (data) => conn.current?.message(data));
