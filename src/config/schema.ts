@@ -151,7 +151,7 @@ export const RUN_FLAGS: FlagTable<Extract<keyof RunConfigInput, string>> = {
     header: { arg: 'K: V', help: 'extra HTTP header, repeatable; values are written redacted except for a few harmless headers (docs/reliability.md)', repeatable: true },
     timeout: { arg: 'seconds', help: 'per-request timeout, e.g. 600 or 10m', unit: 's' },
     idleTimeout: { arg: 'seconds', help: 'fail a request (status timeout) when nothing arrives for this long, e.g. 30s: catches stalled streams' },
-    maxLineBytes: { help: 'longest SSE line (or non-streamed response body) accepted, in bytes; a longer one makes the request a parse_error', unit: 'bytes = 8 MiB' },
+    maxLineBytes: { help: 'longest SSE line, WebSocket message or non-streamed response body accepted, in bytes; a longer one makes the request a parse_error', unit: 'bytes = 8 MiB' },
     stream: { help: 'measure non-streaming requests (TTFT then equals E2E)' },
     transport: { help: "HTTP client: h1 = tokenflood's HTTP/1.1 pool (least CPU per streamed token), undici = Node's undici; auto = h1 for http://, undici for https:// or through a proxy (HTTP_PROXY/HTTPS_PROXY/NO_PROXY)" },
     retry: { help: 'retry HTTP 429/503 up to N times, honouring Retry-After; every attempt is its own record and failures still count' },
