@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { run } from '../src/run.js';
 import { main } from '../src/cli/main.js';
 import { startSimServer, type SimServerHandle } from '../src/sim/server.js';
+import { startScriptServer, chatChunk, usageChunk, DONE } from './fixtures/script-server.js';
 import { startWsScriptServer, wsDelta, wsUsage, WS_DONE, WS_PING, type WsScript, type WsScriptServer } from './fixtures/ws-script-server.js';
 import { tmpDir } from './helpers.js';
 import { capture } from './io-capture.js';
@@ -56,6 +57,30 @@ describe('websocket backend against a scripted loopback WebSocket server', () =>
     expect(rec.e2e_ms).toBe(rec.event_times_ms[6]);
     expect(rec).toMatchObject({ input_tokens: 16, output_tokens: 4, reasoning_tokens: 1, token_source: 'usage', streamed: true, chunks: 7 });
     expect(server!.messages[0]).toMatchObject({ model: 'm', max_tokens: 5, stream: true, messages: [{ role: 'user' }] });
+  });
+
+  it('the same timeline gives the same record as OpenAI chat over SSE (both transports)', async () => {
+    // (at ms, delta): role chunk, reasoning, then answer; usage; end.
+    const timeline: [number, Record<string, unknown>][] = [[0, { role: 'assistant', content: '' }], [40, { reasoning_content: 'r' }], [90, { content: 'a' }], [140, { content: 'b' }]];
+    const ws = (await runWs(() => ({ steps: [...timeline.map(([at, d]) => ({ at, send: wsDelta(d) })), { at: 140, send: wsUsage(16, 3, 1) }, { at: 140, send: WS_DONE }] }))).records[0];
+    await server!.close();
+    server = undefined;
+    const sse = await startScriptServer(() => ({ steps: [...timeline.map(([at, d]) => ({ at, write: chatChunk(d) })), { at: 140, write: usageChunk(16, 3, 1) }, { at: 140, write: DONE }] }));
+    try {
+      for (const transport of ['h1', 'undici'] as const) {
+        const chat = (await run({ baseUrl: sse.baseUrl, transport, requests: 1, inputTokens: 16, outputTokens: 5, out: tmpDir(), quiet: true })).records[0];
+        for (const k of ['status', 'event_kinds', 'input_tokens', 'output_tokens', 'reasoning_tokens', 'token_source', 'chunks', 'answer_chars', 'reasoning_chars', 'streamed'] as const)
+          expect(ws[k], `${k} (${transport})`).toEqual(chat[k]);
+        expect(ws.itl_ms).toHaveLength(chat.itl_ms.length);
+        for (const r of [ws, chat]) {
+          expect(r.ttft_ms!).toBeGreaterThanOrEqual(40 - EARLY);
+          expect(r.ttfat_ms!).toBeGreaterThanOrEqual(90 - EARLY);
+          expect(r.ttfat_ms!).toBeLessThan(90 + LATE);
+        }
+      }
+    } finally {
+      await sse.close();
+    }
   });
 
   it('without usage, tokens are counted with the tokenizer and say so', async () => {
