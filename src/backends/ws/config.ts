@@ -20,7 +20,7 @@ export const WebSocketConfigSchema = z
   .object({
     url: z
       .string()
-      .refine((u) => /^wss?:\/\/[^/]/.test(u), 'expected a ws:// or wss:// URL')
+      .refine((u) => /^wss?:\/\/[^/]/.test(u) && URL.canParse(u), 'expected a ws:// or wss:// URL')
       .refine((u) => !/^wss?:\/\/[^/]*@/.test(u), 'credentials in the URL would be written to disk: use --api-key or --header instead')
       .optional(),
     /** One message, or several sent in order, per request; strings may hold {{placeholders}}. */

@@ -98,7 +98,12 @@ export function wsSender(o: WsSenderOptions): RequestSender {
         return;
       }
       const t0 = performance.now();
-      const fresh = connect();
+      let fresh: Conn;
+      try {
+        fresh = connect();
+      } catch (e) {
+        return ex.fail(e); // a URL the client cannot use: a failed record, never a crash
+      }
       attach(fresh, ex);
       fresh.ws.once('open', () => {
         if (ex.isSettled) return;
@@ -116,7 +121,13 @@ export function wsSender(o: WsSenderOptions): RequestSender {
     let next = 0;
     const one = (): Promise<void> =>
       new Promise((r) => {
-        const conn = connect();
+        let conn: Conn;
+        try {
+          conn = connect();
+        } catch {
+          failed++;
+          return r();
+        }
         const done = (ok: boolean) => {
           conn.ws.off('open', onOpen);
           conn.ws.off('close', onClose);
