@@ -80,6 +80,7 @@ describe('embeddings and rerank against a scripted loopback server with a known 
         const disk = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
         expect(disk).toMatchObject({ samples: 6, sample_throughput: s.sample_throughput });
         expect(JSON.parse(JSON.stringify(rebuildSummary(out).summary))).toEqual(disk);
+        expect(readFileSync(join(out, 'report.html'), 'utf8')).toContain('sample throughput');
       });
 
   it('a body of the wrong shape is a parse_error naming what was expected; an error object is an error', async () => {
