@@ -1,4 +1,5 @@
 // `simulate`: run() on the virtual driver (the engine model on a virtual clock): same config, workload, scheduler and files, no server.
+import { BATCH_BACKENDS } from './backends/backend-config.js';
 import { snakeKeys } from './util/snake.js';
 import { z } from 'zod';
 import { resolveRunConfig, type ResolvedRun } from './config/load.js';
@@ -35,7 +36,7 @@ export type ResolvedSimEngineOptions = z.output<typeof simEngineOptionsSchema>;
 export const SIM_ENGINE_KEYS = Object.keys(simEngineOptionsSchema.shape) as (keyof SimEngineOptions)[];
 
 /** Run options that only mean something against a real server; accepted (so a run config file works) and ignored. */
-export const NOT_MODELLED_KEYS = ['baseUrl', 'apiKey', 'header', 'prewarm', 'timeout', 'idleTimeout', 'maxLineBytes', 'retry', 'maxErrorRate', 'gracePeriod', 'transport', 'workers', 'serverMetrics', 'serverMetricsUrl', 'scrapeInterval', 'serverMetricsAuth', ...EMBEDDED_SIM_KEYS, 'targets', 'route',
+export const NOT_MODELLED_KEYS = ['baseUrl', 'backendConfig', 'apiKey', 'header', 'prewarm', 'timeout', 'idleTimeout', 'maxLineBytes', 'retry', 'maxErrorRate', 'gracePeriod', 'transport', 'workers', 'serverMetrics', 'serverMetricsUrl', 'scrapeInterval', 'serverMetricsAuth', ...EMBEDDED_SIM_KEYS, 'targets', 'route',
   // GPU and host telemetry sample real hardware next to a real run.
   'gpuMetrics', 'serverPid',
   // Graded probes need a server's answers; the virtual engine produces no text worth grading.
@@ -69,6 +70,8 @@ export function resolveSimulate(values: Record<string, unknown>): ResolvedSimula
     if (!(e instanceof UsageError)) throw e;
     problems.push(...e.problems);
   }
+  // The engine model generates tokens: an encoder's load (embeddings, rerank) is not modelled.
+  if (run && BATCH_BACKENDS.includes(run.config.backend ?? '')) problems.push(`--backend: simulate models text generation, not ${run.config.backend}: run it against a server (tokenflood run)`);
   const engine = simEngineOptionsSchema.safeParse(engineValues);
   if (!engine.success) problems.push(...issueProblems(engine.error.issues));
   if (problems.length || !run || !engine.success) throw new UsageError(problems);

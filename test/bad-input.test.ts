@@ -85,6 +85,9 @@ const cases: Case[] = [
   ['unknown backend', run('--backend', 'grpc'), /--backend: unknown kind "grpc" \(valid: openai-chat, openai-completions[^)]*\)/],
   ['backend disagreeing with endpoint', run('--backend', 'openai-completions', '--endpoint', 'chat'), /--backend: openai-completions loads --endpoint completions, not --endpoint chat/],
   ['config file with an unknown backend', () => ['run', '--config', file('backend.yaml', 'backend: grpc\n'), '--base-url', server.baseUrl, '--quiet'], /backend\.yaml: backend: unknown kind "grpc" \(valid: openai-chat, openai-completions[^)]*\)/],
+  ['a websocket config whose answer pointer is not a pointer', () => ['run', '--backend', 'websocket', '--model', 'm', '--backend-config', file('ws.yaml', 'websocket:\n  request: { a: 1 }\n  answer: delta\n  done: /done\n')], /ws\.yaml: websocket\.answer: "delta" is not a JSON pointer/],
+  ['a websocket config file that does not exist', () => ['run', '--backend', 'websocket', '--backend-config', join(dir, 'missing.yaml')], /--backend-config: .*missing\.yaml: cannot read/],
+  ['--batch-size without an embeddings or rerank backend', run('--batch-size', '8'), /--batch-size: only applies with --backend embeddings, embeddings-tei, rerank, rerank-tei/],
   ['simulate: unknown backend', () => ['simulate', '--backend', 'openai-embeddings', '--quiet'], /--backend: unknown kind "openai-embeddings" \(valid: openai-chat, openai-completions[^)]*\)/],
 ];
 

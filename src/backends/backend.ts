@@ -14,6 +14,8 @@ export interface BodyOptions {
   topK?: number;
   seed?: number;
   extraBody?: Record<string, unknown>;
+  /** Inputs per request of the embeddings and rerank backends (--batch-size). */
+  batchSize?: number;
 }
 
 /** What one parsed data event (or a whole non-streamed body) carried. */
@@ -27,6 +29,8 @@ export interface ChunkInfo {
   error: string | null;
   /** Server-side timings this event reported (native engine APIs, usually on the last event); absent otherwise. */
   server?: Partial<ServerTimings> | null;
+  /** Embeddings and rerank: the results (vectors, scores) the response carried; absent for generation. */
+  samples?: number;
 }
 
 /** How a response is read: called per event on the hot path, so each is a plain function taken once per request. */

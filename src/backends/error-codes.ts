@@ -36,6 +36,8 @@ export const ERROR_CODES = {
   E_HANDLER: { status: 'network_error', meaning: 'a response handler threw; the connection was destroyed (h1)' },
   E_WORKER: { status: 'network_error', meaning: 'the worker thread sending the request failed (--workers)' },
   E_NETWORK: { status: 'network_error', meaning: 'a transport error that carried no code of its own' },
+  E_WS_CLOSED: { status: 'network_error', meaning: 'the WebSocket closed before the end-of-stream message (--backend websocket)' },
+  E_WS_PARSE: { status: 'parse_error', meaning: 'a WebSocket message that is not valid JSON (--backend websocket)' },
 } as const satisfies Record<string, CodeInfo>;
 
 export type FixedCode = keyof typeof ERROR_CODES;

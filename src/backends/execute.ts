@@ -385,6 +385,7 @@ class Exchange implements Dispatcher.DispatchHandler, TracedRequest {
     if (info.usage) this.usage = this.usage ? mergeUsage(this.usage, info.usage) : info.usage;
     if (info.server) this.server = this.server ? Object.assign(this.server, info.server) : { ...info.server };
     if (info.finishReason) raw.finish_reason = info.finishReason;
+    if (info.samples !== undefined) raw.samples = info.samples;
     if (info.kind === 'e') this.streamError ??= info.error;
     else if (info.error) this.parseError ??= { code: this.mode === 'sse' ? 'E_SSE_PARSE' : 'E_JSON_PARSE', message: info.error };
   }
@@ -463,10 +464,10 @@ class Exchange implements Dispatcher.DispatchHandler, TracedRequest {
         raw.status = 'parse_error';
         raw.code = this.parseError.code;
         raw.error = this.parseError.message;
-      } else if (raw.reasoning_chars + raw.answer_chars === 0) {
+      } else if (raw.reasoning_chars + raw.answer_chars === 0 && !raw.samples) {
         raw.status = 'empty';
         raw.code = 'E_EMPTY';
-        raw.error = 'HTTP 200 but the response carried no tokens';
+        raw.error = raw.samples === 0 ? 'HTTP 200 but the response carried no results' : 'HTTP 200 but the response carried no tokens';
       }
     }
     const reasoningText = this.reasoningParts.join('');

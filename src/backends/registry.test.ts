@@ -9,12 +9,25 @@ const opts = { model: 'm', stream: true, ignoreEos: true, temperature: 0.5, seed
 
 describe('backend registry', () => {
   it('resolves each kind to a backend of that kind, with its path and endpoint', () => {
-    expect(BACKEND_KINDS).toEqual(expect.arrayContaining(['openai-chat', 'openai-completions', 'openai-responses', 'anthropic-messages', 'ollama', 'ollama-generate', 'llamacpp', 'tgi', 'triton', 'custom-sse', 'custom-ndjson']));
+    expect(BACKEND_KINDS).toEqual(expect.arrayContaining(['openai-chat', 'openai-completions', 'openai-responses', 'anthropic-messages', 'ollama', 'ollama-generate', 'llamacpp', 'tgi', 'triton', 'custom-sse', 'custom-ndjson', 'websocket', 'embeddings', 'embeddings-tei', 'rerank', 'rerank-tei']));
     for (const k of BACKEND_KINDS) expect(getBackend(k).kind).toBe(k);
     expect(getBackend('openai-chat')).toMatchObject({ path: '/chat/completions', endpoint: 'chat' });
     expect(getBackend('openai-completions')).toMatchObject({ path: '/completions', endpoint: 'completions' });
     expect(getBackend('openai-responses')).toMatchObject({ path: '/responses', endpoint: 'chat' });
     expect(getBackend('anthropic-messages')).toMatchObject({ path: '/messages', endpoint: 'chat' });
+    expect(getBackend('websocket')).toMatchObject({ path: '/ws', endpoint: 'chat' });
+    expect(getBackend('embeddings')).toMatchObject({ path: '/embeddings', endpoint: 'completions' });
+    expect(getBackend('embeddings-tei')).toMatchObject({ path: '/embed', endpoint: 'completions' });
+    expect(getBackend('rerank')).toMatchObject({ path: '/rerank', endpoint: 'completions' });
+    expect(getBackend('rerank-tei')).toMatchObject({ path: '/rerank', endpoint: 'completions' });
+  });
+
+  it('embeddings and rerank bodies carry --batch-size copies of the prompt in their API\'s field', () => {
+    const o = { ...opts, batchSize: 2, extraBody: undefined };
+    expect(BACKENDS.embeddings.buildBody(spec, o)).toEqual({ model: 'm', input: ['hi', 'hi'], encoding_format: 'float' });
+    expect(BACKENDS['embeddings-tei'].buildBody(spec, o)).toEqual({ inputs: ['hi', 'hi'] });
+    expect(BACKENDS.rerank.buildBody(spec, o)).toMatchObject({ model: 'm', documents: ['hi', 'hi'], return_documents: false });
+    expect(BACKENDS['rerank-tei'].buildBody(spec, o)).toMatchObject({ texts: ['hi', 'hi'], raw_scores: false });
   });
 
   it('answers an unknown kind with the valid ones (own keys only)', () => {
@@ -42,7 +55,7 @@ describe('backend registry', () => {
   });
 
   it('classifies chat deltas and completions text alike', () => {
-    for (const k of ['openai-chat', 'openai-completions'] as const) {
+    for (const k of ['openai-chat', 'openai-completions']) {
       const b = getBackend(k);
       expect(b.classifyData('{"choices":[{"delta":{"content":"a"}}]}')).toMatchObject({ kind: 'a', answer: 'a' });
       expect(b.classifyData('{"choices":[{"text":"b"}]}')).toMatchObject({ kind: 'a', answer: 'b' });

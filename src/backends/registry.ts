@@ -4,6 +4,9 @@ import { openaiChat } from './openai-chat.js';
 import { openaiCompletions } from './openai-completions.js';
 import { openaiResponses } from './openai-responses.js';
 import { anthropicMessages } from './anthropic-messages.js';
+import { websocket } from './websocket.js';
+import { embeddings, embeddingsTei } from './embeddings.js';
+import { rerank, rerankTei } from './rerank.js';
 import { byKind } from '../util/kinds.js';
 import { ollama, ollamaGenerate } from './ollama.js';
 import { llamacpp } from './llamacpp.js';
@@ -25,6 +28,11 @@ export const BACKENDS = {
   // Any HTTP streaming gateway, from --backend-config (src/backends/custom.ts).
   'custom-sse': customSse,
   'custom-ndjson': customNdjson,
+  websocket,
+  embeddings,
+  'embeddings-tei': embeddingsTei,
+  rerank,
+  'rerank-tei': rerankTei,
 } as const satisfies Record<string, Backend>;
 
 export type BackendKind = keyof typeof BACKENDS;

@@ -7,6 +7,7 @@ import { parseSlo } from '../metrics/slo.js';
 import { embeddedSimProblems } from './embedded-sim.js';
 import { BACKENDS } from '../backends/registry.js';
 import { configureCustomBackend, loadCustomBackend } from '../backends/custom.js';
+import { backendConfigProblems } from '../backends/backend-config.js';
 import { rampPlan, stagesMs, type RampPlan } from '../scheduler/stages.js';
 import { apiKeyProblem, didYouMean, parseHeaders, toCamel, toKebab } from './parse.js';
 import { extraBaseUrlProblems, readTargetsFile, type TargetSpec } from './routing.js';
@@ -106,7 +107,7 @@ export function resolveRunConfig(inp: ResolveInput): ResolvedRun {
   const custom = c.backend === 'custom-sse' || c.backend === 'custom-ndjson';
   configureCustomBackend(null);
   if (custom && !c.backendConfig) problems.push(`--backend-config: --backend ${c.backend} needs a file with its request template and response mapping`);
-  else if (!custom && c.backendConfig) problems.push('--backend-config: only applies with --backend custom-sse or custom-ndjson');
+  else if (!custom && c.backendConfig && c.backend !== 'websocket') problems.push('--backend-config: only applies with --backend custom-sse, custom-ndjson or websocket');
   else if (custom) {
     const r = loadCustomBackend(c.backendConfig!);
     if ('problems' in r) problems.push(...r.problems);
@@ -117,6 +118,7 @@ export function resolveRunConfig(inp: ResolveInput): ResolvedRun {
   if (c.backend && merged.endpoint !== undefined && BACKENDS[c.backend].endpoint !== c.endpoint)
     problems.push(`--backend: ${c.backend} loads --endpoint ${BACKENDS[c.backend].endpoint}, not --endpoint ${c.endpoint}: give one of the two`);
   else if (c.backend) c.endpoint = BACKENDS[c.backend].endpoint;
+  problems.push(...backendConfigProblems(c));
   if (c.slo)
     try {
       parseSlo(c.slo);

@@ -10,6 +10,9 @@ import { prewarmCount, warmPath, PREWARM_MAX_CONNECTING } from '../backends/prew
 import type { BackendKind } from '../backends/registry.js';
 import { getBackend } from '../backends/registry.js';
 import type { Backend } from '../backends/backend.js';
+import { webSocketUrl } from '../backends/websocket.js';
+import { loadWebSocketConfig } from '../backends/ws/config.js';
+import { wsSender } from '../backends/ws/sender.js';
 import { openTarget, preflight, type Target } from '../target.js';
 import { startHealthMonitor, type HealthMonitor } from '../metrics/health.js';
 import { joinUrl, redactUrl } from '../util/url.js';
@@ -82,7 +85,12 @@ export function createRealDriver(c: RunConfig, extraHeaders: Record<string, stri
   let endpoints: Endpoint[] = [];
   let router: Router | undefined;
   let health: HealthMonitor | undefined;
-  const workers = resolveWorkers(c);
+  const workers = backend === 'websocket' ? 1 : resolveWorkers(c);
+  /** The websocket section (validated with the rest of the config before the driver exists). */
+  const wsConfig = () => {
+    const r = loadWebSocketConfig(c.backendConfig);
+    return 'config' in r ? r.config : undefined;
+  };
 
   /** Open one endpoint: the proxy that applies to it and its preflight (the model it serves). */
   const openEndpoint = async (t: TargetSpec | undefined, signal: AbortSignal | undefined): Promise<{ ep: Endpoint; pf: Awaited<ReturnType<typeof preflight>> }> => {
@@ -91,14 +99,16 @@ export function createRealDriver(c: RunConfig, extraHeaders: Record<string, stri
     // HTTP_PROXY/HTTPS_PROXY/NO_PROXY (src/backends/proxy.ts): a proxy, when one applies, carries the preflight and the run.
     const via = proxyForRun(target.baseUrl, c.transport);
     const probe = via ? proxyAgent(via) : new Agent();
-    const pf = await preflight(target.baseUrl, h, t?.model ?? c.model, probe, { signal, redact })
+    // A WebSocket service need not speak HTTP: with --model given there is nothing to ask GET /models.
+    const skip = backend === 'websocket' && c.model !== undefined;
+    const pf = await (skip ? Promise.resolve({ model: c.model!, models: [c.model!], simTimeScale: undefined, maxModelLen: null }) : preflight(target.baseUrl, h, t?.model ?? c.model, probe, { signal, redact }))
       .catch((e: unknown) => {
         if (via && e instanceof TokenfloodError && e.code === 'E_UNREACHABLE') e.message += ` (through the proxy ${redactProxyUrl(via.uri)} from ${via.source})`;
         throw t ? namedFailure(t.name, e) : e;
       })
       .finally(() => probe.close().catch(() => {}));
     const b = getBackend(backend);
-    const ep: Endpoint = { name: t?.name, spec: t, target, proxy: via, headers: h, url: joinUrl(target.baseUrl, b.pathFor ? b.pathFor(pf.model) : b.path), model: pf.model, weight: t?.weight ?? 1 };
+    const ep: Endpoint = { name: t?.name, spec: t, target, proxy: via, headers: h, url: backend === 'websocket' ? webSocketUrl(wsConfig()?.url, target.baseUrl, joinUrl) : joinUrl(target.baseUrl, b.pathFor ? b.pathFor(pf.model) : b.path), model: pf.model, weight: t?.weight ?? 1 };
     return { ep, pf };
   };
 
@@ -146,7 +156,10 @@ export function createRealDriver(c: RunConfig, extraHeaders: Record<string, stri
       for (const ep of endpoints) {
         transport = resolveTransport(c.transport, ep.target.baseUrl, ep.proxy !== null);
         const poolOpts = { connections: c.concurrency ?? null, origin: new URL(ep.target.baseUrl).origin, transport, proxy: ep.proxy };
-        ep.sender = workers > 1 ? await senderPool(workers, poolOpts, performance.timeOrigin + clock.restart(), backend) : inProcessSender(poolOpts, clock.now, backend);
+        const ws = backend === 'websocket' ? wsConfig() : undefined;
+        // WebSocket streams are sent from this thread (one connection per stream), whatever --workers says.
+        if (ws) ep.sender = wsSender({ url: ep.url, headers: ep.headers, config: ws, now: clock.now, maxMessageBytes: c.maxLineBytes });
+        else ep.sender = workers > 1 ? await senderPool(workers, poolOpts, performance.timeOrigin + clock.restart(), backend) : inProcessSender(poolOpts, clock.now, backend);
         // Connections before the clock (issue 12): open what the load needs, a bounded number of connects at a time,
         // so the first wave does not overflow the server's accept queue. Failures are counted, never fatal.
         // Several endpoints: each gets its share of the connections (1/N for round-robin, w/Σw otherwise).
@@ -162,7 +175,7 @@ export function createRealDriver(c: RunConfig, extraHeaders: Record<string, stri
       // Client self-health: event-loop delay of this thread, process CPU judged against the threads doing request work.
       health = startHealthMonitor(clock.now, { threads: workers * endpoints.length });
       const proxy = endpoints[0].proxy;
-      return { workers, transport, proxy: proxy ? redactProxyUrl(proxy.uri) : null, connections: { prewarmed: warm.opened, failed: warm.failed, ms: Math.round(warm.ms * 10) / 10 } };
+      return { workers, transport: backend === 'websocket' ? 'websocket' : transport, proxy: proxy ? redactProxyUrl(proxy.uri) : null, connections: { prewarmed: warm.opened, failed: warm.failed, ms: Math.round(warm.ms * 10) / 10 } };
     },
     route: targets.length
       ? (spec) => {

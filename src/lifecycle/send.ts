@@ -5,6 +5,7 @@ import type { TokenCounter } from '../dataset/count-pool.js';
 import type { RequestSpec } from '../dataset/types.js';
 import type { Workload } from '../dataset/workload.js';
 import { BACKENDS, backendOf } from '../backends/registry.js';
+import { BATCH_BACKENDS } from '../backends/backend-config.js';
 import type { ExecuteResult } from '../backends/execute.js';
 import type { Executor, RampPlan, Slot } from '../scheduler/scheduler.js';
 import { toRecord } from '../metrics/derive.js';
@@ -96,7 +97,7 @@ function bodyBuilder(x: Pick<SendContext, 'c' | 'driver'>): (spec: RequestSpec, 
   if (!x.driver.needsBody) return () => '';
   return (spec, model) =>
     JSON.stringify(
-      backend.buildBody(spec, { model, stream: c.stream, ignoreEos: c.ignoreEos, temperature: c.temperature, topP: c.topP, topK: c.topK, seed: c.seed, extraBody: c.extraBody }),
+      backend.buildBody(spec, { model, stream: c.stream, ignoreEos: c.ignoreEos, temperature: c.temperature, topP: c.topP, topK: c.topK, seed: c.seed, extraBody: c.extraBody, batchSize: c.batchSize }),
     );
 }
 
@@ -132,6 +133,8 @@ export async function sendLoop(x: SendContext): Promise<{ measuredDone: number; 
   const health = driver.health;
   let measuredDone = 0;
   let measuredFailed = 0;
+  // Embeddings and rerank send --batch-size copies of the prompt: the client's own input count covers all of them.
+  const inputsPerRequest = BATCH_BACKENDS.includes(backendOf(c)) ? c.batchSize : 1;
 
   const pick = modelOf(c);
   // Model ids as stored: redacted once each (a server may echo a key in one), not once per request.
@@ -151,7 +154,7 @@ export async function sendLoop(x: SendContext): Promise<{ measuredDone: number; 
         cls: spec.class,
         body,
         stream: c.stream,
-        expectedInputTokens: spec.inputTokens,
+        expectedInputTokens: spec.inputTokens * inputsPerRequest,
         maxTokens: spec.maxTokens,
         scheduledAtMs,
         timeoutMs: c.timeout * 1000,

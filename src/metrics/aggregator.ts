@@ -120,6 +120,8 @@ export class BlockAggregator {
   private busyUs = 0;
   private inTok = 0;
   private outTok = 0;
+  /** Σ samples of ok embeddings/rerank records; null until a record carries samples. */
+  private samples: number | null = null;
   private readonly cols = Object.fromEntries(OK_COLUMNS.map((k) => [k, new Column()])) as Record<OkColumn, Column>;
   private readonly lag = new Column();
   private readonly itl: ItlStore;
@@ -154,6 +156,7 @@ export class BlockAggregator {
     this.ok++;
     this.inTok += r.input_tokens ?? 0;
     this.outTok += r.output_tokens ?? 0;
+    if (typeof r.samples === 'number') this.samples = (this.samples ?? 0) + r.samples;
     for (const k of OK_COLUMNS) {
       const v = r[k];
       if (v !== null) this.cols[k].push(v);
@@ -198,7 +201,8 @@ export class BlockAggregator {
 
   /**
    * duration_s = (last end − first send) over measured requests; throughputs divide by it;
-   * mean_in_flight = Σ e2e / duration (Little's law over the window); error_rate = failed / (total − cancelled).
+   * mean_in_flight = Σ e2e / duration (Little's law over the window); error_rate = failed / (total − cancelled);
+   * embeddings and rerank: sample_throughput = Σ samples of ok requests / duration.
    */
   metrics(concurrency?: number): MetricsBlock {
     const failed = this.total - this.ok - this.cancelled;
@@ -248,6 +252,7 @@ export class BlockAggregator {
       schedule_lag_ms: distStats(this.lag.values()),
       token_source: { ...this.sources },
       ...(this.serverCols.size > 0 ? { server_timings: this.serverTimings() } : {}),
+      ...(this.samples !== null ? { samples: this.samples, sample_throughput: per(this.samples) } : {}),
     };
   }
 

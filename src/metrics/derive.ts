@@ -3,6 +3,9 @@ import { isHeartbeatKind, type DerivedMetrics, type RawRequest, type RequestReco
 
 const isTokenKind = (k: string): boolean => k === 'a' || k === 'R';
 
+/** An embeddings or rerank request (it carries `samples`): no tokens are generated, so TTFT, TTFAT and first event do not exist. */
+const isSampleRequest = (raw: Pick<RawRequest, 'samples'>): boolean => typeof raw.samples === 'number';
+
 /** Indexes of events that carried non-empty text (reasoning or answer). */
 export function tokenEventIndexes(raw: Pick<RawRequest, 'event_kinds'>): number[] {
   const out: number[] = [];
@@ -13,7 +16,7 @@ export function tokenEventIndexes(raw: Pick<RawRequest, 'event_kinds'>): number[
 
 /** ttft_ms = time of first event carrying non-empty text (reasoning or answer) − send time. Non-streaming: = e2e_ms. */
 export function ttftMs(raw: RawRequest): number | null {
-  if (raw.status !== 'ok') return null;
+  if (raw.status !== 'ok' || isSampleRequest(raw)) return null;
   if (!raw.streamed) return raw.end_ms;
   const i = raw.event_kinds.search(/[aR]/);
   return i < 0 ? null : raw.event_times_ms[i];
@@ -21,7 +24,7 @@ export function ttftMs(raw: RawRequest): number | null {
 
 /** ttfat_ms = time of first event carrying non-empty answer text (not reasoning) − send time. Non-streaming: = e2e_ms. */
 export function ttfatMs(raw: RawRequest): number | null {
-  if (raw.status !== 'ok') return null;
+  if (raw.status !== 'ok' || isSampleRequest(raw)) return null;
   if (!raw.streamed) return raw.end_ms;
   const i = raw.event_kinds.indexOf('a');
   return i < 0 ? null : raw.event_times_ms[i];
@@ -29,7 +32,7 @@ export function ttfatMs(raw: RawRequest): number | null {
 
 /** first_event_ms = time of the first SSE data event of any kind (heartbeats excluded: comments, pings) − send time. vLLM's client TTFT. */
 export function firstEventMs(raw: RawRequest): number | null {
-  if (raw.status !== 'ok') return null;
+  if (raw.status !== 'ok' || isSampleRequest(raw)) return null;
   if (!raw.streamed) return raw.end_ms;
   const i = raw.event_kinds.search(/[^ch]/);
   return i < 0 ? null : raw.event_times_ms[i];

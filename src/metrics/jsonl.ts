@@ -84,6 +84,7 @@ export function recordLine(r: RequestRecord): string {
     usage_rejected: r.usage_rejected,
     events_after_done: r.events_after_done,
     ...serverFields(r),
+    ...(typeof r.samples === 'number' ? { samples: r.samples } : {}),
     streamed: r.streamed,
     chunks: r.chunks,
     reasoning_chars: r.reasoning_chars,
@@ -145,7 +146,7 @@ const RAW_FIELDS: (keyof RawRequest)[] = [
   'reasoning_tokens', 'cached_tokens', 'token_source', 'expected_input_tokens', 'max_tokens', 'finish_reason',
   'usage_rejected', 'events_after_done',
   // Missing in files written before they existed: read as null.
-  'connection_reused', 'blocked_ms', 'connecting_ms', 'tls_ms', 'sending_ms', 'request_id',
+  'connection_reused', 'blocked_ms', 'connecting_ms', 'tls_ms', 'sending_ms', 'request_id', 'samples',
 ];
 
 export interface ReadResult {
@@ -161,6 +162,7 @@ export function recordFromJson(o: Record<string, unknown>): RequestRecord {
   for (const f of SERVER_TIMING_FIELDS) if (typeof o[f] === 'number') raw[f] = o[f];
   if (raw.attempt === null) raw.attempt = 1;
   if (raw.events_after_done === null) raw.events_after_done = 0; // files written before the field existed
+  if (raw.samples === null) delete raw.samples; // only embeddings and rerank records carry it
   raw.reconnected = raw.reconnected === true;
   if (typeof raw.code !== 'string') raw.code = legacyCode(raw as unknown as RawRequest); // files written before the field existed
   // Files written before ramps existed (and any unknown value) read as steady.

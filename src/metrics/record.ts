@@ -107,6 +107,8 @@ export interface RawRequest extends Partial<ServerTimings> {
   prefix_group?: number;
   /** The server's `x-served-by` response header (a replica behind a router), letters, digits and ._:- only. */
   served_by?: string;
+  /** Embeddings and rerank only: results (vectors, scores) the response carried; absent for generation backends. */
+  samples?: number | null;
 }
 
 /** Metrics derived from RawRequest by the pure functions in derive.ts. */

@@ -66,6 +66,9 @@ export interface MetricsBlock {
   token_source: { usage: number; tokenizer: number; estimate: number };
   /** What native engine APIs reported per request (server_* record fields), when any request carried them. */
   server_timings?: Partial<Record<ServerTimingField, DistStats>>;
+  /** Embeddings and rerank runs only: results (vectors, scores) the ok requests returned, and per second. */
+  samples?: number;
+  sample_throughput?: number;
 }
 
 /** Every distribution in a metrics block, with its display label, in display order. */

@@ -46,13 +46,17 @@ export function renderSummary(s: Summary): string {
       (r.reconnected ? `, ${r.reconnected} re-sent on a new connection (the server closed a reused one)` : '') +
       ` in ${fmt(s.duration_s)} s`,
   );
+  // Embeddings and rerank generate nothing: samples and input tokens per second instead of output figures.
+  const samples = s.sample_throughput !== undefined;
   out.push(
-    `throughput: ${fmt(s.request_throughput)} req/s (${fmt(s.qpm)} QPM), output ${fmt(s.output_throughput)} tok/s, total ${fmt(s.total_token_throughput)} tok/s, mean in flight ${fmt(s.mean_in_flight)}`,
+    samples
+      ? `throughput: ${fmt(s.request_throughput)} req/s (${fmt(s.qpm)} QPM), ${fmt(s.sample_throughput!)} samples/s, input ${fmt(s.input_throughput)} tok/s, mean in flight ${fmt(s.mean_in_flight)}`
+      : `throughput: ${fmt(s.request_throughput)} req/s (${fmt(s.qpm)} QPM), output ${fmt(s.output_throughput)} tok/s, total ${fmt(s.total_token_throughput)} tok/s, mean in flight ${fmt(s.mean_in_flight)}`,
   );
   out.push('');
   // Rows that carry something: token counts that were all zero (no reasoning, no cache hits) are left out.
   // TTFAT and first event repeat TTFT unless the model reasons or the server sends an early role chunk: say so once.
-  const sameAsTtft = (['ttfat_ms', 'first_event_ms'] as const).filter((k) => JSON.stringify(s[k]) === JSON.stringify(s.ttft_ms));
+  const sameAsTtft = samples ? [] : (['ttfat_ms', 'first_event_ms'] as const).filter((k) => JSON.stringify(s[k]) === JSON.stringify(s.ttft_ms));
   // TTFT from the schedule only means something when a schedule set the send times (open loop, replay).
   const openLoop = (s.run.executor as { kind?: string } | undefined)?.kind !== 'constant-vus' && (s.run.executor as { kind?: string } | undefined)?.kind !== 'ramping-vus';
   const shown = DISTRIBUTION_METRICS.filter(([, k]) => {
@@ -60,9 +64,9 @@ export function renderSummary(s: Summary): string {
     const d = s[k] as DistStats | undefined; // absent from summaries written before the field existed
     return d !== undefined && d.count > 0 && d.max !== 0 && !(sameAsTtft as readonly string[]).includes(k);
   });
-  const rows = shown.map(([label, k]) => {
+  const rows = shown.filter(([, k]) => !samples || k !== 'output_tokens').map(([label, k]) => {
     const d = s[k] as DistStats;
-    return [label, fmt(d.mean), fmt(d.stdev), fmt(d.p50), fmt(d.p90), fmt(d.p95), fmt(d.p99), fmt(d.max)];
+    return [samples && k === 'e2e_ms' ? 'latency (ms)' : label, fmt(d.mean), fmt(d.stdev), fmt(d.p50), fmt(d.p90), fmt(d.p95), fmt(d.p99), fmt(d.max)];
   });
   out.push(table(['metric', 'mean', 'stdev', 'p50', 'p90', 'p95', 'p99', 'max'], rows));
   if (sameAsTtft.length) out.push(`(${sameAsTtft.map((k) => sameAsTtftReason(k, s)).join('; ')})`);

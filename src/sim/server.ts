@@ -21,6 +21,9 @@ import { createTextSource } from './http/text.js';
 import { createOracle, scriptedText } from './http/oracle.js';
 import { nativeRoute, nativeToOpenAi, type NativeRoute } from './http/native.js';
 import { createRealtimeLoop } from './loop.js';
+import { WebSocketServer } from 'ws';
+import { serveWebSocket } from './http/ws.js';
+import { serveEmbed } from './http/embed.js';
 import { parseSimServerOptions, type SimServerOptions } from './options.js';
 
 export type { SimServerOptions } from './options.js';
@@ -99,6 +102,7 @@ export async function startSimServer(opts: SimServerOptions = {}, hooks: { log?:
   const open = new Set<Session>();
   const sockets = new Set<Socket>();
   let requestCount = 0;
+  const embedTimers = new Set<NodeJS.Timeout>();
 
   const loop = createRealtimeLoop({
     engine,
@@ -139,6 +143,10 @@ export async function startSimServer(opts: SimServerOptions = {}, hooks: { log?:
   const generate = async (kind: EndpointKind, req: IncomingMessage, res: ServerResponse, protocol: Protocol = 'openai', native?: NativeRoute): Promise<void> => {
     const raw = await readBody(req);
     if (raw === undefined) return sendError(res, 413, `request body larger than ${MAX_BODY_BYTES} bytes`);
+    return generateFrom(kind, raw, res, protocol, native);
+  };
+
+  const generateFrom = async (kind: EndpointKind, raw: string, res: ServerResponse, protocol: Protocol = 'openai', native?: NativeRoute): Promise<void> => {
     let body: unknown;
     try {
       body = JSON.parse(raw);
@@ -235,6 +243,17 @@ export async function startSimServer(opts: SimServerOptions = {}, hooks: { log?:
         return;
       case '/v1/messages':
         if (allow('POST')) await generate('chat', req, res, 'messages');
+      case '/v1/embeddings':
+      case '/v1/embed':
+      case '/embed':
+      case '/v1/rerank':
+      case '/rerank':
+        if (allow('POST')) {
+          const raw = await readBody(req);
+          if (raw === undefined) return sendError(res, 413, `request body larger than ${MAX_BODY_BYTES} bytes`);
+          const shape = path.endsWith('/rerank') ? 'rerank' : path.endsWith('/embed') ? 'tei-embed' : 'openai-embeddings';
+          serveEmbed(shape, raw, res, { tok, timeScale: o.timeScale, model: served, timers: embedTimers });
+        }
         return;
       case '/metrics':
       case '/dcgm/metrics':
@@ -260,6 +279,12 @@ export async function startSimServer(opts: SimServerOptions = {}, hooks: { log?:
   const server = createServer((req, res) => {
     route(req, res).catch((e: unknown) => sendError(res, 500, `tokenflood sim: ${(e as Error).message}`));
   });
+  // WebSocket: upgrades on /v1/ws (src/sim/http/ws.ts), everything else refused.
+  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
+  server.on('upgrade', (req, socket, head) => {
+    if ((req.url ?? '').split('?')[0].replace(/\/+$/, '') !== '/v1/ws') return void socket.destroy();
+    wss.handleUpgrade(req, socket, head, (ws) => serveWebSocket(ws, (body, res) => generateFrom('chat', body, res)));
+  });
   server.on('connection', (s) => {
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
@@ -282,6 +307,7 @@ export async function startSimServer(opts: SimServerOptions = {}, hooks: { log?:
     close() {
       closing ??= new Promise<void>((resolve) => {
         loop.close();
+        for (const t of embedTimers) clearTimeout(t);
         for (const s of open) s.close();
         open.clear();
         live.clear();

@@ -12,7 +12,8 @@ export function runNotes(s: Summary, stalls: Stalls, slo: { text: string; result
   const r = s.requests;
   const run = s.run as Record<string, unknown>;
   out.push(`${r.ok} of ${r.total} measured requests succeeded${r.failed ? `; ${r.failed} failed (${pctText(r.error_rate)})` : ''}${r.cancelled ? `; ${r.cancelled} were cancelled when the run stopped` : ''}.`);
-  out.push(`Output throughput ${num(s.output_throughput)} tok/s (${num(s.request_throughput)} req/s) over ${num(s.duration_s)} s with ${num(s.mean_in_flight)} requests in flight on average.`);
+  if (s.sample_throughput !== undefined) out.push(`${num(s.sample_throughput)} samples/s (${num(s.request_throughput)} req/s, input ${num(s.input_throughput)} tok/s) over ${num(s.duration_s)} s with ${num(s.mean_in_flight)} requests in flight on average.`);
+  else out.push(`Output throughput ${num(s.output_throughput)} tok/s (${num(s.request_throughput)} req/s) over ${num(s.duration_s)} s with ${num(s.mean_in_flight)} requests in flight on average.`);
   const conc = (run.config as { concurrency?: number } | undefined)?.concurrency;
   if (typeof conc === 'number' && conc > 0 && s.mean_in_flight < conc * 0.8 && r.total >= conc * 2)
     out.push(`Only ${num(s.mean_in_flight)} of ${conc} concurrent slots were busy on average: ramp-up/drain or client-side delays kept the server below the intended load.`);

@@ -58,14 +58,25 @@ function headline(s: Summary, slo: SloResult | undefined): Tile[] {
     { label: 'error rate', value: pctText(r.error_rate), tone: r.error_rate > 0 ? 'bad' : 'good' },
     { label: 'duration', value: num(s.duration_s), unit: 's' },
     { label: 'request throughput', value: num(s.request_throughput), unit: 'req/s' },
-    { label: 'output throughput', value: num(s.output_throughput), unit: 'tok/s' },
-    { label: 'total token throughput', value: num(s.total_token_throughput), unit: 'tok/s' },
-    { label: 'TTFT p50 / p99', value: `${num(s.ttft_ms.p50)} / ${num(s.ttft_ms.p99)}`, unit: 'ms' },
-    { label: 'TPOT p50 / p99', value: `${num(s.tpot_ms.p50)} / ${num(s.tpot_ms.p99)}`, unit: 'ms' },
-    { label: 'E2E p50 / p99', value: `${num(s.e2e_ms.p50)} / ${num(s.e2e_ms.p99)}`, unit: 'ms' },
-    { label: 'output speed p50', value: num(s.output_speed_tok_s.p50), unit: 'tok/s/req' },
-    { label: 'mean in flight', value: num(s.mean_in_flight) },
   ];
+  // Embeddings and rerank generate nothing: samples and input tokens per second and latency instead.
+  if (s.sample_throughput !== undefined)
+    t.push(
+      { label: 'sample throughput', value: num(s.sample_throughput), unit: 'samples/s' },
+      { label: 'input throughput', value: num(s.input_throughput), unit: 'tok/s' },
+      { label: 'latency p50 / p99', value: `${num(s.e2e_ms.p50)} / ${num(s.e2e_ms.p99)}`, unit: 'ms' },
+      { label: 'mean in flight', value: num(s.mean_in_flight) },
+    );
+  else
+    t.push(
+      { label: 'output throughput', value: num(s.output_throughput), unit: 'tok/s' },
+      { label: 'total token throughput', value: num(s.total_token_throughput), unit: 'tok/s' },
+      { label: 'TTFT p50 / p99', value: `${num(s.ttft_ms.p50)} / ${num(s.ttft_ms.p99)}`, unit: 'ms' },
+      { label: 'TPOT p50 / p99', value: `${num(s.tpot_ms.p50)} / ${num(s.tpot_ms.p99)}`, unit: 'ms' },
+      { label: 'E2E p50 / p99', value: `${num(s.e2e_ms.p50)} / ${num(s.e2e_ms.p99)}`, unit: 'ms' },
+      { label: 'output speed p50', value: num(s.output_speed_tok_s.p50), unit: 'tok/s/req' },
+      { label: 'mean in flight', value: num(s.mean_in_flight) },
+    );
   if (slo) {
     t.push({ label: 'SLOs', value: slo.passed ? 'passed' : 'FAILED', tone: slo.passed ? 'good' : 'bad' });
     t.push({ label: 'goodput', value: num(slo.goodput_req_s), unit: 'req/s' });

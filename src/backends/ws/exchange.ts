@@ -1,0 +1,234 @@
+// One request on one WebSocket: send the rendered messages, timestamp each message as it arrives, end as a record.
+import type { RawData, WebSocket } from 'ws';
+import { roundMs } from '../../metrics/jsonl.js';
+import type { RawRequest } from '../../metrics/record.js';
+import type { ExecuteInput, ExecuteResult } from '../execute.js';
+import { blankRaw, classifyNetworkError, MAX_ERROR_BODY } from '../exchange-parts.js';
+import { checkUsage, type Usage, type UsageReport } from '../usage.js';
+import type { WsChunk } from './classify.js';
+
+export type WsInput = Pick<ExecuteInput, 'id' | 'attempt' | 'warmup' | 'cls' | 'stream' | 'expectedInputTokens' | 'maxTokens' | 'scheduledAtMs' | 'timeoutMs' | 'idleTimeoutMs' | 'maxLineBytes' | 'register' | 'onContent'> & {
+  now: () => number;
+};
+
+/** Server text in a message: one line, control characters dropped, bounded (server text is untrusted). */
+const inert = (s: string, max = 200): string => s.replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]+/g, ' ').trim().slice(0, max);
+
+/**
+ * A request in flight on a WebSocket. The sender owns the socket and forwards its events here while this request
+ * is the socket's current one; `release` tells the sender whether the socket can serve the next request.
+ */
+export class WsExchange {
+  readonly raw: RawRequest;
+  private sentAt: number;
+  private readonly handedAt: number;
+  private kinds = '';
+  private readonly reasoningParts: string[] = [];
+  private readonly answerParts: string[] = [];
+  private usage: UsageReport | null = null;
+  private streamError: string | null = null;
+  private parseError: string | null = null;
+  private ended = false;
+  /** The last request message is written: only messages after that can be this request's answer. */
+  private written = false;
+  private settled = false;
+  private timedOut = false;
+  private stalled = false;
+  private readonly ac = new AbortController();
+  private readonly timer: NodeJS.Timeout | undefined;
+  private readonly idleTimer: NodeJS.Timeout | undefined;
+  private readonly unregister: (() => void) | undefined;
+  /** Set by the sender once a socket is attached: drop it (true) or keep it for the next request (false). */
+  onRelease: (broken: boolean) => void = () => {};
+
+  constructor(
+    private readonly inp: WsInput,
+    private readonly classify: (data: string) => WsChunk,
+    private readonly resolve: (r: ExecuteResult) => void,
+  ) {
+    this.sentAt = inp.now();
+    this.handedAt = performance.now();
+    // A WebSocket stream is a stream whatever --stream says: the messages are timed one by one.
+    this.raw = blankRaw({ ...inp, stream: true }, this.sentAt);
+    const idle = inp.idleTimeoutMs ?? 0;
+    this.idleTimer = idle > 0 ? setTimeout(() => this.expire('stalled'), idle) : undefined;
+    this.timer = inp.timeoutMs > 0 ? setTimeout(() => this.expire('timedOut'), inp.timeoutMs) : undefined;
+    this.ac.signal.addEventListener('abort', () => this.fail(null), { once: true });
+    this.unregister = inp.register?.(this.ac);
+  }
+
+  get isSettled(): boolean {
+    return this.settled;
+  }
+
+  private expire(which: 'stalled' | 'timedOut'): void {
+    this[which] = true;
+    this.ac.abort();
+  }
+
+  /** The socket is open: `reused` (kept from an earlier request or prewarmed) or opened now in `connectingMs`. */
+  connected(reused: boolean, connectingMs: number | null): void {
+    const raw = this.raw;
+    raw.connection_reused = reused;
+    raw.blocked_ms = 0; // one connection per stream: a request never waits for another to free one
+    raw.connecting_ms = reused ? 0 : connectingMs === null ? null : roundMs(connectingMs);
+  }
+
+  /** Send the messages; the origin of every relative time moves to when the last one was written to the socket. */
+  send(ws: WebSocket, messages: string[]): void {
+    if (this.settled) return;
+    const t0 = performance.now();
+    messages.forEach((m, i) =>
+      ws.send(m, (err) => {
+        if (err) return this.fail(err);
+        if (i !== messages.length - 1 || this.settled) return;
+        this.written = true;
+        const at = performance.now();
+        this.raw.sending_ms = roundMs(at - t0);
+        // Only while nothing has been timed from the old origin (a reply cannot precede the request's last byte).
+        if (this.raw.event_times_ms.length === 0) {
+          this.sentAt += at - this.handedAt;
+          this.raw.sent_at_ms = this.sentAt;
+        }
+      }),
+    );
+  }
+
+  message(data: RawData): void {
+    // Before the request is on the wire a message can only be a late one of the previous request (an event the
+    // server sends after its end message): it is not this request's.
+    if (this.settled || !this.written) return;
+    const t = this.inp.now() - this.sentAt;
+    this.idleTimer?.refresh();
+    if (this.ended) {
+      this.raw.events_after_done++;
+      return;
+    }
+    const info = this.classify(data.toString());
+    const raw = this.raw;
+    raw.event_times_ms.push(t);
+    this.kinds += info.kind;
+    if (info.kind === 'a' || info.kind === 'R') this.inp.onContent?.();
+    if (info.reasoning) {
+      this.reasoningParts.push(info.reasoning);
+      raw.reasoning_chars += info.reasoning.length;
+    }
+    if (info.answer) {
+      this.answerParts.push(info.answer);
+      raw.answer_chars += info.answer.length;
+    }
+    if (info.usage) this.usage = info.usage;
+    if (info.kind === 'e') this.streamError ??= info.error;
+    else if (info.error) this.parseError ??= info.error;
+    if (info.done) {
+      this.ended = true;
+      raw.end_ms = t;
+      this.settle();
+      this.onRelease(false);
+    }
+  }
+
+  /** A WebSocket ping frame: the protocol's own keep-alive, recorded as a heartbeat. */
+  ping(): void {
+    if (this.settled || this.ended) return;
+    this.raw.event_times_ms.push(this.inp.now() - this.sentAt);
+    this.kinds += 'h';
+    this.idleTimer?.refresh();
+  }
+
+  /** The upgrade was answered with an HTTP status instead of 101. */
+  rejected(status: number): void {
+    if (this.settled) return;
+    const raw = this.raw;
+    raw.end_ms = this.inp.now() - this.sentAt;
+    raw.http_status = status;
+    raw.status = 'http_error';
+    raw.code = `E_HTTP_${status}`;
+    raw.error = `HTTP ${status} on the WebSocket upgrade`;
+    this.settle();
+    this.onRelease(true);
+  }
+
+  /** The server closed the connection before the end-of-stream message. */
+  closed(code: number, reason: string): void {
+    if (this.settled) return;
+    const raw = this.raw;
+    raw.end_ms = this.inp.now() - this.sentAt;
+    raw.status = 'network_error';
+    raw.code = 'E_WS_CLOSED';
+    const where = raw.event_times_ms.length === 0 ? 'before any message' : 'mid-stream';
+    const why = inert(reason);
+    raw.error = `WebSocket closed ${where} (close code ${code}${why ? `: ${why}` : ''})`;
+    this.settle();
+    this.onRelease(true);
+  }
+
+  /** A transport error (connect refused, reset, ...), or a timer or the run aborting the request (err null). */
+  fail(err: unknown): void {
+    if (this.settled) return;
+    const raw = this.raw;
+    raw.end_ms = this.inp.now() - this.sentAt;
+    if (this.timedOut) {
+      raw.status = 'timeout';
+      raw.code = 'E_TIMEOUT';
+      raw.error = `no complete response within ${this.inp.timeoutMs / 1000} s`;
+    } else if (this.stalled) {
+      raw.status = 'timeout';
+      raw.code = 'E_STREAM_STALLED';
+      raw.error = `stream stalled: nothing received for ${(this.inp.idleTimeoutMs ?? 0) / 1000} s (--idle-timeout)`;
+    } else if ((err as { code?: string } | null)?.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') {
+      raw.status = 'parse_error';
+      raw.code = 'E_LINE_TOO_LONG';
+      raw.error = `a WebSocket message longer than ${this.inp.maxLineBytes ?? 0} bytes (--max-line-bytes)`;
+    } else if (err === null) {
+      raw.status = 'cancelled';
+      raw.code = 'E_CANCELLED';
+      raw.error = 'run stopped before the request finished';
+    } else {
+      const c = classifyNetworkError(err, raw.event_times_ms.length === 0);
+      raw.status = c.status;
+      raw.code = c.code;
+      raw.error = `${inert(c.message)} (${raw.connection_reused === null ? 'WebSocket connect' : raw.event_times_ms.length === 0 ? 'before any message' : 'mid-stream'})`;
+    }
+    this.settle();
+    this.onRelease(true);
+  }
+
+  /** Stop the timers, judge a finished stream by what it carried (as execute.ts does for SSE), hand back the result. */
+  private settle(): void {
+    if (this.settled) return;
+    this.settled = true;
+    if (this.timer) clearTimeout(this.timer);
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.unregister?.();
+    const raw = this.raw;
+    raw.event_kinds = this.kinds;
+    let u: Usage | null = null;
+    if (this.usage) {
+      const checked = checkUsage(this.usage, this.inp.maxTokens);
+      u = checked.usage;
+      raw.usage_rejected = checked.rejected;
+      raw.input_tokens = u.inputTokens;
+      raw.output_tokens = u.outputTokens;
+      raw.reasoning_tokens = u.reasoningTokens;
+      raw.cached_tokens = u.cachedTokens;
+      raw.token_source = 'usage';
+    }
+    if (raw.status === 'ok') {
+      if (this.streamError) {
+        raw.status = 'http_error';
+        raw.code = 'E_STREAM_ERROR_EVENT';
+        raw.error = `error message in stream: ${inert(this.streamError, MAX_ERROR_BODY)}`;
+      } else if (this.parseError) {
+        raw.status = 'parse_error';
+        raw.code = 'E_WS_PARSE';
+        raw.error = this.parseError;
+      } else if (raw.reasoning_chars + raw.answer_chars === 0) {
+        raw.status = 'empty';
+        raw.code = 'E_EMPTY';
+        raw.error = 'the stream ended without carrying any tokens';
+      }
+    }
+    this.resolve({ raw, retryAfterMs: null, reasoningText: this.reasoningParts.join(''), answerText: this.answerParts.join(''), usage: u });
+  }
+}
