@@ -117,7 +117,7 @@ describe('custom backends: bad --backend-config is exit 2, one message naming th
     ['a file that is not JSON or YAML', () => ['--backend', 'custom-sse', '--backend-config', specFile('path: [unclosed', 'bad.yaml')], /--backend-config: .*bad\.yaml: not JSON or YAML/],
     ['a custom backend without --backend-config', () => ['--backend', 'custom-ndjson'], /--backend-config: --backend custom-ndjson needs a file/],
     ['--no-stream with a stream-only backend', () => ['--backend', 'tgi', '--no-stream'], /--no-stream: --backend tgi always streams/],
-    ['--backend-config with another backend', () => ['--backend', 'ollama', '--backend-config', specFile(GATEWAY)], /--backend-config: only applies with --backend custom-sse or custom-ndjson/],
+    ['--backend-config with another backend', () => ['--backend', 'ollama', '--backend-config', specFile(GATEWAY)], /--backend-config: only applies with --backend custom-sse, custom-ndjson or websocket/],
   ];
   for (const [name, argv, re] of cases) {
     it(name, async () => {

@@ -281,7 +281,7 @@ describe('websocket config: bad input exits 2 naming the file and key, nothing s
     ['an unknown placeholder', 'websocket:\n  request: { a: "{{prompt_text}}" }\n  answer: /a\n  done: /done\n', /websocket\.request: unknown placeholder \{\{prompt_text\}\}/],
     ['an http URL', 'websocket:\n  url: http://x/ws\n  request: { a: 1 }\n  answer: /a\n  done: /done\n', /websocket\.url: expected a ws:\/\/ or wss:\/\/ URL/],
     ['an unknown key', 'websocket:\n  request: { a: 1 }\n  answer: /a\n  done: /done\n  answr: /b\n', /websocket: .*answr/],
-    ['--backend-config without --backend websocket', null, /--backend-config: only applies with --backend websocket/],
+    ['--backend-config without --backend websocket', null, /--backend-config: only applies with --backend custom-sse, custom-ndjson or websocket/],
   ];
   for (const [name, text, re] of cases)
     it(name, async () => {
