@@ -7,10 +7,12 @@ import { parseSlo } from '../metrics/slo.js';
 import { embeddedSimProblems } from './embedded-sim.js';
 import { BACKENDS } from '../backends/registry.js';
 import { rampPlan, stagesMs, type RampPlan } from '../scheduler/stages.js';
+import { liveMetricsProblems, splitOut } from './live-metrics.js';
+import type { FlagTable } from './flags.js';
 import { apiKeyProblem, didYouMean, parseHeaders, toCamel, toKebab } from './parse.js';
 
 const KEYS = Object.keys(RUN_FLAGS);
-const flagName = (key: string): string => RUN_FLAGS[key as keyof RunConfigInput]?.name ?? key;
+const flagName = (key: string): string => (RUN_FLAGS as FlagTable)[key]?.name ?? key;
 
 /**
  * Read a YAML or JSON config file whose keys are flag names (kebab-case, snake_case or camelCase).
@@ -74,6 +76,12 @@ export function resolveRunConfig(inp: ResolveInput): ResolvedRun {
     if (k) merged.apiKey = k;
     apiKeySource = env.TOKENFLOOD_API_KEY ? 'TOKENFLOOD_API_KEY' : 'OPENAI_API_KEY';
   }
+  // --out may be given again as KIND=URL outputs (k6's --out); at most one value is the results directory.
+  const outs = splitOut(merged.out);
+  problems.push(...outs.problems);
+  if (outs.dir === undefined) delete merged.out;
+  else merged.out = outs.dir;
+  merged.outputs = outs.outputs;
   const parsed = RunConfigSchema.safeParse(merged);
   if (!parsed.success) {
     problems.push(...describeIssues(parsed.error.issues, (k) => (inp.flags[k] !== undefined || !inp.configFile ? flagName(k) : `${inp.configFile}: ${toKebab(k)}`)));
@@ -103,6 +111,7 @@ export function resolveRunConfig(inp: ResolveInput): ResolvedRun {
     }
   if (c.failOnSlo && !c.slo) problems.push('--fail-on-slo: needs --slo');
   problems.push(...embeddedSimProblems(c, c.baseUrl));
+  problems.push(...liveMetricsProblems(c, merged, c.outputs));
   if (problems.length) throw new UsageError(problems);
   // With --stages: --duration defaults to their sum; the highest target sizes the pool (VUs) or the rate, as --concurrency or --rate would.
   if (c.stages !== undefined && ramp) {

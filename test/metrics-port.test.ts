@@ -1,0 +1,101 @@
+// --metrics-port during a real run on the embedded server: scrapes while it runs, final counters equal requests.jsonl.
+import { describe, it, expect } from 'vitest';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import parsePrometheusTextFormat from 'parse-prometheus-text-format';
+import { registerRun } from '../src/cli/run.js';
+import { recordsOf } from '../src/report/results-dir.js';
+import type { RequestRecord } from '../src/metrics/record.js';
+import { runCli } from './fixtures/cli-harness.js';
+import { startCli, until } from './fixtures/live-cli.js';
+import { tmpDir } from './helpers.js';
+
+interface Family {
+  name: string;
+  type: string;
+  metrics: { labels?: Record<string, string>; value?: string; count?: string; sum?: string; buckets?: Record<string, string> }[];
+}
+
+async function scrape(url: string): Promise<Family[]> {
+  const res = await fetch(url);
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
+  return parsePrometheusTextFormat(await res.text()) as Family[];
+}
+
+/** Sum of a counter's (or gauge's) samples whose labels match `where`. */
+function total(fams: Family[], name: string, where: Record<string, string> = {}): number {
+  const f = fams.find((x) => x.name === name);
+  if (!f) return 0;
+  return f.metrics.filter((m) => Object.entries(where).every(([k, v]) => (m.labels?.[k] ?? '') === v)).reduce((a, m) => a + Number(m.value ?? m.count ?? 0), 0);
+}
+
+/** Observations of a histogram: the +Inf bucket of each series. */
+const histCount = (fams: Family[], name: string) => fams.find((x) => x.name === name)?.metrics.reduce((a, m) => a + Number(m.buckets?.['+Inf'] ?? 0), 0) ?? 0;
+
+describe('--metrics-port', () => {
+  it('serves live counters during the run that rise, and after it the final counts equal the records', { timeout: 60_000 }, async () => {
+    const out = tmpDir();
+    const cli = startCli(registerRun, ['run', '--requests', '40', '--warmup', '3', '--concurrency', '4', '--input-tokens', '32', '--output-tokens', '32', '--sim-time-scale', '2', '--out', out, '--metrics-port', '0', '--metrics-linger', '4s']);
+    const url = await until(() => /metrics at (http:\/\/127\.0\.0\.1:\d+\/metrics)/.exec(cli.err())?.[1], 20_000, 'the metrics URL');
+    // At least two scrapes while requests are still being sent, each count at least the one before.
+    const during: number[] = [];
+    await until(async () => {
+      const fams = await scrape(url);
+      if (total(fams, 'tokenflood_run_finished') === 0) during.push(total(fams, 'tokenflood_requests_total'));
+      return during.length >= 2 || total(fams, 'tokenflood_run_finished') === 1 ? true : undefined;
+    }, 30_000, 'two scrapes during the run');
+    expect(during.length, 'the run ended before a second scrape').toBeGreaterThanOrEqual(2);
+    expect(during).toEqual([...during].sort((a, b) => a - b));
+    const final = await until(async () => {
+      const fams = await scrape(url);
+      return total(fams, 'tokenflood_run_finished') === 1 ? fams : undefined;
+    }, 40_000, 'tokenflood_run_finished 1');
+    const records: RequestRecord[] = [...recordsOf(join(out, 'requests.jsonl'))];
+    const measured = records.filter((r) => !r.warmup);
+    const ok = measured.filter((r) => r.status === 'ok');
+    expect(measured.length).toBe(40);
+    expect(total(final, 'tokenflood_requests_total')).toBe(measured.length);
+    expect(total(final, 'tokenflood_requests_total', { outcome: 'ok' })).toBe(ok.length);
+    expect(total(final, 'tokenflood_warmup_requests_total')).toBe(records.length - measured.length);
+    expect(total(final, 'tokenflood_output_tokens_total')).toBe(ok.reduce((a, r) => a + (r.output_tokens ?? 0), 0));
+    expect(total(final, 'tokenflood_input_tokens_total')).toBe(ok.reduce((a, r) => a + (r.input_tokens ?? 0), 0));
+    expect(histCount(final, 'tokenflood_ttft_seconds')).toBe(ok.filter((r) => r.ttft_ms !== null).length);
+    expect(histCount(final, 'tokenflood_itl_seconds')).toBe(ok.reduce((a, r) => a + r.itl_ms.length, 0));
+    expect(total(final, 'tokenflood_requests_in_flight')).toBe(0);
+    // Every figure carries the run's label: the results directory's name.
+    const runLabel = out.split('/').at(-1);
+    expect(final.find((f) => f.name === 'tokenflood_requests_total')!.metrics.every((m) => m.labels?.run === runLabel)).toBe(true);
+    expect(await cli.done).toBe(0);
+    expect(cli.err()).toContain('--metrics-linger');
+    // Closed once the linger is over.
+    await expect(fetch(url)).rejects.toThrow();
+  });
+
+  it('bad values are exit 2 naming the flag, before anything is sent', async () => {
+    const busy = createServer();
+    await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
+    const port = (busy.address() as AddressInfo).port;
+    try {
+      const inUse = await runCli(registerRun, ['run', '--requests', '1', '--out', tmpDir(), '--metrics-port', String(port)]);
+      expect(inUse.code).toBe(2);
+      expect(inUse.err).toContain(`--metrics-port: port ${port} is in use`);
+      expect(inUse.out).not.toContain('model');
+    } finally {
+      busy.close();
+    }
+    for (const [argv, msg] of [
+      [['--metrics-port', '70000'], '--metrics-port: expected a port from 0 to 65535'],
+      [['--metrics-host', '0.0.0.0'], '--metrics-host: needs --metrics-port'],
+      [['--metrics-linger', '5s'], '--metrics-linger: needs --metrics-port'],
+      [['--out-interval', '1s'], '--out-interval: needs --out prometheus-rw=URL'],
+      [['--out', 'prometheus-rw=ftp://x/'], '--out: prometheus-rw=: expected an http:// or https:// URL'],
+      [['--out', tmpDir(), '--out', tmpDir()], '--out: 2 results directories given'],
+    ] as const) {
+      const r = await runCli(registerRun, ['run', '--requests', '1', ...argv]);
+      expect(r.code, r.err).toBe(2);
+      expect(r.err).toContain(msg);
+    }
+  });
+});
