@@ -79,7 +79,7 @@ export function liveViewLines(v: LiveView, width = 100): string[] {
   const lines = [
     title,
     `requests  done ${done}  ok ${s.ok}  failed ${s.failed}  in flight ${s.inFlight}`,
-    `${win}   ${fmt(s.requestsPerS, 1)} req/s  ${fmt(s.outputTokS, 0)} output tok/s`,
+    `${win}   ${fmt(s.requestsPerS, 1)} req/s  ${s.outputTokS.toFixed(0)} output tok/s`,
     `latency (${win}):`,
     ...table,
     `errors    ${errors}`,
