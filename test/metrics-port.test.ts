@@ -89,7 +89,7 @@ describe('--metrics-port', () => {
       [['--metrics-port', '70000'], '--metrics-port: expected a port from 0 to 65535'],
       [['--metrics-host', '0.0.0.0'], '--metrics-host: needs --metrics-port'],
       [['--metrics-linger', '5s'], '--metrics-linger: needs --metrics-port'],
-      [['--out-interval', '1s'], '--out-interval: needs --out prometheus-rw=URL'],
+      [['--out-interval', '100ms'], '--out-interval: expected at least 500ms'],
       [['--out', 'prometheus-rw=ftp://x/'], '--out: prometheus-rw=: expected an http:// or https:// URL'],
       [['--out', tmpDir(), '--out', tmpDir()], '--out: 2 results directories given'],
     ] as const) {
@@ -97,5 +97,28 @@ describe('--metrics-port', () => {
       expect(r.code, r.err).toBe(2);
       expect(r.err).toContain(msg);
     }
+  });
+});
+
+describe('--metrics-port on a sweep', () => {
+  it('one server for the whole sweep; each point counted under its own `point` label; final after the last point', { timeout: 90_000 }, async () => {
+    const { registerSweep } = await import('../src/cli/sweep.js');
+    const { readdirSync } = await import('node:fs');
+    const out = tmpDir();
+    const cli = startCli(registerSweep, ['sweep', '--concurrency', '1,2', '--requests', '6', '--input-tokens', '32', '--output-tokens', '16', '--sim-time-scale', '2', '--out', out, '--metrics-port', '0', '--metrics-linger', '4s']);
+    const url = await until(() => /metrics at (http:\/\/127\.0\.0\.1:\d+\/metrics)/.exec(cli.err())?.[1], 20_000, 'the metrics URL');
+    const final = await until(async () => {
+      const fams = await scrape(url);
+      return total(fams, 'tokenflood_run_finished') === 1 ? fams : undefined;
+    }, 60_000, 'tokenflood_run_finished 1');
+    const points = readdirSync(join(out, 'points'));
+    expect(points).toHaveLength(2);
+    for (const p of points) {
+      const recs = [...recordsOf(join(out, 'points', p, 'requests.jsonl'))];
+      expect(total(final, 'tokenflood_requests_total', { point: p })).toBe(recs.length);
+      expect(total(final, 'tokenflood_output_tokens_total', { point: p })).toBe(recs.filter((r) => r.status === 'ok').reduce((a, r) => a + (r.output_tokens ?? 0), 0));
+    }
+    expect(final.find((f) => f.name === 'tokenflood_requests_total')!.metrics.every((m) => m.labels?.run === out.split('/').at(-1))).toBe(true);
+    expect(await cli.done, cli.err()).toBe(0);
   });
 });

@@ -9,6 +9,9 @@ import { safeTerminalText } from '../report/format.js';
 import { stripControls } from '../util/terminal-text.js';
 import { startProgress } from '../report/progress.js';
 import { workloadWarningText } from './workload-warnings.js';
+import { startLiveOutputsFor } from './run.js';
+import { terminalViewReporter } from '../report/live/terminal-view-reporter.js';
+import type { LiveOutputs } from '../report/live/outputs.js';
 
 export function registerSweep(program: Command, out: Out): void {
   const cmd = program
@@ -47,9 +50,15 @@ export function registerSweep(program: Command, out: Out): void {
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
+    // On a terminal each point gets the redrawn live view; elsewhere its plain progress lines (below).
+    const tty = Boolean(out.err.isTTY) && !s.quiet;
+    let live: LiveOutputs | undefined;
     try {
+      // One metrics server and one remote writer for the whole sweep; each point's figures carry its name as `point`.
+      live = await startLiveOutputsFor({ ...resolved.base.config, outputs: s.outputs }, out, true);
       const { doc, outDir } = await runSweep(resolved, {
         signal: ac.signal,
+        pointReporters: (name) => [...(tty ? [terminalViewReporter(out.err, level)] : []), ...(live ? [live.reporter(name)] : [])],
         hooks: {
           onStart: (i) => {
             info.write(
@@ -69,7 +78,7 @@ export function registerSweep(program: Command, out: Out): void {
               warned = true;
             },
             onAggregator: (agg) => {
-              if (!s.quiet) stopProgress = startProgress(agg, pointRequests, out.err, level);
+              if (!s.quiet && !tty) stopProgress = startProgress(agg, pointRequests, out.err, level);
             },
           },
           onPointDone: (r) => {
@@ -86,7 +95,10 @@ export function registerSweep(program: Command, out: Out): void {
         out.err.write(`tokenflood: sweep incomplete: ${safeTerminalText(doc.failure, 400)}\n`);
         setExitCode(1);
       }
+      await live?.close(ac.signal);
+      live = undefined;
     } finally {
+      await live?.close(AbortSignal.abort());
       stopProgress?.();
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);

@@ -75,11 +75,10 @@ export function splitOut(out: unknown): { dir: unknown; outputs: OutputSpec[]; p
 }
 
 /** Problems of the live-metrics flags given together with the rest. */
-export function liveMetricsProblems(c: { metricsPort?: number; metricsHost: string; metricsLinger: number; outInterval: number }, given: Record<string, unknown>, outputs: readonly OutputSpec[]): string[] {
+export function liveMetricsProblems(c: { metricsPort?: number }, given: Record<string, unknown>): string[] {
   const p: string[] = [];
   if (c.metricsPort === undefined && given.metricsHost !== undefined) p.push('--metrics-host: needs --metrics-port');
   if (c.metricsPort === undefined && given.metricsLinger !== undefined) p.push('--metrics-linger: needs --metrics-port');
-  if (!outputs.length && given.outInterval !== undefined) p.push('--out-interval: needs --out prometheus-rw=URL');
   return p;
 }
 

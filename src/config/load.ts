@@ -111,7 +111,7 @@ export function resolveRunConfig(inp: ResolveInput): ResolvedRun {
     }
   if (c.failOnSlo && !c.slo) problems.push('--fail-on-slo: needs --slo');
   problems.push(...embeddedSimProblems(c, c.baseUrl));
-  problems.push(...liveMetricsProblems(c, merged, c.outputs));
+  problems.push(...liveMetricsProblems(c, merged));
   if (problems.length) throw new UsageError(problems);
   // With --stages: --duration defaults to their sum; the highest target sizes the pool (VUs) or the rate, as --concurrency or --rate would.
   if (c.stages !== undefined && ramp) {

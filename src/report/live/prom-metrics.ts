@@ -1,5 +1,5 @@
 // The run's own live figures as prom-client metrics on a private registry, fed by a reporter (docs/live-metrics.md).
-import { basename } from 'node:path';
+import { basename, dirname } from 'node:path';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { RequestRecord } from '../../metrics/record.js';
 import type { Reporter } from '../events.js';
@@ -54,7 +54,8 @@ export function createRunMetrics(run: string | undefined, opts: { sweep?: boolea
       name: 'prometheus-metrics',
       snapshotEveryMs: 1000,
       runStart: (e) => {
-        if (run === undefined) registry.setDefaultLabels({ run: basename(e.outDir) });
+        // A sweep point's directory is <sweep dir>/points/<name>: the sweep is the run.
+        if (run === undefined) registry.setDefaultLabels({ run: basename(opts.sweep ? dirname(dirname(e.outDir)) : e.outDir) });
       },
       record: (r) => {
         const l = { ...p, class: r.class ?? '', phase: r.phase ?? 'steady' };
