@@ -37,7 +37,9 @@ export const SIM_ENGINE_KEYS = Object.keys(simEngineOptionsSchema.shape) as (key
 /** Run options that only mean something against a real server; accepted (so a run config file works) and ignored. */
 export const NOT_MODELLED_KEYS = ['baseUrl', 'apiKey', 'header', 'prewarm', 'timeout', 'idleTimeout', 'maxLineBytes', 'retry', 'maxErrorRate', 'gracePeriod', 'transport', 'workers', 'serverMetrics', 'serverMetricsUrl', 'scrapeInterval', 'serverMetricsAuth', ...EMBEDDED_SIM_KEYS,
   // GPU and host telemetry sample real hardware next to a real run.
-  'gpuMetrics', 'serverPid'] as const;
+  'gpuMetrics', 'serverPid',
+  // Live metrics watch a run as it goes; a simulation is over in a moment of wall time.
+  'metricsPort', 'metricsHost', 'metricsLinger', 'outInterval'] as const;
 
 export type SimulateInput = RunConfigInput & SimEngineOptions;
 
