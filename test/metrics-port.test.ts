@@ -122,3 +122,30 @@ describe('--metrics-port on a sweep', () => {
     expect(await cli.done, cli.err()).toBe(0);
   });
 });
+
+describe.each(['h1', 'undici'] as const)('live metrics classify failures as the records do (transport %s)', (transport) => {
+  it('HTTP 429 and a reset mid-stream are counted by kind, equal to requests.jsonl', { timeout: 60_000 }, async () => {
+    const { startScriptServer, chatChunk, usageChunk, DONE } = await import('./fixtures/script-server.js');
+    const { startLiveOutputs } = await import('../src/report/live/outputs.js');
+    const { run } = await import('../src/run.js');
+    const okSteps = [{ at: 0, write: chatChunk({ role: 'assistant', content: '' }) }, { at: 5, write: chatChunk({ content: ' a' }) }, { at: 10, write: chatChunk({ content: ' b' }) }, { at: 15, write: usageChunk(8, 2) + DONE }];
+    const server = await startScriptServer((_b, n) =>
+      n % 4 === 1 ? { status: 429, headers: { 'content-type': 'application/json' }, steps: [{ at: 0, write: '{"error":{"message":"slow down"}}' }] }
+      : n % 4 === 2 ? { steps: [{ at: 0, write: chatChunk({ content: ' x' }) }, { at: 5, destroy: true }] }
+      : { steps: okSteps });
+    const live = await startLiveOutputs({ metricsPort: 0, metricsHost: '127.0.0.1', metricsLinger: 0, outInterval: 5, outputs: [] }, { notice: () => {} });
+    try {
+      const res = await run({ baseUrl: server.baseUrl, requests: 16, concurrency: 2, inputTokens: 8, outputTokens: 2, out: tmpDir(), quiet: true, transport, serverMetrics: false }, { reporters: [live.reporter()] });
+      const fams = await scrape(live.metricsUrl!);
+      const byStatus = new Map<string, number>();
+      for (const r of res.records) byStatus.set(r.status, (byStatus.get(r.status) ?? 0) + 1);
+      expect(byStatus.get('http_error')).toBeGreaterThan(0);
+      expect(byStatus.get('network_error')).toBeGreaterThan(0);
+      for (const [status, n] of byStatus) expect(total(fams, 'tokenflood_requests_total', status === 'ok' ? { outcome: 'ok' } : { outcome: 'error', error_kind: status }), status).toBe(n);
+      expect(total(fams, 'tokenflood_requests_total')).toBe(16);
+    } finally {
+      await live.close();
+      await server.close();
+    }
+  });
+});
