@@ -3,6 +3,7 @@ import { describe, it, expect } from 'vitest';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { registerRun } from '../src/cli/run.js';
 import { recordsOf } from '../src/report/results-dir.js';
@@ -146,6 +147,29 @@ describe.each(['h1', 'undici'] as const)('live metrics classify failures as the 
     } finally {
       await live.close();
       await server.close();
+    }
+  });
+});
+
+const CLI = join(__dirname, '..', 'dist', 'cli', 'main.js');
+describe.skipIf(!existsSync(CLI))('--metrics-linger and signals (real CLI process; needs `npm run build`)', () => {
+  it('the final figures stay served after the run; one Ctrl-C during the wait exits at once', { timeout: 60_000 }, async () => {
+    const { spawn } = await import('node:child_process');
+    const child = spawn(process.execPath, [CLI, 'run', '--requests', '4', '--input-tokens', '16', '--output-tokens', '8', '--out', tmpDir(), '--metrics-port', '0', '--metrics-linger', '10m'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (c) => (err += String(c)));
+    child.stdout.resume();
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    try {
+      const url = await until(() => /final metrics stay at (http:\/\/127\.0\.0\.1:\d+\/metrics)/.exec(err)?.[1], 30_000, 'the linger notice');
+      expect(total(await scrape(url), 'tokenflood_requests_total')).toBe(4);
+      const t0 = Date.now();
+      child.kill('SIGINT');
+      expect(await exited).toBe(0);
+      // Far less than the 10 minutes asked for: the signal ended the wait.
+      expect(Date.now() - t0).toBeLessThan(20_000);
+    } finally {
+      child.kill('SIGKILL');
     }
   });
 });

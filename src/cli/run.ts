@@ -105,7 +105,10 @@ export function registerRun(program: Command, out: Out): void {
     const ac = new AbortController();
     let stops = 0;
     let started = false;
+    // Set while --metrics-linger keeps the final figures served: a signal then only ends that wait.
+    let lingering: AbortController | undefined;
     const onSignal = (sig: NodeJS.Signals) => {
+      if (lingering) return lingering.abort();
       stops++;
       if (stops > 1) process.exit(sig === 'SIGINT' ? 130 : 143);
       // Before onStart (the preflight) nothing has been sent, so there is nothing to wait for.
@@ -122,7 +125,9 @@ export function registerRun(program: Command, out: Out): void {
       // Outputs are reporters on the run's events: start lines, the live view (stderr), the summary or --json, live metrics.
       const reporters = [startReporter(out, info, 'tokenflood: ', () => (started = true)), ...liveDisplay(c.quiet, out.err), terminalReporter(c, out), ...(live ? [live.reporter()] : [])];
       await run(resolved, { signal: ac.signal, reporters });
-      await live?.close(ac.signal);
+      // Also after Ctrl-C stopped the run: its final counts are worth a scrape.
+      lingering = new AbortController();
+      await live?.close(lingering.signal);
       live = undefined;
     } finally {
       // A run that failed before or while running closes its outputs at once (no --metrics-linger).

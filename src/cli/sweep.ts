@@ -37,7 +37,10 @@ export function registerSweep(program: Command, out: Out): void {
     let pointRequests: number | undefined;
     let warned = false;
     let inPoint = false;
+    // Set while --metrics-linger keeps the final figures served: a signal then only ends that wait.
+    let lingering: AbortController | undefined;
     const onSignal = (sig: NodeJS.Signals) => {
+      if (lingering) return lingering.abort();
       stops++;
       if (stops > 1) process.exit(sig === 'SIGINT' ? 130 : 143);
       // Requests are in flight only while a point runs (after its preflight); between points there is nothing to wait for.
@@ -95,7 +98,9 @@ export function registerSweep(program: Command, out: Out): void {
         out.err.write(`tokenflood: sweep incomplete: ${safeTerminalText(doc.failure, 400)}\n`);
         setExitCode(1);
       }
-      await live?.close(ac.signal);
+      // Also after Ctrl-C stopped the run: its final counts are worth a scrape.
+      lingering = new AbortController();
+      await live?.close(lingering.signal);
       live = undefined;
     } finally {
       await live?.close(AbortSignal.abort());
