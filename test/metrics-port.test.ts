@@ -38,7 +38,7 @@ const histCount = (fams: Family[], name: string) => fams.find((x) => x.name === 
 describe('--metrics-port', () => {
   it('serves live counters during the run that rise, and after it the final counts equal the records', { timeout: 60_000 }, async () => {
     const out = tmpDir();
-    const cli = startCli(registerRun, ['run', '--requests', '40', '--warmup', '3', '--concurrency', '4', '--input-tokens', '32', '--output-tokens', '32', '--sim-time-scale', '2', '--out', out, '--metrics-port', '0', '--metrics-linger', '4s']);
+    const cli = startCli(registerRun, ['run', '--requests', '30', '--warmup', '3', '--concurrency', '4', '--input-tokens', '32', '--output-tokens', '32', '--sim-time-scale', '4', '--out', out, '--metrics-port', '0', '--metrics-linger', '3s']);
     const url = await until(() => /metrics at (http:\/\/127\.0\.0\.1:\d+\/metrics)/.exec(cli.err())?.[1], 20_000, 'the metrics URL');
     // At least two scrapes while requests are still being sent, each count at least the one before.
     const during: number[] = [];
@@ -56,7 +56,7 @@ describe('--metrics-port', () => {
     const records: RequestRecord[] = [...recordsOf(join(out, 'requests.jsonl'))];
     const measured = records.filter((r) => !r.warmup);
     const ok = measured.filter((r) => r.status === 'ok');
-    expect(measured.length).toBe(40);
+    expect(measured.length).toBe(30);
     expect(total(final, 'tokenflood_requests_total')).toBe(measured.length);
     expect(total(final, 'tokenflood_requests_total', { outcome: 'ok' })).toBe(ok.length);
     expect(total(final, 'tokenflood_warmup_requests_total')).toBe(records.length - measured.length);
@@ -106,7 +106,7 @@ describe('--metrics-port on a sweep', () => {
     const { registerSweep } = await import('../src/cli/sweep.js');
     const { readdirSync } = await import('node:fs');
     const out = tmpDir();
-    const cli = startCli(registerSweep, ['sweep', '--concurrency', '1,2', '--requests', '6', '--input-tokens', '32', '--output-tokens', '16', '--sim-time-scale', '2', '--out', out, '--metrics-port', '0', '--metrics-linger', '4s']);
+    const cli = startCli(registerSweep, ['sweep', '--concurrency', '1,2', '--requests', '6', '--input-tokens', '32', '--output-tokens', '16', '--sim-time-scale', '4', '--out', out, '--metrics-port', '0', '--metrics-linger', '2s']);
     const url = await until(() => /metrics at (http:\/\/127\.0\.0\.1:\d+\/metrics)/.exec(cli.err())?.[1], 20_000, 'the metrics URL');
     const final = await until(async () => {
       const fams = await scrape(url);
