@@ -1,6 +1,6 @@
-// The run's own live figures as prom-client metrics on a private registry, fed by a reporter (docs/live-metrics.md).
+// The run's own live figures on a private prom-client registry, fed by a reporter (docs/live-metrics.md).
 import { basename, dirname } from 'node:path';
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Gauge, Registry } from 'prom-client';
 import type { RequestRecord } from '../../metrics/record.js';
 import type { Reporter } from '../events.js';
 
@@ -24,28 +24,105 @@ export function outcomeOf(r: Pick<RequestRecord, 'status'>): 'ok' | 'error' | 'c
   return r.status === 'ok' ? 'ok' : r.status === 'cancelled' ? 'cancelled' : 'error';
 }
 
+/** Bucket counts of one series; `le` is inclusive, as in Prometheus: a value goes to the first bound ≥ it. */
+class Buckets {
+  readonly counts: Float64Array;
+  sum = 0;
+  count = 0;
+  constructor(readonly bounds: readonly number[]) {
+    this.counts = new Float64Array(bounds.length + 1);
+  }
+  observe(v: number): void {
+    let i = 0;
+    while (i < this.bounds.length && v > this.bounds[i]) i++;
+    this.counts[i]++;
+    this.sum += v;
+    this.count++;
+  }
+}
+
+/** Everything counted for one label set (point, class, phase). */
+interface Series {
+  labels: Record<string, string>;
+  /** Attempts by `outcome\0error_kind`. */
+  requests: Map<string, number>;
+  warmup: number;
+  outTok: number;
+  inTok: number;
+  ttft: Buckets;
+  tpot: Buckets;
+  itl: Buckets;
+  e2e: Buckets;
+}
+
+type Value = { labels: Record<string, string | number>; value: number; metricName?: string };
+
 /**
- * Metrics for one run or sweep, labelled `run`: the results directory's name (for a run, known at runStart; a
- * sweep names its directory). Counters and histograms hold measured records only (warmup left out, as in
+ * Metrics for one run or sweep, labelled `run`: the results directory's name (for a run, known at runStart; for a
+ * sweep, the sweep directory's). Counters and histograms hold measured records only (warmup left out, as in
  * summary.json); warmup attempts are counted apart.
+ *
+ * Counters and histograms are plain numbers bumped on the measuring thread and turned into prom-client metric
+ * values only when scraped or pushed: prom-client's own Histogram.observe hashes its labels on every call, which
+ * costs microseconds per inter-token gap.
  */
 export function createRunMetrics(run: string | undefined, opts: { sweep?: boolean } = {}): RunMetrics {
   const registry = new Registry();
   if (run !== undefined) registry.setDefaultLabels({ run });
-  const base = opts.sweep ? (['point', 'class', 'phase'] as const) : (['class', 'phase'] as const);
+  const series = new Map<string, Series>();
+  const seriesOf = (point: string | undefined, cls: string, phase: string): Series => {
+    const key = `${point ?? ''}\0${cls}\0${phase}`;
+    let s = series.get(key);
+    if (!s) {
+      s = {
+        labels: { ...(opts.sweep ? { point: point ?? '' } : {}), class: cls, phase },
+        requests: new Map(),
+        warmup: 0,
+        outTok: 0,
+        inTok: 0,
+        ttft: new Buckets(TTFT_BUCKETS_S),
+        tpot: new Buckets(TOKEN_GAP_BUCKETS_S),
+        itl: new Buckets(TOKEN_GAP_BUCKETS_S),
+        e2e: new Buckets(E2E_BUCKETS_S),
+      };
+      series.set(key, s);
+    }
+    return s;
+  };
+  // A metric as the registry reads it: name, help, type and `get()` giving the values at scrape time.
+  const custom = (name: string, help: string, type: 'counter' | 'histogram', values: () => Value[]) =>
+    registry.registerMetric({ name, help, type, get: async () => ({ name, help, type, aggregator: 'sum', values: values() }) } as unknown as Parameters<Registry['registerMetric']>[0]);
+  const counter = (name: string, help: string, f: (s: Series) => number) => custom(name, help, 'counter', () => [...series.values()].map((s) => ({ labels: { ...s.labels }, value: f(s) })));
+  custom('tokenflood_requests_total', 'Measured request attempts finished (retries count once each), by outcome (ok, error, cancelled) and error kind (the record status)', 'counter', () =>
+    [...series.values()].flatMap((s) =>
+      [...s.requests].map(([k, value]) => {
+        const [outcome, error_kind] = k.split('\0');
+        return { labels: { ...s.labels, outcome, error_kind }, value };
+      }),
+    ),
+  );
+  counter('tokenflood_warmup_requests_total', 'Warmup request attempts finished (left out of every other figure)', (s) => s.warmup);
+  counter('tokenflood_output_tokens_total', 'Output tokens of measured ok requests (as summary.json counts them)', (s) => s.outTok);
+  counter('tokenflood_input_tokens_total', 'Input tokens of measured ok requests', (s) => s.inTok);
+  const hist = (name: string, help: string, pick: (s: Series) => Buckets) =>
+    custom(name, help, 'histogram', () =>
+      [...series.values()].flatMap((s) => {
+        const b = pick(s);
+        let acc = 0;
+        const out: Value[] = b.bounds.map((le, i) => ({ labels: { ...s.labels, le }, value: (acc += b.counts[i]), metricName: `${name}_bucket` }));
+        out.push({ labels: { ...s.labels, le: '+Inf' }, value: b.count, metricName: `${name}_bucket` });
+        out.push({ labels: { ...s.labels }, value: b.sum, metricName: `${name}_sum` }, { labels: { ...s.labels }, value: b.count, metricName: `${name}_count` });
+        return out;
+      }),
+    );
+  hist('tokenflood_ttft_seconds', 'Time to first token of measured ok requests (ttft_ms / 1000)', (s) => s.ttft);
+  hist('tokenflood_tpot_seconds', 'Time per output token after the first of measured ok requests (tpot_ms / 1000)', (s) => s.tpot);
+  hist('tokenflood_itl_seconds', 'Inter-token latencies of measured ok requests, one observation per gap (itl_ms / 1000)', (s) => s.itl);
+  hist('tokenflood_e2e_seconds', 'End-to-end latency of measured ok requests (e2e_ms / 1000)', (s) => s.e2e);
   const registers = [registry];
-  const requests = new Counter({ name: 'tokenflood_requests_total', help: 'Measured request attempts finished (retries count once each), by outcome (ok, error, cancelled) and error kind (the record status)', labelNames: [...base, 'outcome', 'error_kind'], registers });
-  const warmup = new Counter({ name: 'tokenflood_warmup_requests_total', help: 'Warmup request attempts finished (left out of every other figure)', labelNames: [...base], registers });
-  const outTok = new Counter({ name: 'tokenflood_output_tokens_total', help: 'Output tokens of measured ok requests (as summary.json counts them)', labelNames: [...base], registers });
-  const inTok = new Counter({ name: 'tokenflood_input_tokens_total', help: 'Input tokens of measured ok requests', labelNames: [...base], registers });
   const inFlight = new Gauge({ name: 'tokenflood_requests_in_flight', help: 'Requests sent and not yet finished (warmup included), at the last snapshot', labelNames: opts.sweep ? ['point'] : [], registers });
   const elapsed = new Gauge({ name: 'tokenflood_run_elapsed_seconds', help: 'Seconds on the run clock at the last snapshot', labelNames: opts.sweep ? ['point'] : [], registers });
   const finished = new Gauge({ name: 'tokenflood_run_finished', help: '1 once the run ended and every counter holds its final value (requests.jsonl is complete), else 0', registers });
-  const hist = (name: string, help: string, buckets: number[]) => new Histogram({ name, help, buckets, labelNames: [...base], registers });
-  const ttft = hist('tokenflood_ttft_seconds', 'Time to first token of measured ok requests (ttft_ms / 1000)', TTFT_BUCKETS_S);
-  const tpot = hist('tokenflood_tpot_seconds', 'Time per output token after the first of measured ok requests (tpot_ms / 1000)', TOKEN_GAP_BUCKETS_S);
-  const itl = hist('tokenflood_itl_seconds', 'Inter-token latencies of measured ok requests, one observation per gap (itl_ms / 1000)', TOKEN_GAP_BUCKETS_S);
-  const e2e = hist('tokenflood_e2e_seconds', 'End-to-end latency of measured ok requests (e2e_ms / 1000)', E2E_BUCKETS_S);
   finished.set(0);
 
   const reporter = (point?: string): Reporter => {
@@ -58,25 +135,22 @@ export function createRunMetrics(run: string | undefined, opts: { sweep?: boolea
         if (run === undefined) registry.setDefaultLabels({ run: basename(opts.sweep ? dirname(dirname(e.outDir)) : e.outDir) });
       },
       record: (r) => {
-        const l = { ...p, class: r.class ?? '', phase: r.phase ?? 'steady' };
-        if (r.warmup) return void warmup.inc(l);
+        const s = seriesOf(point, r.class ?? '', r.phase ?? 'steady');
+        if (r.warmup) return void s.warmup++;
         const outcome = outcomeOf(r);
-        requests.inc({ ...l, outcome, error_kind: outcome === 'ok' ? '' : r.status });
+        const k = outcome === 'ok' ? 'ok\0' : `${outcome}\0${r.status}`;
+        s.requests.set(k, (s.requests.get(k) ?? 0) + 1);
         if (outcome !== 'ok') return;
-        outTok.inc(l, r.output_tokens ?? 0);
-        inTok.inc(l, r.input_tokens ?? 0);
-        if (r.ttft_ms !== null) ttft.observe(l, r.ttft_ms / 1000);
-        if (r.tpot_ms !== null) tpot.observe(l, r.tpot_ms / 1000);
-        if (r.e2e_ms !== null) e2e.observe(l, r.e2e_ms / 1000);
-        if (r.itl_ms.length) {
-          // One label lookup per record, not per gap.
-          const child = itl.labels(l);
-          for (const g of r.itl_ms) child.observe(g / 1000);
-        }
+        s.outTok += r.output_tokens ?? 0;
+        s.inTok += r.input_tokens ?? 0;
+        if (r.ttft_ms !== null) s.ttft.observe(r.ttft_ms / 1000);
+        if (r.tpot_ms !== null) s.tpot.observe(r.tpot_ms / 1000);
+        if (r.e2e_ms !== null) s.e2e.observe(r.e2e_ms / 1000);
+        for (const g of r.itl_ms) s.itl.observe(g / 1000);
       },
-      snapshot: (s) => {
-        inFlight.set(p, s.inFlight);
-        elapsed.set(p, s.elapsedS);
+      snapshot: (snap) => {
+        inFlight.set(p, snap.inFlight);
+        elapsed.set(p, snap.elapsedS);
       },
       runEnd: () => {
         inFlight.set(p, 0);
