@@ -69,6 +69,7 @@ describe('--metrics-port', () => {
       [['--out-interval', '100ms'], '--out-interval: expected at least 500ms'],
       [['--out', 'prometheus-rw=ftp://x/'], '--out: prometheus-rw=: expected an http:// or https:// URL'],
       [['--out', tmpDir(), '--out', tmpDir()], '--out: 2 results directories given'],
+      [['--out', 'influxdb=http://127.0.0.1:8086/write'], '--out: unknown kind "influxdb" (valid: prometheus-rw)'],
     ] as const) {
       const r = await runCli(registerRun, ['run', '--requests', '1', ...argv]);
       expect(r.code, r.err).toBe(2);

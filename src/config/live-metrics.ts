@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { flagTable, type FlagMetaTable } from './flags.js';
 import { parseDurationS } from './parse.js';
 import { redactUrl } from '../util/url.js';
+import { unknownKind } from '../util/kinds.js';
 
 const seconds = (min: number, max: number, msg: string) =>
   z.preprocess((v) => (v === undefined ? undefined : parseDurationS(v)), z.number({ message: 'expected a duration such as 5s, 500ms or a number of seconds' }).min(min, msg).max(max, 'expected at most 1h'));
@@ -33,15 +34,19 @@ export interface OutputSpec {
 
 const KIND_PREFIX = /^([a-z][a-z0-9-]*)=(.*)$/s;
 
-/** True for an `--out` value of the form KIND=URL with a known kind (anything else is the results directory). */
+/**
+ * True for an `--out` value of the form KIND=URL: a known kind, or any kind followed by a URL (`influxdb=http://…`,
+ * then refused with the valid kinds). Anything else is the results directory.
+ */
 export function isOutputSpec(v: string): boolean {
   const m = KIND_PREFIX.exec(v);
-  return m !== null && (OUTPUT_KINDS as readonly string[]).includes(m[1]);
+  return m !== null && ((OUTPUT_KINDS as readonly string[]).includes(m[1]) || /^[a-z][a-z0-9+.-]*:\/\//i.test(m[2]));
 }
 
 /** Parse KIND=URL; a problem names --out and what was wrong (the URL is shown without user info). */
 export function parseOutputSpec(v: string): OutputSpec | string {
   const m = KIND_PREFIX.exec(v)!;
+  if (!(OUTPUT_KINDS as readonly string[]).includes(m[1])) return `--out: ${unknownKind(m[1], OUTPUT_KINDS)}`;
   let u: URL;
   try {
     u = new URL(m[2]);
