@@ -5,6 +5,7 @@ import type { RunConfig, RunConfigInput } from './config/schema.js';
 import { redactHeaders, redactKey } from './config/parse.js';
 import { createRedactor, redactFields, secretValues } from './util/redact.js';
 import { redactUrl } from './util/url.js';
+import { shownOutputUrl } from './config/live-metrics.js';
 import { UsageError } from './errors.js';
 import { loadTokenizer, type Tokenizer } from './dataset/tokenizer.js';
 import { backendOf } from './backends/registry.js';
@@ -29,6 +30,7 @@ export function redactedConfig(c: RunConfig, headers: Record<string, string>): R
     header: Object.entries(redactHeaders(headers)).map(([k, v]) => `${k}: ${v}`),
     baseUrl: c.baseUrl && redactUrl(c.baseUrl),
     extraBody: c.extraBody && redactFields(c.extraBody),
+    outputs: c.outputs.map((o) => ({ kind: o.kind, url: shownOutputUrl(o.url) })),
   }) as Record<string, unknown>;
 }
 

@@ -40,7 +40,9 @@ export const NOT_MODELLED_KEYS = ['baseUrl', 'backendConfig', 'apiKey', 'header'
   // GPU and host telemetry sample real hardware next to a real run.
   'gpuMetrics', 'serverPid',
   // Graded probes need a server's answers; the virtual engine produces no text worth grading.
-  'evalUnderLoad', 'evalLimit'] as const;
+  'evalUnderLoad', 'evalLimit',
+  // Live metrics watch a run as it goes; a simulation is over in a moment of wall time.
+  'metricsPort', 'metricsHost', 'metricsLinger', 'outInterval'] as const;
 
 export type SimulateInput = RunConfigInput & SimEngineOptions;
 

@@ -10,6 +10,9 @@ import { evaluateSlo, parseSlo, describeSloChecks } from '../metrics/slo.js';
 import { recordsOf, REQUESTS_JSONL } from '../report/results-dir.js';
 import { join } from 'node:path';
 import { progressReporter } from '../report/progress.js';
+import { terminalViewReporter } from '../report/live/terminal-view-reporter.js';
+import type { LiveOutputs } from '../report/live/outputs.js';
+import { wantsLiveOutputs } from '../config/live-metrics.js';
 import type { Summary } from '../metrics/summary.js';
 import { setExitCode, type Out } from './io.js';
 import { safeTerminalText } from '../report/format.js';
@@ -75,6 +78,19 @@ export function terminalReporter(c: RunConfig, out: Out, render: (s: Summary, me
   };
 }
 
+/** The live display on `stream`: the redrawn view on a TTY, plain periodic lines otherwise, nothing with --quiet. */
+export function liveDisplay(quiet: boolean, stream: NodeJS.WriteStream, label = ''): Reporter[] {
+  if (quiet) return [];
+  return [stream.isTTY ? terminalViewReporter(stream, label) : progressReporter(stream, label)];
+}
+
+/** --metrics-port and --out KIND=URL, started before the run (a port in use is exit 2, nothing sent); loaded only when asked for. */
+export async function startLiveOutputsFor(c: RunConfig, out: Out, sweep = false): Promise<LiveOutputs | undefined> {
+  if (!wantsLiveOutputs(c)) return undefined;
+  const { startLiveOutputs } = await import('../report/live/outputs.js');
+  return startLiveOutputs(c, { sweep, notice: (line) => out.err.write(`tokenflood: ${line}\n`) });
+}
+
 export function registerRun(program: Command, out: Out): void {
   const cmd = program
     .command('run')
@@ -89,7 +105,10 @@ export function registerRun(program: Command, out: Out): void {
     const ac = new AbortController();
     let stops = 0;
     let started = false;
+    // Set while --metrics-linger keeps the final figures served: a signal then only ends that wait.
+    let lingering: AbortController | undefined;
     const onSignal = (sig: NodeJS.Signals) => {
+      if (lingering) return lingering.abort();
       stops++;
       if (stops > 1) process.exit(sig === 'SIGINT' ? 130 : 143);
       // Before onStart (the preflight) nothing has been sent, so there is nothing to wait for.
@@ -100,9 +119,11 @@ export function registerRun(program: Command, out: Out): void {
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
+    let live: LiveOutputs | undefined;
     try {
-      // Outputs are reporters on the run's events: start lines, the live line (stderr), then the summary or --json.
-      const reporters = [startReporter(out, info, 'tokenflood: ', () => (started = true)), ...(c.quiet ? [] : [progressReporter(out.err)])];
+      live = await startLiveOutputsFor(c, out);
+      // Outputs are reporters on the run's events: start lines, the live view (stderr), the summary or --json, live metrics.
+      const reporters = [startReporter(out, info, 'tokenflood: ', () => (started = true)), ...liveDisplay(c.quiet, out.err), ...(live ? [live.reporter()] : [])];
       if (c.evalUnderLoad) {
         // The summary is printed after the idle baseline, with the accuracy per level (docs/eval.md#under-load).
         const { runUnderLoad, renderLevels } = await import('./eval-under-load.js');
@@ -111,7 +132,13 @@ export function registerRun(program: Command, out: Out): void {
           printResult(res, c, out, `${renderSummary(res.summary)}\n\n${renderLevels(ev)}`);
         }, ac.signal);
       } else await run(resolved, { signal: ac.signal, reporters: [...reporters, terminalReporter(c, out)] });
+      // Also after Ctrl-C stopped the run: its final counts are worth a scrape.
+      lingering = new AbortController();
+      await live?.close(lingering.signal);
+      live = undefined;
     } finally {
+      // A run that failed before or while running closes its outputs at once (no --metrics-linger).
+      await live?.close(AbortSignal.abort());
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
     }

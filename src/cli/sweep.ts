@@ -11,6 +11,9 @@ import { safeTerminalText } from '../report/format.js';
 import { stripControls } from '../util/terminal-text.js';
 import { startProgress } from '../report/progress.js';
 import { workloadWarningText } from './workload-warnings.js';
+import { startLiveOutputsFor } from './run.js';
+import { terminalViewReporter } from '../report/live/terminal-view-reporter.js';
+import type { LiveOutputs } from '../report/live/outputs.js';
 
 export function registerSweep(program: Command, out: Out): void {
   const cmd = program
@@ -36,7 +39,10 @@ export function registerSweep(program: Command, out: Out): void {
     let pointRequests: number | undefined;
     let warned = false;
     let inPoint = false;
+    // Set while --metrics-linger keeps the final figures served: a signal then only ends that wait.
+    let lingering: AbortController | undefined;
     const onSignal = (sig: NodeJS.Signals) => {
+      if (lingering) return lingering.abort();
       stops++;
       if (stops > 1) process.exit(sig === 'SIGINT' ? 130 : 143);
       // Requests are in flight only while a point runs (after its preflight); between points there is nothing to wait for.
@@ -49,11 +55,17 @@ export function registerSweep(program: Command, out: Out): void {
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
+    // On a terminal each point gets the redrawn live view; elsewhere its plain progress lines (below).
+    const tty = Boolean(out.err.isTTY) && !s.quiet;
+    let live: LiveOutputs | undefined;
     try {
       const underLoad = resolved.base.config.evalUnderLoad ? underLoadPlan(resolved.base.config).plan : undefined;
+      // One metrics server and one remote writer for the whole sweep; each point's figures carry its name as `point`.
+      live = await startLiveOutputsFor({ ...resolved.base.config, outputs: s.outputs }, out, true);
       const { doc, outDir } = await runSweep(resolved, {
         signal: ac.signal,
         underLoad,
+        pointReporters: (name) => [...(tty ? [terminalViewReporter(out.err, level)] : []), ...(live ? [live.reporter(name)] : [])],
         hooks: {
           onStart: (i) => {
             info.write(
@@ -73,7 +85,7 @@ export function registerSweep(program: Command, out: Out): void {
               warned = true;
             },
             onAggregator: (agg) => {
-              if (!s.quiet) stopProgress = startProgress(agg, pointRequests, out.err, level);
+              if (!s.quiet && !tty) stopProgress = startProgress(agg, pointRequests, out.err, level);
             },
           },
           onPointDone: (r) => {
@@ -93,7 +105,12 @@ export function registerSweep(program: Command, out: Out): void {
         out.err.write(`tokenflood: sweep incomplete: ${safeTerminalText(doc.failure, 400)}\n`);
         setExitCode(1);
       }
+      // Also after Ctrl-C stopped the run: its final counts are worth a scrape.
+      lingering = new AbortController();
+      await live?.close(lingering.signal);
+      live = undefined;
     } finally {
+      await live?.close(AbortSignal.abort());
       stopProgress?.();
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);

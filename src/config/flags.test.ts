@@ -20,7 +20,8 @@ const flagsOf = (table: object) => Object.values(table as Record<string, Flag>);
 
 // Each table against the schema it is generated from (`points` is YAML only; `faults` has its own --faults/--fault).
 const TABLES: [string, object, object, string[]][] = [
-  ['run', RunConfigSchema.shape, RUN_FLAGS, []],
+  // `outputs` is set from the KIND=URL values of --out (config/live-metrics.ts), not a flag of its own.
+  ['run', RunConfigSchema.shape, RUN_FLAGS, ['outputs']],
   ['workload', WorkloadSchema.shape, WORKLOAD_FLAGS, []],
   ['embedded sim', EmbeddedSimSchema.shape, EMBEDDED_SIM_FLAGS, []],
   ['sweep', SweepSchema.shape, SWEEP_FLAGS, ['points']],

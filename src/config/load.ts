@@ -9,11 +9,13 @@ import { BACKENDS } from '../backends/registry.js';
 import { configureCustomBackend, loadCustomBackend } from '../backends/custom.js';
 import { backendConfigProblems } from '../backends/backend-config.js';
 import { rampPlan, stagesMs, type RampPlan } from '../scheduler/stages.js';
+import { liveMetricsProblems, splitOut } from './live-metrics.js';
+import type { FlagTable } from './flags.js';
 import { apiKeyProblem, didYouMean, parseHeaders, toCamel, toKebab } from './parse.js';
 import { extraBaseUrlProblems, readTargetsFile, type TargetSpec } from './routing.js';
 
 const KEYS = Object.keys(RUN_FLAGS);
-const flagName = (key: string): string => RUN_FLAGS[key as keyof RunConfigInput]?.name ?? key;
+const flagName = (key: string): string => (RUN_FLAGS as FlagTable)[key]?.name ?? key;
 
 /**
  * Read a YAML or JSON config file whose keys are flag names (kebab-case, snake_case or camelCase).
@@ -82,6 +84,12 @@ export function resolveRunConfig(inp: ResolveInput): ResolvedRun {
   // --base-url may be repeated: the first stays `baseUrl` (server metrics, run.json), all of them become targets.
   let extraUrls: unknown[] = [];
   if (Array.isArray(merged.baseUrl)) [merged.baseUrl, ...extraUrls] = merged.baseUrl as unknown[];
+  // --out may be given again as KIND=URL outputs (k6's --out); at most one value is the results directory.
+  const outs = splitOut(merged.out);
+  problems.push(...outs.problems);
+  if (outs.dir === undefined) delete merged.out;
+  else merged.out = outs.dir;
+  merged.outputs = outs.outputs;
   const parsed = RunConfigSchema.safeParse(merged);
   problems.push(...extraBaseUrlProblems(extraUrls));
   if (!parsed.success) {
@@ -129,6 +137,7 @@ export function resolveRunConfig(inp: ResolveInput): ResolvedRun {
   const targets = routingTargets(c, extraUrls as string[], merged, problems);
   if (c.simRouter !== undefined && (c.simReplicas ?? 1) < 2) problems.push('--sim-router: only applies with --sim-replicas 2 or more');
   problems.push(...embeddedSimProblems(c, c.baseUrl));
+  problems.push(...liveMetricsProblems(c, merged));
   if (problems.length) throw new UsageError(problems);
   // With --stages: --duration defaults to their sum; the highest target sizes the pool (VUs) or the rate, as --concurrency or --rate would.
   if (c.stages !== undefined && ramp) {

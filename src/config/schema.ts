@@ -5,6 +5,7 @@ import { WorkloadSchema, WORKLOAD_FLAGS } from './workload.js';
 import { EmbeddedSimSchema, EMBEDDED_SIM_FLAGS } from './embedded-sim.js';
 import { RoutingSchema, ROUTING_FLAGS } from './routing.js';
 import { GpuTelemetrySchema, GPU_TELEMETRY_FLAGS } from '../telemetry/gpu/config.js';
+import { LiveMetricsSchema, LIVE_METRICS_FLAGS, OUTPUT_KINDS } from './live-metrics.js';
 import { flagTable, type FlagTable } from './flags.js';
 import { EvalUnderLoadSchema, EVAL_UNDER_LOAD_FLAGS } from './eval.js';
 import { HEADER_NAME, parseDurationS } from './parse.js';
@@ -138,6 +139,9 @@ export const RunConfigSchema = TargetSchema.extend(LoadSchema.shape)
   .extend(GpuTelemetrySchema.shape)
   .extend(RoutingSchema.shape)
   .extend(EvalUnderLoadSchema.shape)
+  .extend(LiveMetricsSchema.shape)
+  // Set from the KIND=URL values of --out (config/live-metrics.ts splitOut), not a flag of its own.
+  .extend({ outputs: z.array(z.object({ kind: z.enum(OUTPUT_KINDS), url: z.string() })).default([]) })
   .strict();
 
 export type RunConfigInput = z.input<typeof RunConfigSchema>;
@@ -145,7 +149,7 @@ export type RunConfig = z.output<typeof RunConfigSchema>;
 
 const RunOwnShape = { ...TargetSchema.shape, ...LoadSchema.shape, ...OutputSchema.shape };
 
-export const RUN_FLAGS: FlagTable<Extract<keyof RunConfigInput, string>> = {
+export const RUN_FLAGS: FlagTable<Exclude<Extract<keyof RunConfigInput, string>, 'outputs'>> = {
   ...flagTable(RunOwnShape, {
     baseUrl: { arg: 'url', help: 'OpenAI-compatible root, e.g. http://127.0.0.1:8000/v1; a query string (?api-version=...) is kept after the endpoint path; repeat it for several endpoints (--route)', defaultText: 'start the embedded simulated server', repeatable: true },
     apiKey: { arg: 'key', help: 'API key sent as a Bearer token (also OPENAI_API_KEY or TOKENFLOOD_API_KEY); never written anywhere' },
@@ -178,7 +182,7 @@ export const RUN_FLAGS: FlagTable<Extract<keyof RunConfigInput, string>> = {
     workers: { arg: 'n|auto', help: 'worker threads that send requests, each with its own HTTP pool; auto = 1 for light loads, cores − 1 above 64 concurrent streams or 100 req/s' },
     prewarm: { arg: 'auto|off|n', help: 'keep-alive connections opened before the run clock starts, at most 32 connects at a time; auto = one per --concurrency stream, open loop min(--concurrency, ceil(rate × 2 s), 1024 without it) (docs/reliability.md)' },
     gracePeriod: { arg: 'seconds', help: 'on Ctrl-C/SIGTERM or early stop, wait this long for requests in flight before cancelling them', unit: 's' },
-    out: { arg: 'dir', help: 'results directory', defaultText: 'results/<timestamp>-<model>/' },
+    out: { arg: 'dir|kind=url', help: 'results directory; given again as prometheus-rw=URL, also push live figures by Prometheus remote write (docs/live-metrics.md)', defaultText: 'results/<timestamp>-<model>/', repeatable: true },
     overwrite: { help: 'allow writing into a directory that already holds a run' },
     json: { help: 'print the summary as one JSON document on stdout (progress goes to stderr)' },
     quiet: { help: 'no progress display' },
@@ -196,6 +200,7 @@ export const RUN_FLAGS: FlagTable<Extract<keyof RunConfigInput, string>> = {
   ...GPU_TELEMETRY_FLAGS,
   ...ROUTING_FLAGS,
   ...EVAL_UNDER_LOAD_FLAGS,
+  ...LIVE_METRICS_FLAGS,
 };
 
 /** Turn zod issues into one line each, naming the flag (or config key) that was wrong. */

@@ -9,6 +9,7 @@ import { MAX_TIMER_MESSAGE, MAX_TIMER_S } from '../util/timer.js';
 import { flagTable, type FlagTable } from '../config/flags.js';
 import { EmbeddedSimSchema, EMBEDDED_SIM_META, embeddedSimProblems } from '../config/embedded-sim.js';
 import { parseSlo, type Slo } from '../metrics/slo.js';
+import { splitOut, type OutputSpec } from '../config/live-metrics.js';
 import { AS_CONFIGURED, buildGrid, isAsConfigured, parseInputOutputList, parseNumberList, type InputOutput, type LoadMode, type LoadStep, type PointSpec } from './grid.js';
 
 const numberList = (inner: z.ZodNumber) => z.preprocess((v) => (v === undefined ? undefined : parseNumberList(v)), z.array(inner).min(1).optional());
@@ -74,7 +75,7 @@ export const SWEEP_FLAGS = flagTable(SweepFlagShape, {
   simAccuracy: EMBEDDED_SIM_META.simAccuracy,
   simQuant: EMBEDDED_SIM_META.simQuant,
   simFault: EMBEDDED_SIM_META.simFault,
-  out: { arg: 'dir', help: 'sweep directory', defaultText: 'results/<timestamp>-sweep/' },
+  out: { arg: 'dir|kind=url', help: 'sweep directory; given again as prometheus-rw=URL, also push live figures by Prometheus remote write (docs/live-metrics.md)', defaultText: 'results/<timestamp>-sweep/', repeatable: true },
   overwrite: { help: 'allow writing into a directory that already holds a sweep' },
   json: { help: 'print sweep.json as one JSON document on stdout (progress goes to stderr)' },
   quiet: { help: 'no per-point progress lines' },
@@ -103,6 +104,8 @@ export interface SweepConfig extends Omit<SweepParsed, 'inputOutput' | 'slo'> {
   points: PointSpec[];
   /** What the run flags configure when the sweep leaves lengths to them (rows' `lengths`), e.g. "in normal:512,64 out 128". */
   configuredLengths: string;
+  /** The KIND=URL values of --out (live metrics pushed for the whole sweep). */
+  outputs: OutputSpec[];
 }
 
 export interface ResolvedSweep {
@@ -202,6 +205,11 @@ export function resolveSweepConfig(inp: ResolveSweepInput): ResolvedSweep {
   }
   const merged = { ...file.sweep, ...Object.fromEntries(Object.entries(inp.flags).filter(([, v]) => v !== undefined)) };
   const runFlags = { ...file.run, ...Object.fromEntries(Object.entries(inp.runFlags).filter(([, v]) => v !== undefined)) };
+  // --out may be given again as KIND=URL outputs, as for run.
+  const outs = splitOut(merged.out);
+  problems.push(...outs.problems);
+  if (outs.dir === undefined) delete merged.out;
+  else merged.out = outs.dir;
   const parsed = SweepSchema.safeParse(merged);
   if (!parsed.success) {
     const name = (k: string) => (SWEEP_FLAGS as FlagTable)[k]?.name ?? k;
@@ -254,5 +262,5 @@ export function resolveSweepConfig(inp: ResolveSweepInput): ResolvedSweep {
   if (s.inputOutput === undefined && isAsConfigured(pairs[0])) pairs = [fixedLengths(base.config) ?? AS_CONFIGURED];
   const { inputOutput: _io, slo: _slo, ...rest } = s;
   const maxErrorRate = (base.config as { maxErrorRate?: number }).maxErrorRate ?? DEFAULT_LEVEL_MAX_ERROR_RATE;
-  return { sweep: { ...rest, mode, pairs, slo, maxErrorRate, points: buildGrid(mode, steps, pairs), configuredLengths: describeLengths(base.config) }, runFlags, base };
+  return { sweep: { ...rest, mode, pairs, slo, maxErrorRate, points: buildGrid(mode, steps, pairs), configuredLengths: describeLengths(base.config), outputs: outs.outputs }, runFlags, base };
 }

@@ -4,7 +4,7 @@ import { makeDirs } from '../outdir.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { join } from 'node:path';
 import { recordsOf, REQUESTS_JSONL } from '../report/results-dir.js';
-import { run, redactedConfig, type RunHooks } from '../run.js';
+import { run, redactedConfig, type Reporter, type RunHooks } from '../run.js';
 import { startEmbeddedServer } from '../config/embedded-sim.js';
 import { resolveRunConfig } from '../config/load.js';
 import type { RunConfigInput } from '../config/schema.js';
@@ -60,7 +60,16 @@ function sharedConfig(c: Record<string, unknown>): Record<string, unknown> {
  * Run a whole sweep. Throws UsageError (exit 2) for bad config or an unreachable server before the first point.
  * A later point that cannot run ends the sweep: it and the remaining points become failed rows, `failure` says why.
  */
-export async function runSweep(resolved: ResolvedSweep, opts: { hooks?: SweepHooks; signal?: AbortSignal; underLoad?: UnderLoadPlan } = {}): Promise<SweepResult> {
+export interface SweepOptions {
+  hooks?: SweepHooks;
+  signal?: AbortSignal;
+  /** Reporters of each point's run (a live view, live metrics), given the point's unique name. */
+  pointReporters?: (name: string) => Reporter[];
+  /** --eval-under-load: graded probes inside each level's load. */
+  underLoad?: UnderLoadPlan;
+}
+
+export async function runSweep(resolved: ResolvedSweep, opts: SweepOptions = {}): Promise<SweepResult> {
   const { sweep: s, runFlags, base } = resolved;
   const outDir = s.out ?? defaultSweepDir();
   if (existsSync(join(outDir, 'sweep.json')) && !s.overwrite)
@@ -109,7 +118,7 @@ export async function runSweep(resolved: ResolvedSweep, opts: { hooks?: SweepHoo
     try {
       const point = resolveRunConfig({ flags: flags as Record<string, unknown> });
       // --eval-under-load: graded probes inside this level's load, labelled by the point's name.
-      res = await run(point, { signal: opts.signal, hooks: opts.hooks?.run, workload: opts.underLoad?.probes(name, point.config.warmup) });
+      res = await run(point, { signal: opts.signal, hooks: opts.hooks?.run, workload: opts.underLoad?.probes(name, point.config.warmup), reporters: opts.pointReporters?.(name) });
     } catch (e) {
       // Before any point ran, an unreachable server or bad config is the user's to fix (exit 2, nothing written).
       // Later, the finished points are worth keeping: this point and the rest are marked failed.

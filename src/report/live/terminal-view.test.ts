@@ -1,0 +1,93 @@
+// The live terminal view's layout: figures from the snapshot and the window, time left, escaping, and no line wider than the terminal.
+import { describe, it, expect } from 'vitest';
+import type { LiveSnapshot } from '../../metrics/live.js';
+import type { RequestRecord } from '../../metrics/record.js';
+import { liveViewLines, progressFraction, timeLeftS, type LiveView } from './terminal-view.js';
+import { LatencyWindow, eraseBlock, percentiles } from './terminal-view-reporter.js';
+
+const snap = (o: Partial<LiveSnapshot> = {}): LiveSnapshot => ({
+  elapsedS: 30,
+  done: 150,
+  ok: 147,
+  failed: 3,
+  inFlight: 16,
+  ttftP50Ms: 123.4,
+  ttftP90Ms: 250.5,
+  ttftP99Ms: 999.9,
+  outputTokens: 12000,
+  outputTokS: 812.3,
+  requestsPerS: 5,
+  ...o,
+});
+const view = (o: Partial<LiveView> = {}): LiveView => ({
+  snapshot: snap(),
+  total: 400,
+  durationS: undefined,
+  tpotMs: { p50: 12.5, p90: 15, p99: 20.25 },
+  e2eMs: { p50: 1500, p90: 2500, p99: 4000 },
+  errors: [{ kind: 'http_error 429', count: 2 }, { kind: 'timeout', count: 1 }],
+  ...o,
+});
+
+describe('liveViewLines', () => {
+  it('shows progress, time left, windowed rates, the three percentiles of TTFT/TPOT/E2E, errors by kind and in flight', () => {
+    const text = liveViewLines(view()).join('\n');
+    // (400 − 150) / 5 req/s = 50 s left; 150 of 400 = 37%.
+    expect(text).toContain('~50s left');
+    expect(text).toContain('37%');
+    expect(text).toContain('done 150/400  ok 147  failed 3  in flight 16');
+    expect(text).toContain('5.0 req/s  812 output tok/s');
+    expect(text).toMatch(/TTFT ms\s+123\.4\s+250\.5\s+999\.9/);
+    expect(text).toMatch(/TPOT ms\s+12\.50\s+15\.00\s+20\.25/);
+    expect(text).toMatch(/E2E ms\s+1500\s+2500\s+4000/);
+    expect(text).toContain('errors    http_error 429 2  timeout 1');
+  });
+
+  it('time left: --duration minus elapsed, else remaining requests at the windowed rate, else unknown', () => {
+    expect(timeLeftS(view({ durationS: 120 }))).toBe(90);
+    expect(progressFraction(view({ total: undefined, durationS: 120 }))).toBe(0.25);
+    expect(timeLeftS(view())).toBe(50);
+    expect(timeLeftS(view({ snapshot: snap({ requestsPerS: 0 }) }))).toBeNull();
+    expect(timeLeftS(view({ total: undefined }))).toBeNull();
+    expect(liveViewLines(view({ total: undefined })).join('\n')).not.toContain('left');
+  });
+
+  it('before anything finished: dashes, not NaN; no errors is "none"', () => {
+    const text = liveViewLines(view({ snapshot: snap({ done: 0, ok: 0, failed: 0, ttftP50Ms: null, ttftP90Ms: null, ttftP99Ms: null, requestsPerS: 0 }), tpotMs: percentiles([]), e2eMs: percentiles([]), errors: [] })).join('\n');
+    expect(text).not.toMatch(/NaN|null|undefined/);
+    expect(text).toMatch(/TTFT ms\s+-\s+-\s+-/);
+    expect(text).toContain('errors    none');
+  });
+
+  it('control characters in shown text are removed, and every line fits the width', () => {
+    const lines = liveViewLines(view({ label: '\x1b]0;pwned\x07[1/3 c=4]', errors: [{ kind: 'x\x1b[2Jy', count: 1 }] }), 40);
+    expect(lines.join('\n')).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f]/);
+    for (const l of lines) expect(l.length).toBeLessThanOrEqual(40);
+  });
+});
+
+describe('LatencyWindow', () => {
+  const rec = (o: Partial<RequestRecord>): RequestRecord => ({ warmup: false, status: 'ok', http_status: 200, tpot_ms: 10, e2e_ms: 100, ...o }) as RequestRecord;
+  it('keeps measured ok records of the last 10 s, counts failures by kind (cancelled and warmup left out)', () => {
+    const w = new LatencyWindow();
+    w.add(rec({ tpot_ms: 50, e2e_ms: 900 }));
+    w.add(rec({ warmup: true, tpot_ms: 1000 }));
+    w.add(rec({ status: 'http_error', http_status: 503 }));
+    w.add(rec({ status: 'cancelled' }));
+    w.add(rec({ status: 'timeout' }));
+    w.add(rec({ status: 'http_error', http_status: 503 }));
+    expect(w.tick(1).tpotMs).toEqual({ p50: 50, p90: 50, p99: 50 });
+    w.add(rec({ tpot_ms: 20, e2e_ms: 300 }));
+    expect(w.tick(5).tpotMs).toEqual({ p50: 20, p90: 50, p99: 50 });
+    // At 10.5 s the bucket closed at 0 s (the first record) is older than the window; the one closed at 1 s is not.
+    expect(w.tick(10.5).tpotMs).toEqual({ p50: 20, p90: 20, p99: 20 });
+    expect(w.tick(30).e2eMs).toEqual({ p50: null, p90: null, p99: null });
+    expect(w.errorList()).toEqual([{ kind: 'http_error 503', count: 2 }, { kind: 'timeout', count: 1 }]);
+  });
+
+  it('eraseBlock moves up to the first line of the block and clears below', () => {
+    expect(eraseBlock(0)).toBe('');
+    expect(eraseBlock(1)).toBe('\r\x1b[0J');
+    expect(eraseBlock(7)).toBe('\r\x1b[6A\x1b[0J');
+  });
+});
