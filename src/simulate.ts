@@ -1,4 +1,5 @@
 // `simulate`: run() on the virtual driver (the engine model on a virtual clock): same config, workload, scheduler and files, no server.
+import { UI_KEYS } from './config/ui.js';
 import { snakeKeys } from './util/snake.js';
 import { z } from 'zod';
 import { resolveRunConfig, type ResolvedRun } from './config/load.js';
@@ -37,7 +38,9 @@ export const SIM_ENGINE_KEYS = Object.keys(simEngineOptionsSchema.shape) as (key
 /** Run options that only mean something against a real server; accepted (so a run config file works) and ignored. */
 export const NOT_MODELLED_KEYS = ['baseUrl', 'apiKey', 'header', 'prewarm', 'timeout', 'idleTimeout', 'maxLineBytes', 'retry', 'maxErrorRate', 'gracePeriod', 'transport', 'workers', 'serverMetrics', 'serverMetricsUrl', 'scrapeInterval', 'serverMetricsAuth', ...EMBEDDED_SIM_KEYS,
   // GPU and host telemetry sample real hardware next to a real run.
-  'gpuMetrics', 'serverPid'] as const;
+  'gpuMetrics', 'serverPid',
+  // The live dashboard watches a run in wall-clock time; a simulation finishes in moments.
+  ...UI_KEYS] as const;
 
 export type SimulateInput = RunConfigInput & SimEngineOptions;
 

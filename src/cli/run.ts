@@ -15,6 +15,7 @@ import { setExitCode, type Out } from './io.js';
 import { safeTerminalText } from '../report/format.js';
 import { stripControls } from '../util/terminal-text.js';
 import { workloadWarningText } from './workload-warnings.js';
+import { endCliDashboard, startCliDashboard } from './ui.js';
 
 /**
  * Print a finished run: one JSON document with --json, else the rendered table; with --slo, the verdict and
@@ -100,13 +101,16 @@ export function registerRun(program: Command, out: Out): void {
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
+    // --ui: the dashboard's stop button takes the Ctrl-C path.
+    const dashboard = await startCliDashboard(c, out, info, () => stops === 0 && onSignal('SIGINT'));
     try {
       // Outputs are reporters on the run's events: start lines, the live line (stderr), then the summary or --json.
-      const reporters = [startReporter(out, info, 'tokenflood: ', () => (started = true)), ...(c.quiet ? [] : [progressReporter(out.err)]), terminalReporter(c, out)];
-      await run(resolved, { signal: ac.signal, reporters });
+      const reporters = [startReporter(out, info, 'tokenflood: ', () => (started = true)), ...(c.quiet ? [] : [progressReporter(out.err)]), terminalReporter(c, out), ...(dashboard ? [dashboard.reporter] : [])];
+      await run(resolved, { signal: ac.signal, reporters, liveLoad: c.ui });
     } finally {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
+      await endCliDashboard(dashboard, out, () => stops > 0);
     }
   });
 }

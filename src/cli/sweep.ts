@@ -9,6 +9,7 @@ import { safeTerminalText } from '../report/format.js';
 import { stripControls } from '../util/terminal-text.js';
 import { startProgress } from '../report/progress.js';
 import { workloadWarningText } from './workload-warnings.js';
+import { endCliDashboard, startCliDashboard } from './ui.js';
 
 export function registerSweep(program: Command, out: Out): void {
   const cmd = program
@@ -47,9 +48,12 @@ export function registerSweep(program: Command, out: Out): void {
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
+    // --ui: one dashboard for every point (each point's run resets it); its stop button takes the Ctrl-C path.
+    const dashboard = await startCliDashboard(resolved.base.config, out, info, () => stops === 0 && onSignal('SIGINT'), 'many');
     try {
       const { doc, outDir } = await runSweep(resolved, {
         signal: ac.signal,
+        reporters: dashboard ? [dashboard.reporter] : undefined,
         hooks: {
           onStart: (i) => {
             info.write(
@@ -90,6 +94,7 @@ export function registerSweep(program: Command, out: Out): void {
       stopProgress?.();
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
+      await endCliDashboard(dashboard, out, () => stops > 0);
     }
   });
 }

@@ -5,6 +5,7 @@ import { UsageError } from '../errors.js';
 import { RunConfigSchema, RUN_FLAGS, describeIssues, type RunConfig, type RunConfigInput } from './schema.js';
 import { parseSlo } from '../metrics/slo.js';
 import { embeddedSimProblems } from './embedded-sim.js';
+import { uiProblems } from './ui.js';
 import { BACKENDS } from '../backends/registry.js';
 import { rampPlan, stagesMs, type RampPlan } from '../scheduler/stages.js';
 import { apiKeyProblem, didYouMean, parseHeaders, toCamel, toKebab } from './parse.js';
@@ -103,6 +104,7 @@ export function resolveRunConfig(inp: ResolveInput): ResolvedRun {
     }
   if (c.failOnSlo && !c.slo) problems.push('--fail-on-slo: needs --slo');
   problems.push(...embeddedSimProblems(c, c.baseUrl));
+  problems.push(...uiProblems(c));
   if (problems.length) throw new UsageError(problems);
   // With --stages: --duration defaults to their sum; the highest target sizes the pool (VUs) or the rate, as --concurrency or --rate would.
   if (c.stages !== undefined && ramp) {

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { parsedString } from './parsed-string.js';
 import { WorkloadSchema, WORKLOAD_FLAGS } from './workload.js';
 import { EmbeddedSimSchema, EMBEDDED_SIM_FLAGS } from './embedded-sim.js';
+import { UiSchema, UI_FLAGS } from './ui.js';
 import { GpuTelemetrySchema, GPU_TELEMETRY_FLAGS } from '../telemetry/gpu/config.js';
 import { flagTable, type FlagTable } from './flags.js';
 import { parseDurationS } from './parse.js';
@@ -130,6 +131,7 @@ export const RunConfigSchema = TargetSchema.extend(LoadSchema.shape)
   .extend(OutputSchema.shape)
   .extend(EmbeddedSimSchema.shape)
   .extend(GpuTelemetrySchema.shape)
+  .extend(UiSchema.shape)
   .strict();
 
 export type RunConfigInput = z.input<typeof RunConfigSchema>;
@@ -182,6 +184,7 @@ export const RUN_FLAGS: FlagTable<Extract<keyof RunConfigInput, string>> = {
   ...WORKLOAD_FLAGS,
   ...EMBEDDED_SIM_FLAGS,
   ...GPU_TELEMETRY_FLAGS,
+  ...UI_FLAGS,
 };
 
 /** Turn zod issues into one line each, naming the flag (or config key) that was wrong. */

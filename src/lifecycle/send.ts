@@ -6,6 +6,7 @@ import type { Workload } from '../dataset/workload.js';
 import { BACKENDS, backendOf } from '../backends/registry.js';
 import type { ExecuteResult } from '../backends/execute.js';
 import type { Executor, RampPlan, Slot } from '../scheduler/scheduler.js';
+import type { LoadControl } from '../scheduler/load-control.js';
 import { toRecord } from '../metrics/derive.js';
 import { normalizeRaw } from '../metrics/jsonl.js';
 import type { LiveAggregator } from '../metrics/live.js';
@@ -68,6 +69,8 @@ export interface SendContext {
   prepared?: Map<number, { spec: RequestSpec; body: string }>;
   /** Every finished attempt's record, in the order they finish. */
   onRecord(r: RequestRecord): void;
+  /** Live load changes (LifecycleOptions.liveLoad): the executor follows it, each record gets its stage. */
+  control?: LoadControl;
 }
 
 /** The JSON body of a request, or '' for a driver that never reads one (the engine model takes the spec). */
@@ -133,6 +136,7 @@ export async function sendLoop(x: SendContext): Promise<{ measuredDone: number; 
     );
     // The phase (ramp-up, steady, ramp-down) the scheduler gave the request: the summary covers the steady one.
     res.raw.phase = slot.phase;
+    if (slot.stage !== undefined) res.raw.stage = slot.stage;
     await completeTokenCounts(res, x.counter);
     if (res.raw.error !== null) res.raw.error = x.redact(res.raw.error);
     if (res.raw.finish_reason !== null) res.raw.finish_reason = x.redact(res.raw.finish_reason);
@@ -198,6 +202,7 @@ export async function sendLoop(x: SendContext): Promise<{ measuredDone: number; 
       now: clock.now,
       waits: clock,
       signal: stopSending,
+      control: x.control,
     },
     send,
   );

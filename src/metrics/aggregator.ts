@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import type { Histogram } from 'hdr-histogram-js';
 import { distStats, type DistStats } from './stats.js';
 import type { RequestRecord, RequestStatus } from './record.js';
-import type { CodeCount, ErrorCount, MetricsBlock, PhaseCounts, Summary } from './summary-model.js';
+import type { CodeCount, ErrorCount, MetricsBlock, PhaseCounts, StageBlock, Summary } from './summary-model.js';
 import type { ClientHealth } from './health.js';
 
 /** ITL gaps kept exactly (8 bytes each) up to this many per block; beyond it they move to an HDR histogram (docs/metrics.md). */
@@ -266,6 +266,7 @@ class PhaseBlocks {
 export class SummaryAggregator {
   private readonly all: PhaseBlocks;
   private readonly classes = new Map<string, PhaseBlocks>();
+  private readonly stages = new Map<number, PhaseBlocks>();
   /** Measured (not warmup) requests per phase. */
   private readonly phases = { steady: 0, ramp_up: 0, ramp_down: 0 };
   /** Records added (warmup included). */
@@ -277,6 +278,11 @@ export class SummaryAggregator {
     this.count++;
     if (!r.warmup) this.phases[r.phase === 'ramp-up' ? 'ramp_up' : r.phase === 'ramp-down' ? 'ramp_down' : 'steady']++;
     this.all.add(r);
+    if (r.stage !== undefined) {
+      let s = this.stages.get(r.stage);
+      if (!s) this.stages.set(r.stage, (s = new PhaseBlocks(this.itlExactLimit)));
+      s.add(r);
+    }
     if (!r.class) return;
     let c = this.classes.get(r.class);
     if (!c) this.classes.set(r.class, (c = new PhaseBlocks(this.itlExactLimit)));
@@ -300,6 +306,19 @@ export class SummaryAggregator {
       summary.by_class = {};
       for (const c of [...this.classes.keys()].sort()) summary.by_class[c] = this.classes.get(c)!.pick(which).metrics(concurrency);
     }
+    if (this.stages.size > 0) summary.by_stage = this.stageBlocks(run, which);
     return summary;
+  }
+  /** Each stage's metrics, labelled with its load from run.json `load_stages`; a stage's concurrency is its own (closed loop). */
+  private stageBlocks(run: Record<string, unknown>, which: PhaseCounts['summarized']): StageBlock[] {
+    const loads = Array.isArray(run.load_stages) ? (run.load_stages as Record<string, unknown>[]) : [];
+    const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
+    return [...this.stages.keys()]
+      .sort((a, b) => a - b)
+      .map((stage) => {
+        const l = loads.find((x) => x.stage === stage) ?? {};
+        const concurrency = num(l.concurrency);
+        return { stage, started_at_ms: num(l.started_at_ms), concurrency, rate: num(l.rate), metrics: this.stages.get(stage)!.pick(which).metrics(concurrency ?? undefined) };
+      });
   }
 }

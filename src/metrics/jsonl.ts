@@ -35,6 +35,7 @@ export function recordLine(r: RequestRecord): string {
     class: r.class ?? null,
     warmup: r.warmup,
     phase: r.phase ?? 'steady',
+    ...(r.stage !== undefined ? { stage: r.stage } : {}),
     scheduled_at_ms: r.scheduled_at_ms,
     sent_at_ms: r.sent_at_ms,
     connection_reused: r.connection_reused,
@@ -142,6 +143,7 @@ export function recordFromJson(o: Record<string, unknown>): RequestRecord {
   if (typeof raw.code !== 'string') raw.code = legacyCode(raw as unknown as RawRequest); // files written before the field existed
   // Files written before ramps existed (and any unknown value) read as steady.
   raw.phase = REQUEST_PHASES.includes(o.phase as RequestPhase) ? o.phase : 'steady';
+  if (Number.isInteger(o.stage) && (o.stage as number) >= 0) raw.stage = o.stage;
   return toRecord(raw as unknown as RawRequest);
 }
 

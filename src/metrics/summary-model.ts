@@ -92,6 +92,15 @@ export interface PhaseCounts {
   summarized: 'steady' | 'all';
 }
 
+/** A live load stage's figures: started_at_ms, concurrency and rate come from run.json load_stages (null when absent). */
+export interface StageBlock {
+  stage: number;
+  started_at_ms: number | null;
+  concurrency: number | null;
+  rate: number | null;
+  metrics: MetricsBlock;
+}
+
 export interface Summary extends MetricsBlock {
   schema_version: 1;
   run: Record<string, unknown>;
@@ -99,6 +108,8 @@ export interface Summary extends MetricsBlock {
   phases?: PhaseCounts;
   /** The same metrics for each traffic class, when requests carry one. */
   by_class?: Record<string, MetricsBlock>;
+  /** One entry per live load stage (records carry `stage`): the load it ran under (run.json load_stages) and its metrics. */
+  by_stage?: StageBlock[];
   /** The client's own health during the run: was the load generator the bottleneck? (docs/performance.md) */
   client?: ClientHealth;
   /** What the target's /metrics said during the run, when it served them (docs/output-format.md#server). */

@@ -3,6 +3,7 @@ import type { RequestRecord } from '../metrics/record.js';
 import type { LiveSnapshot } from '../metrics/live.js';
 import type { Summary } from '../metrics/summary.js';
 import type { WriteError } from '../errors.js';
+import type { LoadControl } from '../scheduler/load-control.js';
 
 export interface RunStartEvent {
   /** The target as shown (redacted); for a simulation, the engine it models. */
@@ -18,6 +19,8 @@ export interface RunStartEvent {
   meta: Readonly<Record<string, unknown>>;
   /** True on the virtual driver (simulate): times are virtual ms, no wall clock passes between events. */
   virtual: boolean;
+  /** Changes the load live (LifecycleOptions.liveLoad and an executor that allows it: constant-vus, constant-arrival-rate). */
+  control?: LoadControl;
 }
 
 /** Counts, windowed rates and percentiles and the requests in flight, at least once a second of run time. */

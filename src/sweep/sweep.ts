@@ -4,7 +4,7 @@ import { makeDirs } from '../outdir.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { join } from 'node:path';
 import { recordsOf, REQUESTS_JSONL } from '../report/results-dir.js';
-import { run, redactedConfig, type RunHooks } from '../run.js';
+import { run, redactedConfig, type Reporter, type RunHooks } from '../run.js';
 import { startEmbeddedServer } from '../config/embedded-sim.js';
 import { resolveRunConfig } from '../config/load.js';
 import type { RunConfigInput } from '../config/schema.js';
@@ -58,7 +58,7 @@ function sharedConfig(c: Record<string, unknown>): Record<string, unknown> {
  * Run a whole sweep. Throws UsageError (exit 2) for bad config or an unreachable server before the first point.
  * A later point that cannot run ends the sweep: it and the remaining points become failed rows, `failure` says why.
  */
-export async function runSweep(resolved: ResolvedSweep, opts: { hooks?: SweepHooks; signal?: AbortSignal } = {}): Promise<SweepResult> {
+export async function runSweep(resolved: ResolvedSweep, opts: { hooks?: SweepHooks; signal?: AbortSignal; reporters?: Reporter[] } = {}): Promise<SweepResult> {
   const { sweep: s, runFlags, base } = resolved;
   const outDir = s.out ?? defaultSweepDir();
   if (existsSync(join(outDir, 'sweep.json')) && !s.overwrite)
@@ -105,7 +105,7 @@ export async function runSweep(resolved: ResolvedSweep, opts: { hooks?: SweepHoo
     };
     let res: Awaited<ReturnType<typeof run>>;
     try {
-      res = await run(resolveRunConfig({ flags: flags as Record<string, unknown> }), { signal: opts.signal, hooks: opts.hooks?.run });
+      res = await run(resolveRunConfig({ flags: flags as Record<string, unknown> }), { signal: opts.signal, hooks: opts.hooks?.run, reporters: opts.reporters });
     } catch (e) {
       // Before any point ran, an unreachable server or bad config is the user's to fix (exit 2, nothing written).
       // Later, the finished points are worth keeping: this point and the rest are marked failed.

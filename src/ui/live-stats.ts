@@ -1,0 +1,233 @@
+// The dashboard's view of a run, fed by record and snapshot events: Locust-style statistics, failures and windowed series.
+import type { RequestRecord } from '../metrics/record.js';
+import type { SnapshotEvent } from '../report/events.js';
+import { LogHistogram } from './log-histogram.js';
+
+/** Windowed percentiles and the current RPS describe the last WINDOW_MS, like the live line (metrics/live.ts). */
+export const WINDOW_MS = 10_000;
+/** Failure groups kept (kind, HTTP status, message); further distinct messages are counted under "other messages". */
+const MAX_FAILURE_GROUPS = 200;
+/** Longest error message shown (server text, redacted already, rendered as text by the page). */
+const MAX_MESSAGE_CHARS = 300;
+
+/** One row of the statistics table (Locust's layout plus TTFT and output tokens). */
+export interface StatsRow {
+  name: string;
+  requests: number;
+  failures: number;
+  ttft: Dist;
+  e2e: Dist;
+  output_tok_s: number;
+  current_rps: number;
+}
+
+export interface Dist {
+  median: number | null;
+  p90: number | null;
+  p99: number | null;
+  avg: number | null;
+  min: number | null;
+  max: number | null;
+}
+
+export interface FailureRow {
+  kind: string;
+  http_status: number | null;
+  message: string;
+  count: number;
+  /** Run time (s) of the last failure of this group. */
+  last_seen_s: number;
+}
+
+/** What the page plots at each tick. */
+export interface SeriesPoint {
+  t: number;
+  rps: number;
+  out_tok_s: number;
+  in_flight: number;
+  ttft_p50: number | null;
+  ttft_p99: number | null;
+  tpot_p50: number | null;
+  tpot_p99: number | null;
+  itl_p50: number | null;
+  itl_p99: number | null;
+  /** Failures by kind in the window. */
+  errors: Record<string, number>;
+  /** Client health: p99 schedule lag of the window's requests (ms) and this process's event-loop delay p99 (ms). */
+  lag_p99: number | null;
+  loop_delay_p99: number | null;
+  done: number;
+  ok: number;
+  failed: number;
+  stage: number | null;
+}
+
+class Row {
+  requests = 0;
+  failures = 0;
+  outputTokens = 0;
+  firstSentMs = Infinity;
+  lastEndMs = 0;
+  readonly ttft = new LogHistogram();
+  readonly e2e = new LogHistogram();
+  /** Finish times (ms) within the window, oldest first: the current RPS. */
+  readonly recent: number[] = [];
+
+  add(r: RequestRecord, at: number): void {
+    this.requests++;
+    if (r.status !== 'ok') this.failures++;
+    else {
+      this.outputTokens += r.output_tokens ?? 0;
+      if (r.ttft_ms !== null) this.ttft.record(r.ttft_ms);
+      if (r.e2e_ms !== null) this.e2e.record(r.e2e_ms);
+    }
+    this.firstSentMs = Math.min(this.firstSentMs, r.sent_at_ms);
+    this.lastEndMs = Math.max(this.lastEndMs, r.sent_at_ms + (r.end_ms ?? 0));
+    this.recent.push(at);
+  }
+
+  view(name: string, now: number): StatsRow {
+    while (this.recent.length && this.recent[0] < now - WINDOW_MS) this.recent.shift();
+    const span = this.lastEndMs - this.firstSentMs;
+    return {
+      name,
+      requests: this.requests,
+      failures: this.failures,
+      ttft: dist(this.ttft),
+      e2e: dist(this.e2e),
+      output_tok_s: span > 0 ? (this.outputTokens * 1000) / span : 0,
+      current_rps: (this.recent.length * 1000) / Math.min(WINDOW_MS, Math.max(1000, now)),
+    };
+  }
+}
+
+const dist = (h: LogHistogram): Dist => ({
+  median: h.quantile(0.5),
+  p90: h.quantile(0.9),
+  p99: h.quantile(0.99),
+  avg: h.mean,
+  min: h.count ? h.min : null,
+  max: h.count ? h.max : null,
+});
+
+/** Nearest-rank quantile of an unsorted sample (sorted in place). */
+function quantile(v: number[], q: number): number | null {
+  if (!v.length) return null;
+  v.sort((a, b) => a - b);
+  return v[Math.min(v.length - 1, Math.max(0, Math.ceil(q * v.length) - 1))];
+}
+
+interface Sample {
+  at: number;
+  ttft: number | null;
+  tpot: number | null;
+  itl: number[];
+  lag: number;
+  kind: string | null;
+}
+
+/**
+ * Counts every measured record (warmup and cancelled requests are left out, as in the summary's statistics); the
+ * clock `now` is the run clock, the same one the records and snapshots use.
+ */
+export class DashboardStats {
+  private total = new Row();
+  private classes = new Map<string, Row>();
+  private failures = new Map<string, FailureRow>();
+  private otherFailures = 0;
+  private window: Sample[] = [];
+  stage: number | null = null;
+
+  constructor(private readonly now: () => number) {}
+
+  record(r: RequestRecord): void {
+    if (r.warmup || r.status === 'cancelled') return;
+    const at = this.now();
+    this.total.add(r, at);
+    if (r.class !== undefined) {
+      let row = this.classes.get(r.class);
+      if (!row) this.classes.set(r.class, (row = new Row()));
+      row.add(r, at);
+    }
+    const ok = r.status === 'ok';
+    this.window.push({ at, ttft: ok ? r.ttft_ms : null, tpot: ok ? r.tpot_ms : null, itl: ok ? r.itl_ms : [], lag: r.schedule_lag_ms, kind: ok ? null : r.status });
+    if (!ok) this.failure(r, at);
+  }
+
+  private failure(r: RequestRecord, at: number): void {
+    const message = (r.error ?? r.code ?? r.status).slice(0, MAX_MESSAGE_CHARS);
+    const key = `${r.status}\u0000${r.http_status}\u0000${message}`;
+    const f = this.failures.get(key);
+    if (f) {
+      f.count++;
+      f.last_seen_s = at / 1000;
+    } else if (this.failures.size < MAX_FAILURE_GROUPS) this.failures.set(key, { kind: r.status, http_status: r.http_status, message, count: 1, last_seen_s: at / 1000 });
+    else this.otherFailures++;
+  }
+
+  /** The point plotted for snapshot `s`, from the window's samples. */
+  point(s: SnapshotEvent, loopDelayP99: number | null): SeriesPoint {
+    const t = this.now();
+    while (this.window.length && this.window[0].at < t - WINDOW_MS) this.window.shift();
+    const ttft: number[] = [];
+    const tpot: number[] = [];
+    const itl: number[] = [];
+    const lag: number[] = [];
+    const errors: Record<string, number> = {};
+    for (const w of this.window) {
+      if (w.ttft !== null) ttft.push(w.ttft);
+      if (w.tpot !== null) tpot.push(w.tpot);
+      for (const g of w.itl) itl.push(g);
+      lag.push(w.lag);
+      if (w.kind) errors[w.kind] = (errors[w.kind] ?? 0) + 1;
+    }
+    return {
+      t: s.elapsedS,
+      rps: s.requestsPerS,
+      out_tok_s: s.outputTokS,
+      in_flight: s.inFlight,
+      ttft_p50: quantile(ttft, 0.5),
+      ttft_p99: quantile(ttft, 0.99),
+      tpot_p50: quantile(tpot, 0.5),
+      tpot_p99: quantile(tpot, 0.99),
+      itl_p50: quantile(itl, 0.5),
+      itl_p99: quantile(itl, 0.99),
+      errors,
+      lag_p99: quantile(lag, 0.99),
+      loop_delay_p99: loopDelayP99,
+      done: s.done,
+      ok: s.ok,
+      failed: s.failed,
+      stage: this.stage,
+    };
+  }
+
+  /** One row per class (sorted by name), then the total ("Aggregated", as Locust calls it). */
+  rows(): StatsRow[] {
+    const t = this.now();
+    return [...[...this.classes.keys()].sort().map((k) => this.classes.get(k)!.view(k, t)), this.total.view('Aggregated', t)];
+  }
+
+  failureRows(): FailureRow[] {
+    const rows = [...this.failures.values()].sort((a, b) => b.count - a.count);
+    if (this.otherFailures) rows.push({ kind: 'other', http_status: null, message: `${this.otherFailures} failures with further distinct messages`, count: this.otherFailures, last_seen_s: this.now() / 1000 });
+    return rows;
+  }
+}
+
+const CSV_HEADER = ['name', 'requests', 'failures', 'ttft_median_ms', 'ttft_p90_ms', 'ttft_p99_ms', 'ttft_avg_ms', 'ttft_min_ms', 'ttft_max_ms', 'e2e_median_ms', 'e2e_p90_ms', 'e2e_p99_ms', 'e2e_avg_ms', 'e2e_min_ms', 'e2e_max_ms', 'output_tok_s', 'current_rps'];
+
+/** A CSV cell: quoted when it holds a comma, quote or line break; a leading =+-@ is neutralised (spreadsheets run formulas). */
+function cell(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  let s = typeof v === 'number' ? String(Math.round(v * 1000) / 1000) : String(v);
+  if (/^[=+\-@]/.test(s) && typeof v !== 'number') s = `'${s}`;
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+/** The statistics table as CSV (one line per row), as the page's download offers it. */
+export function statsCsv(rows: readonly StatsRow[]): string {
+  const d = (x: Dist) => [x.median, x.p90, x.p99, x.avg, x.min, x.max];
+  const lines = rows.map((r) => [r.name, r.requests, r.failures, ...d(r.ttft), ...d(r.e2e), r.output_tok_s, r.current_rps].map(cell).join(','));
+  return [CSV_HEADER.join(','), ...lines].join('\n') + '\n';
+}
