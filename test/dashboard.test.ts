@@ -41,7 +41,7 @@ async function openPage(d: Dashboard): Promise<{ page: Page; errors: string[]; o
 }
 
 // The page's globals (no DOM types in this Node project).
-type W = { __tfUpdates?: number; __tfCharts?: number; __tfStage?: number; __tfEnded?: string; __pwned?: unknown };
+type W = { __tfLast?: { server_running: number | null; kv_usage_pct: number | null }; __tfUpdates?: number; __tfCharts?: number; __tfStage?: number; __tfEnded?: string; __pwned?: unknown };
 const g = () => globalThis as unknown as W;
 
 function records(out: string): RequestRecord[] {
@@ -96,6 +96,9 @@ describe('live dashboard', () => {
       await page.waitForFunction(() => (globalThis as unknown as W).__tfStage === 1, null, { timeout: 10_000 });
       // Poll until stage 1 has had time to fill up: 8 in flight shown on the page.
       await page.waitForFunction(() => (globalThis as unknown as { document: { getElementById(s: string): { textContent: string } } }).document.getElementById('inflight').textContent === '8', null, { timeout: 20_000 });
+
+      // The embedded server serves /metrics: its queue and KV usage reach the page on the run's time axis.
+      await page.waitForFunction(() => (globalThis as unknown as W).__tfLast?.kv_usage_pct != null && (globalThis as unknown as W).__tfLast?.server_running != null, null, { timeout: 10_000 });
 
       await page.click('#stop');
       const result = await running;

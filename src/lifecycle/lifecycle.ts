@@ -16,7 +16,7 @@ import { eachRecord, REQUESTS_JSONL } from '../report/results-dir.js';
 import { defaultOutDir, prepareOutDir } from '../outdir.js';
 import { VERSION } from '../version.js';
 import type { Driver, OpenedTarget } from '../drivers/driver.js';
-import type { TimelineSource } from '../telemetry/source.js';
+import type { TimelineSample, TimelineSource } from '../telemetry/source.js';
 import { WindowTracker } from '../telemetry/window.js';
 import { withServerSection } from '../telemetry/server-section.js';
 import { withGpuSection } from '../telemetry/gpu-source.js';
@@ -132,7 +132,9 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
     // Sampled beside the requests from before the first one to after the last one (never on the virtual clock).
     const sources = driver.kind === 'virtual' ? [] : (s.sources?.(target) ?? []);
     const notice = (line: string) => process.stderr.write(`tokenflood: ${line}\n`);
-    const starts = await Promise.allSettled(sources.map((src) => src.start({ now: driver.clock.now, outDir, virtual: false, notice })));
+    const sampleListeners = reporters.filter((r) => r.sample);
+    const onSample = sampleListeners.length ? (x: TimelineSample) => sampleListeners.forEach((r) => r.sample!(x)) : undefined;
+    const starts = await Promise.allSettled(sources.map((src) => src.start({ now: driver.clock.now, outDir, virtual: false, notice, onSample })));
     const failedStart = starts.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failedStart) {
       // A source that cannot start (a missing nvidia-smi, no such --server-pid) ends the run before any request; the others stop first.

@@ -4,6 +4,7 @@ import type { LiveSnapshot } from '../metrics/live.js';
 import type { Summary } from '../metrics/summary.js';
 import type { WriteError } from '../errors.js';
 import type { LoadControl } from '../scheduler/load-control.js';
+import type { TimelineSample } from '../telemetry/source.js';
 
 export interface RunStartEvent {
   /** The target as shown (redacted); for a simulation, the engine it models. */
@@ -59,5 +60,7 @@ export interface Reporter {
   runStart?(e: RunStartEvent): void;
   record?(r: RequestRecord): void;
   snapshot?(s: SnapshotEvent): void;
+  /** Each timeline sample (server /metrics, GPU) as it is taken, real driver only; cheap, like `record`. */
+  sample?(s: TimelineSample): void;
   runEnd?(e: RunEndEvent): void | Promise<void>;
 }

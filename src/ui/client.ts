@@ -118,6 +118,7 @@ export const DASHBOARD_JS = `(function () {
   }
   function onTick(d) {
     var p = d.point;
+    window.__tfLast = p;
     points.push(p);
     if (points.length > MAX_POINTS) points.shift();
     Object.keys(p.errors).forEach(function (k) { if (errorKinds.indexOf(k) < 0) errorKinds.push(k); });

@@ -4,7 +4,7 @@ import type { Reporter, RunStartEvent } from '../report/events.js';
 import type { LoadControl } from '../scheduler/load-control.js';
 import { describeLoadStage } from '../scheduler/load-control.js';
 import { safeTerminalText } from '../report/format.js';
-import { DashboardStats, statsCsv } from './live-stats.js';
+import { DashboardStats, foldTelemetry, statsCsv } from './live-stats.js';
 import { chartOptions } from './page.js';
 import { startDashboardServer, type DashboardServer } from './server.js';
 import { createToken } from './token.js';
@@ -116,6 +116,7 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
       server.broadcast('init', init());
     },
     record: (r) => view?.stats.record(r),
+    sample: (x) => view && foldTelemetry(view.stats.telemetry, x.source, x.line),
     snapshot: (s) => {
       if (!view || !server.clients) return;
       const delay = loop.count ? loop.percentile(99) / 1e6 : null;

@@ -60,6 +60,36 @@ export interface SeriesPoint {
   ok: number;
   failed: number;
   stage: number | null;
+  /** The server's own view at its last scrape (--server-metrics), and GPU utilization (--gpu-metrics); null without. */
+  server_running: number | null;
+  server_waiting: number | null;
+  kv_usage_pct: number | null;
+  gpu_util_pct: number | null;
+}
+
+/** The latest telemetry the dashboard plots beside the requests. */
+export interface LiveTelemetry {
+  running: number | null;
+  waiting: number | null;
+  kvUsagePct: number | null;
+  gpuUtilPct: number | null;
+}
+
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+
+/** Fold one timeline sample line (server_metrics.jsonl or gpu_metrics.jsonl shape) into the latest telemetry. */
+export function foldTelemetry(t: LiveTelemetry, source: 'server' | 'gpu', line: Record<string, unknown>): void {
+  if (source === 'server') {
+    const g = (line.gauges ?? {}) as Record<string, unknown>;
+    t.running = num(g.running);
+    t.waiting = num(g.waiting);
+    const kv = num(g.kv_usage);
+    t.kvUsagePct = kv === null ? null : kv * 100;
+    return;
+  }
+  if (!Array.isArray(line.gpus)) return;
+  const utils = (line.gpus as Record<string, unknown>[]).map((x) => num(x.util_pct)).filter((x): x is number => x !== null);
+  t.gpuUtilPct = utils.length ? utils.reduce((a, b) => a + b, 0) / utils.length : null;
 }
 
 class Row {
@@ -137,6 +167,7 @@ export class DashboardStats {
   private otherFailures = 0;
   private window: Sample[] = [];
   stage: number | null = null;
+  readonly telemetry: LiveTelemetry = { running: null, waiting: null, kvUsagePct: null, gpuUtilPct: null };
 
   constructor(private readonly now: () => number) {}
 
@@ -199,6 +230,10 @@ export class DashboardStats {
       ok: s.ok,
       failed: s.failed,
       stage: this.stage,
+      server_running: this.telemetry.running,
+      server_waiting: this.telemetry.waiting,
+      kv_usage_pct: this.telemetry.kvUsagePct,
+      gpu_util_pct: this.telemetry.gpuUtilPct,
     };
   }
 
