@@ -1,6 +1,6 @@
 // The live dashboard in headless Chromium during real runs: charts update, live load changes become stages, stop keeps every record, token and escaping hold.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { run } from '../src/run.js';
@@ -199,5 +199,40 @@ describe('live dashboard', () => {
       await d.close();
       await server.close();
     }
+  }, 60_000);
+});
+
+describe('--ui on the command line', () => {
+  it('refuses --ui-port, --ui-host and --open without --ui, and a busy --ui-port, with exit 2 and nothing sent', async () => {
+    const { runCli } = await import('./fixtures/cli-harness.js');
+    const { registerRun } = await import('../src/cli/run.js');
+    const out = tmpDir();
+    const r = await runCli(registerRun, ['run', '--ui-port', '8123', '--open', '--requests', '2', '--out', out]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('--ui-port, --open: only apply with --ui');
+    const busy = await startDashboard({ onStop: () => {} });
+    try {
+      const r2 = await runCli(registerRun, ['run', '--ui', '--ui-port', String(busy.server.port), '--requests', '2', '--out', out]);
+      expect(r2.code).toBe(2);
+      expect(r2.err).toContain(`--ui-port: cannot serve the dashboard: port ${busy.server.port} is in use`);
+    } finally {
+      await busy.close();
+    }
+    expect(existsSync(join(out, 'requests.jsonl'))).toBe(false);
+  });
+
+  it('run --ui and sweep --ui on the embedded server print the URL with its token; a non-loopback --ui-host warns', async () => {
+    const { runCli } = await import('./fixtures/cli-harness.js');
+    const { registerRun } = await import('../src/cli/run.js');
+    const { registerSweep } = await import('../src/cli/sweep.js');
+    const url = /live dashboard at (http:\/\/\S+:\d+\/\?token=[0-9a-f]{32})\n/;
+    const r = await runCli(registerRun, ['run', '--ui', '--requests', '4', '--concurrency', '2', '--input-tokens', '16', '--output-tokens', '4', '--out', tmpDir(), '--quiet']);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/live dashboard at http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]{32}\n/);
+    expect(r.err).not.toContain('WARNING: --ui-host');
+    const s = await runCli(registerSweep, ['sweep', '--ui', '--ui-host', '0.0.0.0', '--concurrency', '1,2', '--requests', '2', '--input-output', '16x4', '--out', tmpDir(), '--quiet']);
+    expect(s.code).toBe(0);
+    expect(s.out).toMatch(url);
+    expect(s.err).toContain('WARNING: --ui-host 0.0.0.0: the dashboard listens beyond this machine');
   }, 60_000);
 });
