@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { run } from '../src/run.js';
+import { replaySummary } from '../src/report/results-dir.js';
 import { startDashboard, type Dashboard } from '../src/ui/dashboard.js';
 import type { RequestRecord } from '../src/metrics/record.js';
 import { startScriptServer, chatChunk, usageChunk, DONE, type ScriptServer } from './fixtures/script-server.js';
@@ -122,6 +123,8 @@ describe('live dashboard', () => {
         [0, 4, stage0.length],
         [1, 8, stage1.length],
       ]);
+      // `tokenflood report` rebuilds the same per-stage figures from the records and run.json.
+      expect(replaySummary(out).summary.by_stage).toEqual(result.summary.by_stage);
 
       // The statistics table agrees with the final summary.
       const s = result.summary.requests;

@@ -131,20 +131,17 @@ class Row {
   }
 }
 
-const dist = (h: LogHistogram): Dist => ({
-  median: h.quantile(0.5),
-  p90: h.quantile(0.9),
-  p99: h.quantile(0.99),
-  avg: h.mean,
-  min: h.count ? h.min : null,
-  max: h.count ? h.max : null,
-});
+const dist = (h: LogHistogram): Dist => {
+  const [median, p90, p99] = h.quantiles([0.5, 0.9, 0.99]);
+  return { median, p90, p99, avg: h.mean, min: h.count ? h.min : null, max: h.count ? h.max : null };
+};
 
-/** Nearest-rank quantile of an unsorted sample (sorted in place). */
-function quantile(v: number[], q: number): number | null {
-  if (!v.length) return null;
-  v.sort((a, b) => a - b);
-  return v[Math.min(v.length - 1, Math.max(0, Math.ceil(q * v.length) - 1))];
+/** p50 and p99 (nearest rank) of a sample; a typed array sorts numerically and several times faster than an Array. */
+function p50p99(v: number[]): [number | null, number | null] {
+  if (!v.length) return [null, null];
+  const a = Float64Array.from(v).sort();
+  const at = (q: number) => a[Math.min(a.length - 1, Math.max(0, Math.ceil(q * a.length) - 1))];
+  return [at(0.5), at(0.99)];
 }
 
 interface Sample {
@@ -212,19 +209,22 @@ export class DashboardStats {
       lag.push(w.lag);
       if (w.kind) errors[w.kind] = (errors[w.kind] ?? 0) + 1;
     }
+    const [ttftP50, ttftP99] = p50p99(ttft);
+    const [tpotP50, tpotP99] = p50p99(tpot);
+    const [itlP50, itlP99] = p50p99(itl);
     return {
       t: s.elapsedS,
       rps: s.requestsPerS,
       out_tok_s: s.outputTokS,
       in_flight: s.inFlight,
-      ttft_p50: quantile(ttft, 0.5),
-      ttft_p99: quantile(ttft, 0.99),
-      tpot_p50: quantile(tpot, 0.5),
-      tpot_p99: quantile(tpot, 0.99),
-      itl_p50: quantile(itl, 0.5),
-      itl_p99: quantile(itl, 0.99),
+      ttft_p50: ttftP50,
+      ttft_p99: ttftP99,
+      tpot_p50: tpotP50,
+      tpot_p99: tpotP99,
+      itl_p50: itlP50,
+      itl_p99: itlP99,
       errors,
-      lag_p99: quantile(lag, 0.99),
+      lag_p99: p50p99(lag)[1],
       loop_delay_p99: loopDelayP99,
       done: s.done,
       ok: s.ok,

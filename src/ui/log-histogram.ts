@@ -29,13 +29,21 @@ export class LogHistogram {
 
   /** Nearest-rank quantile q ∈ [0, 1], as the geometric middle of its bucket clamped to [min, max]; null when empty. */
   quantile(q: number): number | null {
-    if (this.count === 0) return null;
-    const rank = Math.max(1, Math.ceil(q * this.count));
+    return this.quantiles([q])[0];
+  }
+
+  /** Several quantiles (ascending q) in one pass over the buckets. */
+  quantiles(qs: readonly number[]): (number | null)[] {
+    if (this.count === 0) return qs.map(() => null);
+    const keys = Int32Array.from(this.counts.keys()).sort();
+    const out: (number | null)[] = [];
     let seen = 0;
-    for (const i of [...this.counts.keys()].sort((a, b) => a - b)) {
-      seen += this.counts.get(i)!;
-      if (seen >= rank) return Math.min(this.max, Math.max(this.min, FLOOR_MS * BASE ** (i + 0.5)));
+    let k = 0;
+    for (const q of qs) {
+      const rank = Math.max(1, Math.ceil(q * this.count));
+      while (k < keys.length && seen + this.counts.get(keys[k])! < rank) seen += this.counts.get(keys[k++])!;
+      out.push(k < keys.length ? Math.min(this.max, Math.max(this.min, FLOOR_MS * BASE ** (keys[k] + 0.5))) : this.max);
     }
-    return this.max;
+    return out;
   }
 }
