@@ -47,7 +47,7 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
   const tokenizer = runTokenizer(c);
   // Servers echo credentials in error bodies ("Incorrect API key provided: sk-..."): every text stored or printed passes this.
   const redact = createRedactor(secretValues({ apiKey: c.apiKey, headers, baseUrl: c.baseUrl, extraBody: c.extraBody }));
-  const driver = createRealDriver(c, headers, backendOf(c), redact);
+  const driver = createRealDriver(c, headers, backendOf(c), redact, { livePool: opts.liveLoad });
   const server = serverMetricsSources(c, headers, redact);
   const sources = (t: Parameters<typeof server>[0]) => [...server(t), ...gpuSources(c)];
   return runLifecycle({ config: c, tokenizer, driver, configMeta: redactedConfig(c, headers), redact, sources }, opts);

@@ -3,7 +3,7 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { run } from '../src/run.js';
+import { run, type Reporter, type RunStartEvent } from '../src/run.js';
 import { replaySummary } from '../src/report/results-dir.js';
 import { startDashboard, type Dashboard } from '../src/ui/dashboard.js';
 import type { RequestRecord } from '../src/metrics/record.js';
@@ -117,6 +117,9 @@ describe('live dashboard', () => {
       expect(stage1.length).toBeGreaterThan(0);
       expect(peakInFlight(recs, 0)).toBeLessThanOrEqual(4);
       expect(peakInFlight(recs, 1)).toBeGreaterThan(peakInFlight(recs, 0));
+      // The added streams really went out: none waited for a connection (the pool is not capped at the starting load).
+      expect(peakInFlight(recs, 1)).toBeGreaterThanOrEqual(7);
+      expect(stage1.filter((r) => r.schedule_lag_ms > 500)).toEqual([]);
       const meta = JSON.parse(readFileSync(join(out, 'run.json'), 'utf8'));
       expect(meta.load_stages.map((s: { concurrency: number }) => s.concurrency)).toEqual([4, 8]);
       expect(result.summary.by_stage?.map((s) => [s.stage, s.concurrency, s.metrics.requests.total])).toEqual([
@@ -202,6 +205,28 @@ describe('live dashboard', () => {
       await d.close();
       await server.close();
     }
+  }, 60_000);
+});
+
+describe.each(['h1', 'undici'] as const)('a live load change over %s', (transport) => {
+  it('raises what is in flight: the connection pool is not capped at the starting concurrency', async () => {
+    const out = tmpDir();
+    let raised = false;
+    let control: RunStartEvent['control'];
+    const raiser: Reporter = {
+      name: 'raiser',
+      runStart: (e) => {
+        control = e.control;
+      },
+      record: () => {
+        if (!raised && control) (raised = true), control.set({ concurrency: 8 });
+      },
+    };
+    const result = await run({ transport, requests: 60, concurrency: 2, inputTokens: 16, outputTokens: 24, out, quiet: true }, { reporters: [raiser], liveLoad: true });
+    const recs = records(out);
+    expect(result.summary.by_stage?.map((s) => s.concurrency)).toEqual([2, 8]);
+    expect(peakInFlight(recs, 0)).toBeLessThanOrEqual(2);
+    expect(peakInFlight(recs, 1)).toBeGreaterThanOrEqual(7);
   }, 60_000);
 });
 

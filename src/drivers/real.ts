@@ -47,7 +47,11 @@ function wallClock(): DriverClock & { restart(): number } {
   };
 }
 
-export function createRealDriver(c: RunConfig, extraHeaders: Record<string, string>, backend: BackendKind, redact: (s: string) => string): Driver {
+/**
+ * `livePool`: the load may be raised during the run (a LoadControl), so the pool is not capped at the starting
+ * --concurrency (the executor still bounds what is in flight).
+ */
+export function createRealDriver(c: RunConfig, extraHeaders: Record<string, string>, backend: BackendKind, redact: (s: string) => string, opts: { livePool?: boolean } = {}): Driver {
   const headers = requestHeaders(c.apiKey, extraHeaders);
   const clock = wallClock();
   let target: Target | undefined;
@@ -94,7 +98,7 @@ export function createRealDriver(c: RunConfig, extraHeaders: Record<string, stri
     async start() {
       const t = target as Target;
       const transport = resolveTransport(c.transport, t.baseUrl, proxy !== null);
-      const poolOpts = { connections: c.concurrency ?? null, origin: new URL(t.baseUrl).origin, transport, proxy };
+      const poolOpts = { connections: opts.livePool ? null : (c.concurrency ?? null), origin: new URL(t.baseUrl).origin, transport, proxy };
       sender = workers > 1 ? await senderPool(workers, poolOpts, performance.timeOrigin + clock.restart(), backend) : inProcessSender(poolOpts, clock.now, backend);
       // Connections before the clock (issue 12): open what the load needs, a bounded number of connects at a time,
       // so the first wave does not overflow the server's accept queue. Failures are counted, never fatal.

@@ -35,7 +35,7 @@ export function chartOptions(): Record<string, unknown> {
   for (const [id, [title, unit, series]] of Object.entries(DASHBOARD_CHARTS))
     out[id] = {
       ...chartBase(title, { legend: { top: 4, right: 8 } }),
-      xAxis: { type: 'value', name: 'run time (s)', nameLocation: 'middle', nameGap: 26, min: 'dataMin' },
+      xAxis: { type: 'value', name: 'run time (s)', nameLocation: 'middle', nameGap: 26, min: 0 },
       yAxis: valueAxis(unit, { min: 0 }),
       series: series.map((name) => ({ name, type: 'line', showSymbol: false, data: [] })),
     };
