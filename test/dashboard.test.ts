@@ -230,6 +230,25 @@ describe.each(['h1', 'undici'] as const)('a live load change over %s', (transpor
   }, 60_000);
 });
 
+describe('a live rate change', () => {
+  it('starts a stage whose arrivals follow the new rate', async () => {
+    const out = tmpDir();
+    let control: RunStartEvent['control'];
+    const raiser: Reporter = {
+      name: 'raiser',
+      runStart: (e) => void (control = e.control),
+      record: () => control?.current.stage === 0 && control.set({ rate: 40 }),
+    };
+    const result = await run({ rate: 10, arrival: 'constant', requests: 40, inputTokens: 16, outputTokens: 8, out, quiet: true, serverMetrics: false }, { reporters: [raiser], liveLoad: true });
+    const stage1 = records(out).filter((r) => r.stage === 1).sort((a, b) => a.id - b.id);
+    expect(result.summary.by_stage?.map((s) => s.rate)).toEqual([10, 40]);
+    const gaps = stage1.slice(2).map((r, i) => r.scheduled_at_ms - stage1[i + 1].scheduled_at_ms);
+    expect(gaps.length).toBeGreaterThan(10);
+    // Scheduled times are the plan, not when the timers fired: exact to rounding.
+    for (const g of gaps) expect(g).toBeCloseTo(25, 1);
+  }, 60_000);
+});
+
 describe('--ui on the command line', () => {
   it('refuses --ui-port, --ui-host and --open without --ui, and a busy --ui-port, with exit 2 and nothing sent', async () => {
     const { runCli } = await import('./fixtures/cli-harness.js');
