@@ -10,17 +10,22 @@ import type { RequestRecord } from '../src/metrics/record.js';
 import { startScriptServer, chatChunk, usageChunk, DONE, type ScriptServer } from './fixtures/script-server.js';
 import { hasChromium, launch, NO_CHROMIUM } from './fixtures/browser.js';
 import { tmpDir } from './helpers.js';
+import { startSimServer } from '../src/sim/server.js';
 
 const EVIL = '<img src=x onerror="window.__pwned=1">';
 const EVIL_MODEL = '<img src=y onerror=window.__pwned=2>';
 
 let browser: Browser | undefined;
+// One sim server for the runs that need not start the embedded one (that path has its own tests below).
+let sim: Awaited<ReturnType<typeof startSimServer>>;
 beforeAll(async () => {
+  sim = await startSimServer({});
   if (hasChromium) browser = await launch();
   else console.warn(NO_CHROMIUM);
 });
 afterAll(async () => {
   await browser?.close();
+  await sim?.close();
 });
 
 /** A page on the dashboard that collects console errors and blocks every request leaving it. */
@@ -222,7 +227,7 @@ describe.each(['h1', 'undici'] as const)('a live load change over %s', (transpor
         if (!raised && control) (raised = true), control.set({ concurrency: 8 });
       },
     };
-    const result = await run({ transport, requests: 60, concurrency: 2, inputTokens: 16, outputTokens: 24, out, quiet: true }, { reporters: [raiser], liveLoad: true });
+    const result = await run({ baseUrl: sim.baseUrl, transport, requests: 40, concurrency: 2, inputTokens: 16, outputTokens: 16, out, quiet: true, serverMetrics: false }, { reporters: [raiser], liveLoad: true });
     const recs = records(out);
     expect(result.summary.by_stage?.map((s) => s.concurrency)).toEqual([2, 8]);
     expect(peakInFlight(recs, 0)).toBeLessThanOrEqual(2);
@@ -239,7 +244,7 @@ describe('a live rate change', () => {
       runStart: (e) => void (control = e.control),
       record: () => control?.current.stage === 0 && control.set({ rate: 40 }),
     };
-    const result = await run({ rate: 10, arrival: 'constant', requests: 40, inputTokens: 16, outputTokens: 8, out, quiet: true, serverMetrics: false }, { reporters: [raiser], liveLoad: true });
+    const result = await run({ baseUrl: sim.baseUrl, rate: 10, arrival: 'constant', requests: 40, inputTokens: 16, outputTokens: 8, out, quiet: true, serverMetrics: false }, { reporters: [raiser], liveLoad: true });
     const stage1 = records(out).filter((r) => r.stage === 1).sort((a, b) => a.id - b.id);
     expect(result.summary.by_stage?.map((s) => s.rate)).toEqual([10, 40]);
     const gaps = stage1.slice(2).map((r, i) => r.scheduled_at_ms - stage1[i + 1].scheduled_at_ms);
