@@ -62,3 +62,17 @@ describe('LogHistogram', () => {
     expect(new LogHistogram().quantile(0.5)).toBeNull();
   });
 });
+
+describe('DashboardStats memory', () => {
+  it('keeps only the last window of samples even when no page reads them', () => {
+    let t = 0;
+    const s = new DashboardStats(() => t);
+    for (let i = 0; i < 50_000; i++) {
+      t = i; // one record per ms: 10,000 within any 10 s window
+      s.record(rec({ ttft_ms: 5 }));
+    }
+    const held = (s as unknown as { window: unknown[] }).window.length;
+    expect(held).toBeLessThanOrEqual(10_000 + 1024);
+    expect(s.rows().at(-1)!.requests).toBe(50_000);
+  });
+});

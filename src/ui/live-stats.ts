@@ -75,6 +75,13 @@ export interface LiveTelemetry {
   gpuUtilPct: number | null;
 }
 
+/** Drop the entries before the first one at or after `from` (oldest first): one splice, not a shift per entry. */
+function dropBefore<T>(list: T[], from: number, at: (x: T) => number): void {
+  let i = 0;
+  while (i < list.length && at(list[i]) < from) i++;
+  if (i) list.splice(0, i);
+}
+
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
 /** Fold one timeline sample line (server_metrics.jsonl or gpu_metrics.jsonl shape) into the latest telemetry. */
@@ -117,7 +124,7 @@ class Row {
   }
 
   view(name: string, now: number): StatsRow {
-    while (this.recent.length && this.recent[0] < now - WINDOW_MS) this.recent.shift();
+    dropBefore(this.recent, now - WINDOW_MS, (x) => x);
     const span = this.lastEndMs - this.firstSentMs;
     return {
       name,
@@ -164,6 +171,7 @@ export class DashboardStats {
   private otherFailures = 0;
   private window: Sample[] = [];
   stage: number | null = null;
+  private sinceTrim = 0;
   readonly telemetry: LiveTelemetry = { running: null, waiting: null, kvUsagePct: null, gpuUtilPct: null };
 
   constructor(private readonly now: () => number) {}
@@ -180,6 +188,12 @@ export class DashboardStats {
     const ok = r.status === 'ok';
     this.window.push({ at, ttft: ok ? r.ttft_ms : null, tpot: ok ? r.tpot_ms : null, itl: ok ? r.itl_ms : [], lag: r.schedule_lag_ms, kind: ok ? null : r.status });
     if (!ok) this.failure(r, at);
+    // With no page connected nothing reads the windows: trim them here too, so memory does not grow with the run.
+    if (++this.sinceTrim >= 1024) {
+      this.sinceTrim = 0;
+      dropBefore(this.window, at - WINDOW_MS, (x) => x.at);
+      for (const row of [this.total, ...this.classes.values()]) dropBefore(row.recent, at - WINDOW_MS, (x) => x);
+    }
   }
 
   private failure(r: RequestRecord, at: number): void {
@@ -196,7 +210,7 @@ export class DashboardStats {
   /** The point plotted for snapshot `s`, from the window's samples. */
   point(s: SnapshotEvent, loopDelayP99: number | null): SeriesPoint {
     const t = this.now();
-    while (this.window.length && this.window[0].at < t - WINDOW_MS) this.window.shift();
+    dropBefore(this.window, t - WINDOW_MS, (x) => x.at);
     const ttft: number[] = [];
     const tpot: number[] = [];
     const itl: number[] = [];
