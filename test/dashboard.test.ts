@@ -1,6 +1,7 @@
 // The live dashboard in headless Chromium during real runs: charts update, live load changes become stages, stop keeps every record, token and escaping hold.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { run, type Reporter, type RunStartEvent } from '../src/run.js';
@@ -286,5 +287,37 @@ describe('--ui on the command line', () => {
     expect(s.code).toBe(0);
     expect(s.out).toMatch(url);
     expect(s.err).toContain('WARNING: --ui-host 0.0.0.0: the dashboard listens beyond this machine');
+  }, 60_000);
+});
+
+const CLI = join(__dirname, '..', 'dist', 'cli', 'main.js');
+
+describe.skipIf(!existsSync(CLI))('the stop button in the CLI (needs `npm run build`)', () => {
+  it('takes the Ctrl-C path: no new requests, those in flight finish, every record kept, exit 130', async () => {
+    const out = join(tmpDir(), 'run');
+    const child = spawn(process.execPath, [CLI, 'run', '--ui', '--base-url', sim.baseUrl, '--duration', '60s', '--concurrency', '3', '--input-tokens', '16', '--output-tokens', '32', '--no-server-metrics', '--out', out, '--quiet'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => (stdout += String(c)));
+    child.stderr.on('data', (c) => (stderr += String(c)));
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    try {
+      const until = Date.now() + 20_000;
+      while (!existsSync(join(out, 'requests.jsonl')) || readFileSync(join(out, 'requests.jsonl'), 'utf8').split('\n').length < 6) {
+        if (Date.now() > until) throw new Error(`no records in time: ${stdout} ${stderr}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const url = /live dashboard at (\S+)/.exec(stdout)![1];
+      const u = new URL(url);
+      expect((await fetch(`${u.origin}/api/stop${u.search}`, { method: 'POST' })).status).toBe(202);
+      expect(await exited).toBe(130);
+    } finally {
+      child.kill();
+    }
+    const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
+    expect(summary.run.stopped_reason).toBe('interrupted');
+    const recs = records(out);
+    expect(recs.length).toBe(summary.requests.total);
+    expect(recs.filter((r) => r.status === 'cancelled')).toEqual([]);
   }, 60_000);
 });
