@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { run, type Reporter, type RunStartEvent } from '../src/run.js';
 import { replaySummary } from '../src/report/results-dir.js';
+import { renderSummary } from '../src/report/terminal.js';
 import { startDashboard, type Dashboard } from '../src/ui/dashboard.js';
 import type { RequestRecord } from '../src/metrics/record.js';
 import { startScriptServer, chatChunk, usageChunk, DONE, type ScriptServer } from './fixtures/script-server.js';
@@ -231,6 +232,7 @@ describe.each(['h1', 'undici'] as const)('a live load change over %s', (transpor
     const result = await run({ baseUrl: sim.baseUrl, transport, requests: 40, concurrency: 2, inputTokens: 16, outputTokens: 16, out, quiet: true, serverMetrics: false }, { reporters: [raiser], liveLoad: true });
     const recs = records(out);
     expect(result.summary.by_stage?.map((s) => s.concurrency)).toEqual([2, 8]);
+    expect(renderSummary(result.summary)).toMatch(/by stage \(live load changes\):\n[^]*\n1 +8 in flight/);
     expect(peakInFlight(recs, 0)).toBeLessThanOrEqual(2);
     expect(peakInFlight(recs, 1)).toBeGreaterThanOrEqual(7);
   }, 60_000);
