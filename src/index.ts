@@ -13,3 +13,6 @@ export { SseParser } from './backends/sse.js';
 export { loadTokenizer, type Tokenizer } from './dataset/tokenizer.js';
 export { UsageError, TokenfloodError, WriteError } from './errors.js';
 export { startSimServer } from './sim/server.js';
+export { startDashboard, type Dashboard, type DashboardOptions } from './ui/dashboard.js';
+export type { LoadControl, LoadStage, LoadChange } from './scheduler/load-control.js';
+export type { TimelineSample } from './telemetry/source.js';

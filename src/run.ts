@@ -52,7 +52,7 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
     ...secretValues({ apiKey: c.apiKey, headers, baseUrl: c.baseUrl, extraBody: c.extraBody }),
     ...targets.flatMap((t) => secretValues({ apiKey: t.apiKey, headers: t.headers, baseUrl: t.baseUrl })),
   ]);
-  const driver = createRealDriver(c, headers, backendOf(c), redact, targets);
+  const driver = createRealDriver(c, headers, backendOf(c), redact, targets, { livePool: opts.liveLoad });
   const server = serverMetricsSources(c, headers, redact);
   const sources = (t: Parameters<typeof server>[0]) => [...server(t), ...gpuSources(c)];
   return runLifecycle({ config: c, tokenizer, driver, configMeta: redactedConfig(c, headers), redact, sources }, opts);

@@ -1,5 +1,6 @@
 // `simulate`: run() on the virtual driver (the engine model on a virtual clock): same config, workload, scheduler and files, no server.
 import { BATCH_BACKENDS } from './backends/backend-config.js';
+import { UI_KEYS } from './config/ui.js';
 import { snakeKeys } from './util/snake.js';
 import { z } from 'zod';
 import { resolveRunConfig, type ResolvedRun } from './config/load.js';
@@ -42,7 +43,9 @@ export const NOT_MODELLED_KEYS = ['baseUrl', 'backendConfig', 'apiKey', 'header'
   // Graded probes need a server's answers; the virtual engine produces no text worth grading.
   'evalUnderLoad', 'evalLimit',
   // Live metrics watch a run as it goes; a simulation is over in a moment of wall time.
-  'metricsPort', 'metricsHost', 'metricsLinger', 'outInterval'] as const;
+  'metricsPort', 'metricsHost', 'metricsLinger', 'outInterval',
+  // The live dashboard watches a run in wall-clock time; a simulation finishes in moments.
+  ...UI_KEYS] as const;
 
 export type SimulateInput = RunConfigInput & SimEngineOptions;
 

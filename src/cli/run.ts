@@ -18,6 +18,7 @@ import { setExitCode, type Out } from './io.js';
 import { safeTerminalText } from '../report/format.js';
 import { stripControls } from '../util/terminal-text.js';
 import { workloadWarningText } from './workload-warnings.js';
+import { endCliDashboard, startCliDashboard } from './ui.js';
 
 /**
  * Print a finished run: one JSON document with --json, else the rendered table; with --slo, the verdict and
@@ -120,10 +121,12 @@ export function registerRun(program: Command, out: Out): void {
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
     let live: LiveOutputs | undefined;
+    // --ui: the dashboard's stop button takes the Ctrl-C path.
+    const dashboard = await startCliDashboard(c, out, info, () => stops === 0 && onSignal('SIGINT'));
     try {
       live = await startLiveOutputsFor(c, out);
       // Outputs are reporters on the run's events: start lines, the live view (stderr), the summary or --json, live metrics.
-      const reporters = [startReporter(out, info, 'tokenflood: ', () => (started = true)), ...liveDisplay(c.quiet, out.err), ...(live ? [live.reporter()] : [])];
+      const reporters = [startReporter(out, info, 'tokenflood: ', () => (started = true)), ...liveDisplay(c.quiet, out.err), ...(live ? [live.reporter()] : []), ...(dashboard ? [dashboard.reporter] : [])];
       if (c.evalUnderLoad) {
         // The summary is printed after the idle baseline, with the accuracy per level (docs/eval.md#under-load).
         const { runUnderLoad, renderLevels } = await import('./eval-under-load.js');
@@ -131,7 +134,7 @@ export function registerRun(program: Command, out: Out): void {
           if (c.json) return void out.out.write(JSON.stringify({ ...res.summary, eval: ev }, null, 2) + '\n');
           printResult(res, c, out, `${renderSummary(res.summary)}\n\n${renderLevels(ev)}`);
         }, ac.signal);
-      } else await run(resolved, { signal: ac.signal, reporters: [...reporters, terminalReporter(c, out)] });
+      } else await run(resolved, { signal: ac.signal, reporters: [...reporters, terminalReporter(c, out)], liveLoad: c.ui });
       // Also after Ctrl-C stopped the run: its final counts are worth a scrape.
       lingering = new AbortController();
       await live?.close(lingering.signal);
@@ -141,6 +144,7 @@ export function registerRun(program: Command, out: Out): void {
       await live?.close(AbortSignal.abort());
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
+      await endCliDashboard(dashboard, out, () => stops > 0);
     }
   });
 }

@@ -14,6 +14,7 @@ import { workloadWarningText } from './workload-warnings.js';
 import { startLiveOutputsFor } from './run.js';
 import { terminalViewReporter } from '../report/live/terminal-view-reporter.js';
 import type { LiveOutputs } from '../report/live/outputs.js';
+import { endCliDashboard, startCliDashboard } from './ui.js';
 
 export function registerSweep(program: Command, out: Out): void {
   const cmd = program
@@ -58,6 +59,8 @@ export function registerSweep(program: Command, out: Out): void {
     // On a terminal each point gets the redrawn live view; elsewhere its plain progress lines (below).
     const tty = Boolean(out.err.isTTY) && !s.quiet;
     let live: LiveOutputs | undefined;
+    // --ui: one dashboard for every point (each point's run resets it); its stop button takes the Ctrl-C path.
+    const dashboard = await startCliDashboard(resolved.base.config, out, info, () => stops === 0 && onSignal('SIGINT'), 'many');
     try {
       const underLoad = resolved.base.config.evalUnderLoad ? underLoadPlan(resolved.base.config).plan : undefined;
       // One metrics server and one remote writer for the whole sweep; each point's figures carry its name as `point`.
@@ -65,7 +68,7 @@ export function registerSweep(program: Command, out: Out): void {
       const { doc, outDir } = await runSweep(resolved, {
         signal: ac.signal,
         underLoad,
-        pointReporters: (name) => [...(tty ? [terminalViewReporter(out.err, level)] : []), ...(live ? [live.reporter(name)] : [])],
+        pointReporters: (name) => [...(tty ? [terminalViewReporter(out.err, level)] : []), ...(live ? [live.reporter(name)] : []), ...(dashboard ? [dashboard.reporter] : [])],
         hooks: {
           onStart: (i) => {
             info.write(
@@ -114,6 +117,7 @@ export function registerSweep(program: Command, out: Out): void {
       stopProgress?.();
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
+      await endCliDashboard(dashboard, out, () => stops > 0);
     }
   });
 }

@@ -5,6 +5,7 @@ import { UsageError } from '../errors.js';
 import { RunConfigSchema, RUN_FLAGS, describeIssues, type RunConfig, type RunConfigInput } from './schema.js';
 import { parseSlo } from '../metrics/slo.js';
 import { embeddedSimProblems } from './embedded-sim.js';
+import { uiProblems } from './ui.js';
 import { BACKENDS } from '../backends/registry.js';
 import { configureCustomBackend, loadCustomBackend } from '../backends/custom.js';
 import { backendConfigProblems } from '../backends/backend-config.js';
@@ -138,6 +139,7 @@ export function resolveRunConfig(inp: ResolveInput): ResolvedRun {
   if (c.simRouter !== undefined && (c.simReplicas ?? 1) < 2) problems.push('--sim-router: only applies with --sim-replicas 2 or more');
   problems.push(...embeddedSimProblems(c, c.baseUrl));
   problems.push(...liveMetricsProblems(c, merged));
+  problems.push(...uiProblems(c));
   if (problems.length) throw new UsageError(problems);
   // With --stages: --duration defaults to their sum; the highest target sizes the pool (VUs) or the rate, as --concurrency or --rate would.
   if (c.stages !== undefined && ramp) {

@@ -4,6 +4,7 @@ import { parsedString } from './parsed-string.js';
 import { WorkloadSchema, WORKLOAD_FLAGS } from './workload.js';
 import { EmbeddedSimSchema, EMBEDDED_SIM_FLAGS } from './embedded-sim.js';
 import { RoutingSchema, ROUTING_FLAGS } from './routing.js';
+import { UiSchema, UI_FLAGS } from './ui.js';
 import { GpuTelemetrySchema, GPU_TELEMETRY_FLAGS } from '../telemetry/gpu/config.js';
 import { LiveMetricsSchema, LIVE_METRICS_FLAGS, OUTPUT_KINDS } from './live-metrics.js';
 import { flagTable, type FlagTable } from './flags.js';
@@ -142,6 +143,7 @@ export const RunConfigSchema = TargetSchema.extend(LoadSchema.shape)
   .extend(LiveMetricsSchema.shape)
   // Set from the KIND=URL values of --out (config/live-metrics.ts splitOut), not a flag of its own.
   .extend({ outputs: z.array(z.object({ kind: z.enum(OUTPUT_KINDS), url: z.string() })).default([]) })
+  .extend(UiSchema.shape)
   .strict();
 
 export type RunConfigInput = z.input<typeof RunConfigSchema>;
@@ -201,6 +203,7 @@ export const RUN_FLAGS: FlagTable<Exclude<Extract<keyof RunConfigInput, string>,
   ...ROUTING_FLAGS,
   ...EVAL_UNDER_LOAD_FLAGS,
   ...LIVE_METRICS_FLAGS,
+  ...UI_FLAGS,
 };
 
 /** Turn zod issues into one line each, naming the flag (or config key) that was wrong. */

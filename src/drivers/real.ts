@@ -78,7 +78,11 @@ export function prefixKey(spec: RequestSpec): string {
   return (spec.messages[0]?.content ?? spec.prompt).slice(0, 256);
 }
 
-export function createRealDriver(c: RunConfig, extraHeaders: Record<string, string>, backend: BackendKind, redact: (s: string) => string, targets: readonly TargetSpec[] = []): Driver {
+/**
+ * `livePool`: the load may be raised during the run (a LoadControl), so the pool is not capped at the starting
+ * --concurrency (the executor still bounds what is in flight).
+ */
+export function createRealDriver(c: RunConfig, extraHeaders: Record<string, string>, backend: BackendKind, redact: (s: string) => string, targets: readonly TargetSpec[] = [], opts: { livePool?: boolean } = {}): Driver {
   const auth = getBackend(backend).authHeaders;
   const headers = requestHeaders(c.apiKey, extraHeaders, auth);
   const clock = wallClock();
@@ -155,7 +159,7 @@ export function createRealDriver(c: RunConfig, extraHeaders: Record<string, stri
       let transport: Transport = 'h1';
       for (const ep of endpoints) {
         transport = resolveTransport(c.transport, ep.target.baseUrl, ep.proxy !== null);
-        const poolOpts = { connections: c.concurrency ?? null, origin: new URL(ep.target.baseUrl).origin, transport, proxy: ep.proxy };
+        const poolOpts = { connections: opts.livePool ? null : (c.concurrency ?? null), origin: new URL(ep.target.baseUrl).origin, transport, proxy: ep.proxy };
         const ws = backend === 'websocket' ? wsConfig() : undefined;
         // WebSocket streams are sent from this thread (one connection per stream), whatever --workers says.
         if (ws) ep.sender = wsSender({ url: ep.url, headers: ep.headers, config: ws, now: clock.now, maxMessageBytes: c.maxLineBytes });

@@ -8,6 +8,7 @@ import { createWorkload, type Workload } from '../dataset/workload.js';
 import { createRng } from '../util/rng.js';
 import { backendOf } from '../backends/registry.js';
 import { chooseExecutor, rampPlan } from '../scheduler/scheduler.js';
+import { describeLoadStage, LoadControl } from '../scheduler/load-control.js';
 import { LiveAggregator } from '../metrics/live.js';
 import { SummaryAggregator } from '../metrics/aggregator.js';
 import type { RequestRecord } from '../metrics/record.js';
@@ -15,7 +16,7 @@ import { eachRecord, REQUESTS_JSONL } from '../report/results-dir.js';
 import { defaultOutDir, prepareOutDir } from '../outdir.js';
 import { VERSION } from '../version.js';
 import type { Driver, OpenedTarget } from '../drivers/driver.js';
-import type { TimelineSource } from '../telemetry/source.js';
+import type { TimelineSample, TimelineSource } from '../telemetry/source.js';
 import { WindowTracker } from '../telemetry/window.js';
 import { withServerSection } from '../telemetry/server-section.js';
 import { withGpuSection } from '../telemetry/gpu-source.js';
@@ -47,6 +48,11 @@ export interface LifecycleOptions {
   signal?: AbortSignal;
   /** Replace or wrap the run's workload (eval sets, probe streams); `base` builds the one the config names. */
   workload?: (base: () => Workload, ctx: { tokenizer: Tokenizer; redact: (s: string) => string }) => Workload;
+  /**
+   * Let reporters change the load during the run (RunStartEvent.control): concurrency of a closed loop, rate of an
+   * open loop. Each change starts a stage; records carry `stage`, run.json `load_stages`, the summary `by_stage`.
+   */
+  liveLoad?: boolean;
 }
 
 /** Measured requests and the total the workload builds for: 100 by default unless a duration or a finite workload decides. */
@@ -107,6 +113,9 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
     meta.run_id = runId;
     meta.request_id_header = c.requestId ? c.requestIdHeader : null;
     const state: { stoppedReason: StopReason } = { stoppedReason: 'completed' };
+    // Before the first startEvent(), which hands it to reporters.
+    const knob = executor.liveKnob;
+    const control = opts.liveLoad && knob ? new LoadControl(knob, { concurrency: c.concurrency ?? (knob === 'concurrency' ? 1 : undefined), rate: c.rate }, driver.clock.now) : undefined;
     // Nothing more can be recorded, so nothing more is sent, and requests in flight are not waited for.
     let sendingDone = false;
     const jsonl = new RequestsJsonlReporter(outDir, () => {
@@ -130,7 +139,9 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
     // Sampled beside the requests from before the first one to after the last one (never on the virtual clock).
     const sources = driver.kind === 'virtual' ? [] : (s.sources?.(target) ?? []);
     const notice = (line: string) => process.stderr.write(`tokenflood: ${line}\n`);
-    const starts = await Promise.allSettled(sources.map((src) => src.start({ now: driver.clock.now, outDir, virtual: false, notice })));
+    const sampleListeners = reporters.filter((r) => r.sample);
+    const onSample = sampleListeners.length ? (x: TimelineSample) => sampleListeners.forEach((r) => r.sample!(x)) : undefined;
+    const starts = await Promise.allSettled(sources.map((src) => src.start({ now: driver.clock.now, outDir, virtual: false, notice, onSample })));
     const failedStart = starts.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failedStart) {
       // A source that cannot start (a missing nvidia-smi, no such --server-pid) ends the run before any request; the others stop first.
@@ -149,6 +160,7 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
       if (stopSending.signal.aborted) return;
       state.stoppedReason = reason;
       stopSending.abort();
+      control?.close();
       // What the grace period waits for: the end-of-run message says whether any of it had to be cancelled.
       meta.in_flight_at_stop = agg.inFlight;
       graceStop = new AbortController();
@@ -156,7 +168,7 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
       void driver.clock.sleepUntil(driver.clock.now() + c.gracePeriod * 1000, g).then(() => g.aborted || driver.cancelAll());
     }
     function startEvent(): RunStartEvent {
-      return { baseUrl: target.shownBaseUrl, embedded: target.embedded, model: target.shownModel, outDir, total: requests, workload: meta.workload as Record<string, unknown>, meta, virtual: driver.kind === 'virtual' };
+      return { baseUrl: target.shownBaseUrl, embedded: target.embedded, model: target.shownModel, outDir, total: requests, workload: meta.workload as Record<string, unknown>, meta, virtual: driver.kind === 'virtual', control };
     }
     const onAbort = () => stop('interrupted');
     opts.signal?.addEventListener('abort', onAbort, { once: true });
@@ -174,10 +186,11 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
     let outcome: { measuredDone: number; measuredFailed: number } = { measuredDone: 0, measuredFailed: 0 };
     try {
       outcome = await driver.drive(() =>
-        sendLoop({ c, driver, workload, executor, ramp, prepared, model: target.model, requests, rng, agg, counter, redact: s.redact, stopSending: stopSending.signal, stop, onRecord, runId }),
+        sendLoop({ c, driver, workload, executor, ramp, prepared, model: target.model, requests, rng, agg, counter, redact: s.redact, stopSending: stopSending.signal, stop, onRecord, runId, control }),
       );
     } finally {
       sendingDone = true;
+      control?.close();
       graceStop?.abort();
       stopSnapshots();
       Object.assign(meta, driver.finish());
@@ -189,6 +202,7 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
       }
     }
     meta.stopped_reason = state.stoppedReason;
+    if (control) meta.load_stages = control.stages.map(describeLoadStage);
     meta.workload = workload.describe(); // final counts (skipped items, conversations cut short)
     if (state.stoppedReason === 'max_error_rate')
       meta.stop_message = `stopped early: more than ${(c.maxErrorRate! * 100).toFixed(1)}% of requests failed (${outcome.measuredFailed} of ${outcome.measuredDone})`;

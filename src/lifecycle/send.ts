@@ -8,6 +8,7 @@ import { BACKENDS, backendOf } from '../backends/registry.js';
 import { BATCH_BACKENDS } from '../backends/backend-config.js';
 import type { ExecuteResult } from '../backends/execute.js';
 import type { Executor, RampPlan, Slot } from '../scheduler/scheduler.js';
+import type { LoadControl } from '../scheduler/load-control.js';
 import { toRecord } from '../metrics/derive.js';
 import { normalizeRaw } from '../metrics/jsonl.js';
 import type { LiveAggregator } from '../metrics/live.js';
@@ -74,6 +75,8 @@ export interface SendContext {
   onRecord(r: RequestRecord): void;
   /** The run's id: request ids are `<run id>-<request id>` (none with --no-request-id). */
   runId?: string;
+  /** Live load changes (LifecycleOptions.liveLoad): the executor follows it, each record gets its stage. */
+  control?: LoadControl;
 }
 
 /** A run id: 12 random hex digits, short enough to read in a log line, long enough not to collide between runs. */
@@ -171,6 +174,7 @@ export async function sendLoop(x: SendContext): Promise<{ measuredDone: number; 
     if (spec.prefixGroup !== undefined) res.raw.prefix_group = spec.prefixGroup;
     // The phase (ramp-up, steady, ramp-down) the scheduler gave the request: the summary covers the steady one.
     res.raw.phase = slot.phase;
+    if (slot.stage !== undefined) res.raw.stage = slot.stage;
     await completeTokenCounts(res, x.counter);
     if (res.raw.error !== null) res.raw.error = x.redact(res.raw.error);
     if (res.raw.finish_reason !== null) res.raw.finish_reason = x.redact(res.raw.finish_reason);
@@ -237,6 +241,7 @@ export async function sendLoop(x: SendContext): Promise<{ measuredDone: number; 
       now: clock.now,
       waits: clock,
       signal: stopSending,
+      control: x.control,
     },
     send,
   );

@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import type { Histogram } from 'hdr-histogram-js';
 import { distStats, type DistStats } from './stats.js';
 import type { RequestRecord, RequestStatus } from './record.js';
-import type { CodeCount, ErrorCount, MetricsBlock, PhaseCounts, Summary } from './summary-model.js';
+import type { CodeCount, ErrorCount, MetricsBlock, PhaseCounts, StageBlock, Summary } from './summary-model.js';
 import type { ClientHealth } from './health.js';
 import { CacheLocalityAggregator } from './cache-locality.js';
 
@@ -297,6 +297,7 @@ export class SummaryAggregator {
   private readonly endpoints = new Map<string, PhaseBlocks>();
   private readonly models = new Map<string, PhaseBlocks>();
   private readonly locality = new CacheLocalityAggregator();
+  private readonly stages = new Map<number, PhaseBlocks>();
   /** Measured (not warmup) requests per phase. */
   private readonly phases = { steady: 0, ramp_up: 0, ramp_down: 0 };
   /** Records added (warmup included). */
@@ -311,6 +312,11 @@ export class SummaryAggregator {
     if (r.endpoint !== undefined) this.keyed(this.endpoints, r.endpoint).add(r);
     if (r.model !== undefined) this.keyed(this.models, r.model).add(r);
     this.locality.add(r);
+    if (r.stage !== undefined) {
+      let s = this.stages.get(r.stage);
+      if (!s) this.stages.set(r.stage, (s = new PhaseBlocks(this.itlExactLimit)));
+      s.add(r);
+    }
     if (!r.class) return;
     this.keyed(this.classes, r.class).add(r);
   }
@@ -345,6 +351,19 @@ export class SummaryAggregator {
       summary.cache_locality = loc.cacheLocality;
       summary.prefix_groups = loc.groups;
     }
+    if (this.stages.size > 0) summary.by_stage = this.stageBlocks(run, which);
     return summary;
+  }
+  /** Each stage's metrics, labelled with its load from run.json `load_stages`; a stage's concurrency is its own (closed loop). */
+  private stageBlocks(run: Record<string, unknown>, which: PhaseCounts['summarized']): StageBlock[] {
+    const loads = Array.isArray(run.load_stages) ? (run.load_stages as Record<string, unknown>[]) : [];
+    const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
+    return [...this.stages.keys()]
+      .sort((a, b) => a - b)
+      .map((stage) => {
+        const l = loads.find((x) => x.stage === stage) ?? {};
+        const concurrency = num(l.concurrency);
+        return { stage, started_at_ms: num(l.started_at_ms), concurrency, rate: num(l.rate), metrics: this.stages.get(stage)!.pick(which).metrics(concurrency ?? undefined) };
+      });
   }
 }

@@ -56,6 +56,7 @@ export function recordLine(r: RequestRecord): string {
     warmup: r.warmup,
     phase: r.phase ?? 'steady',
     ...routingFields(r),
+    ...(r.stage !== undefined ? { stage: r.stage } : {}),
     scheduled_at_ms: r.scheduled_at_ms,
     sent_at_ms: r.sent_at_ms,
     connection_reused: r.connection_reused,
@@ -169,6 +170,7 @@ export function recordFromJson(o: Record<string, unknown>): RequestRecord {
   raw.phase = REQUEST_PHASES.includes(o.phase as RequestPhase) ? o.phase : 'steady';
   for (const k of ['endpoint', 'model', 'served_by'] as const) if (typeof o[k] === 'string') raw[k] = o[k];
   if (Number.isInteger(o.prefix_group)) raw.prefix_group = o.prefix_group;
+  if (Number.isInteger(o.stage) && (o.stage as number) >= 0) raw.stage = o.stage;
   return toRecord(raw as unknown as RawRequest);
 }
 

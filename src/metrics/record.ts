@@ -49,6 +49,8 @@ export interface RawRequest extends Partial<ServerTimings> {
   warmup: boolean;
   /** Its phase; absent (records of older files, simulate) means steady. */
   phase?: RequestPhase;
+  /** The live load stage it was sent in (a load changed during the run, e.g. from the dashboard); absent otherwise. */
+  stage?: number;
   class: string | undefined;
   status: RequestStatus;
   http_status: number | null;

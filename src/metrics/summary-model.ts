@@ -99,6 +99,15 @@ export interface PhaseCounts {
   summarized: 'steady' | 'all';
 }
 
+/** A live load stage's figures: started_at_ms, concurrency and rate come from run.json load_stages (null when absent). */
+export interface StageBlock {
+  stage: number;
+  started_at_ms: number | null;
+  concurrency: number | null;
+  rate: number | null;
+  metrics: MetricsBlock;
+}
+
 export interface Summary extends MetricsBlock {
   schema_version: 1;
   run: Record<string, unknown>;
@@ -114,6 +123,8 @@ export interface Summary extends MetricsBlock {
   cache_locality?: number | null;
   /** With shared-prefix groups: per group, where it was served and its cached-token rate. */
   prefix_groups?: PrefixGroupsSummary;
+  /** One entry per live load stage (records carry `stage`): the load it ran under (run.json load_stages) and its metrics. */
+  by_stage?: StageBlock[];
   /** The client's own health during the run: was the load generator the bottleneck? (docs/performance.md) */
   client?: ClientHealth;
   /** What the target's /metrics said during the run, when it served them (docs/output-format.md#server). */

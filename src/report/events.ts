@@ -3,6 +3,8 @@ import type { RequestRecord } from '../metrics/record.js';
 import type { LiveSnapshot } from '../metrics/live.js';
 import type { Summary } from '../metrics/summary.js';
 import type { WriteError } from '../errors.js';
+import type { LoadControl } from '../scheduler/load-control.js';
+import type { TimelineSample } from '../telemetry/source.js';
 
 export interface RunStartEvent {
   /** The target as shown (redacted); for a simulation, the engine it models. */
@@ -18,6 +20,8 @@ export interface RunStartEvent {
   meta: Readonly<Record<string, unknown>>;
   /** True on the virtual driver (simulate): times are virtual ms, no wall clock passes between events. */
   virtual: boolean;
+  /** Changes the load live (LifecycleOptions.liveLoad and an executor that allows it: constant-vus, constant-arrival-rate). */
+  control?: LoadControl;
 }
 
 /** Counts, windowed rates and percentiles and the requests in flight, at least once a second of run time. */
@@ -56,5 +60,7 @@ export interface Reporter {
   runStart?(e: RunStartEvent): void;
   record?(r: RequestRecord): void;
   snapshot?(s: SnapshotEvent): void;
+  /** Each timeline sample (server /metrics, GPU) as it is taken, real driver only; cheap, like `record`. */
+  sample?(s: TimelineSample): void;
   runEnd?(e: RunEndEvent): void | Promise<void>;
 }

@@ -99,6 +99,13 @@ export function renderSummary(s: Summary): string {
     out.push(table(['class', 'ok', 'TTFT p50', 'TTFT p99', 'TPOT p50', 'E2E p99', 'out tok/s'], crow));
   }
   out.push(...routingLines(s));
+  if (s.by_stage && s.by_stage.length > 1) {
+    // Live load changes (--ui): which load each stretch of the run ran under.
+    out.push('', 'by stage (live load changes):');
+    const load = (st: (typeof s.by_stage)[number]) => (st.rate !== null ? `${st.rate} req/s` : `${st.concurrency ?? '-'} in flight`);
+    const srow = s.by_stage.map((st) => [String(st.stage), load(st), String(st.metrics.requests.ok), fmt(st.metrics.ttft_ms.p50), fmt(st.metrics.ttft_ms.p99), fmt(st.metrics.e2e_ms.p99), fmt(st.metrics.output_throughput)]);
+    out.push(table(['stage', 'load', 'ok', 'TTFT p50', 'TTFT p99', 'E2E p99', 'out tok/s'], srow));
+  }
   return out.join('\n');
 }
 

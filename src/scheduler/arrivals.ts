@@ -45,7 +45,7 @@ export function arrivalSchedule(
  */
 export function* openLoopArrivals(
   kind: ArrivalKind,
-  ratePerS: number,
+  ratePerS: number | (() => number),
   burstiness: number,
   rng: Rng,
   o: { warmup: number; requests?: number; durationMs?: number },
@@ -54,6 +54,8 @@ export function* openLoopArrivals(
   let t = 0;
   let n = 0;
   let firstMeasured = 0;
+  // A live rate (LoadControl) is read for each gap: a change applies from the arrival after the next one.
+  const rate = typeof ratePerS === 'number' ? () => ratePerS : ratePerS;
   for (;;) {
     const measured = n - o.warmup;
     if (o.requests !== undefined && measured >= o.requests) return;
@@ -61,7 +63,7 @@ export function* openLoopArrivals(
     if (n === o.warmup) firstMeasured = t;
     yield t;
     n++;
-    t += gapMs(kind, ratePerS, burstiness, rng);
+    t += gapMs(kind, rate(), burstiness, rng);
   }
 }
 

@@ -46,8 +46,9 @@ export function gpuSources(c: GpuSourceConfig): TimelineSource[] {
         writeFileSync(file, '');
         const gpu = c.gpuMetrics !== undefined ? createGpuSampler(c.gpuMetrics, { intervalMs, onProblem: ctx.notice, now: ctx.now }) : undefined;
         const host = createHostSampler({ intervalMs, serverPid: c.serverPid, onProblem: ctx.notice, now: ctx.now });
-        await gpu?.start((gpus, t) => push({ t_ms: t, gpus: gpus as unknown as Record<string, unknown>[] }));
-        await host.start((h, t) => push({ t_ms: t, host: h as unknown as Record<string, unknown> }));
+        const live = (l: Line) => (push(l), ctx.onSample?.({ source: 'gpu', tMs: l.t_ms, line: l as unknown as Record<string, unknown> }));
+        await gpu?.start((gpus, t) => live({ t_ms: t, gpus: gpus as unknown as Record<string, unknown>[] }));
+        await host.start((h, t) => live({ t_ms: t, host: h as unknown as Record<string, unknown> }));
         const timer = setInterval(flush, 1000);
         timer.unref();
         stopAll = async () => {

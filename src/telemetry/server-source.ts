@@ -70,6 +70,7 @@ export function serverMetricsSource(o: ServerMetricsOptions): TimelineSource {
     const sample = normalizeScrape(t, parsed, engine);
     engine ??= sample.engine;
     (writer ??= new SampleWriter(join(ctx!.outDir, SERVER_METRICS_JSONL), o.redact)).write(sample);
+    ctx!.onSample?.({ source: 'server', tMs: t, line: sample as unknown as Record<string, unknown> });
     return true;
   }
 

@@ -8,7 +8,12 @@ export interface SourceContext {
   virtual: boolean;
   /** Print one line for the user (stderr): e.g. that the server serves no metrics. Never secrets; server text made inert. */
   notice(line: string): void;
+  /** Each sample as it is taken, for live views (the dashboard); the source writes it to its file as before. */
+  onSample?(s: TimelineSample): void;
 }
+
+/** A live sample: one server /metrics scrape (its server_metrics.jsonl line) or one GPU/host reading (a gpu_metrics.jsonl line). */
+export type TimelineSample = { source: 'server'; tMs: number; line: Record<string, unknown> } | { source: 'gpu'; tMs: number; line: Record<string, unknown> };
 
 /** What a source adds to the results once it stopped. */
 export interface SourceResult {

@@ -3,26 +3,46 @@ import type { Executor, ScheduleOptions, SendFn } from './types.js';
 import { measuredLimitReached } from './limits.js';
 
 async function closedLoop(o: ScheduleOptions, send: SendFn): Promise<void> {
-  const n = o.concurrency ?? 1;
+  const ctl = o.control;
+  const target = () => ctl?.current.concurrency ?? o.concurrency ?? 1;
   let next = 0;
   let measureStart: number | undefined;
-  const worker = async () => {
+  // VU k runs while k < the current target: a lower target ends VUs after their request, a higher one starts new ones.
+  const alive = new Set<number>();
+  const running = new Set<Promise<void>>();
+  let over = false;
+  const worker = async (k: number) => {
     for (;;) {
-      if (o.signal?.aborted) return;
+      if (o.signal?.aborted || over || k >= target()) return;
       const index = next;
-      if (measuredLimitReached(o, index, measureStart)) return;
+      if (measuredLimitReached(o, index, measureStart)) return void (over = true);
       next++;
       const t = o.now();
       if (index === o.warmup) measureStart = t;
-      if (!(await send({ index, warmup: index < o.warmup, scheduledAtMs: t, readyAtMs: t, phase: 'steady' }))) return;
+      if (!(await send({ index, warmup: index < o.warmup, scheduledAtMs: t, readyAtMs: t, phase: 'steady', stage: ctl?.current.stage }))) return;
     }
   };
-  await Promise.all(Array.from({ length: n }, worker));
+  const fill = () => {
+    for (let k = 0; k < target(); k++) {
+      if (alive.has(k)) continue;
+      alive.add(k);
+      const p: Promise<void> = worker(k).finally(() => (alive.delete(k), running.delete(p)));
+      running.add(p);
+    }
+  };
+  const unsubscribe = ctl?.onChange(() => over || o.signal?.aborted || fill());
+  fill();
+  try {
+    while (running.size) await Promise.all([...running]);
+  } finally {
+    unsubscribe?.();
+  }
 }
 
 export const constantVus: Executor = {
   kind: 'constant-vus',
   openLoop: false,
+  liveKnob: 'concurrency',
   run: closedLoop,
   describe: (p) => ({ kind: 'constant-vus', vus: p.concurrency ?? 1 }),
 };

@@ -41,7 +41,7 @@ export async function openLoop(schedule: Iterable<number>, o: ScheduleOptions, s
     }
     if (o.signal?.aborted) break;
     inFlight++;
-    const p = send({ index, warmup: index < o.warmup, scheduledAtMs: due, readyAtMs: ready, phase: phaseOf?.(at) ?? 'steady' })
+    const p = send({ index, warmup: index < o.warmup, scheduledAtMs: due, readyAtMs: ready, phase: phaseOf?.(at) ?? 'steady', stage: o.control?.current.stage })
       .then(
         (more) => {
           if (!more) exhausted = true;

@@ -3,6 +3,7 @@ import type { Rng } from '../../util/rng.js';
 import type { ArrivalKind } from '../arrivals.js';
 import type { RampPlan } from '../stages.js';
 import type { RequestPhase } from '../../metrics/record.js';
+import type { LiveKnob, LoadControl } from '../load-control.js';
 
 export interface Slot {
   /** 0-based request index; indexes below `warmup` are warmup requests. */
@@ -17,6 +18,8 @@ export interface Slot {
   readyAtMs: number;
   /** The stage it was scheduled in: ramp-up, steady or ramp-down (always steady without ramps). */
   phase: RequestPhase;
+  /** The live load stage it was sent in (LoadControl), undefined when the run has no live control. */
+  stage?: number;
 }
 
 /**
@@ -53,6 +56,8 @@ export interface ScheduleOptions {
    * from the start of the stages, warmup included.
    */
   ramp?: RampPlan;
+  /** Live load changes (constant-vus: concurrency; constant-arrival-rate: rate); each change starts a stage. */
+  control?: LoadControl;
 }
 
 /** `send` returns false when the workload has nothing more for this slot: that ends the loop. */
@@ -65,6 +70,8 @@ export interface Executor {
   readonly kind: string;
   /** Open loop: requests are due at scheduled times, whether or not earlier ones have finished. */
   readonly openLoop: boolean;
+  /** The load this executor lets change during the run (ScheduleOptions.control); absent: none. */
+  readonly liveKnob?: LiveKnob;
   /** Run the schedule, calling `send` for every slot; resolves when every sent request has finished. */
   run(o: ScheduleOptions, send: SendFn): Promise<void>;
   /** run.json `executor`: the kind and its k6-style options (snake_case). */
