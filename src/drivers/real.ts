@@ -1,9 +1,9 @@
 // The real driver: the wall clock and HTTP to a server (or the embedded simulated server), with client self-health.
 import { availableParallelism } from 'node:os';
-import { Agent } from 'undici';
 import type { RunConfig } from '../config/schema.js';
 import { TokenfloodError } from '../errors.js';
-import { proxyAgent, proxyForRun, redactProxyUrl, type ProxyChoice } from '../backends/proxy.js';
+import { proxyForRun, redactProxyUrl, type ProxyChoice } from '../backends/proxy.js';
+import { getClient } from '../backends/http-get.js';
 import { inProcessSender, resolveTransport, type RequestSender } from '../backends/sender.js';
 import { senderPool } from '../backends/sender-pool.js';
 import { prewarmCount, warmPath, PREWARM_MAX_CONNECTING } from '../backends/prewarm.js';
@@ -69,7 +69,8 @@ export function createRealDriver(c: RunConfig, extraHeaders: Record<string, stri
       // HTTP_PROXY/HTTPS_PROXY/NO_PROXY (src/backends/proxy.ts): a proxy, when one applies, carries the preflight and the run.
       proxy = proxyForRun(target.baseUrl, c.transport);
       const via = proxy;
-      const probe = via ? proxyAgent(via) : new Agent();
+      // On the run's transport: an h1 run never loads undici.
+      const probe = getClient({ transport: resolveTransport(c.transport, target.baseUrl, via !== null), proxy: via, connections: 1 });
       const pf = await preflight(target.baseUrl, headers, c.model, probe, { signal, redact })
         .catch((e: unknown) => {
           if (via && e instanceof TokenfloodError && e.code === 'E_UNREACHABLE') e.message += ` (through the proxy ${redactProxyUrl(via.uri)} from ${via.source})`;
@@ -95,7 +96,7 @@ export function createRealDriver(c: RunConfig, extraHeaders: Record<string, stri
       const t = target as Target;
       const transport = resolveTransport(c.transport, t.baseUrl, proxy !== null);
       const poolOpts = { connections: c.concurrency ?? null, origin: new URL(t.baseUrl).origin, transport, proxy };
-      sender = workers > 1 ? await senderPool(workers, poolOpts, performance.timeOrigin + clock.restart(), backend) : inProcessSender(poolOpts, clock.now, backend);
+      sender = workers > 1 ? await senderPool(workers, poolOpts, performance.timeOrigin + clock.restart(), backend) : await inProcessSender(poolOpts, clock.now, backend);
       // Connections before the clock (issue 12): open what the load needs, a bounded number of connects at a time,
       // so the first wave does not overflow the server's accept queue. Failures are counted, never fatal.
       const warm = await sender.prewarm(prewarmCount(c.prewarm, c), { maxConnecting: PREWARM_MAX_CONNECTING, path: warmPath(joinUrl(t.baseUrl, '/models')), headers });
