@@ -45,17 +45,22 @@ function readTable(file: string): RankTable {
   while (size < count * 2) size <<= 1;
   const mask = size - 1;
   const slots = new Int32Array(size);
-  const t: RankTable = { count, offsets, bytes, slots, mask };
-  for (let r = 0; r < count; r++) {
+  next: for (let r = 0; r < count; r++) {
     const a = offsets[r];
-    const b = offsets[r + 1];
-    // The lowest rank wins for equal bytes, as in the first-set map of the original ranks.
-    if (b === a || rankOf(t, bytes, a, b) >= 0) continue;
-    let h = hash(bytes, a, b) & mask;
-    while (slots[h] !== 0) h = (h + 1) & mask;
+    const len = offsets[r + 1] - a;
+    if (len === 0) continue;
+    let h = hash(bytes, a, a + len) & mask;
+    for (let s = slots[h]; s !== 0; h = (h + 1) & mask, s = slots[h]) {
+      // The lowest rank wins for equal bytes.
+      const o = offsets[s - 1];
+      if (offsets[s] - o !== len) continue;
+      let i = 0;
+      while (i < len && bytes[o + i] === bytes[a + i]) i++;
+      if (i === len) continue next;
+    }
     slots[h] = r + 1;
   }
-  return t;
+  return { count, offsets, bytes, slots, mask };
 }
 
 /** The rank of the token whose bytes are buf[from, to), or -1. */
