@@ -144,7 +144,7 @@ describe.each(['h1', 'undici'] as const)('prewarm (transport %s)', (transport) =
     for (const r of cold.records.filter((x) => x.connection_reused)) expect(r.connecting_ms).toBe(0);
   });
 
-  it('1,000 streams against a server with an accept backlog of 64: every connection ready before the clock, no request slower than 1 s to headers', { timeout: 120_000 }, async () => {
+  it('1,000 streams against a server with an accept backlog of 64: every connection ready before the clock, no request slower than 1 s to headers', { timeout: 120_000, retry: 2 }, async () => {
     server = await startCountingServer(64, 0, STREAM_MS);
     const out = tmpDir();
     const res = await run({ ...base, baseUrl: server.baseUrl, requests: 2000, concurrency: 1000, out, transport, timeout: 60 });
@@ -152,7 +152,9 @@ describe.each(['h1', 'undici'] as const)('prewarm (transport %s)', (transport) =
     // Connection start → headers (connecting + TLS + sending + waiting for headers) within 1 s for every request: a
     // SYN dropped from a full accept queue costs a 1 s retransmit, so any would show. Without prewarm 400–1,000 of
     // the 2,000 requests break it. blocked_ms (waiting in the client's own pool, outside TTFT) is left out: undici's
-    // pool handing 1,000 sockets to 1,000 dispatches at once took up to 1.3 s on a loaded 2-core machine.
+    // pool handing 1,000 sockets to 1,000 dispatches at once took up to 1.3 s on a loaded 2-core machine. Retried:
+    // with other work starving this process (load average 13+ on 2 cores) sending the first wave alone can take
+    // over a second, while a real regression (no prewarm) fails every attempt.
     const toHeadersMs = (r: (typeof res.records)[number]) => (r.connecting_ms ?? 0) + (r.tls_ms ?? 0) + (r.sending_ms ?? 0) + (r.headers_ms ?? Infinity);
     const slow = res.records.filter((r) => !(toHeadersMs(r) <= 1000));
     expect({ slow: slow.length, first: slow.slice(0, 3).map((r) => `${r.id}: connecting ${r.connecting_ms} sending ${r.sending_ms} headers ${r.headers_ms}`) }).toEqual({ slow: 0, first: [] });
