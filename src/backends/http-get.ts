@@ -1,38 +1,8 @@
 // One GET with a hard deadline and a size cap (preflight, /metrics scrapes, identity probes) on the h1 pool, or on undici loaded only when needed.
 import { H1Pool } from './h1/index.js';
-import type { ProxyChoice } from './proxy.js';
-import type { Transport } from './sender.js';
+import type { GetClient, GetClientOptions, GetResponse } from './get-client.js';
 
-export interface GetResponse {
-  status: number;
-  /** Names lowercased. */
-  headers: Record<string, string | string[] | undefined>;
-  /** The body as UTF-8, at most `maxBytes` bytes of it (the connection is dropped past that). */
-  text: string;
-}
-
-export interface GetOptions {
-  headers: Record<string, string>;
-  /** The whole exchange (connect, headers, body) must finish within this; it rejects otherwise. */
-  deadlineMs: number;
-  maxBytes: number;
-  signal?: AbortSignal;
-}
-
-export interface GetClient {
-  get(url: string, o: GetOptions): Promise<GetResponse>;
-  /** Drops every connection at once (a dribbling body is never waited for). */
-  close(): Promise<void>;
-}
-
-export interface GetClientOptions {
-  /** h1: tokenflood's pool (http and https, no proxy); undici: for a proxy, or when the run uses undici. */
-  transport: Transport;
-  proxy: ProxyChoice | null;
-  /** Connections per origin. */
-  connections: number;
-  keepAliveMs?: number;
-}
+export type { GetClient, GetClientOptions, GetOptions, GetResponse } from './get-client.js';
 
 /** A GET client on `transport`; undici (about 15 MB and 0.1 CPU-s to load) is imported on the first GET it sends. */
 export function getClient(o: GetClientOptions): GetClient {
@@ -56,7 +26,7 @@ function h1GetClient(o: GetClientOptions): GetClient {
   };
   return {
     get: (url, g) =>
-      new Promise<GetResponse>((resolve, reject) => {
+      new Promise((resolve, reject) => {
         const u = new URL(url);
         const chunks: Buffer[] = [];
         let n = 0;

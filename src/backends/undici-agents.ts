@@ -4,7 +4,7 @@ import { withStaleRetry } from './stale-retry.js';
 import { traceUndici, tracedConnector } from './undici-trace.js';
 import { undiciGates } from './prewarm.js';
 import type { ProxyChoice } from './proxy.js';
-import type { GetClient, GetClientOptions, GetResponse } from './http-get.js';
+import type { GetClient, GetClientOptions, GetResponse } from './get-client.js';
 
 /** An undici dispatcher that sends everything through `proxy` (CONNECT tunnels, as EnvHttpProxyAgent does). */
 export function proxyAgent(proxy: ProxyChoice, opts: Omit<EnvHttpProxyAgent.Options, 'httpProxy' | 'httpsProxy' | 'noProxy'> = {}): Dispatcher {
