@@ -27,7 +27,7 @@ async function streams() {
   const { port, streams: n, tokens, warmMs, windowMs, rampMs } = sc;
   const url = `http://127.0.0.1:${port}/v1/chat/completions`;
   // The same transport run() uses by default (tokenflood's HTTP/1.1 pool for http://); BENCH_TRANSPORT=undici compares.
-  const agent = agentFor({ connections: n, origin: `http://127.0.0.1:${port}`, transport: process.env.BENCH_TRANSPORT ?? 'h1' });
+  const agent = await agentFor({ connections: n, origin: `http://127.0.0.1:${port}`, transport: process.env.BENCH_TRANSPORT ?? 'h1' });
   const headers = { 'content-type': 'application/json' };
   const body = JSON.stringify({
     model: 'bench',

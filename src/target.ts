@@ -1,5 +1,5 @@
 // The target server: the user's URL, or the embedded simulated server; plus the preflight that finds the model.
-import { request, type Dispatcher } from 'undici';
+import type { GetClient, GetResponse } from './backends/http-get.js';
 import { TokenfloodError, UsageError } from './errors.js';
 import { joinUrl, redactUrl } from './util/url.js';
 import { startEmbeddedServer, type EmbeddedSimOptions } from './config/embedded-sim.js';
@@ -47,7 +47,7 @@ export interface PreflightOptions {
  * GET {base}/models before anything is sent: proves the server is reachable and names the default model.
  * Unreachable servers and rejected credentials are errors (exit 2); a missing /models is fine when --model is given.
  */
-export async function preflight(baseUrl: string, headers: Record<string, string>, model: string | undefined, dispatcher: Dispatcher, opts: PreflightOptions = {}): Promise<Preflight> {
+export async function preflight(baseUrl: string, headers: Record<string, string>, model: string | undefined, client: GetClient, opts: PreflightOptions = {}): Promise<Preflight> {
   const deadlineMs = opts.deadlineMs ?? PREFLIGHT_DEADLINE_MS;
   const shown = redactUrl(baseUrl);
   const modelsUrl = joinUrl(baseUrl, '/models');
@@ -66,24 +66,24 @@ export async function preflight(baseUrl: string, headers: Record<string, string>
     const why = (opts.redact ?? ((t: string) => t))(`${err.code ?? ''} ${err.message ?? String(e)}`);
     return new TokenfloodError('E_UNREACHABLE', `cannot reach the server at ${shown}: ${why}`.replace(/\s+/g, ' ').trim());
   };
-  let res: Dispatcher.ResponseData;
-  let text: string;
+  let res: GetResponse;
   try {
-    res = await request(modelsUrl, { method: 'GET', headers, dispatcher, signal: stop.signal, headersTimeout: deadlineMs, bodyTimeout: deadlineMs });
-    text = await readCapped(res.body, MAX_MODELS_BYTES);
+    // The deadline is this function's own timer (timedOut tells it apart); the client's, a little later, only backs it up.
+    res = await client.get(modelsUrl, { headers, deadlineMs: deadlineMs + 1000, maxBytes: MAX_MODELS_BYTES, signal: stop.signal });
   } catch (e) {
     throw failed(e);
   } finally {
     clearTimeout(timer);
     opts.signal?.removeEventListener('abort', onAbort);
   }
+  const { status, text } = res;
   const scaleHeader = res.headers['x-tokenflood-time-scale'];
   const simTimeScale = scaleHeader !== undefined ? Number(scaleHeader) : undefined;
-  if (res.statusCode === 401 || res.statusCode === 403)
-    throw new UsageError([`--api-key: the server at ${shown} rejected the credentials (HTTP ${res.statusCode})`]);
+  if (status === 401 || status === 403)
+    throw new UsageError([`--api-key: the server at ${shown} rejected the credentials (HTTP ${status})`]);
   let models: string[] = [];
   let listed: { id?: unknown; max_model_len?: unknown }[] = [];
-  if (res.statusCode >= 200 && res.statusCode < 300) {
+  if (status >= 200 && status < 300) {
     try {
       listed = (JSON.parse(text) as { data?: { id?: unknown }[] }).data ?? [];
       if (!Array.isArray(listed)) listed = [];
@@ -96,22 +96,7 @@ export async function preflight(baseUrl: string, headers: Record<string, string>
   const mml = listed.find((m) => m?.id === chosen)?.max_model_len;
   if (!chosen)
     throw new UsageError([
-      `--model: not given, and GET ${redactUrl(modelsUrl)} ${res.statusCode >= 300 ? `failed with HTTP ${res.statusCode}` : 'listed no model'}; pass --model NAME`,
+      `--model: not given, and GET ${redactUrl(modelsUrl)} ${status >= 300 ? `failed with HTTP ${status}` : 'listed no model'}; pass --model NAME`,
     ]);
   return { model: chosen, models, simTimeScale, maxModelLen: typeof mml === 'number' && Number.isFinite(mml) ? mml : null };
-}
-
-/** The body as text, at most `max` bytes of it (the rest is discarded, the connection closed). */
-async function readCapped(body: Dispatcher.ResponseData['body'], max: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let n = 0;
-  for await (const c of body as AsyncIterable<Buffer>) {
-    chunks.push(c);
-    n += c.length;
-    if (n >= max) {
-      body.destroy();
-      break;
-    }
-  }
-  return Buffer.concat(chunks).toString('utf8').slice(0, max);
 }

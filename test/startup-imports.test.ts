@@ -1,9 +1,11 @@
-// Start-up cost: loading the CLI must not load packages only a rare path needs (HDR histogram, the sim server's prom-client, yaml).
+// Start-up cost: loading the CLI must not load packages only a rare path needs (HDR histogram, the sim server's prom-client, yaml,
+// undici on h1 runs, gpt-tokenizer's tables).
 import { describe, it, expect } from 'vitest';
 import { createRequire } from 'node:module';
 import { writeFileSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import { tmpDir } from './helpers.js';
+import { startRawServer, response, sseBody } from './fixtures/raw-server.js';
 
 // CommonJS packages, even when imported from ESM, land in the CommonJS module cache: it tells what was loaded.
 const loaded = (pkg: string): boolean => Object.keys(createRequire(import.meta.url).cache).some((f) => f.includes(`${sep}node_modules${sep}${pkg}${sep}`));
@@ -42,5 +44,21 @@ describe('start-up imports', () => {
     expect(loaded('yaml')).toBe(true);
     writeFileSync(file, 'concurrency: [1,\n');
     expect(readConfigFile(file).problems[0]).toMatch(/--config: .*run\.yaml: cannot read config file: /);
+  });
+
+  it('a run on the h1 transport (preflight, /metrics scrape, prompts of exact length) loads neither undici nor gpt-tokenizer', async () => {
+    const raw = await startRawServer((sock) => sock.write(response(200, sseBody(), { 'content-type': 'text/event-stream' })));
+    try {
+      const { run } = await import('../src/run.js');
+      const res = await run({ baseUrl: raw.baseUrl, requests: 3, concurrency: 1, inputTokens: 40, outputTokens: 4, quiet: true, out: join(tmpDir(), 'run') });
+      expect(res.records.map((r) => [r.status, r.expected_input_tokens, r.output_tokens])).toEqual([['ok', 40, 1], ['ok', 40, 1], ['ok', 40, 1]]);
+      // The preflight and the /metrics probe went to the server (over the h1 pool), then the three requests.
+      expect(raw.seen).toEqual(expect.arrayContaining(['GET /v1/models', 'GET /metrics', 'POST /v1/chat/completions']));
+      expect(loaded('commander')).toBe(true);
+      expect(loaded('undici')).toBe(false);
+      expect(loaded('gpt-tokenizer')).toBe(false);
+    } finally {
+      await raw.close();
+    }
   });
 });

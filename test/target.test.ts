@@ -3,7 +3,7 @@ import { describe, it, expect, afterEach } from 'vitest';
 import { spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Agent } from 'undici';
+import { getClient } from '../src/backends/http-get.js';
 import { main } from '../src/cli/main.js';
 import { run } from '../src/run.js';
 import { preflight } from '../src/target.js';
@@ -81,13 +81,13 @@ describe('base URL with a fragment', () => {
 });
 
 describe('preflight against a /models body that never ends', () => {
-  it('gives up at its deadline (headers and body together), as an unreachable server', async () => {
+  it.each(['h1', 'undici'] as const)('gives up at its deadline (headers and body together), as an unreachable server (transport %s)', async (transport) => {
     server = await dribbleServer();
-    const agent = new Agent();
+    const agent = getClient({ transport, proxy: null, connections: 1 });
     const t0 = performance.now();
     const err = await within(preflight(`${server.origin}/v1`, {}, undefined, agent, { deadlineMs: 1000 }), 10_000).catch((e: unknown) => e);
     const ms = performance.now() - t0;
-    await agent.destroy(); // close() would wait for a request that never ends
+    await agent.close(); // drops the connection of a request that never ends
     expect(err).toBeInstanceOf(TokenfloodError);
     expect((err as TokenfloodError).code).toBe('E_UNREACHABLE');
     expect((err as Error).message).toMatch(/did not answer GET \/models within 1 s/);

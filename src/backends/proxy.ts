@@ -3,7 +3,6 @@
 // The rules are those of undici's EnvHttpProxyAgent (lowercase names win; https falls back to the http proxy;
 // NO_PROXY entries are host or host:port, a leading "." or "*." matches subdomains, "*" disables proxying), plus
 // one of our own: a loopback target (localhost, 127.0.0.0/8, ::1) is never proxied, as curl and most clients do.
-import { EnvHttpProxyAgent, type Dispatcher } from 'undici';
 import { UsageError } from '../errors.js';
 
 export interface ProxyChoice {
@@ -77,11 +76,6 @@ export function redactProxyUrl(uri: string): string {
   } catch {
     return uri.replace(/\/\/[^@/]*@/, '//***@');
   }
-}
-
-/** An undici dispatcher that sends everything through `proxy` (CONNECT tunnels, as EnvHttpProxyAgent does). */
-export function proxyAgent(proxy: ProxyChoice, opts: Omit<EnvHttpProxyAgent.Options, 'httpProxy' | 'httpsProxy' | 'noProxy'> = {}): Dispatcher {
-  return new EnvHttpProxyAgent({ ...opts, httpProxy: proxy.uri, httpsProxy: proxy.uri, noProxy: '' });
 }
 
 /** The proxy for a run's target (null: direct); bad input (exit 2) for a bad proxy URL, or --transport h1 with a proxy. */

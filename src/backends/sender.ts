@@ -1,12 +1,10 @@
 // Request senders send requests and record them: in this thread, or spread over worker threads each with its own HTTP pool.
-import { Agent, type Dispatcher } from 'undici';
-import { withStaleRetry } from './stale-retry.js';
-import { proxyAgent, type ProxyChoice } from './proxy.js';
+import type { Dispatcher } from 'undici';
+import type { ProxyChoice } from './proxy.js';
 import { H1Pool } from './h1/index.js';
 import { executeRequest, type ExecuteInput, type ExecuteResult } from './execute.js';
 import { getBackend, type BackendKind } from './registry.js';
-import { traceUndici, tracedConnector } from './undici-trace.js';
-import { prewarmAgent, undiciGates, type PrewarmOptions, type PrewarmResult } from './prewarm.js';
+import { prewarmAgent, type PrewarmOptions, type PrewarmResult } from './prewarm.js';
 
 /** What crosses a thread boundary: the request minus the dispatcher, clock, cancel registration and the backend's classifier. */
 export type WireInput = Omit<ExecuteInput, 'dispatcher' | 'now' | 'register' | 'onContent' | 'classifier'>;
@@ -61,22 +59,16 @@ export function resolveTransport(choice: 'auto' | Transport, origin: string, pro
   return origin.startsWith('http://') && !proxied ? 'h1' : 'undici';
 }
 
-export function agentFor(o: PoolOptions): Dispatcher | H1Pool {
+export async function agentFor(o: PoolOptions): Promise<Dispatcher | H1Pool> {
   // The pool is sized to the load: never a hidden cap on concurrency.
   if (o.transport === 'h1') return new H1Pool(o.origin, { connections: o.connections, keepAliveMs: 60_000 });
-  const opts = { connections: o.connections, pipelining: 1, keepAliveTimeout: 60_000, keepAliveMaxTimeout: 600_000 };
-  traceUndici();
-  if (o.proxy) return withStaleRetry(() => proxyAgent(o.proxy!, opts));
-  // Direct connections go through undici's own connector, timed per socket and gated for prewarm.
-  const { connect, gate } = tracedConnector();
-  const agent = withStaleRetry(() => new Agent({ ...opts, connect }));
-  undiciGates.set(agent, gate);
-  return agent;
+  // undici costs ~15 MB and ~0.1 CPU-s to load: only runs that use it import it.
+  return (await import('./undici-agents.js')).undiciAgent(o);
 }
 
 /** Sends requests on this thread's event loop; `backend` reads their responses. */
-export function inProcessSender(o: PoolOptions, now: () => number, backend: BackendKind): RequestSender {
-  const agent = agentFor(o);
+export async function inProcessSender(o: PoolOptions, now: () => number, backend: BackendKind): Promise<RequestSender> {
+  const agent = await agentFor(o);
   const classifier = getBackend(backend);
   const live = inFlightSet();
   let events = 0;

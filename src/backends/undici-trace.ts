@@ -5,7 +5,7 @@
 // socket) and, after socket.write of a string/Buffer body returned, publishes bodySent: the request whose
 // onRequestStart ran last is the one both messages are about.
 import { subscribe } from 'node:diagnostics_channel';
-import { buildConnector } from 'undici';
+import type { buildConnector } from 'undici';
 
 /** What the connector measured for one socket; `served` counts requests written on it. */
 export interface SocketFacts {
@@ -72,8 +72,8 @@ export interface ConnectGate {
 }
 
 /** undici's own connector, timed per socket and behind a gate of at most N connects in flight. */
-export function tracedConnector(): { connect: buildConnector.connector; gate: ConnectGate } {
-  const base = buildConnector({}) as unknown as (o: buildConnector.Options, cb: buildConnector.Callback) => { once?(ev: string, f: () => void): void } | undefined;
+export function tracedConnector(build: typeof buildConnector): { connect: buildConnector.connector; gate: ConnectGate } {
+  const base = build({}) as unknown as (o: buildConnector.Options, cb: buildConnector.Callback) => { once?(ev: string, f: () => void): void } | undefined;
   let limit = Infinity;
   let holding = false;
   let active = 0;

@@ -24,7 +24,7 @@ export type ToWorker =
 export type FromWorker = { type: 'ready' } | { type: 'done'; seq: number; result: Awaited<ReturnType<typeof executeRequest>> } | { type: 'closed' } | { type: 'prewarmed'; result: PrewarmResult };
 
 const init = workerData as Init;
-const agent = agentFor(init.pool);
+const agent = await agentFor(init.pool);
 configureCustomBackend(init.custom ?? null);
 const classifier = getBackend(init.backend);
 // Same clock as the main thread: both count from the same absolute origin.

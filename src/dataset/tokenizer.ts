@@ -1,7 +1,9 @@
 // Tokenizers: the one interface every token count in tokenflood goes through.
 import { readFileSync, existsSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
+import { loadBpe } from './bpe.js';
 
 export interface Tokenizer {
   /** Human-readable id, recorded in every summary (e.g. "tiktoken:cl100k_base"). */
@@ -14,24 +16,17 @@ export interface Tokenizer {
 const require = createRequire(import.meta.url);
 const cache = new Map<string, Tokenizer>();
 
-/** Built-in BPE encodings that ship offline inside the gpt-tokenizer package. */
+/** Built-in BPE encodings, shipped offline as compact rank tables in data/bpe (from the gpt-tokenizer package). */
 export const BUILTIN_TOKENIZERS = ['cl100k_base', 'o200k_base'] as const;
 export const DEFAULT_TOKENIZER = 'cl100k_base';
 
+// src/dataset or dist/dataset → package root/data/bpe
+const bpeDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'data', 'bpe');
+
 function builtin(encoding: string): Tokenizer {
-  // gpt-tokenizer ships each encoding as its own CJS entry; require keeps loading synchronous.
-  const mod = require(`gpt-tokenizer/encoding/${encoding}`) as {
-    encode(t: string, o?: unknown): number[];
-    decode(ids: Iterable<number>): string;
-    countTokens(t: string): number;
-  };
-  return {
-    name: `tiktoken:${encoding}`,
-    // Special-token text in prompts is treated as plain text, as a server tokenizing a prompt would.
-    encode: (t) => mod.encode(t, { allowedSpecial: new Set(), disallowedSpecial: new Set() }),
-    decode: (ids) => mod.decode(ids),
-    count: (t) => mod.encode(t, { allowedSpecial: new Set(), disallowedSpecial: new Set() }).length,
-  };
+  // gpt-tokenizer's own tables cost ~30 MB of heap and 0.1–0.2 CPU-s to load; the same ranks from data/bpe ~2 MB (docs/performance.md).
+  const bpe = loadBpe(encoding, join(bpeDir, `${encoding}.bin.gz`));
+  return { name: `tiktoken:${encoding}`, encode: bpe.encode, decode: bpe.decode, count: bpe.count };
 }
 
 function huggingFace(dir: string): Tokenizer {

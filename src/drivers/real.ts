@@ -1,9 +1,9 @@
 // The real driver: the wall clock and HTTP to a server (or the embedded simulated server), with client self-health.
 import { availableParallelism } from 'node:os';
-import { Agent } from 'undici';
 import type { RunConfig } from '../config/schema.js';
 import { TokenfloodError, UsageError } from '../errors.js';
-import { proxyAgent, proxyForRun, redactProxyUrl, type ProxyChoice } from '../backends/proxy.js';
+import { proxyForRun, redactProxyUrl, type ProxyChoice } from '../backends/proxy.js';
+import { getClient } from '../backends/http-get.js';
 import { inProcessSender, resolveTransport, type RequestSender, type Transport } from '../backends/sender.js';
 import { senderPool } from '../backends/sender-pool.js';
 import { prewarmCount, warmPath, PREWARM_MAX_CONNECTING } from '../backends/prewarm.js';
@@ -102,7 +102,8 @@ export function createRealDriver(c: RunConfig, extraHeaders: Record<string, stri
     const h = t ? requestHeaders(t.apiKey ?? c.apiKey, { ...extraHeaders, ...t.headers }, auth) : headers;
     // HTTP_PROXY/HTTPS_PROXY/NO_PROXY (src/backends/proxy.ts): a proxy, when one applies, carries the preflight and the run.
     const via = proxyForRun(target.baseUrl, c.transport);
-    const probe = via ? proxyAgent(via) : new Agent();
+    // On the run's transport: an h1 run never loads undici.
+    const probe = getClient({ transport: resolveTransport(c.transport, target.baseUrl, via !== null), proxy: via, connections: 1 });
     // A WebSocket service need not speak HTTP: with --model given there is nothing to ask GET /models.
     const skip = backend === 'websocket' && c.model !== undefined;
     const pf = await (skip ? Promise.resolve({ model: c.model!, models: [c.model!], simTimeScale: undefined, maxModelLen: null }) : preflight(target.baseUrl, h, t?.model ?? c.model, probe, { signal, redact }))
@@ -163,7 +164,7 @@ export function createRealDriver(c: RunConfig, extraHeaders: Record<string, stri
         const ws = backend === 'websocket' ? wsConfig() : undefined;
         // WebSocket streams are sent from this thread (one connection per stream), whatever --workers says.
         if (ws) ep.sender = wsSender({ url: ep.url, headers: ep.headers, config: ws, now: clock.now, maxMessageBytes: c.maxLineBytes });
-        else ep.sender = workers > 1 ? await senderPool(workers, poolOpts, performance.timeOrigin + clock.restart(), backend) : inProcessSender(poolOpts, clock.now, backend);
+        else ep.sender = workers > 1 ? await senderPool(workers, poolOpts, performance.timeOrigin + clock.restart(), backend) : await inProcessSender(poolOpts, clock.now, backend);
         // Connections before the clock (issue 12): open what the load needs, a bounded number of connects at a time,
         // so the first wave does not overflow the server's accept queue. Failures are counted, never fatal.
         // Several endpoints: each gets its share of the connections (1/N for round-robin, w/Σw otherwise).

@@ -1,5 +1,5 @@
 // What a server says about itself (vLLM /version, SGLang /get_server_info, max_model_len), capped and made inert for run.json.
-import type { Dispatcher } from 'undici';
+import type { GetClient } from '../backends/http-get.js';
 import { stripControls } from '../util/terminal-text.js';
 import { getCapped } from './fetch-capped.js';
 
@@ -25,7 +25,7 @@ export interface ServerIdentity {
   server_info?: Record<string, string | number | boolean | null>;
 }
 
-async function json(url: string, o: { dispatcher: Dispatcher; headers: Record<string, string> }): Promise<unknown> {
+async function json(url: string, o: { client: GetClient; headers: Record<string, string> }): Promise<unknown> {
   try {
     const r = await getCapped(url, { ...o, deadlineMs: IDENTITY_DEADLINE_MS, maxBytes: 256 * 1024 });
     return r.status >= 200 && r.status < 300 ? (JSON.parse(r.text) as unknown) : undefined;
@@ -38,7 +38,7 @@ async function json(url: string, o: { dispatcher: Dispatcher; headers: Record<st
  * Ask `origin` what it is, by the engine its /metrics named: vLLM's /version, SGLang's /get_server_info (other
  * engines are not asked). Every probe is optional and has its own deadline. `redact` removes the run's secrets.
  */
-export async function probeIdentity(origin: string, engine: string | null, o: { dispatcher: Dispatcher; headers: Record<string, string>; redact: (s: string) => string }): Promise<ServerIdentity> {
+export async function probeIdentity(origin: string, engine: string | null, o: { client: GetClient; headers: Record<string, string>; redact: (s: string) => string }): Promise<ServerIdentity> {
   const [version, info] = await Promise.all([engine === 'vllm' ? json(`${origin}/version`, o) : undefined, engine === 'sglang' ? json(`${origin}/get_server_info`, o) : undefined]);
   const out: ServerIdentity = {};
   if (version && typeof version === 'object' && 'version' in version) {

@@ -1,7 +1,8 @@
 // The server-metrics timeline source: scrapes Prometheus text every interval on its own connection, writes server_metrics.jsonl.
 import { join } from 'node:path';
-import { Agent } from 'undici';
-import { proxyAgent, type ProxyChoice } from '../backends/proxy.js';
+import type { ProxyChoice } from '../backends/proxy.js';
+import { getClient } from '../backends/http-get.js';
+import { resolveTransport } from '../backends/sender.js';
 import { redactUrl } from '../util/url.js';
 import { getCapped } from './fetch-capped.js';
 import { isPromText, parsePromText, type PromText } from './prom-text.js';
@@ -34,7 +35,8 @@ export interface ServerMetricsOptions {
 
 export function serverMetricsSource(o: ServerMetricsOptions): TimelineSource {
   // Two connections: an identity probe never holds up a scrape.
-  const agent = o.proxy ? proxyAgent(o.proxy, { connections: 2, keepAliveTimeout: 10_000 }) : new Agent({ connections: 2, keepAliveTimeout: 10_000 });
+  // On tokenflood's h1 pool for plain http without a proxy (no undici to load), as the run's requests.
+  const client = getClient({ transport: resolveTransport('auto', o.url, o.proxy !== null), proxy: o.proxy, connections: 2, keepAliveMs: 10_000 });
   const deadlineMs = Math.min(o.intervalMs, MAX_SCRAPE_DEADLINE_MS);
   const shownUrl = redactUrl(o.url);
   let ctx: SourceContext | undefined;
@@ -53,7 +55,7 @@ export function serverMetricsSource(o: ServerMetricsOptions): TimelineSource {
   async function scrape(): Promise<boolean> {
     let parsed: PromText | undefined;
     try {
-      const r = await getCapped(o.url, { dispatcher: agent, headers: o.headers, deadlineMs, maxBytes: MAX_SCRAPE_BYTES, signal: stopAll.signal });
+      const r = await getCapped(o.url, { client, headers: o.headers, deadlineMs, maxBytes: MAX_SCRAPE_BYTES, signal: stopAll.signal });
       if (r.status < 200 || r.status >= 300) throw new Error(`HTTP ${r.status}`);
       try {
         parsed = parsePromText(r.text);
@@ -90,7 +92,7 @@ export function serverMetricsSource(o: ServerMetricsOptions): TimelineSource {
       ctx = c;
       // The first scrape decides whether the server has metrics at all; it is done before the first request.
       found = await scrape();
-      if (found) identity = probeIdentity(o.origin, engine, { dispatcher: agent, headers: o.headers, redact: o.redact });
+      if (found) identity = probeIdentity(o.origin, engine, { client, headers: o.headers, redact: o.redact });
       if (!found) c.notice(`server metrics not found at ${shownUrl} (${lastError})${o.auto ? '; running without them (--no-server-metrics skips the check)' : '; still trying every interval'}`);
       if (!found && o.auto) {
         stopped = true;
@@ -111,7 +113,7 @@ export function serverMetricsSource(o: ServerMetricsOptions): TimelineSource {
       stopAll.abort();
       await writer?.close();
       const id = identity ? await identity : {};
-      await agent.close().catch(() => {});
+      await client.close().catch(() => {});
       const samples = writer?.written ?? 0;
       const meta: Record<string, unknown> = {
         server_metrics: { url: shownUrl, found, engine, samples, failed_scrapes: found ? failed : Math.max(0, failed - 1), interval_ms: o.intervalMs, ...(writer?.failure ? { write_error: writer.failure } : {}) },
