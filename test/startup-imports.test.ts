@@ -46,7 +46,7 @@ describe('start-up imports', () => {
     expect(readConfigFile(file).problems[0]).toMatch(/--config: .*run\.yaml: cannot read config file: /);
   });
 
-  it('a run on the h1 transport (preflight, /metrics scrape, prompts of exact length) loads neither undici nor gpt-tokenizer', async () => {
+  it('a run on the h1 transport (preflight, /metrics scrape, prompts of exact length) loads neither undici, gpt-tokenizer nor ws', async () => {
     const raw = await startRawServer((sock) => sock.write(response(200, sseBody(), { 'content-type': 'text/event-stream' })));
     try {
       const { run } = await import('../src/run.js');
@@ -57,6 +57,7 @@ describe('start-up imports', () => {
       expect(loaded('commander')).toBe(true);
       expect(loaded('undici')).toBe(false);
       expect(loaded('gpt-tokenizer')).toBe(false);
+      expect(loaded('ws')).toBe(false); // only WebSocket runs load it
     } finally {
       await raw.close();
     }

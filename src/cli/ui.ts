@@ -1,13 +1,15 @@
 // --ui for run and sweep: start the dashboard before the run, print its URL, and keep it up after a run on a terminal.
 import type { RunConfig } from '../config/schema.js';
-import { exposedHostWarning, startDashboard, type Dashboard } from '../ui/dashboard.js';
-import { openBrowser } from '../ui/open.js';
+import type { Dashboard } from '../ui/dashboard.js';
 import type { Out } from './io.js';
 import { UsageError } from '../errors.js';
 
 /** The dashboard for a command run with --ui (undefined without); `onStop` is the command's own Ctrl-C handler. */
 export async function startCliDashboard(c: Pick<RunConfig, 'ui' | 'uiHost' | 'uiPort' | 'open'>, out: Out, info: NodeJS.WritableStream, onStop: () => void, runs: 'one' | 'many' = 'one'): Promise<Dashboard | undefined> {
   if (!c.ui) return undefined;
+  // Loaded only with --ui: a run without the dashboard pays nothing for its page and server at start-up.
+  const { exposedHostWarning, startDashboard } = await import('../ui/dashboard.js');
+  const { openBrowser } = await import('../ui/open.js');
   const host = c.uiHost ?? '127.0.0.1';
   const warning = exposedHostWarning(host);
   if (warning) out.err.write(`${warning}\n`);

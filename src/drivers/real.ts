@@ -12,7 +12,6 @@ import { getBackend } from '../backends/registry.js';
 import type { Backend } from '../backends/backend.js';
 import { webSocketUrl } from '../backends/websocket.js';
 import { loadWebSocketConfig } from '../backends/ws/config.js';
-import { wsSender } from '../backends/ws/sender.js';
 import { openTarget, preflight, type Target } from '../target.js';
 import { startHealthMonitor, type HealthMonitor } from '../metrics/health.js';
 import { joinUrl, redactUrl } from '../util/url.js';
@@ -163,7 +162,8 @@ export function createRealDriver(c: RunConfig, extraHeaders: Record<string, stri
         const poolOpts = { connections: opts.livePool ? null : (c.concurrency ?? null), origin: new URL(ep.target.baseUrl).origin, transport, proxy: ep.proxy };
         const ws = backend === 'websocket' ? wsConfig() : undefined;
         // WebSocket streams are sent from this thread (one connection per stream), whatever --workers says.
-        if (ws) ep.sender = wsSender({ url: ep.url, headers: ep.headers, config: ws, now: clock.now, maxMessageBytes: c.maxLineBytes });
+        // The ws package is loaded only by WebSocket runs.
+        if (ws) ep.sender = (await import('../backends/ws/sender.js')).wsSender({ url: ep.url, headers: ep.headers, config: ws, now: clock.now, maxMessageBytes: c.maxLineBytes });
         else ep.sender = workers > 1 ? await senderPool(workers, poolOpts, performance.timeOrigin + clock.restart(), backend) : await inProcessSender(poolOpts, clock.now, backend);
         // Connections before the clock (issue 12): open what the load needs, a bounded number of connects at a time,
         // so the first wave does not overflow the server's accept queue. Failures are counted, never fatal.
