@@ -3,13 +3,11 @@ import type { Backend, BodyOptions, ChunkInfo } from './backend.js';
 import type { RequestSpec } from '../dataset/types.js';
 import type { UsageReport } from './usage.js';
 import { classifyErrorEvent, errorText, isKeepAlive } from './openai-common.js';
+import { blankInfo, obj, parseObject, str, type Json } from './native-common.js';
 
 /** The API version sent unless a --header anthropic-version overrides it. */
 export const ANTHROPIC_VERSION = '2023-06-01';
 
-type Json = Record<string, unknown>;
-const obj = (v: unknown): Json | null => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : null);
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 /**
  * The body: system messages become `system` (Messages takes no system role), the rest `messages`; max_tokens is
@@ -65,18 +63,12 @@ function blockText(info: ChunkInfo, b: Json): void {
  * of stream, ping or an empty event → heartbeat, error → error. A body with `type: "message"` is a whole non-streamed response.
  */
 export function classifyMessagesData(data: string, event?: string): ChunkInfo {
-  const info: ChunkInfo = { kind: 'x', reasoning: '', answer: '', usage: null, finishReason: null, error: null };
+  const info = blankInfo();
   if (isKeepAlive(data)) {
     info.kind = 'h';
     return info;
   }
-  let o: Json | null;
-  try {
-    o = obj(JSON.parse(data));
-  } catch {
-    info.error = `malformed JSON in stream: ${data.slice(0, 120)}`;
-    return info;
-  }
+  const o = parseObject(data, info);
   if (!o) return info;
   switch (str(o.type) || (event ?? '')) {
     case 'ping':

@@ -12,7 +12,7 @@ import { NdjsonParser, isNdjsonType } from './ndjson.js';
 import { withRates, type ServerTimings } from '../metrics/server-timings.js';
 import type { ChunkInfo, ResponseClassifier } from './backend.js';
 import { classifyData, classifyErrorEvent } from './openai-common.js';
-import { checkUsage, mergeUsage, type Usage, type UsageReport } from './usage.js';
+import { applyUsage, mergeUsage, type Usage, type UsageReport } from './usage.js';
 import { BodyDecoder, contentCoding, isJsonType, mediaType } from './content.js';
 import { httpCode } from './error-codes.js';
 import { blankRaw, bodyText, classifyNetworkError, errorBodyText, MAX_ERROR_BODY, parseRetryAfter } from './exchange-parts.js';
@@ -445,16 +445,7 @@ class Exchange implements Dispatcher.DispatchHandler, TracedRequest {
     raw.event_kinds = this.kinds;
     if (this.server) Object.assign(raw, withRates(this.server));
     let u: Usage | null = null;
-    if (this.usage) {
-      const checked = checkUsage(this.usage, this.inp.maxTokens);
-      u = checked.usage;
-      raw.usage_rejected = checked.rejected;
-      raw.input_tokens = u.inputTokens;
-      raw.output_tokens = u.outputTokens;
-      raw.reasoning_tokens = u.reasoningTokens;
-      raw.cached_tokens = u.cachedTokens;
-      raw.token_source = 'usage';
-    }
+    if (this.usage) u = applyUsage(raw, this.usage, this.inp.maxTokens);
     if (raw.status === 'ok') {
       if (this.streamError) {
         raw.status = 'http_error';

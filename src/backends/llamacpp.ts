@@ -1,6 +1,6 @@
 // llama.cpp's native completion API (POST /completion, SSE): `content` per event, the `stop: true` event carries `timings`.
 import type { Backend, ChunkInfo } from './backend.js';
-import { blankInfo, errorEvent, errorOf, kindOf, obj, parseObject, sampling, str } from './native-common.js';
+import { errorEvent, kindOf, openEvent, obj, sampling, str } from './native-common.js';
 import { serverNumber, compactTimings } from '../metrics/server-timings.js';
 
 /** The stop reason under llama.cpp's names (stop_type eos|limit|word, or the older stopped_* flags) as OpenAI's. */
@@ -12,15 +12,8 @@ function finishOf(o: Record<string, unknown>): string | null {
 }
 
 export function classifyLlamacpp(data: string): ChunkInfo {
-  const info = blankInfo();
-  const o = parseObject(data, info);
+  const { info, o } = openEvent(data);
   if (!o) return info;
-  const err = errorOf(o);
-  if (err !== null) {
-    info.kind = 'e';
-    info.error = err;
-    return info;
-  }
   info.answer = str(o.content);
   info.reasoning = str(o.reasoning_content);
   if (o.stop === true) {

@@ -1,4 +1,4 @@
-// What the native engine backends (ollama, llamacpp, tgi, triton) share: a blank ChunkInfo, JSON parsing, error text.
+// What the protocol backends other than OpenAI chat share (native engines, Responses, Messages): a blank ChunkInfo, JSON parsing, error text.
 import type { ChunkInfo } from './backend.js';
 
 export type Json = Record<string, unknown>;
@@ -28,6 +28,21 @@ export function errorOf(o: Json): string | null {
   if (typeof e === 'string') return e;
   const m = obj(e)?.message;
   return typeof m === 'string' ? m : JSON.stringify(e);
+}
+
+/**
+ * Start classifying one event: a blank info and the event's JSON object; the object is null when the event was
+ * malformed or an error object, and the info then says which (kind `e` with the error's text).
+ */
+export function openEvent(data: string): { info: ChunkInfo; o: Json | null } {
+  const info = blankInfo();
+  const o = parseObject(data, info);
+  if (!o) return { info, o: null };
+  const err = errorOf(o);
+  if (err === null) return { info, o };
+  info.kind = 'e';
+  info.error = err;
+  return { info, o: null };
 }
 
 /** Kind of an event from what it carried: answer, reasoning, usage/timings only, or `fallback`. */

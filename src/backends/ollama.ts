@@ -1,7 +1,7 @@
 // Ollama's native API: /api/chat (chat) and /api/generate (completions), NDJSON, with its server-side timings in ns.
 import type { Backend, BodyOptions, ChunkInfo } from './backend.js';
 import type { RequestSpec } from '../dataset/types.js';
-import { blankInfo, errorEvent, errorOf, kindOf, obj, parseObject, str, type Json } from './native-common.js';
+import { errorEvent, kindOf, openEvent, obj, str, type Json } from './native-common.js';
 import { nsToMs, serverNumber, compactTimings } from '../metrics/server-timings.js';
 
 function body(spec: RequestSpec, o: BodyOptions, prompt: Json): Json {
@@ -21,15 +21,8 @@ function body(spec: RequestSpec, o: BodyOptions, prompt: Json): Json {
  * reasoning in message.thinking or thinking; the `done: true` line carries the counts and durations.
  */
 export function classifyOllama(data: string): ChunkInfo {
-  const info = blankInfo();
-  const o = parseObject(data, info);
+  const { info, o } = openEvent(data);
   if (!o) return info;
-  const err = errorOf(o);
-  if (err !== null) {
-    info.kind = 'e';
-    info.error = err;
-    return info;
-  }
   const m = obj(o.message);
   info.answer = str(m?.content) || str(o.response);
   info.reasoning = str(m?.thinking) || str(o.thinking);

@@ -3,10 +3,8 @@ import type { Backend, BodyOptions, ChunkInfo } from './backend.js';
 import type { RequestSpec } from '../dataset/types.js';
 import type { UsageReport } from './usage.js';
 import { classifyErrorEvent, errorText, isKeepAlive } from './openai-common.js';
+import { blankInfo, obj, parseObject, str, type Json } from './native-common.js';
 
-type Json = Record<string, unknown>;
-const obj = (v: unknown): Json | null => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : null);
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 /** The body: the chat messages as `input`, max_output_tokens; the vLLM/SGLang extensions as for chat (--no-ignore-eos for hosted APIs). */
 export function responsesBody(spec: RequestSpec, o: BodyOptions): Record<string, unknown> {
@@ -68,18 +66,12 @@ function outputText(info: ChunkInfo, output: unknown): void {
  * A body with `object: "response"` is a whole non-streamed response.
  */
 export function classifyResponsesData(data: string, event?: string): ChunkInfo {
-  const info: ChunkInfo = { kind: 'x', reasoning: '', answer: '', usage: null, finishReason: null, error: null };
+  const info = blankInfo();
   if (isKeepAlive(data)) {
     info.kind = 'h';
     return info;
   }
-  let o: Json | null;
-  try {
-    o = obj(JSON.parse(data));
-  } catch {
-    info.error = `malformed JSON in stream: ${data.slice(0, 120)}`;
-    return info;
-  }
+  const o = parseObject(data, info);
   if (!o) return info;
   const type = str(o.type) || (event ?? '');
   switch (type) {

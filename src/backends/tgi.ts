@@ -1,6 +1,6 @@
 // Hugging Face TGI's native API (POST /generate_stream, SSE): one token per event, `details` on the last one.
 import type { Backend, ChunkInfo } from './backend.js';
-import { blankInfo, errorEvent, errorOf, kindOf, obj, parseObject, sampling, str } from './native-common.js';
+import { errorEvent, kindOf, openEvent, obj, sampling, str } from './native-common.js';
 import { serverNumber, compactTimings } from '../metrics/server-timings.js';
 
 /** TGI's finish reasons (length, eos_token, stop_sequence) under OpenAI's names. */
@@ -8,15 +8,8 @@ const FINISH: Record<string, string> = { length: 'length', eos_token: 'stop', st
 
 /** A token event: token.text is answer text unless token.special (an EOS or control token carries no text). */
 export function classifyTgi(data: string): ChunkInfo {
-  const info = blankInfo();
-  const o = parseObject(data, info);
+  const { info, o } = openEvent(data);
   if (!o) return info;
-  const err = errorOf(o);
-  if (err !== null) {
-    info.kind = 'e';
-    info.error = err;
-    return info;
-  }
   const tok = obj(o.token);
   if (tok && tok.special !== true) info.answer = str(tok.text);
   const d = obj(o.details);

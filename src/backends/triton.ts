@@ -1,21 +1,14 @@
 // Triton's generate extension (POST /v2/models/{model}/generate_stream, SSE), as TensorRT-LLM's ensemble names its fields.
 import type { Backend, ChunkInfo } from './backend.js';
-import { blankInfo, errorEvent, errorOf, kindOf, parseObject, str } from './native-common.js';
+import { errorEvent, kindOf, openEvent, str } from './native-common.js';
 
 /**
  * One event: `text_output` is the new text (TensorRT-LLM streams deltas). Triton reports no usage or timings in the
  * stream, so token counts come from the run's tokenizer.
  */
 export function classifyTriton(data: string): ChunkInfo {
-  const info = blankInfo();
-  const o = parseObject(data, info);
+  const { info, o } = openEvent(data);
   if (!o) return info;
-  const err = errorOf(o);
-  if (err !== null) {
-    info.kind = 'e';
-    info.error = err;
-    return info;
-  }
   info.answer = str(o.text_output);
   info.kind = kindOf(info, 'r');
   return info;

@@ -1,4 +1,5 @@
 // Server-reported token usage: which values are sane enough to measure with, and why the others were ignored.
+import type { RawRequest } from '../metrics/record.js';
 
 /** Token counts taken from a response's `usage`; null where the server sent nothing usable. */
 export interface Usage {
@@ -78,4 +79,20 @@ export function mergeUsage(earlier: UsageReport, later: UsageReport): UsageRepor
     reasoning_tokens: later.reasoning_tokens ?? earlier.reasoning_tokens,
     cached_tokens: later.cached_tokens ?? earlier.cached_tokens,
   };
+}
+
+/** The fields of a raw record that a server's usage report sets once it is judged (checkUsage). */
+export type UsageFields = Pick<RawRequest, 'usage_rejected' | 'input_tokens' | 'output_tokens' | 'reasoning_tokens' | 'cached_tokens' | 'token_source'>;
+
+/** Judge a response's usage report and set the record's token fields from it: the one place both stream readers (HTTP, WebSocket) do it. */
+export function applyUsage(raw: UsageFields, r: UsageReport, maxTokens: number): Usage {
+  const checked = checkUsage(r, maxTokens);
+  const u = checked.usage;
+  raw.usage_rejected = checked.rejected;
+  raw.input_tokens = u.inputTokens;
+  raw.output_tokens = u.outputTokens;
+  raw.reasoning_tokens = u.reasoningTokens;
+  raw.cached_tokens = u.cachedTokens;
+  raw.token_source = 'usage';
+  return u;
 }

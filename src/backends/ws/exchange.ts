@@ -4,7 +4,7 @@ import { roundMs } from '../../metrics/jsonl.js';
 import type { RawRequest } from '../../metrics/record.js';
 import type { ExecuteInput, ExecuteResult } from '../execute.js';
 import { blankRaw, classifyNetworkError, MAX_ERROR_BODY } from '../exchange-parts.js';
-import { checkUsage, type Usage, type UsageReport } from '../usage.js';
+import { applyUsage, type Usage, type UsageReport } from '../usage.js';
 import type { WsChunk } from './classify.js';
 
 export type WsInput = Pick<ExecuteInput, 'id' | 'attempt' | 'warmup' | 'cls' | 'stream' | 'expectedInputTokens' | 'maxTokens' | 'scheduledAtMs' | 'timeoutMs' | 'idleTimeoutMs' | 'maxLineBytes' | 'register' | 'onContent'> & {
@@ -204,16 +204,7 @@ export class WsExchange {
     const raw = this.raw;
     raw.event_kinds = this.kinds;
     let u: Usage | null = null;
-    if (this.usage) {
-      const checked = checkUsage(this.usage, this.inp.maxTokens);
-      u = checked.usage;
-      raw.usage_rejected = checked.rejected;
-      raw.input_tokens = u.inputTokens;
-      raw.output_tokens = u.outputTokens;
-      raw.reasoning_tokens = u.reasoningTokens;
-      raw.cached_tokens = u.cachedTokens;
-      raw.token_source = 'usage';
-    }
+    if (this.usage) u = applyUsage(raw, this.usage, this.inp.maxTokens);
     if (raw.status === 'ok') {
       if (this.streamError) {
         raw.status = 'http_error';
