@@ -19,7 +19,7 @@ export const BACKENDS = {
   'openai-completions': openaiCompletions,
   'openai-responses': openaiResponses,
   'anthropic-messages': anthropicMessages,
-  // Native engine APIs with server-side timings (docs/backends-native.md).
+  // Native engine APIs with server-side timings (docs/backends.md#native-engine-backends-and-custom-gateways).
   ollama,
   'ollama-generate': ollamaGenerate,
   llamacpp,

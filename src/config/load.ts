@@ -112,7 +112,7 @@ export function resolveRunConfig(inp: ResolveInput): ResolvedRun {
   if (c.burstiness !== 1 && c.arrival !== 'gamma') problems.push('--burstiness: only applies with --arrival gamma');
   const ramp = rampProblems(c, merged, problems);
   if (c.rate === undefined && ramp?.of !== 'rate' && merged.arrival !== undefined) problems.push('--arrival: only applies with --rate');
-  // custom-sse/custom-ndjson take their path, body and field mapping from --backend-config (docs/backends-native.md).
+  // custom-sse/custom-ndjson take their path, body and field mapping from --backend-config (docs/backends.md#native-engine-backends-and-custom-gateways).
   const custom = c.backend === 'custom-sse' || c.backend === 'custom-ndjson';
   configureCustomBackend(null);
   if (custom && !c.backendConfig) problems.push(`--backend-config: --backend ${c.backend} needs a file with its request template and response mapping`);

@@ -63,7 +63,7 @@ export interface WebSocketConfig {
 }
 
 /**
- * The protocol of the embedded server's /v1/ws endpoint (docs/backends-ws-embeddings.md): the chat body as one
+ * The protocol of the embedded server's /v1/ws endpoint (docs/backends.md#websocket-embeddings-and-rerank): the chat body as one
  * message, OpenAI chat chunks back, `{"type":"done"}` at the end, `{"type":"ping"}` heartbeats.
  */
 export const DEFAULT_WEBSOCKET: WebSocketConfigInput = {
@@ -154,7 +154,7 @@ export function loadWebSocketConfig(file: string | undefined): { config: WebSock
     return { problems: [`${where}: not valid YAML or JSON: ${(e as Error).message.split('\n')[0]}`] };
   }
   if (!doc || typeof doc !== 'object' || Array.isArray(doc) || !('websocket' in doc))
-    return { problems: [`${where}: expected a mapping with a websocket: section (docs/backends-ws-embeddings.md)`] };
+    return { problems: [`${where}: expected a mapping with a websocket: section (docs/backends.md#websocket-embeddings-and-rerank)`] };
   const parsed = parseWebSocketConfig((doc as Record<string, unknown>).websocket);
   return 'problems' in parsed ? { problems: parsed.problems.map((p) => `${where}: ${p}`) } : parsed;
 }
