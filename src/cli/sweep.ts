@@ -5,7 +5,6 @@ import { setExitCode, type Out } from './io.js';
 import { PASS_THROUGH_RUN_FLAGS, resolveSweepConfig, SWEEP_FLAGS } from '../sweep/config.js';
 import { runSweep } from '../sweep/sweep.js';
 import { writeSweepReport } from '../report/html/sweep-report.js';
-import { renderLevels, underLoadPlan, writeUnderLoadFiles } from './eval-under-load.js';
 import { pointLine, renderSweep } from '../sweep/terminal.js';
 import { safeTerminalText } from '../report/format.js';
 import { stripControls } from '../util/terminal-text.js';
@@ -62,7 +61,9 @@ export function registerSweep(program: Command, out: Out): void {
     // --ui: one dashboard for every point (each point's run resets it); its stop button takes the Ctrl-C path.
     const dashboard = await startCliDashboard(resolved.base.config, out, info, () => stops === 0 && onSignal('SIGINT'), 'many');
     try {
-      const underLoad = resolved.base.config.evalUnderLoad ? underLoadPlan(resolved.base.config).plan : undefined;
+      // --eval-under-load's code loads only when it is asked for.
+      const ul = resolved.base.config.evalUnderLoad ? await import('./eval-under-load.js') : undefined;
+      const underLoad = ul ? ul.underLoadPlan(resolved.base.config).plan : undefined;
       // One metrics server and one remote writer for the whole sweep; each point's figures carry its name as `point`.
       live = await startLiveOutputsFor({ ...resolved.base.config, outputs: s.outputs }, out, true);
       const { doc, outDir } = await runSweep(resolved, {
@@ -99,10 +100,10 @@ export function registerSweep(program: Command, out: Out): void {
         },
       });
       // Accuracy per level against the idle baseline (docs/eval.md#under-load), beside sweep.json.
-      const ev = underLoad && underLoad.outcomes().length ? writeUnderLoadFiles(outDir, underLoad) : undefined;
+      const ev = ul && underLoad && underLoad.outcomes().length ? ul.writeUnderLoadFiles(outDir, underLoad) : undefined;
       if (ev) writeSweepReport(outDir);
       if (s.json) out.out.write(JSON.stringify(ev ? { ...doc, eval: ev } : doc, null, 2) + '\n');
-      else out.out.write(`\n${stripControls(renderSweep(doc))}\n${ev ? `\n${stripControls(renderLevels(ev))}\n` : ''}\nwrote ${outDir}/sweep.csv, sweep.json${ev ? ', eval.jsonl, eval.json' : ''} and report.html\n`);
+      else out.out.write(`\n${stripControls(renderSweep(doc))}\n${ev && ul ? `\n${stripControls(ul.renderLevels(ev))}\n` : ''}\nwrote ${outDir}/sweep.csv, sweep.json${ev ? ', eval.jsonl, eval.json' : ''} and report.html\n`);
       // Points that could not run: the files hold the finished ones, but the sweep did not do what was asked.
       if (doc.failure) {
         out.err.write(`tokenflood: sweep incomplete: ${safeTerminalText(doc.failure, 400)}\n`);

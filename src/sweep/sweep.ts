@@ -9,7 +9,6 @@ import { startEmbeddedServer } from '../config/embedded-sim.js';
 import { resolveRunConfig } from '../config/load.js';
 import type { RunConfigInput } from '../config/schema.js';
 import { TokenfloodError, UsageError } from '../errors.js';
-import { runIdleBaseline } from '../eval/baseline.js';
 import type { UnderLoadPlan } from '../eval/under-load.js';
 import { VERSION } from '../version.js';
 import { redactUrl } from '../util/url.js';
@@ -166,6 +165,7 @@ export async function runSweep(resolved: ResolvedSweep, opts: SweepOptions = {})
     }
     if (opts.underLoad && rows.some((r) => r.ok > 0) && !opts.signal?.aborted) {
       const idle = resolveRunConfig({ flags: { ...runFlags, baseUrl: server.baseUrl } as Record<string, unknown> });
+      const { runIdleBaseline } = await import('../eval/baseline.js');
       await runIdleBaseline(idle, opts.underLoad, join(outDir, 'eval-baseline'), opts.signal);
     }
   } catch (e) {

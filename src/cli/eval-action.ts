@@ -1,0 +1,114 @@
+import type { Command } from 'commander';
+import { RUN_FLAGS } from '../config/schema.js';
+import { resolveRunConfig } from '../config/load.js';
+import { givenFlags } from '../config/flags.js';
+import { EVAL_FLAGS, EVAL_RUN_DEFAULTS, EvalSchema, type EvalOptions } from '../config/eval.js';
+import { describeIssues } from '../config/schema.js';
+import { UsageError } from '../errors.js';
+import { run, type Reporter } from '../run.js';
+import { renderSummary } from '../report/terminal.js';
+import { progressReporter } from '../report/progress.js';
+import { writeRunReport } from '../report/html/run-report.js';
+import { stripControls } from '../util/terminal-text.js';
+import { loadEvalSet, type EvalSet } from '../eval/sets.js';
+import { createEvalWorkload, type EvalWorkload } from '../eval/workload.js';
+import { summarizeEval } from '../eval/summary.js';
+import { performanceOf, saveEvalFiles, type EvalDocument } from '../eval/files.js';
+import { renderEval } from '../eval/terminal.js';
+import type { GradeSpec } from '../eval/grade.js';
+import { setExitCode, type Out } from './io.js';
+import { startReporter } from './run.js';
+
+/** The eval options from flags, every problem at once; the set is read and checked here, before anything is sent. */
+export function resolveEval(flags: Record<string, unknown>): { o: EvalOptions; set: EvalSet; grading: GradeSpec; minAccuracy?: number } {
+  const r = EvalSchema.safeParse(flags);
+  if (!r.success) throw new UsageError(describeIssues(r.error.issues, (k) => EVAL_FLAGS[k as keyof typeof EVAL_FLAGS]?.name ?? k));
+  const o = r.data;
+  const problems: string[] = [];
+  if (o.grade === 'regex' && !o.gradeRegex) problems.push('--grade regex: needs --grade-regex PATTERN');
+  if (o.gradeRegex && o.grade !== 'regex') problems.push('--grade-regex: only applies with --grade regex');
+  let minAccuracy: number | undefined;
+  if (o.failOn) {
+    const m = /^accuracy_below=(\d+(?:\.\d+)?)(%?)$/.exec(o.failOn.trim());
+    const v = m ? Number(m[1]) / (m[2] ? 100 : 1) : NaN;
+    if (!(v >= 0 && v <= 1)) problems.push(`--fail-on: expected accuracy_below=P with P a fraction or a percentage, e.g. accuracy_below=0.75, got "${o.failOn}"`);
+    else minAccuracy = v;
+  }
+  if (problems.length) throw new UsageError(problems);
+  const set = loadEvalSet(o.set);
+  if (o.limit !== undefined) set.items = set.items.slice(0, o.limit);
+  const grading: GradeSpec = { mode: o.grade ?? set.mode, ...(o.gradeRegex ? { pattern: new RegExp(o.gradeRegex) } : {}) };
+  return { o, set, grading, minAccuracy };
+}
+
+/** The eval command's action: `cmd` holds the parsed flags. */
+export async function evalAction(cmd: Command, out: Out): Promise<void> {
+  const problems: string[] = [];
+  const evalFlags = givenFlags(cmd, EVAL_FLAGS, problems);
+  const runFlags = givenFlags(cmd, RUN_FLAGS, problems);
+  if (problems.length) throw new UsageError(problems);
+  const { o, set, grading, minAccuracy } = resolveEval(evalFlags);
+  if (runFlags.warmup) throw new UsageError(['--warmup: an eval sends each item once (or --repeat times); warmup requests would skip items']);
+  const resolved = resolveRunConfig({ flags: { ...EVAL_RUN_DEFAULTS, ...runFlags }, configFile: cmd.opts().config as string | undefined });
+  const c = resolved.config;
+  const info = c.json ? out.err : out.out;
+  let wl: EvalWorkload | undefined;
+  let doc: EvalDocument | undefined;
+  const files: Reporter = {
+    name: 'eval',
+    runEnd: (e) => {
+      const outcomes = wl!.outcomes();
+      doc = {
+        ...summarizeEval(set.name, grading.mode, outcomes, o.repeat),
+        sampling: { temperature: c.temperature ?? null, top_p: c.topP ?? null, top_k: c.topK ?? null, seed: c.seed ?? null, max_tokens: c.maxTokens ?? null, shots: o.shots, endpoint: c.endpoint },
+        performance: performanceOf(e.summary),
+      };
+      saveEvalFiles(e, outcomes, doc);
+      // report.html was drawn before eval.json existed: draw it again with the eval section.
+      try {
+        writeRunReport(e.outDir);
+      } catch (err) {
+        out.err.write(`tokenflood: warning: could not add the eval section to report.html: ${(err as Error).message}\n`);
+      }
+    },
+  };
+  const terminal: Reporter = {
+    name: 'eval-terminal',
+    runEnd: (e) => {
+      if (!doc) return;
+      if (e.summary.run.stopped_reason === 'max_error_rate') {
+        out.err.write(`tokenflood: ${String(e.summary.run.stop_message)}\n`);
+        setExitCode(1);
+      }
+      if (minAccuracy !== undefined && doc.overall.accuracy < minAccuracy) setExitCode(1);
+      if (c.json) return void out.out.write(JSON.stringify({ ...e.summary, eval: doc }, null, 2) + '\n');
+      out.out.write(`\n${stripControls(renderSummary(e.summary))}\n\n${stripControls(renderEval(doc))}\n`);
+      if (minAccuracy !== undefined && doc.overall.accuracy < minAccuracy) out.out.write(`accuracy below ${(minAccuracy * 100).toFixed(1)}% (--fail-on)\n`);
+      out.out.write(`\nwrote ${e.outDir}/${[...e.files.written].join(', ')}\n`);
+    },
+  };
+  let started = false;
+  const reporters = [startReporter(out, info, 'tokenflood eval: ', () => (started = true)), ...(c.quiet ? [] : [progressReporter(out.err)]), files, terminal];
+  // Ctrl-C as in run: no new requests, those in flight get the grace period; what was graded is still written.
+  const ac = new AbortController();
+  let stops = 0;
+  const onSignal = (sig: NodeJS.Signals) => {
+    if (++stops > 1) process.exit(sig === 'SIGINT' ? 130 : 143);
+    out.err.write(`\n${sig}: stopping${started ? `: no new requests; those in flight get up to ${c.gracePeriod} s (--grace-period)` : ''} (press Ctrl-C again to exit now)\n`);
+    setExitCode(sig === 'SIGINT' ? 130 : 143);
+    ac.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    await run(resolved, {
+      signal: ac.signal,
+      reporters,
+      workload: (_base, ctx) =>
+        (wl = createEvalWorkload({ set, items: set.items, shots: o.shots, repeat: o.repeat, maxTokens: c.maxTokens ?? EVAL_RUN_DEFAULTS.maxTokens, grading, tokenizer: ctx.tokenizer, redact: ctx.redact })),
+    });
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
