@@ -9,10 +9,10 @@ import { traceStart, type SocketFacts, type TracedRequest } from './undici-trace
 import { roundMs } from '../metrics/jsonl.js';
 import { SseParser, DEFAULT_MAX_LINE_BYTES, type SseEvent } from './sse.js';
 import { NdjsonParser, isNdjsonType } from './ndjson.js';
-import { withRates, type ServerTimings } from '../metrics/server-timings.js';
-import type { ChunkInfo, ResponseClassifier } from './backend.js';
+import type { ResponseClassifier } from './backend.js';
 import { classifyData, classifyErrorEvent } from './openai-common.js';
-import { applyUsage, mergeUsage, type Usage, type UsageReport } from './usage.js';
+import { EventLog } from './event-log.js';
+import type { Usage } from './usage.js';
 import { BodyDecoder, contentCoding, isJsonType, mediaType } from './content.js';
 import { httpCode } from './error-codes.js';
 import { blankRaw, bodyText, classifyNetworkError, errorBodyText, MAX_ERROR_BODY, parseRetryAfter } from './exchange-parts.js';
@@ -129,15 +129,9 @@ class Exchange implements Dispatcher.DispatchHandler, TracedRequest {
   private parts: Buffer[] = [];
   private bytes = 0;
 
-  private kinds = '';
-  private readonly reasoningParts: string[] = [];
-  private readonly answerParts: string[] = [];
-  private usage: UsageReport | null = null;
-  /** Server-side timings reported so far (native engine APIs); merged, the last value of a field wins. */
-  private server: Partial<ServerTimings> | null = null;
+  /** The events read so far: kinds, texts, usage, server timings, first errors. */
+  private readonly log: EventLog;
   private retryAfterMs: number | null = null;
-  private parseError: { code: string; message: string } | null = null;
-  private streamError: string | null = null;
   /** Taken once per request: the per-event calls are direct, with no lookup. */
   private readonly classify: ResponseClassifier['classifyData'];
   private readonly classifyError: ResponseClassifier['classifyErrorEvent'];
@@ -151,6 +145,7 @@ class Exchange implements Dispatcher.DispatchHandler, TracedRequest {
     this.sentAt = inp.now();
     this.handedAt = performance.now();
     this.raw = blankRaw(inp, this.sentAt);
+    this.log = new EventLog(this.raw, inp.onContent);
     this.idleMs = inp.idleTimeoutMs ?? 0;
     this.maxLineBytes = inp.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
     // One re-armable timer per request; refresh() on each chunk is O(1) and allocates nothing.
@@ -325,7 +320,7 @@ class Exchange implements Dispatcher.DispatchHandler, TracedRequest {
         raw.status = 'parse_error';
         raw.code = 'E_CONTENT_TYPE';
         raw.error = `expected an event stream, got content-type "${this.contentType || 'none'}": ${text.slice(0, 200)}`;
-      } else this.absorb(this.classify(text), raw.end_ms);
+      } else this.log.absorb(this.classify(text), raw.end_ms);
     }
     this.settle();
   }
@@ -343,13 +338,12 @@ class Exchange implements Dispatcher.DispatchHandler, TracedRequest {
     if (this.done) {
       this.raw.events_after_done++; // a stream is over at [DONE]: what follows is not measured
     } else if (ev.type === 'comment') {
-      this.raw.event_times_ms.push(this.t);
-      this.kinds += 'c';
+      this.log.mark('c', this.t);
     } else if (ev.event === 'error') {
-      this.absorb(this.classifyError(ev.data), this.t);
+      this.log.absorb(this.classifyError(ev.data), this.t);
     } else {
       const info = this.classify(ev.data, ev.event);
-      this.absorb(info, this.t);
+      this.log.absorb(info, this.t);
       if (info.kind === 'd') this.done = true;
     }
   };
@@ -359,36 +353,14 @@ class Exchange implements Dispatcher.DispatchHandler, TracedRequest {
     if (this.done) {
       this.raw.events_after_done++;
     } else if (line === '') {
-      this.raw.event_times_ms.push(this.t);
-      this.kinds += 'c';
+      this.log.mark('c', this.t);
     } else {
       const info = this.classify(line);
-      this.absorb(info, this.t);
+      this.log.absorb(info, this.t);
       if (info.kind === 'd') this.done = true;
     }
   };
 
-  private absorb(info: ChunkInfo, t: number): void {
-    const raw = this.raw;
-    raw.event_times_ms.push(t);
-    this.kinds += info.kind;
-    if (info.kind === 'a' || info.kind === 'R') this.inp.onContent?.();
-    if (info.reasoning) {
-      this.reasoningParts.push(info.reasoning);
-      raw.reasoning_chars += info.reasoning.length;
-    }
-    if (info.answer) {
-      this.answerParts.push(info.answer);
-      raw.answer_chars += info.answer.length;
-    }
-    // Protocols that split usage over events (Anthropic: input at message_start, output at message_delta) are merged.
-    if (info.usage) this.usage = this.usage ? mergeUsage(this.usage, info.usage) : info.usage;
-    if (info.server) this.server = this.server ? Object.assign(this.server, info.server) : { ...info.server };
-    if (info.finishReason) raw.finish_reason = info.finishReason;
-    if (info.samples !== undefined) raw.samples = info.samples;
-    if (info.kind === 'e') this.streamError ??= info.error;
-    else if (info.error) this.parseError ??= { code: this.mode === 'sse' ? 'E_SSE_PARSE' : 'E_JSON_PARSE', message: info.error };
-  }
 
   private httpError(text: string): void {
     this.raw.status = 'http_error';
@@ -442,27 +414,23 @@ class Exchange implements Dispatcher.DispatchHandler, TracedRequest {
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.unregister?.();
     const raw = this.raw;
-    raw.event_kinds = this.kinds;
-    if (this.server) Object.assign(raw, withRates(this.server));
-    let u: Usage | null = null;
-    if (this.usage) u = applyUsage(raw, this.usage, this.inp.maxTokens);
+    const { usage: u, reasoningText, answerText } = this.log.finish(this.inp.maxTokens);
+    const { streamError, parseError } = this.log;
     if (raw.status === 'ok') {
-      if (this.streamError) {
+      if (streamError) {
         raw.status = 'http_error';
         raw.code = 'E_STREAM_ERROR_EVENT';
-        raw.error = `error event in stream: ${this.streamError.slice(0, MAX_ERROR_BODY)}`;
-      } else if (this.parseError) {
+        raw.error = `error event in stream: ${streamError.slice(0, MAX_ERROR_BODY)}`;
+      } else if (parseError) {
         raw.status = 'parse_error';
-        raw.code = this.parseError.code;
-        raw.error = this.parseError.message;
+        raw.code = this.mode === 'sse' ? 'E_SSE_PARSE' : 'E_JSON_PARSE';
+        raw.error = parseError;
       } else if (raw.reasoning_chars + raw.answer_chars === 0 && !raw.samples) {
         raw.status = 'empty';
         raw.code = 'E_EMPTY';
         raw.error = raw.samples === 0 ? 'HTTP 200 but the response carried no results' : 'HTTP 200 but the response carried no tokens';
       }
     }
-    const reasoningText = this.reasoningParts.join('');
-    const answerText = this.answerParts.join('');
     this.resolve({ raw, retryAfterMs: this.retryAfterMs, reasoningText, answerText, usage: u });
   }
 }

@@ -4,7 +4,7 @@ import { roundMs } from '../../metrics/jsonl.js';
 import type { RawRequest } from '../../metrics/record.js';
 import type { ExecuteInput, ExecuteResult } from '../execute.js';
 import { blankRaw, classifyNetworkError, MAX_ERROR_BODY } from '../exchange-parts.js';
-import { applyUsage, type Usage, type UsageReport } from '../usage.js';
+import { EventLog } from '../event-log.js';
 import type { WsChunk } from './classify.js';
 
 export type WsInput = Pick<ExecuteInput, 'id' | 'attempt' | 'warmup' | 'cls' | 'stream' | 'expectedInputTokens' | 'maxTokens' | 'scheduledAtMs' | 'timeoutMs' | 'idleTimeoutMs' | 'maxLineBytes' | 'register' | 'onContent'> & {
@@ -22,12 +22,8 @@ export class WsExchange {
   readonly raw: RawRequest;
   private sentAt: number;
   private readonly handedAt: number;
-  private kinds = '';
-  private readonly reasoningParts: string[] = [];
-  private readonly answerParts: string[] = [];
-  private usage: UsageReport | null = null;
-  private streamError: string | null = null;
-  private parseError: string | null = null;
+  /** The messages read so far: kinds, texts, usage, first errors (shared with the HTTP reader). */
+  private readonly log: EventLog;
   private ended = false;
   /** The last request message is written: only messages after that can be this request's answer. */
   private written = false;
@@ -50,6 +46,7 @@ export class WsExchange {
     this.handedAt = performance.now();
     // A WebSocket stream is a stream whatever --stream says: the messages are timed one by one.
     this.raw = blankRaw({ ...inp, stream: true }, this.sentAt);
+    this.log = new EventLog(this.raw, inp.onContent);
     const idle = inp.idleTimeoutMs ?? 0;
     this.idleTimer = idle > 0 ? setTimeout(() => this.expire('stalled'), idle) : undefined;
     this.timer = inp.timeoutMs > 0 ? setTimeout(() => this.expire('timedOut'), inp.timeoutMs) : undefined;
@@ -105,24 +102,10 @@ export class WsExchange {
       return;
     }
     const info = this.classify(data.toString());
-    const raw = this.raw;
-    raw.event_times_ms.push(t);
-    this.kinds += info.kind;
-    if (info.kind === 'a' || info.kind === 'R') this.inp.onContent?.();
-    if (info.reasoning) {
-      this.reasoningParts.push(info.reasoning);
-      raw.reasoning_chars += info.reasoning.length;
-    }
-    if (info.answer) {
-      this.answerParts.push(info.answer);
-      raw.answer_chars += info.answer.length;
-    }
-    if (info.usage) this.usage = info.usage;
-    if (info.kind === 'e') this.streamError ??= info.error;
-    else if (info.error) this.parseError ??= info.error;
+    this.log.absorb(info, t);
     if (info.done) {
       this.ended = true;
-      raw.end_ms = t;
+      this.raw.end_ms = t;
       this.settle();
       this.onRelease(false);
     }
@@ -131,8 +114,7 @@ export class WsExchange {
   /** A WebSocket ping frame: the protocol's own keep-alive, recorded as a heartbeat. */
   ping(): void {
     if (this.settled || this.ended) return;
-    this.raw.event_times_ms.push(this.inp.now() - this.sentAt);
-    this.kinds += 'h';
+    this.log.mark('h', this.inp.now() - this.sentAt);
     this.idleTimer?.refresh();
   }
 
@@ -202,24 +184,23 @@ export class WsExchange {
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.unregister?.();
     const raw = this.raw;
-    raw.event_kinds = this.kinds;
-    let u: Usage | null = null;
-    if (this.usage) u = applyUsage(raw, this.usage, this.inp.maxTokens);
+    const { usage, reasoningText, answerText } = this.log.finish(this.inp.maxTokens);
+    const { streamError, parseError } = this.log;
     if (raw.status === 'ok') {
-      if (this.streamError) {
+      if (streamError) {
         raw.status = 'http_error';
         raw.code = 'E_STREAM_ERROR_EVENT';
-        raw.error = `error message in stream: ${inert(this.streamError, MAX_ERROR_BODY)}`;
-      } else if (this.parseError) {
+        raw.error = `error message in stream: ${inert(streamError, MAX_ERROR_BODY)}`;
+      } else if (parseError) {
         raw.status = 'parse_error';
         raw.code = 'E_WS_PARSE';
-        raw.error = this.parseError;
+        raw.error = parseError;
       } else if (raw.reasoning_chars + raw.answer_chars === 0) {
         raw.status = 'empty';
         raw.code = 'E_EMPTY';
         raw.error = 'the stream ended without carrying any tokens';
       }
     }
-    this.resolve({ raw, retryAfterMs: null, reasoningText: this.reasoningParts.join(''), answerText: this.answerParts.join(''), usage: u });
+    this.resolve({ raw, retryAfterMs: null, reasoningText, answerText, usage });
   }
 }
