@@ -3,7 +3,7 @@ import type { Backend, BodyOptions, ChunkInfo } from './backend.js';
 import type { RequestSpec } from '../dataset/types.js';
 import type { UsageReport } from './usage.js';
 import { classifyErrorEvent, errorText, isKeepAlive } from './openai-common.js';
-import { blankInfo, obj, parseObject, str, type Json } from './native-common.js';
+import { blankInfo, eosExtensions, obj, parseObject, sampling, str, type Json } from './native-common.js';
 
 /** The API version sent unless a --header anthropic-version overrides it. */
 export const ANTHROPIC_VERSION = '2023-06-01';
@@ -17,13 +17,8 @@ export function messagesBody(spec: RequestSpec, o: BodyOptions): Record<string, 
   const system = spec.messages.filter((m) => m.role === 'system');
   const body: Record<string, unknown> = { model: o.model, max_tokens: spec.maxTokens, stream: o.stream, messages: spec.messages.filter((m) => m.role !== 'system') };
   if (system.length) body.system = system.map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content))).join('\n\n');
-  if (o.ignoreEos) {
-    body.ignore_eos = true;
-    body.min_tokens = spec.maxTokens;
-  }
-  if (o.temperature !== undefined) body.temperature = o.temperature;
-  if (o.topP !== undefined) body.top_p = o.topP;
-  if (o.topK !== undefined) body.top_k = o.topK;
+  const { seed: _seed, ...sampled } = sampling(o);
+  Object.assign(body, eosExtensions(spec, o), sampled);
   if (o.extraBody) Object.assign(body, o.extraBody);
   return body;
 }

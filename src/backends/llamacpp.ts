@@ -1,6 +1,6 @@
 // llama.cpp's native completion API (POST /completion, SSE): `content` per event, the `stop: true` event carries `timings`.
 import type { Backend, ChunkInfo } from './backend.js';
-import { errorEvent, kindOf, openEvent, obj, sampling, str } from './native-common.js';
+import { eosExtensions, errorEvent, kindOf, openEvent, obj, sampling, str } from './native-common.js';
 import { serverNumber, compactTimings } from '../metrics/server-timings.js';
 
 /** The stop reason under llama.cpp's names (stop_type eos|limit|word, or the older stopped_* flags) as OpenAI's. */
@@ -42,7 +42,7 @@ export const llamacpp: Backend = {
   endpoint: 'completions',
   buildBody(spec, o) {
     const b: Record<string, unknown> = { prompt: spec.prompt, n_predict: spec.maxTokens, stream: o.stream, cache_prompt: true, ...sampling(o) };
-    if (o.ignoreEos) b.ignore_eos = true;
+    if (eosExtensions(spec, o).ignore_eos) b.ignore_eos = true; // llama.cpp has no min_tokens
     if (o.extraBody) Object.assign(b, o.extraBody);
     return b;
   },

@@ -1,5 +1,6 @@
 // What the protocol backends other than OpenAI chat share (native engines, Responses, Messages): a blank ChunkInfo, JSON parsing, error text.
-import type { ChunkInfo } from './backend.js';
+import type { BodyOptions, ChunkInfo } from './backend.js';
+import type { RequestSpec } from '../dataset/types.js';
 
 export type Json = Record<string, unknown>;
 
@@ -68,6 +69,14 @@ export function errorEvent(data: string): ChunkInfo {
 }
 
 /** Sampling options under the names most native engines share (llama.cpp, TGI, Triton); the caller renames where needed. */
+/**
+ * vLLM/SGLang's extensions that make an output exactly max_tokens long, sent with --ignore-eos (the default), never
+ * for a graded eval item (spec.natural), which must stop on its own.
+ */
+export function eosExtensions(spec: RequestSpec, o: BodyOptions): Json {
+  return o.ignoreEos && !spec.natural ? { ignore_eos: true, min_tokens: spec.maxTokens } : {};
+}
+
 export function sampling(o: { temperature?: number; topP?: number; topK?: number; seed?: number }): Json {
   const out: Json = {};
   if (o.temperature !== undefined) out.temperature = o.temperature;

@@ -2,6 +2,7 @@
 import type { RequestSpec } from '../dataset/types.js';
 import type { BodyOptions, ChunkInfo } from './backend.js';
 import type { UsageReport } from './usage.js';
+import { eosExtensions, sampling } from './native-common.js';
 
 export type { BodyOptions, ChunkInfo } from './backend.js';
 export type { Usage, UsageReport } from './usage.js';
@@ -10,15 +11,7 @@ export type { Usage, UsageReport } from './usage.js';
 export function commonBody(spec: RequestSpec, o: BodyOptions, prompt: Record<string, unknown>): Record<string, unknown> {
   const body: Record<string, unknown> = { model: o.model, max_tokens: spec.maxTokens, stream: o.stream, ...prompt };
   if (o.stream) body.stream_options = { include_usage: true };
-  if (o.ignoreEos && !spec.natural) {
-    // vLLM/SGLang extensions: emit exactly max_tokens so output length is what the workload asked for.
-    body.ignore_eos = true;
-    body.min_tokens = spec.maxTokens;
-  }
-  if (o.temperature !== undefined) body.temperature = o.temperature;
-  if (o.topP !== undefined) body.top_p = o.topP;
-  if (o.topK !== undefined) body.top_k = o.topK;
-  if (o.seed !== undefined) body.seed = o.seed;
+  Object.assign(body, eosExtensions(spec, o), sampling(o));
   if (o.extraBody) Object.assign(body, o.extraBody);
   return body;
 }

@@ -3,20 +3,13 @@ import type { Backend, BodyOptions, ChunkInfo } from './backend.js';
 import type { RequestSpec } from '../dataset/types.js';
 import type { UsageReport } from './usage.js';
 import { classifyErrorEvent, errorText, isKeepAlive } from './openai-common.js';
-import { blankInfo, obj, parseObject, str, type Json } from './native-common.js';
+import { blankInfo, eosExtensions, obj, parseObject, sampling, str, type Json } from './native-common.js';
 
 
 /** The body: the chat messages as `input`, max_output_tokens; the vLLM/SGLang extensions as for chat (--no-ignore-eos for hosted APIs). */
 export function responsesBody(spec: RequestSpec, o: BodyOptions): Record<string, unknown> {
   const body: Record<string, unknown> = { model: o.model, input: spec.messages, max_output_tokens: spec.maxTokens, stream: o.stream };
-  if (o.ignoreEos) {
-    body.ignore_eos = true;
-    body.min_tokens = spec.maxTokens;
-  }
-  if (o.temperature !== undefined) body.temperature = o.temperature;
-  if (o.topP !== undefined) body.top_p = o.topP;
-  if (o.topK !== undefined) body.top_k = o.topK;
-  if (o.seed !== undefined) body.seed = o.seed;
+  Object.assign(body, eosExtensions(spec, o), sampling(o));
   if (o.extraBody) Object.assign(body, o.extraBody);
   return body;
 }

@@ -30,6 +30,15 @@ describe('backend registry', () => {
     expect(BACKENDS['rerank-tei'].buildBody(spec, o)).toMatchObject({ texts: ['hi', 'hi'], raw_scores: false });
   });
 
+  it('sends ignore_eos with --ignore-eos on every protocol that has it, and never for a graded item (spec.natural)', () => {
+    const natural = { ...spec, natural: true } as RequestSpec;
+    for (const k of ['openai-chat', 'openai-completions', 'openai-responses', 'anthropic-messages', 'llamacpp', 'websocket'] as const) {
+      expect(BACKENDS[k].buildBody(spec, opts), k).toMatchObject({ ignore_eos: true });
+      expect(BACKENDS[k].buildBody(natural, opts), k).not.toHaveProperty('ignore_eos');
+      expect(BACKENDS[k].buildBody(natural, opts), k).not.toHaveProperty('min_tokens');
+    }
+  });
+
   it('answers an unknown kind with the valid ones (own keys only)', () => {
     for (const bad of ['grpc', 'constructor', '__proto__', ''])
       expect(() => getBackend(bad)).toThrow(new UsageError([`--backend: unknown kind "${bad}" (valid: ${BACKEND_KINDS.join(', ')})`]));

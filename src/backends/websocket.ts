@@ -2,6 +2,7 @@
 import type { Backend } from './backend.js';
 import { wsClassifier } from './ws/classify.js';
 import { loadWebSocketConfig } from './ws/config.js';
+import { eosExtensions, sampling } from './native-common.js';
 
 const defaults = loadWebSocketConfig(undefined);
 if ('problems' in defaults) throw new Error(`the built-in websocket config is invalid: ${defaults.problems.join('; ')}`);
@@ -17,16 +18,7 @@ export const websocket: Backend = {
   path: '/ws',
   endpoint: 'chat',
   buildBody: (spec, o) => {
-    const facts: Record<string, unknown> = { model: o.model, messages: spec.messages, prompt: spec.prompt, max_tokens: spec.maxTokens };
-    if (o.ignoreEos) {
-      facts.ignore_eos = true;
-      facts.min_tokens = spec.maxTokens;
-    }
-    if (o.temperature !== undefined) facts.temperature = o.temperature;
-    if (o.topP !== undefined) facts.top_p = o.topP;
-    if (o.topK !== undefined) facts.top_k = o.topK;
-    if (o.seed !== undefined) facts.seed = o.seed;
-    return facts;
+    return { model: o.model, messages: spec.messages, prompt: spec.prompt, max_tokens: spec.maxTokens, ...eosExtensions(spec, o), ...sampling(o) };
   },
   classifyData: (data) => classify(data),
   classifyErrorEvent: (data) => ({ ...classify(data), kind: 'e', error: data.slice(0, 200) }),
