@@ -1,10 +1,10 @@
 // `serve --replicas N --router ...`: N simulated engines (each its own prefix cache) behind one port and a built-in router.
 import { createServer, request, Agent, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
 import { createHashRing } from '../util/hash-ring.js';
 import { sendError } from './http/errors.js';
 import { parseSimServerOptions, type SimServerOptions } from './options.js';
 import { startSimServer, type SimServerHandle } from './server.js';
+import { listen } from './http/listen.js';
 
 export const SIM_ROUTERS = ['round-robin', 'prefix-hash'] as const;
 export type SimRouter = (typeof SIM_ROUTERS)[number];
@@ -81,24 +81,13 @@ export async function startReplicatedSimServer(opts: SimServerOptions): Promise<
       () => res.destroy(),
     );
   });
-  const sockets = new Set<Socket>();
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(o.port, o.host, () => resolve());
-  }).catch(async (e: unknown) => {
+  const { port, baseUrl, sockets } = await listen(server, o.port, o.host).catch(async (e: unknown) => {
     await Promise.all(replicas.map((r) => r.close()));
     throw e;
   });
-  const addr = server.address();
-  const port = typeof addr === 'object' && addr ? addr.port : o.port;
-  const urlHost = o.host.includes(':') ? `[${o.host}]` : o.host;
   let closing: Promise<void> | undefined;
   return {
-    baseUrl: `http://${urlHost}:${port}/v1`,
+    baseUrl,
     port,
     host: o.host,
     description: `${o.replicas}x (${replicas[0].description}), router ${o.router}`,

@@ -1,6 +1,5 @@
 // The sim server: an OpenAI-compatible HTTP server (node:http) shaped like vLLM, backed by the engine in real time.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { loadTokenizer } from '../dataset/tokenizer.js';
 import { UsageError } from '../errors.js';
@@ -25,6 +24,7 @@ import { WebSocketServer } from 'ws';
 import { serveWebSocket } from './http/ws.js';
 import { serveEmbed } from './http/embed.js';
 import { parseSimServerOptions, type SimServerOptions } from './options.js';
+import { listen } from './http/listen.js';
 
 export type { SimServerOptions } from './options.js';
 export type { FaultOptions } from './http/faults.js';
@@ -100,7 +100,6 @@ export async function startSimServer(opts: SimServerOptions = {}, hooks: { log?:
   const created = Math.floor(Date.now() / 1000);
   const live = new Map<string, Live>();
   const open = new Set<Session>();
-  const sockets = new Set<Socket>();
   let requestCount = 0;
   const embedTimers = new Set<NodeJS.Timeout>();
 
@@ -285,20 +284,10 @@ export async function startSimServer(opts: SimServerOptions = {}, hooks: { log?:
     if ((req.url ?? '').split('?')[0].replace(/\/+$/, '') !== '/v1/ws') return void socket.destroy();
     wss.handleUpgrade(req, socket, head, (ws) => serveWebSocket(ws, (body, res) => generateFrom('chat', body, res)));
   });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(o.port, o.host, () => resolve());
-  });
-  const addr = server.address();
-  const port = typeof addr === 'object' && addr ? addr.port : o.port;
-  const urlHost = o.host.includes(':') ? `[${o.host}]` : o.host;
+  const { port, baseUrl, sockets } = await listen(server, o.port, o.host);
   let closing: Promise<void> | undefined;
   return {
-    baseUrl: `http://${urlHost}:${port}/v1`,
+    baseUrl,
     port,
     host: o.host,
     description: `${spec.model.id} on ${spec.tp}x ${spec.gpu.id}`,
