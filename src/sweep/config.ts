@@ -10,7 +10,8 @@ import { flagTable, type FlagTable } from '../config/flags.js';
 import { EmbeddedSimSchema, EMBEDDED_SIM_META, embeddedSimProblems } from '../config/embedded-sim.js';
 import { parseSlo, type Slo } from '../metrics/slo.js';
 import { splitOut, type OutputSpec } from '../config/live-metrics.js';
-import { AS_CONFIGURED, buildGrid, isAsConfigured, parseInputOutputList, parseNumberList, type InputOutput, type LoadMode, type LoadStep, type PointSpec } from './grid.js';
+import { AS_CONFIGURED, buildGrid, isAsConfigured, makePoint, parseInputOutputList, parseNumberList, type InputOutput, type LoadMode, type LoadStep, type PointSpec } from './grid.js';
+import { readGridFile, type GridPoint } from './grid-file.js';
 
 const numberList = (inner: z.ZodNumber) => z.preprocess((v) => (v === undefined ? undefined : parseNumberList(v)), z.array(inner).min(1).optional());
 const fraction = z.preprocess((v) => (typeof v === 'string' && v.trim().endsWith('%') ? Number(v.trim().slice(0, -1)) / 100 : v), z.coerce.number().min(0).max(1));
@@ -36,6 +37,7 @@ export const SweepSchema = z
     requests: numberList(z.number().int().positive()),
     duration: durationList,
     points: z.array(PointSchema).min(1).optional(),
+    grid: z.string().min(1).optional(),
     auto: z.boolean().default(false),
     slo: z.string().optional(),
     minGain: fraction.default(0.05),
@@ -61,6 +63,7 @@ export const SWEEP_FLAGS = flagTable(SweepFlagShape, {
   inputOutput: { arg: 'list', help: 'input×output token pairs crossed with the levels, e.g. 256x256,2048x2048', defaultText: 'the lengths the run flags configure' },
   requests: { arg: 'n|list', help: 'measured requests per point; a list pairs one count with each level', defaultText: 'max(100, 4 x concurrency)' },
   duration: { arg: 'time|list', help: 'send for this long at each point, e.g. 30s; a list pairs one with each level' },
+  grid: { arg: 'file', help: 'YAML/JSON grid of points: input_tokens, output_tokens and concurrency (or rate) lists crossed, or combos: [{input_len, output_len, concurrency, num_prompts}, ...] (docs/commands/sweep.md#grid-file)' },
   auto: { help: 'find the limit: concurrency 1, 2, 4, … until throughput gains < --min-gain, an SLO breaks or errors exceed --max-error-rate; then refine between the last two levels' },
   slo: { arg: 'list', help: 'objectives, e.g. ttft_p99=2000ms,tpot_p99=50ms,e2e_p99=30s,error_rate=1% (see docs/slo.md)' },
   minGain: { arg: 'x', help: 'with --auto: stop when doubling concurrency adds less output throughput than this fraction, e.g. 0.05 or 5%' },
@@ -85,11 +88,24 @@ export const SWEEP_FLAGS = flagTable(SweepFlagShape, {
 // targets and route too: a sweep loads one endpoint (docs/routing.md).
 const SWEEP_OWNED_RUN_KEYS = ['concurrency', 'rate', 'requests', 'duration', 'stages', 'out', 'overwrite', 'json', 'quiet', 'targets', 'route'] as const;
 const SWEEP_FLAG_NAMES = new Set(Object.values(SWEEP_FLAGS as FlagTable).map((f) => f.name));
+// In a sweep, --input-tokens and --output-tokens also take a list of lengths: a grid axis crossed with the levels.
+const LENGTH_AXES: Record<string, string> = { inputTokens: 'input', outputTokens: 'output' };
 export const PASS_THROUGH_RUN_FLAGS: FlagTable = Object.fromEntries(
-  Object.entries(RUN_FLAGS as FlagTable).filter(
-    ([k, f]) => !(SWEEP_OWNED_RUN_KEYS as readonly string[]).includes(k) && !(k in SweepSchema.shape) && !SWEEP_FLAG_NAMES.has(f.name),
-  ),
+  Object.entries(RUN_FLAGS as FlagTable)
+    .filter(([k, f]) => !(SWEEP_OWNED_RUN_KEYS as readonly string[]).includes(k) && !(k in SweepSchema.shape) && !SWEEP_FLAG_NAMES.has(f.name))
+    .map(([k, f]) =>
+      LENGTH_AXES[k]
+        ? [k, { ...f, flag: f.flag.replace('<n|dist>', '<n|dist|list>'), help: `${f.help}; in a sweep, a list such as 256,1024,4096 is a grid axis: every ${LENGTH_AXES[k]} length crossed with every level` }]
+        : [k, f],
+    ),
 );
+
+/** A plain list of two or more lengths ("256,1024", [256, 1024]): a grid axis, not a run's length or distribution. */
+export function lengthAxis(v: unknown): number[] | undefined {
+  const items = Array.isArray(v) ? v : typeof v === 'string' && /^\s*\d+(\s*,\s*\d+)+\s*,?\s*$/.test(v) ? v.split(',').filter((x) => x.trim()) : undefined;
+  if (!items || (Array.isArray(v) && v.length < 1)) return undefined;
+  return items.map((x) => Number(String(x).trim()));
+}
 
 /** Error rate above which a level counts as failed when --max-error-rate is not given (runs are then not stopped early). */
 export const DEFAULT_LEVEL_MAX_ERROR_RATE = 0.05;
@@ -152,7 +168,8 @@ function loadSteps(s: SweepParsed, problems: string[]): { mode: LoadMode; steps:
 
 /** The run flags that set a pair's lengths (none for AS_CONFIGURED). */
 export function lengthFlags(io: InputOutput): { inputTokens?: number; outputTokens?: number } {
-  return isAsConfigured(io) ? {} : { inputTokens: io.input, outputTokens: io.output };
+  // A side of 0 is left to the run flags (a length list on the other side only, before their defaults are known).
+  return isAsConfigured(io) ? {} : { ...(io.input ? { inputTokens: io.input } : {}), ...(io.output ? { outputTokens: io.output } : {}) };
 }
 
 type LengthConfig = Pick<RunConfig, 'inputTokens' | 'outputTokens' | 'maxTokens' | 'mix' | 'dataset' | 'replay' | 'prefixTokens' | 'cacheAb'>;
@@ -163,17 +180,46 @@ type LengthConfig = Pick<RunConfig, 'inputTokens' | 'outputTokens' | 'maxTokens'
  */
 export function fixedLengths(c: LengthConfig): InputOutput | undefined {
   if (c.dataset || c.replay || c.mix || c.prefixTokens || c.maxTokens !== undefined || c.cacheAb) return undefined;
-  const fixed = (spec: string | number): number | undefined => {
-    try {
-      const d = parseLengthDist(spec);
-      return d.kind === 'fixed' ? Math.min(d.max, Math.max(d.min, d.value)) : undefined;
-    } catch {
-      return undefined;
-    }
-  };
-  const input = fixed(c.inputTokens);
-  const output = fixed(c.outputTokens);
+  const input = fixedLength(c.inputTokens);
+  const output = fixedLength(c.outputTokens);
   return input && output ? { input, output } : undefined;
+}
+
+/** The length a spec always gives (N, fixed:N), or undefined for a distribution. */
+function fixedLength(spec: string | number): number | undefined {
+  try {
+    const d = parseLengthDist(spec);
+    return d.kind === 'fixed' ? Math.min(d.max, Math.max(d.min, d.value)) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** --input-tokens/--output-tokens lists taken out of the run flags (which then keep any single value). */
+function lengthAxes(runFlags: Record<string, unknown>, problems: string[]): { input?: number[]; output?: number[] } {
+  const axes: { input?: number[]; output?: number[] } = {};
+  for (const [key, which] of Object.entries(LENGTH_AXES) as [string, 'input' | 'output'][]) {
+    const list = lengthAxis(runFlags[key]);
+    if (!list) continue;
+    if (!list.length || list.some((n) => !Number.isInteger(n) || n <= 0))
+      problems.push(`--${which}-tokens: a list of lengths takes positive whole numbers, e.g. 256,1024,4096; got "${String(runFlags[key])}"`);
+    axes[which] = list;
+    delete runFlags[key];
+  }
+  return axes;
+}
+
+/** Points of a --grid file, with --requests/--duration as defaults for points that set neither. */
+function gridFilePoints(s: SweepParsed, axes: { input?: number[]; output?: number[] }, problems: string[]): PointSpec[] {
+  const clash = [
+    s.concurrency && '--concurrency', s.rate && '--rate', s.points && 'points', s.inputOutput !== undefined && '--input-output',
+    axes.input && '--input-tokens LIST', axes.output && '--output-tokens LIST', s.auto && '--auto',
+  ].filter(Boolean);
+  if (clash.length) problems.push(`--grid: the grid file sets every point's load and lengths; drop ${clash.join(', ')}`);
+  if ((s.requests?.length ?? 1) > 1 || (s.duration?.length ?? 1) > 1) problems.push('--requests/--duration: with --grid give one value, the default for points that set no requests/num_prompts or duration');
+  const r = readGridFile(s.grid as string);
+  problems.push(...r.problems);
+  return r.points.map((p: GridPoint) => makePoint(p.mode, { load: p.load, requests: p.requests ?? s.requests?.[0], durationS: p.durationS ?? (p.requests === undefined ? s.duration?.[0] : undefined) }, p.io));
 }
 
 /** Plain words for the lengths the run flags configure, for rows that leave lengths to them. */
@@ -224,8 +270,16 @@ export function resolveSweepConfig(inp: ResolveSweepInput): ResolvedSweep {
       problems.push(...(e as UsageError).problems);
     }
   }
+  const axes = lengthAxes(runFlags, problems);
+  const gridPoints = s.grid !== undefined ? gridFilePoints(s, axes, problems) : undefined;
   let pairs: InputOutput[];
-  if (s.inputOutput !== undefined) {
+  if (gridPoints) pairs = [...new Map(gridPoints.map((p) => [`${p.inputTokens}x${p.outputTokens}`, { input: p.inputTokens, output: p.outputTokens }])).values()];
+  else if (axes.input || axes.output) {
+    if (s.inputOutput !== undefined) problems.push('--input-output and --input-tokens/--output-tokens lists: give the lengths one way');
+    // The side without a list keeps the run flags' single length (filled in below, once their defaults are known).
+    const ints = (v: unknown) => lengthAxis(v) ?? (v !== undefined && /^\d+$/.test(String(v).trim()) ? [Number(v)] : [0]);
+    pairs = (axes.input ?? ints(runFlags.inputTokens)).flatMap((input) => (axes.output ?? ints(runFlags.outputTokens)).map((output) => ({ input, output })));
+  } else if (s.inputOutput !== undefined) {
     const r = parseInputOutputList(s.inputOutput);
     for (const b of r.bad) problems.push(`--input-output: expected INPUTxOUTPUT such as 256x256, got "${b}"`);
     pairs = r.pairs;
@@ -238,8 +292,12 @@ export function resolveSweepConfig(inp: ResolveSweepInput): ResolvedSweep {
   if (s.rate && s.concurrency) problems.push('--rate and --concurrency: a sweep varies one of them; give one list');
   if (s.points && (s.rate || s.concurrency)) problems.push('points: give either a points list or --concurrency/--rate, not both');
   if (s.auto && (s.rate || s.points)) problems.push('--auto: searches concurrency only; drop --rate/points');
-  if (!s.auto && !s.rate && !s.concurrency && !s.points) problems.push('sweep: give --concurrency LIST, --rate LIST, a points list in the sweep file, or --auto');
-  const { mode, steps } = s.auto ? { mode: 'concurrency' as const, steps: [] } : loadSteps(s, problems);
+  if (!s.auto && !s.rate && !s.concurrency && !s.points && !s.grid) problems.push('sweep: give --concurrency LIST, --rate LIST, --grid FILE, a points list in the sweep file, or --auto');
+  const { mode, steps } = gridPoints
+    ? { mode: gridPoints[0]?.mode ?? ('concurrency' as const), steps: gridPoints.slice(0, 1).map((p) => ({ load: p.load })) }
+    : s.auto
+      ? { mode: 'concurrency' as const, steps: [] }
+      : loadSteps(s, problems);
   if (s.auto && (s.requests?.length ?? 1) > 1) problems.push('--requests: --auto takes one count per level');
   if (Array.isArray(runFlags.baseUrl)) {
     if (runFlags.baseUrl.length > 1) problems.push('--base-url: a sweep loads one endpoint: give it once');
@@ -258,9 +316,18 @@ export function resolveSweepConfig(inp: ResolveSweepInput): ResolvedSweep {
     if (e instanceof UsageError) problems.push(...e.problems);
     else throw e;
   }
+  if (base && !axes.input !== !axes.output && !gridPoints) {
+    // A list on one side only: the other side is the run flags' fixed length (or its default).
+    const other = axes.input ? 'output' : 'input';
+    const len = fixedLength(other === 'output' ? base.config.outputTokens : base.config.inputTokens);
+    if (len === undefined || base.config.maxTokens !== undefined || base.config.dataset || base.config.mix || base.config.replay)
+      problems.push(`--${axes.input ? 'input' : 'output'}-tokens LIST: needs a fixed --${other}-tokens (a number or a list), without --max-tokens, --dataset, --mix or --replay`);
+    else pairs = pairs.map((io) => ({ ...io, [other]: len }));
+  }
   if (problems.length || !base) throw new UsageError(problems);
-  if (s.inputOutput === undefined && isAsConfigured(pairs[0])) pairs = [fixedLengths(base.config) ?? AS_CONFIGURED];
+  if (s.inputOutput === undefined && !gridPoints && !axes.input && !axes.output && isAsConfigured(pairs[0])) pairs = [fixedLengths(base.config) ?? AS_CONFIGURED];
   const { inputOutput: _io, slo: _slo, ...rest } = s;
   const maxErrorRate = (base.config as { maxErrorRate?: number }).maxErrorRate ?? DEFAULT_LEVEL_MAX_ERROR_RATE;
-  return { sweep: { ...rest, mode, pairs, slo, maxErrorRate, points: buildGrid(mode, steps, pairs), configuredLengths: describeLengths(base.config), outputs: outs.outputs }, runFlags, base };
+  const points = gridPoints ?? buildGrid(mode, steps, pairs);
+  return { sweep: { ...rest, mode, pairs, slo, maxErrorRate, points, configuredLengths: describeLengths(base.config), outputs: outs.outputs }, runFlags, base };
 }
