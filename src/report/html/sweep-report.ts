@@ -11,6 +11,7 @@ import { renderPage } from './page.js';
 import { boxChart, decompositionChart, groupLabel, latencyThroughputChart, latencyVsLoadChart, throughputChart, type BoxStats, type SweepGroup } from './sweep-charts.js';
 import { htmlTable, metadataTable, num, pctText, statementsList, tiles } from './sections.js';
 import { evalSection, readEvalData } from './eval-section.js';
+import { gridHeatmaps } from './sweep-heatmaps.js';
 import { escapeHtml as esc } from './escape.js';
 
 export function readSweepDoc(dir: string): SweepDoc {
@@ -87,6 +88,9 @@ export function renderSweepReport(dir: string, doc: SweepDoc): string {
     's-latency-throughput': latencyThroughputChart(groups),
     's-latency-load': latencyVsLoadChart(groups),
   };
+  // Two-dimensional grids (e.g. concurrency × input length) also get one heatmap per metric.
+  const heat = gridHeatmaps(doc.points, hasSlo);
+  Object.assign(charts, heat);
   const perGroup: string[] = [];
   groups.forEach((g, i) => {
     const boxes = boxStats(dir, g.rows);
@@ -123,6 +127,9 @@ export function renderSweepReport(dir: string, doc: SweepDoc): string {
     { id: 'headline', title: 'Headline', html: headline + (groups.length > 1 ? '<p class="muted">Tiles show the first input/output pair; see the findings for all.</p>' : '') },
     { id: 'insights', title: 'Findings', html: insights + autoText + method },
     { id: 'throughput', title: 'Throughput vs load', html: '<div class="chart tall" id="s-throughput"></div>' },
+    ...(Object.keys(heat).length
+      ? [{ id: 'heatmaps', title: 'Grid heatmaps', html: `<p class="muted">One cell per point; blank cells were not measured. Colours run from green (better) to red (worse).</p><div class="grid2">${Object.keys(heat).map((k) => `<div class="chart" id="${k}"></div>`).join('')}</div>` }]
+      : []),
     { id: 'latency', title: 'Latency vs throughput and load', html: '<div class="grid2"><div class="chart tall" id="s-latency-throughput"></div><div class="chart tall" id="s-latency-load"></div></div>' },
     { id: 'levels', title: 'Distributions per level', html: `<p class="muted">Boxes span p25–p75 with the median; whiskers reach p1 and p99.</p>${perGroup.join('')}` },
     { id: 'points', title: 'Points', html: pointsTable(doc) },
