@@ -88,13 +88,33 @@ export interface SweepRow {
   slo_passed: boolean | null;
   /** Names of the SLO checks that failed. */
   slo_failed: string[];
+  /** The SLO check that used most of its allowance and that share (measured / limit; limit / measured for a floor); null without SLOs. */
+  slo_worst_metric?: string | null;
+  slo_worst_ratio?: number | null;
+  /** A–F from the SLO margins (docs/commands/sweep.md#grades); null without SLOs or for a point that did not run. */
+  grade?: 'A' | 'B' | 'C' | 'D' | 'F' | null;
 }
+
+export type KneeMetric = 'output_throughput' | 'ttft_p99_ms' | 'tpot_p99_ms' | 'e2e_p99_ms';
 
 export interface KneeResult {
   load: number;
   output_throughput: number;
-  /** Normalised distance above the chord (0..1): how pronounced the bend is. */
+  /** Normalised distance from the chord (0..1): how pronounced the bend is. */
   strength: number;
+  /** The metric whose bend defines the knee: the one that bends at the lowest load (absent in sweeps before 0.x). */
+  metric?: KneeMetric;
+  /** Name of the point at the knee. */
+  point?: string;
+}
+
+/** A point's grade within its slice (see SweepRow.grade). */
+export interface PointGrade {
+  load: number;
+  name: string;
+  grade: 'A' | 'B' | 'C' | 'D' | 'F' | null;
+  worst_metric: string | null;
+  worst_ratio: number | null;
 }
 
 export interface GroupInsights {
@@ -122,6 +142,17 @@ export interface GroupInsights {
   most_stable: { load: number; tpot_cv: number | null; e2e_cv: number | null } | null;
   /** Levels on the Pareto frontier of output throughput (higher is better) vs p99 E2E (lower is better). */
   pareto: number[];
+  /** Every metric that bends, where (Kneedle per curve); the first is the knee. */
+  knees?: { metric: KneeMetric; load: number; strength: number; point: string }[];
+  /** Grades per point from the SLO margins; empty without SLOs. */
+  grades?: PointGrade[];
+  /**
+   * From the highest load with comfortable SLO margin (grade A or B; without SLOs: 70% of the knee) to the knee
+   * (capped at max_load_meeting_slo). `interpolated`: the low end was not measured. Null when no range can be given.
+   */
+  recommended_range?: { low: number; high: number; low_reason: string; high_reason: string; interpolated: boolean; points: string[] } | null;
+  /** Anomalous points: throughput drops, variance spikes, error bursts, client-bound levels. */
+  anomalies?: { kind: 'throughput_drop' | 'variance_spike' | 'error_burst' | 'client_bound'; load: number; points: string[]; detail: string }[];
   /** The findings in plain words. */
   statements: string[];
 }

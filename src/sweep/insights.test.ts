@@ -124,3 +124,75 @@ describe('groupInsights on levels that fail', () => {
     expect(s).not.toMatch(/grows 0\./);
   });
 });
+
+describe('the metric that defines the knee', () => {
+  it('is the curve that bends at the lowest load: throughput, or a p99 latency that takes off first', () => {
+    expect(groupInsights(plateau, { hasSlo: false, maxErrorRate: 0.05 }).knee).toMatchObject({ load: 4, metric: 'output_throughput', point: 'c4' });
+    // Throughput still grows steadily (no bend) but p99 TPOT takes off after concurrency 4.
+    const tpot = [1, 2, 4, 8, 16].map((l) => row(l, 100 * l, { ttft_p99_ms: 80, e2e_p99_ms: 1000, tpot_p99_ms: l <= 4 ? 10 : 10 * (l - 3) }));
+    const g = groupInsights(tpot, { hasSlo: false, maxErrorRate: 0.05 });
+    expect(g.knee).toMatchObject({ load: 4, metric: 'tpot_p99_ms' });
+    expect(g.knees?.map((k) => k.metric)).toEqual(['tpot_p99_ms']);
+    expect(g.statements.join('\n')).toMatch(/The knee is defined by p99 TPOT taking off, the first curve to bend .*; no other curve bends \[point: c4\]/);
+  });
+  it('a flat, noisy latency curve does not bend (it must at least double)', () => {
+    const noisy = [1, 2, 4, 8, 16].map((l) => row(l, 100 * l, { ttft_p99_ms: 80, e2e_p99_ms: 1000, tpot_p99_ms: [10, 10.5, 14, 10.2, 12][Math.log2(l)] }));
+    expect(groupInsights(noisy, { hasSlo: false, maxErrorRate: 0.05 }).knee).toBeNull();
+  });
+});
+
+describe('recommended range', () => {
+  // SLO use grows with load: worst ratio 0.2, 0.4, 0.7, 0.95, 1.4 at 1, 2, 4, 8, 16.
+  const slo = (ratios: number[]) =>
+    plateau.map((r, i) => ({ ...r, slo_passed: ratios[i] <= 1, slo_failed: ratios[i] <= 1 ? [] : ['ttft_p99'], slo_worst_metric: 'ttft_p99', slo_worst_ratio: ratios[i] }));
+  it('runs from the highest load with comfortable margin (grade A/B) to the knee, and names its points', () => {
+    const g = groupInsights(slo([0.2, 0.4, 0.6, 0.95, 1.4]), { hasSlo: true, maxErrorRate: 0.05 });
+    expect(g.grades?.map((x) => x.grade)).toEqual(['A', 'A', 'B', 'D', 'F']);
+    expect(g.recommended_range).toEqual({ low: 4, high: 4, low_reason: expect.stringMatching(/grade B: ttft_p99 at 60%/), high_reason: 'the knee (output throughput levelling off)', interpolated: false, points: ['c4'] });
+    const text = g.statements.join('\n');
+    expect(text).toMatch(/Grades from SLO margins .*: c1 A \(ttft_p99 at 20% of its limit\), c2 A .*, c8 D \(ttft_p99 at 95% of its limit\), c16 F/);
+    expect(text).toMatch(/Recommended range: concurrency 4 alone — from the highest load with comfortable SLO margin/);
+    const wide = groupInsights(slo([0.2, 0.6, 0.8, 0.95, 1.4]), { hasSlo: true, maxErrorRate: 0.05 });
+    expect(wide.recommended_range).toMatchObject({ low: 2, high: 4, points: ['c2', 'c4'] });
+    expect(wide.statements.join('\n')).toMatch(/Recommended range: concurrency 2 to concurrency 4 — .* \[points: c2, c4\]\./);
+  });
+  it('caps the high end at the highest load meeting the SLOs, and gives none without comfortable margin', () => {
+    const capped = groupInsights(slo([0.3, 0.9, 1.2, 1.3, 1.4]), { hasSlo: true, maxErrorRate: 0.05 });
+    expect(capped.recommended_range).toMatchObject({ low: 1, high: 2, high_reason: expect.stringMatching(/highest load meeting the SLOs \(the knee, concurrency 4, does not\)/) });
+    const tight = groupInsights(slo([0.8, 0.9, 0.95, 1.3, 1.4]), { hasSlo: true, maxErrorRate: 0.05 });
+    expect(tight.recommended_range).toBeNull();
+    expect(tight.statements.join('\n')).toMatch(/No recommended range: no level up to concurrency 4 had comfortable SLO margin/);
+  });
+  it('without SLOs runs from 70% of the knee, saying when that level was interpolated', () => {
+    const smooth = [row(1, 100), row(2, 190), row(4, 340), row(8, 480), row(16, 520), row(32, 530)];
+    const g = groupInsights(smooth, { hasSlo: false, maxErrorRate: 0.05 });
+    expect(g.grades).toEqual([]);
+    expect(g.recommended_range).toMatchObject({ low: 5, high: 8, interpolated: true, points: ['c8', 'c4'] });
+    expect(g.statements.join('\n')).toMatch(/Recommended range: concurrency 5 \(interpolated: this level was not measured\) to concurrency 8/);
+    expect(groupInsights(plateau, { hasSlo: false, maxErrorRate: 0.05, incomplete: 'failed' }).recommended_range).toBeNull();
+  });
+});
+
+describe('anomalies', () => {
+  const kinds = (rows: SweepRow[]) => groupInsights(rows, { hasSlo: false, maxErrorRate: 0.5 }).anomalies?.map((a) => [a.kind, a.load, a.points]);
+  it('throughput that drops with more load', () => {
+    expect(kinds([row(1, 250), row(2, 500), row(4, 1000), row(8, 850), row(16, 840)])).toEqual([['throughput_drop', 8, ['c4', 'c8']]]);
+    // A 5% dip is noise.
+    expect(kinds([row(1, 250), row(2, 500), row(4, 1000), row(8, 950)])).toEqual([]);
+    expect(groupInsights([row(1, 250), row(2, 500), row(4, 1000), row(8, 850)], { hasSlo: false, maxErrorRate: 0.05 }).statements.join('\n')).toMatch(
+      /Anomaly \(throughput drop\): output throughput falls 15% from concurrency 4 \(1,000 tok\/s\) to concurrency 8 \(850 tok\/s\) with more load \[points: c4, c8\]\./,
+    );
+  });
+  it('a variance spike against the slice median', () => {
+    expect(kinds(plateau.map((r) => ({ ...r, tpot_cv: r.load === 4 ? 0.6 : 0.1, e2e_cv: 0.1 })))).toEqual([['variance_spike', 4, ['c4']]]);
+    // Twice the median but tiny in absolute terms: not a spike.
+    expect(kinds(plateau.map((r) => ({ ...r, tpot_cv: r.load === 4 ? 0.05 : 0.02, e2e_cv: 0.02 })))).toEqual([]);
+  });
+  it('an error burst that does not grow with load, and client-bound levels', () => {
+    const burst = plateau.map((r) => (r.load === 2 ? { ...r, failed: 12, ok: 88, error_rate: 0.12 } : r.load === 16 ? { ...r, failed: 1, ok: 99, error_rate: 0.01 } : r));
+    expect(kinds(burst)).toEqual([['error_burst', 2, ['c2', 'c4']]]);
+    // Errors that start at the top level and grow with load are the limit, not a burst.
+    expect(kinds(plateau.map((r) => (r.load >= 8 ? { ...r, failed: r.load, ok: 100 - r.load, error_rate: r.load / 100 } : r)))).toEqual([]);
+    expect(kinds(plateau.map((r) => ({ ...r, client_bound: r.load === 16 })))).toEqual([['client_bound', 16, ['c16']]]);
+  });
+});

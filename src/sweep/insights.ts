@@ -1,5 +1,8 @@
-// Sweep insights, pure over rows: knee, peak, highest load meeting the SLOs, recommended operating point, stability, Pareto frontier.
-import { loadWords, rowPairLabel, type GroupInsights, type KneeResult, type LoadMode, type SweepRow } from '../report/sweep-model.js';
+// Sweep insights, pure over rows: knee, peak, highest load meeting the SLOs, recommended point and range, grades, anomalies, stability, Pareto.
+import { loadWords, rowPairLabel, type GroupInsights, type KneeResult, type LoadMode, type PointGrade, type SweepRow } from '../report/sweep-model.js';
+import { KNEE_METRIC_WORDS, kneedle, metricKnees } from './knees.js';
+import { COMFORTABLE, GRADE_BOUNDS, gradePoint } from './grade.js';
+import { findAnomalies } from './anomalies.js';
 
 export { loadWords, type GroupInsights, type KneeResult } from '../report/sweep-model.js';
 
@@ -24,9 +27,6 @@ export function serverFindingsFrom(rows: readonly SweepRow[], kneeLoad: number):
 /** Share of the knee load recommended for steady traffic, leaving the rest as headroom for bursts. */
 export const HEADROOM_FACTOR = 0.7;
 
-/** Minimum knee strength: a bend smaller than this is within noise, so no knee is reported. */
-const MIN_KNEE_STRENGTH = 0.1;
-
 /**
  * Knee of throughput vs load by the Kneedle method (Satopää et al., 2011): put log2(load) and throughput on [0, 1],
  * and take the level farthest above the straight line from the first to the last level. That is where the curve bends
@@ -35,31 +35,17 @@ const MIN_KNEE_STRENGTH = 0.1;
  * e.g. when throughput still grows steadily at the highest level.
  */
 export function findKnee(points: readonly { load: number; output_throughput: number }[]): KneeResult | null {
-  const pts = [...points].filter((p) => p.load > 0).sort((a, b) => a.load - b.load);
-  if (pts.length < 3) return null;
-  const xs = pts.map((p) => Math.log2(p.load));
-  const ys = pts.map((p) => p.output_throughput);
-  const x0 = xs[0];
-  const xr = xs[xs.length - 1] - x0;
-  const ymin = Math.min(...ys);
-  const yr = Math.max(...ys) - ymin;
-  if (xr <= 0 || yr <= 0) return null;
-  // Distance above the chord joining the first and the last level, on normalised axes.
-  const yFirst = (ys[0] - ymin) / yr;
-  const yLast = (ys[ys.length - 1] - ymin) / yr;
-  let best = -1;
-  let bestD = -Infinity;
-  for (let i = 1; i < pts.length - 1; i++) {
-    const xn = (xs[i] - x0) / xr;
-    const d = (ys[i] - ymin) / yr - (yFirst + (yLast - yFirst) * xn);
-    if (d > bestD) {
-      bestD = d;
-      best = i;
-    }
-  }
-  if (best < 0 || bestD < MIN_KNEE_STRENGTH) return null;
-  return { load: pts[best].load, output_throughput: pts[best].output_throughput, strength: bestD };
+  const k = kneedle(points.map((p) => ({ load: p.load, y: p.output_throughput })), 'concave');
+  const at = k && points.find((p) => p.load === k.load);
+  return k && at ? { load: k.load, output_throughput: at.output_throughput, strength: k.strength } : null;
 }
+
+/** " [points: a, b]": the points a statement rests on. */
+const onPoints = (names: readonly (string | undefined)[]): string => {
+  const n = [...new Set(names.filter((x): x is string => !!x))];
+  return n.length ? ` [point${n.length > 1 ? 's' : ''}: ${n.join(', ')}]` : '';
+};
+const gradeWords = GRADE_BOUNDS.map(([g, b]) => `${g} ≤ ${b * 100}%`).join(', ');
 
 /** Points not dominated by another with at least the throughput and at most the latency (one strictly better). */
 export function paretoFrontier<T extends { output_throughput: number; e2e_p99_ms: number | null }>(rows: readonly T[]): T[] {
@@ -126,7 +112,7 @@ export function groupInsights(rows: readonly SweepRow[], opt: InsightOptions): G
   const threshold = `${+(opt.maxErrorRate * 100).toFixed(2)}%`;
   const peakRow = withOk.reduce<SweepRow | undefined>((b, r) => (!b || r.output_throughput > b.output_throughput ? r : b), undefined);
   const peak = peakRow ? { load: peakRow.load, output_throughput: peakRow.output_throughput } : null;
-  if (peak) statements.push(`Peak output throughput: ${n0(peak.output_throughput)} tok/s at ${words(peak.load)}${peakRow?.client_bound ? ' (client-bound level)' : ''}${peakRow && peakRow.error_rate > opt.maxErrorRate ? ` (error rate ${(peakRow.error_rate * 100).toFixed(1)}%, above the error threshold)` : ''}.`);
+  if (peak) statements.push(`Peak output throughput: ${n0(peak.output_throughput)} tok/s at ${words(peak.load)}${peakRow?.client_bound ? ' (client-bound level)' : ''}${peakRow && peakRow.error_rate > opt.maxErrorRate ? ` (error rate ${(peakRow.error_rate * 100).toFixed(1)}%, above the error threshold)` : ''}${onPoints([peakRow?.name])}.`);
   if (failing.length)
     statements.push(
       `Left out of the knee, recommendation, stability and Pareto findings: ${failing.map((r) => `${words(r.load)} (error rate ${(r.error_rate * 100).toFixed(1)}%)`).join(', ')}, above the ${threshold} error threshold (--max-error-rate).`,
@@ -136,7 +122,12 @@ export function groupInsights(rows: readonly SweepRow[], opt: InsightOptions): G
       `CLIENT-BOUND at ${clientBound.map((r) => words(r.load)).join(', ')}: the load generator itself was a bottleneck there, so their latencies and throughput may include client time; findings drawn from them are marked.`,
     );
 
-  const knee = findKnee(trusted);
+  const nameAt = (load: number | null | undefined) => all.find((r) => r.load === load)?.name;
+  const knees = metricKnees(trusted).map((k) => ({ ...k, point: nameAt(k.load) as string }));
+  const k0 = knees[0];
+  const knee: KneeResult | null = k0
+    ? { load: k0.load, output_throughput: (trusted.find((r) => r.load === k0.load) as SweepRow).output_throughput, strength: k0.strength, metric: k0.metric, point: k0.point }
+    : null;
   if (knee) {
     const last = trusted[trusted.length - 1];
     const kr = trusted.find((r) => r.load === knee.load) as SweepRow;
@@ -147,7 +138,12 @@ export function groupInsights(rows: readonly SweepRow[], opt: InsightOptions): G
         (latRatio !== null
           ? ` while p99 TTFT ${latRatio >= 1 ? `grows ${latRatio.toFixed(1)}x` : 'falls'} (${ms(kr.ttft_p99_ms)} to ${ms(last.ttft_p99_ms)})`
           : '') +
-        `${cbNote(knee.load)}.`,
+        `${cbNote(knee.load)}${onPoints([knee.point, last.name])}.`,
+    );
+    const others = knees.slice(1).map((k) => `${KNEE_METRIC_WORDS[k.metric].replace(/ (levelling|taking) off$/, '')} bends at ${words(k.load)}`);
+    statements.push(
+      `The knee is defined by ${KNEE_METRIC_WORDS[knee.metric as keyof typeof KNEE_METRIC_WORDS]}, the first curve to bend (Kneedle on each of output throughput and p99 TTFT, TPOT, E2E)` +
+        `${others.length ? `; ${others.join(', ')}` : '; no other curve bends'}${onPoints(knees.map((k) => k.point))}.`,
     );
     const setIn = serverFindingsFrom(trusted, knee.load);
     if (setIn.length)
@@ -166,7 +162,7 @@ export function groupInsights(rows: readonly SweepRow[], opt: InsightOptions): G
   }
   const firstBad = sorted.find((r) => !acceptable(r));
   const what = opt.hasSlo ? 'the SLOs' : `an error rate under ${(opt.maxErrorRate * 100).toFixed(0)}%`;
-  if (maxOk !== null) statements.push(`Highest load meeting ${what}: ${words(maxOk)}.`);
+  if (maxOk !== null) statements.push(`Highest load meeting ${what}: ${words(maxOk)}${onPoints([nameAt(maxOk)])}.`);
   else if (firstBad) statements.push(`No tested level met ${what}; even ${words(firstBad.load)} failed (${firstBad.slo_failed.join(', ') || `error rate ${(firstBad.error_rate * 100).toFixed(1)}%`}).`);
   if (firstBad && maxOk !== null) statements.push(`${words(firstBad.load)} fails (${firstBad.slo_failed.join(', ') || `error rate ${(firstBad.error_rate * 100).toFixed(1)}%`}).`);
 
@@ -202,7 +198,7 @@ export function groupInsights(rows: readonly SweepRow[], opt: InsightOptions): G
       const basis = [...new Set([...(knee && rec === headroom ? [knee.load] : []), ...around])];
       const cbBasis = basis.some(cbAt) ? ` [drawn from client-bound levels (${basis.filter(cbAt).map(words).join(', ')}): treat with caution]` : '';
       statements.push(
-        `Recommended operating point: ${words(recommended.load)}${interp} — ${recommended.reason}${exp !== null ? `; expect about ${n0(exp)} tok/s${recommended.interpolated ? ', interpolated between the measured levels around it' : ''}` : ''}${cbBasis}.`,
+        `Recommended operating point: ${words(recommended.load)}${interp} — ${recommended.reason}${exp !== null ? `; expect about ${n0(exp)} tok/s${recommended.interpolated ? ', interpolated between the measured levels around it' : ''}` : ''}${cbBasis}${onPoints(basis.map(nameAt))}.`,
       );
     } else statements.push('No operating point can be recommended from these levels.');
   }
@@ -212,13 +208,30 @@ export function groupInsights(rows: readonly SweepRow[], opt: InsightOptions): G
   const stable = stableRows.reduce<SweepRow | undefined>((b, r) => (!b || score(r) < score(b) ? r : b), undefined);
   const most_stable = stable ? { load: stable.load, tpot_cv: stable.tpot_cv, e2e_cv: stable.e2e_cv } : null;
   if (stable)
-    statements.push(`Most stable level: ${words(stable.load)} (coefficient of variation of TPOT ${stable.tpot_cv?.toFixed(2) ?? 'n/a'}, of E2E ${stable.e2e_cv?.toFixed(2) ?? 'n/a'}).`);
+    statements.push(`Most stable level: ${words(stable.load)} (coefficient of variation of TPOT ${stable.tpot_cv?.toFixed(2) ?? 'n/a'}, of E2E ${stable.e2e_cv?.toFixed(2) ?? 'n/a'})${onPoints([stable.name])}.`);
 
   const pareto = paretoFrontier(trusted).map((r) => r.load).sort((a, b) => a - b);
   if (pareto.length) statements.push(`Pareto frontier of throughput vs p99 E2E: ${pareto.map(words).join(', ')}; every other level is beaten on both.`);
   const errs = sorted.filter((r) => r.error_rate > 0);
   if (errs.length) statements.push(`Errors at ${errs.map((r) => `${words(r.load)} (${(r.error_rate * 100).toFixed(1)}%)`).join(', ')}.`);
   if (notRun.length) statements.push(`Not measured: ${notRun.map((r) => words(r.load)).join(', ')} (${notRun[0].error ?? 'could not run'}).`);
+
+  // Grades from SLO margins, the range they bound, and the anomalies.
+  const grades: PointGrade[] = opt.hasSlo
+    ? all.map((r) => ({ load: r.load, name: r.name, grade: gradePoint(r, opt.maxErrorRate), worst_metric: r.slo_worst_metric ?? null, worst_ratio: r.slo_worst_ratio ?? null }))
+    : [];
+  const gradeText = (g: PointGrade) =>
+    `${g.name} ${g.grade ?? 'not graded'}${g.worst_metric && g.worst_ratio !== null ? ` (${g.worst_metric} at ${(g.worst_ratio * 100).toFixed(0)}% of its limit)` : g.grade === 'F' && g.worst_metric ? ` (${g.worst_metric})` : ''}`;
+  if (grades.length) statements.push(`Grades from SLO margins (worst SLO metric's share of its limit: ${gradeWords}; F fails an SLO or the error threshold): ${grades.map(gradeText).join(', ')}.`);
+  const range = recommendedRange(sorted, trusted, { knee, maxOk, headroom, grades, opt, what, words, nameAt });
+  if (range.range) {
+    const r = range.range;
+    statements.push(
+      `Recommended range: ${r.low === r.high ? `${words(r.low)} alone` : `${words(r.low)}${r.interpolated ? ' (interpolated: this level was not measured)' : ''} to ${words(r.high)}`} — from ${r.low_reason} to ${r.high_reason}${onPoints(r.points)}.`,
+    );
+  } else if (range.why) statements.push(range.why);
+  const anomalies = findAnomalies(all, mode);
+  for (const a of anomalies) statements.push(`Anomaly (${a.kind.replace(/_/g, ' ')}): ${a.detail}${onPoints(a.points)}.`);
 
   return {
     mode,
@@ -235,8 +248,55 @@ export function groupInsights(rows: readonly SweepRow[], opt: InsightOptions): G
     failed_levels: notRun.map((r) => r.load),
     most_stable,
     pareto,
+    knees,
+    grades,
+    recommended_range: range.range,
+    anomalies,
     statements,
   };
+}
+
+interface RangeInput {
+  knee: KneeResult | null;
+  maxOk: number | null;
+  headroom: number | null;
+  grades: readonly PointGrade[];
+  opt: InsightOptions;
+  what: string;
+  words: (l: number) => string;
+  nameAt: (l: number) => string | undefined;
+}
+
+/**
+ * The recommended range: from the highest level graded A or B (comfortable SLO margin; without SLOs, 70% of the knee)
+ * to the knee, both capped at the highest load meeting the SLOs. A low end above the high end collapses onto it.
+ */
+function recommendedRange(sorted: readonly SweepRow[], trusted: readonly SweepRow[], x: RangeInput): { range: NonNullable<GroupInsights['recommended_range']> | null; why?: string } {
+  const { knee, maxOk, opt, words } = x;
+  if (opt.incomplete || maxOk === null) return { range: null };
+  const high = knee ? Math.min(knee.load, maxOk) : maxOk;
+  const highReason =
+    knee && knee.load <= maxOk
+      ? `the knee (${KNEE_METRIC_WORDS[knee.metric ?? 'output_throughput']})`
+      : knee
+        ? `the highest load meeting ${x.what} (the knee, ${words(knee.load)}, does not)`
+        : `the highest load meeting ${x.what} (no knee found: the limit may be higher)`;
+  let low: number;
+  let lowReason: string;
+  if (opt.hasSlo) {
+    const gradeOf = new Map(x.grades.map((g) => [g.load, g]));
+    const comfy = sorted.filter((r) => r.load <= high && COMFORTABLE.includes(gradeOf.get(r.load)?.grade as 'A')).at(-1);
+    if (!comfy) return { range: null, why: `No recommended range: no level up to ${words(high)} had comfortable SLO margin (grade A or B: every SLO metric at most 75% of its limit).` };
+    const g = gradeOf.get(comfy.load) as PointGrade;
+    low = comfy.load;
+    lowReason = `the highest load with comfortable SLO margin (grade ${g.grade}${g.worst_metric && g.worst_ratio !== null ? `: ${g.worst_metric} at ${(g.worst_ratio * 100).toFixed(0)}% of its limit` : ''})`;
+  } else if (x.headroom !== null) {
+    low = Math.min(x.headroom, high);
+    lowReason = `${HEADROOM_FACTOR * 100}% of the knee (no SLOs to grade margins against)`;
+  } else return { range: null, why: 'No recommended range: no SLOs to grade margins against and no knee.' };
+  const interpolated = !trusted.some((r) => r.load === low);
+  const points = [interpolated ? undefined : x.nameAt(low), x.nameAt(high), ...(interpolated ? [trusted.filter((r) => r.load < low).at(-1)?.name, trusted.find((r) => r.load > low)?.name] : [])];
+  return { range: { low, high, low_reason: lowReason, high_reason: highReason, interpolated, points: [...new Set(points.filter((p): p is string => !!p))] } };
 }
 
 /** Rows grouped by input/output pair (in first-seen order), each group's insights computed. */

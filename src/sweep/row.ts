@@ -5,6 +5,7 @@ import type { RequestRecord } from '../metrics/record.js';
 import { evaluateSlo, type Slo } from '../metrics/slo.js';
 import type { SweepRow } from '../report/sweep-model.js';
 import { pairLabel, type PointSpec } from './grid.js';
+import { gradePoint, worstSlo } from './grade.js';
 
 export type { SweepRow } from '../report/sweep-model.js';
 
@@ -22,12 +23,15 @@ export interface RowContext {
   /** Label of the configured lengths (see pointLengths). */
   configured: string;
   clientBound: boolean;
+  /** Error rate above which the point is graded F (the sweep's error threshold). */
+  maxErrorRate: number;
 }
 
 export function sweepRow(p: PointSpec, dir: string, m: MetricsBlock & Partial<Pick<Summary, 'server' | 'gpu'>>, records: Iterable<RequestRecord>, ctx: RowContext): SweepRow {
   const slo = ctx.slo;
   const ev = evaluateSlo(m, records, slo);
-  return {
+  const worst = slo ? worstSlo(ev.checks) : undefined;
+  const row: SweepRow = {
     name: p.name,
     dir,
     mode: p.mode,
@@ -78,7 +82,12 @@ export function sweepRow(p: PointSpec, dir: string, m: MetricsBlock & Partial<Pi
     slo_passed: slo ? ev.passed : null,
     slo_failed: ev.checks.filter((c) => !c.passed).map((c) => c.name),
     ...serverColumns(m),
+    slo_worst_metric: worst?.metric ?? null,
+    slo_worst_ratio: worst?.ratio ?? null,
+    grade: null,
   };
+  row.grade = gradePoint(row, ctx.maxErrorRate);
+  return row;
 }
 
 /** A point that could not run (the server went away, the run threw): no measurements, the reason in `error`. */
@@ -104,6 +113,7 @@ export function failedRow(p: PointSpec, dir: string, reason: string, configured:
     status: 'failed', error: reason, client_bound: false, requests: 0, ok: 0, failed: 0, error_rate: 0, duration_s: 0,
     request_throughput: 0, output_throughput: 0, total_token_throughput: 0, ...nulls, mean_in_flight: 0,
     goodput_req_s: 0, goodput_tok_s: 0, good_fraction: 0, slo_passed: null, slo_failed: [], ...serverColumns({}),
+    slo_worst_metric: null, slo_worst_ratio: null, grade: null,
   };
 }
 
@@ -123,6 +133,7 @@ export const SWEEP_COLUMNS: (keyof SweepRow)[] = [
   'goodput_req_s', 'goodput_tok_s', 'good_fraction', 'slo_passed', 'slo_failed',
   'lengths', 'input_tokens_mean', 'output_tokens_mean', 'status', 'error', 'client_bound',
   'server_queue_mean_ms', 'server_prefill_mean_ms', 'server_waiting_mean', 'server_kv_usage_mean', 'server_findings', 'gpu_util_pct_mean',
+  'grade', 'slo_worst_metric', 'slo_worst_ratio',
 ];
 
 function csvCell(v: unknown): string {

@@ -134,6 +134,7 @@ export async function runSweep(resolved: ResolvedSweep, opts: SweepOptions = {})
       slo: s.slo,
       configured: s.configuredLengths,
       clientBound: res.summary.client?.client_bound ?? false,
+      maxErrorRate: s.maxErrorRate,
     });
     rows.push(row);
     opts.hooks?.onPointDone?.(row);
