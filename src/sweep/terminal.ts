@@ -18,7 +18,7 @@ export function renderSweep(doc: SweepDoc): string {
   if (out.length) out.push('');
   out.push(
     table(
-      [doc.mode, 'in x out', 'ok', 'err', 'req/s', 'out tok/s', 'TTFT p50', 'TTFT p99', 'TPOT p99', 'E2E p99', 'goodput tok/s', ...(hasSlo ? ['SLO'] : [])],
+      [doc.mode, 'in x out', 'ok', 'err', 'req/s', 'out tok/s', 'TTFT p50', 'TTFT p99', 'TPOT p99', 'E2E p99', 'goodput tok/s', ...(hasSlo ? ['SLO', 'grade'] : [])],
       doc.points.map((r) => [
         String(r.load),
         r.lengths ?? rowPairLabel(r),
@@ -32,7 +32,7 @@ export function renderSweep(doc: SweepDoc): string {
         fmt(r.tpot_p99_ms),
         fmt(r.e2e_p99_ms),
         r.status === 'failed' ? '-' : fmt(r.goodput_tok_s),
-        ...(hasSlo ? [r.status === 'failed' ? '-' : r.slo_passed ? 'ok' : 'FAIL'] : []),
+        ...(hasSlo ? [r.status === 'failed' ? '-' : r.slo_passed ? 'ok' : 'FAIL', r.grade ?? '-'] : []),
       ]),
     ),
   );

@@ -27,6 +27,7 @@ export function throughputChart(groups: readonly SweepGroup[], hasSlo: boolean):
     if (g.insights.peak && g.insights.peak.load !== g.insights.knee?.load)
       marks.push({ name: 'peak', coord: [g.insights.peak.load, r3(g.insights.peak.output_throughput)], value: 'peak', itemStyle: { color: '#7f8c8d' } });
     const rec = g.insights.recommended;
+    const range = g.insights.recommended_range;
     series.push({
       type: 'line',
       name: `${label} output tok/s`,
@@ -37,6 +38,8 @@ export function throughputChart(groups: readonly SweepGroup[], hasSlo: boolean):
       markLine: rec
         ? { symbol: 'none', silent: true, lineStyle: { type: 'dashed', color: '#1f9d6b', width: 2 }, label: { formatter: `recommended ${rec.load}`, position: 'insideEndTop' }, data: [{ xAxis: rec.load }] }
         : undefined,
+      // The recommended range as a band (a single load has no width to shade).
+      markArea: range && range.low < range.high ? { silent: true, itemStyle: { color: 'rgba(31,157,107,0.10)' }, label: { show: false }, data: [[{ xAxis: range.low }, { xAxis: range.high }]] } : undefined,
     });
     if (hasSlo) series.push({ type: 'line', name: `${label} goodput tok/s`, lineStyle: { type: 'dotted' }, itemStyle: { color }, symbol: 'circle', symbolSize: 5, data: g.rows.map((r) => [r.load, r3(r.goodput_tok_s)]) });
   });

@@ -48,7 +48,7 @@ function groupsOf(doc: SweepDoc): SweepGroup[] {
 
 function pointsTable(doc: SweepDoc): string {
   const hasSlo = doc.slo !== null;
-  const header = ['point', 'load', 'in×out', 'ok / total', 'error rate', 'req/s', 'out tok/s', 'TTFT p50', 'TTFT p99', 'TPOT p50', 'TPOT p99', 'ITL p99', 'E2E p50', 'E2E p99', 'speed p50', 'eff.', 'goodput tok/s', ...(hasSlo ? ['SLO'] : [])];
+  const header = ['point', 'load', 'in×out', 'ok / total', 'error rate', 'req/s', 'out tok/s', 'TTFT p50', 'TTFT p99', 'TPOT p50', 'TPOT p99', 'ITL p99', 'E2E p50', 'E2E p99', 'speed p50', 'eff.', 'goodput tok/s', ...(hasSlo ? ['SLO', 'grade'] : [])];
   const rows = doc.points.map((r) => [
     r.status === 'failed' ? { html: `${esc(r.name)} <span class="fail">failed</span> <span class="muted">${esc(r.error ?? '')}</span>` } : { html: `<a href="${esc(`${r.dir}/report.html`)}">${esc(r.name)}</a>${r.client_bound ? ' <span class="fail">client-bound</span>' : ''}` },
     String(r.load),
@@ -68,7 +68,7 @@ function pointsTable(doc: SweepDoc): string {
     num(r.output_speed_p50_tok_s),
     num(r.concurrency_efficiency),
     r.status === 'failed' ? '–' : num(r.goodput_tok_s),
-    ...(hasSlo ? [{ html: r.status === 'failed' ? '–' : r.slo_passed ? '<span class="pass">pass</span>' : `<span class="fail">fail</span> <span class="muted">${esc(r.slo_failed.join(', '))}</span>` }] : []),
+    ...(hasSlo ? [{ html: r.status === 'failed' ? '–' : r.slo_passed ? '<span class="pass">pass</span>' : `<span class="fail">fail</span> <span class="muted">${esc(r.slo_failed.join(', '))}</span>` }, r.grade ?? '–'] : []),
   ]);
   return htmlTable(header, rows);
 }
@@ -113,6 +113,11 @@ export function renderSweepReport(dir: string, doc: SweepDoc): string {
       value: first?.recommended ? loadWords(doc.mode, first.recommended.load) : doc.interrupted || doc.failure ? 'none (incomplete sweep)' : '–',
       unit: first?.recommended?.interpolated ? 'interpolated, not measured' : undefined,
       tone: first?.recommended ? 'good' : undefined,
+    },
+    {
+      label: 'recommended range',
+      value: first?.recommended_range ? (first.recommended_range.low === first.recommended_range.high ? loadWords(doc.mode, first.recommended_range.high) : `${first.recommended_range.low} – ${first.recommended_range.high}`) : '–',
+      unit: first?.recommended_range ? `${first.recommended_range.low === first.recommended_range.high ? '' : doc.mode === 'rate' ? 'req/s' : 'concurrency'}${first.recommended_range.interpolated ? ' (low end interpolated)' : ''}` : undefined,
     },
     { label: 'highest load meeting SLOs', value: first?.max_load_meeting_slo !== null && first?.max_load_meeting_slo !== undefined ? loadWords(doc.mode, first.max_load_meeting_slo) : '–' },
     { label: 'most stable', value: first?.most_stable ? loadWords(doc.mode, first.most_stable.load) : '–' },
