@@ -19,7 +19,7 @@ afterAll(async () => {
 
 const INPUTS = [16, 32, 64];
 const LEVELS = [1, 2, 4, 8];
-const FAST = ['--sim-time-scale', '50', '--sim-max-num-seqs', '4', '--quiet'];
+const FAST = ['--sim-time-scale', '100', '--sim-max-num-seqs', '4', '--quiet'];
 
 interface HeatInfo {
   id: string;
@@ -101,11 +101,26 @@ describe('grid sweep against the embedded server', () => {
   it('the same grid from flags (--input-tokens LIST × --concurrency LIST); a bad grid file is exit 2 with nothing written', async () => {
     const dir = tmpDir();
     const out = join(dir, 'flags');
-    const r = await runCli(registerSweep, ['sweep', '--input-tokens', '16,32', '--output-tokens', '4', '--concurrency', '1,2', '--requests', '4', ...FAST, '--out', out, '--json']);
+    // A generous SLO: every point is graded, in sweep.json, sweep.csv, the terminal and the report.
+    const r = await runCli(registerSweep, ['sweep', '--input-tokens', '16,32', '--output-tokens', '4', '--concurrency', '1,2', '--requests', '4', '--slo', 'e2e_p99=60s', ...FAST, '--out', out]);
     expect(r.code, r.err).toBe(0);
-    const doc = JSON.parse(r.out);
+    const doc = JSON.parse(readFileSync(join(out, 'sweep.json'), 'utf8'));
     expect(doc.points.map((p: { name: string }) => p.name)).toEqual(['c1-in16-out4', 'c2-in16-out4', 'c1-in32-out4', 'c2-in32-out4']);
-    expect(readFileSync(join(out, 'report.html'), 'utf8')).toContain('id="s-heat-output_throughput"');
+    expect(doc.points.map((p: { grade: string }) => p.grade)).toEqual(['A', 'A', 'A', 'A']);
+    expect(doc.points[0].slo_worst_metric).toBe('e2e_p99');
+    expect(doc.insights.map((g: { grades: { name: string; grade: string }[] }) => g.grades.map((x) => `${x.name}:${x.grade}`))).toEqual([
+      ['c1-in16-out4:A', 'c2-in16-out4:A'],
+      ['c1-in32-out4:A', 'c2-in32-out4:A'],
+    ]);
+    const csv = readFileSync(join(out, 'sweep.csv'), 'utf8').trim().split('\n');
+    expect(csv.slice(1).map((l) => l.split(',')[csv[0].split(',').indexOf('grade')])).toEqual(['A', 'A', 'A', 'A']);
+    // The terminal shows each slice's findings under its pair, with the grades naming the points.
+    expect(r.out).toMatch(/^16x4:$/m);
+    expect(r.out).toMatch(/^32x4:$/m);
+    expect(r.out).toMatch(/Grades from SLO margins .*: c1-in32-out4 A \(e2e_p99 at \d+% of its limit\), c2-in32-out4 A/);
+    const html = readFileSync(join(out, 'report.html'), 'utf8');
+    expect(html).toContain('id="s-heat-output_throughput"');
+    expect(html).toContain('Grades from SLO margins');
 
     const bad = join(dir, 'bad.yaml');
     writeFileSync(bad, '- {input_len: 16, output_len: 4, concurrency: 1, num_prompts: 4}\n- {input_len: 16, output_len: 4, concurrency: two, num_prompts: 4}\n');
