@@ -119,7 +119,7 @@ export function groupInsights(rows: readonly SweepRow[], opt: InsightOptions): G
     );
   if (clientBound.length)
     statements.push(
-      `CLIENT-BOUND at ${clientBound.map((r) => words(r.load)).join(', ')}: the load generator itself was a bottleneck there, so their latencies and throughput may include client time; findings drawn from them are marked.`,
+      `CLIENT-BOUND at ${clientBound.map((r) => words(r.load)).join(', ')}: the load generator itself was a bottleneck there, so their latencies and throughput may include client time; findings drawn from them are marked${onPoints(clientBound.map((r) => r.name))}.`,
     );
 
   const nameAt = (load: number | null | undefined) => all.find((r) => r.load === load)?.name;
@@ -148,7 +148,7 @@ export function groupInsights(rows: readonly SweepRow[], opt: InsightOptions): G
     const setIn = serverFindingsFrom(trusted, knee.load);
     if (setIn.length)
       statements.push(
-        `What sets in at the knee, from the server's /metrics: ${setIn.map((f) => `${f.kind.replace(/_/g, '-')} from ${words(f.load)}${f.evidence}`).join('; ')}.`,
+        `What sets in at the knee, from the server's /metrics: ${setIn.map((f) => `${f.kind.replace(/_/g, '-')} from ${words(f.load)}${f.evidence}`).join('; ')}${onPoints(setIn.map((f) => nameAt(f.load)))}.`,
       );
   } else if (trusted.length >= 3) statements.push(`No knee in the tested range: throughput has not levelled off by ${words(trusted[trusted.length - 1].load)}; test higher loads to find the limit.`);
   else statements.push('Too few levels to locate a knee (at least 3 are needed).');
@@ -231,7 +231,8 @@ export function groupInsights(rows: readonly SweepRow[], opt: InsightOptions): G
     );
   } else if (range.why) statements.push(range.why);
   const anomalies = findAnomalies(all, mode);
-  for (const a of anomalies) statements.push(`Anomaly (${a.kind.replace(/_/g, ' ')}): ${a.detail}${onPoints(a.points)}.`);
+  // Client-bound levels already have their CLIENT-BOUND statement above.
+  for (const a of anomalies.filter((x) => x.kind !== 'client_bound')) statements.push(`Anomaly (${a.kind.replace(/_/g, ' ')}): ${a.detail}${onPoints(a.points)}.`);
 
   return {
     mode,

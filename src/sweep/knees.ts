@@ -4,7 +4,7 @@ import type { SweepRow } from '../report/sweep-model.js';
 /** Minimum knee strength: a bend smaller than this is within noise, so no knee is reported. */
 export const MIN_KNEE_STRENGTH = 0.1;
 
-/** A latency curve bends only if it at least doubles over the tested range (flat, noisy TPOTs do not bend). */
+/** A latency curve bends only if it at least doubles from the bend to the highest level (flat, noisy TPOTs do not bend). */
 export const MIN_LATENCY_GROWTH = 2;
 
 export type KneeMetric = 'output_throughput' | 'ttft_p99_ms' | 'tpot_p99_ms' | 'e2e_p99_ms';
@@ -57,8 +57,8 @@ export interface MetricKnee {
 
 /**
  * One knee per metric that bends: output throughput (concave: the first level of the plateau) and the p99 TTFT, TPOT
- * and E2E curves (convex: the last level before latency takes off; only when the curve rises to at least
- * MIN_LATENCY_GROWTH times its lowest value). Sorted by load; throughput first among equals.
+ * and E2E curves (convex: the last level before latency takes off; only when the highest level's value is at least
+ * MIN_LATENCY_GROWTH times the value at the bend). Sorted by load; throughput first among equals.
  */
 export function metricKnees(rows: readonly SweepRow[]): MetricKnee[] {
   const out: MetricKnee[] = [];
@@ -67,10 +67,9 @@ export function metricKnees(rows: readonly SweepRow[]): MetricKnee[] {
   for (const metric of ['ttft_p99_ms', 'tpot_p99_ms', 'e2e_p99_ms'] as const) {
     const pts = rows.filter((r) => r[metric] !== null).sort((a, b) => a.load - b.load).map((r) => ({ load: r.load, y: r[metric] as number }));
     if (pts.length < 3) continue;
-    const lo = Math.min(...pts.map((p) => p.y));
-    const rises = pts[pts.length - 1].y > pts[0].y && lo > 0 && Math.max(...pts.map((p) => p.y)) >= MIN_LATENCY_GROWTH * lo;
-    const k = rises ? kneedle(pts, 'convex') : null;
-    if (k) out.push({ metric, ...k });
+    const k = pts[pts.length - 1].y > pts[0].y ? kneedle(pts, 'convex') : null;
+    const atK = k && pts.find((p) => p.load === k.load);
+    if (k && atK && atK.y > 0 && pts[pts.length - 1].y >= MIN_LATENCY_GROWTH * atK.y) out.push({ metric, ...k });
   }
   return out.sort((a, b) => a.load - b.load);
 }
