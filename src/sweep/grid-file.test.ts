@@ -34,6 +34,11 @@ describe('grid file', () => {
     // The same under combos:, in JSON, with top-level defaults.
     const j = file('combos.json', JSON.stringify({ num_prompts: 5, combos: [{ input_len: 256, output_len: 128, concurrency: 2 }, { input_tokens: 512, output_tokens: 32, rate: 3, requests: 7 }].slice(0, 1) }));
     expect(resolve({ grid: j }).sweep.points.map((p) => [p.name, p.requests])).toEqual([['c2-in256-out128', 5]]);
+    // A --config sweep file may name the grid; --requests is the default for points without a count.
+    const cfg = file('sweep.yaml', `grid: ${j}\nrequests: 9\nmodel: m\n`);
+    expect(resolveSweepConfig({ flags: {}, runFlags: {}, configFile: cfg, env: {} }).sweep.points.map((p) => p.requests)).toEqual([5]);
+    const g2 = file('g2.yaml', '- {input_len: 8, output_len: 8, concurrency: 3}\n');
+    expect(resolve({ grid: g2, requests: '9' }).sweep.points.map((p) => p.requests)).toEqual([9]);
   });
 
   it('crosses axis lists into the full product, inputs outermost, requests paired with levels', () => {
