@@ -196,3 +196,16 @@ describe('anomalies', () => {
     expect(kinds(plateau.map((r) => ({ ...r, client_bound: r.load === 16 })))).toEqual([['client_bound', 16, ['c16']]]);
   });
 });
+
+describe('every statement names the points it rests on', () => {
+  it('each statement about a level carries [point: …] or [points: …]', () => {
+    const rows = [
+      ...plateau.map((r) => ({ ...r, slo_passed: r.load <= 8, slo_failed: r.load <= 8 ? [] : ['ttft_p99'], slo_worst_metric: 'ttft_p99', slo_worst_ratio: r.load / 10 })),
+      row(32, 700, { status: 'done', failed: 40, ok: 60, error_rate: 0.4, slo_passed: false, slo_failed: ['error_rate'], client_bound: true }),
+    ];
+    const g = groupInsights(rows, { hasSlo: true, maxErrorRate: 0.05 });
+    const about = g.statements.filter((s) => /concurrency \d/.test(s));
+    expect(about.length).toBeGreaterThan(8);
+    for (const s of about) expect(s).toMatch(/\[points?: c\d+(, c\d+)*\]/);
+  });
+});

@@ -115,7 +115,7 @@ export function groupInsights(rows: readonly SweepRow[], opt: InsightOptions): G
   if (peak) statements.push(`Peak output throughput: ${n0(peak.output_throughput)} tok/s at ${words(peak.load)}${peakRow?.client_bound ? ' (client-bound level)' : ''}${peakRow && peakRow.error_rate > opt.maxErrorRate ? ` (error rate ${(peakRow.error_rate * 100).toFixed(1)}%, above the error threshold)` : ''}${onPoints([peakRow?.name])}.`);
   if (failing.length)
     statements.push(
-      `Left out of the knee, recommendation, stability and Pareto findings: ${failing.map((r) => `${words(r.load)} (error rate ${(r.error_rate * 100).toFixed(1)}%)`).join(', ')}, above the ${threshold} error threshold (--max-error-rate).`,
+      `Left out of the knee, recommendation, stability and Pareto findings: ${failing.map((r) => `${words(r.load)} (error rate ${(r.error_rate * 100).toFixed(1)}%)`).join(', ')}, above the ${threshold} error threshold (--max-error-rate)${onPoints(failing.map((r) => r.name))}.`,
     );
   if (clientBound.length)
     statements.push(
@@ -150,7 +150,7 @@ export function groupInsights(rows: readonly SweepRow[], opt: InsightOptions): G
       statements.push(
         `What sets in at the knee, from the server's /metrics: ${setIn.map((f) => `${f.kind.replace(/_/g, '-')} from ${words(f.load)}${f.evidence}`).join('; ')}${onPoints(setIn.map((f) => nameAt(f.load)))}.`,
       );
-  } else if (trusted.length >= 3) statements.push(`No knee in the tested range: throughput has not levelled off by ${words(trusted[trusted.length - 1].load)}; test higher loads to find the limit.`);
+  } else if (trusted.length >= 3) statements.push(`No knee in the tested range: throughput has not levelled off by ${words(trusted[trusted.length - 1].load)}; test higher loads to find the limit${onPoints(trusted.map((r) => r.name))}.`);
   else statements.push('Too few levels to locate a knee (at least 3 are needed).');
 
   // Acceptable: met the SLOs (when any) and the error threshold. Highest level with every level up to it acceptable.
@@ -163,8 +163,8 @@ export function groupInsights(rows: readonly SweepRow[], opt: InsightOptions): G
   const firstBad = sorted.find((r) => !acceptable(r));
   const what = opt.hasSlo ? 'the SLOs' : `an error rate under ${(opt.maxErrorRate * 100).toFixed(0)}%`;
   if (maxOk !== null) statements.push(`Highest load meeting ${what}: ${words(maxOk)}${onPoints([nameAt(maxOk)])}.`);
-  else if (firstBad) statements.push(`No tested level met ${what}; even ${words(firstBad.load)} failed (${firstBad.slo_failed.join(', ') || `error rate ${(firstBad.error_rate * 100).toFixed(1)}%`}).`);
-  if (firstBad && maxOk !== null) statements.push(`${words(firstBad.load)} fails (${firstBad.slo_failed.join(', ') || `error rate ${(firstBad.error_rate * 100).toFixed(1)}%`}).`);
+  else if (firstBad) statements.push(`No tested level met ${what}; even ${words(firstBad.load)} failed (${firstBad.slo_failed.join(', ') || `error rate ${(firstBad.error_rate * 100).toFixed(1)}%`})${onPoints([firstBad.name])}.`);
+  if (firstBad && maxOk !== null) statements.push(`${words(firstBad.load)} fails (${firstBad.slo_failed.join(', ') || `error rate ${(firstBad.error_rate * 100).toFixed(1)}%`})${onPoints([firstBad.name])}.`);
 
   const headroom = knee ? roundLoad(mode, knee.load * HEADROOM_FACTOR) : null;
   let recommended: GroupInsights['recommended'] = null;
@@ -211,10 +211,10 @@ export function groupInsights(rows: readonly SweepRow[], opt: InsightOptions): G
     statements.push(`Most stable level: ${words(stable.load)} (coefficient of variation of TPOT ${stable.tpot_cv?.toFixed(2) ?? 'n/a'}, of E2E ${stable.e2e_cv?.toFixed(2) ?? 'n/a'})${onPoints([stable.name])}.`);
 
   const pareto = paretoFrontier(trusted).map((r) => r.load).sort((a, b) => a - b);
-  if (pareto.length) statements.push(`Pareto frontier of throughput vs p99 E2E: ${pareto.map(words).join(', ')}; every other level is beaten on both.`);
+  if (pareto.length) statements.push(`Pareto frontier of throughput vs p99 E2E: ${pareto.map(words).join(', ')}; every other level is beaten on both${onPoints(pareto.map(nameAt))}.`);
   const errs = sorted.filter((r) => r.error_rate > 0);
-  if (errs.length) statements.push(`Errors at ${errs.map((r) => `${words(r.load)} (${(r.error_rate * 100).toFixed(1)}%)`).join(', ')}.`);
-  if (notRun.length) statements.push(`Not measured: ${notRun.map((r) => words(r.load)).join(', ')} (${notRun[0].error ?? 'could not run'}).`);
+  if (errs.length) statements.push(`Errors at ${errs.map((r) => `${words(r.load)} (${(r.error_rate * 100).toFixed(1)}%)`).join(', ')}${onPoints(errs.map((r) => r.name))}.`);
+  if (notRun.length) statements.push(`Not measured: ${notRun.map((r) => words(r.load)).join(', ')} (${notRun[0].error ?? 'could not run'})${onPoints(notRun.map((r) => r.name))}.`);
 
   // Grades from SLO margins, the range they bound, and the anomalies.
   const grades: PointGrade[] = opt.hasSlo
