@@ -123,6 +123,7 @@ export const SWEEP_COLUMNS: (keyof SweepRow)[] = [
   'goodput_req_s', 'goodput_tok_s', 'good_fraction', 'slo_passed', 'slo_failed',
   'lengths', 'input_tokens_mean', 'output_tokens_mean', 'status', 'error', 'client_bound',
   'server_queue_mean_ms', 'server_prefill_mean_ms', 'server_waiting_mean', 'server_kv_usage_mean', 'server_findings', 'gpu_util_pct_mean',
+  'auto_role',
 ];
 
 function csvCell(v: unknown): string {
