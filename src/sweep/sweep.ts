@@ -104,8 +104,10 @@ export async function runSweep(resolved: ResolvedSweep, opts: SweepOptions = {})
   const runPoint = async (p: PointSpec, index: number, total: number | undefined, role: AutoRole | null = null): Promise<PointOutcome | undefined> => {
     const name = uniqueName(p);
     opts.hooks?.onPointStart?.(p, index, total);
+    // The open-loop profile's closed-loop probes leave out what shapes open-loop sending only (--arrival, --burstiness).
+    const { arrival: _arrival, burstiness: _burstiness, ...closedLoopFlags } = runFlags;
     const flags: RunConfigInput = {
-      ...(runFlags as RunConfigInput),
+      ...((p.mode === s.mode ? runFlags : closedLoopFlags) as RunConfigInput),
       baseUrl: server.baseUrl,
       [p.mode]: p.load,
       requests: p.requests,
