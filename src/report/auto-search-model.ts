@@ -1,5 +1,7 @@
 // The report model of an --auto rate profile or SLO search (sweep.json `auto_search`), read by every sweep reporter.
-import type { LoadMode } from './sweep-model.js';
+
+/** 'concurrency' | 'rate', as sweep-model's LoadMode (spelled out here: that module imports this one). */
+type LoadMode = 'concurrency' | 'rate';
 
 /** Why a point is in an --auto sweep beyond being one of its levels: the open-loop profile's probes. */
 export type AutoRole = 'synchronous' | 'throughput';
