@@ -10,17 +10,18 @@ import type { SloSearchReport } from '../src/report/auto-search-model.js';
 import { runCli } from './fixtures/cli-harness.js';
 import { tmpDir } from './helpers.js';
 
-// 48 output tokens at 2x time scale: a request holds its slot ~150 ms. Up to 8 in flight, TTFT is one prefill step
-// (~5–25 ms); from 9 on, every wave has a request waiting a whole request for a slot, so TTFT p99 ≥ ~150 ms. A 120 ms
-// limit sits between, far from the low side that a loaded machine's late timers inflate.
-const SLO = 'ttft_p99=120ms';
+// 80 output tokens: a request holds its slot ≥ ~500 ms, longer than the 300 ms a point sends for, so each point is
+// one wave of exactly `concurrency` requests. Up to 8, each starts at once: TTFT is one prefill step (~5–50 ms); from
+// 9 on, the requests past 8 wait for the first 8 to finish: TTFT p99 ≥ ~500 ms (a loaded machine only lengthens it).
+// A 400 ms limit leaves ~350 ms on the low side for the stalls of a loaded machine (up to ~250 ms seen).
+const SLO = 'ttft_p99=400ms';
 const MAX = 12;
 
 describe('sweep --auto --slo against tokenflood serve --max-num-seqs 8', () => {
   it('finds a concurrency within one step of an exhaustive 1..12 grid, in fewer runs, and says how', async () => {
-    const sim = await startSimServer({ maxNumSeqs: 8, timeScale: 2 });
+    const sim = await startSimServer({ maxNumSeqs: 8 });
     const dir = tmpDir();
-    const common = ['--base-url', sim.baseUrl, '--input-tokens', '32', '--output-tokens', '48', '--duration', '400ms', '--slo', SLO, '--json', '--quiet'];
+    const common = ['--base-url', sim.baseUrl, '--input-tokens', '32', '--output-tokens', '80', '--duration', '300ms', '--slo', SLO, '--json', '--quiet'];
     try {
       const levels = Array.from({ length: MAX }, (_, i) => i + 1).join(',');
       const g = await runCli(registerSweep, ['sweep', ...common, '--concurrency', levels, '--out', join(dir, 'grid')]);
@@ -34,7 +35,7 @@ describe('sweep --auto --slo against tokenflood serve --max-num-seqs 8', () => {
       const verdicts = (d: SweepDoc) => d.points.map((p) => `${p.load}:${p.slo_passed ? 'ok' : 'FAIL'}(${p.ttft_p99_ms?.toFixed(0)})`).join(' ');
       const why = `grid ${verdicts(grid)}; auto ${verdicts(auto)}`;
       expect(gridAnswer, why).not.toBeNull();
-      const search = auto.auto_search?.['32x48'] as SloSearchReport;
+      const search = auto.auto_search?.['32x80'] as SloSearchReport;
       expect(search.goal).toBe('slo');
       const [pass, fail] = search.bracket;
       // The Done-when conditions: within one step of the grid's answer, in fewer runs.
@@ -58,15 +59,15 @@ describe('sweep --auto --slo against tokenflood serve --max-num-seqs 8', () => {
         else {
           const miss = step.failed.find((f) => f.name === 'ttft_p99')!;
           expect(miss.actual).toBeCloseTo(row.ttft_p99_ms!, 6);
-          expect(miss.limit).toBe(120);
-          expect(miss.excess).toBeCloseTo((row.ttft_p99_ms! - 120) / 120, 6);
+          expect(miss.limit).toBe(400);
+          expect(miss.excess).toBeCloseTo((row.ttft_p99_ms! - 400) / 400, 6);
         }
       }
       expect(JSON.parse(readFileSync(join(dir, 'auto', 'sweep.json'), 'utf8')).auto_search).toEqual(auto.auto_search);
       const text = renderSweep(auto);
       expect(text).toContain(`highest load meeting the SLOs: concurrency ${pass}; lowest failing: concurrency ${fail} — ttft_p99 `);
       expect(text).toContain(`bracket [${pass}, ${fail}], width 1 (${((1 / pass!) * 100).toFixed(1)}%), target 1 reached; ${search.runs} runs`);
-      expect(text).toMatch(new RegExp(`${search.runs}\\. concurrency ${search.steps.at(-1)!.load}: (pass|FAIL ttft_p99 \\d+ ms > 120 ms \\(\\d+\\.\\d% over\\))`));
+      expect(text).toMatch(new RegExp(`${search.runs}\\. concurrency ${search.steps.at(-1)!.load}: (pass|FAIL ttft_p99 \\d+ ms > 400 ms \\(\\d+\\.\\d% over\\))`));
     } finally {
       await sim.close();
     }

@@ -60,7 +60,7 @@ function measurer(ctx: AutoPairContext, steps: AutoSearchStep[], judged: boolean
     if (!o) return undefined;
     cache.set(key, o);
     const failed = sloMisses(o, s.maxErrorRate);
-    steps.push({ point: o.row.name, mode, load, role, passed: judged || role === 'synchronous' ? failed.length === 0 : null, failed });
+    steps.push({ point: o.row.name, mode, load, role, passed: judged ? failed.length === 0 : null, failed });
     return o;
   };
 }
@@ -130,7 +130,8 @@ async function sloSearch(ctx: AutoPairContext): Promise<AutoPairResult> {
   let st: SloSearchState = sloSearchStart(opt);
   while (st.next !== null && !ctx.stopped()) {
     const o = await measure(s.mode, st.next, null);
-    if (!o) break;
+    // A run cut short by Ctrl-C measured less than asked: it does not move the bracket.
+    if (!o || ctx.stopped()) break;
     st = sloSearchAdvance(st, st.next, ctx.acceptable(o.row), opt);
   }
   report.bracket = [st.pass, st.fail];
