@@ -1,4 +1,5 @@
 // The sweep report model: the plain data a sweep produces (sweep.json) and every sweep reporter reads, with its labels.
+import type { AutoRole, AutoSearchReport } from './auto-search-model.js';
 
 export type LoadMode = 'concurrency' | 'rate';
 
@@ -93,6 +94,8 @@ export interface SweepRow {
   slo_worst_ratio?: number | null;
   /** A–F from the SLO margins (docs/commands/sweep.md#grades); null without SLOs or for a point that did not run. */
   grade?: 'A' | 'B' | 'C' | 'D' | 'F' | null;
+  /** The open-loop --auto profile's probes: `synchronous` (concurrency 1) and `throughput` (--max-concurrency); null otherwise. */
+  auto_role?: AutoRole | null;
 }
 
 export type KneeMetric = 'output_throughput' | 'ttft_p99_ms' | 'tpot_p99_ms' | 'e2e_p99_ms';
@@ -171,6 +174,8 @@ export interface SweepDoc {
   auto: boolean;
   /** Why --auto stopped, per input/output pair ("256x256": reason). */
   auto_stop: Record<string, string> | null;
+  /** The open-loop profile or SLO search per input/output pair: runs, bracket, precision, each run's misses (null otherwise). */
+  auto_search?: Record<string, AutoSearchReport> | null;
   slo: string | null;
   max_error_rate: number;
   /** The run config shared by every point (API key and secret headers redacted). */

@@ -10,6 +10,7 @@ import { flagTable, type FlagTable } from '../config/flags.js';
 import { EmbeddedSimSchema, EMBEDDED_SIM_META, embeddedSimProblems } from '../config/embedded-sim.js';
 import { parseSlo, type Slo } from '../metrics/slo.js';
 import { splitOut, type OutputSpec } from '../config/live-metrics.js';
+import type { Precision } from './slo-search.js';
 import { AS_CONFIGURED, buildGrid, isAsConfigured, makePoint, parseInputOutputList, parseNumberList, type InputOutput, type LoadMode, type LoadStep, type PointSpec } from './grid.js';
 import { readGridFile, type GridPoint } from './grid-file.js';
 
@@ -19,6 +20,8 @@ const durationList = z.preprocess(
   (v) => (v === undefined ? undefined : (Array.isArray(v) ? v : String(v).split(',')).map((x) => parseDurationS(typeof x === 'string' ? x.trim() : x))),
   z.array(z.number({ message: 'expected durations such as 60s, 2m or 500ms' }).positive().max(MAX_TIMER_S, MAX_TIMER_MESSAGE)).min(1).optional(),
 );
+
+const PRECISION_RE = /^\s*(?:\d+(?:\.\d*)?|\.\d+)\s*%?\s*$/;
 
 const PointSchema = z
   .object({
@@ -43,6 +46,10 @@ export const SweepSchema = z
     minGain: fraction.default(0.05),
     refine: z.coerce.number().int().min(0).max(10).default(2),
     maxConcurrency: z.coerce.number().int().positive().default(256),
+    autoMode: z.enum(['concurrency', 'rate']).default('concurrency'),
+    autoRates: z.coerce.number().int().min(1).max(100).default(8),
+    autoPrecision: z.preprocess((v) => (typeof v === 'number' ? String(v) : v), z.string().regex(PRECISION_RE, 'expected a load step such as 1 or 0.5, or a percentage such as 5%').optional()),
+    autoMaxRuns: z.coerce.number().int().min(2).max(100).default(20),
     ...EmbeddedSimSchema.shape,
     out: z.string().min(1).optional(),
     overwrite: z.boolean().default(false),
@@ -64,11 +71,15 @@ export const SWEEP_FLAGS = flagTable(SweepFlagShape, {
   requests: { arg: 'n|list', help: 'measured requests per point; a list pairs one count with each level', defaultText: 'max(100, 4 x concurrency)' },
   duration: { arg: 'time|list', help: 'send for this long at each point, e.g. 30s; a list pairs one with each level' },
   grid: { arg: 'file', help: 'YAML/JSON grid of points: input_tokens, output_tokens and concurrency (or rate) lists crossed, or combos: [{input_len, output_len, concurrency, num_prompts}, ...] (docs/commands/sweep.md#grid-file)' },
-  auto: { help: 'find the limit: concurrency 1, 2, 4, … until throughput gains < --min-gain, an SLO breaks or errors exceed --max-error-rate; then refine between the last two levels' },
+  auto: { help: 'find the limit: concurrency 1, 2, 4, … until throughput gains < --min-gain, an SLO breaks or errors exceed --max-error-rate, then refine between the last two levels; with --slo, bisect to the highest load meeting every SLO; --auto-mode rate: open loop' },
   slo: { arg: 'list', help: 'objectives, e.g. ttft_p99=2000ms,tpot_p99=50ms,e2e_p99=30s,error_rate=1% (see docs/slo.md)' },
-  minGain: { arg: 'x', help: 'with --auto: stop when doubling concurrency adds less output throughput than this fraction, e.g. 0.05 or 5%' },
-  refine: { help: 'with --auto: extra levels bisecting the last two' },
-  maxConcurrency: { help: 'with --auto: highest concurrency to try' },
+  minGain: { arg: 'x', help: 'with --auto (concurrency, no --slo): stop when doubling concurrency adds less output throughput than this fraction, e.g. 0.05 or 5%' },
+  refine: { help: 'with --auto (concurrency, no --slo): extra levels bisecting the last two' },
+  maxConcurrency: { help: 'with --auto: highest concurrency to try; for the open-loop profile, the concurrency of its throughput run' },
+  autoMode: { help: 'with --auto: search concurrency (closed loop) or request rate (open loop, --arrival sets the process)' },
+  autoRates: { help: 'with --auto --auto-mode rate and no --slo: open-loop rates run between the synchronous and the throughput run' },
+  autoPrecision: { arg: 'step|pct', help: 'with --auto --slo: stop bisecting when lowest failing − highest passing load is at most this step, or this share of the highest passing load (5%)', defaultText: '1 for concurrency, 5% for rate' },
+  autoMaxRuns: { help: 'with --auto --slo: most runs the search makes per input/output pair (the synchronous probe of a rate search counts)' },
   simTimeScale: EMBEDDED_SIM_META.simTimeScale,
   simMaxNumSeqs: EMBEDDED_SIM_META.simMaxNumSeqs,
   simGpu: EMBEDDED_SIM_META.simGpu,
@@ -116,6 +127,8 @@ export interface SweepConfig extends Omit<SweepParsed, 'inputOutput' | 'slo'> {
   /** A level whose error rate exceeds this failed (--max-error-rate, passed to every run too; default 5%). */
   maxErrorRate: number;
   slo: Slo | undefined;
+  /** With --auto --slo: when the bisection stops (--auto-precision, or its default for the mode). */
+  searchPrecision: Precision;
   /** The grid (empty with --auto: its points are chosen as it goes). */
   points: PointSpec[];
   /** What the run flags configure when the sweep leaves lengths to them (rows' `lengths`), e.g. "in normal:512,64 out 128". */
@@ -240,6 +253,32 @@ export interface ResolveSweepInput {
   env?: NodeJS.ProcessEnv;
 }
 
+/** --auto-precision: "5%" is relative to the highest passing load, a plain number a step in load units; default 1 (concurrency) or 5% (rate). */
+export function parsePrecision(text: string | undefined, mode: LoadMode): Precision {
+  if (text === undefined) return mode === 'concurrency' ? { kind: 'absolute', value: 1 } : { kind: 'relative', value: 0.05 };
+  const t = text.trim();
+  return t.endsWith('%') ? { kind: 'relative', value: Number(t.slice(0, -1)) / 100 } : { kind: 'absolute', value: Number(t) };
+}
+
+/** The --auto-* flags (and --min-gain/--refine) given where they would do nothing. */
+function autoFlagProblems(s: SweepParsed, given: Record<string, unknown>): string[] {
+  const out: string[] = [];
+  const has = (k: keyof SweepParsed) => given[k] !== undefined;
+  const name = (k: keyof SweepParsed) => (SWEEP_FLAGS as FlagTable)[k].name;
+  if (!s.auto) {
+    for (const k of ['autoMode', 'autoRates', 'autoPrecision', 'autoMaxRuns'] as const) if (has(k)) out.push(`${name(k)}: only with --auto`);
+    return out;
+  }
+  const search = s.slo !== undefined;
+  const profile = !search && s.autoMode === 'rate';
+  if (has('autoRates') && !profile) out.push(`${name('autoRates')}: only for the open-loop profile (--auto --auto-mode rate without --slo)`);
+  for (const k of ['autoPrecision', 'autoMaxRuns'] as const) if (has(k) && !search) out.push(`${name(k)}: only with --auto --slo (the SLO search)`);
+  for (const k of ['minGain', 'refine'] as const)
+    if (has(k) && (search || profile)) out.push(`${name(k)}: only for the concurrency --auto search without --slo; ${search ? 'the SLO search bisects to --auto-precision' : 'the open-loop profile runs --auto-rates rates'}`);
+  if (has('autoPrecision') && !(Number(parsePrecision(s.autoPrecision, s.autoMode).value) > 0)) out.push(`${name('autoPrecision')}: must be more than 0`);
+  return out;
+}
+
 /** Validate a whole sweep before anything is sent; throws UsageError listing every problem. */
 export function resolveSweepConfig(inp: ResolveSweepInput): ResolvedSweep {
   const problems: string[] = [];
@@ -291,12 +330,13 @@ export function resolveSweepConfig(inp: ResolveSweepInput): ResolvedSweep {
   }
   if (s.rate && s.concurrency) problems.push('--rate and --concurrency: a sweep varies one of them; give one list');
   if (s.points && (s.rate || s.concurrency)) problems.push('points: give either a points list or --concurrency/--rate, not both');
-  if (s.auto && (s.rate || s.points)) problems.push('--auto: searches concurrency only; drop --rate/points');
+  if (s.auto && (s.rate || s.points)) problems.push('--auto: chooses the levels itself; drop --rate/points (--auto-mode rate searches request rates)');
+  problems.push(...autoFlagProblems(s, merged));
   if (!s.auto && !s.rate && !s.concurrency && !s.points && !s.grid) problems.push('sweep: give --concurrency LIST, --rate LIST, --grid FILE, a points list in the sweep file, or --auto');
   const { mode, steps } = gridPoints
     ? { mode: gridPoints[0]?.mode ?? ('concurrency' as const), steps: gridPoints.slice(0, 1).map((p) => ({ load: p.load })) }
     : s.auto
-      ? { mode: 'concurrency' as const, steps: [] }
+      ? { mode: s.autoMode, steps: [] }
       : loadSteps(s, problems);
   if (s.auto && (s.requests?.length ?? 1) > 1) problems.push('--requests: --auto takes one count per level');
   if (Array.isArray(runFlags.baseUrl)) {
@@ -329,5 +369,5 @@ export function resolveSweepConfig(inp: ResolveSweepInput): ResolvedSweep {
   const { inputOutput: _io, slo: _slo, ...rest } = s;
   const maxErrorRate = (base.config as { maxErrorRate?: number }).maxErrorRate ?? DEFAULT_LEVEL_MAX_ERROR_RATE;
   const points = gridPoints ?? buildGrid(mode, steps, pairs);
-  return { sweep: { ...rest, mode, pairs, slo, maxErrorRate, points, configuredLengths: describeLengths(base.config), outputs: outs.outputs }, runFlags, base };
+  return { sweep: { ...rest, mode, pairs, slo, searchPrecision: parsePrecision(s.autoPrecision, mode), maxErrorRate, points, configuredLengths: describeLengths(base.config), outputs: outs.outputs }, runFlags, base };
 }

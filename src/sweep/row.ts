@@ -134,6 +134,7 @@ export const SWEEP_COLUMNS: (keyof SweepRow)[] = [
   'lengths', 'input_tokens_mean', 'output_tokens_mean', 'status', 'error', 'client_bound',
   'server_queue_mean_ms', 'server_prefill_mean_ms', 'server_waiting_mean', 'server_kv_usage_mean', 'server_findings', 'gpu_util_pct_mean',
   'grade', 'slo_worst_metric', 'slo_worst_ratio',
+  'auto_role',
 ];
 
 function csvCell(v: unknown): string {

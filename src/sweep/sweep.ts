@@ -13,12 +13,14 @@ import type { UnderLoadPlan } from '../eval/under-load.js';
 import { VERSION } from '../version.js';
 import { redactUrl } from '../util/url.js';
 import { lengthFlags, type ResolvedSweep, type SweepConfig } from './config.js';
-import { makePoint, pairLabel, type InputOutput, type PointSpec } from './grid.js';
+import { pairLabel, type InputOutput, type PointSpec } from './grid.js';
 import { failedRow, sweepRow, sweepCsv } from './row.js';
 import { sweepInsights } from './insights.js';
 import { sweepWarnings } from '../report/sweep-warnings.js';
 import { loadWords, type SweepDoc, type SweepRow } from '../report/sweep-model.js';
-import { autoAdvance, autoStart, type AutoState } from './auto.js';
+import { runAutoPair, type PointOutcome } from './auto-run.js';
+import type { AutoRole, AutoSearchReport } from '../report/auto-search-model.js';
+import { evaluateSlo } from '../metrics/slo.js';
 import { writeRunReport } from '../report/html/run-report.js';
 import { writeSweepReport } from '../report/html/sweep-report.js';
 
@@ -83,26 +85,29 @@ export async function runSweep(resolved: ResolvedSweep, opts: SweepOptions = {})
   let interrupted = false;
   let failure: string | null = null;
   const autoStop: Record<string, string> = {};
+  const autoSearch: Record<string, AutoSearchReport> = {};
   const uniqueName = (p: PointSpec): string => {
     let name = p.name;
     for (let i = 2; used.has(name); i++) name = `${p.name}-${i}`;
     used.add(name);
     return name;
   };
-  const markFailed = (p: PointSpec, reason: string): SweepRow => {
+  const markFailed = (p: PointSpec, reason: string, role: AutoRole | null = null): SweepRow => {
     const name = uniqueName(p);
-    const row = failedRow({ ...p, name }, join('points', name), reason, s.configuredLengths);
+    const row: SweepRow = { ...failedRow({ ...p, name }, join('points', name), reason, s.configuredLengths), auto_role: role };
     rows.push(row);
     opts.hooks?.onPointDone?.(row);
     return row;
   };
 
   /** Run one point; undefined when it could not run (then `failure` says why and its row is marked failed). */
-  const runPoint = async (p: PointSpec, index: number, total: number | undefined): Promise<SweepRow | undefined> => {
+  const runPoint = async (p: PointSpec, index: number, total: number | undefined, role: AutoRole | null = null): Promise<PointOutcome | undefined> => {
     const name = uniqueName(p);
     opts.hooks?.onPointStart?.(p, index, total);
+    // The open-loop profile's closed-loop probes leave out what shapes open-loop sending only (--arrival, --burstiness).
+    const { arrival: _arrival, burstiness: _burstiness, ...closedLoopFlags } = runFlags;
     const flags: RunConfigInput = {
-      ...(runFlags as RunConfigInput),
+      ...((p.mode === s.mode ? runFlags : closedLoopFlags) as RunConfigInput),
       baseUrl: server.baseUrl,
       [p.mode]: p.load,
       requests: p.requests,
@@ -124,21 +129,25 @@ export async function runSweep(resolved: ResolvedSweep, opts: SweepOptions = {})
       if (rows.length === 0) throw e;
       failure = `${loadWords(p.mode, p.load)} (${name}) could not run: ${(e as Error).message}`;
       used.delete(name);
-      markFailed(p, (e as Error).message);
+      markFailed(p, (e as Error).message, role);
       return undefined;
     }
     model ??= (res.summary.run.model as string | undefined) ?? null;
     if (typeof res.summary.run.sim_time_scale === 'number') simTimeScale ??= res.summary.run.sim_time_scale;
     writeRunReport(res.outDir);
-    const row = sweepRow({ ...p, name }, join('points', name), res.summary, recordsOf(join(res.outDir, REQUESTS_JSONL)), {
-      slo: s.slo,
-      configured: s.configuredLengths,
-      clientBound: res.summary.client?.client_bound ?? false,
-      maxErrorRate: s.maxErrorRate,
-    });
+    const row: SweepRow = {
+      ...sweepRow({ ...p, name }, join('points', name), res.summary, recordsOf(join(res.outDir, REQUESTS_JSONL)), {
+        slo: s.slo,
+        configured: s.configuredLengths,
+        clientBound: res.summary.client?.client_bound ?? false,
+        maxErrorRate: s.maxErrorRate,
+      }),
+      auto_role: role,
+    };
     rows.push(row);
     opts.hooks?.onPointDone?.(row);
-    return row;
+    // The run-level checks read the summary only: no records needed for the actual values an --auto --slo search reports.
+    return { row, checks: evaluateSlo(res.summary, [], s.slo).checks };
   };
   const acceptable = (r: SweepRow) => r.ok > 0 && r.error_rate <= s.maxErrorRate && (r.slo_passed ?? true);
 
@@ -153,15 +162,15 @@ export async function runSweep(resolved: ResolvedSweep, opts: SweepOptions = {})
     } else {
       let index = 0;
       for (const io of s.pairs) {
-        let st: AutoState = autoStart();
-        while (st.phase !== 'done' && !opts.signal?.aborted && failure === null) {
-          const p = makePoint('concurrency', { load: st.next, requests: s.requests?.[0], durationS: s.duration?.[0] }, io as InputOutput);
-          const row = await runPoint(p, index++, undefined);
-          if (!row) break;
-          st = autoAdvance(st, { load: row.load, output_throughput: row.output_throughput, acceptable: acceptable(row) }, s);
-        }
-        autoStop[pairLabel(io)] =
-          st.phase === 'done' ? st.reason : failure !== null ? `search ended early: ${failure}` : 'interrupted before the search finished';
+        const r = await runAutoPair({
+          s,
+          io: io as InputOutput,
+          run: (p, role) => runPoint(p, index++, undefined, role),
+          stopped: () => opts.signal?.aborted === true || failure !== null,
+          acceptable,
+        });
+        if (r.search) autoSearch[pairLabel(io)] = r.search;
+        autoStop[pairLabel(io)] = r.reason ?? (failure !== null ? `search ended early: ${failure}` : 'interrupted before the search finished');
       }
     }
     if (opts.underLoad && rows.some((r) => r.ok > 0) && !opts.signal?.aborted) {
@@ -176,7 +185,9 @@ export async function runSweep(resolved: ResolvedSweep, opts: SweepOptions = {})
     await server.close();
   }
   interrupted = opts.signal?.aborted ?? false;
-  rows.sort((a, b) => a.input_tokens - b.input_tokens || a.output_tokens - b.output_tokens || a.load - b.load);
+  // The open-loop profile's closed-loop probes come first in their pair, and stay out of the insights over its rates.
+  const probe = (r: SweepRow) => (r.mode === s.mode ? 1 : 0);
+  rows.sort((a, b) => a.input_tokens - b.input_tokens || a.output_tokens - b.output_tokens || probe(a) - probe(b) || a.load - b.load);
   const doc: SweepDoc = {
     schema_version: 1,
     kind: 'sweep',
@@ -190,6 +201,7 @@ export async function runSweep(resolved: ResolvedSweep, opts: SweepOptions = {})
     mode: s.mode,
     auto: s.auto,
     auto_stop: s.auto ? autoStop : null,
+    auto_search: Object.keys(autoSearch).length ? autoSearch : null,
     slo: s.slo?.text ?? null,
     max_error_rate: s.maxErrorRate,
     config: sharedConfig(redactedConfig(base.config, base.headers)),
@@ -199,7 +211,7 @@ export async function runSweep(resolved: ResolvedSweep, opts: SweepOptions = {})
     configured_lengths: s.configuredLengths,
     warnings: [],
     points: rows,
-    insights: sweepInsights(rows, { hasSlo: !!s.slo, maxErrorRate: s.maxErrorRate, incomplete: interrupted ? 'interrupted' : failure !== null ? 'failed' : undefined }),
+    insights: sweepInsights(rows.filter((r) => r.mode === s.mode), { hasSlo: !!s.slo, maxErrorRate: s.maxErrorRate, incomplete: interrupted ? 'interrupted' : failure !== null ? 'failed' : undefined }),
   };
   doc.warnings = sweepWarnings(doc);
   writeSweepFiles(outDir, doc);

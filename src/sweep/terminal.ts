@@ -2,6 +2,7 @@
 import { fmt, pct, safeTerminalText, table } from '../report/format.js';
 import { rowPairLabel, type SweepDoc, type SweepRow } from '../report/sweep-model.js';
 import { sweepWarnings } from '../report/sweep-warnings.js';
+import { autoSearchLines } from './auto-terminal.js';
 
 export function pointLine(r: SweepRow, index: number, total: number | undefined): string {
   const n = total ? `[${index + 1}/${total}]` : `[${index + 1}]`;
@@ -20,7 +21,8 @@ export function renderSweep(doc: SweepDoc): string {
     table(
       [doc.mode, 'in x out', 'ok', 'err', 'req/s', 'out tok/s', 'TTFT p50', 'TTFT p99', 'TPOT p99', 'E2E p99', 'goodput tok/s', ...(hasSlo ? ['SLO', 'grade'] : [])],
       doc.points.map((r) => [
-        String(r.load),
+        // The open-loop profile's probes run closed loop: "c1 synchronous" in a column of rates.
+        r.mode === doc.mode ? String(r.load) : `c${r.load}${r.auto_role ? ` ${r.auto_role}` : ''}`,
         r.lengths ?? rowPairLabel(r),
         r.status === 'failed' ? 'FAILED' : `${r.ok}/${r.requests}`,
         // A point that never ran measured nothing: "-", not a 0% error rate or 0 tok/s.
@@ -41,5 +43,6 @@ export function renderSweep(doc: SweepDoc): string {
     for (const s of g.statements) out.push(safe(`  - ${s}`));
   }
   if (doc.auto_stop) for (const [k, v] of Object.entries(doc.auto_stop)) out.push(safe(`  --auto (${k}): ${v}`));
+  for (const line of autoSearchLines(doc)) out.push(safe(line));
   return out.join('\n');
 }

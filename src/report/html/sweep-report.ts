@@ -39,9 +39,10 @@ export function boxStats(dir: string, rows: readonly SweepRow[]): BoxStats[] {
 function groupsOf(doc: SweepDoc): SweepGroup[] {
   return doc.insights.map((g) => ({
     insights: g,
-    // Points that could not run have no measurements to draw; the points table lists them.
+    // Points that could not run have no measurements to draw, and the open-loop --auto profile's closed-loop probes
+    // no place on an axis of rates; the points table lists both.
     rows: doc.points
-      .filter((r) => r.input_tokens === g.input_tokens && r.output_tokens === g.output_tokens && r.status !== 'failed')
+      .filter((r) => r.input_tokens === g.input_tokens && r.output_tokens === g.output_tokens && r.status !== 'failed' && r.mode === doc.mode)
       .sort((a, b) => a.load - b.load),
   }));
 }
