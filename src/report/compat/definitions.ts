@@ -123,9 +123,9 @@ const START_TEXT: Record<StartRule, string> = {
 };
 
 const CHUNK_TEXT: Record<string, string> = {
-  aR: 'an event carrying text (reasoning or answer)',
-  raR: 'an event with a non-empty choices list (a role-only or finish chunk included; the usage-only chunk and [DONE] not)',
-  a: 'an event carrying answer text (reasoning not counted)',
+  aR: 'event carrying text (reasoning or answer)',
+  raR: 'event with a non-empty choices list (a role-only or finish chunk included; the usage-only chunk and [DONE] not)',
+  a: 'event carrying answer text (reasoning not counted)',
 };
 
 const END_TEXT: Record<EndRule, string> = {
@@ -153,7 +153,7 @@ const WINDOW_TEXT: Record<WindowRule, string> = {
   handoff: 'the first hand-off to the HTTP client to the last response ended',
 };
 
-export const chunkText = (kinds: string): string => CHUNK_TEXT[kinds] ?? `an event of kind ${kinds.split('').join('/')}`;
+export const chunkText = (kinds: string): string => CHUNK_TEXT[kinds] ?? `event of kind ${kinds.split('').join('/')}`;
 
 /** What one metric is under a definition, in words (null: the tool has no such metric). */
 export function definitionText(d: ToolDefinition, metric: 'ttft' | 'tpot' | 'itl' | 'e2e' | 'speed' | 'throughput'): string | null {
@@ -165,7 +165,7 @@ export function definitionText(d: ToolDefinition, metric: 'ttft' | 'tpot' | 'itl
     case 'tpot':
       return d.tpot && PACE_TEXT[d.tpot];
     case 'itl':
-      return d.itl === 'gaps' ? `gaps between consecutive chunks, each chunk ${chunkText(d.chunks)}, pooled over requests` : `${PACE_TEXT[d.itl]}, one value per request`;
+      return d.itl === 'gaps' ? `gaps between consecutive chunks (a chunk: ${chunkText(d.chunks)}), pooled over requests` : `${PACE_TEXT[d.itl]}, one value per request`;
     case 'speed':
       return d.speed && SPEED_TEXT[d.speed];
     case 'throughput':

@@ -1,0 +1,238 @@
+// Other tools' formats and definitions against real loopback runs: vllm-result.json, report --as, compare with a vLLM result.
+import { afterEach, describe, expect, it } from 'vitest';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { run } from '../src/run.js';
+import { registerReport } from '../src/cli/report.js';
+import { registerCompare } from '../src/cli/compare.js';
+import { readRecords } from '../src/metrics/jsonl.js';
+import type { RequestRecord } from '../src/metrics/record.js';
+import { startScriptServer, chatChunk, usageChunk, DONE, type ScriptServer } from './fixtures/script-server.js';
+import { runCli } from './fixtures/cli-harness.js';
+import { tmpDir } from './helpers.js';
+
+let server: ScriptServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+/** A vLLM-like stream: a role-only chunk, 20 ms later the first content, then a token every 10 ms, usage, [DONE]. */
+const ROLE_LEAD_MS = 20;
+const TOKENS = 4;
+function roleFirstSteps() {
+  const first = 10;
+  return [
+    { at: first, write: chatChunk({ role: 'assistant' }) },
+    ...Array.from({ length: TOKENS }, (_, i) => ({ at: first + ROLE_LEAD_MS + 10 * i, write: chatChunk({ content: ` w${i}` }) })),
+    { at: first + ROLE_LEAD_MS + 10 * TOKENS, write: chatChunk({}, { choices: [{ index: 0, delta: {}, finish_reason: 'length' }] }) + usageChunk(16, TOKENS) + DONE },
+  ];
+}
+
+async function roleFirstRun(transport: 'h1' | 'undici', extra: Record<string, unknown> = {}) {
+  server = await startScriptServer(() => ({ steps: roleFirstSteps() }));
+  const out = tmpDir();
+  const res = await run({ baseUrl: server.baseUrl, requests: 8, concurrency: 2, inputTokens: 16, outputTokens: TOKENS, out, quiet: true, transport, serverMetrics: false, ...extra });
+  return { out, res, records: readRecords(join(out, 'requests.jsonl')).records };
+}
+
+// Independent of src/report/compat: vLLM's client starts its timer before handing the request to aiohttp and stops
+// TTFT at the first chunk whose `choices` list is not empty (vllm/benchmarks/lib/endpoint_request_func.py).
+const handoff = (r: RequestRecord) => (r.blocked_ms ?? 0) + (r.connecting_ms ?? 0) + (r.tls_ms ?? 0) + (r.sending_ms ?? 0);
+const choiceTimes = (r: RequestRecord) => r.event_times_ms.filter((_, i) => 'raR'.includes(r.event_kinds[i]));
+const vllmTtftMs = (r: RequestRecord) => choiceTimes(r)[0] + handoff(r);
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+describe.each(['h1', 'undici'] as const)('report --as vllm on a role-only first chunk (transport %s)', (transport) => {
+  it('shows vLLM TTFT ~20 ms lower than tokenflood TTFT, as vLLM\'s client counts the role-only chunk', async () => {
+    const { out, records } = await roleFirstRun(transport);
+    const ok = records.filter((r) => r.status === 'ok' && !r.warmup);
+    expect(ok).toHaveLength(8);
+    for (const r of ok) expect(r.event_kinds.startsWith('ra')).toBe(true);
+
+    const res = await runCli(registerReport, ['report', out, '--as', 'vllm', '--json']);
+    expect(res.code).toBe(0);
+    const doc = JSON.parse(res.out) as { tool: string; metrics: { metric: string; tokenflood: { mean: number; p50: number }; tool: { mean: number; p50: number }; difference: string }[] };
+    expect(doc.tool).toBe('vllm');
+    const ttft = doc.metrics.find((m) => m.metric === 'ttft')!;
+    // The role chunk leads the content by 20 ms on the server; late timers on a loaded machine move it a few ms.
+    const lower = ttft.tokenflood.mean - ttft.tool.mean;
+    expect(lower).toBeGreaterThan(ROLE_LEAD_MS - 8);
+    expect(lower).toBeLessThan(ROLE_LEAD_MS + 8);
+    // Exactly the formula, per request, computed here from the raw records.
+    expect(ttft.tool.mean).toBeCloseTo(mean(ok.map(vllmTtftMs)), 6);
+    expect(ttft.tokenflood.mean).toBeCloseTo(mean(ok.map((r) => r.ttft_ms!)), 6);
+    expect(ttft.difference).toMatch(/role-only/);
+
+    const text = await runCli(registerReport, ['report', out, '--as', 'vllm']);
+    expect(text.code).toBe(0);
+    expect(text.out).toMatch(/how the definitions differ:\n {2}ttft: vLLM bench serve: from the hand-off/);
+    expect(text.out).toMatch(/ttft mean \(ms\)/);
+  });
+});
+
+describe('report --as', () => {
+  it("tokenflood's column is summary.json's figures (the table is the definitions derive.ts uses); every tool has a view", async () => {
+    const { out, res } = await roleFirstRun('h1');
+    for (const tool of ['vllm', 'sglang', 'guidellm', 'aiperf']) {
+      const r = await runCli(registerReport, ['report', out, '--as', tool, '--json']);
+      expect(r.code, r.err).toBe(0);
+      const doc = JSON.parse(r.out) as { metrics: { metric: string; tokenflood: unknown; tool: unknown; difference: string }[]; tokenflood_view: Record<string, { mean: number; p99: number }> & { output_throughput: number; request_throughput: number } };
+      const v = doc.tokenflood_view;
+      const s = res.summary;
+      expect(v.ttft_ms.mean).toBeCloseTo(s.ttft_ms.mean!, 9);
+      expect(v.tpot_ms.p99).toBeCloseTo(s.tpot_ms.p99!, 9);
+      expect(v.itl_ms.mean).toBeCloseTo(s.itl_ms.mean!, 9);
+      expect(v.e2e_ms.p99).toBeCloseTo(s.e2e_ms.p99!, 9);
+      expect(v.output_throughput).toBeCloseTo(s.output_throughput, 9);
+      expect(v.request_throughput).toBeCloseTo(s.request_throughput, 9);
+      expect(doc.metrics.map((m) => m.metric)).toEqual(['ttft', 'tpot', 'itl', 'e2e', 'speed', 'request_throughput', 'output_throughput', 'total_token_throughput']);
+      for (const m of doc.metrics) expect(m.difference.length).toBeGreaterThan(0);
+    }
+    // SGLang and GuideLLM start TTFT at the first answer text like tokenflood, but their timer starts at the hand-off.
+    const sg = JSON.parse((await runCli(registerReport, ['report', out, '--as', 'sglang', '--json'])).out) as { metrics: { metric: string; tokenflood: { mean: number }; tool: { mean: number } }[] };
+    const t = sg.metrics.find((m) => m.metric === 'ttft')!;
+    expect(t.tool.mean).toBeGreaterThanOrEqual(t.tokenflood.mean);
+    expect(t.tool.mean - t.tokenflood.mean).toBeLessThan(ROLE_LEAD_MS - 8);
+  });
+
+  it('an unknown tool is exit 2 naming --as and the valid ones; nothing is rewritten', async () => {
+    const { out } = await roleFirstRun('h1', { requests: 2 });
+    const before = readFileSync(join(out, 'summary.json'), 'utf8');
+    const r = await runCli(registerReport, ['report', out, '--as', 'locust']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/--as: unknown kind "locust" \(valid: vllm, sglang, guidellm, aiperf\)/);
+    expect(readFileSync(join(out, 'summary.json'), 'utf8')).toBe(before);
+  });
+});
+
+/** The field names vLLM's serve.py writes with --save-result --save-detailed, and their JSON types. */
+const VLLM_FIELDS: Record<string, 'number' | 'string' | 'array' | 'null|number' | 'string|number'> = {
+  date: 'string',
+  endpoint_type: 'string',
+  backend: 'string',
+  model_id: 'string',
+  tokenizer_id: 'string',
+  num_prompts: 'number',
+  request_rate: 'string|number',
+  burstiness: 'number',
+  max_concurrency: 'null|number',
+  duration: 'number',
+  completed: 'number',
+  failed: 'number',
+  total_input_tokens: 'number',
+  total_output_tokens: 'number',
+  request_throughput: 'number',
+  output_throughput: 'number',
+  total_token_throughput: 'number',
+  input_lens: 'array',
+  output_lens: 'array',
+  ttfts: 'array',
+  itls: 'array',
+  latencies: 'array',
+  start_times: 'array',
+  errors: 'array',
+  max_output_tokens_per_s: 'number',
+  max_concurrent_requests: 'number',
+  ...Object.fromEntries(['ttft', 'tpot', 'itl', 'e2el'].flatMap((m) => ['mean', 'median', 'std', 'p99'].map((s) => [`${s}_${m}_ms`, 'number' as const]))),
+};
+
+describe('--result-format vllm', () => {
+  it("writes vllm-result.json with vLLM's field names, types and units, matching the run's own records", async () => {
+    const { out, records } = await roleFirstRun('h1', { resultFormat: 'vllm' });
+    const doc = JSON.parse(readFileSync(join(out, 'vllm-result.json'), 'utf8')) as Record<string, unknown>;
+    for (const [k, type] of Object.entries(VLLM_FIELDS)) {
+      const v = doc[k];
+      const t = v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v;
+      expect(type.split('|'), `${k} is ${t}`).toContain(t);
+    }
+    const ok = records.filter((r) => r.status === 'ok' && !r.warmup).sort((a, b) => a.id - b.id);
+    expect(doc.completed).toBe(ok.length);
+    expect(doc.failed).toBe(0);
+    expect(doc.num_prompts).toBe(8);
+    expect(doc.backend).toBe('openai-chat');
+    expect(doc.request_rate).toBe('inf');
+    expect(doc.max_concurrency).toBe(2);
+    expect(doc.date).toMatch(/^\d{8}-\d{6}$/);
+    expect(doc.total_output_tokens).toBe(ok.reduce((a, r) => a + r.output_tokens!, 0));
+    expect(doc.output_lens).toEqual(ok.map((r) => r.output_tokens));
+    // ttfts, itls and latencies are in seconds; the *_ms fields in milliseconds; TTFT under vLLM's definition.
+    const ttftMs = ok.map(vllmTtftMs);
+    expect((doc.ttfts as number[]).map((s) => s * 1000)).toEqual(ttftMs.map((x) => expect.closeTo(x, 6)));
+    expect(doc.mean_ttft_ms as number).toBeCloseTo(mean(ttftMs), 6);
+    const sorted = [...ttftMs].sort((a, b) => a - b);
+    expect(doc.median_ttft_ms as number).toBeCloseTo((sorted[3] + sorted[4]) / 2, 6);
+    // E2EL ends at the last chunk with choices (the finish chunk), not at the usage chunk or [DONE].
+    const e2elMs = ok.map((r) => choiceTimes(r).at(-1)! + handoff(r));
+    expect((doc.latencies as number[]).map((s) => s * 1000)).toEqual(e2elMs.map((x) => expect.closeTo(x, 6)));
+    // TPOT = (E2EL − TTFT) / (output_len − 1).
+    expect(doc.mean_tpot_ms as number).toBeCloseTo(mean(ok.map((r, i) => (e2elMs[i] - ttftMs[i]) / (r.output_tokens! - 1))), 6);
+    // ITL: one gap per chunk with choices after the first (role → first content included), in seconds.
+    const itls = doc.itls as number[][];
+    ok.forEach((r, i) => expect(itls[i]).toHaveLength(choiceTimes(r).length - 1));
+    expect(mean(itls.flat().map((s) => s * 1000))).toBeCloseTo(doc.mean_itl_ms as number, 6);
+    // duration: from the first request due to the last response's end.
+    const first = Math.min(...ok.map((r) => Math.min(r.scheduled_at_ms, r.sent_at_ms)));
+    const last = Math.max(...ok.map((r) => r.sent_at_ms + r.end_ms!));
+    expect(doc.duration as number).toBeCloseTo((last - first) / 1000, 9);
+    expect(doc.request_throughput as number).toBeCloseTo(ok.length / (doc.duration as number), 9);
+    expect(doc.max_concurrent_requests).toBeGreaterThanOrEqual(1);
+    expect(doc.max_concurrent_requests).toBeLessThanOrEqual(2);
+  });
+
+  it('a bad value is exit-2 input naming --result-format and the valid ones, before anything is sent', async () => {
+    server = await startScriptServer(() => ({ steps: roleFirstSteps() }));
+    await expect(run({ baseUrl: server.baseUrl, requests: 1, out: tmpDir(), quiet: true, resultFormat: 'genai-perf' as 'vllm' })).rejects.toThrow(/--result-format: unknown kind "genai-perf" \(valid: tokenflood, vllm\)/);
+    expect(server.bodies).toHaveLength(0);
+  });
+});
+
+describe('compare with a vLLM bench result JSON', () => {
+  it("compares a tokenflood run, recomputed under vLLM's definitions, with a vLLM result on the metrics both have", async () => {
+    const { out } = await roleFirstRun('h1', { resultFormat: 'vllm' });
+    // A result as vLLM writes it without --save-detailed (default percentiles: p99 only), one server 2x slower.
+    const mine = JSON.parse(readFileSync(join(out, 'vllm-result.json'), 'utf8')) as Record<string, number>;
+    const theirs: Record<string, unknown> = {
+      date: '20260101-120000', endpoint_type: 'openai-chat', backend: 'openai-chat', label: null, model_id: 'scripted-model', tokenizer_id: 'x/y', num_prompts: 8,
+      request_rate: 'inf', burstiness: 1.0, max_concurrency: 2, duration: mine.duration * 2, completed: 8, failed: 0, total_input_tokens: 128, total_output_tokens: 32,
+      request_throughput: mine.request_throughput / 2, request_goodput: null, output_throughput: mine.output_throughput / 2, total_token_throughput: mine.total_token_throughput / 2,
+      mean_ttft_ms: mine.mean_ttft_ms * 2, median_ttft_ms: mine.median_ttft_ms * 2, std_ttft_ms: 1, p99_ttft_ms: mine.p99_ttft_ms * 2,
+      mean_tpot_ms: mine.mean_tpot_ms, median_tpot_ms: mine.median_tpot_ms, std_tpot_ms: 1, p99_tpot_ms: mine.p99_tpot_ms,
+      mean_itl_ms: mine.mean_itl_ms, median_itl_ms: mine.median_itl_ms, std_itl_ms: 1, p99_itl_ms: mine.p99_itl_ms,
+    };
+    const file = join(tmpDir(), 'openai-chat-infqps-concurrency2-model-20260101-120000.json');
+    writeFileSync(file, JSON.stringify(theirs));
+    const r = await runCli(registerCompare, ['compare', out, file, '--json', '--no-html', '--fail-on', 'ttft_p50']);
+    expect(r.code, r.err).toBe(1);
+    const doc = JSON.parse(r.out) as { definitions: string; comparisons: { points: { deltas: { metric: string; baseline: number; candidate: number; regressed: boolean }[] }[] }[] };
+    expect(doc.definitions).toBe('vllm');
+    const deltas = doc.comparisons[0].points[0].deltas;
+    // Only what both have: no E2E percentiles in this file (e2el not in --percentile-metrics), no output speed in vLLM.
+    expect(deltas.map((d) => d.metric)).toEqual(['output_throughput', 'request_throughput', 'total_token_throughput', 'ttft_p50', 'ttft_p99', 'tpot_p50', 'tpot_p99', 'itl_p99', 'error_rate']);
+    const d = Object.fromEntries(deltas.map((x) => [x.metric, x]));
+    // The tokenflood side is under vLLM's definitions: its TTFT p50 is vllm-result.json's median, not summary.json's.
+    expect(d.ttft_p50.baseline).toBeCloseTo(mine.median_ttft_ms, 9);
+    expect(d.ttft_p50.candidate).toBeCloseTo(mine.median_ttft_ms * 2, 9);
+    expect(d.ttft_p50.regressed).toBe(true);
+    expect(d.output_throughput.regressed).toBe(true);
+    expect(d.tpot_p50.regressed).toBe(false);
+    expect(d.error_rate.candidate).toBe(0);
+
+    const text = await runCli(registerCompare, ['compare', file, out, '--no-html']);
+    expect(text.code).toBe(0);
+    expect(text.out).toMatch(/^metrics under vLLM bench's definitions/);
+  });
+
+  it('a JSON file that is not a vLLM result is exit 2 naming the file and what is missing', async () => {
+    const { out } = await roleFirstRun('h1', { requests: 2 });
+    const file = join(tmpDir(), 'other.json');
+    writeFileSync(file, JSON.stringify({ hello: 'world' }));
+    const r = await runCli(registerCompare, ['compare', out, file, '--no-html']);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(`compare: ${file} is neither a results directory nor a vLLM bench result JSON (duration:`);
+    writeFileSync(file, '{"duration": 1}\n{"duration": 2}\n');
+    const two = await runCli(registerCompare, ['compare', out, file, '--no-html']);
+    expect(two.code).toBe(2);
+    expect(two.err).toMatch(/is not valid JSON .*2 lines: results appended with --append-result/);
+  });
+});
