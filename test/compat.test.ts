@@ -9,6 +9,8 @@ import { readRecords } from '../src/metrics/jsonl.js';
 import type { RequestRecord } from '../src/metrics/record.js';
 import { startScriptServer, chatChunk, usageChunk, DONE, type ScriptServer } from './fixtures/script-server.js';
 import { runCli } from './fixtures/cli-harness.js';
+import { resolveSweepConfig } from '../src/sweep/config.js';
+import { runSweep } from '../src/sweep/sweep.js';
 import { tmpDir } from './helpers.js';
 
 let server: ScriptServer | undefined;
@@ -178,6 +180,19 @@ describe('--result-format vllm', () => {
     expect(doc.request_throughput as number).toBeCloseTo(ok.length / (doc.duration as number), 9);
     expect(doc.max_concurrent_requests).toBeGreaterThanOrEqual(1);
     expect(doc.max_concurrent_requests).toBeLessThanOrEqual(2);
+  });
+
+  it('each sweep point writes its own vllm-result.json, with that point\'s max_concurrency', async () => {
+    server = await startScriptServer(() => ({ steps: roleFirstSteps() }));
+    const out = join(tmpDir(), 'sweep');
+    const resolved = resolveSweepConfig({ flags: { concurrency: '1,2', requests: '2,4', out }, runFlags: { baseUrl: server.baseUrl, inputTokens: 16, outputTokens: TOKENS, resultFormat: 'vllm', serverMetrics: false } });
+    const { doc } = await runSweep(resolved);
+    expect(doc.points).toHaveLength(2);
+    doc.points.forEach((p, i) => {
+      const v = JSON.parse(readFileSync(join(out, p.dir, 'vllm-result.json'), 'utf8')) as Record<string, unknown>;
+      expect(v.max_concurrency).toBe(i + 1);
+      expect(v.completed).toBe(2 * (i + 1));
+    });
   });
 
   it('a bad value is exit-2 input naming --result-format and the valid ones, before anything is sent', async () => {
