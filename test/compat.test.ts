@@ -90,40 +90,53 @@ async function startRoleLeadServer(): Promise<{ baseUrl: string; leads: number[]
   };
 }
 
+type TtftRow = { metric: string; tokenflood: { mean: number; p50: number }; tool: { mean: number; p50: number }; difference: string };
+
+/** One run against the role-lead server and its `report --as vllm --json`; the server's leads of this run. */
+async function roleLeadAttempt(transport: 'h1' | 'undici') {
+  const lead = await startRoleLeadServer();
+  try {
+    const out = tmpDir();
+    await run({ baseUrl: lead.baseUrl, requests: 10, warmup: 2, concurrency: 2, inputTokens: 16, outputTokens: TOKENS, out, quiet: true, transport, serverMetrics: false });
+    const ok = readRecords(join(out, 'requests.jsonl')).records.filter((r) => r.status === 'ok' && !r.warmup);
+    const res = await runCli(registerReport, ['report', out, '--as', 'vllm', '--json']);
+    const doc = JSON.parse(res.out) as { tool: string; metrics: TtftRow[] };
+    return { out, ok, code: res.code, doc, ttft: doc.metrics.find((m) => m.metric === 'ttft')!, leads: [...lead.leads] };
+  } finally {
+    await lead.close();
+  }
+}
+
 describe.each(['h1', 'undici'] as const)('report --as vllm on a role-only first chunk (transport %s)', (transport) => {
   it("shows vLLM's TTFT 20 ms lower than tokenflood's, as vLLM's client counts the role-only chunk", async () => {
-    const lead = await startRoleLeadServer();
-    try {
-      const out = tmpDir();
-      await run({ baseUrl: lead.baseUrl, requests: 10, warmup: 2, concurrency: 2, inputTokens: 16, outputTokens: TOKENS, out, quiet: true, transport, serverMetrics: false });
-      const ok = readRecords(join(out, 'requests.jsonl')).records.filter((r) => r.status === 'ok' && !r.warmup);
-      expect(ok).toHaveLength(10);
-      for (const r of ok) expect(r.event_kinds.startsWith('ra')).toBe(true);
-
-      const res = await runCli(registerReport, ['report', out, '--as', 'vllm', '--json']);
-      expect(res.code).toBe(0);
-      const doc = JSON.parse(res.out) as { tool: string; metrics: { metric: string; tokenflood: { mean: number; p50: number }; tool: { mean: number; p50: number }; difference: string }[] };
-      expect(doc.tool).toBe('vllm');
-      const ttft = doc.metrics.find((m) => m.metric === 'ttft')!;
-      // The lead as the server wrote it: 20 ms, longer only by a late timer. The client's own timing of the two
-      // chunks (a busy event loop reads one late) moves single requests, so medians are compared, after 2 warmups.
-      const wire = median(lead.leads);
+    const seen: string[] = [];
+    let passed = false;
+    // A client starved of CPU (8 engineers on 2 cores) can read the role chunk only when the content arrives, and
+    // then saw no lead: up to 3 runs, one must show it. A definition that ignored the role chunk would show 0 in all.
+    for (let attempt = 0; attempt < 3 && !passed; attempt++) {
+      const a = await roleLeadAttempt(transport);
+      expect(a.code).toBe(0);
+      expect(a.doc.tool).toBe('vllm');
+      expect(a.ok).toHaveLength(10);
+      for (const r of a.ok) expect(r.event_kinds.startsWith('ra')).toBe(true);
+      // Exactly the formula, per request, computed here from the raw records, in every attempt.
+      expect(a.ttft.tool.mean).toBeCloseTo(mean(a.ok.map(vllmTtftMs)), 6);
+      expect(a.ttft.tokenflood.mean).toBeCloseTo(mean(a.ok.map((r) => r.ttft_ms!)), 6);
+      expect(a.ttft.difference).toMatch(/role-only/);
+      // The lead as the server wrote it: 20 ms, longer only by a late timer; medians, after 2 warmups.
+      const wire = median(a.leads);
       expect(wire).toBeGreaterThanOrEqual(ROLE_LEAD_MS - 1);
-      const lower = ttft.tokenflood.p50 - ttft.tool.p50;
-      expect(lower, `server leads ${lead.leads.map((x) => x.toFixed(1)).join(' ')}`).toBeGreaterThan(ROLE_LEAD_MS - 8);
-      expect(lower).toBeLessThan(wire + 8);
-      // Exactly the formula, per request, computed here from the raw records.
-      expect(ttft.tool.mean).toBeCloseTo(mean(ok.map(vllmTtftMs)), 6);
-      expect(ttft.tokenflood.mean).toBeCloseTo(mean(ok.map((r) => r.ttft_ms!)), 6);
-      expect(ttft.difference).toMatch(/role-only/);
-
-      const text = await runCli(registerReport, ['report', out, '--as', 'vllm']);
-      expect(text.code).toBe(0);
-      expect(text.out).toMatch(/how the definitions differ:\n {2}ttft: vLLM bench serve: from the hand-off/);
-      expect(text.out).toMatch(/ttft mean \(ms\)/);
-    } finally {
-      await lead.close();
+      const lower = a.ttft.tokenflood.p50 - a.ttft.tool.p50;
+      seen.push(`TTFT p50 lower by ${lower.toFixed(1)} ms (server lead median ${wire.toFixed(1)} ms)`);
+      passed = lower > ROLE_LEAD_MS - 8 && lower < wire + 8;
+      if (passed) {
+        const text = await runCli(registerReport, ['report', a.out, '--as', 'vllm']);
+        expect(text.code).toBe(0);
+        expect(text.out).toMatch(/how the definitions differ:\n {2}ttft: vLLM bench serve: from the hand-off/);
+        expect(text.out).toMatch(/ttft mean \(ms\)/);
+      }
     }
+    expect(passed, seen.join('; ')).toBe(true);
   });
 });
 
@@ -148,8 +161,9 @@ describe('report --as', () => {
     // SGLang and GuideLLM start TTFT at the first answer text like tokenflood, but their timer starts at the hand-off.
     const sg = JSON.parse((await runCli(registerReport, ['report', out, '--as', 'sglang', '--json'])).out) as { metrics: { metric: string; tokenflood: { mean: number }; tool: { mean: number } }[] };
     const t = sg.metrics.find((m) => m.metric === 'ttft')!;
+    const ok = readRecords(join(out, 'requests.jsonl')).records.filter((r) => r.status === 'ok' && !r.warmup);
+    expect(t.tool.mean).toBeCloseTo(mean(ok.map((r) => r.event_times_ms[r.event_kinds.indexOf('a')] + handoff(r))), 6);
     expect(t.tool.mean).toBeGreaterThanOrEqual(t.tokenflood.mean);
-    expect(t.tool.mean - t.tokenflood.mean).toBeLessThan(ROLE_LEAD_MS - 8);
   });
 
   it('an unknown tool is exit 2 naming --as and the valid ones; nothing is rewritten', async () => {
