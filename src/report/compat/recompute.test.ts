@@ -70,6 +70,9 @@ describe('toolRequest', () => {
     const t = toolRequest(raw({ streamed: false, event_times_ms: [], event_kinds: '' }), DEFINITIONS.vllm)!;
     expect(t.ttft_ms).toBe(61.5);
     expect(t.e2e_ms).toBe(61.5);
+    const e = toolRequest(raw({ streamed: false, event_times_ms: [], event_kinds: '', samples: 4 }), DEFINITIONS.tokenflood)!;
+    expect(e.ttft_ms).toBe(toRecord(raw({ streamed: false, event_times_ms: [], event_kinds: '', samples: 4 })).ttft_ms);
+    expect(e.e2e_ms).toBe(60);
   });
 });
 

@@ -76,7 +76,8 @@ export function toolRequest(raw: RawRequest, def: ToolDefinition): ToolRequest |
   if (raw.status !== 'ok') return null;
   const offset = def.start === 'handoff' ? handoffOffsetMs(raw) : 0;
   const chunks = raw.streamed ? chunkTimes(raw, def.chunks) : [];
-  const first = raw.streamed ? (chunks.length ? chunks[0] : null) : raw.end_ms;
+  // Embeddings and rerank (records with `samples`) generate nothing: no first token, as in derive.ts.
+  const first = typeof raw.samples === 'number' ? null : raw.streamed ? (chunks.length ? chunks[0] : null) : raw.end_ms;
   const end = endSinceSend(raw, def, chunks);
   const ttft = first === null ? null : first + offset;
   const e2e = end === null ? null : end + offset;
