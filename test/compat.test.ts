@@ -301,6 +301,13 @@ describe('compare with a vLLM bench result JSON', () => {
     expect(d.tpot_p50.regressed).toBe(false);
     expect(d.error_rate.candidate).toBe(0);
 
+    // A run and its own vllm-result.json agree on every metric both have: one table, read back the way it was written.
+    const self = await runCli(registerCompare, ['compare', out, join(out, 'vllm-result.json'), '--json', '--no-html']);
+    expect(self.code, self.err).toBe(0);
+    const selfDeltas = (JSON.parse(self.out) as typeof doc).comparisons[0].points[0].deltas as { metric: string; baseline: number; candidate: number }[];
+    expect(selfDeltas.length).toBeGreaterThanOrEqual(9);
+    for (const x of selfDeltas) expect(x.candidate, x.metric).toBeCloseTo(x.baseline, 9);
+
     // The file as baseline; compare.html goes to the results directory, its distributions from both sides.
     const text = await runCli(registerCompare, ['compare', file, out]);
     expect(text.code, text.err).toBe(0);
