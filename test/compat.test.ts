@@ -261,6 +261,9 @@ describe('--result-format vllm', () => {
       expect(v.max_concurrency).toBe(i + 1);
       expect(v.completed).toBe(2 * (i + 1));
     });
+    const asSweep = await runCli(registerReport, ['report', out, '--as', 'vllm']);
+    expect(asSweep.code).toBe(2);
+    expect(asSweep.err).toContain(`--as: ${out} is a sweep directory; give one point's directory (a run)`);
   });
 
   it('a bad value is exit-2 input naming --result-format and the valid ones, before anything is sent', async () => {
