@@ -3,11 +3,12 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { setExitCode, type Out } from './io.js';
-import { compareResults, loadResult, parseFailOn } from '../report/compare.js';
+import { alignDefinitions, compareResults, loadResult, parseFailOn } from '../report/compare.js';
 import { renderComparison } from '../report/compare-terminal.js';
 import { stripControls } from '../util/terminal-text.js';
 import { writeCompareReport } from '../report/html/compare-report.js';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { compareEvalLines, readEvalLines, renderEvalComparison, type EvalComparison } from '../eval/compare.js';
 import { EVAL_JSONL } from '../eval/files.js';
 
@@ -24,6 +25,8 @@ function splitFailOn(text: string | undefined, problems: string[]): { metrics: s
   return { metrics: rest.length ? rest.join(',') : undefined, dropPoints };
 }
 
+const isFile = (p: string): boolean => existsSync(p) && statSync(p).isFile();
+
 interface CompareOpts {
   threshold: string;
   failOn?: string;
@@ -35,8 +38,8 @@ export function registerCompare(program: Command, out: Out): void {
   program
     .command('compare')
     .description('compare runs or sweeps with a baseline: deltas per metric, regressions beyond --threshold, compare.html with overlaid curves')
-    .argument('<baseline>', 'results directory of the baseline run or sweep')
-    .argument('<candidates...>', 'one or more results directories to compare with it')
+    .argument('<baseline>', 'results directory of the baseline run or sweep, or a vLLM bench result JSON (vllm bench serve --save-result)')
+    .argument('<candidates...>', 'one or more results directories (or vLLM bench result JSON files) to compare with it; with a vLLM result on either side, runs are recomputed under vLLM\'s definitions')
     .option('--threshold <percent>', 'a metric regressed when it is worse than the baseline by more than this percentage (error_rate: by more than 1 percentage point)', '5')
     .option('--fail-on <metrics>', 'exit 1 when one of these regressed, e.g. ttft_p99,output_throughput (or all); for evals accuracy_drop=N: accuracy fell by more than N points, significant by McNemar (p < 0.05)')
     .option('--json', 'print the comparison as one JSON document on stdout')
@@ -56,15 +59,17 @@ export function registerCompare(program: Command, out: Out): void {
         problems.push(...(e as UsageError).problems);
       }
       if (problems.length) throw new UsageError(problems);
-      const base = loadResult(baseline);
-      const cands = candidates.map(loadResult);
-      const res = compareResults(base, cands, threshold, failOn);
+      const aligned = alignDefinitions([baseline, ...candidates].map(loadResult));
+      const [base, ...cands] = aligned.loaded;
+      const res = { ...compareResults(base, cands, threshold, failOn), definitions: aligned.definitions };
       const baseLines = isEval ? readEvalLines(baseline) : [];
       const evals: EvalComparison[] = isEval ? candidates.map((d) => compareEvalLines(baseline, d, baseLines, readEvalLines(d), split.dropPoints)) : [];
       let htmlPath: string | undefined;
-      if (o.html !== false) htmlPath = writeCompareReport(typeof o.html === 'string' ? o.html : join(candidates[0], 'compare.html'), res, [base, ...cands]);
+      // A vLLM result file is not a directory: the page goes to the first results directory, else beside that file.
+      const htmlDir = [...candidates, baseline].find((d) => !isFile(d)) ?? dirname(candidates[0]);
+      if (o.html !== false) htmlPath = writeCompareReport(typeof o.html === 'string' ? o.html : join(htmlDir, 'compare.html'), res, [base, ...cands]);
       if (o.json) out.out.write(JSON.stringify({ ...res, ...(isEval ? { eval: evals } : {}), html: htmlPath ?? null }, null, 2) + '\n');
-      else out.out.write(`${stripControls(renderComparison(res))}\n${evals.map((e) => `\n${stripControls(renderEvalComparison(e))}\n`).join('')}${htmlPath ? `\nwrote ${htmlPath}\n` : ''}`);
+      else out.out.write(`${aligned.definitions === 'vllm' ? `metrics under vLLM bench's definitions: tokenflood runs recomputed from requests.jsonl (docs/metrics.md#other-tools)\n\n` : ''}${stripControls(renderComparison(res))}\n${evals.map((e) => `\n${stripControls(renderEvalComparison(e))}\n`).join('')}${htmlPath ? `\nwrote ${htmlPath}\n` : ''}`);
       if (res.failed || evals.some((e) => e.regressed)) setExitCode(1);
     });
 }

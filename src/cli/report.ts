@@ -12,6 +12,7 @@ import { writeRunReport } from '../report/html/run-report.js';
 import { writeSweepReport } from '../report/html/sweep-report.js';
 import { renderSweep } from '../sweep/terminal.js';
 import type { SweepDoc } from '../report/sweep-model.js';
+import { COMPAT_TOOLS } from '../report/compat/definitions.js';
 
 /** Rebuild a run's summary from its raw records (and run.json for metadata), streamed through the run's aggregator. */
 export function rebuildSummary(dir: string): { summary: Summary; warnings: string[] } {
@@ -40,7 +41,16 @@ export function registerReport(program: Command, out: Out): void {
     .option('--json', 'print the summary (for a sweep: sweep.json) as one JSON document on stdout')
     .option('--no-write', 'do not rewrite DIR/summary.json (a sweep directory is never rewritten)')
     .option('--html', 'also write DIR/report.html (for a sweep directory: the sweep report)')
-    .action((dir: string, o: { json?: boolean; write: boolean; html?: boolean }) => {
+    .option(`--as <${COMPAT_TOOLS.join('|')}>`, "recompute the run's metrics under that tool's definitions from requests.jsonl and print them next to tokenflood's, with how each definition differs (docs/metrics.md#other-tools); summary.json is left alone")
+    .action(async (dir: string, o: { json?: boolean; write: boolean; html?: boolean; as?: string }) => {
+      if (o.as !== undefined) {
+        if (existsSync(join(dir, 'sweep.json'))) throw new UsageError([`--as: ${dir} is a sweep directory; give one point's directory (a run)`]);
+        const { compatReport, renderCompat } = await import('../report/compat/view.js');
+        const { report, warnings } = compatReport(dir, o.as);
+        for (const w of warnings) out.err.write(`warning: ${stripControls(w)}\n`);
+        out.out.write(o.json ? JSON.stringify(report, null, 2) + '\n' : `${stripControls(renderCompat(report))}\n`);
+        return;
+      }
       if (existsSync(join(dir, 'sweep.json'))) {
         const sweep = readSweepJson(dir);
         if (o.html) out.err.write(`wrote ${writeSweepReport(dir)}\n`);

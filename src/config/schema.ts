@@ -5,6 +5,7 @@ import { WorkloadSchema, WORKLOAD_FLAGS } from './workload.js';
 import { EmbeddedSimSchema, EMBEDDED_SIM_FLAGS } from './embedded-sim.js';
 import { RoutingSchema, ROUTING_FLAGS } from './routing.js';
 import { UiSchema, UI_FLAGS } from './ui.js';
+import { ResultFormatSchema, RESULT_FORMAT_FLAGS } from './result-format.js';
 import { GpuTelemetrySchema, GPU_TELEMETRY_FLAGS } from '../telemetry/gpu/config.js';
 import { LiveMetricsSchema, LIVE_METRICS_FLAGS, OUTPUT_KINDS } from './live-metrics.js';
 import { flagTable, type FlagTable } from './flags.js';
@@ -136,6 +137,7 @@ export const RunConfigSchema = TargetSchema.extend(LoadSchema.shape)
   .extend(TelemetrySchema.shape)
   .extend(WorkloadSchema.shape)
   .extend(OutputSchema.shape)
+  .extend(ResultFormatSchema.shape)
   .extend(EmbeddedSimSchema.shape)
   .extend(GpuTelemetrySchema.shape)
   .extend(RoutingSchema.shape)
@@ -197,6 +199,7 @@ export const RUN_FLAGS: FlagTable<Exclude<Extract<keyof RunConfigInput, string>,
     scrapeInterval: { arg: 'time', help: TelemetrySchema.shape.scrapeInterval.description!, unit: 's' },
     serverMetricsAuth: { help: TelemetrySchema.shape.serverMetricsAuth.description! },
   }),
+  ...RESULT_FORMAT_FLAGS,
   ...WORKLOAD_FLAGS,
   ...EMBEDDED_SIM_FLAGS,
   ...GPU_TELEMETRY_FLAGS,

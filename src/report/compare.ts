@@ -7,6 +7,7 @@ import { rowPairLabel, type SweepDoc, type SweepRow } from './sweep-model.js';
 import { readRunSummary } from './results-dir.js';
 import { readSweepDoc } from './html/sweep-report.js';
 import { kindWarnings, readRunJson, runKind, type RunKind } from './compare-kind.js';
+import { isFilePath, loadVllmResult, runAsVllm, type LatencySamples } from './compat/vllm-read.js';
 
 export interface CompareMetric {
   key: string;
@@ -140,10 +141,21 @@ export interface CompareResult {
   warnings: string[];
 }
 
-/** A loaded result; `what` says what it measured (compared across inputs for warnings). */
-export type Loaded = ({ kind: 'run'; dir: string; metrics: MetricsBlock } | { kind: 'sweep'; dir: string; doc: SweepDoc }) & { what: RunKind };
+/**
+ * A loaded result; `what` says what it measured (compared across inputs for warnings). A run's `values` are the
+ * compared metrics (a key missing: that side has no such metric); `format` says whose definitions they follow, and
+ * `samples` (vLLM definitions) replace the records for the report's distributions.
+ */
+export type Loaded = (
+  | { kind: 'run'; dir: string; values: MetricValues; format: 'tokenflood' | 'vllm'; source: 'run' | 'vllm-result'; samples?: LatencySamples }
+  | { kind: 'sweep'; dir: string; doc: SweepDoc }
+) & { what: RunKind };
 
 export function loadResult(dir: string): Loaded {
+  if (isFilePath(dir)) {
+    const v = loadVllmResult(dir);
+    return { kind: 'run', dir, values: v.values, format: 'vllm', source: 'vllm-result', samples: v.samples, what: v.what };
+  }
   if (existsSync(join(dir, 'sweep.json'))) {
     const doc = readSweepDoc(dir);
     // The points share one config: the first point that ran speaks for the sweep.
@@ -154,16 +166,27 @@ export function loadResult(dir: string): Loaded {
   }
   if (existsSync(join(dir, 'requests.jsonl')) || existsSync(join(dir, 'summary.json'))) {
     const summary = readRunSummary(dir).summary;
-    return { kind: 'run', dir, metrics: summary, what: runKind((summary.run as Record<string, unknown> | undefined) ?? readRunJson(dir)) };
+    return { kind: 'run', dir, values: valuesFromMetrics(summary), format: 'tokenflood', source: 'run', what: runKind((summary.run as Record<string, unknown> | undefined) ?? readRunJson(dir)) };
   }
-  throw new UsageError([`compare: ${dir} holds neither a run (requests.jsonl) nor a sweep (sweep.json)`]);
+  throw new UsageError([`compare: ${dir} holds neither a run (requests.jsonl) nor a sweep (sweep.json), and is not a vLLM bench result file`]);
+}
+
+/**
+ * With a vLLM result on either side, every tokenflood run is recomputed from its requests.jsonl under vLLM's
+ * definitions (report/compat), so like is compared with like; returns the inputs unchanged otherwise.
+ */
+export function alignDefinitions(all: readonly Loaded[]): { loaded: Loaded[]; definitions: 'tokenflood' | 'vllm' } {
+  if (!all.some((l) => l.kind === 'run' && l.format === 'vllm')) return { loaded: [...all], definitions: 'tokenflood' };
+  const loaded = all.map((l): Loaded => (l.kind === 'run' && l.format === 'tokenflood' ? { ...l, ...runAsVllm(l.dir), format: 'vllm' } : l));
+  return { loaded, definitions: 'vllm' };
 }
 
 const pointKey = (r: SweepRow) => `${r.mode === 'rate' ? `rate ${r.load}` : `concurrency ${r.load}`}, ${rowPairLabel(r)}`;
 
 function comparePoints(base: Loaded, cand: Loaded, thresholdPct: number): { points: PointComparison[]; unmatched: string[] } {
-  const deltas = (b: MetricValues, c: MetricValues) => COMPARE_METRICS.map((m) => metricDelta(m, b[m.key] ?? null, c[m.key] ?? null, thresholdPct));
-  if (base.kind === 'run' && cand.kind === 'run') return { points: [{ point: 'run', load: null, deltas: deltas(valuesFromMetrics(base.metrics), valuesFromMetrics(cand.metrics)) }], unmatched: [] };
+  // Only the metrics both sides have (a vLLM result has no output speed).
+  const deltas = (b: MetricValues, c: MetricValues) => COMPARE_METRICS.filter((m) => m.key in b && m.key in c).map((m) => metricDelta(m, b[m.key] ?? null, c[m.key] ?? null, thresholdPct));
+  if (base.kind === 'run' && cand.kind === 'run') return { points: [{ point: 'run', load: null, deltas: deltas(base.values, cand.values) }], unmatched: [] };
   if (base.kind !== 'sweep' || cand.kind !== 'sweep') throw new UsageError([`compare: ${base.dir} is a ${base.kind} but ${cand.dir} is a ${cand.kind}; compare runs with runs and sweeps with sweeps`]);
   // A point that could not run has no measurements: comparing its zeros would report a regression that is an outage.
   const ran = (rows: readonly SweepRow[]) => rows.filter((r) => r.status !== 'failed');

@@ -62,8 +62,13 @@ function sweepCurves(all: readonly Loaded[], names: readonly string[]): Record<s
 }
 
 function runCurves(all: readonly Loaded[], names: readonly string[]): Record<string, unknown> {
-  const recs = all.map((l) => sampleRecords(l.dir, CHART_SAMPLE_MAX, (r) => !r.warmup && r.status === 'ok').records);
-  const vals = (i: number, k: 'ttft_ms' | 'tpot_ms' | 'e2e_ms') => recs[i].map((r) => r[k]).filter((x): x is number => x !== null);
+  // A vLLM result, and runs compared with one, come as samples under vLLM's definitions (report/compat).
+  const recs = all.map((l) => (l.kind === 'run' && l.samples ? null : sampleRecords(l.dir, CHART_SAMPLE_MAX, (r) => !r.warmup && r.status === 'ok').records));
+  const vals = (i: number, k: 'ttft_ms' | 'tpot_ms' | 'e2e_ms') => {
+    const l = all[i];
+    if (l.kind === 'run' && l.samples) return l.samples[k];
+    return recs[i]!.map((r) => r[k]).filter((x): x is number => x !== null);
+  };
   // The baseline is drawn dashed, as the page's legend says (the same convention as the sweep curves).
   const chart = (title: string, k: 'ttft_ms' | 'tpot_ms' | 'e2e_ms') => {
     const c = cdfChart(title, names.map((n, i) => ({ name: n, values: vals(i, k) })), 'ms') as { series: Record<string, unknown>[] };

@@ -1,0 +1,160 @@
+// vllm-result.json: a run written in the result JSON schema of `vllm bench serve --save-result --save-detailed` (field names and units as vLLM writes them).
+import { join } from 'node:path';
+import type { RequestRecord } from '../../metrics/record.js';
+import type { DistStats } from '../../metrics/stats.js';
+import type { Reporter } from '../events.js';
+import { recordsOf, REQUESTS_JSONL } from '../results-dir.js';
+import { VERSION } from '../../version.js';
+import { DEFINITIONS } from './definitions.js';
+import { handoffOffsetMs, RunRecompute, toolRequest } from './recompute.js';
+
+export const VLLM_RESULT_JSON = 'vllm-result.json';
+
+/** The percentiles written for each metric, as `--metric-percentiles 50,90,95,99` would (vLLM's default is 99 alone). */
+export const VLLM_PERCENTILES = [50, 90, 95, 99] as const;
+/** The metrics given mean/median/std/percentiles, as `--percentile-metrics ttft,tpot,itl,e2el` would. */
+export const VLLM_PERCENTILE_METRICS = ['ttft', 'tpot', 'itl', 'e2el'] as const;
+
+/** One request as vLLM's RequestFuncOutput would hold it; times in seconds. */
+interface Output {
+  id: number;
+  attempt: number;
+  ok: boolean;
+  prompt_len: number;
+  output_len: number;
+  ttft: number;
+  itl: number[];
+  latency: number;
+  start_time: number;
+  queue_time: number;
+  error: string;
+}
+
+function output(r: RequestRecord): Output {
+  const t = toolRequest(r, DEFINITIONS.vllm);
+  // vLLM's start_time is when its timer starts (the hand-off to the HTTP client); queue time is from when the request was due.
+  const start = r.sent_at_ms - handoffOffsetMs(r);
+  const base = { id: r.id, attempt: r.attempt, prompt_len: r.input_tokens ?? r.expected_input_tokens, start_time: start / 1000, queue_time: Math.max(0, start - r.scheduled_at_ms) / 1000 };
+  if (!t || t.ttft_ms === null || t.e2e_ms === null) return { ...base, ok: false, output_len: 0, ttft: 0, itl: [], latency: 0, error: r.error ?? r.code ?? r.status };
+  return { ...base, ok: true, output_len: r.output_tokens ?? 0, ttft: t.ttft_ms / 1000, itl: t.gaps_ms.map((g) => g / 1000), latency: t.e2e_ms / 1000, error: '' };
+}
+
+/** vLLM's peak figures: the most output chunks in one 1-s bucket from the first start, and the most requests in flight at once. */
+function peaks(outputs: readonly Output[]): { max_output_tokens_per_s: number; max_concurrent_requests: number } {
+  const ok = outputs.filter((o) => o.ok);
+  if (!ok.length) return { max_output_tokens_per_s: 0, max_concurrent_requests: 0 };
+  // Loops, not Math.min(...xs): a spread of 100,000s of values overflows the stack.
+  let minStart = Infinity;
+  let maxEnd = -Infinity;
+  for (const o of ok) {
+    minStart = Math.min(minStart, o.start_time);
+    maxEnd = Math.max(maxEnd, o.start_time + o.latency);
+  }
+  const buckets = new Array<number>(Math.ceil(maxEnd - minStart) + 1).fill(0);
+  for (const o of ok) {
+    let t = o.start_time + o.ttft;
+    const bump = () => {
+      const b = Math.floor(t - minStart);
+      if (b >= 0 && b < buckets.length) buckets[b]++;
+    };
+    bump();
+    for (const g of o.itl) {
+      t += g;
+      bump();
+    }
+  }
+  // Half-open [start, end): an end at the same instant as a start comes first.
+  const events = ok.flatMap((o) => [[o.start_time, 1] as const, [o.start_time + o.latency, -1] as const]).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let cur = 0;
+  let peak = 0;
+  for (const [, d] of events) peak = Math.max(peak, (cur += d));
+  return { max_output_tokens_per_s: buckets.reduce((a, b) => Math.max(a, b), 0), max_concurrent_requests: peak };
+}
+
+/** vLLM's `datetime.now().strftime("%Y%m%d-%H%M%S")`. */
+function vllmDate(d: Date): string {
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}-${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
+}
+
+/** vLLM's backend names for tokenflood's protocols (`vllm bench serve --backend`). */
+const VLLM_BACKENDS: Record<string, string> = { 'openai-chat': 'openai-chat', 'openai-completions': 'openai' };
+
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+
+/** mean/median/std/pN of one metric in ms; vLLM writes 0 for a metric with no values (`np.mean(x or 0)`). */
+function metricFields(name: string, d: DistStats | null): Record<string, number> {
+  const z = (x: number | null | undefined) => x ?? 0;
+  const out: Record<string, number> = { [`mean_${name}_ms`]: z(d?.mean), [`median_${name}_ms`]: z(d?.p50), [`std_${name}_ms`]: z(d?.stdev) };
+  for (const p of VLLM_PERCENTILES) out[`p${p}_${name}_ms`] = z(d?.[`p${p}`]);
+  return out;
+}
+
+/**
+ * The result document from a run's records and run.json. Latencies follow vLLM's client (DEFINITIONS.vllm): TTFT at
+ * the first chunk with a non-empty choices list, E2EL at the last such chunk, TPOT = (E2EL − TTFT) / (output_len − 1),
+ * ITL the gaps between those chunks; throughputs over the time from the first request due to the last response.
+ */
+export function buildVllmResult(records: Iterable<RequestRecord>, meta: Readonly<Record<string, unknown>>, now = new Date()): Record<string, unknown> {
+  const steady: Output[] = [];
+  const all: Output[] = [];
+  const rc = new RunRecompute([DEFINITIONS.vllm]);
+  let ramps = 0;
+  for (const r of records) {
+    rc.add(r);
+    if (r.warmup || r.status === 'cancelled') continue;
+    const o = output(r);
+    all.push(o);
+    if ((r.phase ?? 'steady') === 'steady') steady.push(o);
+    else ramps++;
+  }
+  const outputs = (ramps > 0 && steady.length === 0 ? all : steady).sort((a, b) => a.id - b.id || a.attempt - b.attempt);
+  const [v] = rc.views();
+  const cfg = (meta.config ?? {}) as Record<string, unknown>;
+  const backend = str(meta.backend) ?? 'openai-chat';
+  const arrival = str(cfg.arrival);
+  const rate = num(cfg.rate);
+  return {
+    date: vllmDate(now),
+    endpoint_type: VLLM_BACKENDS[backend] ?? backend,
+    backend: VLLM_BACKENDS[backend] ?? backend,
+    label: null,
+    model_id: str(meta.model),
+    tokenizer_id: str(meta.tokenizer),
+    num_prompts: outputs.length,
+    tokenflood_version: VERSION,
+    request_rate: rate ?? 'inf',
+    // vLLM draws gaps from a gamma distribution of this shape (1 = Poisson); a constant arrival has no burstiness.
+    burstiness: rate === null || arrival === 'poisson' ? 1.0 : arrival === 'gamma' ? num(cfg.burstiness) : null,
+    max_concurrency: num(cfg.concurrency),
+    duration: v.duration_s,
+    completed: v.ok,
+    failed: v.failed,
+    total_input_tokens: v.total_input_tokens,
+    total_output_tokens: v.total_output_tokens,
+    request_throughput: v.request_throughput,
+    request_goodput: null,
+    output_throughput: v.output_throughput,
+    total_token_throughput: v.total_token_throughput,
+    input_lens: outputs.map((o) => o.prompt_len),
+    output_lens: outputs.map((o) => o.output_len),
+    ttfts: outputs.map((o) => o.ttft),
+    itls: outputs.map((o) => o.itl),
+    latencies: outputs.map((o) => o.latency),
+    start_times: outputs.map((o) => o.start_time),
+    queue_times: outputs.map((o) => o.queue_time),
+    errors: outputs.map((o) => o.error),
+    ...peaks(outputs),
+    ...metricFields('ttft', v.ttft_ms),
+    ...metricFields('tpot', v.tpot_ms),
+    ...metricFields('itl', v.itl_ms),
+    ...metricFields('e2el', v.e2e_ms),
+  };
+}
+
+/** Writes vllm-result.json at the end of a run with `--result-format vllm` (compact, one line, as vLLM's json.dump). */
+export const vllmResultReporter: Reporter = {
+  name: VLLM_RESULT_JSON,
+  runEnd: (e) => e.files.save(VLLM_RESULT_JSON, () => `${JSON.stringify(buildVllmResult(recordsOf(join(e.outDir, REQUESTS_JSONL)), e.meta))}\n`),
+};
