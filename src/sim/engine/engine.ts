@@ -1,7 +1,7 @@
 // The step-level engine: a vLLM-v1-style scheduler (FIFO waiting queue, running set, chunked prefill,
 // recompute preemption) over a KV block pool, timed by the roofline cost model. No I/O, no clock.
 import { createBlockPool } from './blocks.js';
-import type { EngineSpec } from './config.js';
+import { kvEquivalentTokens, type EngineSpec } from './config.js';
 import { stepCost, type StepCost, type StepShape } from './cost.js';
 
 export interface EngineRequest {
@@ -94,8 +94,9 @@ export function createEngine(spec: EngineSpec): Engine {
     r.blocks = [];
     r.registered = 0;
   };
+  // Blocks count full-attention-equivalent tokens, so sliding-window layers stop growing a request past their window.
   const grow = (r: Req, tokens: number): boolean => {
-    const need = Math.ceil(tokens / bs) - r.blocks.length;
+    const need = Math.ceil(kvEquivalentTokens(spec.model, tokens) / bs) - r.blocks.length;
     if (need > pool.freeCount()) return false;
     for (let i = 0; i < need; i++) r.blocks.push(pool.allocate());
     return true;
@@ -226,7 +227,7 @@ export function createEngine(spec: EngineSpec): Engine {
         const r = sched[i];
         r.computed += chunk[i];
         if (spec.prefixCaching) {
-          const full = Math.min(Math.floor(Math.min(r.computed, r.prompt) / bs), r.hashes.length);
+          const full = Math.min(Math.floor(Math.min(r.computed, r.prompt) / bs), r.hashes.length, r.blocks.length);
           for (; r.registered < full; r.registered++) pool.register(r.blocks[r.registered], r.hashes[r.registered]);
         }
         if (r.computed < total(r)) continue;
