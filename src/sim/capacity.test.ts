@@ -48,7 +48,8 @@ describe('planCapacity', () => {
   });
 
   it('a model that does not fit is a usage error', () => {
-    expect(() => planCapacity({ modelProfile: 'llama-3.1-70b', gpu: 'h100' })).toThrow(UsageError);
+    expect(() => planCapacity({ modelProfile: 'llama-3.1-70b', gpu: 'h100', tp: 1 })).toThrow(UsageError);
+    expect(() => planCapacity({ modelProfile: 'kimi-k2', gpu: 'l4' })).toThrow(/kimi-k2 \(bf16\) needs [\d.]+ GiB per GPU before any KV cache, but 1x l4/);
     expect(() => planCapacity({ modelProfile: 'nope' })).toThrow(/unknown model profile "nope": use one of llama-3.1-8b/);
   });
 });
