@@ -188,8 +188,8 @@ export function planCapacity(input: CapacityInput): CapacityReport {
   });
   const tpAuto = input.tp === undefined;
   const spec = tpAuto ? smallestTpThatFits(engineAt) : engineAt(o.tp);
-  const longIn = o.longInputTokens ?? o.inputTokens;
-  const longOut = o.longOutputTokens ?? o.outputTokens;
+  const longIn = o.longShare > 0 ? (o.longInputTokens ?? o.inputTokens) : o.inputTokens;
+  const longOut = o.longShare > 0 ? (o.longOutputTokens ?? o.outputTokens) : o.outputTokens;
   const limit = spec.model.maxModelLen;
   if (o.inputTokens + o.outputTokens > limit)
     problems.push(`--input-tokens + --output-tokens: ${o.inputTokens + o.outputTokens} tokens exceed the ${limit}-token context of ${spec.model.id}`);
