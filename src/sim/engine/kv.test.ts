@@ -40,6 +40,17 @@ describe('KV bytes', () => {
   });
 });
 
+describe('weight bytes a step reads', () => {
+  it('gpt-oss-120b MXFP4 at batch 1: BF16 attention and embeddings + 4 of 128 MXFP4 experts per layer', () => {
+    const spec = resolveEngine({ model: 'gpt-oss-120b', weightDtype: 'mxfp4', numGpuBlocksOverride: 1000 });
+    const p = spec.params;
+    const expected = p.shared * 2 + (4 / 128) * p.routedExperts * (4.25 / 8);
+    expect(weightBytesReadPerGpu(spec, 1) / expected).toBeCloseTo(1, 2);
+    // A large batch touches every expert: the whole checkpoint.
+    expect(weightBytesReadPerGpu(spec, 4096) / spec.weightBytesPerGpu).toBeCloseTo(1, 2);
+  });
+});
+
 describe('engine block accounting with sliding layers', () => {
   it('a 3,000-token gpt-oss-120b prompt holds ceil((18·3000 + 18·128) / 36 / 16) = 98 blocks, not 188', () => {
     const spec = resolveEngine({ model: 'gpt-oss-120b', weightDtype: 'mxfp4', numGpuBlocksOverride: 1000, prefixCaching: false });
