@@ -79,6 +79,10 @@ describe('fromHfConfig', () => {
     const scout = fromHfConfig('scout', { model_type: 'llama4', text_config: { model_type: 'llama4_text', hidden_size: 5120, intermediate_size: 8192, intermediate_size_mlp: 16384, num_hidden_layers: 48, num_attention_heads: 40, num_key_value_heads: 8, head_dim: 128, num_local_experts: 16, num_experts_per_tok: 1, interleave_moe_layer_step: 1, vocab_size: 202048, attention_chunk_size: 8192, max_position_embeddings: 10485760 } });
     expect(scout).toMatchObject({ sharedExperts: 1, slidingWindow: 8192, slidingLayers: 36 });
     expect(scout).toEqual({ ...MODELS['llama-4-scout'], id: 'scout', hfName: undefined, tiedEmbeddings: false });
+    // The published no_rope_layers list (1 = RoPE + chunked, every 4th 0), and the empty list some copies carry.
+    const text = { model_type: 'llama4_text', hidden_size: 64, intermediate_size: 32, num_hidden_layers: 8, num_attention_heads: 4, num_key_value_heads: 2, num_local_experts: 4, num_experts_per_tok: 1, vocab_size: 100, attention_chunk_size: 8192 };
+    expect(fromHfConfig('l4', { ...text, no_rope_layers: [1, 1, 1, 0, 1, 1, 1, 0] }).slidingLayers).toBe(6);
+    expect(fromHfConfig('l4', { ...text, no_rope_layers: [] }).slidingLayers).toBe(6);
   });
 
   it('a config with missing or contradictory fields is a usage error naming the file and the key', () => {

@@ -160,7 +160,7 @@ const HF_DEFAULTS: Record<string, Record<string, unknown>> = {
 function slidingOf(c: Record<string, unknown>, layers: number): { slidingWindow?: number; slidingLayers?: number } {
   const num = (k: string): number | undefined => (typeof c[k] === 'number' ? (c[k] as number) : undefined);
   if (c.model_type === 'llama4_text' && num('attention_chunk_size')) {
-    const rope = Array.isArray(c.no_rope_layers) ? c.no_rope_layers.slice(0, layers).filter((v) => v === 1 || v === true).length : layers - Math.floor(layers / 4);
+    const rope = Array.isArray(c.no_rope_layers) && c.no_rope_layers.length > 0 ? c.no_rope_layers.slice(0, layers).filter((v) => v === 1 || v === true).length : layers - Math.floor(layers / 4);
     return rope > 0 ? { slidingWindow: num('attention_chunk_size'), slidingLayers: rope } : {};
   }
   const window = num('sliding_window');
