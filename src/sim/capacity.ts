@@ -150,12 +150,14 @@ function headroomOf(r: Base, maxNumSeqs: number): [number, HeadroomLimit, string
   ];
   const [limit, factor] = limits.reduce((a, b) => (b[1] < a[1] ? b : a));
   const headroom = factor - 1;
-  const what = { 'kv-capacity': `the KV cache (${pct(r.kvUtilization)} used)`, 'max-num-seqs': `max-num-seqs ${maxNumSeqs} (${r.concurrencyPerReplica} in use)`, compute: `FLOPs at --mfu ${r.mfu} (${pct(r.computeUtilization)} used)` }[limit];
+  const gpus = `${r.tp} GPU${r.tp === 1 ? '' : 's'}`;
+  const what = { 'kv-capacity': `the KV cache (${pct(r.kvUtilization)} used)`, 'max-num-seqs': `max-num-seqs ${maxNumSeqs} (${r.concurrencyPerReplica} in use)`, compute: `the FLOPs of ${gpus} at --mfu ${r.mfu} (${pct(r.computeUtilization)} used)` }[limit];
+  const over = { 'kv-capacity': 'the KV cache of a replica', 'max-num-seqs': `max-num-seqs ${maxNumSeqs}`, compute: `the FLOPs ${gpus} give at --mfu ${r.mfu}` }[limit];
   const text = headroom >= 1
     ? `${Number(factor.toFixed(1))}x the load fits before ${what}`
     : headroom >= 0
     ? `${pct(headroom)} more load fits before ${what}`
-    : `over capacity: the load needs ${Number(factor > 0 ? (1 / factor).toFixed(2) : 0)}x ${what.replace(/ \(.*\)$/, '')}${limit === 'compute' ? `; ${r.replicasForCompute} replicas would carry it` : ''}`;
+    : `over capacity: the load needs ${Number((1 / factor).toFixed(2))}x ${over}${limit === 'compute' ? `; ${r.replicasForCompute} replicas carry it with the margin` : ''}`;
   return [headroom, limit, text];
 }
 
