@@ -44,8 +44,8 @@ export function weightBytesReadPerGpu(spec: EngineSpec, newTokens: number): numb
 }
 
 /**
- * FLOPs = (2·activeParams·newTokens + 4·layers·heads·headDim·attentionPairs) / tp;
- * bytes = weights touched + (contextTokens + newTokens)·kvBytesPerTokenPerGpu;
+ * FLOPs = (2·activeParams·newTokens + attentionFlopsPerPair·attentionPairs) / tp;
+ * bytes = weights touched + requests · kvBytesForContext((contextTokens + newTokens) / requests);
  * time = max(FLOPs / (peak·mfu), bytes / (hbm·bwEff)) + TP all-reduce + overheads.
  */
 export function stepCost(spec: EngineSpec, s: StepShape): StepCost {
