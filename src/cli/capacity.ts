@@ -6,7 +6,7 @@ import { capacityInputSchema, planCapacity, type CapacityInput, type CapacityRep
 import { addFlags, collectFlags, describedFlags, issueProblems } from '../config/flags.js';
 import type { Out } from './io.js';
 
-export const CAPACITY_FLAGS = describedFlags(capacityInputSchema.shape, { concurrency: { defaultText: '1 unless --rate' } });
+export const CAPACITY_FLAGS = describedFlags(capacityInputSchema.shape, { concurrency: { defaultText: '1 unless --rate' }, longOutputTokens: { defaultText: '--output-tokens' }, tp: { defaultText: 'the smallest power of two that fits' } });
 const GiB = 1024 ** 3;
 
 export function capacityInputFromFlags(values: Record<string, unknown>): CapacityInput {
@@ -18,7 +18,9 @@ export function capacityInputFromFlags(values: Record<string, unknown>): Capacit
   return input as CapacityInput;
 }
 
+const MiB = 1024 ** 2;
 const gib = (b: number): string => `${(b / GiB).toFixed(2)} GiB`;
+const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
 const ms = (v: number): string => `${v.toFixed(2)} ms`;
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -34,20 +36,26 @@ function targetText(r: CapacityReport): string {
 /** The report as label/value rows. */
 export function capacityTable(r: CapacityReport): string {
   const rows: [string, string][] = [
-    ['model / GPU', `${r.model} on ${r.tp}x ${r.gpu} (weights ${r.weightDtype}, KV ${r.kvDtype})`],
+    ['model / GPU', `${r.model} on ${r.tp}x ${r.gpu} (weights ${r.weightDtype}, KV ${r.kvDtype})${r.tpAuto && r.tp > 1 ? `; TP${r.tp} is the smallest that holds the weights (--tp to choose)` : ''}`],
     ['request', `${r.inputTokens} in + ${r.outputTokens} out tokens`],
+    ...(r.longShare > 0 ? [['long requests', `${pct(r.longShare)} of requests: ${r.longInputTokens} in + ${r.longOutputTokens} out tokens`] as [string, string]] : []),
     ['weights', `${gib(r.weightBytes)} total, ${gib(r.weightBytesPerGpu)} per GPU`],
-    ['KV per token', `${(r.kvBytesPerToken / 1024).toFixed(1)} KiB`],
-    ['KV per request', gib(r.kvBytesPerRequest)],
+    ['KV per token', `${r.kvBytesPerToken.toLocaleString('en-US')} B (${(r.kvBytesPerToken / 1024).toFixed(1)} KiB)`],
+    ['KV per 1K tokens', `${(r.kvBytesPerKTokens / MiB).toFixed(1)} MiB (1,024 tokens)`],
+    [r.longShare > 0 ? 'KV per request (mean)' : 'KV per request', gib(r.kvBytesPerRequest)],
     ['KV capacity / replica', `${r.kvCapacityTokens.toLocaleString('en-US')} tokens = ${r.kvCapacityRequests} requests`],
-    ['prefill (TTFT, idle)', ms(r.prefillMs)],
+    ['prefill (TTFT, idle)', r.longShare > 0 ? `${ms(r.prefillMs)}, long ${ms(r.prefillLongMs)}` : ms(r.prefillMs)],
     ['TPOT batch 1', ms(r.tpotBatch1Ms)],
     [`TPOT at ${r.concurrencyPerReplica} / replica`, ms(r.tpotAtConcurrencyMs)],
-    ['E2E per request', ms(r.e2eMs)],
+    ['E2E per request', r.longShare > 0 ? `${ms(r.e2eMs)}, long ${ms(r.e2eLongMs)}, mean ${ms(r.meanE2eMs)}` : ms(r.e2eMs)],
     ['output tok/s / replica', r.outputTokensPerSecondPerReplica.toFixed(0)],
     ['target concurrency', targetText(r)],
     ['max concurrency / replica', String(r.maxConcurrencyPerReplica)],
     ['replicas / GPUs', `${plural(r.replicas, 'replica')} x TP${r.tp} = ${plural(r.gpus, 'GPU')}`],
+    ['KV utilization', `${pct(r.kvUtilization)} of one replica's KV cache at ${plural(r.concurrencyPerReplica, 'request')} (full length)`],
+    ['decode step', `${pct(r.decodeComputeUtilization)} of peak FLOPs, ${pct(r.decodeBandwidthUtilization)} of peak HBM bandwidth`],
+    ['compute utilization', `${pct(r.computeUtilization)} of ${r.tp} GPU${r.tp === 1 ? '' : 's'} x peak x --mfu ${r.mfu} at ${r.requestsPerSecondPerReplica.toFixed(2)} requests/s per replica`],
+    ['headroom', r.headroomText],
     ['bottleneck', r.bottleneckText],
   ];
   const w = Math.max(...rows.map(([k]) => k.length));
@@ -57,7 +65,7 @@ export function capacityTable(r: CapacityReport): string {
 export function registerCapacity(program: Command, out: Pick<Out, 'out'> = { out: process.stdout }): void {
   const cmd = program
     .command('capacity')
-    .description('estimate memory, KV capacity, prefill/decode times and GPUs needed for a model, GPU and load');
+    .description('estimate memory, KV capacity, prefill/decode times, utilization, headroom and GPUs needed for a model, GPU and load');
   addFlags(cmd, CAPACITY_FLAGS);
   cmd.option('--json', 'print one JSON document instead of the table').action((values: Record<string, unknown>) => {
     const report = planCapacity(capacityInputFromFlags(values));

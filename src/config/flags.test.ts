@@ -59,7 +59,7 @@ describe('flag tables', () => {
   it('enum choices are the flag term', () => {
     expect(RUN_FLAGS.transport.flag).toBe('--transport <auto|h1|undici>');
     expect(RUN_FLAGS.corpus.flag).toBe('--corpus <en|zh>');
-    expect(SERVE_FLAGS.weightDtype.flag).toBe('--weight-dtype <bf16|fp16|fp8|int4>');
+    expect(SERVE_FLAGS.weightDtype.flag).toBe('--weight-dtype <bf16|fp16|fp8|int8|int4|mxfp4|fp32>');
   });
 });
 

@@ -48,7 +48,93 @@ describe('planCapacity', () => {
   });
 
   it('a model that does not fit is a usage error', () => {
-    expect(() => planCapacity({ modelProfile: 'llama-3.1-70b', gpu: 'h100' })).toThrow(UsageError);
+    expect(() => planCapacity({ modelProfile: 'llama-3.1-70b', gpu: 'h100', tp: 1 })).toThrow(UsageError);
+    expect(() => planCapacity({ modelProfile: 'kimi-k2', gpu: 'l4' })).toThrow(/kimi-k2 \(bf16\) needs [\d.]+ GiB per GPU before any KV cache, but 1x l4/);
     expect(() => planCapacity({ modelProfile: 'nope' })).toThrow(/unknown model profile "nope": use one of llama-3.1-8b/);
+  });
+});
+
+describe('planCapacity: attention kinds, long requests, --mfu, utilization and headroom', () => {
+  it('deepseek-v3: 70,272 B of KV per token in BF16 (61 × 576 × 2), ~69 MiB per 1K tokens, TP chosen when not given', () => {
+    const r = planCapacity({ modelProfile: 'deepseek-v3' });
+    expect(r.kvBytesPerToken).toBe(70_272);
+    expect(r.kvBytesPerKTokens).toBe(70_272 * 1024);
+    expect(r.kvBytesPerKTokens / 1024 ** 2).toBeCloseTo(68.6, 1);
+    expect(r.tpAuto).toBe(true);
+    // The smallest power of two whose 80 GB GPUs hold 671 B BF16 parameters: 1,250 GiB / 32 = 39 GiB each.
+    expect(r.tp).toBe(32);
+    expect(r.weightBytesPerGpu / GiB).toBeLessThan(80 * 0.9 - 1.5);
+    expect(r.kvBytesPerRequest).toBe(70_272 * (1024 + 256));
+  });
+
+  it('gpt-oss-120b: KV per request is the sliding-window formula, growing at half rate past 128 tokens', () => {
+    const at = (input: number) => planCapacity({ modelProfile: 'gpt-oss-120b', weightDtype: 'mxfp4', inputTokens: input, outputTokens: 1 });
+    const formula = (t: number) => 2 * 8 * 64 * 2 * (18 * t + 18 * Math.min(t, 128));
+    for (const input of [63, 127, 1023, 8191]) expect(at(input).kvBytesPerRequest).toBe(formula(input + 1));
+    const r = at(8191);
+    expect(r.kvBytesPerRequest).toBeLessThan(0.51 * 8192 * r.kvBytesPerToken);
+    expect(r.kvCapacityRequests).toBe(Math.floor(r.kvCapacityTokens / ((18 * 8192 + 18 * 128) / 36)));
+  });
+
+  // The practice's capacity example: a Llama-2-70B-class model (80 layers, 8 KV heads) on 4×A100, 3,000 in / 400 out,
+  // 50 users, 20% long requests. Llama-2-70B's 4,096-token context cannot hold long requests, so Llama-3.1-70B.
+  const practice = { modelProfile: 'llama-3.1-70b', gpu: 'a100-80gb', tp: 4, inputTokens: 3000, outputTokens: 400, concurrency: 50, longShare: 0.2, longInputTokens: 12_000, longOutputTokens: 1000 };
+
+  it('the practice example: KV, e2e and FLOPs are the 80/20 mix of the two request sizes', () => {
+    const r = planCapacity(practice);
+    const kvTok = 80 * 2 * 8 * 128 * 2;
+    expect(r.kvBytesPerToken).toBe(kvTok);
+    expect(r.kvBytesPerRequest).toBeCloseTo(kvTok * (0.8 * 3400 + 0.2 * 13_000), 0);
+    expect(r.kvCapacityRequests).toBe(Math.floor(r.kvCapacityTokens / (0.8 * 3400 + 0.2 * 13_000)));
+    expect(r.kvUtilization).toBeCloseTo((50 * (0.8 * 3400 + 0.2 * 13_000)) / r.kvCapacityTokens, 9);
+    expect(r.meanE2eMs).toBeCloseTo(0.8 * r.e2eMs + 0.2 * r.e2eLongMs, 6);
+    expect(r.e2eLongMs).toBeCloseTo(r.prefillLongMs + 1000 * r.tpotAtConcurrencyMs, 6);
+    expect(r.prefillLongMs).toBeGreaterThan(3 * r.prefillMs);
+    expect(r.requestsPerSecondPerReplica).toBeCloseTo((50 * 1000) / r.meanE2eMs, 9);
+    // 2 · 70.6 B · tokens + attention, at 4 × 312 TFLOPS × 0.5
+    const flops = (i: number, o: number) => 2 * 70.55e9 * (i + o);
+    const lower = (r.requestsPerSecondPerReplica * (0.8 * flops(3000, 400) + 0.2 * flops(12_000, 1000))) / (4 * 312e12 * 0.5);
+    expect(r.computeUtilization).toBeGreaterThan(lower);
+    expect(r.computeUtilization).toBeLessThan(lower * 1.15);
+    // Prefilling 3,000-12,000-token prompts for 50 users needs more FLOPs than 4 A100s give at 50% MFU.
+    expect(r.headroomLimit).toBe('compute');
+    expect(r.headroom).toBeCloseTo(1 / r.computeUtilization - 1, 9);
+    expect(r.headroom).toBeLessThan(0);
+    expect(r.replicasForCompute).toBe(Math.ceil(r.computeUtilization * 1.2));
+    expect(r.bottleneck).toBe('prefill-compute');
+    expect(r.kvUtilization).toBeLessThan(1);
+  });
+
+  it('no long share is the plain report; --mfu scales compute utilization and compute-bound prefill', () => {
+    const plain = planCapacity({ ...practice, longShare: undefined, longInputTokens: undefined, longOutputTokens: undefined });
+    const zero = planCapacity({ ...practice, longShare: 0 });
+    expect(zero).toEqual(plain);
+    expect(plain.meanE2eMs).toBe(plain.e2eMs);
+    const half = planCapacity({ ...practice, mfu: 0.25 });
+    const full = planCapacity(practice);
+    expect(half.mfu).toBe(0.25);
+    expect(half.prefillLongMs / full.prefillLongMs).toBeGreaterThan(1.8);
+    expect(half.prefillLongMs / full.prefillLongMs).toBeLessThan(2.05);
+    expect(half.computeUtilization).toBeGreaterThan(full.computeUtilization * 1.5);
+  });
+
+  it('decode-step utilization is FLOPs and bytes over peak in the step time; headroom names the first limit', () => {
+    const r = planCapacity({ inputTokens: 1024, outputTokens: 256, concurrency: 16 });
+    expect(r.decodeBandwidthUtilization).toBeGreaterThan(0.5);
+    expect(r.decodeBandwidthUtilization).toBeLessThanOrEqual(0.75);
+    expect(r.decodeComputeUtilization).toBeLessThan(0.1);
+    const kvBound = planCapacity({ gpu: 'a100-40gb', inputTokens: 8000, outputTokens: 2000, concurrency: 20, maxNumSeqs: 512 });
+    expect(kvBound.headroomLimit).toBe('kv-capacity');
+    expect(kvBound.headroom).toBeCloseTo(1 / kvBound.kvUtilization - 1, 9);
+    const seqBound = planCapacity({ inputTokens: 100, outputTokens: 100, concurrency: 16, maxNumSeqs: 20 });
+    expect(seqBound.headroomLimit).toBe('max-num-seqs');
+    expect(seqBound.headroom).toBeCloseTo(20 / 16 - 1, 9);
+  });
+
+  it('bad long-request input names the flag; a request longer than the model context is refused', () => {
+    expect(() => planCapacity({ longShare: 0.2 })).toThrow(/--long-input-tokens: needed with --long-share/);
+    expect(() => planCapacity({ ...practice, modelProfile: 'llama-2-70b' })).toThrow(/--long-input-tokens \+ --long-output-tokens: 13000 tokens exceed the 4096-token context of llama-2-70b/);
+    expect(() => planCapacity({ modelProfile: 'llama-2-7b', inputTokens: 4000, outputTokens: 200 })).toThrow(/--input-tokens \+ --output-tokens: 4200 tokens/);
+    expect(() => planCapacity({ longShare: 1.5, longInputTokens: 10 })).toThrow(UsageError);
   });
 });

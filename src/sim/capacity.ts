@@ -1,8 +1,10 @@
-// Capacity planner (pure): memory, KV capacity, prefill/decode times, bottleneck and GPUs needed for a target load.
+// Capacity planner (pure): memory, KV capacity, prefill/decode times, bottleneck, utilization, headroom and GPUs needed for a target load.
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
-import { engineOptionsSchema, resolveEngine, type EngineSpec } from './engine/config.js';
+import { engineOptionsSchema, kvBytesForTokens, kvEquivalentTokens, resolveEngine, type EngineSpec } from './engine/config.js';
 import { decodeShape, stepCost } from './engine/cost.js';
+import { peakTflops } from './engine/dtypes.js';
+import { attentionFlopsPerPair } from './engine/profile.js';
 
 const GiB = 1024 ** 3;
 
@@ -12,52 +14,72 @@ const engine = engineOptionsSchema.shape;
 export const capacityInputSchema = z.object({
   gpu: engine.gpu.describe('GPU id or GPU profile file'),
   modelProfile: engine.model,
-  tp: engine.tp,
+  tp: engine.tp.describe('tensor-parallel GPUs per replica'),
   weightDtype: engine.weightDtype,
   kvDtype: engine.kvDtype,
   inputTokens: z.number().int().min(1).default(1024).describe('prompt tokens per request'),
   outputTokens: z.number().int().min(1).default(256).describe('output tokens per request'),
+  longShare: z.number().min(0).max(1).default(0).describe('share of requests that are long (0..1), sized by --long-input-tokens and --long-output-tokens'),
+  longInputTokens: z.number().int().min(1).optional().describe('prompt tokens of a long request (needed with --long-share)'),
+  longOutputTokens: z.number().int().min(1).optional().describe('output tokens of a long request'),
   concurrency: z.number().int().min(1).optional().describe('target requests in flight'),
   rate: z.number().gt(0).optional().describe('target requests per second (concurrency from Little\'s law)'),
   margin: z.number().min(0).max(10).default(0.2).describe('safety margin added to the target concurrency when sizing replicas, as a fraction: 0.2 = 20% more'),
   gpuMemoryUtilization: engine.gpuMemoryUtilization.describe('fraction of GPU memory for weights + KV cache'),
   maxNumSeqs: engine.maxNumSeqs.describe('max sequences per step'),
   maxNumBatchedTokens: engine.maxNumBatchedTokens.describe('token budget per step'),
+  mfu: engine.mfu,
 });
 export type CapacityInput = z.input<typeof capacityInputSchema>;
 
 export type Bottleneck = 'kv-capacity' | 'prefill-compute' | 'decode-bandwidth' | 'decode-compute';
+/** What runs out first as load grows: KV cache, sequence slots (max_num_seqs) or FLOPs at --mfu. */
+export type HeadroomLimit = 'kv-capacity' | 'max-num-seqs' | 'compute';
 
 export interface CapacityReport {
   model: string;
   gpu: string;
   tp: number;
+  /** True when --tp was not given and tp is the smallest power of two whose GPUs hold the weights. */
+  tpAuto: boolean;
   weightDtype: string;
   kvDtype: string;
   inputTokens: number;
   outputTokens: number;
+  /** Share of long requests and their size (0 and the short size when there are none). */
+  longShare: number;
+  longInputTokens: number;
+  longOutputTokens: number;
+  mfu: number;
   /** Weights of the whole model, and on each GPU (÷ tp). */
   weightBytes: number;
   weightBytesPerGpu: number;
-  /** 2 · layers · kvHeads · headDim · dtype bytes. */
+  /** KV bytes one token adds in every layer, whole model: layers · 2 · kvHeads · headDim · bytes (MLA: layers · (kvLoraRank + rope) · bytes). */
   kvBytesPerToken: number;
-  /** kvBytesPerToken · (input + output). */
+  /** KV of a 1,024-token sequence, whole model (sliding layers capped at their window). */
+  kvBytesPerKTokens: number;
+  /** Mean KV of one request at its full length, over the request mix. */
   kvBytesPerRequest: number;
-  /** KV cache of one replica, in tokens, and in requests of input + output tokens. */
+  /** KV cache of one replica, in full-attention-equivalent tokens, and in requests of the mix at full length. */
   kvCapacityTokens: number;
   kvCapacityRequests: number;
-  /** Time to prefill the input on an idle replica (chunked by maxNumBatchedTokens). */
+  /** Time to prefill the input on an idle replica (chunked by maxNumBatchedTokens); the long request's too. */
   prefillMs: number;
-  /** Decode step time with 1 request, and with the per-replica concurrency, at the mean context (input + output/2). */
+  prefillLongMs: number;
+  /** Decode step time with 1 request, and with the per-replica concurrency, at the mean context of the decoding requests. */
   tpotBatch1Ms: number;
   tpotAtConcurrencyMs: number;
   /** Concurrency asked for (or derived from rate), and per replica after sizing. */
   concurrency: number;
   concurrencyPerReplica: number;
-  /** prefillMs + outputTokens · tpotAtConcurrencyMs */
+  /** prefillMs + outputTokens · tpotAtConcurrencyMs; the long request's; the mean over the mix. */
   e2eMs: number;
+  e2eLongMs: number;
+  meanE2eMs: number;
   /** concurrencyPerReplica · 1000 / tpotAtConcurrencyMs */
   outputTokensPerSecondPerReplica: number;
+  /** Requests per second per replica: --rate / replicas, or concurrencyPerReplica · 1000 / meanE2eMs (Little's law). */
+  requestsPerSecondPerReplica: number;
   bottleneck: Bottleneck;
   bottleneckText: string;
   margin: number;
@@ -65,6 +87,19 @@ export interface CapacityReport {
   maxConcurrencyPerReplica: number;
   replicas: number;
   gpus: number;
+  /** concurrencyPerReplica · mean KV tokens of a request at full length / kvCapacityTokens. */
+  kvUtilization: number;
+  /** Of the decode step at concurrencyPerReplica: FLOPs / (peak FLOP/s · step time), bytes / (peak HBM B/s · step time). */
+  decodeComputeUtilization: number;
+  decodeBandwidthUtilization: number;
+  /** FLOP/s the load needs per replica / (tp · peak · mfu); FLOPs per request = 2·active·(in+out) + attention. */
+  computeUtilization: number;
+  /** How much more load fits before the first limit: min(kv, seqs, compute headroom) − 1 (0.5 = 50% more; < 0 = over). */
+  headroom: number;
+  headroomLimit: HeadroomLimit;
+  headroomText: string;
+  /** Replicas the load needs for FLOPs alone: ceil(replicas · computeUtilization · (1 + margin)). */
+  replicasForCompute: number;
 }
 
 /** Prefill of `tokens` fresh tokens for one request, in chunks of at most `budget` tokens. */
@@ -79,34 +114,109 @@ export function prefillMs(spec: EngineSpec, tokens: number): number {
   return ms;
 }
 
-function bottleneckOf(r: Omit<CapacityReport, 'bottleneck' | 'bottleneckText'>, decodeComputeBound: boolean): [Bottleneck, string] {
+/** FLOPs of one whole request, all GPUs: 2·active·(in + out) + attention over in·(in+1)/2 + out·(in + (out+1)/2) pairs. */
+export function requestFlops(spec: EngineSpec, input: number, output: number): number {
+  const pairs = (input * (input + 1)) / 2 + output * (input + (output + 1) / 2);
+  return 2 * spec.params.activePerToken * (input + output) + attentionFlopsPerPair(spec.model) * pairs;
+}
+
+type Base = Omit<CapacityReport, 'bottleneck' | 'bottleneckText' | 'headroom' | 'headroomLimit' | 'headroomText'>;
+
+function bottleneckOf(r: Base, meanPrefillMs: number, meanOutput: number, decodeComputeBound: boolean): [Bottleneck, string] {
   if (r.concurrency * (1 + r.margin) > r.kvCapacityRequests)
-    return ['kv-capacity', `KV cache capacity: one replica holds ${r.kvCapacityRequests} requests of ${r.inputTokens + r.outputTokens} tokens; more concurrency queues or preempts, so add replicas (or use fp8 KV / more TP)`];
+    return ['kv-capacity', `KV cache capacity: one replica holds ${r.kvCapacityRequests} requests of ${requestText(r)}; more concurrency queues or preempts, so add replicas (or use fp8 KV / more TP)`];
   // GPU time per request lifetime: every request in the batch is prefilled once while the batch decodes `outputTokens` steps.
-  const prefillWork = r.concurrencyPerReplica * r.prefillMs;
-  if (prefillWork > r.outputTokens * r.tpotAtConcurrencyMs)
-    return ['prefill-compute', `prefill compute: prefilling ${r.concurrencyPerReplica} x ${r.inputTokens} tokens (${prefillWork.toFixed(0)} ms of GPU time) outweighs decoding ${r.outputTokens} tokens; TTFT and prefill stalls dominate`];
+  const prefillWork = r.concurrencyPerReplica * meanPrefillMs;
+  if (prefillWork > meanOutput * r.tpotAtConcurrencyMs)
+    return ['prefill-compute', `prefill compute: prefilling ${r.concurrencyPerReplica} x ${r.longShare > 0 ? 'the mix' : `${r.inputTokens} tokens`} (${prefillWork.toFixed(0)} ms of GPU time) outweighs decoding ${Number(meanOutput.toFixed(1))} tokens; TTFT and prefill stalls dominate`];
   if (decodeComputeBound)
     return ['decode-compute', `decode compute: at ${r.concurrencyPerReplica} requests per replica the decode step is FLOP-bound; more batch no longer comes free`];
   return ['decode-bandwidth', `decode memory bandwidth: each step streams ${(r.weightBytesPerGpu / GiB).toFixed(1)} GiB of weights plus the KV cache per GPU; TPOT tracks HBM bandwidth`];
 }
 
-/** Size a deployment. Throws UsageError for bad inputs or a model that does not fit. */
+function requestText(r: Pick<CapacityReport, 'inputTokens' | 'outputTokens' | 'longShare' | 'longInputTokens' | 'longOutputTokens'>): string {
+  const short = `${r.inputTokens + r.outputTokens} tokens`;
+  if (r.longShare === 0) return short;
+  return `the mix (${Number(((1 - r.longShare) * 100).toFixed(1))}% of ${short}, ${Number((r.longShare * 100).toFixed(1))}% of ${r.longInputTokens + r.longOutputTokens})`;
+}
+
+const pct = (x: number): string => `${Number((x * 100).toFixed(1))}%`;
+
+function headroomOf(r: Base, maxNumSeqs: number): [number, HeadroomLimit, string] {
+  const limits: [HeadroomLimit, number][] = [
+    ['kv-capacity', r.kvUtilization > 0 ? 1 / r.kvUtilization : Infinity],
+    ['max-num-seqs', maxNumSeqs / r.concurrencyPerReplica],
+    ['compute', r.computeUtilization > 0 ? 1 / r.computeUtilization : Infinity],
+  ];
+  const [limit, factor] = limits.reduce((a, b) => (b[1] < a[1] ? b : a));
+  const headroom = factor - 1;
+  const gpus = `${r.tp} GPU${r.tp === 1 ? '' : 's'}`;
+  const what = { 'kv-capacity': `the KV cache (${pct(r.kvUtilization)} used)`, 'max-num-seqs': `max-num-seqs ${maxNumSeqs} (${r.concurrencyPerReplica} in use)`, compute: `the FLOPs of ${gpus} at --mfu ${r.mfu} (${pct(r.computeUtilization)} used)` }[limit];
+  const over = { 'kv-capacity': 'the KV cache of a replica', 'max-num-seqs': `max-num-seqs ${maxNumSeqs}`, compute: `the FLOPs ${gpus} give at --mfu ${r.mfu}` }[limit];
+  const text = headroom >= 1
+    ? `${Number(factor.toFixed(1))}x the load fits before ${what}`
+    : headroom >= 0
+    ? `${pct(headroom)} more load fits before ${what}`
+    : `over capacity: the load needs ${Number((1 / factor).toFixed(2))}x ${over}${limit === 'compute' ? `; ${r.replicasForCompute} replicas carry it with the margin` : ''}`;
+  return [headroom, limit, text];
+}
+
+/** Without --tp: the smallest power of two up to 64 whose GPUs hold the weights; the TP-1 error when none does. */
+function smallestTpThatFits(engineAt: (tp: number) => EngineSpec): EngineSpec {
+  let first: unknown;
+  for (let tp = 1; tp <= 64; tp *= 2) {
+    try {
+      return engineAt(tp);
+    } catch (e) {
+      first ??= e;
+      if (!(e instanceof UsageError) || !/ needs [\d.]+ GiB per GPU before any KV cache/.test(e.message + (e.problems ?? []).join('\n'))) break;
+    }
+  }
+  throw first;
+}
+
+/** Size a deployment. Throws UsageError for bad inputs or a model that does not fit (at --tp, or at any TP up to 64 without it). */
 export function planCapacity(input: CapacityInput): CapacityReport {
   const parsed = capacityInputSchema.safeParse(input);
   if (!parsed.success) throw new UsageError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
   const o = parsed.data;
-  const spec = resolveEngine({
-    gpu: o.gpu, model: o.modelProfile, tp: o.tp, weightDtype: o.weightDtype, kvDtype: o.kvDtype,
+  const problems: string[] = [];
+  if (o.longShare > 0 && o.longInputTokens === undefined)
+    problems.push('--long-input-tokens: needed with --long-share (the prompt tokens of a long request)');
+  const engineAt = (tp: number): EngineSpec => resolveEngine({
+    gpu: o.gpu, model: o.modelProfile, tp, weightDtype: o.weightDtype, kvDtype: o.kvDtype,
     gpuMemoryUtilization: o.gpuMemoryUtilization, maxNumSeqs: o.maxNumSeqs, maxNumBatchedTokens: o.maxNumBatchedTokens,
-    maxModelLen: undefined,
+    mfu: o.mfu, maxModelLen: undefined,
   });
-  const seqTokens = o.inputTokens + o.outputTokens;
-  const kvCapacityRequests = Math.floor(spec.kvCapacityTokens / seqTokens);
+  const tpAuto = input.tp === undefined;
+  const spec = tpAuto ? smallestTpThatFits(engineAt) : engineAt(o.tp);
+  const longIn = o.longShare > 0 ? (o.longInputTokens ?? o.inputTokens) : o.inputTokens;
+  const longOut = o.longShare > 0 ? (o.longOutputTokens ?? o.outputTokens) : o.outputTokens;
+  const limit = spec.model.maxModelLen;
+  if (o.inputTokens + o.outputTokens > limit)
+    problems.push(`--input-tokens + --output-tokens: ${o.inputTokens + o.outputTokens} tokens exceed the ${limit}-token context of ${spec.model.id}`);
+  if (o.longShare > 0 && longIn + longOut > limit)
+    problems.push(`--long-input-tokens + --long-output-tokens: ${longIn + longOut} tokens exceed the ${limit}-token context of ${spec.model.id}`);
+  if (problems.length) throw new UsageError(problems);
+
+  // The request mix: short requests, and long ones with probability longShare.
+  const mix = [
+    { share: 1 - o.longShare, input: o.inputTokens, output: o.outputTokens },
+    { share: o.longShare, input: longIn, output: longOut },
+  ].filter((c) => c.share > 0);
+  const mean = (f: (c: (typeof mix)[number]) => number): number => mix.reduce((a, c) => a + c.share * f(c), 0);
+  const meanKvTokens = mean((c) => kvEquivalentTokens(spec.model, c.input + c.output));
+  const kvCapacityRequests = Math.floor(spec.kvCapacityTokens / meanKvTokens);
   const maxConcurrencyPerReplica = Math.max(1, Math.min(kvCapacityRequests, o.maxNumSeqs));
-  const meanContext = o.inputTokens + o.outputTokens / 2;
+  const meanOutput = mean((c) => c.output);
+  // Decoding requests at a random instant: each class weighted by its decode time (∝ output), at its mid-decode context.
+  const meanContext = mean((c) => c.output * (c.input + c.output / 2)) / meanOutput;
   const tpotAt = (batch: number): number => stepCost(spec, decodeShape(batch, meanContext)).totalMs;
   const prefill = prefillMs(spec, o.inputTokens);
+  const prefillLong = o.longShare > 0 ? prefillMs(spec, longIn) : prefill;
+  const prefillOf = (c: (typeof mix)[number]): number => (c.input === o.inputTokens ? prefill : prefillLong);
+  const meanPrefill = mean(prefillOf);
+  const meanE2eAt = (batch: number): number => meanPrefill + meanOutput * tpotAt(batch);
   const tpot1 = tpotAt(1);
 
   // With a rate, concurrency = rate · e2e (Little's law); e2e depends on the batch, so iterate to a fixed point.
@@ -115,7 +225,7 @@ export function planCapacity(input: CapacityInput): CapacityReport {
     let c = 1;
     for (let i = 0; i < 20; i++) {
       const perReplica = Math.min(c, maxConcurrencyPerReplica);
-      c = Math.max(1, Math.ceil((o.rate * (prefill + o.outputTokens * tpotAt(perReplica))) / 1000));
+      c = Math.max(1, Math.ceil((o.rate * meanE2eAt(perReplica)) / 1000));
     }
     concurrency = o.concurrency !== undefined ? Math.min(o.concurrency, c) : c;
   }
@@ -124,32 +234,53 @@ export function planCapacity(input: CapacityInput): CapacityReport {
   const concurrencyPerReplica = Math.max(1, Math.ceil(concurrency / replicas));
   const tpotC = tpotAt(concurrencyPerReplica);
   const cost = stepCost(spec, decodeShape(concurrencyPerReplica, meanContext));
-  const base = {
+  const meanE2e = meanE2eAt(concurrencyPerReplica);
+  const ratePerReplica = o.rate !== undefined ? o.rate / replicas : (concurrencyPerReplica * 1000) / meanE2e;
+  const peakFlops = peakTflops(spec.gpu, spec.weightDtype) * 1e12;
+  const stepSec = cost.totalMs / 1000;
+  const computeUtilization = (ratePerReplica * mean((c) => requestFlops(spec, c.input, c.output))) / (spec.tp * peakFlops * o.mfu);
+  const base: Base = {
     model: spec.model.id,
     gpu: spec.gpu.id,
     tp: spec.tp,
+    tpAuto,
     weightDtype: spec.weightDtype,
     kvDtype: spec.kvDtype,
     inputTokens: o.inputTokens,
     outputTokens: o.outputTokens,
+    longShare: o.longShare,
+    longInputTokens: longIn,
+    longOutputTokens: longOut,
+    mfu: o.mfu,
     weightBytes: spec.weightBytesPerGpu * spec.tp,
     weightBytesPerGpu: spec.weightBytesPerGpu,
     kvBytesPerToken: spec.kvBytesPerToken,
-    kvBytesPerRequest: spec.kvBytesPerToken * seqTokens,
+    kvBytesPerKTokens: kvBytesForTokens(spec.model, spec.kvDtype, 1, 1024),
+    kvBytesPerRequest: mean((c) => kvBytesForTokens(spec.model, spec.kvDtype, 1, c.input + c.output)),
     kvCapacityTokens: spec.kvCapacityTokens,
     kvCapacityRequests,
     prefillMs: prefill,
+    prefillLongMs: prefillLong,
     tpotBatch1Ms: tpot1,
     tpotAtConcurrencyMs: tpotC,
     concurrency,
     concurrencyPerReplica,
     e2eMs: prefill + o.outputTokens * tpotC,
+    e2eLongMs: prefillLong + longOut * tpotC,
+    meanE2eMs: meanE2e,
     outputTokensPerSecondPerReplica: (concurrencyPerReplica * 1000) / tpotC,
+    requestsPerSecondPerReplica: ratePerReplica,
     margin: o.margin,
     maxConcurrencyPerReplica,
     replicas,
     gpus: replicas * spec.tp,
+    kvUtilization: (concurrencyPerReplica * meanKvTokens) / spec.kvCapacityTokens,
+    decodeComputeUtilization: cost.flops / (peakFlops * stepSec),
+    decodeBandwidthUtilization: cost.bytes / (spec.gpu.hbmTBps * 1e12 * stepSec),
+    computeUtilization,
+    replicasForCompute: Math.max(1, Math.ceil(replicas * computeUtilization * (1 + o.margin))),
   };
-  const [bottleneck, bottleneckText] = bottleneckOf(base, cost.computeMs > cost.memoryMs);
-  return { ...base, bottleneck, bottleneckText };
+  const [bottleneck, bottleneckText] = bottleneckOf(base, meanPrefill, meanOutput, cost.computeMs > cost.memoryMs);
+  const [headroom, headroomLimit, headroomText] = headroomOf(base, o.maxNumSeqs);
+  return { ...base, bottleneck, bottleneckText, headroom, headroomLimit, headroomText };
 }

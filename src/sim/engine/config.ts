@@ -2,22 +2,20 @@
 import { z } from 'zod';
 import { UsageError } from '../../errors.js';
 import { DEFAULT_GPU, DEFAULT_MODEL } from './catalog.js';
+import { KV_DTYPE_BYTES, KV_DTYPES, peakTflops, WEIGHT_DTYPES, weightBytes, type KvDtype, type WeightDtype } from './dtypes.js';
 import { paramBreakdown, type GpuProfile, type ModelProfile, type ParamBreakdown } from './profile.js';
 import { resolveGpu, resolveModel } from './resolve-profile.js';
 
 const GiB = 1024 ** 3;
 
-export const WEIGHT_DTYPE_BYTES = { bf16: 2, fp16: 2, fp8: 1, int4: 0.5 } as const;
-export const KV_DTYPE_BYTES = { bf16: 2, fp16: 2, fp8: 1 } as const;
-export type WeightDtype = keyof typeof WEIGHT_DTYPE_BYTES;
-export type KvDtype = keyof typeof KV_DTYPE_BYTES;
+export { KV_DTYPE_BYTES, WEIGHT_DTYPE_BYTES, type KvDtype, type WeightDtype } from './dtypes.js';
 
 export const engineOptionsSchema = z.object({
   gpu: z.string().default(DEFAULT_GPU).describe('GPU id from the catalog or a GPU profile file'),
   model: z.string().default(DEFAULT_MODEL).describe('model profile id, profile file or Hugging Face config.json'),
   tp: z.number().int().min(1).max(64).default(1).describe('tensor-parallel GPUs per replica'),
-  weightDtype: z.enum(['bf16', 'fp16', 'fp8', 'int4']).default('bf16').describe('weight precision'),
-  kvDtype: z.enum(['bf16', 'fp16', 'fp8']).default('bf16').describe('KV cache precision'),
+  weightDtype: z.enum(WEIGHT_DTYPES).default('bf16').describe('weight precision'),
+  kvDtype: z.enum(KV_DTYPES).default('bf16').describe('KV cache precision'),
   maxNumSeqs: z.number().int().min(1).default(256).describe('max sequences in one step'),
   maxNumBatchedTokens: z.number().int().min(1).default(8192).describe('token budget of one step'),
   gpuMemoryUtilization: z.number().gt(0).lte(1).default(0.9).describe('fraction of GPU memory the engine may use'),
@@ -50,10 +48,11 @@ export interface EngineSpec {
   numBlocks: number;
   /** Weight bytes resident on each GPU. */
   weightBytesPerGpu: number;
-  /** 2·layers·kvHeads·headDim·bytes for the whole model. */
+  /** KV bytes one token adds in every layer, whole model (kvBytesPerToken); sliding layers stop adding past their window. */
   kvBytesPerToken: number;
-  /** Same, on one GPU: kv heads split over TP, at least one per GPU. */
+  /** Same, on one GPU: kv heads split over TP, at least one per GPU (an MLA latent is replicated). */
   kvBytesPerTokenPerGpu: number;
+  /** KV capacity in full-attention-equivalent tokens (numBlocks · blockSize); see kvEquivalentTokens. */
   kvCapacityTokens: number;
   /** Effective FLOP/s and byte/s of one GPU. */
   flopsPerSec: number;
@@ -63,10 +62,52 @@ export interface EngineSpec {
   requestOverheadMs: number;
 }
 
-/** kv bytes/token = 2 (K and V) · layers · kvHeads · headDim · dtype bytes. */
+/**
+ * KV bytes one token adds to one layer on one GPU.
+ * GQA/MHA: 2 (K and V) · max(1, ceil(kvHeads / tp)) · headDim · bytes;
+ * MLA: (kvLoraRank + qkRopeHeadDim) · bytes, one latent shared by K and V and replicated on every TP rank.
+ */
+export function kvBytesPerLayerToken(m: ModelProfile, kvDtype: KvDtype, tp = 1): number {
+  if (m.mla) return (m.mla.kvLoraRank + m.mla.qkRopeHeadDim) * KV_DTYPE_BYTES[kvDtype];
+  return 2 * Math.max(1, Math.ceil(m.kvHeads / tp)) * m.headDim * KV_DTYPE_BYTES[kvDtype];
+}
+
+/** kv bytes/token = layers · kvBytesPerLayerToken (every layer, before any sliding window is full). */
 export function kvBytesPerToken(m: ModelProfile, kvDtype: KvDtype, tp = 1): number {
-  const heads = Math.max(1, Math.ceil(m.kvHeads / tp));
-  return 2 * m.layers * heads * m.headDim * KV_DTYPE_BYTES[kvDtype];
+  return m.layers * kvBytesPerLayerToken(m, kvDtype, tp);
+}
+
+/** Layer-tokens of KV a sequence of `tokens` holds: fullLayers · tokens + slidingLayers · min(tokens, window). */
+export function kvLayerTokens(m: ModelProfile, tokens: number): number {
+  const sliding = m.slidingWindow ? (m.slidingLayers ?? m.layers) : 0;
+  return (m.layers - sliding) * tokens + sliding * Math.min(tokens, m.slidingWindow ?? tokens);
+}
+
+/** KV bytes of one sequence of `tokens` tokens: kvBytesPerLayerToken · kvLayerTokens. */
+export function kvBytesForTokens(m: ModelProfile, kvDtype: KvDtype, tp: number, tokens: number): number {
+  return kvBytesPerLayerToken(m, kvDtype, tp) * kvLayerTokens(m, tokens);
+}
+
+/** KV bytes one GPU holds for one sequence of `tokens` tokens (what a step reads for that context). */
+export function kvBytesForContext(spec: Pick<EngineSpec, 'model' | 'kvDtype' | 'tp'>, tokens: number): number {
+  return kvBytesForTokens(spec.model, spec.kvDtype, spec.tp, tokens);
+}
+
+/**
+ * Full-attention-equivalent tokens of a sequence: kvLayerTokens / layers. The block pool counts in these units,
+ * so a block holds blockSize · kvBytesPerTokenPerGpu bytes whatever the layer mix; = tokens without sliding layers.
+ */
+export function kvEquivalentTokens(m: ModelProfile, tokens: number): number {
+  return m.slidingWindow ? kvLayerTokens(m, tokens) / m.layers : tokens;
+}
+
+/** Longest sequence whose KV fits in `equivalentTokens` (inverse of kvEquivalentTokens; Infinity when every layer slides). */
+export function maxTokensForKv(m: ModelProfile, equivalentTokens: number): number {
+  const w = m.slidingWindow;
+  if (!w || equivalentTokens <= w) return equivalentTokens;
+  const full = m.layers - (m.slidingLayers ?? m.layers);
+  if (full === 0) return Infinity;
+  return Math.floor(w + ((equivalentTokens - w) * m.layers) / full);
 }
 
 /** Resolve options to an EngineSpec; throws UsageError listing every problem (unknown ids, model too big, ...). */
@@ -81,7 +122,7 @@ export function resolveEngine(input: EngineOptions = {}): EngineSpec {
   try { model = resolveModel(o.model); } catch (e) { problems.push(...((e as UsageError).problems ?? [String(e)])); }
   if (!gpu || !model) throw new UsageError(problems);
   const params = paramBreakdown(model);
-  const weightBytesPerGpu = (params.total * WEIGHT_DTYPE_BYTES[o.weightDtype]) / o.tp;
+  const weightBytesPerGpu = weightBytes(params, o.weightDtype) / o.tp;
   const kvTok = kvBytesPerToken(model, o.kvDtype);
   const kvTokGpu = kvBytesPerToken(model, o.kvDtype, o.tp);
   const budget = gpu.memBytes * o.gpuMemoryUtilization - weightBytesPerGpu - o.reserveGiB * GiB;
@@ -93,11 +134,11 @@ export function resolveEngine(input: EngineOptions = {}): EngineSpec {
     ]);
   }
   const kvCapacityTokens = numBlocks * o.blockSize;
-  const maxModelLen = o.maxModelLen ?? Math.min(model.maxModelLen, kvCapacityTokens);
-  if (o.maxModelLen !== undefined && o.maxModelLen > kvCapacityTokens)
-    problems.push(`max-model-len ${o.maxModelLen} exceeds the KV cache capacity of ${kvCapacityTokens} tokens`);
+  const kvMaxTokens = maxTokensForKv(model, kvCapacityTokens);
+  const maxModelLen = o.maxModelLen ?? Math.min(model.maxModelLen, kvMaxTokens);
+  if (o.maxModelLen !== undefined && o.maxModelLen > kvMaxTokens)
+    problems.push(`max-model-len ${o.maxModelLen} exceeds the KV cache capacity of ${kvMaxTokens} tokens`);
   if (problems.length) throw new UsageError(problems);
-  const fp8Compute = o.weightDtype === 'fp8' && gpu.fp8Tflops !== undefined;
   return {
     gpu,
     model,
@@ -115,7 +156,7 @@ export function resolveEngine(input: EngineOptions = {}): EngineSpec {
     kvBytesPerToken: kvTok,
     kvBytesPerTokenPerGpu: kvTokGpu,
     kvCapacityTokens,
-    flopsPerSec: (fp8Compute ? gpu.fp8Tflops! : gpu.bf16Tflops) * 1e12 * o.mfu,
+    flopsPerSec: peakTflops(gpu, o.weightDtype) * 1e12 * o.mfu,
     bytesPerSec: gpu.hbmTBps * 1e12 * (o.bwEfficiency ?? gpu.bwEfficiency),
     stepOverheadMs: o.stepOverheadMs,
     layerOverheadMs: o.layerOverheadMs,

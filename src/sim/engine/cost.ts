@@ -1,5 +1,7 @@
 // Roofline step-time model: how long one engine step takes for a given batch shape (pure).
-import { WEIGHT_DTYPE_BYTES, type EngineSpec } from './config.js';
+import { kvBytesForContext, type EngineSpec } from './config.js';
+import { weightBytes } from './dtypes.js';
+import { attentionFlopsPerPair } from './profile.js';
 
 /** What one step computes, summed over the scheduled requests. */
 export interface StepShape {
@@ -35,24 +37,23 @@ export function expectedExpertsTouched(experts: number, k: number, tokens: numbe
 
 /** Weight bytes one GPU reads in a step that computes `newTokens` tokens. */
 export function weightBytesReadPerGpu(spec: EngineSpec, newTokens: number): number {
-  const p = spec.params;
-  const bytes = WEIGHT_DTYPE_BYTES[spec.weightDtype];
   const experts = spec.model.experts ?? 1;
   if (experts <= 1) return spec.weightBytesPerGpu;
   const touched = expectedExpertsTouched(experts, spec.model.expertsPerToken ?? 1, newTokens);
-  return ((p.shared + spec.model.layers * touched * p.perExpertPerLayer) * bytes) / spec.tp;
+  return weightBytes(spec.params, spec.weightDtype, touched / experts) / spec.tp;
 }
 
 /**
- * FLOPs = (2·activeParams·newTokens + 4·layers·heads·headDim·attentionPairs) / tp;
- * bytes = weights touched + (contextTokens + newTokens)·kvBytesPerTokenPerGpu;
+ * FLOPs = (2·activeParams·newTokens + attentionFlopsPerPair·attentionPairs) / tp;
+ * bytes = weights touched + requests · kvBytesForContext((contextTokens + newTokens) / requests);
  * time = max(FLOPs / (peak·mfu), bytes / (hbm·bwEff)) + TP all-reduce + overheads.
  */
 export function stepCost(spec: EngineSpec, s: StepShape): StepCost {
   const m = spec.model;
   const flops =
-    (2 * spec.params.activePerToken * s.newTokens + 4 * m.layers * m.heads * m.headDim * s.attentionPairs) / spec.tp;
-  const bytes = weightBytesReadPerGpu(spec, s.newTokens) + (s.contextTokens + s.newTokens) * spec.kvBytesPerTokenPerGpu;
+    (2 * spec.params.activePerToken * s.newTokens + attentionFlopsPerPair(m) * s.attentionPairs) / spec.tp;
+  // Sliding layers cap each request's KV at the window: requests · KV(mean context) (exact for equal contexts).
+  const bytes = weightBytesReadPerGpu(spec, s.newTokens) + (s.requests > 0 ? s.requests * kvBytesForContext(spec, (s.contextTokens + s.newTokens) / s.requests) : 0);
   const computeMs = (flops / spec.flopsPerSec) * 1000;
   const memoryMs = (bytes / spec.bytesPerSec) * 1000;
   let commMs = 0;

@@ -1,7 +1,7 @@
 // The step-level engine: a vLLM-v1-style scheduler (FIFO waiting queue, running set, chunked prefill,
 // recompute preemption) over a KV block pool, timed by the roofline cost model. No I/O, no clock.
 import { createBlockPool } from './blocks.js';
-import type { EngineSpec } from './config.js';
+import { kvEquivalentTokens, maxTokensForKv, type EngineSpec } from './config.js';
 import { stepCost, type StepCost, type StepShape } from './cost.js';
 
 export interface EngineRequest {
@@ -94,8 +94,9 @@ export function createEngine(spec: EngineSpec): Engine {
     r.blocks = [];
     r.registered = 0;
   };
+  // Blocks count full-attention-equivalent tokens, so sliding-window layers stop growing a request past their window.
   const grow = (r: Req, tokens: number): boolean => {
-    const need = Math.ceil(tokens / bs) - r.blocks.length;
+    const need = Math.ceil(kvEquivalentTokens(spec.model, tokens) / bs) - r.blocks.length;
     if (need > pool.freeCount()) return false;
     for (let i = 0; i < need; i++) r.blocks.push(pool.allocate());
     return true;
@@ -108,18 +109,29 @@ export function createEngine(spec: EngineSpec): Engine {
     c.preemptions++;
     preempted.push(r.id);
   };
+  /**
+   * Prompt blocks (of bs tokens) whose KV the first n pool blocks hold: n without sliding layers, more with them
+   * (a sliding layer keeps only its window). Pool block n−1 is cached under the chained hash of that many prompt blocks.
+   */
+  const promptBlocksIn = spec.model.slidingWindow
+    ? (n: number): number => Math.floor(maxTokensForKv(spec.model, n * bs) / bs)
+    : (n: number): number => n;
   /** Reuse cached leading blocks; never the whole sequence (the last token must be computed to sample). */
   const matchPrefix = (r: Req): void => {
     if (!spec.prefixCaching) return;
     const limit = Math.min(r.hashes.length, Math.floor((total(r) - 1) / bs));
-    for (let i = 0; i < limit; i++) {
-      const b = pool.lookup(r.hashes[i]);
+    let covered = 0;
+    for (let n = 1; ; n++) {
+      const k = promptBlocksIn(n);
+      if (k > limit) break;
+      const b = pool.lookup(r.hashes[k - 1]);
       if (b < 0) break;
       pool.touch(b);
       r.blocks.push(b);
+      covered = k;
     }
     r.registered = r.blocks.length;
-    r.computed = r.blocks.length * bs;
+    r.computed = covered * bs;
   };
 
   return {
@@ -227,7 +239,11 @@ export function createEngine(spec: EngineSpec): Engine {
         r.computed += chunk[i];
         if (spec.prefixCaching) {
           const full = Math.min(Math.floor(Math.min(r.computed, r.prompt) / bs), r.hashes.length);
-          for (; r.registered < full; r.registered++) pool.register(r.blocks[r.registered], r.hashes[r.registered]);
+          for (; r.registered < r.blocks.length; r.registered++) {
+            const k = promptBlocksIn(r.registered + 1);
+            if (k > full) break;
+            pool.register(r.blocks[r.registered], r.hashes[k - 1]);
+          }
         }
         if (r.computed < total(r)) continue;
         r.output++;

@@ -8,8 +8,12 @@ import { GPUS, MODELS } from './catalog.js';
 import { fromHfConfig, gpuProfileSchema, modelProfileSchema, type GpuProfile, type ModelProfile } from './profile.js';
 
 function readStructured(path: string): unknown {
-  const text = readFileSync(path, 'utf8');
-  return extname(path) === '.json' ? JSON.parse(text) : parseYaml(text);
+  try {
+    const text = readFileSync(path, 'utf8');
+    return extname(path) === '.json' ? JSON.parse(text) : parseYaml(text);
+  } catch (e) {
+    throw new UsageError([`${path}: cannot read the profile: ${(e as Error).message.slice(0, 200)}`]);
+  }
 }
 
 function issues(where: string, e: z.ZodError): string[] {
@@ -23,7 +27,8 @@ export function resolveModel(spec: string): ModelProfile {
   if (!existsSync(spec))
     throw new UsageError([`unknown model profile "${spec}": use one of ${Object.keys(MODELS).join(', ')} or a path to a profile file / config.json`]);
   const raw = readStructured(spec) as Record<string, unknown>;
-  if (raw && typeof raw === 'object' && 'num_hidden_layers' in raw) {
+  const text = raw && typeof raw === 'object' ? raw.text_config : undefined;
+  if (raw && typeof raw === 'object' && ('num_hidden_layers' in raw || (text !== null && typeof text === 'object' && 'num_hidden_layers' in text))) {
     const id = basename(spec) === 'config.json' ? basename(spec.slice(0, -'/config.json'.length)) || 'custom' : basename(spec, extname(spec));
     return fromHfConfig(id, raw);
   }

@@ -53,6 +53,17 @@ describe('oracle', () => {
     expect(flipsDown).toBeGreaterThan(40);
   });
 
+  it('int8 answers as fp8 and mxfp4 as int4 (the same drop per set); fp32 as bf16', () => {
+    const answers = (weightDtype: string) => {
+      const o = createOracle({ accuracy: 0.8, modelProfile: 'tiny', weightDtype, seed: 1 }, tok);
+      return sets.flatMap((set) => set.items.slice(0, 40).map((item) => o.answer(buildPrompt(set, item, 0).prompt, { reasoning: false })!.pieces.join('')));
+    };
+    expect(answers('int8')).toEqual(answers('fp8'));
+    expect(answers('mxfp4')).toEqual(answers('int4'));
+    expect(answers('fp32')).toEqual(answers('bf16'));
+    expect(answers('mxfp4')).not.toEqual(answers('bf16'));
+  });
+
   it('has a corrupted twin of every reply: same length, always wrong', () => {
     const o = createOracle({ accuracy: 1, modelProfile: 'tiny', weightDtype: 'fp16', seed: 1 }, tok);
     for (const set of sets)

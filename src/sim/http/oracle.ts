@@ -20,6 +20,10 @@ export const QUANT_DROP: Record<string, Record<string, number>> = {
   fp8: { gsm8k: 0.01, 'math500-numeric': 0.02, mmlu: 0.005, 'gaokao-mcq': 0.01 },
   int4: { gsm8k: 0.1, 'math500-numeric': 0.15, mmlu: 0.04, 'gaokao-mcq': 0.07 },
 };
+// The other 8-bit and 4-bit formats lose what their kin lose; fp32 nothing.
+QUANT_DROP.int8 = QUANT_DROP.fp8;
+QUANT_DROP.mxfp4 = QUANT_DROP.int4;
+QUANT_DROP.fp32 = {};
 
 export interface OracleOptions {
   /** Probability of a right answer at fp16; undefined = the model profile's default. */
