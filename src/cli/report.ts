@@ -11,11 +11,14 @@ import { stripControls } from '../util/terminal-text.js';
 import { writeRunReport } from '../report/html/run-report.js';
 import { writeSweepReport } from '../report/html/sweep-report.js';
 import { renderSweep } from '../sweep/terminal.js';
+import { parsePercentiles } from '../metrics/stats.js';
+import { STATS_CSV, statsCsv } from '../report/stats-csv.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
 import type { SweepDoc } from '../report/sweep-model.js';
 
 /** Rebuild a run's summary from its raw records (and run.json for metadata), streamed through the run's aggregator. */
-export function rebuildSummary(dir: string): { summary: Summary; warnings: string[] } {
-  return replaySummary(dir, 'report');
+export function rebuildSummary(dir: string, percentiles?: readonly number[]): { summary: Summary; warnings: string[] } {
+  return replaySummary(dir, 'report', percentiles);
 }
 
 /** A sweep directory's sweep.json, as text and parsed; a file that does not parse is a UsageError naming it. */
@@ -40,16 +43,23 @@ export function registerReport(program: Command, out: Out): void {
     .option('--json', 'print the summary (for a sweep: sweep.json) as one JSON document on stdout')
     .option('--no-write', 'do not rewrite DIR/summary.json (a sweep directory is never rewritten)')
     .option('--html', 'also write DIR/report.html (for a sweep directory: the sweep report)')
-    .action((dir: string, o: { json?: boolean; write: boolean; html?: boolean }) => {
+    .option('--percentiles <list>', "percentiles to show and write, e.g. 50,90,99,99.9 (default: the run's own --percentiles)")
+    .action((dir: string, o: { json?: boolean; write: boolean; html?: boolean; percentiles?: string }) => {
+      const ps = o.percentiles === undefined ? undefined : parsePercentiles(o.percentiles);
+      if (ps && 'problems' in ps) throw new UsageError(ps.problems);
       if (existsSync(join(dir, 'sweep.json'))) {
+        if (ps) throw new UsageError([`--percentiles: ${dir} is a sweep directory: give --percentiles to the sweep (each point's files hold its own)`]);
         const sweep = readSweepJson(dir);
         if (o.html) out.err.write(`wrote ${writeSweepReport(dir)}\n`);
         out.out.write(o.json ? `${sweep.text.trimEnd()}\n` : `${renderSweep(sweep.doc)}\n`);
         return;
       }
-      const { summary, warnings } = rebuildSummary(dir);
+      const { summary, warnings } = rebuildSummary(dir, ps?.percentiles);
       for (const w of warnings) out.err.write(`warning: ${stripControls(w)}\n`);
-      if (o.write) writeJsonFile(dir, SUMMARY_JSON, summary);
+      if (o.write) {
+        writeJsonFile(dir, SUMMARY_JSON, summary);
+        writeFileAtomic(join(dir, STATS_CSV), statsCsv(summary));
+      }
       if (o.html) out.err.write(`wrote ${writeRunReport(dir)}\n`);
       out.out.write(o.json ? JSON.stringify(summary, null, 2) + '\n' : `${stripControls(renderSummary(summary))}\n`);
     });
