@@ -125,7 +125,7 @@ export const LoadSchema = z.object({
 });
 
 /** --percentiles: a list such as 50,90,99,99.9 (or a YAML list) → sorted numbers in (0, 100); default p50/p90/p95/p99. */
-export const percentileList = z.unknown().transform((v, ctx): number[] => {
+export const percentileList = z.unknown().optional().transform((v, ctx): number[] => {
   if (v === undefined) return [...DEFAULT_PERCENTILES];
   const r = parsePercentiles(v, '');
   if ('percentiles' in r) return r.percentiles;

@@ -343,7 +343,7 @@ export class SummaryAggregator {
     const phases = this.phaseCounts();
     const which = phases?.summarized ?? 'steady';
     const ps = percentiles;
-    const summary: Summary = { schema_version: 1, run, percentiles: [...ps], ...(phases ? { phases } : {}), ...this.all.pick(which).metrics(concurrency, ps) };
+    const summary: Summary = { schema_version: 1, run, ...(phases ? { phases } : {}), percentiles: [...ps], ...this.all.pick(which).metrics(concurrency, ps) };
     if (run.client_health) summary.client = run.client_health as ClientHealth;
     if (this.classes.size > 0) {
       summary.by_class = {};
