@@ -57,6 +57,23 @@ describe('vLLM bench serve flags on tokenflood run', () => {
     }
   }, 60_000);
 
+  it('take the vLLM flags that make sense on a sweep: --num-prompts per point, --goodput as the sweep SLO, lengths and percentiles', async () => {
+    const out = join(tmpDir(), 'sweep');
+    const c = capture();
+    const args = '--concurrency 1,2 --backend vllm --model llama-3.1-8b --num-prompts 4 --random-input-len 32 --random-output-len 4 --goodput ttft:5000 --metric-percentiles 50,99.9 --quiet';
+    expect(await main(['sweep', ...args.split(' '), '--out', out], c.io), c.err).toBe(0);
+    const doc = JSON.parse(readFileSync(join(out, 'sweep.json'), 'utf8'));
+    expect(doc.points.map((p: { requests: number }) => p.requests)).toEqual([4, 4]);
+    expect(doc.points.map((p: { lengths: string }) => p.lengths)).toEqual(['32x4', '32x4']);
+    expect(JSON.stringify(doc.slo)).toContain('ttft_max=5000ms');
+    const cfg = JSON.parse(readFileSync(join(out, doc.points[1].dir, 'run.json'), 'utf8')).config;
+    expect(cfg).toMatchObject({ concurrency: 2, endpoint: 'completions', input_tokens: '32', output_tokens: '4', percentiles: [50, 99.9], ignore_eos: false });
+    // --max-concurrency is the sweep's own (--auto's highest level), not vLLM's.
+    const bad = capture();
+    expect(await main(['sweep', '--concurrency', '1', '--request-rate', '5', '--quiet'], bad.io)).toBe(2);
+    expect(bad.err).toMatch(/unknown option '--request-rate'/);
+  }, 90_000);
+
   const refused: [string, RegExp][] = [
     ['--dataset-name sharegpt', /--dataset-name: sharegpt is not supported.*--dataset FILE/],
     ['--dataset-path data.json', /--dataset-path: give the prompts file with --dataset FILE/],

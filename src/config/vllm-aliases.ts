@@ -37,9 +37,12 @@ const ALIAS_KEYS = Object.keys(VLLM_ALIASES) as AliasKey[];
 const flagOf = (k: AliasKey): string => VLLM_ALIASES[k].term.split(' ')[0];
 const kebab = (key: string): string => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
 
-/** Register the aliases on a command (after its own flags). */
-export function addVllmAliases(cmd: Command): void {
-  for (const k of ALIAS_KEYS) {
+/** Aliases a sweep does not take: it sets the load of each point itself (its --max-concurrency is --auto's highest level). */
+export const NOT_ON_SWEEP: readonly AliasKey[] = ['vllmMaxConcurrency', 'vllmRequestRate'];
+
+/** Register the aliases on a command (after its own flags), less `skip`. */
+export function addVllmAliases(cmd: Command, skip: readonly AliasKey[] = []): void {
+  for (const k of ALIAS_KEYS.filter((x) => !skip.includes(x))) {
     const opt = new Option(VLLM_ALIASES[k].term, VLLM_ALIASES[k].help);
     opt.attributeName = () => k;
     cmd.addOption(opt);
@@ -50,7 +53,7 @@ export function addVllmAliases(cmd: Command): void {
 export function givenVllmAliases(cmd: Command): Partial<Record<AliasKey, unknown>> {
   const values = cmd.opts();
   const out: Partial<Record<AliasKey, unknown>> = {};
-  for (const k of ALIAS_KEYS) if (cmd.getOptionValueSource(k) === 'cli') out[k] = values[k];
+  for (const k of ALIAS_KEYS) if (cmd.options.some((o) => o.attributeName() === k) && cmd.getOptionValueSource(k) === 'cli') out[k] = values[k];
   return out;
 }
 
@@ -111,7 +114,7 @@ function withApiDir(url: string, dir: string): string {
  * --endpoint path) do vLLM's meanings and defaults apply to the shared names: --seed seeds the workload
  * (--dataset-seed), --base-url is an origin, no --ignore-eos means none is sent, and the vLLM defaults above.
  */
-export function mapVllmFlags(aliases: Partial<Record<AliasKey, unknown>>, given: Record<string, unknown>): VllmMapping {
+export function mapVllmFlags(aliases: Partial<Record<AliasKey, unknown>>, given: Record<string, unknown>, opts: { sweep?: boolean } = {}): VllmMapping {
   const flags = { ...given };
   const notes: string[] = [];
   const problems: string[] = [];
@@ -176,16 +179,17 @@ export function mapVllmFlags(aliases: Partial<Record<AliasKey, unknown>>, given:
     if (n !== undefined) flags.prefixTokens = n;
   }
 
-  // The load: vLLM's --request-rate defaults to inf (every request at once, capped by --max-concurrency).
+  // The load: vLLM's --request-rate defaults to inf (every request at once, capped by --max-concurrency). A sweep sets
+  // each point's load itself: there --num-prompts is the requests per point, with the sweep's default.
   if (a.vllmNumPrompts !== undefined) flags.requests = intOf('vllmNumPrompts', a.vllmNumPrompts, 1, problems);
-  else if (given.requests === undefined && given.duration === undefined) {
+  else if (!opts.sweep && given.requests === undefined && given.duration === undefined) {
     flags.requests = VLLM_DEFAULTS.numPrompts;
     notes.push(`no --num-prompts: vLLM's default ${VLLM_DEFAULTS.numPrompts} = --requests ${VLLM_DEFAULTS.numPrompts}`);
   }
   if (a.vllmNumWarmups !== undefined) flags.warmup = intOf('vllmNumWarmups', a.vllmNumWarmups, 0, problems);
   const maxConc = a.vllmMaxConcurrency !== undefined ? intOf('vllmMaxConcurrency', a.vllmMaxConcurrency, 1, problems) : undefined;
   const rateText = a.vllmRequestRate === undefined ? undefined : String(a.vllmRequestRate).trim().toLowerCase();
-  const inf = rateText === undefined ? given.rate === undefined && given.stages === undefined : rateText === 'inf' || rateText === 'infinity';
+  const inf = opts.sweep ? false : rateText === undefined ? given.rate === undefined && given.stages === undefined : rateText === 'inf' || rateText === 'infinity';
   if (rateText !== undefined && !inf) {
     const r = Number(rateText);
     if (!(r > 0) || !Number.isFinite(r)) problems.push(`--request-rate: expected requests per second (> 0) or inf, got "${String(a.vllmRequestRate)}"`);
