@@ -80,6 +80,13 @@ describe('--percentiles', () => {
     }
     expect(c.out).toMatch(/TTFT p99\.9/);
     expect(readFileSync(join(out, 'report.html'), 'utf8')).toContain('<th>TTFT p99.9</th>');
+    // A sweep's points keep their own percentiles: report refuses to recompute them for the whole directory.
+    const r = capture();
+    expect(await main(['report', out, '--percentiles', '99'], r.io)).toBe(2);
+    expect(r.err).toMatch(/--percentiles: .* is a sweep directory/);
+    const bad = capture();
+    expect(await main(['report', join(out, doc.points[0].dir), '--percentiles', '99,abc'], bad.io)).toBe(2);
+    expect(bad.err).toMatch(/--percentiles: "abc" is not a percentile/);
   }, 90_000);
 
   for (const bad of ['100', '0', 'p99', '50,,99', '1e2']) {
