@@ -43,7 +43,7 @@ export function registerReport(program: Command, out: Out): void {
     .option('--json', 'print the summary (for a sweep: sweep.json) as one JSON document on stdout')
     .option('--no-write', 'do not rewrite DIR/summary.json (a sweep directory is never rewritten)')
     .option('--html', 'also write DIR/report.html (for a sweep directory: the sweep report)')
-    .option('--percentiles <list>', "percentiles to show and write, e.g. 50,90,99,99.9 (default: the run's own --percentiles)")
+    .option('--percentiles <list>', "percentiles to show and write, e.g. 50,90,99,99.9 (default the run's own --percentiles)")
     .action((dir: string, o: { json?: boolean; write: boolean; html?: boolean; percentiles?: string }) => {
       const ps = o.percentiles === undefined ? undefined : parsePercentiles(o.percentiles);
       if (ps && 'problems' in ps) throw new UsageError(ps.problems);
