@@ -89,6 +89,18 @@ describe('--percentiles', () => {
     expect(bad.err).toMatch(/--percentiles: "abc" is not a percentile/);
   }, 90_000);
 
+  it('applies to `simulate` (virtual clock) too: summary.json, stats.csv and the table', async () => {
+    const out = join(tmpDir(), 'sim');
+    const c = capture();
+    expect(await main(['simulate', '--requests', '40', '--concurrency', '8', '--input-tokens', '64', '--output-tokens', '8', '--percentiles', '50,99.9', '--out', out, '--quiet'], c.io), c.err).toBe(0);
+    const s = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
+    expect(s.percentiles).toEqual([50, 99.9]);
+    const ttfts = [...recordsOf(join(out, 'requests.jsonl'))].filter((r) => r.status === 'ok').map((r) => r.ttft_ms!).sort((a, b) => a - b);
+    expect(s.ttft_ms.p99_9).toBeCloseTo(percentile(ttfts, 99.9)!, 9);
+    expect(Number(csv(readFileSync(join(out, 'stats.csv'), 'utf8'))[0].ttft_p99_9_ms)).toBeCloseTo(s.ttft_ms.p99_9, 5);
+    expect(c.out).toMatch(/\sp50\s+p99\.9\s+max/);
+  }, 60_000);
+
   for (const bad of ['100', '0', 'p99', '50,,99', '1e2']) {
     it(`refuses --percentiles ${bad} with exit 2, naming the flag, before anything is sent`, async () => {
       const c = capture();
