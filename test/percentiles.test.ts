@@ -101,6 +101,25 @@ describe('--percentiles', () => {
     expect(c.out).toMatch(/\sp50\s+p99\.9\s+max/);
   }, 60_000);
 
+  it('adds the extra percentiles to `compare` (rows and --fail-on), from the baseline\'s list', async () => {
+    const dirs = [join(tmpDir(), 'a'), join(tmpDir(), 'b')];
+    for (const out of dirs) expect(await main(['run', '--requests', '12', '--concurrency', '4', '--input-tokens', '32', '--output-tokens', '6', '--percentiles', '50,99.9', '--quiet', '--out', out], capture().io)).toBe(0);
+    const c = capture();
+    expect(await main(['compare', ...dirs, '--json', '--no-html', '--threshold', '100000', '--fail-on', 'ttft_p99_9,e2e_p99_9'], c.io), c.err).toBe(0);
+    const deltas = JSON.parse(c.out).comparisons[0].points[0].deltas as { metric: string; label: string; baseline: number }[];
+    const base = JSON.parse(readFileSync(join(dirs[0], 'summary.json'), 'utf8'));
+    const row = deltas.find((d) => d.metric === 'ttft_p99_9')!;
+    expect(row.label).toBe('TTFT p99.9');
+    expect(row.baseline).toBeCloseTo(base.ttft_ms.p99_9, 9);
+    expect(deltas.map((d) => d.metric)).toEqual(expect.arrayContaining(['tpot_p99_9', 'itl_p99_9', 'e2e_p99_9']));
+    const t = capture();
+    expect(await main(['compare', ...dirs, '--no-html', '--threshold', '100000'], t.io)).toBe(0);
+    expect(t.out).toMatch(/TTFT p99\.9 \(ms\)/);
+    const bad = capture();
+    expect(await main(['compare', ...dirs, '--no-html', '--fail-on', 'ttft_p99_99'], bad.io)).toBe(2);
+    expect(bad.err).toMatch(/--fail-on: unknown metric "ttft_p99_99": the baseline has no such percentile/);
+  }, 60_000);
+
   for (const bad of ['100', '0', 'p99', '50,,99', '1e2']) {
     it(`refuses --percentiles ${bad} with exit 2, naming the flag, before anything is sent`, async () => {
       const c = capture();

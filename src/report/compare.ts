@@ -7,6 +7,7 @@ import { rowPairLabel, type SweepDoc, type SweepRow } from './sweep-model.js';
 import { readRunSummary } from './results-dir.js';
 import { readSweepDoc } from './html/sweep-report.js';
 import { kindWarnings, readRunJson, runKind, type RunKind } from './compare-kind.js';
+import { EXTRA_PERCENTILE_KEY, extraPercentileMetrics, extraPercentilesOf, extraValuesFromMetrics, extraValuesFromRow } from './compare-percentiles.js';
 
 export interface CompareMetric {
   key: string;
@@ -162,8 +163,13 @@ export function loadResult(dir: string): Loaded {
 const pointKey = (r: SweepRow) => `${r.mode === 'rate' ? `rate ${r.load}` : `concurrency ${r.load}`}, ${rowPairLabel(r)}`;
 
 function comparePoints(base: Loaded, cand: Loaded, thresholdPct: number): { points: PointComparison[]; unmatched: string[] } {
-  const deltas = (b: MetricValues, c: MetricValues) => COMPARE_METRICS.map((m) => metricDelta(m, b[m.key] ?? null, c[m.key] ?? null, thresholdPct));
-  if (base.kind === 'run' && cand.kind === 'run') return { points: [{ point: 'run', load: null, deltas: deltas(valuesFromMetrics(base.metrics), valuesFromMetrics(cand.metrics)) }], unmatched: [] };
+  // The baseline's --percentiles beyond the fixed rows add rows (TTFT p99.9, …); a side without them shows none.
+  const ps = extraPercentilesOf(base.kind === 'run' ? { metrics: base.metrics } : { rows: base.doc.points });
+  const metrics = [...COMPARE_METRICS, ...extraPercentileMetrics(ps)];
+  const deltas = (b: MetricValues, c: MetricValues) => metrics.map((m) => metricDelta(m, b[m.key] ?? null, c[m.key] ?? null, thresholdPct));
+  const fromMetrics = (m: MetricsBlock) => ({ ...valuesFromMetrics(m), ...extraValuesFromMetrics(m, ps) });
+  const fromRow = (r: SweepRow) => ({ ...valuesFromRow(r), ...extraValuesFromRow(r, ps) });
+  if (base.kind === 'run' && cand.kind === 'run') return { points: [{ point: 'run', load: null, deltas: deltas(fromMetrics(base.metrics), fromMetrics(cand.metrics)) }], unmatched: [] };
   if (base.kind !== 'sweep' || cand.kind !== 'sweep') throw new UsageError([`compare: ${base.dir} is a ${base.kind} but ${cand.dir} is a ${cand.kind}; compare runs with runs and sweeps with sweeps`]);
   // A point that could not run has no measurements: comparing its zeros would report a regression that is an outage.
   const ran = (rows: readonly SweepRow[]) => rows.filter((r) => r.status !== 'failed');
@@ -175,7 +181,7 @@ function comparePoints(base: Loaded, cand: Loaded, thresholdPct: number): { poin
   const unmatched: string[] = [...notRun(base.doc.points, 'baseline'), ...notRun(cand.doc.points, 'candidate')];
   for (const r of ran(base.doc.points)) {
     const c = cmap.get(pointKey(r));
-    if (c) points.push({ point: pointKey(r), load: r.load, deltas: deltas(valuesFromRow(r), valuesFromRow(c)) });
+    if (c) points.push({ point: pointKey(r), load: r.load, deltas: deltas(fromRow(r), fromRow(c)) });
     else if (!ckeys.has(pointKey(r))) unmatched.push(`${pointKey(r)} (baseline only)`);
   }
   for (const r of ran(cand.doc.points)) if (!bkeys.has(pointKey(r))) unmatched.push(`${pointKey(r)} (candidate only)`);
@@ -186,8 +192,8 @@ function comparePoints(base: Loaded, cand: Loaded, thresholdPct: number): { poin
 export function parseFailOn(text: string | undefined): string[] {
   if (!text) return [];
   const names = text.split(',').map((s) => s.trim()).filter(Boolean);
-  const bad = names.filter((n) => n !== 'all' && !COMPARE_KEYS.includes(n));
-  if (bad.length) throw new UsageError(bad.map((b) => `--fail-on: unknown metric "${b}" (known: ${COMPARE_KEYS.join(', ')}, or all)`));
+  const bad = names.filter((n) => n !== 'all' && !COMPARE_KEYS.includes(n) && !EXTRA_PERCENTILE_KEY.test(n));
+  if (bad.length) throw new UsageError(bad.map((b) => `--fail-on: unknown metric "${b}" (known: ${COMPARE_KEYS.join(', ')}, ttft|tpot|itl|e2e_p<P> for a --percentiles value such as ttft_p99_9, or all)`));
   return names;
 }
 
@@ -198,6 +204,10 @@ export function compareResults(baseline: Loaded, candidates: readonly Loaded[], 
     const regressions = points.flatMap((p) => p.deltas.filter((d) => d.regressed).map((d) => ({ point: p.point, metric: d.metric })));
     return { baseline: baseline.dir, candidate: cand.dir, kind: baseline.kind, points, unmatched, regressions, warnings: kindWarnings(baseline.what, cand.what) };
   });
+  // A --fail-on percentile row (ttft_p99_9) exists only when the baseline asked for that percentile.
+  const rows = new Set(comparisons.flatMap((c) => c.points.flatMap((p) => p.deltas.map((d) => d.metric))));
+  const missing = failOn.filter((m) => EXTRA_PERCENTILE_KEY.test(m) && !COMPARE_KEYS.includes(m) && !rows.has(m));
+  if (missing.length) throw new UsageError(missing.map((m) => `--fail-on: unknown metric "${m}": the baseline has no such percentile (give it to the runs' --percentiles, e.g. --percentiles 50,90,95,99,99.9 for ttft_p99_9)`));
   const watch = (m: string) => failOn.includes('all') || failOn.includes(m);
   const failures = comparisons.flatMap((c) => c.regressions.filter((r) => watch(r.metric)).map((r) => ({ candidate: c.candidate, ...r })));
   const warnings = comparisons.flatMap((c) => c.warnings.map((w) => `${c.candidate}: ${w}`));
