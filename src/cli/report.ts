@@ -11,12 +11,15 @@ import { stripControls } from '../util/terminal-text.js';
 import { writeRunReport } from '../report/html/run-report.js';
 import { writeSweepReport } from '../report/html/sweep-report.js';
 import { renderSweep } from '../sweep/terminal.js';
+import { parsePercentiles } from '../metrics/stats.js';
+import { STATS_CSV, statsCsv } from '../report/stats-csv.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
 import type { SweepDoc } from '../report/sweep-model.js';
 import { COMPAT_TOOLS } from '../report/compat/definitions.js';
 
 /** Rebuild a run's summary from its raw records (and run.json for metadata), streamed through the run's aggregator. */
-export function rebuildSummary(dir: string): { summary: Summary; warnings: string[] } {
-  return replaySummary(dir, 'report');
+export function rebuildSummary(dir: string, percentiles?: readonly number[]): { summary: Summary; warnings: string[] } {
+  return replaySummary(dir, 'report', percentiles);
 }
 
 /** A sweep directory's sweep.json, as text and parsed; a file that does not parse is a UsageError naming it. */
@@ -42,7 +45,10 @@ export function registerReport(program: Command, out: Out): void {
     .option('--no-write', 'do not rewrite DIR/summary.json (a sweep directory is never rewritten)')
     .option('--html', 'also write DIR/report.html (for a sweep directory: the sweep report)')
     .option(`--as <${COMPAT_TOOLS.join('|')}>`, "recompute the run's metrics under that tool's definitions from requests.jsonl and print them next to tokenflood's, with how each definition differs (docs/metrics.md#other-tools); summary.json is left alone")
-    .action(async (dir: string, o: { json?: boolean; write: boolean; html?: boolean; as?: string }) => {
+    .option('--percentiles <list>', "percentiles to show and write, e.g. 50,90,99,99.9 (default the run's own --percentiles)")
+    .action(async (dir: string, o: { json?: boolean; write: boolean; html?: boolean; as?: string; percentiles?: string }) => {
+      const ps = o.percentiles === undefined ? undefined : parsePercentiles(o.percentiles);
+      if (ps && 'problems' in ps) throw new UsageError(ps.problems);
       if (o.as !== undefined) {
         if (existsSync(join(dir, 'sweep.json'))) throw new UsageError([`--as: ${dir} is a sweep directory; give one point's directory (a run)`]);
         const { compatReport, renderCompat } = await import('../report/compat/view.js');
@@ -52,14 +58,18 @@ export function registerReport(program: Command, out: Out): void {
         return;
       }
       if (existsSync(join(dir, 'sweep.json'))) {
+        if (ps) throw new UsageError([`--percentiles: ${dir} is a sweep directory: give --percentiles to the sweep (each point's files hold its own)`]);
         const sweep = readSweepJson(dir);
         if (o.html) out.err.write(`wrote ${writeSweepReport(dir)}\n`);
         out.out.write(o.json ? `${sweep.text.trimEnd()}\n` : `${renderSweep(sweep.doc)}\n`);
         return;
       }
-      const { summary, warnings } = rebuildSummary(dir);
+      const { summary, warnings } = rebuildSummary(dir, ps?.percentiles);
       for (const w of warnings) out.err.write(`warning: ${stripControls(w)}\n`);
-      if (o.write) writeJsonFile(dir, SUMMARY_JSON, summary);
+      if (o.write) {
+        writeJsonFile(dir, SUMMARY_JSON, summary);
+        writeFileAtomic(join(dir, STATS_CSV), statsCsv(summary));
+      }
       if (o.html) out.err.write(`wrote ${writeRunReport(dir)}\n`);
       out.out.write(o.json ? JSON.stringify(summary, null, 2) + '\n' : `${stripControls(renderSummary(summary))}\n`);
     });

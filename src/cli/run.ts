@@ -5,6 +5,8 @@ import { resolveRunConfig } from '../config/load.js';
 import { run, type Reporter, type RunResult } from '../run.js';
 import type { RunConfig } from '../config/schema.js';
 import { addFlags, givenFlags } from '../config/flags.js';
+import { addVllmAliases, givenVllmAliases, mapVllmFlags } from '../config/vllm-aliases.js';
+import { UsageError } from '../errors.js';
 import { renderSummary } from '../report/terminal.js';
 import { evaluateSlo, parseSlo, describeSloChecks } from '../metrics/slo.js';
 import { recordsOf, REQUESTS_JSONL } from '../report/results-dir.js';
@@ -98,9 +100,13 @@ export function registerRun(program: Command, out: Out): void {
     .description('run a benchmark against an OpenAI-compatible server (default the embedded simulated server)')
     .option('--config <file>', 'YAML or JSON file of options (keys are flag names); flags override it');
   addFlags(cmd, RUN_FLAGS);
+  addVllmAliases(cmd);
   cmd.action(async () => {
-    const flags = givenFlags(cmd, RUN_FLAGS);
-    const resolved = resolveRunConfig({ flags, configFile: cmd.opts().config as string | undefined });
+    // A pasted `vllm bench serve` command line: its flags become tokenflood's (docs/vllm-compat.md).
+    const vllm = mapVllmFlags(givenVllmAliases(cmd), givenFlags(cmd, RUN_FLAGS));
+    if (vllm.problems.length) throw new UsageError(vllm.problems);
+    const resolved = resolveRunConfig({ flags: vllm.flags, configFile: cmd.opts().config as string | undefined });
+    for (const n of vllm.notes) out.err.write(`tokenflood: vLLM flags: ${n}\n`);
     const c = resolved.config;
     const info = c.json ? out.err : out.out;
     const ac = new AbortController();

@@ -1,6 +1,8 @@
 // `tokenflood sweep`: a grid of runs (or an --auto search) against one server, collected under one directory.
 import { Command } from 'commander';
 import { addFlags, givenFlags } from '../config/flags.js';
+import { addVllmAliases, givenVllmAliases, mapVllmFlags, NOT_ON_SWEEP } from '../config/vllm-aliases.js';
+import { UsageError } from '../errors.js';
 import { setExitCode, type Out } from './io.js';
 import { PASS_THROUGH_RUN_FLAGS, resolveSweepConfig, SWEEP_FLAGS } from '../sweep/config.js';
 import { runSweep } from '../sweep/sweep.js';
@@ -22,12 +24,19 @@ export function registerSweep(program: Command, out: Out): void {
     .option('--config <file>', 'YAML or JSON sweep file (sweep keys and run keys); flags override it');
   addFlags(cmd, SWEEP_FLAGS);
   addFlags(cmd, PASS_THROUGH_RUN_FLAGS);
+  addVllmAliases(cmd, NOT_ON_SWEEP);
   cmd.action(async () => {
+    // vLLM bench flags (docs/vllm-compat.md): --num-prompts and --goodput become the sweep's --requests and --slo, the rest run flags.
+    const sweepFlags = givenFlags(cmd, SWEEP_FLAGS);
+    const vllm = mapVllmFlags(givenVllmAliases(cmd), { ...givenFlags(cmd, PASS_THROUGH_RUN_FLAGS), requests: sweepFlags.requests, slo: sweepFlags.slo }, { sweep: true });
+    if (vllm.problems.length) throw new UsageError(vllm.problems);
+    const { requests, slo, ...runFlags } = vllm.flags;
     const resolved = resolveSweepConfig({
-      flags: givenFlags(cmd, SWEEP_FLAGS),
-      runFlags: givenFlags(cmd, PASS_THROUGH_RUN_FLAGS),
+      flags: { ...sweepFlags, requests: typeof requests === 'number' ? String(requests) : requests, slo },
+      runFlags,
       configFile: cmd.opts().config as string | undefined,
     });
+    for (const n of vllm.notes) out.err.write(`tokenflood sweep: vLLM flags: ${n}\n`);
     const s = resolved.sweep;
     const info = s.json ? out.err : out.out;
     const ac = new AbortController();

@@ -16,6 +16,7 @@ import { DEFAULT_MAX_LINE_BYTES } from '../backends/sse.js';
 import { BACKEND_KINDS } from '../backends/registry.js';
 import { unknownKind } from '../util/kinds.js';
 import { parseStages } from '../scheduler/stages.js';
+import { DEFAULT_PERCENTILES, parsePercentiles } from '../metrics/stats.js';
 
 const duration = z.preprocess(
   (v) => (v === undefined ? undefined : parseDurationS(v)),
@@ -124,6 +125,15 @@ export const LoadSchema = z.object({
     .default('auto'),
 });
 
+/** --percentiles: a list such as 50,90,99,99.9 (or a YAML list) → sorted numbers in (0, 100); default p50/p90/p95/p99. */
+export const percentileList = z.unknown().optional().transform((v, ctx): number[] => {
+  if (v === undefined) return [...DEFAULT_PERCENTILES];
+  const r = parsePercentiles(v, '');
+  if ('percentiles' in r) return r.percentiles;
+  for (const message of r.problems) ctx.addIssue({ code: 'custom', message });
+  return z.NEVER;
+});
+
 export const OutputSchema = z.object({
   out: z.string().min(1).optional(),
   overwrite: z.boolean().default(false),
@@ -131,6 +141,7 @@ export const OutputSchema = z.object({
   quiet: z.boolean().default(false),
   slo: z.string().min(1).optional(),
   failOnSlo: z.boolean().default(false),
+  percentiles: percentileList,
 });
 
 export const RunConfigSchema = TargetSchema.extend(LoadSchema.shape)
@@ -192,6 +203,7 @@ export const RUN_FLAGS: FlagTable<Exclude<Extract<keyof RunConfigInput, string>,
     quiet: { help: 'no progress display' },
     slo: { arg: 'list', help: 'service level objectives, e.g. ttft_p99=2000ms,tpot_p99=50ms,e2e_p99=30s,error_rate=1%; reports goodput and pass/fail' },
     failOnSlo: { help: 'exit 1 when the --slo objectives are not met' },
+    percentiles: { arg: 'list', help: 'percentiles shown and written (summary.json, tables, stats.csv, sweep.csv, reports), each between 0 and 100, e.g. 50,90,95,99,99.9; p50/p90/p95/p99 are always in summary.json', defaultText: '50,90,95,99' },
   }),
   ...flagTable(TelemetrySchema.shape, {
     serverMetricsUrl: { name: 'server-metrics', arg: 'url', help: TelemetrySchema.shape.serverMetricsUrl.description!, defaultText: "the target's origin + /metrics, when it answers" },

@@ -1,4 +1,4 @@
-// The run's own results files as reporters: requests.jsonl as records arrive, run.json, summary.json and report.html at the end.
+// The run's own results files as reporters: requests.jsonl as records arrive, run.json, summary.json, stats.csv and report.html at the end.
 import { join } from 'node:path';
 import { WriteError } from '../errors.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
@@ -6,6 +6,7 @@ import { RecordWriter } from '../metrics/jsonl.js';
 import type { RequestRecord } from '../metrics/record.js';
 import { REQUESTS_JSONL, RUN_JSON, SUMMARY_JSON, writeJsonFile } from '../report/results-dir.js';
 import { writeRunReport } from '../report/html/run-report.js';
+import { STATS_CSV, statsCsv } from '../report/stats-csv.js';
 import type { Reporter, ResultFiles } from '../report/events.js';
 
 /** Files written whole (temp + rename) or not at all, with what was written and what failed. */
@@ -80,6 +81,12 @@ export const runJsonReporter: Reporter = {
 export const summaryJsonReporter: Reporter = {
   name: SUMMARY_JSON,
   runEnd: (e) => e.files.save(SUMMARY_JSON, () => JSON.stringify(e.summary, null, 2) + '\n'),
+};
+
+/** stats.csv: the run and each class as one row each (docs/output-format.md#statscsv), written whole like summary.json. */
+export const statsCsvReporter: Reporter = {
+  name: STATS_CSV,
+  runEnd: (e) => e.files.save(STATS_CSV, () => statsCsv(e.summary)),
 };
 
 export const reportHtmlReporter: Reporter = {

@@ -21,7 +21,7 @@ import { WindowTracker } from '../telemetry/window.js';
 import { withServerSection } from '../telemetry/server-section.js';
 import { withGpuSection } from '../telemetry/gpu-source.js';
 import type { Reporter, RunStartEvent } from '../report/events.js';
-import { FileLedger, RequestsJsonlReporter, reportHtmlReporter, runJsonReporter, summaryJsonReporter } from './files.js';
+import { FileLedger, RequestsJsonlReporter, reportHtmlReporter, runJsonReporter, statsCsvReporter, summaryJsonReporter } from './files.js';
 import { startSnapshots } from './snapshots.js';
 import { vllmResultReporter } from '../report/compat/vllm-result.js';
 import { lazyRecords, RunWriteError, type RunHooks, type RunResult } from './result.js';
@@ -129,7 +129,7 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
       stop('write_failed');
       driver.cancelAll();
     });
-    const reporters: Reporter[] = [jsonl, runJsonReporter, summaryJsonReporter, reportHtmlReporter, ...(c.resultFormat === 'vllm' ? [vllmResultReporter] : []), ...(opts.hooks ? [hooksReporter(opts.hooks)] : []), ...(opts.reporters ?? [])];
+    const reporters: Reporter[] = [jsonl, runJsonReporter, summaryJsonReporter, statsCsvReporter, reportHtmlReporter, ...(c.resultFormat === 'vllm' ? [vllmResultReporter] : []), ...(opts.hooks ? [hooksReporter(opts.hooks)] : []), ...(opts.reporters ?? [])];
     // run.json first: a run cut short still says what it was.
     runJsonReporter.runStart!(startEvent());
     // Fed each record as it is kept: the summary comes from here, in memory that does not grow with the events.

@@ -143,4 +143,18 @@ describe('ItlStore', () => {
       expect(Math.abs(h[p]! - exact[p]!)).toBeLessThanOrEqual(exact[p]! * 1e-3 + 0.002);
     }
   });
+
+  it('gives the percentiles --percentiles asks for from the histogram too (p99.9 as p99_9)', () => {
+    const xs = gaps(20_000);
+    const s = new ItlStore(1000);
+    for (const x of xs) s.add(x);
+    const h = s.stats([50, 99.9]);
+    const exact = distStats(xs, [99.9]);
+    const sorted = [...xs].sort((a, b) => a - b);
+    const rank = 0.999 * (xs.length - 1);
+    // The histogram reports a recorded value near the rank; the exact figure interpolates between its two neighbours.
+    const spread = sorted[Math.ceil(rank)] - sorted[Math.floor(rank)];
+    expect(Math.abs(h.p99_9! - exact.p99_9!)).toBeLessThanOrEqual(spread + exact.p99_9! * 1e-3 + 0.002);
+    expect(Object.keys(h)).toContain('p99_9');
+  });
 });

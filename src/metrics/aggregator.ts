@@ -2,7 +2,7 @@
 import { SERVER_TIMING_FIELDS, type ServerTimingField } from './server-timings.js';
 import { createRequire } from 'node:module';
 import type { Histogram } from 'hdr-histogram-js';
-import { distStats, type DistStats } from './stats.js';
+import { distStats, percentileFields, DEFAULT_PERCENTILES, type DistStats } from './stats.js';
 import type { RequestRecord, RequestStatus } from './record.js';
 import type { CodeCount, ErrorCount, MetricsBlock, PhaseCounts, StageBlock, Summary } from './summary-model.js';
 import type { ClientHealth } from './health.js';
@@ -73,8 +73,8 @@ export class ItlStore {
   private record(gapMs: number): void {
     this.hist!.recordValue(Math.max(0, Math.round(gapMs * 1000)));
   }
-  stats(): DistStats {
-    if (this.exact) return distStats(this.exact.values());
+  stats(asked?: readonly number[]): DistStats {
+    if (this.exact) return distStats(this.exact.values(), asked);
     const h = this.hist!;
     const mean = this.sumUs / 1000 / this.n;
     const at = (p: number) => h.getValueAtPercentile(p) / 1000;
@@ -84,10 +84,7 @@ export class ItlStore {
       stdev: Math.sqrt(Math.max(0, this.sumSqMs / this.n - mean * mean)),
       min: this.min,
       max: this.max,
-      p50: at(50),
-      p90: at(90),
-      p95: at(95),
-      p99: at(99),
+      ...percentileFields(at, asked),
     };
   }
 }
@@ -203,8 +200,9 @@ export class BlockAggregator {
    * duration_s = (last end − first send) over measured requests; throughputs divide by it;
    * mean_in_flight = Σ e2e / duration (Little's law over the window); error_rate = failed / (total − cancelled);
    * embeddings and rerank: sample_throughput = Σ samples of ok requests / duration.
+   * Distributions carry p50/p90/p95/p99 and the `percentiles` asked for (--percentiles).
    */
-  metrics(concurrency?: number): MetricsBlock {
+  metrics(concurrency?: number, percentiles: readonly number[] = DEFAULT_PERCENTILES): MetricsBlock {
     const failed = this.total - this.ok - this.cancelled;
     const durationMs = this.total ? Math.max(this.end - this.start, 1e-3) : 0;
     const durationS = durationMs / 1000;
@@ -213,7 +211,7 @@ export class BlockAggregator {
     const outputThroughput = per(this.outTok);
     const conc = concurrency ?? meanInFlight;
     const denom = this.total - this.cancelled;
-    const col = (k: OkColumn) => distStats(this.cols[k].values());
+    const col = (k: OkColumn) => distStats(this.cols[k].values(), percentiles);
     // Ties in count keep the order of each kind's first record (by id, then attempt).
     const errors = [...this.errors.values()].sort((a, b) => b.e.count - a.e.count || a.id - b.id || a.attempt - b.attempt).map((a) => a.e);
     return {
@@ -242,26 +240,26 @@ export class BlockAggregator {
       ttfat_ms: col('ttfat_ms'),
       first_event_ms: col('first_event_ms'),
       tpot_ms: col('tpot_ms'),
-      itl_ms: this.itl.stats(),
+      itl_ms: this.itl.stats(percentiles),
       e2e_ms: col('e2e_ms'),
       output_speed_tok_s: col('output_speed_tok_s'),
       input_tokens: col('input_tokens'),
       output_tokens: col('output_tokens'),
       reasoning_tokens: col('reasoning_tokens'),
       cached_tokens: col('cached_tokens'),
-      schedule_lag_ms: distStats(this.lag.values()),
+      schedule_lag_ms: distStats(this.lag.values(), percentiles),
       token_source: { ...this.sources },
-      ...(this.serverCols.size > 0 ? { server_timings: this.serverTimings() } : {}),
+      ...(this.serverCols.size > 0 ? { server_timings: this.serverTimings(percentiles) } : {}),
       ...(this.samples !== null ? { samples: this.samples, sample_throughput: per(this.samples) } : {}),
     };
   }
 
   /** Distributions of the server_* fields, in SERVER_TIMING_FIELDS order (only those some record carried). */
-  private serverTimings(): Partial<Record<ServerTimingField, DistStats>> {
+  private serverTimings(percentiles: readonly number[]): Partial<Record<ServerTimingField, DistStats>> {
     const out: Partial<Record<ServerTimingField, DistStats>> = {};
     for (const f of SERVER_TIMING_FIELDS) {
       const c = this.serverCols.get(f);
-      if (c) out[f] = distStats(c.values());
+      if (c) out[f] = distStats(c.values(), percentiles);
     }
     return out;
   }
@@ -287,6 +285,12 @@ class PhaseBlocks {
   pick(summarized: PhaseCounts['summarized']): BlockAggregator {
     return summarized === 'all' ? this.ramps : this.steady;
   }
+}
+
+/** The percentiles a run asked for (run.json `config.percentiles`, from --percentiles); p50/p90/p95/p99 when it names none. */
+export function runPercentiles(run: Record<string, unknown>): readonly number[] {
+  const p = (run.config as { percentiles?: unknown } | undefined)?.percentiles;
+  return Array.isArray(p) && p.length > 0 && p.every((x) => typeof x === 'number' && x > 0 && x < 100) ? (p as number[]) : DEFAULT_PERCENTILES;
 }
 
 /** The whole summary: one block for the run and one per traffic class. Results do not depend on the order records arrive in. */
@@ -334,28 +338,30 @@ export class SummaryAggregator {
   metrics(concurrency?: number): MetricsBlock {
     return this.all.pick(this.phaseCounts()?.summarized ?? 'steady').metrics(concurrency);
   }
-  summary(run: Record<string, unknown>, concurrency?: number): Summary {
+  /** The summary; its distributions carry `percentiles` (default: the list run.json's config asked for, else p50/p90/p95/p99). */
+  summary(run: Record<string, unknown>, concurrency?: number, percentiles: readonly number[] = runPercentiles(run)): Summary {
     const phases = this.phaseCounts();
     const which = phases?.summarized ?? 'steady';
-    const summary: Summary = { schema_version: 1, run, ...(phases ? { phases } : {}), ...this.all.pick(which).metrics(concurrency) };
+    const ps = percentiles;
+    const summary: Summary = { schema_version: 1, run, ...(phases ? { phases } : {}), percentiles: [...ps], ...this.all.pick(which).metrics(concurrency, ps) };
     if (run.client_health) summary.client = run.client_health as ClientHealth;
     if (this.classes.size > 0) {
       summary.by_class = {};
-      for (const c of [...this.classes.keys()].sort()) summary.by_class[c] = this.classes.get(c)!.pick(which).metrics(concurrency);
+      for (const c of [...this.classes.keys()].sort()) summary.by_class[c] = this.classes.get(c)!.pick(which).metrics(concurrency, ps);
     }
     // Both sorted by name, endpoints with numbers in order (t2 before t10).
-    if (this.endpoints.size > 1) summary.by_endpoint = Object.fromEntries([...this.endpoints.entries()].sort(([a], [b]) => a.localeCompare(b, 'en', { numeric: true })).map(([k, b]) => [k, b.pick(which).metrics(concurrency)]));
-    if (this.models.size > 1) summary.by_model = Object.fromEntries([...this.models.keys()].sort().map((k) => [k, this.models.get(k)!.pick(which).metrics(concurrency)]));
+    if (this.endpoints.size > 1) summary.by_endpoint = Object.fromEntries([...this.endpoints.entries()].sort(([a], [b]) => a.localeCompare(b, 'en', { numeric: true })).map(([k, b]) => [k, b.pick(which).metrics(concurrency, ps)]));
+    if (this.models.size > 1) summary.by_model = Object.fromEntries([...this.models.keys()].sort().map((k) => [k, this.models.get(k)!.pick(which).metrics(concurrency, ps)]));
     const loc = this.locality.summary();
     if (loc) {
       summary.cache_locality = loc.cacheLocality;
       summary.prefix_groups = loc.groups;
     }
-    if (this.stages.size > 0) summary.by_stage = this.stageBlocks(run, which);
+    if (this.stages.size > 0) summary.by_stage = this.stageBlocks(run, which, ps);
     return summary;
   }
   /** Each stage's metrics, labelled with its load from run.json `load_stages`; a stage's concurrency is its own (closed loop). */
-  private stageBlocks(run: Record<string, unknown>, which: PhaseCounts['summarized']): StageBlock[] {
+  private stageBlocks(run: Record<string, unknown>, which: PhaseCounts['summarized'], ps: readonly number[]): StageBlock[] {
     const loads = Array.isArray(run.load_stages) ? (run.load_stages as Record<string, unknown>[]) : [];
     const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
     return [...this.stages.keys()]
@@ -363,7 +369,7 @@ export class SummaryAggregator {
       .map((stage) => {
         const l = loads.find((x) => x.stage === stage) ?? {};
         const concurrency = num(l.concurrency);
-        return { stage, started_at_ms: num(l.started_at_ms), concurrency, rate: num(l.rate), metrics: this.stages.get(stage)!.pick(which).metrics(concurrency ?? undefined) };
+        return { stage, started_at_ms: num(l.started_at_ms), concurrency, rate: num(l.rate), metrics: this.stages.get(stage)!.pick(which).metrics(concurrency ?? undefined, ps) };
       });
   }
 }

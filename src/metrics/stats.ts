@@ -1,4 +1,7 @@
-// Distribution statistics over exact samples: mean, stdev, min, max and percentiles.
+// Distribution statistics over exact samples: mean, stdev, min, max and percentiles (p50/p90/p95/p99 always, more on request).
+
+/** The percentiles every distribution carries (`--percentiles` adds to them, never removes them). */
+export const DEFAULT_PERCENTILES: readonly number[] = [50, 90, 95, 99];
 
 export interface DistStats {
   count: number;
@@ -10,13 +13,41 @@ export interface DistStats {
   p90: number | null;
   p95: number | null;
   p99: number | null;
+  /** Extra percentiles asked for with --percentiles, keyed by percentileKey (p99.9 → p99_9). */
+  [extra: `p${number}_${number}` | `p${number}`]: number | null;
+}
+
+/** The key of a percentile in a DistStats: `p` + the number with `.` → `_` (99 → p99, 99.9 → p99_9). */
+export const percentileKey = (p: number): `p${number}` => `p${String(p).replace('.', '_')}` as `p${number}`;
+
+/** The percentiles a distribution carries: the four defaults and `asked`, ascending, without repeats. */
+export function carriedPercentiles(asked: readonly number[] = DEFAULT_PERCENTILES): number[] {
+  return [...new Set([...DEFAULT_PERCENTILES, ...asked])].sort((a, b) => a - b);
+}
+
+/**
+ * Parse a percentile list such as "50,90,95,99,99.9": each a plain decimal number strictly between 0 and 100.
+ * Returns the sorted list without repeats, or the problems (each naming `flag` when one is given).
+ */
+export function parsePercentiles(v: unknown, flag = '--percentiles'): { percentiles: number[] } | { problems: string[] } {
+  const items = Array.isArray(v) ? v.map(String) : String(v).split(',');
+  const problems: string[] = [];
+  const out: number[] = [];
+  const at = flag ? `${flag}: ` : '';
+  for (const raw of items.map((s) => s.trim())) {
+    const p = Number(raw);
+    if (!/^\d+(\.\d+)?$/.test(raw) || !(p > 0 && p < 100)) problems.push(`${at}"${raw}" is not a percentile: expected a number between 0 and 100 (exclusive), e.g. 50,90,99,99.9`);
+    else out.push(p);
+  }
+  if (!items.length || (items.length === 1 && items[0].trim() === '')) return { problems: [`${at}expected a list of percentiles, e.g. 50,90,99,99.9`] };
+  return problems.length ? { problems } : { percentiles: [...new Set(out)].sort((a, b) => a - b) };
 }
 
 /**
  * Percentile by linear interpolation between closest ranks (numpy's default "linear" method, as used by
  * vLLM's benchmark_serving): rank = p/100 · (n − 1). `sorted` must be ascending.
  */
-export function percentile(sorted: readonly number[], p: number): number | null {
+export function percentile(sorted: ArrayLike<number>, p: number): number | null {
   const n = sorted.length;
   if (n === 0) return null;
   const rank = (p / 100) * (n - 1);
@@ -25,26 +56,22 @@ export function percentile(sorted: readonly number[], p: number): number | null 
   return sorted[lo] + (sorted[hi] - sorted[lo]) * (rank - lo);
 }
 
-/** Population standard deviation (numpy's default, ddof = 0). */
-export function distStats(values: ArrayLike<number>): DistStats {
+/** The percentile keys of a distribution, each from `at(p)` (null for an empty distribution). */
+export function percentileFields(at: (p: number) => number | null, asked?: readonly number[]): Pick<DistStats, 'p50' | 'p90' | 'p95' | 'p99'> & Record<string, number | null> {
+  const out: Record<string, number | null> = {};
+  for (const p of carriedPercentiles(asked)) out[percentileKey(p)] = at(p);
+  return out as Pick<DistStats, 'p50' | 'p90' | 'p95' | 'p99'> & Record<string, number | null>;
+}
+
+/** Population standard deviation (numpy's default, ddof = 0); percentiles exact (see percentile) for each of `asked` and the defaults. */
+export function distStats(values: ArrayLike<number>, asked?: readonly number[]): DistStats {
   const n = values.length;
-  if (n === 0) return { count: 0, mean: null, stdev: null, min: null, max: null, p50: null, p90: null, p95: null, p99: null };
+  if (n === 0) return { count: 0, mean: null, stdev: null, min: null, max: null, ...percentileFields(() => null, asked) };
   const sorted = Float64Array.from(values).sort();
   let sum = 0;
   for (const v of sorted) sum += v;
   const mean = sum / n;
   let ss = 0;
   for (const v of sorted) ss += (v - mean) * (v - mean);
-  const arr = sorted as unknown as number[];
-  return {
-    count: n,
-    mean,
-    stdev: Math.sqrt(ss / n),
-    min: sorted[0],
-    max: sorted[n - 1],
-    p50: percentile(arr, 50),
-    p90: percentile(arr, 90),
-    p95: percentile(arr, 95),
-    p99: percentile(arr, 99),
-  };
+  return { count: n, mean, stdev: Math.sqrt(ss / n), min: sorted[0], max: sorted[n - 1], ...percentileFields((p) => percentile(sorted, p), asked) };
 }

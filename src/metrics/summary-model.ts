@@ -111,6 +111,8 @@ export interface StageBlock {
 export interface Summary extends MetricsBlock {
   schema_version: 1;
   run: Record<string, unknown>;
+  /** The percentiles asked for (--percentiles, default 50,90,95,99); distributions also always carry p50/p90/p95/p99. Absent in summaries written before it existed. */
+  percentiles?: number[];
   /** Only in runs with a ramp: how many requests each phase had, and which phase the figures below cover. */
   phases?: PhaseCounts;
   /** The same metrics for each traffic class, when requests carry one. */

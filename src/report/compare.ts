@@ -8,6 +8,7 @@ import { readRunSummary } from './results-dir.js';
 import { readSweepDoc } from './html/sweep-report.js';
 import { kindWarnings, readRunJson, runKind, type RunKind } from './compare-kind.js';
 import { isFilePath, loadVllmResult, runAsVllm, type LatencySamples } from './compat/vllm-read.js';
+import { EXTRA_PERCENTILE_KEY, extraPercentileMetrics, extraPercentilesOf, extraValuesFromMetrics, extraValuesFromRow } from './compare-percentiles.js';
 
 export interface CompareMetric {
   key: string;
@@ -147,7 +148,7 @@ export interface CompareResult {
  * `samples` (vLLM definitions) replace the records for the report's distributions.
  */
 export type Loaded = (
-  | { kind: 'run'; dir: string; values: MetricValues; format: 'tokenflood' | 'vllm'; source: 'run' | 'vllm-result'; samples?: LatencySamples }
+  | { kind: 'run'; dir: string; values: MetricValues; format: 'tokenflood' | 'vllm'; source: 'run' | 'vllm-result'; samples?: LatencySamples; metrics?: MetricsBlock }
   | { kind: 'sweep'; dir: string; doc: SweepDoc }
 ) & { what: RunKind };
 
@@ -166,7 +167,7 @@ export function loadResult(dir: string): Loaded {
   }
   if (existsSync(join(dir, 'requests.jsonl')) || existsSync(join(dir, 'summary.json'))) {
     const summary = readRunSummary(dir).summary;
-    return { kind: 'run', dir, values: valuesFromMetrics(summary), format: 'tokenflood', source: 'run', what: runKind((summary.run as Record<string, unknown> | undefined) ?? readRunJson(dir)) };
+    return { kind: 'run', dir, values: valuesFromMetrics(summary), metrics: summary, format: 'tokenflood', source: 'run', what: runKind((summary.run as Record<string, unknown> | undefined) ?? readRunJson(dir)) };
   }
   throw new UsageError([`compare: ${dir} holds neither a run (requests.jsonl) nor a sweep (sweep.json), and is not a vLLM bench result file`]);
 }
@@ -177,16 +178,21 @@ export function loadResult(dir: string): Loaded {
  */
 export function alignDefinitions(all: readonly Loaded[]): { loaded: Loaded[]; definitions: 'tokenflood' | 'vllm' } {
   if (!all.some((l) => l.kind === 'run' && l.format === 'vllm')) return { loaded: [...all], definitions: 'tokenflood' };
-  const loaded = all.map((l): Loaded => (l.kind === 'run' && l.format === 'tokenflood' ? { ...l, ...runAsVllm(l.dir), format: 'vllm' } : l));
+  const loaded = all.map((l): Loaded => (l.kind === 'run' && l.format === 'tokenflood' ? { ...l, ...runAsVllm(l.dir), metrics: undefined, format: 'vllm' } : l));
   return { loaded, definitions: 'vllm' };
 }
 
 const pointKey = (r: SweepRow) => `${r.mode === 'rate' ? `rate ${r.load}` : `concurrency ${r.load}`}, ${rowPairLabel(r)}`;
 
 function comparePoints(base: Loaded, cand: Loaded, thresholdPct: number): { points: PointComparison[]; unmatched: string[] } {
-  // Only the metrics both sides have (a vLLM result has no output speed).
-  const deltas = (b: MetricValues, c: MetricValues) => COMPARE_METRICS.filter((m) => m.key in b && m.key in c).map((m) => metricDelta(m, b[m.key] ?? null, c[m.key] ?? null, thresholdPct));
-  if (base.kind === 'run' && cand.kind === 'run') return { points: [{ point: 'run', load: null, deltas: deltas(base.values, cand.values) }], unmatched: [] };
+  // The baseline's --percentiles beyond the fixed rows add rows (TTFT p99.9, …); a side without them shows none.
+  const ps = base.kind === 'sweep' ? extraPercentilesOf({ rows: base.doc.points }) : base.metrics ? extraPercentilesOf({ metrics: base.metrics }) : [];
+  const metrics = [...COMPARE_METRICS, ...extraPercentileMetrics(ps)];
+  // Only the metrics both sides have (a vLLM result has no output speed, nor extra percentiles).
+  const deltas = (b: MetricValues, c: MetricValues) => metrics.filter((m) => m.key in b && m.key in c).map((m) => metricDelta(m, b[m.key] ?? null, c[m.key] ?? null, thresholdPct));
+  const fromRun = (l: Loaded & { kind: 'run' }) => ({ ...l.values, ...(l.metrics ? extraValuesFromMetrics(l.metrics, ps) : {}) });
+  const fromRow = (r: SweepRow) => ({ ...valuesFromRow(r), ...extraValuesFromRow(r, ps) });
+  if (base.kind === 'run' && cand.kind === 'run') return { points: [{ point: 'run', load: null, deltas: deltas(fromRun(base), fromRun(cand)) }], unmatched: [] };
   if (base.kind !== 'sweep' || cand.kind !== 'sweep') throw new UsageError([`compare: ${base.dir} is a ${base.kind} but ${cand.dir} is a ${cand.kind}; compare runs with runs and sweeps with sweeps`]);
   // A point that could not run has no measurements: comparing its zeros would report a regression that is an outage.
   const ran = (rows: readonly SweepRow[]) => rows.filter((r) => r.status !== 'failed');
@@ -198,7 +204,7 @@ function comparePoints(base: Loaded, cand: Loaded, thresholdPct: number): { poin
   const unmatched: string[] = [...notRun(base.doc.points, 'baseline'), ...notRun(cand.doc.points, 'candidate')];
   for (const r of ran(base.doc.points)) {
     const c = cmap.get(pointKey(r));
-    if (c) points.push({ point: pointKey(r), load: r.load, deltas: deltas(valuesFromRow(r), valuesFromRow(c)) });
+    if (c) points.push({ point: pointKey(r), load: r.load, deltas: deltas(fromRow(r), fromRow(c)) });
     else if (!ckeys.has(pointKey(r))) unmatched.push(`${pointKey(r)} (baseline only)`);
   }
   for (const r of ran(cand.doc.points)) if (!bkeys.has(pointKey(r))) unmatched.push(`${pointKey(r)} (candidate only)`);
@@ -209,8 +215,8 @@ function comparePoints(base: Loaded, cand: Loaded, thresholdPct: number): { poin
 export function parseFailOn(text: string | undefined): string[] {
   if (!text) return [];
   const names = text.split(',').map((s) => s.trim()).filter(Boolean);
-  const bad = names.filter((n) => n !== 'all' && !COMPARE_KEYS.includes(n));
-  if (bad.length) throw new UsageError(bad.map((b) => `--fail-on: unknown metric "${b}" (known: ${COMPARE_KEYS.join(', ')}, or all)`));
+  const bad = names.filter((n) => n !== 'all' && !COMPARE_KEYS.includes(n) && !EXTRA_PERCENTILE_KEY.test(n));
+  if (bad.length) throw new UsageError(bad.map((b) => `--fail-on: unknown metric "${b}" (known: ${COMPARE_KEYS.join(', ')}, ttft|tpot|itl|e2e_p<P> for a --percentiles value such as ttft_p99_9, or all)`));
   return names;
 }
 
@@ -221,6 +227,10 @@ export function compareResults(baseline: Loaded, candidates: readonly Loaded[], 
     const regressions = points.flatMap((p) => p.deltas.filter((d) => d.regressed).map((d) => ({ point: p.point, metric: d.metric })));
     return { baseline: baseline.dir, candidate: cand.dir, kind: baseline.kind, points, unmatched, regressions, warnings: kindWarnings(baseline.what, cand.what) };
   });
+  // A --fail-on percentile row (ttft_p99_9) exists only when the baseline asked for that percentile.
+  const rows = new Set(comparisons.flatMap((c) => c.points.flatMap((p) => p.deltas.map((d) => d.metric))));
+  const missing = failOn.filter((m) => EXTRA_PERCENTILE_KEY.test(m) && !COMPARE_KEYS.includes(m) && !rows.has(m));
+  if (missing.length) throw new UsageError(missing.map((m) => `--fail-on: unknown metric "${m}": the baseline has no such percentile (give it to the runs' --percentiles, e.g. --percentiles 50,90,95,99,99.9 for ttft_p99_9)`));
   const watch = (m: string) => failOn.includes('all') || failOn.includes(m);
   const failures = comparisons.flatMap((c) => c.regressions.filter((r) => watch(r.metric)).map((r) => ({ candidate: c.candidate, ...r })));
   const warnings = comparisons.flatMap((c) => c.warnings.map((w) => `${c.candidate}: ${w}`));

@@ -109,14 +109,15 @@ export const runConcurrency = (run: Record<string, unknown>): number | undefined
  * Rebuild the summary from requests.jsonl (streamed through the same aggregator the run used) and run.json,
  * so `report` and the run's own summary.json are equal by construction.
  */
-export function replaySummary(dir: string, who?: string): { summary: Summary; warnings: string[] } {
+export function replaySummary(dir: string, who?: string, percentiles?: readonly number[]): { summary: Summary; warnings: string[] } {
   const file = requestsFile(dir, who);
   const agg = new SummaryAggregator();
   const windows = new WindowTracker();
   const warnings = eachRecord(file, (r) => (agg.add(r), windows.add(r)));
   const run = readRunMeta(dir, warnings);
   // The server section is re-derived from server_metrics.jsonl, as the run derived it.
-  return { summary: withGpuSection(dir, withServerSection(dir, agg.summary(run, runConcurrency(run)), windows)), warnings };
+  // The percentiles are run.json's (--percentiles), unless `report --percentiles` asks for others.
+  return { summary: withGpuSection(dir, withServerSection(dir, agg.summary(run, runConcurrency(run), percentiles), windows)), warnings };
 }
 
 /** The run's summary: summary.json when readable, else replayed from requests.jsonl. */

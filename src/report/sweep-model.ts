@@ -20,6 +20,16 @@ export const rowPairLabel = (r: { input_tokens: number; output_tokens: number })
 /** A load in words: "concurrency 8" or "2 req/s". */
 export const loadWords = (mode: LoadMode, load: number): string => (mode === 'concurrency' ? `concurrency ${load}` : `${load} req/s`);
 
+/** The --percentiles extras of a sweep's rows (extra_percentiles keys, in order of first appearance), optionally of some metrics only. */
+export function extraPercentileKeys(rows: readonly SweepRow[], metrics?: readonly string[]): string[] {
+  const keys = [...new Set(rows.flatMap((r) => Object.keys(r.extra_percentiles ?? {})))];
+  return metrics ? keys.filter((k) => metrics.includes(k.split('_')[0])) : keys;
+}
+
+/** "TTFT p99.9" for ttft_p99_9_ms. */
+export const extraPercentileLabel = (key: string): string =>
+  key.replace(/^([a-z0-9]+)_p([\d_]+)_ms$/, (_, m: string, p: string) => `${m.toUpperCase()} p${p.replace('_', '.')}`);
+
 export interface SweepRow {
   name: string;
   /** Point directory relative to the sweep directory. */
@@ -50,6 +60,8 @@ export interface SweepRow {
   server_findings?: string[];
   /** Mean GPU utilization (%) over every GPU and sample (summary.gpu), null without --gpu-metrics. */
   gpu_util_pct_mean?: number | null;
+  /** Percentiles --percentiles asked for beyond the fixed p50/p90/p99 columns, e.g. ttft_p99_9_ms (sweep.csv: one column each, after the others). */
+  extra_percentiles?: Record<string, number | null>;
   requests: number;
   ok: number;
   failed: number;

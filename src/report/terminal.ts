@@ -1,6 +1,6 @@
 // Terminal reporter: the end-of-run summary table.
 import { DISTRIBUTION_METRICS, type Summary } from '../metrics/summary.js';
-import type { DistStats } from '../metrics/stats.js';
+import { DEFAULT_PERCENTILES, percentileKey, type DistStats } from '../metrics/stats.js';
 import { fmt, pct, table, safeTerminalText } from './format.js';
 import { serverLines } from './server-terminal.js';
 import { routingLines } from './routing-terminal.js';
@@ -64,11 +64,13 @@ export function renderSummary(s: Summary): string {
     const d = s[k] as DistStats | undefined; // absent from summaries written before the field existed
     return d !== undefined && d.count > 0 && d.max !== 0 && !(sameAsTtft as readonly string[]).includes(k);
   });
+  // The columns --percentiles asked for (a summary written before it existed has the four defaults).
+  const ps = s.percentiles ?? DEFAULT_PERCENTILES;
   const rows = shown.filter(([, k]) => !samples || k !== 'output_tokens').map(([label, k]) => {
     const d = s[k] as DistStats;
-    return [samples && k === 'e2e_ms' ? 'latency (ms)' : label, fmt(d.mean), fmt(d.stdev), fmt(d.p50), fmt(d.p90), fmt(d.p95), fmt(d.p99), fmt(d.max)];
+    return [samples && k === 'e2e_ms' ? 'latency (ms)' : label, fmt(d.mean), fmt(d.stdev), ...ps.map((p) => fmt(d[percentileKey(p)] ?? null)), fmt(d.max)];
   });
-  out.push(table(['metric', 'mean', 'stdev', 'p50', 'p90', 'p95', 'p99', 'max'], rows));
+  out.push(table(['metric', 'mean', 'stdev', ...ps.map((p) => `p${p}`), 'max'], rows));
   if (sameAsTtft.length) out.push(`(${sameAsTtft.map((k) => sameAsTtftReason(k, s)).join('; ')})`);
   if (r.errors.length) {
     out.push('', 'errors:');

@@ -1,11 +1,12 @@
 // One sweep point as a flat row (sweep.csv / sweep.json): its load, lengths, throughputs, latency stats, stability and goodput.
 import type { MetricsBlock, Summary } from '../metrics/summary.js';
-import type { DistStats } from '../metrics/stats.js';
+import { percentileKey, type DistStats } from '../metrics/stats.js';
 import type { RequestRecord } from '../metrics/record.js';
 import { evaluateSlo, type Slo } from '../metrics/slo.js';
 import type { SweepRow } from '../report/sweep-model.js';
 import { pairLabel, type PointSpec } from './grid.js';
 import { gradePoint, worstSlo } from './grade.js';
+import { csvCell } from '../report/csv-cell.js';
 
 export type { SweepRow } from '../report/sweep-model.js';
 
@@ -27,7 +28,21 @@ export interface RowContext {
   maxErrorRate: number;
 }
 
-export function sweepRow(p: PointSpec, dir: string, m: MetricsBlock & Partial<Pick<Summary, 'server' | 'gpu'>>, records: Iterable<RequestRecord>, ctx: RowContext): SweepRow {
+/** The row's own percentile columns; --percentiles adds the others it names (extraPercentiles). */
+const ROW_PERCENTILES: readonly number[] = [50, 90, 99];
+
+/** TTFT, TPOT, ITL and E2E at each percentile the run asked for beyond ROW_PERCENTILES, keyed `ttft_p99_9_ms`; undefined when none. */
+export function extraPercentiles(m: MetricsBlock & Partial<Pick<Summary, 'percentiles'>>): Record<string, number | null> | undefined {
+  const extra = (m.percentiles ?? []).filter((p) => !ROW_PERCENTILES.includes(p));
+  if (!extra.length) return undefined;
+  const out: Record<string, number | null> = {};
+  for (const [name, d] of [['ttft', m.ttft_ms], ['tpot', m.tpot_ms], ['itl', m.itl_ms], ['e2e', m.e2e_ms]] as const)
+    for (const p of extra) out[`${name}_${percentileKey(p)}_ms`] = d[percentileKey(p)] ?? null;
+  return out;
+}
+
+export function sweepRow(p: PointSpec, dir: string, m: MetricsBlock & Partial<Pick<Summary, 'server' | 'gpu' | 'percentiles'>>, records: Iterable<RequestRecord>, ctx: RowContext): SweepRow {
+  const extra = extraPercentiles(m);
   const slo = ctx.slo;
   const ev = evaluateSlo(m, records, slo);
   const worst = slo ? worstSlo(ev.checks) : undefined;
@@ -85,6 +100,7 @@ export function sweepRow(p: PointSpec, dir: string, m: MetricsBlock & Partial<Pi
     slo_worst_metric: worst?.metric ?? null,
     slo_worst_ratio: worst?.ratio ?? null,
     grade: null,
+    ...(extra ? { extra_percentiles: extra } : {}),
   };
   row.grade = gradePoint(row, ctx.maxErrorRate);
   return row;
@@ -137,23 +153,16 @@ export const SWEEP_COLUMNS: (keyof SweepRow)[] = [
   'auto_role',
 ];
 
-function csvCell(v: unknown): string {
-  if (v === null || v === undefined) return '';
-  if (typeof v === 'number') return Number.isFinite(v) ? String(Math.round(v * 1e6) / 1e6) : '';
-  const s = Array.isArray(v) ? v.join(';') : String(v);
-  // Quote when needed; a leading =,+,-,@ is prefixed so spreadsheets do not evaluate it as a formula.
-  const safe = /^[=+\-@]/.test(s) ? `'${s}` : s;
-  return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
-}
-
 const NOT_MEASURED = new Set<keyof SweepRow>([
   'requests', 'ok', 'failed', 'error_rate', 'duration_s', 'request_throughput', 'output_throughput', 'total_token_throughput',
   'mean_in_flight', 'goodput_req_s', 'goodput_tok_s', 'good_fraction',
 ]);
 
-/** sweep.csv: a header line then one line per row. */
+/** sweep.csv: a header line then one line per row; --percentiles extras (extra_percentiles) are the last columns. */
 export function sweepCsv(rows: readonly SweepRow[]): string {
   // A point that never ran measured nothing: its counts and rates are empty cells, not zeros.
   const cell = (r: SweepRow, c: keyof SweepRow) => csvCell(r.status === 'failed' && NOT_MEASURED.has(c) ? null : r[c]);
-  return [SWEEP_COLUMNS.join(','), ...rows.map((r) => SWEEP_COLUMNS.map((c) => cell(r, c)).join(','))].join('\n') + '\n';
+  const extra = [...new Set(rows.flatMap((r) => Object.keys(r.extra_percentiles ?? {})))];
+  const line = (r: SweepRow) => [...SWEEP_COLUMNS.map((c) => cell(r, c)), ...extra.map((k) => csvCell(r.extra_percentiles?.[k] ?? null))].join(',');
+  return [[...SWEEP_COLUMNS, ...extra].join(','), ...rows.map(line)].join('\n') + '\n';
 }

@@ -1,6 +1,6 @@
 // Terminal reporter for a sweep: one line per point as it finishes, then the points table and the findings.
 import { fmt, pct, safeTerminalText, table } from '../report/format.js';
-import { rowPairLabel, type SweepDoc, type SweepRow } from '../report/sweep-model.js';
+import { extraPercentileKeys, extraPercentileLabel, rowPairLabel, type SweepDoc, type SweepRow } from '../report/sweep-model.js';
 import { sweepWarnings } from '../report/sweep-warnings.js';
 import { autoSearchLines } from './auto-terminal.js';
 
@@ -17,9 +17,11 @@ export function renderSweep(doc: SweepDoc): string {
   const safe = (t: string) => safeTerminalText(t, 2000);
   for (const w of sweepWarnings(doc)) out.push(safe(`WARNING: ${w}`));
   if (out.length) out.push('');
+  // --percentiles beyond the fixed columns, for TTFT and E2E (sweep.csv and the report have TPOT and ITL too).
+  const extra = extraPercentileKeys(doc.points, ['ttft', 'e2e']);
   out.push(
     table(
-      [doc.mode, 'in x out', 'ok', 'err', 'req/s', 'out tok/s', 'TTFT p50', 'TTFT p99', 'TPOT p99', 'E2E p99', 'goodput tok/s', ...(hasSlo ? ['SLO', 'grade'] : [])],
+      [doc.mode, 'in x out', 'ok', 'err', 'req/s', 'out tok/s', 'TTFT p50', 'TTFT p99', 'TPOT p99', 'E2E p99', 'goodput tok/s', ...extra.map(extraPercentileLabel), ...(hasSlo ? ['SLO', 'grade'] : [])],
       doc.points.map((r) => [
         // The open-loop profile's probes run closed loop: "c1 synchronous" in a column of rates.
         r.mode === doc.mode ? String(r.load) : `c${r.load}${r.auto_role ? ` ${r.auto_role}` : ''}`,
@@ -34,6 +36,7 @@ export function renderSweep(doc: SweepDoc): string {
         fmt(r.tpot_p99_ms),
         fmt(r.e2e_p99_ms),
         r.status === 'failed' ? '-' : fmt(r.goodput_tok_s),
+        ...extra.map((k) => fmt(r.extra_percentiles?.[k] ?? null)),
         ...(hasSlo ? [r.status === 'failed' ? '-' : r.slo_passed ? 'ok' : 'FAIL', r.grade ?? '-'] : []),
       ]),
     ),

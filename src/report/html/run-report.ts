@@ -128,7 +128,7 @@ export function renderRunReport(d: RunReportData, opts: RunReportOptions = {}): 
     { id: 'headline', title: 'Headline', html: tiles(headline(s, slo?.result)) },
     ...(d.eval ? [evalSection(d.eval)] : []),
     { id: 'insights', title: 'What this run shows', html: statementsList(runNotes(s, stalls, slo)) + (slo ? sloBlock(slo.text, slo.result) : '') },
-    { id: 'percentiles', title: 'Percentiles', html: percentileTable(s) + (byClass ? `<h3>By class</h3>${byClass}` : '') },
+    { id: 'percentiles', title: 'Percentiles', html: percentileTable(s, s.percentiles) + (byClass ? `<h3>By class</h3>${byClass}` : '') },
     { id: 'distributions', title: 'Distributions', html: `<div class="grid2">${div('c-ttft-hist')}${div('c-tpot-hist')}${div('c-ttft-cdf')}${div('c-tpot-cdf')}</div>` },
     { id: 'timeline', title: 'Request timeline', html: `<p class="muted">${esc(tl.note)} Orange: waiting for the first token; then decoding; red: failed.</p>${div('c-timeline', 'chart tall')}` },
     { id: 'over-time', title: 'Load over time', html: div('c-overtime') },

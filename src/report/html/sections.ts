@@ -1,5 +1,5 @@
 // HTML building blocks shared by the reports: headline tiles, tables, metadata and plain-word findings. All text is escaped here.
-import type { DistStats } from '../../metrics/stats.js';
+import { DEFAULT_PERCENTILES, percentileKey, type DistStats } from '../../metrics/stats.js';
 import { DISTRIBUTION_METRICS, type MetricsBlock } from '../../metrics/summary.js';
 import type { SloResult } from '../../metrics/slo.js';
 import { describeSloChecks } from '../../metrics/slo.js';
@@ -41,12 +41,13 @@ export function htmlTable(header: readonly string[], rows: readonly (string | { 
 export const DIST_ROWS = DISTRIBUTION_METRICS;
 
 /** Every distribution of a metrics block: count, mean, stdev, min, p50, p90, p95, p99, max. */
-export function percentileTable(m: MetricsBlock): string {
+/** One row per distribution, one column per percentile of `ps` (the run's --percentiles). */
+export function percentileTable(m: MetricsBlock, ps: readonly number[] = DEFAULT_PERCENTILES): string {
   const rows = DIST_ROWS.filter(([, k]) => (m[k] as DistStats | undefined)?.count).map(([label, k]) => {
     const d = m[k] as DistStats;
-    return [label, String(d.count), num(d.mean), num(d.stdev), num(d.min), num(d.p50), num(d.p90), num(d.p95), num(d.p99), num(d.max)];
+    return [label, String(d.count), num(d.mean), num(d.stdev), num(d.min), ...ps.map((p) => num(d[percentileKey(p)] ?? null)), num(d.max)];
   });
-  return htmlTable(['metric', 'count', 'mean', 'stdev', 'min', 'p50', 'p90', 'p95', 'p99', 'max'], rows);
+  return htmlTable(['metric', 'count', 'mean', 'stdev', 'min', ...ps.map((p) => `p${p}`), 'max'], rows);
 }
 
 export function statementsList(lines: readonly string[]): string {

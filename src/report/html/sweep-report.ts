@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { UsageError } from '../../errors.js';
 import { CHART_SAMPLE_MAX, REQUESTS_JSONL, sampleRecords } from '../results-dir.js';
 import { percentile } from '../../metrics/stats.js';
-import { loadWords, type SweepDoc, type SweepRow } from '../sweep-model.js';
+import { extraPercentileKeys, extraPercentileLabel, loadWords, type SweepDoc, type SweepRow } from '../sweep-model.js';
 import { sweepWarnings } from '../sweep-warnings.js';
 import { renderPage } from './page.js';
 import { boxChart, decompositionChart, groupLabel, latencyThroughputChart, latencyVsLoadChart, throughputChart, type BoxStats, type SweepGroup } from './sweep-charts.js';
@@ -49,7 +49,10 @@ function groupsOf(doc: SweepDoc): SweepGroup[] {
 
 function pointsTable(doc: SweepDoc): string {
   const hasSlo = doc.slo !== null;
-  const header = ['point', 'load', 'in×out', 'ok / total', 'error rate', 'req/s', 'out tok/s', 'TTFT p50', 'TTFT p99', 'TPOT p50', 'TPOT p99', 'ITL p99', 'E2E p50', 'E2E p99', 'speed p50', 'eff.', 'goodput tok/s', ...(hasSlo ? ['SLO', 'grade'] : [])];
+  // --percentiles beyond the fixed columns: ttft_p99_9_ms is shown as "TTFT p99.9".
+  const extra = extraPercentileKeys(doc.points);
+  const extraHead = extra.map(extraPercentileLabel);
+  const header = ['point', 'load', 'in×out', 'ok / total', 'error rate', 'req/s', 'out tok/s', 'TTFT p50', 'TTFT p99', 'TPOT p50', 'TPOT p99', 'ITL p99', 'E2E p50', 'E2E p99', 'speed p50', 'eff.', 'goodput tok/s', ...extraHead, ...(hasSlo ? ['SLO', 'grade'] : [])];
   const rows = doc.points.map((r) => [
     r.status === 'failed' ? { html: `${esc(r.name)} <span class="fail">failed</span> <span class="muted">${esc(r.error ?? '')}</span>` } : { html: `<a href="${esc(`${r.dir}/report.html`)}">${esc(r.name)}</a>${r.client_bound ? ' <span class="fail">client-bound</span>' : ''}` },
     String(r.load),
@@ -69,6 +72,7 @@ function pointsTable(doc: SweepDoc): string {
     num(r.output_speed_p50_tok_s),
     num(r.concurrency_efficiency),
     r.status === 'failed' ? '–' : num(r.goodput_tok_s),
+    ...extra.map((k) => num(r.extra_percentiles?.[k] ?? null)),
     ...(hasSlo ? [{ html: r.status === 'failed' ? '–' : r.slo_passed ? '<span class="pass">pass</span>' : `<span class="fail">fail</span> <span class="muted">${esc(r.slo_failed.join(', '))}</span>` }, r.grade ?? '–'] : []),
   ]);
   return htmlTable(header, rows);

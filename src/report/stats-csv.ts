@@ -1,0 +1,63 @@
+// stats.csv: the Locust practice's per-run figures (QPS, QPM, TTFT/E2E percentiles, output time, tok/s, fail rate), one row per class.
+import type { MetricsBlock, Summary } from '../metrics/summary-model.js';
+import { DEFAULT_PERCENTILES, percentileKey, type DistStats } from '../metrics/stats.js';
+import { csvCell } from './csv-cell.js';
+
+export const STATS_CSV = 'stats.csv';
+
+type Cell = string | number | null;
+
+/** TTFT and E2E percentiles always in stats.csv; --percentiles adds columns for the others it names. */
+const FIXED_PERCENTILES: readonly number[] = [50, 90, 95, 99];
+
+const pcols = (metric: string, ps: readonly number[]) => ps.map((p) => `${metric}_${percentileKey(p)}_ms`);
+
+/** The columns, in order, for a run that asked for `percentiles` (docs/output-format.md#statscsv gives each formula). */
+export function statsColumns(percentiles: readonly number[] = DEFAULT_PERCENTILES): string[] {
+  const extra = percentiles.filter((p) => !FIXED_PERCENTILES.includes(p));
+  const ps = [...FIXED_PERCENTILES, ...extra];
+  return [
+    'class', 'requests', 'ok', 'failed', 'fail_rate', 'duration_s', 'qps', 'qpm',
+    ...pcols('ttft', ps), ...pcols('e2e', ps),
+    'output_time_mean_ms', 'output_tok_s_per_request_mean', 'output_tok_s', 'input_tokens_mean', 'output_tokens_mean',
+  ];
+}
+
+const pval = (d: DistStats | undefined, key: string): number | null => (d ? ((d as unknown as Record<string, number | null | undefined>)[key] ?? null) : null);
+
+/**
+ * One row of a metrics block. qps = ok requests / duration_s; qpm = 60 · qps; fail_rate = failed / (total − cancelled);
+ * output_time_mean_ms = mean E2E − mean TTFT of ok requests (the mean time from the first token to the last);
+ * output_tok_s_per_request_mean = mean per-request output speed; output_tok_s = Σ output tokens / duration_s.
+ */
+export function statsRow(cls: string, m: MetricsBlock, columns: readonly string[]): Cell[] {
+  const e2e = m.e2e_ms.mean;
+  const ttft = m.ttft_ms.mean;
+  const v: Record<string, Cell> = {
+    class: cls,
+    requests: m.requests.total,
+    ok: m.requests.ok,
+    failed: m.requests.failed,
+    fail_rate: m.requests.error_rate,
+    duration_s: m.duration_s,
+    qps: m.request_throughput,
+    qpm: m.qpm,
+    output_time_mean_ms: e2e !== null && ttft !== null ? e2e - ttft : null,
+    output_tok_s_per_request_mean: m.output_speed_tok_s.mean,
+    output_tok_s: m.output_throughput,
+    input_tokens_mean: m.input_tokens.mean,
+    output_tokens_mean: m.output_tokens.mean,
+  };
+  return columns.map((c) => {
+    if (c in v) return v[c];
+    const pm = /^(ttft|e2e)_(p[0-9_]+)_ms$/.exec(c);
+    return pm ? pval(pm[1] === 'ttft' ? m.ttft_ms : m.e2e_ms, pm[2]) : null;
+  });
+}
+
+/** stats.csv text: a header, the whole run (`class` = all), then each request class (by_class) by name. */
+export function statsCsv(s: Summary): string {
+  const columns = statsColumns(s.percentiles ?? DEFAULT_PERCENTILES);
+  const rows = [statsRow('all', s, columns), ...Object.entries(s.by_class ?? {}).map(([c, m]) => statsRow(c, m, columns))];
+  return [columns.join(','), ...rows.map((r) => r.map(csvCell).join(','))].join('\n') + '\n';
+}
