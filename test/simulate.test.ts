@@ -10,6 +10,8 @@ import { rebuildSummary } from '../src/cli/report.js';
 import { registerSimulate } from '../src/cli/simulate.js';
 import type { DistStats } from '../src/metrics/stats.js';
 import { tmpDir } from './helpers.js';
+import { stepCost } from '../src/sim/engine/cost.js';
+import { outsideEngineMs } from '../src/sim/engine/overheads.js';
 
 const relDiff = (sim: number | null, real: number | null): number => Math.abs((sim as number) - (real as number)) / (real as number);
 
@@ -31,6 +33,20 @@ describe('simulate', () => {
     const onDisk = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
     expect(JSON.parse(JSON.stringify(rebuildSummary(out).summary))).toEqual(onDisk);
     expect(onDisk.run.simulated).toBe(true);
+  });
+
+  it('TTFT of a prefix-cache hit includes the time outside the engine (API server, tokenization, detokenization)', async () => {
+    const res = await simulate({ requests: 2, concurrency: 1, endpoint: 'completions', inputTokens: 8, prefixTokens: 564, prefixGroups: 1, outputTokens: 4, out: tmpDir() });
+    const r = res.records[1];
+    const cached = r.cached_tokens!;
+    const prompt = r.input_tokens!;
+    expect(cached).toBeGreaterThan(500);
+    const fresh = prompt - cached;
+    const step = stepCost(res.engine, { requests: 1, newTokens: fresh, contextTokens: cached, attentionPairs: fresh * cached + (fresh * (fresh + 1)) / 2 }).totalMs;
+    const outside = outsideEngineMs(res.engine, prompt);
+    expect(outside).toBeGreaterThan(5);
+    // Records keep µs, so the sum agrees to about a µs.
+    expect(Math.abs(r.ttft_ms! - (outside + step))).toBeLessThan(0.01);
   });
 
   it('agrees with run() against the sim server: TTFT and TPOT p50/p90 within 10%', async () => {

@@ -7,6 +7,7 @@ import type { EngineSpec } from '../sim/engine/config.js';
 import { createEngine, type EngineCounters, type StepResult } from '../sim/engine/engine.js';
 import { blockHashesFromIds } from '../sim/engine/hash.js';
 import { decideOutputTokens } from '../sim/engine/length.js';
+import { outsideEngineMs } from '../sim/engine/overheads.js';
 import { createTextSource } from '../sim/http/text.js';
 import type { VirtualRecord } from '../sim/virtual.js';
 import { createRng } from '../util/rng.js';
@@ -61,6 +62,8 @@ export function createVirtualDriver(c: RunConfig, tok: Tokenizer, o: VirtualDriv
     keepText: o.keepText,
   };
   const live = new Map<string, Live>();
+  /** Sent, not yet in the engine (time outside the engine). */
+  const delayed = new Map<string, Live>();
   let seq = 0;
   let stepping = false;
   let kickQueued = false;
@@ -130,23 +133,47 @@ export function createVirtualDriver(c: RunConfig, tok: Tokenizer, o: VirtualDriv
       promptTokens: ids.length, cachedTokens: 0, outputTokens: 0, finishReason: decision.finishReason,
     };
     const key = String(seq++);
-    const err = engine.add({ id: key, promptTokens: ids.length, outputTokens: decision.outputTokens, blockHashes: blockHashesFromIds(ids, o.engine.blockSize) });
-    if (err !== undefined) {
-      rec.error = err;
-      rec.finishReason = undefined;
-      return Promise.resolve(result({ rec, planned, inp }));
+    const add = () => engine.add({ id: key, promptTokens: ids.length, outputTokens: decision.outputTokens, blockHashes: blockHashesFromIds(ids, o.engine.blockSize) });
+    const outside = outsideEngineMs(o.engine, ids.length, o.tokensPerChunk);
+    if (outside <= 0) {
+      const err = add();
+      if (err !== undefined) {
+        rec.error = err;
+        rec.finishReason = undefined;
+        return Promise.resolve(result({ rec, planned, inp }));
+      }
     }
     return new Promise((resolve) => {
-      live.set(key, { rec, planned, inp, resolve });
-      maxInFlight = Math.max(maxInFlight, live.size);
-      kick();
+      const l: Live = { rec, planned, inp, resolve };
+      if (outside <= 0) {
+        live.set(key, l);
+        maxInFlight = Math.max(maxInFlight, live.size);
+        return kick();
+      }
+      // API server, tokenization and streaming time outside the engine (sim/engine/overheads.ts) before admission.
+      delayed.set(key, l);
+      clock.at(now + outside, () => {
+        if (!delayed.delete(key)) return false;
+        const err = add();
+        if (err !== undefined) {
+          rec.error = err;
+          rec.finishReason = undefined;
+          resolve(result(l));
+          return true;
+        }
+        live.set(key, l);
+        maxInFlight = Math.max(maxInFlight, live.size);
+        kick();
+        return false;
+      });
     });
   };
 
   const cancelAll = (): void => {
-    for (const [key, l] of [...live]) {
+    for (const [key, l] of [...live, ...delayed]) {
       engine.abort(key);
       live.delete(key);
+      delayed.delete(key);
       const r = result(l);
       Object.assign(r.raw, { status: 'cancelled', http_status: null, code: 'E_CANCELLED', error: 'run stopped before the request finished' });
       l.resolve(r);

@@ -2,6 +2,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadTokenizer } from '../dataset/tokenizer.js';
 import { startSimServer, type SimServerHandle } from './server.js';
+import { resolveEngine } from './engine/config.js';
+import { stepCost } from './engine/cost.js';
+import { outsideEngineMs } from './engine/overheads.js';
 
 const tok = loadTokenizer('cl100k_base');
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -268,5 +271,36 @@ describe('sim server lifecycle', () => {
     expect(await pending).toBeTypeOf('string');
     await new Promise((ok) => setTimeout(ok, 50));
     expect(count()).toBeLessThanOrEqual(before);
+  });
+});
+
+describe('sim server timing', () => {
+  it('TTFT includes the time outside the engine (API server, tokenization, detokenization), scaled like engine time', async () => {
+    // timeScale 0.05: 20x slower than real time, so late timers on a loaded machine are small next to the gap tested.
+    const timeScale = 0.05;
+    const sim = await startSimServer({ timeScale });
+    try {
+      const prompt = 'Explain the KV cache in one paragraph, please.';
+      const promptTokens = tok.encode(prompt).length;
+      const spec = resolveEngine({});
+      const outside = outsideEngineMs(spec, promptTokens);
+      const prefill = stepCost(spec, { requests: 1, newTokens: promptTokens, contextTokens: 0, attentionPairs: (promptTokens * (promptTokens + 1)) / 2 }).totalMs;
+      const t0 = performance.now();
+      const res = await post(sim.baseUrl, '/completions', { prompt, max_tokens: 2, ignore_eos: true, stream: true });
+      const reader = res.body!.getReader();
+      let text = '';
+      while (!text.includes('"text"')) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += new TextDecoder().decode(value);
+      }
+      const ttftWallMs = performance.now() - t0;
+      await reader.cancel();
+      expect(outside).toBeGreaterThan(5);
+      // Timers only fire late, so the engine-only time is a lower bound; the outside time must come on top of it.
+      expect(ttftWallMs).toBeGreaterThan(((outside + prefill) / timeScale) * 0.97);
+    } finally {
+      await sim.close();
+    }
   });
 });

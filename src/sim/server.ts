@@ -8,6 +8,7 @@ import { resolveEngine } from './engine/config.js';
 import { contextLengthError, createEngine } from './engine/engine.js';
 import { blockHashesFromIds } from './engine/hash.js';
 import { decideOutputTokens } from './engine/length.js';
+import { outsideEngineMs } from './engine/overheads.js';
 import { sendError, sendJson } from './http/errors.js';
 import { pickFaults, STATUS_FAULTS } from './http/faults.js';
 import { Registry } from 'prom-client';
@@ -102,6 +103,7 @@ export async function startSimServer(opts: SimServerOptions = {}, hooks: { log?:
   const open = new Set<Session>();
   let requestCount = 0;
   const embedTimers = new Set<NodeJS.Timeout>();
+  const admitTimers = new Set<NodeJS.Timeout>();
 
   const loop = createRealtimeLoop({
     engine,
@@ -195,8 +197,13 @@ export async function startSimServer(opts: SimServerOptions = {}, hooks: { log?:
         return { queueMs, promptEvalMs, evalMs, totalMs: queueMs + promptEvalMs + evalMs };
       },
     });
-    const err = engine.add({ id, promptTokens, outputTokens: decision.outputTokens, blockHashes: blockHashesFromIds(g.promptTokenIds, spec.blockSize) });
-    if (err) return sendError(res, 400, err);
+    const add = () => engine.add({ id, promptTokens, outputTokens: decision.outputTokens, blockHashes: blockHashesFromIds(g.promptTokenIds, spec.blockSize) });
+    // API server, tokenization and streaming time outside the engine (engine/overheads.ts) before admission.
+    const outside = outsideEngineMs(spec, promptTokens, o.tokensPerChunk);
+    if (outside <= 0) {
+      const err = add();
+      if (err) return sendError(res, 400, err);
+    }
     const now = loop.nowSimMs();
     const corrupt = scripted ? () => void pieces.splice(0, pieces.length, ...scripted.corrupted) : undefined;
     entry = { session, reason: decision.finishReason, arrivalSim: now, startSim: now, firstSim: now, lastSim: now, promptTokens, corrupt };
@@ -209,7 +216,14 @@ export async function startSimServer(opts: SimServerOptions = {}, hooks: { log?:
       session.close();
     });
     session.open();
-    loop.wake();
+    if (outside <= 0) return loop.wake();
+    const timer = setTimeout(() => {
+      admitTimers.delete(timer);
+      // Gone while outside the engine (client closed): nothing to admit. The length check above already passed.
+      if (!live.has(id) || add() !== undefined) return;
+      loop.wake();
+    }, outside / o.timeScale);
+    admitTimers.add(timer);
   };
 
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -297,6 +311,7 @@ export async function startSimServer(opts: SimServerOptions = {}, hooks: { log?:
       closing ??= new Promise<void>((resolve) => {
         loop.close();
         for (const t of embedTimers) clearTimeout(t);
+        for (const t of admitTimers) clearTimeout(t);
         for (const s of open) s.close();
         open.clear();
         live.clear();

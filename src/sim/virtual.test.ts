@@ -1,6 +1,9 @@
 // Virtual-clock driver: speed, closed/open loop, lengths.
 import { describe, expect, it } from 'vitest';
 import { simulateRun } from './virtual.js';
+import { resolveEngine } from './engine/config.js';
+import { stepCost } from './engine/cost.js';
+import { outsideEngineMs } from './engine/overheads.js';
 
 describe('simulateRun', () => {
   // Speed is a bench target (bench/), not a test assertion: a shared, loaded machine can be many times slower.
@@ -39,5 +42,19 @@ describe('simulateRun', () => {
     const capped = simulateRun({ requests: [{ promptTokens: 100, maxTokens: 400, ignoreEos: true }], load: { rate: 50, arrival: 'poisson', concurrency: 4, requests: 40, seed: 2 } });
     expect(capped.maxInFlight).toBeLessThanOrEqual(4);
     expect(capped.records.some((r) => r.sentMs > r.scheduledMs)).toBe(true);
+  });
+
+  it('time outside the engine: a fully cached prompt still pays API server, tokenization and detokenization time', () => {
+    const spec = resolveEngine({});
+    const ids = Array.from({ length: 2000 }, (_, i) => (i * 7919) % 50_000);
+    const run = simulateRun({ engine: spec, requests: [{ promptTokenIds: ids, maxTokens: 4, ignoreEos: true }], load: { concurrency: 1, requests: 2 } });
+    const second = run.records[1];
+    expect(second.cachedTokens).toBe(1984);
+    const outside = outsideEngineMs(spec, 2000);
+    expect(outside).toBeGreaterThan(5);
+    // outside + one step computing the last 16 tokens against 1,984 cached ones.
+    const step = stepCost(spec, { requests: 1, newTokens: 16, contextTokens: 1984, attentionPairs: 16 * 1984 + (16 * 17) / 2 }).totalMs;
+    expect(second.firstTokenMs! - second.sentMs).toBeCloseTo(outside + step, 6);
+    expect(run.records[0].firstTokenMs! - run.records[0].sentMs).toBeGreaterThan(outside + step);
   });
 });

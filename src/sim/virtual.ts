@@ -5,6 +5,7 @@ import { resolveEngine, type EngineOptions, type EngineSpec } from './engine/con
 import { createEngine, type EngineCounters } from './engine/engine.js';
 import { blockHashesFromIds, syntheticBlockHashes } from './engine/hash.js';
 import { decideOutputTokens } from './engine/length.js';
+import { outsideEngineMs } from './engine/overheads.js';
 
 export interface VirtualRequest {
   /** Prompt token ids (prefix caching then hashes the real tokens). */
@@ -88,6 +89,7 @@ export function simulateRun(opts: SimulateRunOptions): SimulateRunResult {
   let maxInFlight = 0;
   let now = 0;
   let steps = 0;
+  const pending: { at: number; admit: () => void }[] = [];
 
   const send = (scheduledMs: number, sentMs: number): void => {
     const index = next++;
@@ -99,15 +101,34 @@ export function simulateRun(opts: SimulateRunOptions): SimulateRunResult {
     const blockHashes = req.promptTokenIds
       ? blockHashesFromIds(req.promptTokenIds, spec.blockSize)
       : syntheticBlockHashes(promptTokens, spec.blockSize, index, req.prefix);
-    const err = engine.add({ id: String(index), promptTokens, outputTokens: decision.outputTokens, blockHashes });
-    if (err !== undefined) {
+    const admit = (): boolean => {
+      const err = engine.add({ id: String(index), promptTokens, outputTokens: decision.outputTokens, blockHashes });
+      if (err === undefined) {
+        live.set(String(index), rec);
+        return true;
+      }
       rec.error = err;
       rec.finishReason = undefined;
+      return false;
+    };
+    const occupy = (): void => {
+      inFlight++;
+      if (inFlight > maxInFlight) maxInFlight = inFlight;
+    };
+    // API server, tokenization and streaming time outside the engine (engine/overheads.ts) before admission.
+    const outside = outsideEngineMs(spec, promptTokens);
+    if (outside <= 0) {
+      if (admit()) occupy();
       return;
     }
-    live.set(String(index), rec);
-    inFlight++;
-    if (inFlight > maxInFlight) maxInFlight = inFlight;
+    occupy();
+    const at = sentMs + outside;
+    let i = pending.length;
+    while (i > 0 && pending[i - 1].at > at) i--;
+    pending.splice(i, 0, { at, admit: () => void (admit() || inFlight--) });
+  };
+  const admitDue = (t: number): void => {
+    while (pending.length > 0 && pending[0].at <= t) pending.shift()!.admit();
   };
   /** Send everything due by `until` that fits; `atMs` is when the slot is free (never before its arrival). */
   const submit = (until: number, atMs: number): void => {
@@ -119,16 +140,20 @@ export function simulateRun(opts: SimulateRunOptions): SimulateRunResult {
   };
 
   submit(now, now);
-  while (next < total || engine.hasWork()) {
+  while (next < total || engine.hasWork() || pending.length > 0) {
+    admitDue(now);
     // The next step is planned the instant the previous one ends, so requests sent at that boundary
     // (closed-loop refills) reach the engine while it runs and join the step after, as on a real server.
     let res = engine.step();
     submit(now, now);
+    admitDue(now);
     if (!res) res = engine.step();
     if (!res) {
-      // Idle: jump to the next arrival.
-      if (!arrivals || next >= total) break;
-      now = Math.max(now, arrivals[next]);
+      // Idle: jump to the next arrival or admission.
+      const nextArrival = arrivals && next < total && inFlight < cap ? arrivals[next] : Infinity;
+      const nextAdmit = pending.length > 0 ? pending[0].at : Infinity;
+      if (nextArrival === Infinity && nextAdmit === Infinity) break;
+      now = Math.max(now, Math.min(nextArrival, nextAdmit));
       submit(now, now);
       continue;
     }

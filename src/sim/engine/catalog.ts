@@ -5,28 +5,29 @@ const GiB = 1024 ** 3;
 
 /**
  * GPUs. Peak figures are dense (no sparsity) tensor-core numbers from the vendors' data sheets (named per entry).
- * `bwEfficiency` is the fraction of peak HBM bandwidth a decode step achieves; calibrated so
- * Llama-3.1-8B BF16 batch-1 TPOT is ~6.5 ms on H100 SXM and ~13.3 ms on A100-40GB (see docs/sim.md).
+ * `bwEfficiency` is the fraction of peak HBM bandwidth the weight reads of a decode step achieve; fitted with the
+ * fixed step overheads so Llama-3.1-8B BF16 batch-1 TPOT is ~6.5 ms on H100 SXM and ~13.3 ms on A100-40GB
+ * (docs/sim.md#fidelity).
  * tdpW is the board power limit from the data sheet; idleW, smClockMhz (max boost) and memClockMhz are typical
  * nvidia-smi readings, used only by the sim server's DCGM series (docs/gpu-telemetry.md).
  */
 export const GPUS: Record<string, GpuProfile> = {
   // NVIDIA H100 Tensor Core GPU data sheet (SXM5 column).
-  h100: { id: 'h100', name: 'NVIDIA H100 SXM 80GB', bf16Tflops: 989, fp8Tflops: 1979, int8Tops: 1979, hbmTBps: 3.35, memBytes: 80 * GiB, bwEfficiency: 0.75, linkGBps: 450, linkLatencyUs: 6, tdpW: 700, idleW: 70, smClockMhz: 1980, memClockMhz: 2619 },
+  h100: { id: 'h100', name: 'NVIDIA H100 SXM 80GB', bf16Tflops: 989, fp8Tflops: 1979, int8Tops: 1979, hbmTBps: 3.35, memBytes: 80 * GiB, bwEfficiency: 0.8, linkGBps: 450, linkLatencyUs: 6, tdpW: 700, idleW: 70, smClockMhz: 1980, memClockMhz: 2619 },
   // Same data sheet, PCIe column: 2.0 TB/s HBM2e, 350 W; PCIe Gen5 x16 (64 GB/s a direction, ~50 achieved).
-  'h100-pcie': { id: 'h100-pcie', name: 'NVIDIA H100 PCIe 80GB', bf16Tflops: 756, fp8Tflops: 1513, int8Tops: 1513, hbmTBps: 2.0, memBytes: 80 * GiB, bwEfficiency: 0.75, linkGBps: 50, linkLatencyUs: 15, tdpW: 350, smClockMhz: 1755 },
+  'h100-pcie': { id: 'h100-pcie', name: 'NVIDIA H100 PCIe 80GB', bf16Tflops: 756, fp8Tflops: 1513, int8Tops: 1513, hbmTBps: 2.0, memBytes: 80 * GiB, bwEfficiency: 0.8, linkGBps: 50, linkLatencyUs: 15, tdpW: 350, smClockMhz: 1755 },
   // Same data sheet, H100 NVL column: 94 GB HBM3 at 3.9 TB/s, NVLink bridge 600 GB/s between pairs (300 a direction).
-  'h100-nvl': { id: 'h100-nvl', name: 'NVIDIA H100 NVL 94GB', bf16Tflops: 835, fp8Tflops: 1671, int8Tops: 1671, hbmTBps: 3.9, memBytes: 94 * GiB, bwEfficiency: 0.75, linkGBps: 300, linkLatencyUs: 8, tdpW: 400, smClockMhz: 1785 },
+  'h100-nvl': { id: 'h100-nvl', name: 'NVIDIA H100 NVL 94GB', bf16Tflops: 835, fp8Tflops: 1671, int8Tops: 1671, hbmTBps: 3.9, memBytes: 94 * GiB, bwEfficiency: 0.8, linkGBps: 300, linkLatencyUs: 8, tdpW: 400, smClockMhz: 1785 },
   // NVIDIA H200 data sheet (SXM).
-  h200: { id: 'h200', name: 'NVIDIA H200 SXM 141GB', bf16Tflops: 989, fp8Tflops: 1979, int8Tops: 1979, hbmTBps: 4.8, memBytes: 141 * GiB, bwEfficiency: 0.75, linkGBps: 450, linkLatencyUs: 6, tdpW: 700, idleW: 75, smClockMhz: 1980, memClockMhz: 3201 },
+  h200: { id: 'h200', name: 'NVIDIA H200 SXM 141GB', bf16Tflops: 989, fp8Tflops: 1979, int8Tops: 1979, hbmTBps: 4.8, memBytes: 141 * GiB, bwEfficiency: 0.8, linkGBps: 450, linkLatencyUs: 6, tdpW: 700, idleW: 75, smClockMhz: 1980, memClockMhz: 3201 },
   // NVIDIA HGX H20 product brief: 148 TFLOPS BF16, 296 FP8/INT8, 96 GB HBM3 at 4.0 TB/s, NVLink 900 GB/s, 400 W.
-  h20: { id: 'h20', name: 'NVIDIA H20 96GB', bf16Tflops: 148, fp8Tflops: 296, int8Tops: 296, hbmTBps: 4.0, memBytes: 96 * GiB, bwEfficiency: 0.75, linkGBps: 450, linkLatencyUs: 6, tdpW: 400 },
+  h20: { id: 'h20', name: 'NVIDIA H20 96GB', bf16Tflops: 148, fp8Tflops: 296, int8Tops: 296, hbmTBps: 4.0, memBytes: 96 * GiB, bwEfficiency: 0.8, linkGBps: 450, linkLatencyUs: 6, tdpW: 400 },
   // NVIDIA HGX B200 data sheet, per GPU (÷ 8, sparsity removed): 2.25 PFLOPS BF16, 4.5 FP8/INT8, 180 GB HBM3e at
   // 8 TB/s, NVLink 5 1.8 TB/s (900 a direction), 1,000 W.
-  b200: { id: 'b200', name: 'NVIDIA B200 180GB', bf16Tflops: 2250, fp8Tflops: 4500, int8Tops: 4500, hbmTBps: 8.0, memBytes: 180 * GiB, bwEfficiency: 0.75, linkGBps: 900, linkLatencyUs: 6, tdpW: 1000 },
+  b200: { id: 'b200', name: 'NVIDIA B200 180GB', bf16Tflops: 2250, fp8Tflops: 4500, int8Tops: 4500, hbmTBps: 8.0, memBytes: 180 * GiB, bwEfficiency: 0.8, linkGBps: 900, linkLatencyUs: 6, tdpW: 1000 },
   // NVIDIA A100 data sheet (SXM columns): 312 TFLOPS BF16, 624 TOPS INT8, no FP8.
-  'a100-80gb': { id: 'a100-80gb', name: 'NVIDIA A100 SXM 80GB', bf16Tflops: 312, int8Tops: 624, hbmTBps: 2.039, memBytes: 80 * GiB, bwEfficiency: 0.78, linkGBps: 300, linkLatencyUs: 8, tdpW: 400, idleW: 55, smClockMhz: 1410, memClockMhz: 1593 },
-  'a100-40gb': { id: 'a100-40gb', name: 'NVIDIA A100 SXM 40GB', bf16Tflops: 312, int8Tops: 624, hbmTBps: 1.555, memBytes: 40 * GiB, bwEfficiency: 0.78, linkGBps: 300, linkLatencyUs: 8, tdpW: 400, idleW: 50, smClockMhz: 1410, memClockMhz: 1215 },
+  'a100-80gb': { id: 'a100-80gb', name: 'NVIDIA A100 SXM 80GB', bf16Tflops: 312, int8Tops: 624, hbmTBps: 2.039, memBytes: 80 * GiB, bwEfficiency: 0.8, linkGBps: 300, linkLatencyUs: 8, tdpW: 400, idleW: 55, smClockMhz: 1410, memClockMhz: 1593 },
+  'a100-40gb': { id: 'a100-40gb', name: 'NVIDIA A100 SXM 40GB', bf16Tflops: 312, int8Tops: 624, hbmTBps: 1.555, memBytes: 40 * GiB, bwEfficiency: 0.8, linkGBps: 300, linkLatencyUs: 8, tdpW: 400, idleW: 50, smClockMhz: 1410, memClockMhz: 1215 },
   // NVIDIA L40S data sheet.
   l40s: { id: 'l40s', name: 'NVIDIA L40S 48GB', bf16Tflops: 362, fp8Tflops: 733, int8Tops: 733, hbmTBps: 0.864, memBytes: 48 * GiB, bwEfficiency: 0.8, linkGBps: 25, linkLatencyUs: 15, tdpW: 350, idleW: 35, smClockMhz: 2520, memClockMhz: 9001 },
   // NVIDIA L4 data sheet: 121 TFLOPS BF16, 242 FP8/INT8 (dense), 24 GB GDDR6 at 300 GB/s, 72 W, PCIe Gen4.

@@ -24,11 +24,20 @@ export const engineOptionsSchema = z.object({
   prefixCaching: z.boolean().default(true).describe('reuse KV blocks of identical prompt prefixes'),
   numGpuBlocksOverride: z.number().int().min(1).optional().describe('force the number of KV blocks (as vLLM --num-gpu-blocks-override)'),
   reserveGiB: z.number().nonnegative().default(1.5).describe('memory kept for activations and CUDA graphs, per GPU'),
-  mfu: z.number().gt(0).lte(1).default(0.5).describe('achieved fraction of peak FLOPs in compute-bound steps'),
+  mfu: z.number().gt(0).lte(1).default(0.65).describe('achieved fraction of peak FLOPs in compute-bound steps'),
   bwEfficiency: z.number().gt(0).lte(1).optional().describe('achieved fraction of peak HBM bandwidth (default GPU profile)'),
-  stepOverheadMs: z.number().nonnegative().default(0.06).describe('fixed scheduler/launch cost per step'),
-  layerOverheadMs: z.number().nonnegative().default(0.0015).describe('kernel-launch cost per layer per step'),
-  requestOverheadMs: z.number().nonnegative().default(0.005).describe('sampling/bookkeeping cost per scheduled request per step'),
+  stepOverheadMs: z.number().nonnegative().default(0.1).describe('fixed scheduler/launch cost per step'),
+  layerOverheadMs: z.number().nonnegative().default(0.012).describe('kernel-launch cost per layer per step'),
+  requestOverheadMs: z.number().nonnegative().default(0.015).describe('sampling/bookkeeping cost per scheduled request per step'),
+  // Physics fitted in docs/sim.md#fidelity: overheads outside the engine, attention, all-reduce, MoE, async scheduling.
+  apiServerMs: z.number().nonnegative().default(9).describe('per-request time outside the engine: HTTP, validation, IPC to the engine and back'),
+  tokenizeMsPerToken: z.number().nonnegative().default(0.002).describe('prompt tokenization cost per prompt token'),
+  detokenizeMsPerToken: z.number().nonnegative().default(0.05).describe('detokenization and streaming lag per output token of a chunk'),
+  kvBwEfficiency: z.number().gt(0).lte(1).default(0.6).describe('achieved fraction of peak HBM bandwidth reading KV in decode attention (paged, short sequences)'),
+  attnSeqOverheadUs: z.number().nonnegative().default(0.3).describe('attention kernel cost per scheduled sequence per layer'),
+  allReduceLatencyUs: z.number().nonnegative().optional().describe('latency floor of one tensor-parallel all-reduce (default 2.5 x the GPU link latency)'),
+  moeLayerOverheadUs: z.number().nonnegative().default(5).describe('MoE routing cost per MoE layer per step (gate, top-k, token permutation)'),
+  asyncScheduling: z.boolean().default(true).describe('schedule step N+1 while step N runs (vLLM --async-scheduling): a request arriving mid-step starts one step later'),
 });
 export type EngineOptions = z.input<typeof engineOptionsSchema>;
 
@@ -60,6 +69,15 @@ export interface EngineSpec {
   stepOverheadMs: number;
   layerOverheadMs: number;
   requestOverheadMs: number;
+  apiServerMs: number;
+  tokenizeMsPerToken: number;
+  detokenizeMsPerToken: number;
+  /** Effective byte/s of one GPU reading KV in attention kernels. */
+  kvBytesPerSec: number;
+  attnSeqOverheadUs: number;
+  allReduceLatencyUs: number;
+  moeLayerOverheadUs: number;
+  asyncScheduling: boolean;
 }
 
 /**
@@ -161,5 +179,14 @@ export function resolveEngine(input: EngineOptions = {}): EngineSpec {
     stepOverheadMs: o.stepOverheadMs,
     layerOverheadMs: o.layerOverheadMs,
     requestOverheadMs: o.requestOverheadMs,
+    apiServerMs: o.apiServerMs,
+    tokenizeMsPerToken: o.tokenizeMsPerToken,
+    detokenizeMsPerToken: o.detokenizeMsPerToken,
+    kvBytesPerSec: gpu.hbmTBps * 1e12 * o.kvBwEfficiency,
+    attnSeqOverheadUs: o.attnSeqOverheadUs,
+    // A small all-reduce crosses the link about twice (one-shot exchange, then the barrier) plus the kernel's own cost.
+    allReduceLatencyUs: o.allReduceLatencyUs ?? 2.5 * gpu.linkLatencyUs,
+    moeLayerOverheadUs: o.moeLayerOverheadUs,
+    asyncScheduling: o.asyncScheduling,
   };
 }

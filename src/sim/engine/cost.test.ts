@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { resolveEngine } from './config.js';
 import { decodeShape, expectedExpertsTouched, prefillShape, stepCost } from './cost.js';
+import { expertImbalance } from './moe.js';
 import { paramBreakdown } from './profile.js';
 import { MODELS } from './catalog.js';
 
@@ -38,5 +39,40 @@ describe('cost model', () => {
     expect(four.weightBytesPerGpu * 2).toBeCloseTo(one.weightBytesPerGpu, 0);
     expect(stepCost(four, decodeShape(1, 100)).commMs).toBeGreaterThan(0);
     expect(stepCost(four, decodeShape(1, 100)).totalMs).toBeLessThan(stepCost(one, decodeShape(1, 100)).totalMs);
+  });
+});
+
+describe('step physics (docs/sim.md#fidelity)', () => {
+  it('decode attention: each extra sequence costs more than its KV bytes at the weights bandwidth (per-sequence kernel cost, lower KV efficiency)', () => {
+    const spec = resolveEngine({});
+    const kvOnlyMs = (batch: number, ctx: number): number => ((batch * (ctx + 1) * spec.kvBytesPerTokenPerGpu) / spec.bytesPerSec) * 1000;
+    const d1 = stepCost(spec, decodeShape(1, 700));
+    const d64 = stepCost(spec, decodeShape(64, 700));
+    // Growth from batch 1 to 64 beyond KV bytes read at the weights' bandwidth: attention and per-sequence costs.
+    const extra = d64.totalMs - d1.totalMs - (kvOnlyMs(64, 700) - kvOnlyMs(1, 700));
+    expect(extra).toBeGreaterThan(0.02 * d1.totalMs);
+    expect(d64.attentionMs).toBeGreaterThan(d1.attentionMs * 20);
+  });
+
+  it('tensor parallel: a small model at TP2 is slower than half its TP1 decode (all-reduce latency floor per layer)', () => {
+    const one = resolveEngine({ tp: 1 });
+    const two = resolveEngine({ tp: 2 });
+    const t1 = stepCost(one, decodeShape(16, 700)).totalMs;
+    const c2 = stepCost(two, decodeShape(16, 700));
+    expect(c2.totalMs / t1).toBeGreaterThan(0.6);
+    // Latency-bound: at batch 16 the bandwidth term of 2·32 all-reduces of 16·4096·2 bytes is under a third of it.
+    expect(c2.commMs).toBeGreaterThan(2 * one.model.layers * (two.allReduceLatencyUs / 1000) * 0.99);
+    expect(two.allReduceLatencyUs).toBeGreaterThan(5);
+  });
+
+  it('MoE: routing costs per layer and the busiest expert sets the prefill time', () => {
+    const spec = resolveEngine({ model: 'mixtral-8x7b', tp: 2 });
+    expect(stepCost(spec, decodeShape(1, 100)).moeMs).toBeCloseTo((32 * spec.moeLayerOverheadUs) / 1000, 9);
+    expect(spec.moeLayerOverheadUs).toBeGreaterThan(0);
+    expect(expertImbalance(8, 2, 1_000_000)).toBeLessThan(1.01);
+    expect(expertImbalance(8, 2, 2048)).toBeGreaterThan(1.05);
+    const p = stepCost(spec, prefillShape(2048));
+    const balanced = (2 * spec.params.activePerToken * 2048) / spec.tp;
+    expect(p.flops - (4 * 32 * 32 * 128 * ((2048 * 2049) / 2)) / spec.tp).toBeGreaterThan(balanced * 1.03);
   });
 });

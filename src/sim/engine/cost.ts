@@ -1,7 +1,12 @@
-// Roofline step-time model: how long one engine step takes for a given batch shape (pure).
+// Step-time model: how long one engine step takes for a given batch shape (pure). Linear layers and attention are
+// separate kernels, each on its own roofline; TP all-reduce (comm.ts), MoE (moe.ts) and fixed overheads add.
 import { kvBytesForContext, type EngineSpec } from './config.js';
+import { tpCommMs } from './comm.js';
 import { weightBytes } from './dtypes.js';
+import { expectedExpertsTouched, expertImbalance, moeRoutingMs } from './moe.js';
 import { attentionFlopsPerPair } from './profile.js';
+
+export { expectedExpertsTouched } from './moe.js';
 
 /** What one step computes, summed over the scheduled requests. */
 export interface StepShape {
@@ -18,21 +23,20 @@ export interface StepShape {
 export interface StepCost {
   flops: number;
   bytes: number;
+  /** FLOPs / effective FLOP/s (linear + attention). */
   computeMs: number;
+  /** bytes / effective byte/s (weights + KV). */
   memoryMs: number;
+  /** Linear layers: max(compute, weight reads). */
+  linearMs: number;
+  /** Attention: max(compute, KV reads) + per-sequence kernel cost. */
+  attentionMs: number;
   commMs: number;
+  /** MoE routing. */
+  moeMs: number;
   overheadMs: number;
-  /** max(computeMs, memoryMs) + commMs + overheadMs */
+  /** linearMs + attentionMs + commMs + moeMs + overheadMs */
   totalMs: number;
-}
-
-/**
- * Expected distinct experts touched in one MoE layer when `tokens` tokens each pick `k` of `experts`,
- * assuming uniform independent routing: E·(1 − (1 − k/E)^T). Batch 1 → k; large batches → E.
- */
-export function expectedExpertsTouched(experts: number, k: number, tokens: number): number {
-  if (experts <= 1) return 1;
-  return experts * (1 - Math.pow(1 - Math.min(k, experts) / experts, Math.max(1, tokens)));
 }
 
 /** Weight bytes one GPU reads in a step that computes `newTokens` tokens. */
@@ -43,27 +47,49 @@ export function weightBytesReadPerGpu(spec: EngineSpec, newTokens: number): numb
   return weightBytes(spec.params, spec.weightDtype, touched / experts) / spec.tp;
 }
 
+/** Linear-layer FLOPs per GPU: 2·params·tokens, the experts' share scaled by the busiest expert's load. */
+function linearFlops(spec: EngineSpec, newTokens: number): number {
+  const m = spec.model;
+  const experts = m.experts ?? 1;
+  if (experts <= 1) return (2 * spec.params.activePerToken * newTokens) / spec.tp;
+  const k = Math.min(m.expertsPerToken ?? 1, experts);
+  const expertParams = m.layers * k * spec.params.perExpertPerLayer;
+  const shared = spec.params.activePerToken - expertParams;
+  return (2 * newTokens * (shared + expertParams * expertImbalance(experts, k, newTokens))) / spec.tp;
+}
+
 /**
- * FLOPs = (2·activeParams·newTokens + attentionFlopsPerPair·attentionPairs) / tp;
- * bytes = weights touched + requests · kvBytesForContext((contextTokens + newTokens) / requests);
- * time = max(FLOPs / (peak·mfu), bytes / (hbm·bwEff)) + TP all-reduce + overheads.
+ * linear    = max(2·params·new / (peak·mfu), weight bytes / (hbm·bwEff))
+ * attention = max(attnFlopsPerPair·pairs / (peak·mfu), requests·kvBytesForContext(mean ctx + new) / (hbm·kvBwEff))
+ *             + requests·layers·attnSeqOverheadUs
+ * total     = linear + attention + TP all-reduce + MoE routing + step + layers·layer + requests·request overheads
  */
 export function stepCost(spec: EngineSpec, s: StepShape): StepCost {
   const m = spec.model;
-  const flops =
-    (2 * spec.params.activePerToken * s.newTokens + attentionFlopsPerPair(m) * s.attentionPairs) / spec.tp;
+  const linFlops = linearFlops(spec, s.newTokens);
+  const attnFlops = (attentionFlopsPerPair(m) * s.attentionPairs) / spec.tp;
+  const weightBytes = weightBytesReadPerGpu(spec, s.newTokens);
   // Sliding layers cap each request's KV at the window: requests · KV(mean context) (exact for equal contexts).
-  const bytes = weightBytesReadPerGpu(spec, s.newTokens) + (s.requests > 0 ? s.requests * kvBytesForContext(spec, (s.contextTokens + s.newTokens) / s.requests) : 0);
-  const computeMs = (flops / spec.flopsPerSec) * 1000;
-  const memoryMs = (bytes / spec.bytesPerSec) * 1000;
-  let commMs = 0;
-  if (spec.tp > 1) {
-    // Two ring all-reduces per layer (after attention and after the MLP) of newTokens·hidden BF16 activations.
-    const msgBytes = (s.newTokens * m.hidden * 2 * 2 * (spec.tp - 1)) / spec.tp;
-    commMs = 2 * m.layers * (spec.gpu.linkLatencyUs / 1000 + (msgBytes / (spec.gpu.linkGBps * 1e9)) * 1000);
-  }
+  const kvBytes = s.requests > 0 ? s.requests * kvBytesForContext(spec, (s.contextTokens + s.newTokens) / s.requests) : 0;
+  const toMs = (x: number, perSec: number): number => (x / perSec) * 1000;
+  const linearMs = Math.max(toMs(linFlops, spec.flopsPerSec), toMs(weightBytes, spec.bytesPerSec));
+  const attentionMs =
+    Math.max(toMs(attnFlops, spec.flopsPerSec), toMs(kvBytes, spec.kvBytesPerSec)) + (s.requests * m.layers * spec.attnSeqOverheadUs) / 1000;
+  const commMs = tpCommMs(spec, s.newTokens);
+  const moeMs = s.newTokens > 0 ? moeRoutingMs(spec) : 0;
   const overheadMs = spec.stepOverheadMs + m.layers * spec.layerOverheadMs + s.requests * spec.requestOverheadMs;
-  return { flops, bytes, computeMs, memoryMs, commMs, overheadMs, totalMs: Math.max(computeMs, memoryMs) + commMs + overheadMs };
+  return {
+    flops: linFlops + attnFlops,
+    bytes: weightBytes + kvBytes,
+    computeMs: toMs(linFlops + attnFlops, spec.flopsPerSec),
+    memoryMs: toMs(weightBytes + kvBytes, spec.bytesPerSec),
+    linearMs,
+    attentionMs,
+    commMs,
+    moeMs,
+    overheadMs,
+    totalMs: linearMs + attentionMs + commMs + moeMs + overheadMs,
+  };
 }
 
 /** Shape of one decode step for `batch` requests each holding `contextTokens` tokens. */

@@ -97,4 +97,19 @@ describe('scheduler and KV cache', () => {
     expect(shapes.map((s) => s.shape.newTokens)).toEqual([1024, 1024, 952]);
     expect(shapes[2].outputs).toEqual([{ id: 'p', tokenIndex: 1, finished: false }]);
   });
+
+  it('async scheduling: a request added while a step runs is first scheduled two steps later; an idle engine starts it at once', () => {
+    const engine = createEngine(resolveEngine({ asyncScheduling: true }));
+    engine.add({ id: 'a', promptTokens: 100, outputTokens: 10 });
+    expect(engine.step()!.started.map((s) => s.id)).toEqual(['a']);
+    engine.add({ id: 'b', promptTokens: 100, outputTokens: 10 }); // arrives while step 1 runs
+    expect(engine.counters().waiting).toBe(1);
+    expect(engine.step()!.started).toEqual([]); // step 2 was planned while step 1 ran
+    expect(engine.step()!.started.map((s) => s.id)).toEqual(['b']);
+    const sync = createEngine(resolveEngine({ asyncScheduling: false }));
+    sync.add({ id: 'a', promptTokens: 100, outputTokens: 10 });
+    sync.step();
+    sync.add({ id: 'b', promptTokens: 100, outputTokens: 10 });
+    expect(sync.step()!.started.map((s) => s.id)).toEqual(['b']);
+  });
 });

@@ -86,6 +86,10 @@ export function createEngine(spec: EngineSpec): Engine {
   const byId = new Map<string, Req>();
   let waiting: Req[] = [];
   let running: Req[] = [];
+  // Async scheduling: step N+1 is planned while step N runs, so a request added during step N waits in `inbox`
+  // through step N+1 (`staged`) and is first schedulable in step N+2.
+  let inbox: Req[] = [];
+  let staged: Req[] = [];
   const c = { prefixQueriesTokens: 0, prefixHitsTokens: 0, preemptions: 0, promptTokens: 0, generationTokens: 0, steps: 0 };
 
   const total = (r: Req): number => r.prompt + r.output;
@@ -153,7 +157,7 @@ export function createEngine(spec: EngineSpec): Engine {
         state: 'waiting',
       };
       byId.set(r.id, r);
-      waiting.push(r);
+      (spec.asyncScheduling ? inbox : waiting).push(r);
       return undefined;
     },
 
@@ -161,16 +165,31 @@ export function createEngine(spec: EngineSpec): Engine {
       const r = byId.get(id);
       if (!r || r.state === 'done') return false;
       free(r);
-      if (r.state === 'waiting') waiting = waiting.filter((w) => w !== r);
+      if (r.state === 'waiting') {
+        waiting = waiting.filter((w) => w !== r);
+        inbox = inbox.filter((w) => w !== r);
+        staged = staged.filter((w) => w !== r);
+      }
       else running = running.filter((w) => w !== r);
       r.state = 'done';
       byId.delete(id);
       return true;
     },
 
-    hasWork: () => running.length > 0 || waiting.length > 0,
+    hasWork: () => running.length > 0 || waiting.length > 0 || inbox.length > 0 || staged.length > 0,
 
     step() {
+      if (spec.asyncScheduling) {
+        // An idle engine has no step in flight to be ahead of: everything sent so far is schedulable now.
+        const idle = running.length === 0 && waiting.length === 0;
+        waiting.push(...staged);
+        staged = inbox;
+        inbox = [];
+        if (idle) {
+          waiting.push(...staged);
+          staged = [];
+        }
+      }
       if (running.length === 0 && waiting.length === 0) return null;
       let budget = spec.maxNumBatchedTokens;
       const sched: Req[] = [];
@@ -265,7 +284,7 @@ export function createEngine(spec: EngineSpec): Engine {
 
     counters: () => ({
       running: running.length,
-      waiting: waiting.length,
+      waiting: waiting.length + inbox.length + staged.length,
       kvUsage: 1 - pool.freeCount() / pool.numBlocks,
       ...c,
     }),
