@@ -4,6 +4,7 @@ import { UsageError } from '../../errors.js';
 import { DEFAULT_GPU, DEFAULT_MODEL } from './catalog.js';
 import { paramBreakdown, type GpuProfile, type ModelProfile, type ParamBreakdown } from './profile.js';
 import { resolveGpu, resolveModel } from './resolve-profile.js';
+import { featureOptionsShape, resolveFeatures, stageLayers, type FeatureSpec } from './features.js';
 
 const GiB = 1024 ** 3;
 
@@ -31,6 +32,7 @@ export const engineOptionsSchema = z.object({
   stepOverheadMs: z.number().nonnegative().default(0.06).describe('fixed scheduler/launch cost per step'),
   layerOverheadMs: z.number().nonnegative().default(0.0015).describe('kernel-launch cost per layer per step'),
   requestOverheadMs: z.number().nonnegative().default(0.005).describe('sampling/bookkeeping cost per scheduled request per step'),
+  ...featureOptionsShape,
 });
 export type EngineOptions = z.input<typeof engineOptionsSchema>;
 
@@ -61,6 +63,8 @@ export interface EngineSpec {
   stepOverheadMs: number;
   layerOverheadMs: number;
   requestOverheadMs: number;
+  /** Speculative decoding, KV offload, pipeline stages (features.ts). */
+  features: FeatureSpec;
 }
 
 /** kv bytes/token = 2 (K and V) · layers · kvHeads · headDim · dtype bytes. */
@@ -81,9 +85,10 @@ export function resolveEngine(input: EngineOptions = {}): EngineSpec {
   try { model = resolveModel(o.model); } catch (e) { problems.push(...((e as UsageError).problems ?? [String(e)])); }
   if (!gpu || !model) throw new UsageError(problems);
   const params = paramBreakdown(model);
-  const weightBytesPerGpu = (params.total * WEIGHT_DTYPE_BYTES[o.weightDtype]) / o.tp;
+  const weightBytesPerGpu = (params.total * WEIGHT_DTYPE_BYTES[o.weightDtype]) / o.tp / o.pp;
   const kvTok = kvBytesPerToken(model, o.kvDtype);
-  const kvTokGpu = kvBytesPerToken(model, o.kvDtype, o.tp);
+  // With pipeline stages each GPU holds the KV of its own layers only.
+  const kvTokGpu = (kvBytesPerToken(model, o.kvDtype, o.tp) * stageLayers(model.layers, o.pp)) / model.layers;
   const budget = gpu.memBytes * o.gpuMemoryUtilization - weightBytesPerGpu - o.reserveGiB * GiB;
   const numBlocks = o.numGpuBlocksOverride ?? Math.floor(budget / (kvTokGpu * o.blockSize));
   if (numBlocks < 1) {
@@ -120,5 +125,6 @@ export function resolveEngine(input: EngineOptions = {}): EngineSpec {
     stepOverheadMs: o.stepOverheadMs,
     layerOverheadMs: o.layerOverheadMs,
     requestOverheadMs: o.requestOverheadMs,
+    features: resolveFeatures(o, kvTokGpu * o.blockSize),
   };
 }
