@@ -12,7 +12,7 @@ export const featureOptionsShape = {
   specMethod: z.enum(SPEC_METHODS).default('off').describe('speculative decoding: a draft model, an EAGLE head or n-gram lookup proposes --spec-tokens tokens per step (docs/sim.md#speculative-decoding)'),
   specTokens: z.number().int().min(1).max(16).default(3).describe('draft tokens proposed per sequence per step (K)'),
   specAcceptance: z.number().min(0).max(0.99).default(0.7).describe('probability that each draft token is accepted (i.i.d.)'),
-  specDraftCost: z.number().min(0).max(2).optional().describe('cost of one draft step as a fraction of a target decode step (default draft 0.1, eagle 0.05, ngram 0)'),
+  specDraftCost: z.number().min(0).max(2).optional().describe('cost of one draft step as a fraction of a target decode step; unset = 0.1 for draft, 0.05 for eagle, 0 for ngram'),
   kvOffloadGiB: z.number().min(0).max(65536).default(0).describe('host (CPU) memory per GPU for offloaded KV blocks: evicted prefix blocks and preempted requests move there (docs/sim.md#kv-offload-to-cpu-memory)'),
   pcieGBps: z.number().gt(0).default(25).describe('host-to-GPU bandwidth for KV offload transfers, GB/s'),
   pp: z.number().int().min(1).max(64).default(1).describe('pipeline-parallel stages: layers and weights split over stages (docs/sim.md#pipeline-parallelism)'),

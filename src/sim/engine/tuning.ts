@@ -13,7 +13,7 @@ const e = engineOptionsSchema.shape;
 /** Constants `tokenflood calibrate` can fit (and a user can set). */
 export const constantsShape = {
   mfu: e.mfu,
-  bwEfficiency: e.bwEfficiency,
+  bwEfficiency: e.bwEfficiency.describe("achieved fraction of peak HBM bandwidth in decode; unset = the GPU profile's"),
   stepOverheadMs: e.stepOverheadMs,
   layerOverheadMs: e.layerOverheadMs,
   requestOverheadMs: e.requestOverheadMs,
