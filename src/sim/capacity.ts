@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { UsageError } from '../errors.js';
 import { engineOptionsSchema, resolveEngine, type EngineSpec } from './engine/config.js';
 import { decodeShape, stepCost } from './engine/cost.js';
+import { tuningOptions, tuningShape, withEngineProfile } from './engine/tuning.js';
 
 const GiB = 1024 ** 3;
 
@@ -23,6 +24,7 @@ export const capacityInputSchema = z.object({
   gpuMemoryUtilization: engine.gpuMemoryUtilization.describe('fraction of GPU memory for weights + KV cache'),
   maxNumSeqs: engine.maxNumSeqs.describe('max sequences per step'),
   maxNumBatchedTokens: engine.maxNumBatchedTokens.describe('token budget per step'),
+  engineProfile: tuningShape.engineProfile,
 });
 export type CapacityInput = z.input<typeof capacityInputSchema>;
 
@@ -93,13 +95,16 @@ function bottleneckOf(r: Omit<CapacityReport, 'bottleneck' | 'bottleneckText'>, 
 
 /** Size a deployment. Throws UsageError for bad inputs or a model that does not fit. */
 export function planCapacity(input: CapacityInput): CapacityReport {
-  const parsed = capacityInputSchema.safeParse(input);
+  // The profile's deployment fills unset flags; its fitted constants go to the engine as they are.
+  const merged = withEngineProfile(input as Record<string, unknown>);
+  const parsed = capacityInputSchema.safeParse(merged);
   if (!parsed.success) throw new UsageError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
   const o = parsed.data;
   const spec = resolveEngine({
     gpu: o.gpu, model: o.modelProfile, tp: o.tp, weightDtype: o.weightDtype, kvDtype: o.kvDtype,
     gpuMemoryUtilization: o.gpuMemoryUtilization, maxNumSeqs: o.maxNumSeqs, maxNumBatchedTokens: o.maxNumBatchedTokens,
     maxModelLen: undefined,
+    ...tuningOptions(merged),
   });
   const seqTokens = o.inputTokens + o.outputTokens;
   const kvCapacityRequests = Math.floor(spec.kvCapacityTokens / seqTokens);
