@@ -5,7 +5,7 @@ import { UsageError } from '../../errors.js';
 import { MAX_CONFIG_BYTES, readTextFile } from '../../util/read-file.js';
 
 /** Engine options a run's config may carry (simulate and embedded-sim runs do); the rest come from calibrate's flags. */
-const ENGINE_KEYS = ['gpu', 'modelProfile', 'tp', 'weightDtype', 'kvDtype', 'maxNumSeqs', 'maxNumBatchedTokens', 'gpuMemoryUtilization', 'blockSize', 'prefixCaching', 'numGpuBlocksOverride', 'specMethod', 'specTokens', 'specAcceptance', 'specDraftCost', 'kvOffloadGiB', 'pcieGBps', 'pp'] as const;
+const ENGINE_KEYS = ['gpu', 'modelProfile', 'tp', 'weightDtype', 'kvDtype', 'maxNumSeqs', 'maxNumBatchedTokens', 'gpuMemoryUtilization', 'blockSize', 'prefixCaching', 'numGpuBlocksOverride', 'specMethod', 'specTokens', 'specAcceptance', 'specDraftCost', 'kvOffloadGiB', 'pcieGBps', 'pp', 'disagg', 'disaggLinkGBps', 'disaggLatencyMs'] as const;
 
 export interface CalibrationPoint {
   /** The run directory, as given (or sweepDir/points/name). */

@@ -4,8 +4,9 @@ import { createBlockPool } from './blocks.js';
 import type { EngineSpec } from './config.js';
 import type { StepCost, StepShape } from './cost.js';
 import { createHostTier } from './offload.js';
-import { engineStepCost, stageSpec } from './pipeline.js';
+import { engineStepCost, splitShape, stageSpec } from './pipeline.js';
 import { createAcceptance, draftMs } from './spec-decode.js';
+import { createDisaggEngine } from './disagg.js';
 
 export interface EngineRequest {
   id: string;
@@ -14,6 +15,8 @@ export interface EngineRequest {
   outputTokens: number;
   /** Chained hashes of the prompt's full blocks (see hash.ts); absent = nothing shared. */
   blockHashes?: readonly number[];
+  /** Disaggregated decode pool: the prompt's KV arrived from a prefill instance, which also produced the first token. */
+  prefilled?: boolean;
 }
 
 export interface StepOutput {
@@ -83,6 +86,8 @@ interface Req {
   /** KV offload: tokens of a preempted request held in host memory, and prompt tokens found there on admission. */
   swapped: number;
   hostHits: number;
+  /** Disaggregated decode: the KV in `swapped` arrives from a prefill instance, not from host memory. */
+  remote: boolean;
 }
 
 /** vLLM's 400 message when prompt + max_tokens exceeds max_model_len; undefined when it fits. */
@@ -95,10 +100,17 @@ export function contextLengthError(maxModelLen: number, promptTokens: number, ma
   return `This model's maximum context length is ${maxModelLen} tokens. However, you requested ${promptTokens + maxTokens} tokens (${promptTokens} in the messages, ${maxTokens} in the completion). Please reduce the length of the messages or completion.`;
 }
 
+/** The engine for a spec: one colocated instance, or prefill and decode pools with --disagg (disagg.ts). */
 export function createEngine(spec: EngineSpec): Engine {
+  return spec.features.disagg ? createDisaggEngine(spec, createColocatedEngine, contextLengthError) : createColocatedEngine(spec);
+}
+
+function createColocatedEngine(spec: EngineSpec): Engine {
   const bs = spec.blockSize;
+  // A disaggregated decode pool is D instances: D times the blocks, requests spread evenly over them.
+  const instances = spec.features.disagg?.decode ?? 1;
   const host = spec.features.offload ? createHostTier(spec.features.offload) : undefined;
-  const pool = createBlockPool(spec.numBlocks, host ? (h) => host.put(h) : undefined);
+  const pool = createBlockPool(spec.numBlocks * instances, host ? (h) => host.put(h) : undefined);
   const sd = spec.features.spec;
   const accept = sd ? createAcceptance(sd) : undefined;
   const stage = spec.features.pp > 1 ? stageSpec(spec) : undefined;
@@ -175,7 +187,13 @@ export function createEngine(spec: EngineSpec): Engine {
         carry: 0,
         swapped: 0,
         hostHits: 0,
+        remote: req.prefilled === true,
       };
+      if (r.remote) {
+        r.output = 1;
+        r.swapped = r.prompt;
+        r.started = true;
+      }
       byId.set(r.id, r);
       waiting.push(r);
       return undefined;
@@ -185,7 +203,7 @@ export function createEngine(spec: EngineSpec): Engine {
       const r = byId.get(id);
       if (!r || r.state === 'done') return false;
       free(r);
-      if (r.swapped > 0) host?.swapIn(Math.ceil(r.swapped / bs));
+      if (r.swapped > 0 && !r.remote) host?.swapIn(Math.ceil(r.swapped / bs));
       if (r.state === 'waiting') waiting = waiting.filter((w) => w !== r);
       else running = running.filter((w) => w !== r);
       r.state = 'done';
@@ -250,7 +268,10 @@ export function createEngine(spec: EngineSpec): Engine {
           break;
         }
         waiting.shift();
-        if (r.swapped > 0) {
+        if (r.remote) {
+          r.remote = false;
+          r.swapped = 0;
+        } else if (r.swapped > 0) {
           host!.swapIn(Math.ceil(r.swapped / bs));
           transferBytes += r.swapped * spec.kvBytesPerTokenPerGpu;
           r.swapped = 0;
@@ -282,7 +303,7 @@ export function createEngine(spec: EngineSpec): Engine {
         shape.contextTokens += done;
         shape.attentionPairs += n * done + (n * (n + 1)) / 2;
       }
-      const cost = engineStepCost(spec, shape, stage);
+      const cost = engineStepCost(spec, instances > 1 ? splitShape(shape, instances) : shape, stage);
       let durationMs = cost.totalMs;
       if (sd && draft.requests > 0) durationMs += draftMs(sd, engineStepCost(spec, draft, stage).totalMs);
       // Offload copies are serialized with the step (no overlap with compute): bytes / PCIe bandwidth.

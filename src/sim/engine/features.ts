@@ -16,6 +16,9 @@ export const featureOptionsShape = {
   kvOffloadGiB: z.number().min(0).max(65536).default(0).describe('host (CPU) memory per GPU for offloaded KV blocks: evicted prefix blocks and preempted requests move there (docs/sim.md#kv-offload-to-cpu-memory)'),
   pcieGBps: z.number().gt(0).default(25).describe('host-to-GPU bandwidth for KV offload transfers, GB/s'),
   pp: z.number().int().min(1).max(64).default(1).describe('pipeline-parallel stages: layers and weights split over stages (docs/sim.md#pipeline-parallelism)'),
+  disagg: z.string().regex(/^[1-9][0-9]*:[1-9][0-9]*$/, 'expected P:D, e.g. 1:2 (prefill and decode instances)').optional().describe('disaggregated serving: P prefill and D decode instances (each --tp x --pp GPUs) with a KV transfer between them (docs/sim.md#disaggregated-prefill-and-decode)'),
+  disaggLinkGBps: z.number().gt(0).default(50).describe('KV transfer bandwidth from a prefill to a decode instance with --disagg, GB/s'),
+  disaggLatencyMs: z.number().min(0).default(0.5).describe('fixed cost of one KV transfer with --disagg, ms'),
 };
 
 /** Layers on the fullest pipeline stage: ceil(layers / pp). */
@@ -40,11 +43,20 @@ export interface OffloadSpec {
   bytesPerSec: number;
 }
 
+export interface DisaggSpec {
+  prefill: number;
+  decode: number;
+  /** KV transfer: bytes per second per GPU, and a fixed latency. */
+  bytesPerSec: number;
+  latencyMs: number;
+}
+
 /** Resolved feature settings on the EngineSpec. */
 export interface FeatureSpec {
   spec?: SpecDecodeSpec;
   offload?: OffloadSpec;
   pp: number;
+  disagg?: DisaggSpec;
 }
 
 interface FeatureInput {
@@ -55,6 +67,9 @@ interface FeatureInput {
   kvOffloadGiB: number;
   pcieGBps: number;
   pp: number;
+  disagg?: string;
+  disaggLinkGBps: number;
+  disaggLatencyMs: number;
 }
 
 /** Options → FeatureSpec; `kvBlockBytes` is one KV block's bytes on one GPU. */
@@ -64,7 +79,9 @@ export function resolveFeatures(o: FeatureInput, kvBlockBytes: number): FeatureS
       ? undefined
       : { method: o.specMethod, tokens: o.specTokens, acceptance: o.specAcceptance, draftCost: o.specDraftCost ?? DEFAULT_DRAFT_COST[o.specMethod] };
   const blocks = Math.floor((o.kvOffloadGiB * 1024 ** 3) / kvBlockBytes);
-  return { spec, offload: blocks > 0 ? { blocks, bytesPerSec: o.pcieGBps * 1e9 } : undefined, pp: o.pp };
+  const [p, d] = (o.disagg ?? '').split(':').map(Number);
+  const disagg = o.disagg ? { prefill: p, decode: d, bytesPerSec: o.disaggLinkGBps * 1e9, latencyMs: o.disaggLatencyMs } : undefined;
+  return { spec, offload: blocks > 0 ? { blocks, bytesPerSec: o.pcieGBps * 1e9 } : undefined, pp: o.pp, disagg };
 }
 
 /** run.json `engine` fields of the features that are on. */
@@ -73,5 +90,6 @@ export function featureMeta(f: FeatureSpec): Record<string, unknown> {
     ...(f.spec ? { spec_method: f.spec.method, spec_tokens: f.spec.tokens, spec_acceptance: f.spec.acceptance, spec_draft_cost: f.spec.draftCost } : {}),
     ...(f.offload ? { kv_offload_blocks: f.offload.blocks, pcie_gbps: f.offload.bytesPerSec / 1e9 } : {}),
     pp: f.pp,
+    ...(f.disagg ? { disagg: `${f.disagg.prefill}:${f.disagg.decode}`, disagg_link_gbps: f.disagg.bytesPerSec / 1e9, disagg_latency_ms: f.disagg.latencyMs } : {}),
   };
 }

@@ -17,7 +17,8 @@ export function stageSpec(spec: EngineSpec): EngineSpec {
   };
 }
 
-const scale = (s: StepShape, m: number): StepShape => ({
+/** A step shape divided evenly over `m` microbatches or instances. */
+export const splitShape = (s: StepShape, m: number): StepShape => ({
   requests: s.requests / m, newTokens: s.newTokens / m, contextTokens: s.contextTokens / m, attentionPairs: s.attentionPairs / m,
 });
 
@@ -31,7 +32,7 @@ export function engineStepCost(spec: EngineSpec, shape: StepShape, stage?: Engin
   const pp = spec.features.pp;
   if (pp <= 1) return stepCost(spec, shape);
   const m = Math.max(1, Math.min(pp, shape.requests));
-  const sub = scale(shape, m);
+  const sub = splitShape(shape, m);
   const st = stepCost(stage ?? stageSpec(spec), sub);
   const handOffMs = spec.gpu.linkLatencyUs / 1000 + ((sub.newTokens * spec.model.hidden * 2) / (spec.gpu.linkGBps * 1e9)) * 1000;
   const beats = Math.max(m, pp);
