@@ -1,6 +1,35 @@
 // Disaggregated prefill and decode (--disagg P:D): P prefill instances, a KV transfer, then a decode pool of D instances.
 import type { EngineSpec } from './config.js';
-import type { Engine, EngineCounters, EngineRequest, StepResult } from './engine.js';
+import type { StepCost, StepShape } from './cost.js';
+
+// The engine's shapes as far as this file uses them (engine.ts imports this file, so it cannot import engine.ts).
+interface PoolRequest {
+  id: string;
+  promptTokens: number;
+  outputTokens: number;
+  prefilled?: boolean;
+}
+interface PoolStep {
+  durationMs: number;
+  shape: StepShape;
+  cost: StepCost;
+  outputs: { id: string; tokenIndex: number; finished: boolean }[];
+  started: { id: string; cachedTokens: number }[];
+  preempted: string[];
+}
+interface PoolCounters {
+  waiting: number;
+  promptTokens: number;
+  generationTokens: number;
+}
+export interface Pool<R extends PoolRequest = PoolRequest, C extends PoolCounters = PoolCounters> {
+  readonly spec: EngineSpec;
+  add(req: R): string | undefined;
+  abort(id: string): boolean;
+  step(): PoolStep | null;
+  hasWork(): boolean;
+  counters(): C;
+}
 import { engineStepCost } from './pipeline.js';
 
 /** Prefill of `tokens` on one idle instance, in chunks of maxNumBatchedTokens: Σ step(chunk on top of what is done). */
@@ -22,7 +51,7 @@ export function kvTransferMs(spec: EngineSpec, tokens: number): number {
 }
 
 interface Pending {
-  req: EngineRequest;
+  req: PoolRequest;
   startMs: number;
   readyMs: number;
   announced: boolean;
@@ -37,11 +66,11 @@ const IDLE_STEP_MS = 1;
  * in which prefill + transfer completes. The decode pool (`colocated`, with D times the blocks and the batch spread
  * over D instances) then only decodes. Time is the engine's own: the sum of its step durations.
  */
-export function createDisaggEngine(
+export function createDisaggEngine<R extends PoolRequest, C extends PoolCounters>(
   spec: EngineSpec,
-  colocated: (s: EngineSpec) => Engine,
+  colocated: (s: EngineSpec) => Pool<R, C>,
   contextLengthError: (maxModelLen: number, prompt: number, maxTokens: number) => string | undefined,
-): Engine {
+): Pool<R, C> {
   const d = spec.features.disagg!;
   const decode = colocated(spec);
   const freeAt = new Array<number>(d.prefill).fill(0);
@@ -70,11 +99,11 @@ export function createDisaggEngine(
     hasWork: () => pending.length > 0 || decode.hasWork(),
     step() {
       if (!this.hasWork()) return null;
-      const res: StepResult | null = decode.hasWork() ? decode.step() : null;
+      const res: PoolStep | null = decode.hasWork() ? decode.step() : null;
       const nextReady = Math.min(...pending.map((p) => p.readyMs));
       const durationMs = res ? res.durationMs : Math.max(0, Math.min(IDLE_STEP_MS, nextReady - now));
       const end = now + durationMs;
-      const out: StepResult = res ?? { durationMs, shape: { requests: 0, newTokens: 0, contextTokens: 0, attentionPairs: 0 }, cost: { flops: 0, bytes: 0, computeMs: 0, memoryMs: 0, commMs: 0, overheadMs: 0, totalMs: 0 }, outputs: [], started: [], preempted: [] };
+      const out: PoolStep = res ?? { durationMs, shape: { requests: 0, newTokens: 0, contextTokens: 0, attentionPairs: 0 }, cost: { flops: 0, bytes: 0, computeMs: 0, memoryMs: 0, commMs: 0, overheadMs: 0, totalMs: 0 }, outputs: [], started: [], preempted: [] };
       out.durationMs = durationMs;
       const started = [...out.started];
       const outputs = [...out.outputs];
@@ -92,13 +121,13 @@ export function createDisaggEngine(
         firstTokens++;
         const finished = p.req.outputTokens <= 1;
         outputs.push({ id: p.req.id, tokenIndex: 1, finished });
-        if (!finished) decode.add({ ...p.req, prefilled: true });
+        if (!finished) decode.add({ ...p.req, prefilled: true } as R);
       }
       pending = still;
       now = end;
       return { ...out, started, outputs };
     },
-    counters(): EngineCounters {
+    counters(): C {
       const c = decode.counters();
       return { ...c, waiting: c.waiting + pending.length, promptTokens: c.promptTokens + promptTokens, generationTokens: c.generationTokens + firstTokens };
     },
