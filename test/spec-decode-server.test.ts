@@ -1,7 +1,12 @@
 // The sim server with speculative decoding: every requested token still arrives, and /metrics carries vLLM's spec-decode counters.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimServer, type SimServerHandle } from '../src/sim/server.js';
-import { draftAcceptanceRate } from '../src/sim/engine/spec-decode.js';
+import { draftAcceptanceRate, expectedTokensPerStep } from '../src/sim/engine/spec-decode.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { registerSimulate } from '../src/cli/simulate.js';
+import { runCli } from './fixtures/cli-harness.js';
+import { tmpDir } from './helpers.js';
 
 let sim: SimServerHandle;
 beforeAll(async () => {
@@ -39,5 +44,18 @@ describe('sim server with --spec-method', () => {
     // 4 requests × 119 decode tokens = drafts + accepted (each step emits one token plus its accepted drafts).
     expect(drafts + accepted).toBe(4 * 119);
     expect(Math.abs(accepted / draftTokens - draftAcceptanceRate(0.7, 3))).toBeLessThan(0.03);
+  });
+
+  it('simulate prints the acceptance rate and tokens per step, and run.json carries them with the engine settings', async () => {
+    const out = join(tmpDir(), 'run');
+    const r = await runCli(registerSimulate, ['simulate', '--spec-method', 'draft', '--spec-tokens', '3', '--spec-acceptance', '0.7', '--requests', '8', '--concurrency', '2', '--output-tokens', '300', '--out', out]);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/speculative decoding: acceptance rate 5[01]\.\d%, 2\.5\d tokens per step/);
+    const run = JSON.parse(readFileSync(join(out, 'run.json'), 'utf8'));
+    expect(run.engine).toMatchObject({ spec_method: 'draft', spec_tokens: 3, spec_acceptance: 0.7, spec_draft_cost: 0.1 });
+    expect(run.simulation.spec_decode.mean_accepted_tokens_per_step).toBeCloseTo(expectedTokensPerStep(0.7, 3), 1);
+    const bad = await runCli(registerSimulate, ['simulate', '--spec-acceptance', '1.5', '--requests', '1', '--out', join(tmpDir(), 'bad')]);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('--spec-acceptance');
   });
 });
