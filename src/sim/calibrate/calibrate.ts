@@ -53,9 +53,11 @@ function engineFor(p: CalibrationPoint, o: CalibrateOptions, constants: Record<s
 /** Simulate one run's workload and load on the engine with `constants`: mean TTFT, mean TPOT and output throughput. */
 export function predictPoint(p: CalibrationPoint, constants: Record<string, number>, o: CalibrateOptions = {}): Prediction {
   const engine = engineFor(p, o, constants);
+  // The measured prefix-cache hits are modelled as a prefix every request shares: prefill cost follows what the server computed.
+  const shared = Math.min(p.inputTokens - 1, Math.max(p.prefixTokens, Math.round(p.cachedTokens)));
   const run = simulateRun({
     engine,
-    requests: [{ promptTokens: p.inputTokens, maxTokens: p.outputTokens, ignoreEos: true, ...(p.prefixTokens > 0 ? { prefix: { key: 'shared', tokens: p.prefixTokens } } : {}) }],
+    requests: [{ promptTokens: p.inputTokens, maxTokens: p.outputTokens, ignoreEos: true, ...(shared > 0 ? { prefix: { key: 'shared', tokens: shared } } : {}) }],
     load: { concurrency: p.concurrency, rate: p.rate, arrival: p.arrival, burstiness: p.burstiness, requests: Math.max(1, Math.min(p.requests, o.maxRequests ?? 200)), seed: 1 },
   });
   const ok = run.records.filter((r) => r.error === undefined && r.firstTokenMs !== undefined);

@@ -15,6 +15,8 @@ export interface CalibrationPoint {
   inputTokens: number;
   outputTokens: number;
   prefixTokens: number;
+  /** Mean prompt tokens the server reported as cached (prefix-cache hits), 0 when it did not say. */
+  cachedTokens: number;
   concurrency?: number;
   rate?: number;
   arrival?: 'constant' | 'poisson' | 'gamma';
@@ -79,6 +81,7 @@ export function readRunDir(dir: string, problems: string[]): CalibrationPoint | 
     inputTokens: Math.max(1, Math.round(inTok!)),
     outputTokens: Math.max(2, Math.round(outTok!)),
     prefixTokens: num(config.prefix_tokens) ?? 0,
+    cachedTokens: mean(summary.cached_tokens) ?? 0,
     concurrency,
     rate,
     arrival: arrival === 'constant' || arrival === 'poisson' || arrival === 'gamma' ? arrival : undefined,
