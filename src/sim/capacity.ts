@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { UsageError } from '../errors.js';
 import { engineOptionsSchema, resolveEngine, type EngineSpec } from './engine/config.js';
 import { decodeShape, stepCost } from './engine/cost.js';
-import { tuningOptions, tuningShape, withEngineProfile } from './engine/tuning.js';
+import { constantOptions, tuningShape, withEngineProfile } from './engine/tuning.js';
 
 const GiB = 1024 ** 3;
 
@@ -95,7 +95,7 @@ function bottleneckOf(r: Omit<CapacityReport, 'bottleneck' | 'bottleneckText'>, 
 
 /** Size a deployment. Throws UsageError for bad inputs or a model that does not fit. */
 export function planCapacity(input: CapacityInput): CapacityReport {
-  // The profile's deployment fills unset flags; its fitted constants go to the engine as they are.
+  // The profile's deployment fills unset flags; its fitted constants go to the engine as they are (its feature keys are not modelled here).
   const merged = withEngineProfile(input as Record<string, unknown>);
   const parsed = capacityInputSchema.safeParse(merged);
   if (!parsed.success) throw new UsageError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
@@ -104,7 +104,7 @@ export function planCapacity(input: CapacityInput): CapacityReport {
     gpu: o.gpu, model: o.modelProfile, tp: o.tp, weightDtype: o.weightDtype, kvDtype: o.kvDtype,
     gpuMemoryUtilization: o.gpuMemoryUtilization, maxNumSeqs: o.maxNumSeqs, maxNumBatchedTokens: o.maxNumBatchedTokens,
     maxModelLen: undefined,
-    ...tuningOptions(merged),
+    ...constantOptions(merged),
   });
   const seqTokens = o.inputTokens + o.outputTokens;
   const kvCapacityRequests = Math.floor(spec.kvCapacityTokens / seqTokens);

@@ -27,6 +27,11 @@ export const tuningShape = {
 export type TuningKey = Exclude<keyof typeof tuningShape, 'engineProfile'>;
 export const TUNING_KEYS = Object.keys(tuningShape).filter((k) => k !== 'engineProfile') as TuningKey[];
 
+/** Only the fitted constants of resolved options (capacity models no features). */
+export function constantOptions(o: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.keys(constantsShape).filter((k) => o[k] !== undefined).map((k) => [k, o[k]]));
+}
+
 /** Keys an engine profile may hold: the tuning keys plus the deployment it was fitted on. */
 const PROFILE_KEYS = ['gpu', 'modelProfile', 'tp', 'weightDtype', 'kvDtype', ...TUNING_KEYS] as const;
 
