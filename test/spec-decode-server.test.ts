@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { registerSimulate } from '../src/cli/simulate.js';
 import { runCli } from './fixtures/cli-harness.js';
+import { run } from '../src/run.js';
 import { tmpDir } from './helpers.js';
 
 let sim: SimServerHandle;
@@ -58,4 +59,12 @@ describe('sim server with --spec-method', () => {
     expect(bad.code).toBe(2);
     expect(bad.err).toContain('--spec-acceptance');
   });
+
+  for (const transport of ['h1', 'undici'] as const) {
+    it(`${transport}: tokens that arrive together from one speculative step are each counted, every request ok`, async () => {
+      const res = await run({ baseUrl: sim.baseUrl, model: 'tiny', requests: 6, concurrency: 3, inputTokens: 32, outputTokens: 90, out: tmpDir(), quiet: true, transport });
+      expect(res.records.map((r) => [r.status, r.output_tokens])).toEqual(Array.from({ length: 6 }, () => ['ok', 90]));
+      expect(res.summary.requests.failed).toBe(0);
+    });
+  }
 });
