@@ -9,6 +9,8 @@ import { UsageError } from './errors.js';
 import { issueProblems } from './config/flags.js';
 import { simServerOptionsSchema } from './sim/options.js';
 import { resolveEngine, type EngineSpec } from './sim/engine/config.js';
+import { featureMeta } from './sim/engine/features.js';
+import { TUNING_KEYS, tuningOptions, withEngineProfile } from './sim/engine/tuning.js';
 import { redactedConfig, runTokenizer, type RunResult } from './run.js';
 import { runLifecycle, type LifecycleOptions } from './lifecycle/lifecycle.js';
 import { createVirtualDriver, type VirtualRunStats } from './drivers/virtual.js';
@@ -31,6 +33,8 @@ export const simEngineOptionsSchema = simServerOptionsSchema.pick({
   prefixCaching: true,
   tokensPerChunk: true,
   reasoningShare: true,
+  engineProfile: true,
+  ...Object.fromEntries(TUNING_KEYS.map((k) => [k, true as const])),
 });
 export type SimEngineOptions = z.input<typeof simEngineOptionsSchema>;
 export type ResolvedSimEngineOptions = z.output<typeof simEngineOptionsSchema>;
@@ -77,7 +81,14 @@ export function resolveSimulate(values: Record<string, unknown>): ResolvedSimula
   }
   // The engine model generates tokens: an encoder's load (embeddings, rerank) is not modelled.
   if (run && BATCH_BACKENDS.includes(run.config.backend ?? '')) problems.push(`--backend: simulate models text generation, not ${run.config.backend}: run it against a server (tokenflood run)`);
-  const engine = simEngineOptionsSchema.safeParse(engineValues);
+  let withProfile = engineValues;
+  try {
+    withProfile = withEngineProfile(engineValues);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    problems.push(...e.problems);
+  }
+  const engine = simEngineOptionsSchema.safeParse(withProfile);
   if (!engine.success) problems.push(...issueProblems(engine.error.issues));
   if (problems.length || !run || !engine.success) throw new UsageError(problems);
   const ignored = NOT_MODELLED_KEYS.filter((k) => runValues[k] !== undefined && !(k === 'header' && (runValues[k] as unknown[]).length === 0));
@@ -90,6 +101,7 @@ export function simulatedEngine(o: ResolvedSimEngineOptions, c: RunConfig): Engi
     gpu: o.gpu, model: o.modelProfile, tp: o.tp, weightDtype: o.weightDtype, kvDtype: o.kvDtype, maxNumSeqs: o.maxNumSeqs,
     maxNumBatchedTokens: o.maxNumBatchedTokens, gpuMemoryUtilization: o.gpuMemoryUtilization, maxModelLen: c.maxModelLen,
     blockSize: o.blockSize, prefixCaching: o.prefixCaching, numGpuBlocksOverride: o.numGpuBlocksOverride,
+    ...tuningOptions(o),
   });
 }
 
@@ -102,6 +114,7 @@ function engineMeta(engine: EngineSpec, eo: ResolvedSimEngineOptions): Record<st
     max_model_len: engine.maxModelLen, block_size: engine.blockSize, num_gpu_blocks: engine.numBlocks,
     kv_capacity_tokens: engine.kvCapacityTokens, prefix_caching: engine.prefixCaching, tokens_per_chunk: eo.tokensPerChunk,
     reasoning_share: eo.reasoningShare,
+    ...featureMeta(engine.features),
   };
 }
 

@@ -33,6 +33,12 @@ export function readSimulateConfigFile(path: string): Record<string, unknown> {
   return values;
 }
 
+/** "speculative decoding: acceptance rate 51.1%, 2.53 tokens per step" when the engine speculates. */
+function specLine(meta: Readonly<Record<string, unknown>>): string {
+  const sd = (meta.simulation as { spec_decode?: { acceptance_rate: number; mean_accepted_tokens_per_step: number } } | undefined)?.spec_decode;
+  return sd ? `\nspeculative decoding: acceptance rate ${(sd.acceptance_rate * 100).toFixed(1)}%, ${sd.mean_accepted_tokens_per_step.toFixed(2)} tokens per step` : '';
+}
+
 export function registerSimulate(program: Command, out: Out): void {
   const cmd = program
     .command('simulate')
@@ -54,7 +60,7 @@ export function registerSimulate(program: Command, out: Out): void {
     await simulate(resolved, {
       reporters: [
         { name: 'workload warnings', runEnd: (e) => void out.err.write(workloadWarningText(e.summary.run.workload as Record<string, unknown> | undefined, 'tokenflood simulate: ')) },
-        terminalReporter(c, out, (s, meta) => `${renderSummary(s)}\n\nsimulated in ${wallS(meta)} s of wall time`),
+        terminalReporter(c, out, (s, meta) => `${renderSummary(s)}${specLine(meta)}\n\nsimulated in ${wallS(meta)} s of wall time`),
       ],
     });
   });

@@ -8,6 +8,7 @@ import { createEngine, type EngineCounters, type StepResult } from '../sim/engin
 import { blockHashesFromIds } from '../sim/engine/hash.js';
 import { decideOutputTokens } from '../sim/engine/length.js';
 import { outsideEngineMs } from '../sim/engine/overheads.js';
+import { specDecodeStats } from '../sim/engine/spec-decode.js';
 import { createTextSource } from '../sim/http/text.js';
 import type { VirtualRecord } from '../sim/virtual.js';
 import { createRng } from '../util/rng.js';
@@ -213,6 +214,8 @@ export function createVirtualDriver(c: RunConfig, tok: Tokenizer, o: VirtualDriv
           prefix_cache_hit_rate: s.counters.prefixQueriesTokens > 0 ? s.counters.prefixHitsTokens / s.counters.prefixQueriesTokens : 0,
           wall_ms: Math.round(performance.now() - wall0),
           ignored_options: o.ignored,
+          ...(o.engine.features.spec ? { spec_decode: specDecodeStats(s.counters) } : {}),
+          ...(o.engine.features.offload ? { kv_offload: { hits_tokens: s.counters.offloadHitsTokens, transfer_bytes: s.counters.offloadTransferBytes } } : {}),
         },
       };
     },

@@ -141,3 +141,19 @@ describe('planCapacity: attention kinds, long requests, --mfu, utilization and h
     expect(() => planCapacity({ longShare: 1.5, longInputTokens: 10 })).toThrow(UsageError);
   });
 });
+
+describe('planCapacity with --engine-profile', () => {
+  it('takes the deployment and fitted constants from the profile; flags given win', async () => {
+    const { writeFileSync, mkdtempSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const p = join(mkdtempSync(join(tmpdir(), 'tf-cap-')), 'p.yaml');
+    writeFileSync(p, 'gpu: a100-40gb\nmodel-profile: llama-3.1-8b\nbw-efficiency: 0.39\n');
+    const base = planCapacity({ gpu: 'a100-40gb', modelProfile: 'llama-3.1-8b' });
+    const fitted = planCapacity({ engineProfile: p });
+    expect(fitted.gpu).toBe('a100-40gb');
+    // Batch-1 decode is memory-bound: half the bandwidth efficiency (0.8 → 0.39) nearly doubles TPOT.
+    expect(fitted.tpotBatch1Ms / base.tpotBatch1Ms).toBeGreaterThan(1.8);
+    expect(planCapacity({ engineProfile: p, gpu: 'h100' }).gpu).toBe('h100');
+  });
+});

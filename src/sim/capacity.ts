@@ -5,6 +5,7 @@ import { engineOptionsSchema, kvBytesForTokens, kvEquivalentTokens, resolveEngin
 import { decodeShape, stepCost } from './engine/cost.js';
 import { peakTflops } from './engine/dtypes.js';
 import { attentionFlopsPerPair } from './engine/profile.js';
+import { constantOptions, tuningShape, withEngineProfile } from './engine/tuning.js';
 
 const GiB = 1024 ** 3;
 
@@ -29,6 +30,7 @@ export const capacityInputSchema = z.object({
   maxNumSeqs: engine.maxNumSeqs.describe('max sequences per step'),
   maxNumBatchedTokens: engine.maxNumBatchedTokens.describe('token budget per step'),
   mfu: engine.mfu,
+  engineProfile: tuningShape.engineProfile,
 });
 export type CapacityInput = z.input<typeof capacityInputSchema>;
 
@@ -177,7 +179,9 @@ function smallestTpThatFits(engineAt: (tp: number) => EngineSpec): EngineSpec {
 
 /** Size a deployment. Throws UsageError for bad inputs or a model that does not fit (at --tp, or at any TP up to 64 without it). */
 export function planCapacity(input: CapacityInput): CapacityReport {
-  const parsed = capacityInputSchema.safeParse(input);
+  // The profile's deployment fills unset flags; its fitted constants go to the engine as they are (its feature keys are not modelled here).
+  const merged = withEngineProfile(input as Record<string, unknown>);
+  const parsed = capacityInputSchema.safeParse(merged);
   if (!parsed.success) throw new UsageError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
   const o = parsed.data;
   const problems: string[] = [];
@@ -186,7 +190,9 @@ export function planCapacity(input: CapacityInput): CapacityReport {
   const engineAt = (tp: number): EngineSpec => resolveEngine({
     gpu: o.gpu, model: o.modelProfile, tp, weightDtype: o.weightDtype, kvDtype: o.kvDtype,
     gpuMemoryUtilization: o.gpuMemoryUtilization, maxNumSeqs: o.maxNumSeqs, maxNumBatchedTokens: o.maxNumBatchedTokens,
-    mfu: o.mfu, maxModelLen: undefined,
+    maxModelLen: undefined,
+    ...constantOptions(merged),
+    mfu: o.mfu,
   });
   const tpAuto = input.tp === undefined;
   const spec = tpAuto ? smallestTpThatFits(engineAt) : engineAt(o.tp);

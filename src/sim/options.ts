@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { UsageError } from '../errors.js';
 import { DEFAULT_TOKENIZER } from '../dataset/tokenizer.js';
 import { engineOptionsSchema } from './engine/config.js';
+import { tuningShape, withEngineProfile } from './engine/tuning.js';
 import { faultOptionsSchema } from './http/faults.js';
 import { METRICS_FLAVOR_NAMES } from './http/metrics-flavors.js';
 
@@ -24,6 +25,7 @@ export const simServerOptionsSchema = z.object({
   blockSize: engine.blockSize,
   numGpuBlocksOverride: engine.numGpuBlocksOverride.describe('force the KV cache size in blocks'),
   prefixCaching: engine.prefixCaching.describe('automatic prefix caching'),
+  ...tuningShape,
   tokensPerChunk: z.number().int().min(1).default(1).describe('output tokens per SSE chunk'),
   reasoningShare: z.number().min(0).max(1).default(0.5).describe('share of output tokens that are reasoning for <model>-reasoning'),
   timeScale: z.number().gt(0).max(10_000).default(1).describe('simulated ms per wall-clock ms (10 = ten times faster)'),
@@ -56,7 +58,7 @@ export type ResolvedSimServerOptions = z.output<typeof simServerOptionsSchema>;
 
 /** Validate options, reporting every problem at once. */
 export function parseSimServerOptions(opts: SimServerOptions): ResolvedSimServerOptions {
-  const r = simServerOptionsSchema.safeParse(opts);
+  const r = simServerOptionsSchema.safeParse(withEngineProfile(opts as Record<string, unknown>));
   if (!r.success) throw new UsageError(r.error.issues.map((i) => `${i.path.join('.') || 'options'}: ${i.message}`));
   return r.data;
 }

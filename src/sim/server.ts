@@ -5,6 +5,7 @@ import { loadTokenizer } from '../dataset/tokenizer.js';
 import { UsageError } from '../errors.js';
 import { createRng } from '../util/rng.js';
 import { resolveEngine } from './engine/config.js';
+import { tuningOptions } from './engine/tuning.js';
 import { contextLengthError, createEngine } from './engine/engine.js';
 import { blockHashesFromIds } from './engine/hash.js';
 import { decideOutputTokens } from './engine/length.js';
@@ -78,6 +79,7 @@ export async function startSimServer(opts: SimServerOptions = {}, hooks: { log?:
     gpu: o.gpu, model: o.modelProfile, tp: o.tp, weightDtype: o.weightDtype, kvDtype: o.kvDtype,
     maxNumSeqs: o.maxNumSeqs, maxNumBatchedTokens: o.maxNumBatchedTokens, gpuMemoryUtilization: o.gpuMemoryUtilization,
     maxModelLen: o.maxModelLen, blockSize: o.blockSize, prefixCaching: o.prefixCaching, numGpuBlocksOverride: o.numGpuBlocksOverride,
+    ...tuningOptions(o),
   });
   let tok;
   try {
@@ -93,7 +95,7 @@ export async function startSimServer(opts: SimServerOptions = {}, hooks: { log?:
   const models = [served, reasoningName];
   // The loop (and its clock) is created below; metrics read simulated time through this indirection.
   const nowSimMs = (): number => loop.nowSimMs();
-  const metrics = createSimMetrics(o.metricsFlavor, { modelName: served, counters: engine.counters, kvCapacityTokens: spec.kvCapacityTokens, nowSimMs });
+  const metrics = createSimMetrics(o.metricsFlavor, { modelName: served, counters: engine.counters, kvCapacityTokens: spec.kvCapacityTokens, nowSimMs, specDecode: spec.features.spec !== undefined });
   const gpu = createSimGpuTelemetry({ registry: new Registry(), spec, counters: engine.counters, nowSimMs, windowSimMs: 1000 * o.timeScale });
   const allMetrics = Registry.merge([metrics.registry, gpu.registry]);
   const faultRng = createRng(o.seed ^ 0x5eed);

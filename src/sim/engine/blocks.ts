@@ -16,7 +16,8 @@ export interface BlockPool {
   register(block: number, hash: number): void;
 }
 
-export function createBlockPool(numBlocks: number): BlockPool {
+/** `onEvict` hears the hash of every cached block an allocation evicts (the KV offload tier keeps a copy). */
+export function createBlockPool(numBlocks: number, onEvict?: (hash: number) => void): BlockPool {
   const prev = new Int32Array(numBlocks).fill(-1);
   const next = new Int32Array(numBlocks).fill(-1);
   const refs = new Int32Array(numBlocks);
@@ -52,7 +53,10 @@ export function createBlockPool(numBlocks: number): BlockPool {
       if (b < 0) return -1;
       unlink(b);
       if (hashOf[b] >= 0) {
-        if (cache.get(hashOf[b]) === b) cache.delete(hashOf[b]);
+        if (cache.get(hashOf[b]) === b) {
+          cache.delete(hashOf[b]);
+          onEvict?.(hashOf[b]);
+        }
         hashOf[b] = -1;
       }
       refs[b] = 1;

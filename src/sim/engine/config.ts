@@ -5,6 +5,7 @@ import { DEFAULT_GPU, DEFAULT_MODEL } from './catalog.js';
 import { KV_DTYPE_BYTES, KV_DTYPES, peakTflops, WEIGHT_DTYPES, weightBytes, type KvDtype, type WeightDtype } from './dtypes.js';
 import { paramBreakdown, type GpuProfile, type ModelProfile, type ParamBreakdown } from './profile.js';
 import { resolveGpu, resolveModel } from './resolve-profile.js';
+import { featureOptionsShape, resolveFeatures, stageLayers, type FeatureSpec } from './features.js';
 
 const GiB = 1024 ** 3;
 
@@ -38,6 +39,7 @@ export const engineOptionsSchema = z.object({
   allReduceLatencyUs: z.number().nonnegative().optional().describe('latency floor of one tensor-parallel all-reduce (default 2.5 x the GPU link latency)'),
   moeLayerOverheadUs: z.number().nonnegative().default(5).describe('MoE routing cost per MoE layer per step (gate, top-k, token permutation)'),
   asyncScheduling: z.boolean().default(true).describe('schedule step N+1 while step N runs (vLLM --async-scheduling): a request arriving mid-step starts one step later'),
+  ...featureOptionsShape,
 });
 export type EngineOptions = z.input<typeof engineOptionsSchema>;
 
@@ -78,6 +80,8 @@ export interface EngineSpec {
   allReduceLatencyUs: number;
   moeLayerOverheadUs: number;
   asyncScheduling: boolean;
+  /** Speculative decoding, KV offload, pipeline stages (features.ts). */
+  features: FeatureSpec;
 }
 
 /**
@@ -140,9 +144,10 @@ export function resolveEngine(input: EngineOptions = {}): EngineSpec {
   try { model = resolveModel(o.model); } catch (e) { problems.push(...((e as UsageError).problems ?? [String(e)])); }
   if (!gpu || !model) throw new UsageError(problems);
   const params = paramBreakdown(model);
-  const weightBytesPerGpu = weightBytes(params, o.weightDtype) / o.tp;
+  const weightBytesPerGpu = weightBytes(params, o.weightDtype) / o.tp / o.pp;
   const kvTok = kvBytesPerToken(model, o.kvDtype);
-  const kvTokGpu = kvBytesPerToken(model, o.kvDtype, o.tp);
+  // With pipeline stages each GPU holds the KV of its own layers only.
+  const kvTokGpu = (kvBytesPerToken(model, o.kvDtype, o.tp) * stageLayers(model.layers, o.pp)) / model.layers;
   const budget = gpu.memBytes * o.gpuMemoryUtilization - weightBytesPerGpu - o.reserveGiB * GiB;
   const numBlocks = o.numGpuBlocksOverride ?? Math.floor(budget / (kvTokGpu * o.blockSize));
   if (numBlocks < 1) {
@@ -188,5 +193,6 @@ export function resolveEngine(input: EngineOptions = {}): EngineSpec {
     allReduceLatencyUs: o.allReduceLatencyUs ?? 2.5 * gpu.linkLatencyUs,
     moeLayerOverheadUs: o.moeLayerOverheadUs,
     asyncScheduling: o.asyncScheduling,
+    features: resolveFeatures(o, kvTokGpu * o.blockSize),
   };
 }

@@ -2,7 +2,11 @@
 // recompute preemption) over a KV block pool, timed by the roofline cost model. No I/O, no clock.
 import { createBlockPool } from './blocks.js';
 import { kvEquivalentTokens, maxTokensForKv, type EngineSpec } from './config.js';
-import { stepCost, type StepCost, type StepShape } from './cost.js';
+import type { StepCost, StepShape } from './cost.js';
+import { createHostTier } from './offload.js';
+import { engineStepCost, splitShape, stageSpec } from './pipeline.js';
+import { createAcceptance, draftMs } from './spec-decode.js';
+import { createDisaggEngine } from './disagg.js';
 
 export interface EngineRequest {
   id: string;
@@ -11,6 +15,8 @@ export interface EngineRequest {
   outputTokens: number;
   /** Chained hashes of the prompt's full blocks (see hash.ts); absent = nothing shared. */
   blockHashes?: readonly number[];
+  /** Disaggregated decode pool: the prompt's KV arrived from a prefill instance, which also produced the first token. */
+  prefilled?: boolean;
 }
 
 export interface StepOutput {
@@ -42,6 +48,13 @@ export interface EngineCounters {
   promptTokens: number;
   generationTokens: number;
   steps: number;
+  /** Speculative decoding: decode steps of sequences (drafts), draft tokens proposed, draft tokens accepted. */
+  specDrafts: number;
+  specDraftTokens: number;
+  specAcceptedTokens: number;
+  /** KV offload: prompt tokens served from host memory, and bytes moved over PCIe either way. */
+  offloadHitsTokens: number;
+  offloadTransferBytes: number;
 }
 
 export interface Engine {
@@ -68,6 +81,13 @@ interface Req {
   started: boolean;
   cachedTokens: number;
   state: 'waiting' | 'running' | 'done';
+  /** Speculative decoding: fraction of a token carried to the next step. */
+  carry: number;
+  /** KV offload: tokens of a preempted request held in host memory, and prompt tokens found there on admission. */
+  swapped: number;
+  hostHits: number;
+  /** Disaggregated decode: the KV in `swapped` arrives from a prefill instance, not from host memory. */
+  remote: boolean;
 }
 
 /** vLLM's 400 message when prompt + max_tokens exceeds max_model_len; undefined when it fits. */
@@ -80,9 +100,21 @@ export function contextLengthError(maxModelLen: number, promptTokens: number, ma
   return `This model's maximum context length is ${maxModelLen} tokens. However, you requested ${promptTokens + maxTokens} tokens (${promptTokens} in the messages, ${maxTokens} in the completion). Please reduce the length of the messages or completion.`;
 }
 
+/** The engine for a spec: one colocated instance, or prefill and decode pools with --disagg (disagg.ts). */
 export function createEngine(spec: EngineSpec): Engine {
+  return spec.features.disagg ? createDisaggEngine(spec, createColocatedEngine, contextLengthError) : createColocatedEngine(spec);
+}
+
+function createColocatedEngine(spec: EngineSpec): Engine {
   const bs = spec.blockSize;
-  const pool = createBlockPool(spec.numBlocks);
+  // A disaggregated decode pool is D instances: D times the blocks, requests spread evenly over them.
+  const instances = spec.features.disagg?.decode ?? 1;
+  const host = spec.features.offload ? createHostTier(spec.features.offload) : undefined;
+  const pool = createBlockPool(spec.numBlocks * instances, host ? (h) => host.put(h) : undefined);
+  const sd = spec.features.spec;
+  const accept = sd ? createAcceptance(sd) : undefined;
+  const stage = spec.features.pp > 1 ? stageSpec(spec) : undefined;
+  let transferBytes = 0;
   const byId = new Map<string, Req>();
   let waiting: Req[] = [];
   let running: Req[] = [];
@@ -90,7 +122,7 @@ export function createEngine(spec: EngineSpec): Engine {
   // through step N+1 (`staged`) and is first schedulable in step N+2.
   let inbox: Req[] = [];
   let staged: Req[] = [];
-  const c = { prefixQueriesTokens: 0, prefixHitsTokens: 0, preemptions: 0, promptTokens: 0, generationTokens: 0, steps: 0 };
+  const c = { prefixQueriesTokens: 0, prefixHitsTokens: 0, preemptions: 0, promptTokens: 0, generationTokens: 0, steps: 0, specDrafts: 0, specDraftTokens: 0, specAcceptedTokens: 0, offloadHitsTokens: 0, offloadTransferBytes: 0 };
 
   const total = (r: Req): number => r.prompt + r.output;
   const free = (r: Req): void => {
@@ -106,6 +138,11 @@ export function createEngine(spec: EngineSpec): Engine {
     return true;
   };
   const preempt = (r: Req, preempted: string[]): void => {
+    // With host memory, the request's KV is copied out instead of being dropped (recomputed otherwise).
+    if (host && r.computed > 0 && host.swapOut(Math.ceil(r.computed / bs))) {
+      r.swapped = r.computed;
+      transferBytes += r.computed * spec.kvBytesPerTokenPerGpu;
+    }
     free(r);
     r.computed = 0;
     r.state = 'waiting';
@@ -122,6 +159,10 @@ export function createEngine(spec: EngineSpec): Engine {
     : (n: number): number => n;
   /** Reuse cached leading blocks; never the whole sequence (the last token must be computed to sample). */
   const matchPrefix = (r: Req): void => {
+    if (r.swapped > 0) {
+      r.computed = r.swapped;
+      return;
+    }
     if (!spec.prefixCaching) return;
     const limit = Math.min(r.hashes.length, Math.floor((total(r) - 1) / bs));
     let covered = 0;
@@ -135,7 +176,12 @@ export function createEngine(spec: EngineSpec): Engine {
       covered = k;
     }
     r.registered = r.blocks.length;
-    r.computed = covered * bs;
+    // Blocks evicted to host memory continue the match, copied back into fresh GPU blocks (full-attention models:
+    // one pool block per prompt block).
+    let hits = covered;
+    if (host && !spec.model.slidingWindow && covered === r.blocks.length) while (hits < limit && host.has(r.hashes[hits])) hits++;
+    r.hostHits = (hits - covered) * bs;
+    r.computed = hits * bs;
   };
 
   return {
@@ -155,7 +201,16 @@ export function createEngine(spec: EngineSpec): Engine {
         started: false,
         cachedTokens: 0,
         state: 'waiting',
+        carry: 0,
+        swapped: 0,
+        hostHits: 0,
+        remote: req.prefilled === true,
       };
+      if (r.remote) {
+        r.output = 1;
+        r.swapped = r.prompt;
+        r.started = true;
+      }
       byId.set(r.id, r);
       (spec.asyncScheduling ? inbox : waiting).push(r);
       return undefined;
@@ -165,6 +220,7 @@ export function createEngine(spec: EngineSpec): Engine {
       const r = byId.get(id);
       if (!r || r.state === 'done') return false;
       free(r);
+      if (r.swapped > 0 && !r.remote) host?.swapIn(Math.ceil(r.swapped / bs));
       if (r.state === 'waiting') {
         waiting = waiting.filter((w) => w !== r);
         inbox = inbox.filter((w) => w !== r);
@@ -194,13 +250,20 @@ export function createEngine(spec: EngineSpec): Engine {
       let budget = spec.maxNumBatchedTokens;
       const sched: Req[] = [];
       const chunk: number[] = [];
+      // Tokens each scheduled request computes (K + 1 for a speculative verify, else its chunk).
+      const computedNow: number[] = [];
+      const draft: StepShape = { requests: 0, newTokens: 0, contextTokens: 0, attentionPairs: 0 };
       const preempted: string[] = [];
       const started: StepResult['started'] = [];
 
       // 1. Running requests first, oldest first; make room by preempting the newest.
       for (let i = 0; i < running.length && budget > 0; i++) {
         const r = running[i];
-        const n = Math.min(total(r) - r.computed, budget);
+        const decoding = accept !== undefined && r.output >= 1 && total(r) - r.computed === 1;
+        const verify = decoding ? sd!.tokens + 1 : 0;
+        if (decoding && verify > budget) continue;
+        const a = decoding ? accept!(r.carry) : undefined;
+        const n = a ? Math.min(a.tokens, r.target - r.output) : Math.min(total(r) - r.computed, budget);
         if (n <= 0) continue;
         let ok = grow(r, r.computed + n);
         while (!ok) {
@@ -212,7 +275,18 @@ export function createEngine(spec: EngineSpec): Engine {
         if (!ok) break;
         sched.push(r);
         chunk.push(n);
-        budget -= n;
+        computedNow.push(decoding ? verify : n);
+        budget -= decoding ? verify : n;
+        if (a) {
+          r.carry = a.carry;
+          c.specDrafts++;
+          c.specDraftTokens += sd!.tokens;
+          c.specAcceptedTokens += a.tokens - 1;
+          draft.requests++;
+          draft.newTokens++;
+          draft.contextTokens += r.computed;
+          draft.attentionPairs += r.computed + 1;
+        }
       }
 
       // 2. Admit waiting requests FIFO while budget, sequence slots and blocks allow (none after a preemption).
@@ -226,6 +300,18 @@ export function createEngine(spec: EngineSpec): Engine {
           break;
         }
         waiting.shift();
+        if (r.remote) {
+          r.remote = false;
+          r.swapped = 0;
+        } else if (r.swapped > 0) {
+          host!.swapIn(Math.ceil(r.swapped / bs));
+          transferBytes += r.swapped * spec.kvBytesPerTokenPerGpu;
+          r.swapped = 0;
+        } else if (r.hostHits > 0) {
+          transferBytes += r.hostHits * spec.kvBytesPerTokenPerGpu;
+          c.offloadHitsTokens += r.hostHits;
+          r.hostHits = 0;
+        }
         if (!r.started) {
           r.started = true;
           r.cachedTokens = r.computed;
@@ -237,18 +323,27 @@ export function createEngine(spec: EngineSpec): Engine {
         running.push(r);
         sched.push(r);
         chunk.push(n);
+        computedNow.push(n);
         budget -= n;
       }
 
       const shape: StepShape = { requests: sched.length, newTokens: 0, contextTokens: 0, attentionPairs: 0 };
       for (let i = 0; i < sched.length; i++) {
-        const n = chunk[i];
+        const n = computedNow[i];
         const done = sched[i].computed;
         shape.newTokens += n;
         shape.contextTokens += done;
         shape.attentionPairs += n * done + (n * (n + 1)) / 2;
       }
-      const cost = stepCost(spec, shape);
+      const cost = engineStepCost(spec, instances > 1 ? splitShape(shape, instances) : shape, stage);
+      let durationMs = cost.totalMs;
+      if (sd && draft.requests > 0) durationMs += draftMs(sd, engineStepCost(spec, draft, stage).totalMs);
+      // Offload copies are serialized with the step (no overlap with compute): bytes / PCIe bandwidth.
+      if (host && transferBytes > 0) {
+        durationMs += host.transferMs(transferBytes);
+        c.offloadTransferBytes += transferBytes;
+        transferBytes = 0;
+      }
 
       // 3. Apply the step: advance computed tokens, cache full prompt blocks, sample where caught up.
       const outputs: StepOutput[] = [];
@@ -264,22 +359,24 @@ export function createEngine(spec: EngineSpec): Engine {
             pool.register(r.blocks[r.registered], r.hashes[k - 1]);
           }
         }
-        if (r.computed < total(r)) continue;
-        r.output++;
-        if (r.output === 1) c.promptTokens += r.prompt;
-        c.generationTokens++;
-        const finished = r.output >= r.target;
-        outputs.push({ id: r.id, tokenIndex: r.output, finished });
-        if (finished) {
-          free(r);
-          r.state = 'done';
-          byId.delete(r.id);
-          finishedAny = true;
+        // One token per step, or every accepted speculative token.
+        while (r.state === 'running' && r.computed >= total(r)) {
+          r.output++;
+          if (r.output === 1) c.promptTokens += r.prompt;
+          c.generationTokens++;
+          const finished = r.output >= r.target;
+          outputs.push({ id: r.id, tokenIndex: r.output, finished });
+          if (finished) {
+            free(r);
+            r.state = 'done';
+            byId.delete(r.id);
+            finishedAny = true;
+          }
         }
       }
       if (finishedAny) running = running.filter((r) => r.state === 'running');
       c.steps++;
-      return { durationMs: cost.totalMs, shape, cost, outputs, started, preempted };
+      return { durationMs, shape, cost, outputs, started, preempted };
     },
 
     counters: () => ({

@@ -40,6 +40,8 @@ export interface FlavorContext {
   counters: () => EngineCounters;
   /** KV cache capacity in tokens (SGLang's max_total_num_tokens). */
   kvCapacityTokens: number;
+  /** Speculative decoding is on: export its counters (as vLLM does only then). */
+  specDecode?: boolean;
   /** Simulated ms now, for rates computed at scrape time. */
   nowSimMs: () => number;
 }

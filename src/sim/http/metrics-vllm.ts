@@ -20,6 +20,11 @@ export function vllmFlavor(ctx: FlavorContext): SimObservations {
   k.mirrored('vllm:num_preemptions_total', 'Cumulative number of preemption from the engine.', (c) => c.preemptions);
   k.mirrored('vllm:prompt_tokens_total', 'Number of prefill tokens processed.', (c) => c.promptTokens);
   k.mirrored('vllm:generation_tokens_total', 'Number of generation tokens processed.', (c) => c.generationTokens);
+  if (ctx.specDecode) {
+    k.mirrored('vllm:spec_decode_num_drafts_total', 'Number of spec decoding drafts.', (c) => c.specDrafts);
+    k.mirrored('vllm:spec_decode_num_draft_tokens_total', 'Number of draft tokens.', (c) => c.specDraftTokens);
+    k.mirrored('vllm:spec_decode_num_accepted_tokens_total', 'Number of accepted tokens.', (c) => c.specAcceptedTokens);
+  }
 
   const success = k.counter('vllm:request_success_total', 'Count of successfully processed requests.', ['finished_reason']);
   for (const reason of ['stop', 'length', 'abort']) success.inc({ ...l, finished_reason: reason }, 0);

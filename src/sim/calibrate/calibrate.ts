@@ -1,0 +1,173 @@
+// Fit the engine's constants to measured runs: re-simulate each run on the virtual clock and minimise the relative TTFT/TPOT error.
+import { UsageError } from '../../errors.js';
+import { engineOptionsSchema, resolveEngine, type EngineSpec } from '../engine/config.js';
+import { simulateRun } from '../virtual.js';
+import { minimize } from './fit.js';
+import { CALIBRATED_PARAMS, type CalibratedParam } from './params.js';
+import type { CalibrationPoint } from './runs.js';
+
+export interface Prediction {
+  ttftMs: number;
+  tpotMs: number;
+  outputTokensPerSecond: number;
+}
+
+export interface PointFit {
+  dir: string;
+  measured: Prediction;
+  fitted: Prediction;
+  /** (predicted − measured) / measured with the constants fitted on every run. */
+  fitError: Prediction;
+  /** The same with constants fitted on every other run (leave-one-out); absent with fewer than 3 runs. */
+  looError?: Prediction;
+}
+
+export interface CalibrationResult {
+  constants: Record<string, number>;
+  defaults: Record<string, number>;
+  /** Engine options shared by every run (gpu, model profile, tp, dtypes), written to the profile. */
+  deployment: Record<string, unknown>;
+  points: PointFit[];
+  /** Median |error| over runs. */
+  medianFitError: { ttft: number; tpot: number };
+  medianLooError?: { ttft: number; tpot: number };
+  evaluations: number;
+}
+
+export interface CalibrateOptions {
+  /** Engine options that override what the runs say (calibrate's --gpu, --model-profile, ...). */
+  engine?: Record<string, unknown>;
+  params?: readonly CalibratedParam[];
+  /** Requests simulated per run and evaluation (fewer = faster, noisier); default min(measured, 200). */
+  maxRequests?: number;
+}
+
+const DEPLOYMENT_KEYS = ['gpu', 'modelProfile', 'tp', 'weightDtype', 'kvDtype'] as const;
+
+/** The run's engine options, calibrate's overrides, then the candidate constants (modelProfile is the engine's `model`). */
+function engineFor(p: CalibrationPoint, o: CalibrateOptions, constants: Record<string, number>): EngineSpec {
+  const { modelProfile, ...rest } = { ...p.engine, ...o.engine };
+  return resolveEngine({ ...rest, model: modelProfile as string | undefined, ...constants });
+}
+
+/** Simulate one run's workload and load on the engine with `constants`: mean TTFT, mean TPOT and output throughput. */
+export function predictPoint(p: CalibrationPoint, constants: Record<string, number>, o: CalibrateOptions = {}): Prediction {
+  const engine = engineFor(p, o, constants);
+  // The measured prefix-cache hits are modelled as a prefix every request shares: prefill cost follows what the server computed.
+  const shared = Math.min(p.inputTokens - 1, Math.max(p.prefixTokens, Math.round(p.cachedTokens)));
+  const run = simulateRun({
+    engine,
+    requests: [{ promptTokens: p.inputTokens, maxTokens: p.outputTokens, ignoreEos: true, ...(shared > 0 ? { prefix: { key: 'shared', tokens: shared } } : {}) }],
+    load: { concurrency: p.concurrency, rate: p.rate, arrival: p.arrival, burstiness: p.burstiness, requests: Math.max(1, Math.min(p.requests, o.maxRequests ?? 200)), seed: 1 },
+  });
+  const ok = run.records.filter((r) => r.error === undefined && r.firstTokenMs !== undefined);
+  const ttft = ok.reduce((s, r) => s + (r.firstTokenMs! - r.sentMs), 0) / Math.max(1, ok.length);
+  const decoding = ok.filter((r) => r.outputTokens > 1);
+  const tpot = decoding.reduce((s, r) => s + (r.endMs - r.firstTokenMs!) / (r.outputTokens - 1), 0) / Math.max(1, decoding.length);
+  const first = Math.min(...ok.map((r) => r.sentMs));
+  const out = ok.reduce((s, r) => s + r.outputTokens, 0);
+  return { ttftMs: ttft, tpotMs: tpot, outputTokensPerSecond: run.durationMs > first ? (out * 1000) / (run.durationMs - first) : 0 };
+}
+
+const rel = (pred: number, meas: number): number => (meas > 0 ? (pred - meas) / meas : 0);
+const errors = (pred: Prediction, meas: Prediction): Prediction => ({
+  ttftMs: rel(pred.ttftMs, meas.ttftMs), tpotMs: rel(pred.tpotMs, meas.tpotMs), outputTokensPerSecond: rel(pred.outputTokensPerSecond, meas.outputTokensPerSecond),
+});
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? 0 : s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const measuredOf = (p: CalibrationPoint): Prediction => ({ ttftMs: p.ttftMs, tpotMs: p.tpotMs, outputTokensPerSecond: p.outputTokensPerSecond });
+
+/** Default value of each fitted option for this deployment (the GPU profile's bwEfficiency, the schema's defaults). */
+function defaultsFor(p: CalibrationPoint, o: CalibrateOptions, params: readonly CalibratedParam[]): Record<string, number> {
+  const spec = engineFor(p, o, {});
+  const schemaDefaults = engineOptionsSchema.parse({}) as Record<string, unknown>;
+  const out: Record<string, number> = {};
+  for (const q of params) out[q.option] = q.option === 'bwEfficiency' ? spec.gpu.bwEfficiency : (schemaDefaults[q.option] as number);
+  return out;
+}
+
+interface Fit {
+  constants: Record<string, number>;
+  evaluations: number;
+}
+
+/**
+ * Minimise mean over runs of ((TTFT_pred − TTFT)/TTFT)² + ((TPOT_pred − TPOT)/TPOT)² over the params (log space where
+ * declared), with Nelder–Mead restarted from its best point (`rounds` runs in all).
+ */
+function fit(points: readonly CalibrationPoint[], o: CalibrateOptions, params: readonly CalibratedParam[], start: Record<string, number>, rounds = 2): Fit {
+  const enc = (q: CalibratedParam, v: number): number => (q.log ? Math.log(v) : v);
+  const dec = (q: CalibratedParam, x: number): number => (q.log ? Math.exp(x) : x);
+  const toConstants = (x: number[]): Record<string, number> => Object.fromEntries(params.map((q, i) => [q.option, dec(q, x[i])]));
+  const objective = (x: number[]): number => {
+    const c = toConstants(x);
+    let sum = 0;
+    for (const p of points) {
+      const e = errors(predictPoint(p, c, o), measuredOf(p));
+      sum += e.ttftMs ** 2 + e.tpotMs ** 2;
+    }
+    return sum / points.length;
+  };
+  const lower = params.map((q) => enc(q, q.min));
+  const upper = params.map((q) => enc(q, q.max));
+  let x = params.map((q) => enc(q, Math.min(q.max, Math.max(q.min, start[q.option]))));
+  let evaluations = 0;
+  for (let round = 0; round < rounds; round++) {
+    const r = minimize(objective, x, { lower, upper, maxEvaluations: 100 * params.length, tolerance: 1e-8, step: round === 0 && rounds > 1 ? 0.15 : 0.05 });
+    x = r.x;
+    evaluations += r.evaluations;
+  }
+  return { constants: toConstants(x), evaluations };
+}
+
+/** Fit the constants on every run, then leave each run out in turn and predict it from the others. */
+export function calibrate(points: readonly CalibrationPoint[], o: CalibrateOptions = {}): CalibrationResult {
+  if (points.length === 0) throw new UsageError(['calibrate: no runs given']);
+  const params = o.params ?? CALIBRATED_PARAMS;
+  const problems: string[] = [];
+  for (const p of points) {
+    try {
+      engineFor(p, o, {});
+    } catch (e) {
+      if (!(e instanceof UsageError)) throw e;
+      problems.push(...e.problems.map((m) => `${p.dir}: ${m}`));
+    }
+  }
+  if (problems.length) throw new UsageError(problems);
+  const defaults = defaultsFor(points[0], o, params);
+  const all = fit(points, o, params, defaults);
+  let evaluations = all.evaluations;
+  const fits: PointFit[] = points.map((p) => {
+    const fitted = predictPoint(p, all.constants, o);
+    return { dir: p.dir, measured: measuredOf(p), fitted, fitError: errors(fitted, measuredOf(p)) };
+  });
+  if (points.length >= 3) {
+    points.forEach((p, i) => {
+      // Started from the full fit (one round): the constants move only as far as this run's absence lets them.
+      const others = fit(points.filter((_, j) => j !== i), o, params, all.constants, 1);
+      evaluations += others.evaluations;
+      fits[i].looError = errors(predictPoint(p, others.constants, o), measuredOf(p));
+    });
+  }
+  const deployment: Record<string, unknown> = {};
+  for (const k of DEPLOYMENT_KEYS) {
+    const vals = new Set(points.map((p) => JSON.stringify(o.engine?.[k] ?? p.engine[k] ?? null)));
+    const v = o.engine?.[k] ?? points[0].engine[k];
+    if (vals.size === 1 && v !== undefined) deployment[k] = v;
+  }
+  const med = (pick: (f: PointFit) => Prediction | undefined) => ({
+    ttft: median(fits.map((f) => Math.abs(pick(f)?.ttftMs ?? 0))),
+    tpot: median(fits.map((f) => Math.abs(pick(f)?.tpotMs ?? 0))),
+  });
+  return {
+    constants: all.constants,
+    defaults,
+    deployment,
+    points: fits,
+    medianFitError: med((f) => f.fitError),
+    medianLooError: points.length >= 3 ? med((f) => f.looError) : undefined,
+    evaluations,
+  };
+}

@@ -1,0 +1,77 @@
+// Engine options that serve, simulate and capacity share beyond the basics: the fitted constants, the capacity features, and --engine-profile.
+import { existsSync } from 'node:fs';
+import { extname } from 'node:path';
+import { z } from 'zod';
+import { UsageError } from '../../errors.js';
+import { MAX_CONFIG_BYTES, readTextFile } from '../../util/read-file.js';
+import { parseYaml } from '../../util/yaml.js';
+import { engineOptionsSchema } from './config.js';
+import { featureOptionsShape } from './features.js';
+
+const e = engineOptionsSchema.shape;
+
+/** Constants `tokenflood calibrate` can fit (and a user can set). */
+export const constantsShape = {
+  mfu: e.mfu,
+  bwEfficiency: e.bwEfficiency.describe("achieved fraction of peak HBM bandwidth in decode; unset = the GPU profile's"),
+  stepOverheadMs: e.stepOverheadMs,
+  layerOverheadMs: e.layerOverheadMs,
+  requestOverheadMs: e.requestOverheadMs,
+};
+
+export const tuningShape = {
+  engineProfile: z.string().min(1).optional().describe('engine profile YAML written by `tokenflood calibrate` (gpu, model profile, tp, fitted constants); flags given override its values'),
+  ...constantsShape,
+  ...featureOptionsShape,
+};
+export type TuningKey = Exclude<keyof typeof tuningShape, 'engineProfile'>;
+export const TUNING_KEYS = Object.keys(tuningShape).filter((k) => k !== 'engineProfile') as TuningKey[];
+
+/** Only the fitted constants of resolved options (capacity models no features). */
+export function constantOptions(o: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.keys(constantsShape).filter((k) => o[k] !== undefined).map((k) => [k, o[k]]));
+}
+
+/** Keys an engine profile may hold: the tuning keys plus the deployment it was fitted on. */
+const PROFILE_KEYS = ['gpu', 'modelProfile', 'tp', 'weightDtype', 'kvDtype', ...TUNING_KEYS] as const;
+
+/** The tuning values of resolved options, ready for resolveEngine. */
+export function tuningOptions(o: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of TUNING_KEYS) if (o[k] !== undefined) out[k] = o[k];
+  return out;
+}
+
+const toCamel = (s: string): string => s.replace(/[-_]([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+
+/** Read an engine profile (YAML or JSON, flag names as keys; `calibration` is a report and ignored). */
+export function readEngineProfile(path: string): Record<string, unknown> {
+  if (!existsSync(path)) throw new UsageError([`--engine-profile ${path}: no such file`]);
+  const r = readTextFile(path, MAX_CONFIG_BYTES);
+  if ('problem' in r) throw new UsageError([`--engine-profile ${path}: ${r.problem}`]);
+  let raw: unknown;
+  try {
+    raw = extname(path) === '.json' ? JSON.parse(r.text) : parseYaml(r.text);
+  } catch (err) {
+    throw new UsageError([`--engine-profile ${path}: not valid YAML/JSON: ${(err as Error).message.split('\n')[0]}`]);
+  }
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new UsageError([`--engine-profile ${path}: expected a mapping of option names to values`]);
+  const out: Record<string, unknown> = {};
+  const problems: string[] = [];
+  for (const [k, v] of Object.entries(raw)) {
+    if (k === 'calibration') continue;
+    const key = toCamel(k);
+    if (!(PROFILE_KEYS as readonly string[]).includes(key)) problems.push(`--engine-profile ${path}: unknown key "${k}" (valid: ${PROFILE_KEYS.map((p) => p.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)).join(', ')})`);
+    else out[key] = v;
+  }
+  if (problems.length) throw new UsageError(problems);
+  return out;
+}
+
+/** Options with the engine profile's values under the ones given (given values win); engineProfile itself is kept. */
+export function withEngineProfile<T extends Record<string, unknown>>(values: T): T {
+  const path = values.engineProfile;
+  if (typeof path !== 'string') return values;
+  const given = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined));
+  return { ...readEngineProfile(path), ...given } as T;
+}
