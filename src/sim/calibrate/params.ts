@@ -2,7 +2,7 @@
 
 export interface CalibratedParam {
   /** Engine option (src/sim/engine/config.ts) the value goes to; its kebab-case form is the profile key. */
-  option: 'bwEfficiency' | 'mfu' | 'stepOverheadMs' | 'requestOverheadMs' | 'layerOverheadMs';
+  option: 'bwEfficiency' | 'mfu' | 'stepOverheadMs' | 'requestOverheadMs' | 'layerOverheadMs' | 'apiServerMs';
   min: number;
   max: number;
   /** Search log(value): right for constants spanning decades (overheads) and ratios alike. */
@@ -17,6 +17,7 @@ export const CALIBRATED_PARAMS: readonly CalibratedParam[] = [
   { option: 'mfu', min: 0.05, max: 1, log: true, drives: 'TTFT (compute-bound prefill)' },
   { option: 'stepOverheadMs', min: 0.001, max: 50, log: true, drives: 'TPOT and TTFT at every batch size' },
   { option: 'requestOverheadMs', min: 0.0001, max: 5, log: true, drives: 'TPOT growth with batch size' },
+  { option: 'apiServerMs', min: 0.01, max: 500, log: true, drives: 'TTFT at every load (API server, IPC: time outside the engine)' },
 ];
 
 export const CALIBRATED_OPTIONS = CALIBRATED_PARAMS.map((p) => p.option);

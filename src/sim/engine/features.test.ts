@@ -5,6 +5,7 @@ import { resolveEngine } from './config.js';
 import { decodeShape, stepCost } from './cost.js';
 import { engineStepCost, stageSpec } from './pipeline.js';
 import { kvTransferMs, prefillOnlyMs } from './disagg.js';
+import { outsideEngineMs } from './overheads.js';
 
 const tiny = { model: 'tiny', gpu: 'tiny-gpu', numGpuBlocksOverride: 64 } as const;
 // Four 512-token system prompts in turn: the 64-block GPU cache holds fewer than two, so LRU never keeps the next one.
@@ -82,10 +83,11 @@ describe('pipeline parallelism', () => {
 describe('disaggregated prefill and decode', () => {
   const base = { model: 'llama-3.1-8b', gpu: 'h100' } as const;
 
-  it('TTFT = prefill on the prefill pool + KV transfer (latency + prompt KV bytes / link)', () => {
+  it('TTFT = time outside the engine + prefill on the prefill pool + KV transfer (latency + prompt KV bytes / link)', () => {
     const spec = resolveEngine({ ...base, disagg: '1:1', disaggLinkGBps: 10, disaggLatencyMs: 2 });
     const run = simulateRun({ engine: spec, requests: [{ promptTokens: 4000, maxTokens: 50, ignoreEos: true }], load: { concurrency: 1, requests: 2 } });
-    const expected = prefillOnlyMs(spec, 4000) + 2 + ((4000 * spec.kvBytesPerTokenPerGpu) / 10e9) * 1000;
+    // The time outside the engine (API server, tokenization) comes first, as for every request.
+    const expected = outsideEngineMs(spec, 4000) + prefillOnlyMs(spec, 4000) + 2 + ((4000 * spec.kvBytesPerTokenPerGpu) / 10e9) * 1000;
     for (const r of run.records) {
       expect(r.firstTokenMs! - r.sentMs).toBeCloseTo(expected, 6);
       expect(r.outputTokens).toBe(50);

@@ -17,6 +17,7 @@ export const constantsShape = {
   stepOverheadMs: e.stepOverheadMs,
   layerOverheadMs: e.layerOverheadMs,
   requestOverheadMs: e.requestOverheadMs,
+  apiServerMs: e.apiServerMs,
 };
 
 export const tuningShape = {
