@@ -1,13 +1,13 @@
 // The generated objects pass the Kubernetes schema (kubernetes-models' validate), and the ConfigMap is a run --config file.
 import { describe, expect, it } from 'vitest';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Job } from 'kubernetes-models/batch/v1/Job';
 import { buildManifest, runConfigYaml, waitForShardsScript } from './manifest.js';
 import { readerPod } from './collect.js';
 import { shardResources } from './resources.js';
 import { resolveRunConfig } from '../config/load.js';
-import { tmpDir } from '../../test/helpers.js';
 
 const opts = {
   name: 'llama-70b',
@@ -42,7 +42,7 @@ describe('k8s manifest', () => {
   });
 
   it('writes the run flags as a --config file that resolves to the same run', () => {
-    const file = join(tmpDir(), 'run.yaml');
+    const file = join(mkdtempSync(join(tmpdir(), 'tokenflood-k8s-')), 'run.yaml');
     writeFileSync(file, runConfigYaml(opts.runFlags));
     const fromFile = resolveRunConfig({ flags: {}, configFile: file, env: {} }).config;
     const fromFlags = resolveRunConfig({ flags: opts.runFlags, env: {} }).config;
