@@ -122,14 +122,14 @@ export function registerK8s(program: Command, out: Out): void {
     .argument('[run-flags...]', 'the flags of tokenflood run, after --')
     .option('--shards <n>', 'number of shards N (the Indexed Job\'s completions and parallelism)')
     .option('--image <image>', 'container image with tokenflood (the repository\'s Dockerfile)')
-    .option('--namespace <ns>', 'namespace of the objects (default: the one kubectl apply uses)')
+    .option('--namespace <ns>', 'namespace of the objects; without it, the one kubectl apply uses')
     .option('--name <name>', 'prefix of the objects\' names', 'tokenflood')
     .option('--start-at <time>', 'the shards\' --start-at (ISO 8601 with zone, or epoch ms)', undefined)
     .option('--start-delay <time>', 'without --start-at: start this long after the manifest is generated, rounded up to a whole second', '120s')
     .option('--storage <size>', 'size of the results volume', '10Gi')
-    .option('--storage-class <name>', 'storage class of the results volume (default: the cluster\'s)')
+    .option('--storage-class <name>', 'storage class of the results volume; without it, the cluster\'s default')
     .option('--access-mode <mode>', 'access mode of the results volume: ReadWriteMany (shards on several nodes) or ReadWriteOnce', 'ReadWriteMany')
-    .option('--api-key-secret <name>', 'Secret whose key api-key becomes TOKENFLOOD_API_KEY in the shards')
+    .option('--api-key-secret <name>', 'name of the Secret whose key api-key becomes TOKENFLOOD_API_KEY in the shards')
     .option('--output <file>', 'write the YAML to this file instead of stdout')
     .action((runArgv: string[], o: ManifestFlags) => manifestCommand(o, runArgv, out));
   k8s
