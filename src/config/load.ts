@@ -147,7 +147,7 @@ export function resolveRunConfig(inp: ResolveInput): ResolvedRun {
   problems.push(...embeddedSimProblems(c, c.baseUrl));
   problems.push(...liveMetricsProblems(c, merged));
   problems.push(...uiProblems(c));
-  problems.push(...shardProblems({ ...c, concurrency: c.concurrency ?? (c.rate === undefined && ramp === undefined ? 1 : undefined) }));
+  problems.push(...shardProblems({ ...c, concurrency: c.concurrency ?? (c.rate === undefined && ramp === undefined && c.replay === undefined ? 1 : undefined) }));
   if (problems.length) throw new UsageError(problems);
   // With --stages: --duration defaults to their sum; the highest target sizes the pool (VUs) or the rate, as --concurrency or --rate would.
   if (c.stages !== undefined && ramp) {

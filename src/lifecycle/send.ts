@@ -24,7 +24,8 @@ import { globalIndex, shardLabel, shardStreams, type ShardSpec } from '../schedu
 const shardOf = (c: RunConfig): ShardSpec | undefined => (c.shard !== undefined ? parseShard(c.shard) : undefined);
 
 /** The streams (closed loop) or in-flight cap (open loop) this process runs: its shard's part of --concurrency. */
-const localConcurrency = (c: RunConfig, s: ShardSpec | undefined): number | undefined => (s && c.concurrency !== undefined ? shardStreams(c.concurrency, s) : c.concurrency);
+// At least 1: a replay's default cap of 1 in flight applies to each shard (config validation refuses a closed loop with fewer streams than shards).
+const localConcurrency = (c: RunConfig, s: ShardSpec | undefined): number | undefined => (s && c.concurrency !== undefined ? Math.max(1, shardStreams(c.concurrency, s)) : c.concurrency);
 
 export type StopReason = 'completed' | 'interrupted' | 'max_error_rate' | 'write_failed';
 
