@@ -224,9 +224,15 @@ describe.skipIf(!existsSync(CLI))('shards (needs `npm run build`)', () => {
     const whole = await inProcess(['merge', join(root, 'a0'), join(root, 'whole'), '--out', join(root, 'm4')]);
     expect(whole.code).toBe(2);
     expect(whole.err).toContain('has no shard');
+    const into = await inProcess(['merge', join(root, 'a0'), join(root, 'a1'), '--out', join(root, 'a1'), '--overwrite']);
+    expect(into.code).toBe(2);
+    expect(into.err).toContain("is shard 1/2's directory");
     const ok = await inProcess(['merge', join(root, 'a0'), join(root, 'a1'), '--out', join(root, 'm5'), '--json']);
     expect(ok.code, ok.err).toBe(0);
     expect(JSON.parse(ok.out).requests.total).toBe(3);
+    // The merged run.json keeps the shared config, not shard 0's own shard and directory.
+    expect(runJson(join(root, 'm5')).config).toMatchObject({ out: join(root, 'm5'), max_tokens: 4 });
+    expect(runJson(join(root, 'm5')).config.shard).toBeUndefined();
     // A start time in the past: the shard starts at once and says so.
     expect(r[0].err).toMatch(/--start-at .* has passed/);
   }, 60_000);

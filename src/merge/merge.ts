@@ -1,6 +1,7 @@
 // `tokenflood merge`: N shards' results directories → one run directory, aligned on wall-clock time (docs/distributed.md).
 import { closeSync, openSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { UsageError } from '../errors.js';
 import { prepareOutDir } from '../outdir.js';
 import { recordLine, roundMs } from '../metrics/jsonl.js';
 import type { ClientHealth } from '../metrics/health.js';
@@ -56,11 +57,14 @@ export function shardClockSkew(shards: readonly ShardDir[]): { spread_ms: number
 }
 
 /** The merged run.json: shard 0's, with the shard fields replaced by `merged` and the shards' clients listed. */
-function mergedRunMeta(shards: readonly ShardDir[], baseMs: number, clientHealth: ClientHealth | undefined): Record<string, unknown> {
+function mergedRunMeta(shards: readonly ShardDir[], baseMs: number, clientHealth: ClientHealth | undefined, outDir: string): Record<string, unknown> {
   const { shard: _shard, start_sync: _sync, client_health: _h, ...head } = shards[0].run;
   const origins = shards.map((s) => s.originUnixMs);
+  // The shared config, without shard 0's own shard, start time and directory.
+  const { shard: _s, start_at: _a, ...config } = isObject(head.config) ? head.config : {};
   return {
     ...head,
+    config: { ...config, out: outDir },
     started_at: new Date(baseMs).toISOString(),
     stopped_reason: shards.find((s) => s.run.stopped_reason !== 'completed')?.run.stopped_reason ?? 'completed',
     client: shards.map((s) => s.run.client),
@@ -85,6 +89,9 @@ function mergedRunMeta(shards: readonly ShardDir[], baseMs: number, clientHealth
  */
 export function mergeShards(dirs: readonly string[], outDir: string, o: { overwrite?: boolean } = {}): MergeResult {
   const shards = readShards(dirs);
+  // Writing into a shard's own directory would overwrite the records being read.
+  const inShard = shards.find((s) => resolve(s.dir) === resolve(outDir));
+  if (inShard) throw new UsageError([`merge: --out: ${outDir} is shard ${inShard.index}/${inShard.count}'s directory: give a new one`]);
   prepareOutDir(outDir, o.overwrite ?? false);
   const baseMs = Math.min(...shards.map((s) => s.originUnixMs));
   const warnings: string[] = [];
@@ -105,7 +112,7 @@ export function mergeShards(dirs: readonly string[], outDir: string, o: { overwr
   } finally {
     closeSync(fd);
   }
-  const meta = mergedRunMeta(shards, baseMs, mergeClientHealth(shards));
+  const meta = mergedRunMeta(shards, baseMs, mergeClientHealth(shards), outDir);
   const m = meta.merged as { start_spread_ms: number; clock_skew: ReturnType<typeof shardClockSkew> };
   if (m.start_spread_ms > START_SPREAD_WARN_MS) warnings.push(`the shards started ${(m.start_spread_ms / 1000).toFixed(1)} s apart (their --start-at had passed, or was not the same): the merged load was lower at the start and end`);
   if (m.clock_skew && m.clock_skew.at_least_ms > 0) warnings.push(`the shards' clocks differ by at least ${m.clock_skew.at_least_ms} ms (Date-header check): times across shards are aligned only that well`);
