@@ -8,9 +8,7 @@ import { resolveRunConfig } from '../config/load.js';
 import { MAX_SHARDS, parseStartAt } from '../config/shard.js';
 import { parseDurationS } from '../config/parse.js';
 import { shardStreams } from '../scheduler/shard.js';
-import { buildManifest, manifestYaml } from '../k8s/manifest.js';
 import { STREAMS_PER_SHARD_MAX } from '../k8s/resources.js';
-import { collect } from '../k8s/collect.js';
 import { stripControls } from '../util/terminal-text.js';
 import type { Out } from './io.js';
 
@@ -59,7 +57,7 @@ interface ManifestFlags {
   output?: string;
 }
 
-function manifestCommand(o: ManifestFlags, runArgv: string[], out: Out): void {
+async function manifestCommand(o: ManifestFlags, runArgv: string[], out: Out): Promise<void> {
   const problems: string[] = [];
   const n = Number(o.shards);
   if (o.shards === undefined) problems.push('k8s manifest: --shards: give the number of shards N');
@@ -93,6 +91,8 @@ function manifestCommand(o: ManifestFlags, runArgv: string[], out: Out): void {
     out.err.write(`tokenflood: WARNING: ${streams} streams per shard: above ${STREAMS_PER_SHARD_MAX} one shard's timing error grows fast (docs/performance.md#sizing-shards); use more shards\n`);
   for (const k of ['dataset', 'replay', 'backendConfig', 'targets'] as const)
     if (typeof runFlags[k] === 'string') out.err.write(`tokenflood: note: --${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} ${stripControls(String(runFlags[k]))} must exist at that path inside the container (bake it into the image or mount it)\n`);
+  // kubernetes-models and yaml load only here: start-up of every other command stays without them.
+  const { buildManifest, manifestYaml } = await import('../k8s/manifest.js');
   const objs = buildManifest({
     name: o.name,
     namespace: o.namespace,
@@ -141,9 +141,10 @@ export function registerK8s(program: Command, out: Out): void {
     .option('--reader-image <image>', 'image of the short-lived pod that mounts the volume (needs tar)', 'busybox:1.36')
     .option('--kubectl <path>', 'kubectl to use', 'kubectl')
     .option('--timeout <seconds>', 'how long to wait for the reader pod', '120')
-    .action((o: { name: string; namespace?: string; to: string; readerImage: string; kubectl: string; timeout: string }) => {
+    .action(async (o: { name: string; namespace?: string; to: string; readerImage: string; kubectl: string; timeout: string }) => {
       const timeoutS = Number(o.timeout);
       if (!Number.isInteger(timeoutS) || timeoutS < 1) throw new UsageError([`k8s collect: --timeout: expected a whole number of seconds, got "${o.timeout}"`]);
+      const { collect } = await import('../k8s/collect.js');
       collect({ name: o.name, namespace: o.namespace, to: o.to, image: o.readerImage, kubectl: o.kubectl, timeoutS }, (line) => out.err.write(`${line}\n`));
       out.err.write(`copied the results volume to ${o.to}\n`);
     });
