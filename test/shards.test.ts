@@ -121,6 +121,12 @@ describe.skipIf(!existsSync(CLI))('shards (needs `npm run build`)', () => {
       expect(runJson(d).shard).toEqual({ index: i, count: N, label: `${i}/${N}` });
     });
     expect(new Set(dirs.map((d) => runJson(d).plan.config_hash)).size).toBe(1);
+    // --start-at: no shard's run clock started before the time they were given.
+    for (const d of dirs) {
+      const sync = runJson(d).start_sync;
+      expect(sync.clock_origin_unix_ms).toBeGreaterThanOrEqual(Date.parse(sync.start_at));
+      expect(sync.clock_skew.method).not.toBe('none');
+    }
     const m = records(merged);
     expectSamePlan(m, single);
     expectSummaryOfRecords(merged, dirs);
