@@ -126,6 +126,9 @@ describe.skipIf(!existsSync(CLI))('shards (needs `npm run build`)', () => {
       const sync = runJson(d).start_sync;
       expect(sync.clock_origin_unix_ms).toBeGreaterThanOrEqual(Date.parse(sync.start_at));
       expect(sync.clock_skew.method).not.toBe('none');
+      // Each shard opens the connections of its own 2 streams, not of the run's 6.
+      const conn = runJson(d).connections;
+      expect(conn.prewarmed + conn.failed).toBe(2);
     }
     const m = records(merged);
     expectSamePlan(m, single);

@@ -18,14 +18,14 @@ import type { Driver } from '../drivers/driver.js';
 import { parseModels } from '../config/routing.js';
 import { createModelPicker } from '../backends/route-policies.js';
 import { parseShard } from '../config/shard.js';
-import { globalIndex, shardLabel, shardStreams, type ShardSpec } from '../scheduler/shard.js';
+import { globalIndex, shardLabel, type ShardSpec } from '../scheduler/shard.js';
+import { localLoad } from '../shard/plan.js';
 
 /** --shard: this process's shard, undefined for a whole run. */
 const shardOf = (c: RunConfig): ShardSpec | undefined => (c.shard !== undefined ? parseShard(c.shard) : undefined);
 
 /** The streams (closed loop) or in-flight cap (open loop) this process runs: its shard's part of --concurrency. */
-// At least 1: a replay's default cap of 1 in flight applies to each shard (config validation refuses a closed loop with fewer streams than shards).
-const localConcurrency = (c: RunConfig, s: ShardSpec | undefined): number | undefined => (s && c.concurrency !== undefined ? Math.max(1, shardStreams(c.concurrency, s)) : c.concurrency);
+const localConcurrency = (c: RunConfig): number | undefined => localLoad(c).concurrency;
 
 export type StopReason = 'completed' | 'interrupted' | 'max_error_rate' | 'write_failed';
 
@@ -126,7 +126,7 @@ export function prepareFirstWave(x: Pick<SendContext, 'c' | 'driver' | 'model' |
   const { c, workload } = x;
   if (!workload.prefetchable) return out;
   const shard = shardOf(c);
-  const concurrency = localConcurrency(c, shard);
+  const concurrency = localConcurrency(c);
   const wave = c.rate !== undefined ? Math.ceil((c.rate * 2) / (shard?.count ?? 1)) : (concurrency ?? 1);
   const count = Math.min(FIRST_WAVE_MAX, wave, concurrency ?? Infinity, requests !== undefined ? requests + c.warmup : Infinity, workload.size ?? Infinity);
   const bodyOf = bodyBuilder(x);
@@ -246,7 +246,7 @@ export async function sendLoop(x: SendContext): Promise<{ measuredDone: number; 
 
   await x.executor.run(
     {
-      concurrency: localConcurrency(c, shard),
+      concurrency: localConcurrency(c),
       rate: c.rate,
       arrival: c.arrival,
       burstiness: c.burstiness,

@@ -1,7 +1,7 @@
 // What run.json records about a shard: which one, the global plan it is part of (seed, config hash), and its synchronized start.
 import { createHash } from 'node:crypto';
 import { parseShard, parseStartAt } from '../config/shard.js';
-import { shardLabel } from '../scheduler/shard.js';
+import { shardLabel, shardStreams } from '../scheduler/shard.js';
 
 /**
  * Keys of run.json `config` that may differ between the shards of one run: where each writes, how it prints,
@@ -37,3 +37,14 @@ export function shardMeta(c: { shard?: string; datasetSeed: number }, configMeta
 
 /** --start-at as epoch ms, undefined without it. */
 export const startAtMs = (c: { startAt?: string }): number | undefined => (c.startAt !== undefined ? parseStartAt(c.startAt) : undefined);
+
+/**
+ * The load this process carries: its shard's streams (or in-flight cap) and its share of --rate; the whole load
+ * without --shard. At least 1 stream: a replay's default cap of 1 in flight applies to each shard (config validation
+ * refuses a closed loop with fewer streams than shards). Sizes the connection pool and the prewarm.
+ */
+export function localLoad(c: { shard?: string; concurrency?: number; rate?: number }): { concurrency?: number; rate?: number } {
+  if (c.shard === undefined) return { concurrency: c.concurrency, rate: c.rate };
+  const s = parseShard(c.shard);
+  return { concurrency: c.concurrency !== undefined ? Math.max(1, shardStreams(c.concurrency, s)) : undefined, rate: c.rate !== undefined ? c.rate / s.count : undefined };
+}
