@@ -30,6 +30,10 @@ describe('tokenflood CLI', () => {
     [['run', '--input-tokens', '0'], /--input-tokens/],
     [['run', '--tokenizer', '/nonexistent/tok'], /--tokenizer/],
     [['run', '--bogus'], /unknown option/],
+    [['run', '--shard', '3/3'], /--shard: shard index 3 is not below the count 3/],
+    [['run', '--shard', 'two'], /--shard: expected I\/N/],
+    [['run', '--shard', '0/3'], /--shard: --concurrency 1 leaves shards without a stream/],
+    [['run', '--start-at', 'tomorrow'], /--start-at: expected an ISO 8601 time/],
   ];
   for (const [args, re] of bad) {
     it(`rejects ${args.slice(1).join(' ')} with exit 2 and a message naming the problem`, async () => {

@@ -13,6 +13,8 @@ import { registerSimulate } from './simulate.js';
 import { registerDataset } from './dataset.js';
 import { registerEval } from './eval.js';
 import { registerCalibrate } from './calibrate.js';
+import { registerMerge } from './merge.js';
+import { registerK8s } from './k8s.js';
 import { takeExitCode, type Out } from './io.js';
 import { stripControls } from '../util/terminal-text.js';
 import { applyHelpFormat } from './help.js';
@@ -35,6 +37,8 @@ export function buildProgram(io: Out): Command {
   registerDataset(program, io);
   registerEval(program, io);
   registerCalibrate(program, io);
+  registerMerge(program, io);
+  registerK8s(program, io);
   for (const c of program.commands) c.exitOverride().configureOutput({ writeOut: (s) => io.out.write(s), writeErr: (s) => io.err.write(s) });
   applyHelpFormat(program);
   return program;

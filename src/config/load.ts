@@ -6,6 +6,7 @@ import { RunConfigSchema, RUN_FLAGS, describeIssues, type RunConfig, type RunCon
 import { parseSlo } from '../metrics/slo.js';
 import { embeddedSimProblems } from './embedded-sim.js';
 import { uiProblems } from './ui.js';
+import { shardFromEnv, shardProblems } from './shard.js';
 import { BACKENDS } from '../backends/registry.js';
 import { configureCustomBackend, loadCustomBackend } from '../backends/custom.js';
 import { backendConfigProblems } from '../backends/backend-config.js';
@@ -91,6 +92,12 @@ export function resolveRunConfig(inp: ResolveInput): ResolvedRun {
   if (outs.dir === undefined) delete merged.out;
   else merged.out = outs.dir;
   merged.outputs = outs.outputs;
+  // Kubernetes Indexed Jobs pass the shard in the environment (docs/distributed.md).
+  if (merged.shard === undefined) {
+    const fromEnv = shardFromEnv(env);
+    if (fromEnv.problem) problems.push(fromEnv.problem);
+    else if (fromEnv.shard) merged.shard = fromEnv.shard;
+  }
   const parsed = RunConfigSchema.safeParse(merged);
   problems.push(...extraBaseUrlProblems(extraUrls));
   if (!parsed.success) {
@@ -140,6 +147,7 @@ export function resolveRunConfig(inp: ResolveInput): ResolvedRun {
   problems.push(...embeddedSimProblems(c, c.baseUrl));
   problems.push(...liveMetricsProblems(c, merged));
   problems.push(...uiProblems(c));
+  problems.push(...shardProblems({ ...c, concurrency: c.concurrency ?? (c.rate === undefined && ramp === undefined && c.replay === undefined ? 1 : undefined) }));
   if (problems.length) throw new UsageError(problems);
   // With --stages: --duration defaults to their sum; the highest target sizes the pool (VUs) or the rate, as --concurrency or --rate would.
   if (c.stages !== undefined && ramp) {

@@ -10,6 +10,7 @@ import { GpuTelemetrySchema, GPU_TELEMETRY_FLAGS } from '../telemetry/gpu/config
 import { LiveMetricsSchema, LIVE_METRICS_FLAGS, OUTPUT_KINDS } from './live-metrics.js';
 import { flagTable, type FlagTable } from './flags.js';
 import { EvalUnderLoadSchema, EVAL_UNDER_LOAD_FLAGS } from './eval.js';
+import { ShardSchema, SHARD_FLAGS } from './shard.js';
 import { HEADER_NAME, parseDurationS } from './parse.js';
 import { MAX_TIMER_MESSAGE, MAX_TIMER_S } from '../util/timer.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../backends/sse.js';
@@ -157,6 +158,7 @@ export const RunConfigSchema = TargetSchema.extend(LoadSchema.shape)
   // Set from the KIND=URL values of --out (config/live-metrics.ts splitOut), not a flag of its own.
   .extend({ outputs: z.array(z.object({ kind: z.enum(OUTPUT_KINDS), url: z.string() })).default([]) })
   .extend(UiSchema.shape)
+  .extend(ShardSchema.shape)
   .strict();
 
 export type RunConfigInput = z.input<typeof RunConfigSchema>;
@@ -219,6 +221,7 @@ export const RUN_FLAGS: FlagTable<Exclude<Extract<keyof RunConfigInput, string>,
   ...EVAL_UNDER_LOAD_FLAGS,
   ...LIVE_METRICS_FLAGS,
   ...UI_FLAGS,
+  ...SHARD_FLAGS,
 };
 
 /** Turn zod issues into one line each, naming the flag (or config key) that was wrong. */

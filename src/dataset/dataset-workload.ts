@@ -121,9 +121,13 @@ export function createDatasetWorkload(c: WorkloadParams, tok: Tokenizer, rng: Rn
   const size = c.datasetMode === 'once' ? convs.reduce((s, v) => s + v.item.turns.length, 0) : undefined;
   if (!multiTurn) {
     const specs = convs.map((v) => firstSpec(v, v.item.class));
+    // Request j gets the source's j-th item, also when a shard (--shard) asks only for every N-th request.
+    let taken = 0;
     return {
-      next: () => {
-        const i = source.take();
+      next: (j) => {
+        let i: number | undefined;
+        do i = source.take();
+        while (++taken <= j && i !== undefined);
         return i === undefined ? undefined : specs[i];
       },
       size,

@@ -12,6 +12,13 @@ export interface DriverClock extends Waits {
   now(): number;
 }
 
+/** --start-at and --shard: start the run clock at a wall-clock time, and say when it started. */
+export interface StartOptions {
+  sync?: boolean;
+  startAtUnixMs?: number;
+  signal?: AbortSignal;
+}
+
 /** What the driver found out about its target before anything is sent. */
 export interface OpenedTarget {
   /** The model id to request, as the server (or engine) names it. */
@@ -44,8 +51,12 @@ export interface Driver {
   readonly needsBody: boolean;
   /** Contact the target (the real driver's preflight). Throws UsageError/TokenfloodError before anything is sent. */
   open(signal?: AbortSignal): Promise<OpenedTarget>;
-  /** Get ready to send (sender threads) and start the run clock at 0; returns run.json fields (workers, transport). */
-  start(): Promise<Record<string, unknown>>;
+  /**
+   * Get ready to send (sender threads) and start the run clock at 0; returns run.json fields (workers, transport).
+   * With `sync`, the real driver waits until `startAtUnixMs` (when given) right before the clock starts, and returns
+   * `clock_origin_unix_ms` (the wall time of run time 0) and `started_late_ms` (docs/distributed.md).
+   */
+  start(o?: StartOptions): Promise<Record<string, unknown>>;
   /** Several endpoints: the one this request goes to (pass `target` to execute), its name and model (docs/routing.md). */
   route?(spec: RequestSpec): { target: number; endpoint: string; model: string };
   execute(inp: RequestInput, spec: RequestSpec, target?: number): Promise<ExecuteResult>;

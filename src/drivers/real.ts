@@ -1,5 +1,7 @@
 // The real driver: the wall clock and HTTP to a server (or the embedded simulated server), with client self-health.
 import { availableParallelism } from 'node:os';
+import { waitUntilUnixMs } from '../shard/start-at.js';
+import { localLoad } from '../shard/plan.js';
 import type { RunConfig } from '../config/schema.js';
 import { TokenfloodError, UsageError } from '../errors.js';
 import { proxyForRun, redactProxyUrl, type ProxyChoice } from '../backends/proxy.js';
@@ -88,7 +90,7 @@ export function createRealDriver(c: RunConfig, extraHeaders: Record<string, stri
   let endpoints: Endpoint[] = [];
   let router: Router | undefined;
   let health: HealthMonitor | undefined;
-  const workers = backend === 'websocket' ? 1 : resolveWorkers(c);
+  const workers = backend === 'websocket' ? 1 : resolveWorkers({ ...c, ...localLoad(c) });
   /** The websocket section (validated with the rest of the config before the driver exists). */
   const wsConfig = () => {
     const r = loadWebSocketConfig(c.backendConfig);
@@ -152,14 +154,15 @@ export function createRealDriver(c: RunConfig, extraHeaders: Record<string, stri
         maxModelLen: pf.maxModelLen,
       };
     },
-    async start() {
-      const total = prewarmCount(c.prewarm, c);
+    async start(so) {
+      // A shard opens its own part of the connections (--shard: its streams, its share of the rate).
+      const total = prewarmCount(c.prewarm, localLoad(c));
       const sumW = endpoints.reduce((a, e) => a + e.weight, 0);
       const warm = { opened: 0, failed: 0, ms: 0 };
       let transport: Transport = 'h1';
       for (const ep of endpoints) {
         transport = resolveTransport(c.transport, ep.target.baseUrl, ep.proxy !== null);
-        const poolOpts = { connections: opts.livePool ? null : (c.concurrency ?? null), origin: new URL(ep.target.baseUrl).origin, transport, proxy: ep.proxy };
+        const poolOpts = { connections: opts.livePool ? null : (localLoad(c).concurrency ?? null), origin: new URL(ep.target.baseUrl).origin, transport, proxy: ep.proxy };
         const ws = backend === 'websocket' ? wsConfig() : undefined;
         // WebSocket streams are sent from this thread (one connection per stream), whatever --workers says.
         // The ws package is loaded only by WebSocket runs.
@@ -174,13 +177,16 @@ export function createRealDriver(c: RunConfig, extraHeaders: Record<string, stri
         warm.failed += w.failed;
         warm.ms += w.ms;
       }
+      // --start-at: the shards' clocks start together, after each one's senders are ready and warm.
+      const late = so?.startAtUnixMs !== undefined ? await waitUntilUnixMs(so.startAtUnixMs, so.signal) : undefined;
       // The run clock starts once every sender is ready and warm.
       const origin = performance.timeOrigin + clock.restart();
+      const sync = so?.sync ? { clock_origin_unix_ms: Date.now(), started_late_ms: late !== undefined ? Math.round(late * 10) / 10 : null } : {};
       for (const ep of endpoints) ep.sender!.setOrigin(origin);
       // Client self-health: event-loop delay of this thread, process CPU judged against the threads doing request work.
       health = startHealthMonitor(clock.now, { threads: workers * endpoints.length });
       const proxy = endpoints[0].proxy;
-      return { workers, transport: backend === 'websocket' ? 'websocket' : transport, proxy: proxy ? redactProxyUrl(proxy.uri) : null, connections: { prewarmed: warm.opened, failed: warm.failed, ms: Math.round(warm.ms * 10) / 10 } };
+      return { workers, transport: backend === 'websocket' ? 'websocket' : transport, proxy: proxy ? redactProxyUrl(proxy.uri) : null, connections: { prewarmed: warm.opened, failed: warm.failed, ms: Math.round(warm.ms * 10) / 10 }, ...sync };
     },
     route: targets.length
       ? (spec) => {

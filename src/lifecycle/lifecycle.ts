@@ -26,6 +26,9 @@ import { startSnapshots } from './snapshots.js';
 import { vllmResultReporter } from '../report/compat/vllm-result.js';
 import { lazyRecords, RunWriteError, type RunHooks, type RunResult } from './result.js';
 import { newRunId, prepareFirstWave, sendLoop, type StopReason } from './send.js';
+import { beginStartSync, wantsStartSync } from '../shard/start-sync.js';
+import { shardMeta, startAtMs } from '../shard/plan.js';
+import { UsageError } from '../errors.js';
 
 export interface RunSetup {
   config: RunConfig;
@@ -83,6 +86,9 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
   // The workload is built (datasets read and validated) before any server is contacted or any file touched.
   const base = (): Workload => createWorkload(c, s.tokenizer, rng.fork(), total, { signal: stopSending.signal, sleep: (ms, sig) => driver.clock.sleepUntil(driver.clock.now() + ms, sig) });
   const workload: Workload = opts.workload ? opts.workload(base, { tokenizer: s.tokenizer, redact: s.redact }) : base();
+  // A multi-turn conversation continues on the process that started it: it cannot be split by request yet.
+  if (c.shard !== undefined && Number(workload.describe().conversations ?? 0) > 0)
+    throw new UsageError(['--shard: multi-turn datasets cannot be split over shards yet; run them unsharded']);
   const requests = c.requests ?? (workload.size !== undefined && c.duration === undefined ? Math.max(0, workload.size - c.warmup) : defaultRequests);
   const backend = backendOf(c);
   // Ramps and stages (--ramp-up/--ramp-down/--stages) as one stage list, undefined for a constant load.
@@ -135,11 +141,17 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
     // Fed each record as it is kept: the summary comes from here, in memory that does not grow with the events.
     const summaryAgg = new SummaryAggregator();
     // The first wave's bodies before the clock starts: while streams are open the measuring thread only measures.
+    const notice = (line: string) => process.stderr.write(`tokenflood: ${line}\n`);
     const prepared = prepareFirstWave({ c, driver, model: target.model, workload }, requests);
-    Object.assign(meta, await driver.start());
+    // --shard/--start-at (docs/distributed.md): which shard of which plan, the clock-skew check, the synchronized start.
+    const sync = wantsStartSync(c) ? await beginStartSync(c, driver.kind === 'real' ? target.baseUrl : undefined, notice, opts.signal) : undefined;
+    Object.assign(meta, shardMeta(c, s.configMeta));
+    const started = await driver.start(sync ? { sync: true, startAtUnixMs: startAtMs(c), signal: opts.signal } : undefined);
+    const { clock_origin_unix_ms: origin, started_late_ms: late, ...startMeta } = started;
+    Object.assign(meta, startMeta);
+    if (sync) meta.start_sync = { ...sync, clock_origin_unix_ms: origin ?? Date.now(), started_late_ms: late ?? null };
     // Sampled beside the requests from before the first one to after the last one (never on the virtual clock).
     const sources = driver.kind === 'virtual' ? [] : (s.sources?.(target) ?? []);
-    const notice = (line: string) => process.stderr.write(`tokenflood: ${line}\n`);
     const sampleListeners = reporters.filter((r) => r.sample);
     const onSample = sampleListeners.length ? (x: TimelineSample) => sampleListeners.forEach((r) => r.sample!(x)) : undefined;
     const starts = await Promise.allSettled(sources.map((src) => src.start({ now: driver.clock.now, outDir, virtual: false, notice, onSample })));

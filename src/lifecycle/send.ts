@@ -17,6 +17,15 @@ import type { Rng } from '../util/rng.js';
 import type { Driver } from '../drivers/driver.js';
 import { parseModels } from '../config/routing.js';
 import { createModelPicker } from '../backends/route-policies.js';
+import { parseShard } from '../config/shard.js';
+import { globalIndex, shardLabel, type ShardSpec } from '../scheduler/shard.js';
+import { localLoad } from '../shard/plan.js';
+
+/** --shard: this process's shard, undefined for a whole run. */
+const shardOf = (c: RunConfig): ShardSpec | undefined => (c.shard !== undefined ? parseShard(c.shard) : undefined);
+
+/** The streams (closed loop) or in-flight cap (open loop) this process runs: its shard's part of --concurrency. */
+const localConcurrency = (c: RunConfig): number | undefined => localLoad(c).concurrency;
 
 export type StopReason = 'completed' | 'interrupted' | 'max_error_rate' | 'write_failed';
 
@@ -116,11 +125,17 @@ export function prepareFirstWave(x: Pick<SendContext, 'c' | 'driver' | 'model' |
   const out = new Map<number, PreparedRequest>();
   const { c, workload } = x;
   if (!workload.prefetchable) return out;
-  const wave = c.rate !== undefined ? Math.ceil(c.rate * 2) : (c.concurrency ?? 1);
-  const count = Math.min(FIRST_WAVE_MAX, wave, c.concurrency ?? Infinity, requests !== undefined ? requests + c.warmup : Infinity, workload.size ?? Infinity);
+  const shard = shardOf(c);
+  const concurrency = localConcurrency(c);
+  const wave = c.rate !== undefined ? Math.ceil((c.rate * 2) / (shard?.count ?? 1)) : (concurrency ?? 1);
+  const count = Math.min(FIRST_WAVE_MAX, wave, concurrency ?? Infinity, requests !== undefined ? requests + c.warmup : Infinity, workload.size ?? Infinity);
   const bodyOf = bodyBuilder(x);
   const pick = modelOf(c);
-  for (let i = 0; i < count; i++) {
+  // A shard's first requests are the plan's indexes i, i+N, … (an open loop's arrivals ≡ i mod N are the same ones).
+  for (let k = 0; k < count; k++) {
+    const i = shard ? globalIndex(k, shard) : k;
+    if (requests !== undefined && i >= requests + c.warmup) break;
+    if (workload.size !== undefined && i >= workload.size) break;
     const spec = workload.next(i);
     if (!spec || spec instanceof Promise) break; // a prefetchable workload answers at once; stop rather than wait
     const model = pick?.(i) ?? x.model;
@@ -140,6 +155,8 @@ export async function sendLoop(x: SendContext): Promise<{ measuredDone: number; 
   const inputsPerRequest = BATCH_BACKENDS.includes(backendOf(c)) ? c.batchSize : 1;
 
   const pick = modelOf(c);
+  const shard = shardOf(c);
+  const label = shard && shardLabel(shard);
   // Model ids as stored: redacted once each (a server may echo a key in one), not once per request.
   const shown = new Map<string, string>();
   const shownModel = (m: string): string => shown.get(m) ?? (shown.set(m, x.redact(m)), shown.get(m)!);
@@ -175,6 +192,7 @@ export async function sendLoop(x: SendContext): Promise<{ measuredDone: number; 
     // The phase (ramp-up, steady, ramp-down) the scheduler gave the request: the summary covers the steady one.
     res.raw.phase = slot.phase;
     if (slot.stage !== undefined) res.raw.stage = slot.stage;
+    if (label) res.raw.shard = label;
     await completeTokenCounts(res, x.counter);
     if (res.raw.error !== null) res.raw.error = x.redact(res.raw.error);
     if (res.raw.finish_reason !== null) res.raw.finish_reason = x.redact(res.raw.finish_reason);
@@ -228,7 +246,7 @@ export async function sendLoop(x: SendContext): Promise<{ measuredDone: number; 
 
   await x.executor.run(
     {
-      concurrency: c.concurrency,
+      concurrency: localConcurrency(c),
       rate: c.rate,
       arrival: c.arrival,
       burstiness: c.burstiness,
@@ -242,6 +260,7 @@ export async function sendLoop(x: SendContext): Promise<{ measuredDone: number; 
       waits: clock,
       signal: stopSending,
       control: x.control,
+      shard,
     },
     send,
   );

@@ -57,6 +57,7 @@ export function recordLine(r: RequestRecord): string {
     phase: r.phase ?? 'steady',
     ...routingFields(r),
     ...(r.stage !== undefined ? { stage: r.stage } : {}),
+    ...(r.shard !== undefined ? { shard: r.shard } : {}),
     scheduled_at_ms: r.scheduled_at_ms,
     sent_at_ms: r.sent_at_ms,
     connection_reused: r.connection_reused,
@@ -171,6 +172,7 @@ export function recordFromJson(o: Record<string, unknown>): RequestRecord {
   for (const k of ['endpoint', 'model', 'served_by'] as const) if (typeof o[k] === 'string') raw[k] = o[k];
   if (Number.isInteger(o.prefix_group)) raw.prefix_group = o.prefix_group;
   if (Number.isInteger(o.stage) && (o.stage as number) >= 0) raw.stage = o.stage;
+  if (typeof o.shard === 'string' && /^\d{1,5}\/\d{1,5}$/.test(o.shard)) raw.shard = o.shard;
   return toRecord(raw as unknown as RawRequest);
 }
 

@@ -109,6 +109,8 @@ export interface RawRequest extends Partial<ServerTimings> {
   prefix_group?: number;
   /** The server's `x-served-by` response header (a replica behind a router), letters, digits and ._:- only. */
   served_by?: string;
+  /** With --shard: the shard that sent it, "I/N" (0-based I); absent in a whole run (docs/distributed.md). */
+  shard?: string;
   /** Embeddings and rerank only: results (vectors, scores) the response carried; absent for generation backends. */
   samples?: number | null;
 }

@@ -1,6 +1,7 @@
 // constant-vus (k6's name): a closed loop of --concurrency virtual users, each sending its next request when the last ends.
 import type { Executor, ScheduleOptions, SendFn } from './types.js';
 import { measuredLimitReached } from './limits.js';
+import { globalIndex } from '../shard.js';
 
 async function closedLoop(o: ScheduleOptions, send: SendFn): Promise<void> {
   const ctl = o.control;
@@ -14,11 +15,12 @@ async function closedLoop(o: ScheduleOptions, send: SendFn): Promise<void> {
   const worker = async (k: number) => {
     for (;;) {
       if (o.signal?.aborted || over || k >= target()) return;
-      const index = next;
+      // A shard takes the plan's indexes i, i+N, … (src/scheduler/shard.ts), so the shards together send each once.
+      const index = o.shard ? globalIndex(next, o.shard) : next;
       if (measuredLimitReached(o, index, measureStart)) return void (over = true);
       next++;
       const t = o.now();
-      if (index === o.warmup) measureStart = t;
+      if (measureStart === undefined && index >= o.warmup) measureStart = t;
       if (!(await send({ index, warmup: index < o.warmup, scheduledAtMs: t, readyAtMs: t, phase: 'steady', stage: ctl?.current.stage }))) return;
     }
   };

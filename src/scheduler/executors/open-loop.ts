@@ -25,6 +25,8 @@ export async function openLoop(schedule: Iterable<number>, o: ScheduleOptions, s
   for (const at of schedule) {
     index++;
     if (exhausted) break;
+    // Another shard's arrival: every shard draws the same sequence and sends only its own part of it.
+    if (o.shard && index % o.shard.count !== o.shard.index) continue;
     const due = start + at;
     if (due <= o.now() && o.now() - busySince > MAX_BUSY_MS) {
       await waits.yield();

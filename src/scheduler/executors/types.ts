@@ -4,6 +4,7 @@ import type { ArrivalKind } from '../arrivals.js';
 import type { RampPlan } from '../stages.js';
 import type { RequestPhase } from '../../metrics/record.js';
 import type { LiveKnob, LoadControl } from '../load-control.js';
+import type { ShardSpec } from '../shard.js';
 
 export interface Slot {
   /** 0-based request index; indexes below `warmup` are warmup requests. */
@@ -58,6 +59,12 @@ export interface ScheduleOptions {
   ramp?: RampPlan;
   /** Live load changes (constant-vus: concurrency; constant-arrival-rate: rate); each change starts a stage. */
   control?: LoadControl;
+  /**
+   * --shard: this process runs one shard of the run. Indexes, warmup and requests stay the single-machine plan's;
+   * a closed loop takes indexes i, i+N, … (concurrency is then the shard's own streams), an open loop the arrivals
+   * of the one global sequence whose index ≡ i (mod N) (k6's execution segments).
+   */
+  shard?: ShardSpec;
 }
 
 /** `send` returns false when the workload has nothing more for this slot: that ends the loop. */
