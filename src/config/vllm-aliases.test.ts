@@ -8,6 +8,12 @@ describe('vLLM flag aliases', () => {
     expect(mapVllmFlags({}, given)).toEqual({ flags: given, notes: [], problems: [] });
   });
 
+  it('take --ignore-eos alone as the tokenflood default spelled out, not as a pasted vLLM line', () => {
+    const given = { concurrency: '4', seed: '3' };
+    expect(mapVllmFlags({ vllmIgnoreEos: true }, given)).toEqual({ flags: { ...given, ignoreEos: true }, notes: [], problems: [] });
+    expect(mapVllmFlags({ vllmIgnoreEos: true }, { ignoreEos: false }).problems).toEqual(['--ignore-eos: --no-ignore-eos is given too: give one of the two']);
+  });
+
   it('map a pasted vllm bench serve line to the tokenflood flags of the same meaning', () => {
     const m = mapVllmFlags(
       { vllmNumPrompts: '20', vllmMaxConcurrency: '4', vllmRequestRate: 'inf', vllmRandomInputLen: '64', vllmRandomOutputLen: '16', vllmGoodput: ['ttft:500', 'e2el:2000'], vllmMetricPercentiles: '99.9,50', vllmIgnoreEos: true, vllmDatasetName: 'random' },

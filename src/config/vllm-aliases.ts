@@ -25,7 +25,7 @@ export const VLLM_ALIASES = {
   vllmPercentileMetrics: { term: '--percentile-metrics <list>', help: 'vLLM bench: accepted and ignored (tokenflood gives percentiles of every metric)' },
   vllmDatasetName: { term: '--dataset-name <name>', help: 'vLLM bench: only random (synthetic prompts) is accepted; for files use --dataset' },
   vllmDatasetPath: { term: '--dataset-path <path>', help: 'vLLM bench: refused; give the file with --dataset (JSONL, ShareGPT JSON or CSV)' },
-  vllmIgnoreEos: { term: '--ignore-eos', help: 'vLLM bench: send ignore_eos (tokenflood does by default; with other vLLM flags and without --ignore-eos, it does not, as vLLM)' },
+  vllmIgnoreEos: { term: '--ignore-eos', help: 'send ignore_eos (tokenflood does by default; with other vLLM flags and without --ignore-eos, it does not, as vLLM; alone it brings no vLLM defaults)' },
   vllmSaveResult: { term: '--save-result', help: 'vLLM bench: accepted and ignored (tokenflood always writes its results directory)' },
   vllmResultDir: { term: '--result-dir <dir>', help: 'vLLM bench: accepted and ignored; the results directory is --out' },
 } as const satisfies Record<string, AliasSpec>;
@@ -120,8 +120,16 @@ export function mapVllmFlags(aliases: Partial<Record<AliasKey, unknown>>, given:
   const problems: string[] = [];
   const backend = typeof flags.backend === 'string' ? flags.backend : undefined;
   const endpointPath = typeof flags.endpoint === 'string' && flags.endpoint.startsWith('/') ? flags.endpoint : undefined;
-  const vllm = Object.keys(aliases).length > 0 || (backend !== undefined && COMPLETIONS_BACKENDS.has(backend)) || endpointPath !== undefined;
-  if (!vllm) return { flags, notes, problems };
+  // --ignore-eos alone is also what a tokenflood user may type (the default, spelled out): it is no sign of a pasted
+  // vLLM command line, so it must not bring vLLM's defaults (1,000 prompts all at once).
+  const vllm = Object.keys(aliases).some((k) => k !== 'vllmIgnoreEos') || (backend !== undefined && COMPLETIONS_BACKENDS.has(backend)) || endpointPath !== undefined;
+  if (!vllm) {
+    if (aliases.vllmIgnoreEos !== undefined) {
+      if (given.ignoreEos === false) problems.push('--ignore-eos: --no-ignore-eos is given too: give one of the two');
+      flags.ignoreEos = true;
+    }
+    return { flags, notes, problems };
+  }
   for (const k of ALIAS_KEYS) {
     const same = (VLLM_ALIASES[k] as AliasSpec).same;
     if (aliases[k] !== undefined && same && given[same] !== undefined) problems.push(`${flagOf(k)}: means ${kebab(same)}, which is given too: give one of the two`);
