@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { UsageError } from '../errors.js';
 import { engineOptionsSchema, kvBytesForTokens, kvEquivalentTokens, resolveEngine, type EngineSpec } from './engine/config.js';
 import { decodeShape, stepCost } from './engine/cost.js';
+import { prefillOnlyMs } from './engine/pipeline.js';
 import { peakTflops } from './engine/dtypes.js';
 import { attentionFlopsPerPair } from './engine/profile.js';
 import { constantOptions, tuningShape, withEngineProfile } from './engine/tuning.js';
@@ -104,17 +105,8 @@ export interface CapacityReport {
   replicasForCompute: number;
 }
 
-/** Prefill of `tokens` fresh tokens for one request, in chunks of at most `budget` tokens. */
-export function prefillMs(spec: EngineSpec, tokens: number): number {
-  let done = 0;
-  let ms = 0;
-  while (done < tokens) {
-    const n = Math.min(spec.maxNumBatchedTokens, tokens - done);
-    ms += stepCost(spec, { requests: 1, newTokens: n, contextTokens: done, attentionPairs: n * done + (n * (n + 1)) / 2 }).totalMs;
-    done += n;
-  }
-  return ms;
-}
+/** Prefill of `tokens` fresh tokens for one request, in chunks of at most maxNumBatchedTokens (pipeline.ts). */
+export const prefillMs = prefillOnlyMs;
 
 /** FLOPs of one whole request, all GPUs: 2·active·(in + out) + attention over in·(in+1)/2 + out·(in + (out+1)/2) pairs. */
 export function requestFlops(spec: EngineSpec, input: number, output: number): number {

@@ -1,6 +1,7 @@
 // Disaggregated prefill and decode (--disagg P:D): P prefill instances, a KV transfer, then a decode pool of D instances.
 import type { EngineSpec } from './config.js';
 import type { StepCost, StepShape } from './cost.js';
+import { prefillOnlyMs } from './pipeline.js';
 
 // The engine's shapes as far as this file uses them (engine.ts imports this file, so it cannot import engine.ts).
 interface PoolRequest {
@@ -30,19 +31,7 @@ export interface Pool<R extends PoolRequest = PoolRequest, C extends PoolCounter
   hasWork(): boolean;
   counters(): C;
 }
-import { engineStepCost } from './pipeline.js';
-
-/** Prefill of `tokens` on one idle instance, in chunks of maxNumBatchedTokens: Σ step(chunk on top of what is done). */
-export function prefillOnlyMs(spec: EngineSpec, tokens: number): number {
-  let done = 0;
-  let ms = 0;
-  while (done < tokens) {
-    const n = Math.min(spec.maxNumBatchedTokens, tokens - done);
-    ms += engineStepCost(spec, { requests: 1, newTokens: n, contextTokens: done, attentionPairs: n * done + (n * (n + 1)) / 2 }).totalMs;
-    done += n;
-  }
-  return ms;
-}
+export { prefillOnlyMs };
 
 /** KV transfer of a prompt from a prefill to a decode instance: latency + tokens · kv_bytes_per_token_per_gpu / link. */
 export function kvTransferMs(spec: EngineSpec, tokens: number): number {

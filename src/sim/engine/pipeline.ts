@@ -47,3 +47,18 @@ export function engineStepCost(spec: EngineSpec, shape: StepShape, stage?: Engin
     totalMs: linearMs + attentionMs + commMs + moeMs + overheadMs,
   };
 }
+
+/**
+ * Prefill of `tokens` fresh tokens for one request on an idle instance, in chunks of maxNumBatchedTokens:
+ * Σ step(chunk on top of what is done). The disaggregated prefill pool and the capacity planner both use it.
+ */
+export function prefillOnlyMs(spec: EngineSpec, tokens: number): number {
+  let done = 0;
+  let ms = 0;
+  while (done < tokens) {
+    const n = Math.min(spec.maxNumBatchedTokens, tokens - done);
+    ms += engineStepCost(spec, { requests: 1, newTokens: n, contextTokens: done, attentionPairs: n * done + (n * (n + 1)) / 2 }).totalMs;
+    done += n;
+  }
+  return ms;
+}
