@@ -21,7 +21,8 @@ for (const cmd of buildProgram(io).commands) {
   // A command's own flags and those of its subcommands (`dataset stats`).
   const options = [...cmd.options, ...cmd.commands.flatMap((c) => c.options)];
   const rows = options
-    .filter((o) => o.long !== '--help')
+    // Hidden options are accepted only to be refused with a message (sweep's --shard): the page says so in prose.
+    .filter((o) => o.long !== '--help' && !o.hidden)
     .map((o) => `| \`${esc(o.flags)}\` | ${esc(optionHelp(o))} |`);
   const table = [START, '', '| flag | meaning |', '|---|---|', ...rows, '', END].join('\n');
   let text = readFileSync(file, 'utf8');

@@ -74,7 +74,7 @@ export function resolveSimulate(values: Record<string, unknown>): ResolvedSimula
   const problems: string[] = [];
   let run: ResolvedRun | undefined;
   try {
-    run = resolveRunConfig({ flags: runValues });
+    run = resolveRunConfig({ flags: runValues, unsharded: 'simulate' });
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
     problems.push(...e.problems);

@@ -266,6 +266,37 @@ describe('--result-format vllm', () => {
     expect(asSweep.err).toContain(`--as: ${out} is a sweep directory; give one point's directory (a run)`);
   });
 
+  it("writes the run's percentiles (vLLM's --metric-percentiles alias) under vLLM's key spelling: p50_ttft_ms, p99.9_ttft_ms", async () => {
+    server = await startScriptServer(() => ({ steps: roleFirstSteps() }));
+    const { registerRun } = await import('../src/cli/run.js');
+    const out = tmpDir();
+    const argv = (dir: string) => ['run', '--base-url', server!.baseUrl, '--requests', '8', '--concurrency', '2', '--input-tokens', '16', '--output-tokens', String(TOKENS), '--out', dir, '--quiet', '--no-server-metrics', '--result-format', 'vllm'];
+    const r = await runCli(registerRun, [...argv(out), '--metric-percentiles', '50,99.9']);
+    expect(r.code, r.err).toBe(0);
+    const doc = JSON.parse(readFileSync(join(out, 'vllm-result.json'), 'utf8')) as Record<string, unknown>;
+    expect((JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as { percentiles: number[] }).percentiles).toEqual([50, 99.9]);
+    // vLLM writes exactly the --metric-percentiles asked for, p{str(int(p)) if int(p) == p else str(p)}_{metric}_ms.
+    for (const m of ['ttft', 'tpot', 'itl', 'e2el']) {
+      const keys = Object.keys(doc).filter((k) => new RegExp(`^p[\\d.]+_${m}_ms$`).test(k));
+      expect(keys.sort(), m).toEqual([`p50_${m}_ms`, `p99.9_${m}_ms`]);
+    }
+    // numpy's linear percentile of vLLM's TTFTs, computed here from the records: rank = 0.999 · (n − 1).
+    const ok = readRecords(join(out, 'requests.jsonl')).records.filter((x) => x.status === 'ok' && !x.warmup);
+    expect(ok).toHaveLength(8);
+    const sorted = ok.map(vllmTtftMs).sort((a, b) => a - b);
+    const rank = 0.999 * (sorted.length - 1);
+    const p999 = sorted[Math.floor(rank)] + (sorted[Math.ceil(rank)] - sorted[Math.floor(rank)]) * (rank - Math.floor(rank));
+    expect(doc['p99.9_ttft_ms'] as number).toBeCloseTo(p999, 6);
+    expect(doc.p50_ttft_ms as number).toBeCloseTo(median(sorted), 6);
+    expect(doc.p50_ttft_ms).toBe(doc.median_ttft_ms);
+    // The integral percentile without a decimal point, as vLLM's p_word: --percentiles 99 → p99_*, never p99.0_*.
+    const out2 = tmpDir();
+    const r2 = await runCli(registerRun, [...argv(out2), '--percentiles', '99']);
+    expect(r2.code, r2.err).toBe(0);
+    const doc2 = JSON.parse(readFileSync(join(out2, 'vllm-result.json'), 'utf8')) as Record<string, unknown>;
+    expect(Object.keys(doc2).filter((k) => /^p[\d.]+_ttft_ms$/.test(k))).toEqual(['p99_ttft_ms']);
+  });
+
   it('a bad value is exit-2 input naming --result-format and the valid ones, before anything is sent', async () => {
     server = await startScriptServer(() => ({ steps: roleFirstSteps() }));
     await expect(run({ baseUrl: server.baseUrl, requests: 1, out: tmpDir(), quiet: true, resultFormat: 'genai-perf' as 'vllm' })).rejects.toThrow(/--result-format: unknown kind "genai-perf" \(valid: tokenflood, vllm\)/);

@@ -49,7 +49,7 @@ export async function evalAction(cmd: Command, out: Out): Promise<void> {
   if (problems.length) throw new UsageError(problems);
   const { o, set, grading, minAccuracy } = resolveEval(evalFlags);
   if (runFlags.warmup) throw new UsageError(['--warmup: an eval sends each item once (or --repeat times); warmup requests would skip items']);
-  const resolved = resolveRunConfig({ flags: { ...EVAL_RUN_DEFAULTS, ...runFlags }, configFile: cmd.opts().config as string | undefined });
+  const resolved = resolveRunConfig({ flags: { ...EVAL_RUN_DEFAULTS, ...runFlags }, configFile: cmd.opts().config as string | undefined, unsharded: 'eval' });
   const c = resolved.config;
   const info = c.json ? out.err : out.out;
   let wl: EvalWorkload | undefined;

@@ -6,6 +6,7 @@ import { readConfigFile } from '../config/load.js';
 import { UsageError } from '../errors.js';
 import { renderSummary } from '../report/terminal.js';
 import { addFlags, describedFlags, flagTable, givenFlags, type FlagTable } from '../config/flags.js';
+import { addRefusedShardFlags, SHARD_FLAGS, withoutShardFlags } from '../config/shard.js';
 import { NOT_MODELLED_KEYS, resolveSimulate, simEngineOptionsSchema, simulate, SIM_ENGINE_KEYS } from '../simulate.js';
 import { SIM_SERVER_FLAG_META } from '../sim/options.js';
 import { terminalReporter } from './run.js';
@@ -15,7 +16,7 @@ import { workloadWarningText } from './workload-warnings.js';
 /** Run flags that mean something without a server, with help reworded where the meaning shifts. */
 export const SIMULATE_RUN_FLAGS: FlagTable = Object.fromEntries(
   Object.entries({
-    ...RUN_FLAGS,
+    ...withoutShardFlags(RUN_FLAGS),
     ...flagTable(RunConfigSchema.pick({ model: true, maxModelLen: true, seed: true }).shape, {
       model: { arg: 'name', help: 'model name in the records; <profile-id>-reasoning streams the first --reasoning-share of output tokens as reasoning', defaultText: 'the model profile id' },
       maxModelLen: { help: "the engine's max_model_len, and (as in run) skip workload items whose input + max_tokens exceed it (longer requests get vLLM's HTTP 400)", defaultText: SIM_SERVER_FLAG_META.maxModelLen.defaultText },
@@ -46,12 +47,13 @@ export function registerSimulate(program: Command, out: Out): void {
     .option('--config <file>', 'YAML or JSON file of options (run and engine keys); flags override it');
   addFlags(cmd, SIMULATE_RUN_FLAGS);
   addFlags(cmd, ENGINE_FLAGS);
+  addRefusedShardFlags(cmd);
   cmd.action(async () => {
     const problems: string[] = [];
     const engineFlags = givenFlags(cmd, ENGINE_FLAGS, problems);
     if (problems.length) throw new UsageError(problems);
     const file = cmd.opts().config as string | undefined;
-    const values = { ...(file ? readSimulateConfigFile(file) : {}), ...givenFlags(cmd, SIMULATE_RUN_FLAGS), ...engineFlags };
+    const values = { ...(file ? readSimulateConfigFile(file) : {}), ...givenFlags(cmd, SIMULATE_RUN_FLAGS), ...givenFlags(cmd, SHARD_FLAGS), ...engineFlags };
     const resolved = resolveSimulate(values);
     const c = resolved.run.config;
     if (resolved.ignored.length)

@@ -1,6 +1,7 @@
 // `tokenflood sweep`: a grid of runs (or an --auto search) against one server, collected under one directory.
 import { Command } from 'commander';
 import { addFlags, givenFlags } from '../config/flags.js';
+import { addRefusedShardFlags, SHARD_FLAGS } from '../config/shard.js';
 import { addVllmAliases, givenVllmAliases, mapVllmFlags, NOT_ON_SWEEP } from '../config/vllm-aliases.js';
 import { UsageError } from '../errors.js';
 import { setExitCode, type Out } from './io.js';
@@ -25,10 +26,11 @@ export function registerSweep(program: Command, out: Out): void {
   addFlags(cmd, SWEEP_FLAGS);
   addFlags(cmd, PASS_THROUGH_RUN_FLAGS);
   addVllmAliases(cmd, NOT_ON_SWEEP);
+  addRefusedShardFlags(cmd);
   cmd.action(async () => {
     // vLLM bench flags (docs/vllm-compat.md): --num-prompts and --goodput become the sweep's --requests and --slo, the rest run flags.
     const sweepFlags = givenFlags(cmd, SWEEP_FLAGS);
-    const vllm = mapVllmFlags(givenVllmAliases(cmd), { ...givenFlags(cmd, PASS_THROUGH_RUN_FLAGS), requests: sweepFlags.requests, slo: sweepFlags.slo }, { sweep: true });
+    const vllm = mapVllmFlags(givenVllmAliases(cmd), { ...givenFlags(cmd, PASS_THROUGH_RUN_FLAGS), ...givenFlags(cmd, SHARD_FLAGS), requests: sweepFlags.requests, slo: sweepFlags.slo }, { sweep: true });
     if (vllm.problems.length) throw new UsageError(vllm.problems);
     const { requests, slo, ...runFlags } = vllm.flags;
     const resolved = resolveSweepConfig({

@@ -6,7 +6,7 @@ import { RunConfigSchema, RUN_FLAGS, describeIssues, type RunConfig, type RunCon
 import { parseSlo } from '../metrics/slo.js';
 import { embeddedSimProblems } from './embedded-sim.js';
 import { uiProblems } from './ui.js';
-import { shardFromEnv, shardProblems } from './shard.js';
+import { shardFromEnv, shardProblems, unshardedProblems, type UnshardedCommand } from './shard.js';
 import { BACKENDS } from '../backends/registry.js';
 import { configureCustomBackend, loadCustomBackend } from '../backends/custom.js';
 import { backendConfigProblems } from '../backends/backend-config.js';
@@ -56,6 +56,8 @@ export interface ResolveInput {
   /** Path of a YAML/JSON config file; flags override its values. */
   configFile?: string;
   env?: NodeJS.ProcessEnv;
+  /** Set by sweep, simulate and eval: they refuse --shard/--start-at and ignore no Job's shard (only run shards). */
+  unsharded?: UnshardedCommand;
 }
 
 export interface ResolvedRun {
@@ -92,8 +94,12 @@ export function resolveRunConfig(inp: ResolveInput): ResolvedRun {
   if (outs.dir === undefined) delete merged.out;
   else merged.out = outs.dir;
   merged.outputs = outs.outputs;
-  // Kubernetes Indexed Jobs pass the shard in the environment (docs/distributed.md).
-  if (merged.shard === undefined) {
+  if (inp.unsharded) {
+    problems.push(...unshardedProblems(inp.unsharded, merged, env));
+    delete merged.shard;
+    delete merged.startAt;
+  } else if (merged.shard === undefined) {
+    // Kubernetes Indexed Jobs pass the shard in the environment (docs/distributed.md).
     const fromEnv = shardFromEnv(env);
     if (fromEnv.problem) problems.push(fromEnv.problem);
     else if (fromEnv.shard) merged.shard = fromEnv.shard;

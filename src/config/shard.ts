@@ -1,4 +1,5 @@
 // --shard I/N and --start-at: one run split over N processes (Kubernetes Indexed Jobs) that start together (docs/distributed.md).
+import { Option, type Command } from 'commander';
 import { z } from 'zod';
 import { flagTable } from './flags.js';
 import { parsedString } from './parsed-string.js';
@@ -74,4 +75,41 @@ export function shardProblems(c: { shard?: string; ui: boolean; cacheAb: boolean
   if (c.concurrency !== undefined && c.concurrency < s.count)
     out.push(`--shard: --concurrency ${c.concurrency} leaves shards without a stream (shard i takes streams i, i+${s.count}, …): use at most ${c.concurrency} shards`);
   return out;
+}
+
+/** Commands that take the run flags but do not shard: only `run` splits a run over processes. */
+export type UnshardedCommand = 'sweep' | 'simulate' | 'eval';
+
+const NO_SHARDS: Record<UnshardedCommand, string> = {
+  sweep: 'its points run one after another, so N sweep processes would drift apart point by point',
+  simulate: 'it predicts the whole run on a virtual clock in one process, with no client load to split',
+  eval: 'each shard would grade only its share of the set, and merge does not combine eval.json',
+};
+
+/**
+ * --shard and --start-at (from flags or a config file) or the shard of a Kubernetes Indexed Job (TOKENFLOOD_SHARDS)
+ * given to a command other than run: one problem each, saying to use tokenflood run --shard.
+ */
+export function unshardedProblems(command: UnshardedCommand, v: { shard?: unknown; startAt?: unknown }, env: NodeJS.ProcessEnv): string[] {
+  const why = `${command} does not shard (${NO_SHARDS[command]})`;
+  const out: string[] = [];
+  if (v.shard !== undefined) out.push(`--shard: ${why}: use tokenflood run --shard I/N (docs/distributed.md)`);
+  else if (env.TOKENFLOOD_SHARDS !== undefined && env.TOKENFLOOD_SHARDS !== '')
+    out.push(`TOKENFLOOD_SHARDS: is set, as in a shard of tokenflood k8s manifest, but ${why}: unset it, or use tokenflood run --shard I/N (docs/distributed.md)`);
+  if (v.startAt !== undefined) out.push(`--start-at: ${command} does not shard, so it has no shards to start together: drop it, or use tokenflood run --shard I/N --start-at TIME (docs/distributed.md)`);
+  return out;
+}
+
+/** `table` less --shard and --start-at: the run flags of a command that does not shard. */
+export function withoutShardFlags<T extends Record<string, unknown>>(table: T): T {
+  return Object.fromEntries(Object.entries(table).filter(([k]) => !(k in SHARD_FLAGS))) as T;
+}
+
+/** --shard and --start-at on a command that refuses them: accepted by the parser (for unshardedProblems' message), not in its help. */
+export function addRefusedShardFlags(cmd: Command): void {
+  for (const f of Object.values(SHARD_FLAGS)) {
+    const opt = new Option(f.flag, f.help).hideHelp();
+    opt.attributeName = () => f.key;
+    cmd.addOption(opt);
+  }
 }

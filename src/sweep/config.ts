@@ -4,6 +4,7 @@ import { UsageError } from '../errors.js';
 import { RUN_FLAGS, describeIssues, type RunConfig, type RunConfigInput } from '../config/schema.js';
 import { parseLengthDist } from '../dataset/distribution.js';
 import { readConfigFile, resolveRunConfig, type ResolvedRun } from '../config/load.js';
+import { SHARD_FLAGS } from '../config/shard.js';
 import { parseDurationS } from '../config/parse.js';
 import { MAX_TIMER_MESSAGE, MAX_TIMER_S } from '../util/timer.js';
 import { flagTable, type FlagTable } from '../config/flags.js';
@@ -96,14 +97,14 @@ export const SWEEP_FLAGS = flagTable(SweepFlagShape, {
 });
 
 /** Run flags a sweep passes to every point unchanged (the load, lengths and output keys are the sweep's own; --stages would replace its levels). */
-// targets and route too: a sweep loads one endpoint (docs/routing.md).
-const SWEEP_OWNED_RUN_KEYS = ['concurrency', 'rate', 'requests', 'duration', 'stages', 'out', 'overwrite', 'json', 'quiet', 'targets', 'route'] as const;
+// targets and route too: a sweep loads one endpoint (docs/routing.md); shard and startAt are run's alone (refused, config/shard.ts).
+const SWEEP_OWNED_RUN_KEYS = ['concurrency', 'rate', 'requests', 'duration', 'stages', 'out', 'overwrite', 'json', 'quiet', 'targets', 'route', ...Object.keys(SHARD_FLAGS)];
 const SWEEP_FLAG_NAMES = new Set(Object.values(SWEEP_FLAGS as FlagTable).map((f) => f.name));
 // In a sweep, --input-tokens and --output-tokens also take a list of lengths: a grid axis crossed with the levels.
 const LENGTH_AXES: Record<string, string> = { inputTokens: 'input', outputTokens: 'output' };
 export const PASS_THROUGH_RUN_FLAGS: FlagTable = Object.fromEntries(
   Object.entries(RUN_FLAGS as FlagTable)
-    .filter(([k, f]) => !(SWEEP_OWNED_RUN_KEYS as readonly string[]).includes(k) && !(k in SweepSchema.shape) && !SWEEP_FLAG_NAMES.has(f.name))
+    .filter(([k, f]) => !SWEEP_OWNED_RUN_KEYS.includes(k) && !(k in SweepSchema.shape) && !SWEEP_FLAG_NAMES.has(f.name))
     .map(([k, f]) =>
       LENGTH_AXES[k]
         ? [k, { ...f, flag: f.flag.replace('<n|dist>', '<n|dist|list>'), help: `${f.help}; in a sweep, a list such as 256,1024,4096 is a grid axis: every ${LENGTH_AXES[k]} length crossed with every level` }]
@@ -148,7 +149,8 @@ export interface ResolvedSweep {
 /** Split a YAML/JSON sweep file into sweep keys and run keys (read like a run's --config); unknown keys are problems. */
 export function readSweepFile(path: string): { sweep: Record<string, unknown>; run: Record<string, unknown>; problems: string[] } {
   const sweepKeys = Object.keys(SweepSchema.shape);
-  const { values, problems } = readConfigFile(path, [...sweepKeys, ...Object.keys(PASS_THROUGH_RUN_FLAGS)]);
+  // shard and start-at are read to be refused by name (unshardedProblems), not as unknown keys.
+  const { values, problems } = readConfigFile(path, [...sweepKeys, ...Object.keys(PASS_THROUGH_RUN_FLAGS), ...Object.keys(SHARD_FLAGS)]);
   const out = { sweep: {} as Record<string, unknown>, run: {} as Record<string, unknown>, problems };
   for (const [key, v] of Object.entries(values)) (sweepKeys.includes(key) ? out.sweep : out.run)[key] = v;
   return out;
@@ -351,6 +353,7 @@ export function resolveSweepConfig(inp: ResolveSweepInput): ResolvedSweep {
     base = resolveRunConfig({
       flags: { ...runFlags, [mode]: first.load, ...lengthFlags(pairs[0] ?? AS_CONFIGURED), quiet: true } as RunConfigInput,
       env: inp.env,
+      unsharded: 'sweep',
     });
   } catch (e) {
     if (e instanceof UsageError) problems.push(...e.problems);

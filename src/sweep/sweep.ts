@@ -120,7 +120,7 @@ export async function runSweep(resolved: ResolvedSweep, opts: SweepOptions = {})
     };
     let res: Awaited<ReturnType<typeof run>>;
     try {
-      const point = resolveRunConfig({ flags: flags as Record<string, unknown> });
+      const point = resolveRunConfig({ flags: flags as Record<string, unknown>, unsharded: 'sweep' });
       // --eval-under-load: graded probes inside this level's load, labelled by the point's name.
       res = await run(point, { signal: opts.signal, hooks: opts.hooks?.run, workload: opts.underLoad?.probes(name, point.config.warmup), reporters: opts.pointReporters?.(name) });
     } catch (e) {
@@ -174,7 +174,7 @@ export async function runSweep(resolved: ResolvedSweep, opts: SweepOptions = {})
       }
     }
     if (opts.underLoad && rows.some((r) => r.ok > 0) && !opts.signal?.aborted) {
-      const idle = resolveRunConfig({ flags: { ...runFlags, baseUrl: server.baseUrl } as Record<string, unknown> });
+      const idle = resolveRunConfig({ flags: { ...runFlags, baseUrl: server.baseUrl } as Record<string, unknown>, unsharded: 'sweep' });
       const { runIdleBaseline } = await import('../eval/baseline.js');
       await runIdleBaseline(idle, opts.underLoad, join(outDir, 'eval-baseline'), opts.signal);
     }

@@ -129,7 +129,11 @@ export class ToolAccumulator {
   private inTok = 0;
   private outTok = 0;
   private readonly cols = { ttft: [] as number[], tpot: [] as number[], itl: [] as number[], e2e: [] as number[], speed: [] as number[] };
-  constructor(readonly def: ToolDefinition) {}
+  /** `percentiles`: carried by each distribution beside p50/p90/p95/p99 (a run's --percentiles). */
+  constructor(
+    readonly def: ToolDefinition,
+    private readonly percentiles?: readonly number[],
+  ) {}
 
   add(r: RawRequest): void {
     this.total++;
@@ -160,6 +164,7 @@ export class ToolAccumulator {
     const seen = this.start !== Infinity;
     const durationS = seen ? Math.max(this.end - this.start, 1e-3) / 1000 : 0;
     const per = (x: number) => (durationS > 0 ? x / durationS : 0);
+    const ps = this.percentiles;
     return {
       tool: this.def.tool,
       total: this.total,
@@ -171,11 +176,11 @@ export class ToolAccumulator {
       request_throughput: per(this.ok),
       output_throughput: per(this.outTok),
       total_token_throughput: per(this.inTok + this.outTok),
-      ttft_ms: distStats(this.cols.ttft),
-      tpot_ms: this.def.tpot ? distStats(this.cols.tpot) : null,
-      itl_ms: distStats(this.cols.itl),
-      e2e_ms: distStats(this.cols.e2e),
-      speed_tok_s: this.def.speed ? distStats(this.cols.speed) : null,
+      ttft_ms: distStats(this.cols.ttft, ps),
+      tpot_ms: this.def.tpot ? distStats(this.cols.tpot, ps) : null,
+      itl_ms: distStats(this.cols.itl, ps),
+      e2e_ms: distStats(this.cols.e2e, ps),
+      speed_tok_s: this.def.speed ? distStats(this.cols.speed, ps) : null,
     };
   }
 }
@@ -188,9 +193,9 @@ export class RunRecompute {
   private readonly steady: ToolAccumulator[];
   private readonly all: ToolAccumulator[];
   private ramps = 0;
-  constructor(defs: readonly ToolDefinition[]) {
-    this.steady = defs.map((d) => new ToolAccumulator(d));
-    this.all = defs.map((d) => new ToolAccumulator(d));
+  constructor(defs: readonly ToolDefinition[], percentiles?: readonly number[]) {
+    this.steady = defs.map((d) => new ToolAccumulator(d, percentiles));
+    this.all = defs.map((d) => new ToolAccumulator(d, percentiles));
   }
   add(r: RequestRecord | RawRequest): void {
     if (r.warmup) return;

@@ -1,7 +1,8 @@
 // vllm-result.json: a run written in the result JSON schema of `vllm bench serve --save-result --save-detailed` (field names and units as vLLM writes them).
 import { join } from 'node:path';
 import type { RequestRecord } from '../../metrics/record.js';
-import type { DistStats } from '../../metrics/stats.js';
+import { percentileKey, type DistStats } from '../../metrics/stats.js';
+import { runPercentiles } from '../../metrics/aggregator.js';
 import type { Reporter } from '../events.js';
 import { recordsOf, REQUESTS_JSONL } from '../results-dir.js';
 import { VERSION } from '../../version.js';
@@ -10,8 +11,15 @@ import { handoffOffsetMs, RunRecompute, toolRequest } from './recompute.js';
 
 export const VLLM_RESULT_JSON = 'vllm-result.json';
 
-/** The percentiles written for each metric, as `--metric-percentiles 50,90,95,99` would (vLLM's default is 99 alone). */
-export const VLLM_PERCENTILES = [50, 90, 95, 99] as const;
+/**
+ * The key vLLM's serve.py writes for percentile `p` of `metric`: `p{p_word}_{metric}_ms` with
+ * p_word = str(int(p)) if int(p) == p else str(p), Python's shortest float repr (99 → p99, 99.9 → p99.9).
+ */
+export function vllmPercentileKey(p: number, metric: string): string {
+  // JS and Python agree on the shortest repr except below 1e-4, where Python writes 1e-05 and JS 0.00001.
+  const word = Number.isInteger(p) ? String(p) : p < 1e-4 ? p.toExponential().replace(/e-(\d)$/, 'e-0$1') : String(p);
+  return `p${word}_${metric}_ms`;
+}
 /** The metrics given mean/median/std/percentiles, as `--percentile-metrics ttft,tpot,itl,e2el` would. */
 export const VLLM_PERCENTILE_METRICS = ['ttft', 'tpot', 'itl', 'e2el'] as const;
 
@@ -83,11 +91,11 @@ const VLLM_BACKENDS: Record<string, string> = { 'openai-chat': 'openai-chat', 'o
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
-/** mean/median/std/pN of one metric in ms; vLLM writes 0 for a metric with no values (`np.mean(x or 0)`). */
-function metricFields(name: string, d: DistStats | null): Record<string, number> {
+/** mean/median/std and each of `percentiles` of one metric in ms; vLLM writes 0 for a metric with no values (`np.mean(x or 0)`). */
+function metricFields(name: string, d: DistStats | null, percentiles: readonly number[]): Record<string, number> {
   const z = (x: number | null | undefined) => x ?? 0;
   const out: Record<string, number> = { [`mean_${name}_ms`]: z(d?.mean), [`median_${name}_ms`]: z(d?.p50), [`std_${name}_ms`]: z(d?.stdev) };
-  for (const p of VLLM_PERCENTILES) out[`p${p}_${name}_ms`] = z(d?.[`p${p}`]);
+  for (const p of percentiles) out[vllmPercentileKey(p, name)] = z(d?.[percentileKey(p)]);
   return out;
 }
 
@@ -95,11 +103,13 @@ function metricFields(name: string, d: DistStats | null): Record<string, number>
  * The result document from a run's records and run.json. Latencies follow vLLM's client (DEFINITIONS.vllm): TTFT at
  * the first chunk with a non-empty choices list, E2EL at the last such chunk, TPOT = (E2EL − TTFT) / (output_len − 1),
  * ITL the gaps between those chunks; throughputs over the time from the first request due to the last response.
+ * Percentiles are the run's (run.json `config.percentiles`, from --percentiles), as vLLM's --metric-percentiles.
  */
 export function buildVllmResult(records: Iterable<RequestRecord>, meta: Readonly<Record<string, unknown>>, now = new Date()): Record<string, unknown> {
   const steady: Output[] = [];
   const all: Output[] = [];
-  const rc = new RunRecompute([DEFINITIONS.vllm]);
+  const percentiles = runPercentiles(meta);
+  const rc = new RunRecompute([DEFINITIONS.vllm], percentiles);
   let ramps = 0;
   for (const r of records) {
     rc.add(r);
@@ -146,10 +156,10 @@ export function buildVllmResult(records: Iterable<RequestRecord>, meta: Readonly
     queue_times: outputs.map((o) => o.queue_time),
     errors: outputs.map((o) => o.error),
     ...peaks(outputs),
-    ...metricFields('ttft', v.ttft_ms),
-    ...metricFields('tpot', v.tpot_ms),
-    ...metricFields('itl', v.itl_ms),
-    ...metricFields('e2el', v.e2e_ms),
+    ...metricFields('ttft', v.ttft_ms, percentiles),
+    ...metricFields('tpot', v.tpot_ms, percentiles),
+    ...metricFields('itl', v.itl_ms, percentiles),
+    ...metricFields('e2el', v.e2e_ms, percentiles),
   };
 }
 
