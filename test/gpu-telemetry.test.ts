@@ -44,7 +44,8 @@ describe('GPU telemetry', () => {
     const server = await startSimServer({ timeScale: 2, tp: 2, modelProfile: 'llama-3.1-70b' });
     try {
       const dcgm = `dcgm:${new URL(server.baseUrl).origin}/dcgm/metrics`;
-      const res = await run({ ...load, baseUrl: server.baseUrl, gpuMetrics: dcgm, out: tmpDir() });
+      // 8 requests of the 70B model (two rounds of 4) keep the GPUs busy for over a second: still several 100 ms samples.
+      const res = await run({ ...load, requests: 8, baseUrl: server.baseUrl, gpuMetrics: dcgm, out: tmpDir() });
       const gpu = res.summary.gpu as { gpus: { gpu: string }[]; util_pct_max: number; fb_used_mib_max: number };
       expect(gpu.gpus.map((g) => g.gpu).sort()).toEqual(['0', '1']);
       expect(gpu.util_pct_max).toBeGreaterThan(0);

@@ -24,19 +24,19 @@ const LATE = 300;
 
 describe('ramps in a run', () => {
   it('--ramp-up: the --concurrency streams start evenly over the period, and only the steady requests are summarized', async () => {
-    // Each answer takes 2.2 s, so each of the 8 streams sends once during the 2 s ramp-up and once after it.
-    server = await startScriptServer(replyAfter(2200));
+    // Each answer takes 1.1 s, so each of the 8 streams sends once during the 1 s ramp-up and once after it.
+    server = await startScriptServer(replyAfter(1100));
     const out = tmpDir();
-    const res = await run({ baseUrl: server.baseUrl, concurrency: 8, rampUp: '2s', requests: 16, inputTokens: 16, outputTokens: 1, out, quiet: true });
+    const res = await run({ baseUrl: server.baseUrl, concurrency: 8, rampUp: '1s', requests: 16, inputTokens: 16, outputTokens: 1, out, quiet: true });
     const recs = res.records;
     expect(recs).toHaveLength(16);
     const first = recs.slice(0, 8);
     const start = first[0].scheduled_at_ms;
-    // Stream k's first request is due k/8 × 2 s after the start, and goes out then (the first one a little late: a cold start).
+    // Stream k's first request is due k/8 × 1 s after the start, and goes out then (the first one a little late: a cold start).
     first.forEach((r, k) => {
-      expect(r.scheduled_at_ms - start, `stream ${k}`).toBeCloseTo(k * 250, 6);
-      expect(r.sent_at_ms - start, `stream ${k}`).toBeGreaterThanOrEqual(k * 250 - EARLY);
-      expect(r.sent_at_ms - start, `stream ${k}`).toBeLessThanOrEqual(k * 250 + LATE);
+      expect(r.scheduled_at_ms - start, `stream ${k}`).toBeCloseTo(k * 125, 6);
+      expect(r.sent_at_ms - start, `stream ${k}`).toBeGreaterThanOrEqual(k * 125 - EARLY);
+      expect(r.sent_at_ms - start, `stream ${k}`).toBeLessThanOrEqual(k * 125 + LATE);
     });
     expect(recs.map((r) => r.phase)).toEqual([...Array(8).fill('ramp-up'), ...Array(8).fill('steady')]);
     expect(res.summary.phases).toEqual({ steady: 8, ramp_up: 8, ramp_down: 0, summarized: 'steady' });
@@ -46,26 +46,26 @@ describe('ramps in a run', () => {
     const lines = readFileSync(join(out, 'requests.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { phase: string });
     expect(lines.filter((l) => l.phase === 'ramp-up')).toHaveLength(8);
     const meta = JSON.parse(readFileSync(join(out, 'run.json'), 'utf8')) as { executor: unknown };
-    expect(meta.executor).toEqual({ kind: 'ramping-vus', start_vus: 0, stages: [{ duration_s: 2, target: 8 }] });
+    expect(meta.executor).toEqual({ kind: 'ramping-vus', start_vus: 0, stages: [{ duration_s: 1, target: 8 }] });
   }, 60_000);
 
   it('--rate with --ramp-up and --ramp-down: the rate ramps, each request is in the phase it was scheduled in', async () => {
     server = await startScriptServer(replyAfter(5));
     const out = tmpDir();
-    const cfg = { rate: 20, arrival: 'constant' as const, rampUp: 1, rampDown: 1, duration: 3 };
+    const cfg = { rate: 40, arrival: 'constant' as const, rampUp: 0.5, rampDown: 0.5, duration: 1.5 };
     const res = await run({ baseUrl: server.baseUrl, ...cfg, inputTokens: 16, outputTokens: 1, out, quiet: true });
     const { stages } = rampPlan(cfg)!;
     const recs = res.records;
     const start = recs[0].scheduled_at_ms;
     for (const r of recs) expect(r.phase).toBe(phaseAt(stages, r.scheduled_at_ms - start));
-    // Λ: 20/s × 1 s / 2 = 10 in the ramp-up, 20 steady, 10 in the ramp-down (constant spacing: exactly these).
+    // Λ: 40/s × 0.5 s / 2 = 10 in the ramp-up, 20 steady, 10 in the ramp-down (constant spacing: exactly these).
     expect(res.summary.phases).toEqual({ steady: 20, ramp_up: 10, ramp_down: 10, summarized: 'steady' });
     expect(res.summary.requests.total).toBe(20);
     // `tokenflood report` rebuilds the same summary from requests.jsonl, phases included.
     expect(replaySummary(out).summary).toEqual(JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')));
     expect(res.summary.run.executor).toEqual({
       kind: 'ramping-arrival-rate', start_rate: 0, time_unit: '1s', arrival: 'constant', max_vus: null,
-      stages: [{ duration_s: 1, target: 20 }, { duration_s: 1, target: 20 }, { duration_s: 1, target: 0 }],
+      stages: [{ duration_s: 0.5, target: 40 }, { duration_s: 0.5, target: 40 }, { duration_s: 0.5, target: 0 }],
     });
   }, 60_000);
 
