@@ -75,7 +75,8 @@ describe('compare against the embedded engine model', () => {
     try {
       const go = async (baseUrl: string) => {
         const out = tmpDir();
-        await run({ baseUrl, concurrency: 8, requests: 32, inputTokens: 512, outputTokens: 32, out, quiet: true });
+        // Two rounds of 8 in lockstep: every round has the same TPOT, so more rounds would not move tpot_p50.
+        await run({ baseUrl, concurrency: 8, requests: 16, inputTokens: 512, outputTokens: 32, out, quiet: true });
         return out;
       };
       const [base, cand] = [await go(h100.baseUrl), await go(a100.baseUrl)];
@@ -94,14 +95,16 @@ describe('compare against the embedded engine model', () => {
 
 describe('compare sweeps', () => {
   it('compares point by point through the sweep CLI', async () => {
-    const dirs: string[] = [];
-    for (const s of [fast, slow]) {
-      const out = join(tmpDir(), 'sweep');
-      const r = await runCli(registerSweep, ['sweep', '--base-url', s.baseUrl, '--concurrency', '1,4', '--requests', '8', '--input-output', '16x8', '--out', out, '--json', '--quiet']);
-      expect(r.code).toBe(0);
-      expect(JSON.parse(r.out).points).toHaveLength(2);
-      dirs.push(out);
-    }
+    // The two sweeps are independent (one server each, 2x apart in token time), so they run side by side.
+    const dirs = await Promise.all(
+      [fast, slow].map(async (s) => {
+        const out = join(tmpDir(), 'sweep');
+        const r = await runCli(registerSweep, ['sweep', '--base-url', s.baseUrl, '--concurrency', '1,4', '--requests', '8', '--input-output', '16x8', '--out', out, '--json', '--quiet']);
+        expect(r.code).toBe(0);
+        expect(JSON.parse(r.out).points).toHaveLength(2);
+        return out;
+      }),
+    );
     const res = await runCli(registerCompare, ['compare', dirs[0], dirs[1], '--fail-on', 'all', '--json']);
     expect(res.code).toBe(1);
     const doc = JSON.parse(res.out);
@@ -131,7 +134,7 @@ describe('compare warns when the inputs differ in kind', () => {
         await run({ baseUrl, concurrency: 4, requests: 8, inputTokens: 64, outputTokens: 16, out, quiet: true });
         return out;
       };
-      const [base, cand] = [await go(s5.baseUrl), await go(s20.baseUrl)];
+      const [base, cand] = await Promise.all([go(s5.baseUrl), go(s20.baseUrl)]); // only the warnings are compared: no timing at stake
       const json = await runCli(registerCompare, ['compare', base, cand, '--json']);
       expect(json.code).toBe(0);
       const doc = JSON.parse(json.out);
@@ -164,9 +167,8 @@ describe('compare warns when the inputs differ in kind', () => {
       await run({ baseUrl: fast.baseUrl, concurrency: 4, requests: 8, ...lengths, out, quiet: true });
       return out;
     };
-    const fixed = await go({ inputTokens: 16, outputTokens: 8 });
-    const again = await go({ inputTokens: 16, outputTokens: 8 });
-    const mix = await go({ mix: 'a: 50% in 16 out 8; b: 50% in 64 out 8' });
+    // Only the workload descriptions are compared, so the three runs go side by side.
+    const [fixed, again, mix] = await Promise.all([go({ inputTokens: 16, outputTokens: 8 }), go({ inputTokens: 16, outputTokens: 8 }), go({ mix: 'a: 50% in 16 out 8; b: 50% in 64 out 8' })]);
     const r = await runCli(registerCompare, ['compare', fixed, mix, again, '--json', '--no-html']);
     const doc = JSON.parse(r.out);
     expect(doc.comparisons[0].warnings.join('\n')).toMatch(/workload differs: baseline "synthetic input 16 output 8", candidate "synthetic mix \(a 0\.5 in 16 out 8; b 0\.5 in 64 out 8\)"/);
@@ -179,12 +181,14 @@ describe('compare a sweep whose server died', () => {
   it('does not compare the points that did not run (no false regression), and lists them', async () => {
     const dying = await startSlotServer({ slots: 4, tokenMs: 20, dieAfter: 8 });
     try {
-      const dirs: string[] = [];
-      for (const s of [fast, dying]) {
-        const out = join(tmpDir(), 'sweep');
-        await runCli(registerSweep, ['sweep', '--base-url', s.baseUrl, '--concurrency', '1,2,4', '--requests', '4', '--input-output', '16x8', '--out', out, '--json', '--quiet']);
-        dirs.push(out);
-      }
+      // Independent sweeps on their own servers: side by side.
+      const dirs = await Promise.all(
+        [fast, dying].map(async (s) => {
+          const out = join(tmpDir(), 'sweep');
+          await runCli(registerSweep, ['sweep', '--base-url', s.baseUrl, '--concurrency', '1,2,4', '--requests', '4', '--input-output', '16x8', '--out', out, '--json', '--quiet']);
+          return out;
+        }),
+      );
       const res = await runCli(registerCompare, ['compare', dirs[0], dirs[1], '--threshold', '50', '--fail-on', 'output_throughput', '--json', '--no-html']);
       const doc = JSON.parse(res.out);
       expect(doc.comparisons[0].points.map((p: { point: string }) => p.point)).toEqual(['concurrency 1, 16x8', 'concurrency 2, 16x8']);
