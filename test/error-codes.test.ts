@@ -16,9 +16,12 @@ import type { RequestRecord } from '../src/metrics/record.js';
 
 let server: ScriptServer | undefined;
 let raw: RawServer | undefined;
+/** Servers of runCases: one per run, so runs on the two transports may go side by side. */
+const caseServers: ScriptServer[] = [];
 afterEach(async () => {
   await server?.close();
   await raw?.close();
+  await Promise.all(caseServers.splice(0).map((s) => s.close()));
   server = undefined;
   raw = undefined;
 });
@@ -61,36 +64,48 @@ const bodyCases: Case[] = [
 ];
 
 async function runCases(cases: Case[], extra: Record<string, unknown>) {
-  server = await startScriptServer((_b, n) => cases[n].script);
+  const srv = await startScriptServer((_b, n) => cases[n].script);
+  caseServers.push(srv);
   const out = tmpDir();
-  const res = await run({ baseUrl: server.baseUrl, requests: cases.length, concurrency: 1, inputTokens: 8, outputTokens: 4, out, quiet: true, maxLineBytes: 4096, ...extra });
+  const res = await run({ baseUrl: srv.baseUrl, requests: cases.length, concurrency: 1, inputTokens: 8, outputTokens: 4, out, quiet: true, maxLineBytes: 4096, ...extra });
   expect(res.records).toHaveLength(cases.length);
   return { res, out };
 }
 
 /** Each record has its case's code, a code of the table whose status is the record's, and one an old file would get back. */
-function check(cases: Case[], records: RequestRecord[]) {
+function check(cases: Case[], records: RequestRecord[], label = '') {
   cases.forEach((c, i) => {
     const r = records[i];
-    expect.soft(r.code, `${c.name}: ${r.status} ${r.error}`).toBe(c.code);
-    if (r.code !== null) expect.soft(codeStatus(r.code), c.name).toBe(r.status);
-    expect.soft(legacyCode(r), `${c.name} (derived from an old record)`).toBe(r.code);
+    expect.soft(r.code, `${label}${c.name}: ${r.status} ${r.error}`).toBe(c.code);
+    if (r.code !== null) expect.soft(codeStatus(r.code), label + c.name).toBe(r.status);
+    expect.soft(legacyCode(r), `${label}${c.name} (derived from an old record)`).toBe(r.code);
   });
 }
 
-describe.each(['h1', 'undici'] as const)('error codes on records (transport %s)', (transport) => {
+describe('error codes on records (transports h1 and undici side by side)', () => {
+  // Most of this test is waiting on the idle and whole-request timeouts, so the two transports' runs (each with its
+  // own server, 16 requests one at a time) go side by side.
   it('streamed faults: HTTP errors, parse errors, timeouts, resets', async () => {
-    const { res, out } = await runCases(streamCases, { idleTimeout: '1s', timeout: '2.5s', transport });
-    check(streamCases, res.records);
-    // requests.jsonl carries the same codes, and the summary counts them
-    expect(readRecords(join(out, 'requests.jsonl')).records.map((r) => r.code)).toEqual(streamCases.map((c) => c.code));
-    const byCode = res.summary.requests.errors_by_code;
-    expect(byCode.find((e) => e.code === 'E_CONTENT_ENCODING')).toMatchObject({ kind: 'parse_error', count: 2 });
-    expect(byCode.find((e) => e.code === 'E_STREAM_ERROR_EVENT')).toMatchObject({ kind: 'http_error', count: 2 });
-    expect(byCode.reduce((n, e) => n + e.count, 0)).toBe(res.summary.requests.failed);
-    const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
-    expect(summary.requests.errors_by_code).toEqual(byCode);
+    // allSettled: both runs end inside the test (and report their failures) even when one fails.
+    const settled = await Promise.allSettled(
+      (['h1', 'undici'] as const).map(async (transport) => {
+        const { res, out } = await runCases(streamCases, { idleTimeout: '1s', timeout: '2.5s', transport });
+        check(streamCases, res.records, `${transport}: `);
+        // requests.jsonl carries the same codes, and the summary counts them
+        expect(readRecords(join(out, 'requests.jsonl')).records.map((r) => r.code), transport).toEqual(streamCases.map((c) => c.code));
+        const byCode = res.summary.requests.errors_by_code;
+        expect(byCode.find((e) => e.code === 'E_CONTENT_ENCODING'), transport).toMatchObject({ kind: 'parse_error', count: 2 });
+        expect(byCode.find((e) => e.code === 'E_STREAM_ERROR_EVENT'), transport).toMatchObject({ kind: 'http_error', count: 2 });
+        expect(byCode.reduce((n, e) => n + e.count, 0), transport).toBe(res.summary.requests.failed);
+        const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
+        expect(summary.requests.errors_by_code, transport).toEqual(byCode);
+      }),
+    );
+    for (const r of settled) if (r.status === 'rejected') throw r.reason;
   });
+});
+
+describe.each(['h1', 'undici'] as const)('error codes on records (transport %s)', (transport) => {
 
   it('non-streamed bodies: malformed JSON and overlong bodies', async () => {
     const { res } = await runCases(bodyCases, { stream: false, transport });
