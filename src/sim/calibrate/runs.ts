@@ -3,6 +3,8 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../../errors.js';
 import { MAX_CONFIG_BYTES, readTextFile } from '../../util/read-file.js';
+import { recordsOf, REQUESTS_JSONL } from '../../report/results-dir.js';
+import { planFromRecords, planFromSummary, type MeasurementPlan } from './trace.js';
 
 /** Engine options a run's config may carry (simulate and embedded-sim runs do); the rest come from calibrate's flags. */
 const ENGINE_KEYS = ['gpu', 'modelProfile', 'tp', 'weightDtype', 'kvDtype', 'maxNumSeqs', 'maxNumBatchedTokens', 'gpuMemoryUtilization', 'blockSize', 'prefixCaching', 'numGpuBlocksOverride', 'specMethod', 'specTokens', 'specAcceptance', 'specDraftCost', 'kvOffloadGiB', 'pcieGBps', 'pp', 'disagg', 'disaggLinkGBps', 'disaggLatencyMs'] as const;
@@ -23,6 +25,10 @@ export interface CalibrationPoint {
   burstiness?: number;
   /** Successful requests measured. */
   requests: number;
+  /** Warmup requests sent first (summary requests.warmup). */
+  warmup: number;
+  /** What is re-simulated: the run's requests in send order, its warmup, first-wave stagger and client gaps (trace.ts). */
+  plan: MeasurementPlan;
   /** Measured means, in the server's own time (wall time × sim_time_scale for a scaled sim server). */
   ttftMs: number;
   tpotMs: number;
@@ -75,18 +81,34 @@ export function readRunDir(dir: string, problems: string[]): CalibrationPoint | 
     return undefined;
   }
   const arrival = config.arrival;
+  const inputTokens = Math.max(1, Math.round(inTok!));
+  const outputTokens = Math.max(2, Math.round(outTok!));
+  const cachedTokens = mean(summary.cached_tokens) ?? 0;
+  const warmup = num((summary.requests as { warmup?: unknown } | undefined)?.warmup) ?? 0;
+  let plan: MeasurementPlan | undefined;
+  const file = join(dir, REQUESTS_JSONL);
+  if (existsSync(file)) {
+    try {
+      plan = planFromRecords(recordsOf(file), { scale, concurrency, openLoop: rate !== undefined });
+    } catch (e) {
+      problems.push(`${file}: cannot read the request records: ${(e as Error).message}`);
+      return undefined;
+    }
+  }
   return {
     dir,
     engine,
-    inputTokens: Math.max(1, Math.round(inTok!)),
-    outputTokens: Math.max(2, Math.round(outTok!)),
+    inputTokens,
+    outputTokens,
     prefixTokens: num(config.prefix_tokens) ?? 0,
-    cachedTokens: mean(summary.cached_tokens) ?? 0,
+    cachedTokens,
     concurrency,
     rate,
     arrival: arrival === 'constant' || arrival === 'poisson' || arrival === 'gamma' ? arrival : undefined,
     burstiness: num(config.burstiness),
     requests: ok,
+    warmup,
+    plan: plan ?? planFromSummary({ inputTokens, outputTokens, cachedTokens, warmup, requests: ok }),
     ttftMs: ttft! * scale,
     tpotMs: tpot! * scale,
     outputTokensPerSecond: (num(summary.output_throughput) ?? 0) / scale,
