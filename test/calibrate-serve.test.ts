@@ -1,6 +1,7 @@
 // `tokenflood calibrate` on a real `tokenflood sweep` against `tokenflood serve` with hidden constants: it predicts the levels it did not see.
 import { describe, expect, it, afterAll } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { registerCalibrate } from '../src/cli/calibrate.js';
 import { registerSweep } from '../src/cli/sweep.js';
@@ -39,13 +40,23 @@ describe('calibrate on a sweep of tokenflood serve', () => {
   // a few ms; calibrate absorbs the constant part of that jitter in api-server-ms.
   it('fitted on c=1,4,16, it predicts TTFT and TPOT at c=2 and c=8 within 5%', async () => {
     const url = await serve([...DEPLOYMENT, '--bw-efficiency', '0.6', '--step-overhead-ms', '1.5', '--mfu', '0.35', '--api-server-ms', '15', '--no-prefix-caching', '--time-scale', '2']);
-    const sweep = join(tmpDir(), 'sweep');
-    const sw = await runCli(registerSweep, [
-      'sweep', '--base-url', url, '--concurrency', '1,2,4,8,16', '--requests', '8,16,16,32,32', '--warmup', '2',
-      '--input-tokens', 'uniform:256,768', '--output-tokens', 'uniform:16,48', '--ignore-eos', '--out', sweep, '--quiet',
-    ]);
-    expect(sw.code, sw.err).toBe(0);
+    const args = ['--base-url', url, '--input-tokens', 'uniform:256,768', '--output-tokens', 'uniform:16,48', '--ignore-eos', '--quiet'];
+    // Load the client's and the server's code and tokenizers first, so no first-use stall lands in a measured point.
+    expect((await runCli(registerSweep, ['sweep', ...args, '--concurrency', '1', '--requests', '2', '--out', join(tmpDir(), 'prime')])).code).toBe(0);
+    let sweep = '';
+    let attempts = 0;
     const dir = (c: number) => join(sweep, 'points', `c${c}`);
+    // A point whose client was the bottleneck (tokenflood's own client-health verdict: event-loop p99 > 10 ms, a
+    // stall > 100 ms, ...) measured time spent waiting inside a loaded machine, not the server: measure again, as a
+    // careful user would (at most twice more).
+    for (let attempt = 0; attempt < 3; attempt++) {
+      sweep = join(tmpDir(), 'sweep');
+      attempts++;
+      const sw = await runCli(registerSweep, ['sweep', ...args, '--concurrency', '1,2,4,8,16', '--requests', '8,16,16,32,32', '--warmup', '2', '--out', sweep]);
+      expect(sw.code, sw.err).toBe(0);
+      const bound = [1, 2, 4, 8, 16].filter((c) => JSON.parse(readFileSync(join(dir(c), 'summary.json'), 'utf8')).client?.client_bound === true);
+      if (bound.length === 0) break;
+    }
     const points = readCalibrationPoints([1, 2, 4, 8, 16].map(dir));
     for (const p of points) {
       expect(p.plan.source).toBe('records');
@@ -62,7 +73,7 @@ describe('calibrate on a sweep of tokenflood serve', () => {
     expect(Object.keys(constants).sort()).toEqual(['apiServerMs', 'bwEfficiency', 'mfu', 'requestOverheadMs', 'stepOverheadMs']);
     for (const p of points.filter((q) => q.concurrency === 2 || q.concurrency === 8)) {
       const predicted = predictPoint(p, constants, { engine: { gpu: 'a100-40gb', modelProfile: 'llama-3.1-8b' } });
-      expect(rel(predicted.ttftMs, p.ttftMs), `c${p.concurrency} TTFT ${predicted.ttftMs} vs ${p.ttftMs}`).toBeLessThan(0.05);
+      expect(rel(predicted.ttftMs, p.ttftMs), `c${p.concurrency} TTFT ${predicted.ttftMs} vs ${p.ttftMs} (sweep ${attempts})`).toBeLessThan(0.05);
       expect(rel(predicted.tpotMs, p.tpotMs), `c${p.concurrency} TPOT ${predicted.tpotMs} vs ${p.tpotMs}`).toBeLessThan(0.05);
       // The default constants miss by far more: the fit is what closes the gap.
       const plain = predictPoint(p, {}, { engine: { gpu: 'a100-40gb', modelProfile: 'llama-3.1-8b' } });
