@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { UsageError } from '../../errors.js';
 import { MAX_CONFIG_BYTES, readTextFile } from '../../util/read-file.js';
 import { recordsOf, REQUESTS_JSONL } from '../../report/results-dir.js';
+import { stripControls } from '../../util/terminal-text.js';
 import { planFromRecords, planFromSummary, type MeasurementPlan } from './trace.js';
 
 /** Engine options a run's config may carry (simulate and embedded-sim runs do); the rest come from calibrate's flags. */
@@ -29,6 +30,8 @@ export interface CalibrationPoint {
   warmup: number;
   /** What is re-simulated: the run's requests in send order, its warmup, first-wave stagger and client gaps (trace.ts). */
   plan: MeasurementPlan;
+  /** The run's client-health verdict (summary client.reasons) when the client was the bottleneck: its times include waiting inside the client. */
+  clientBound?: string[];
   /** Measured means, in the server's own time (wall time × sim_time_scale for a scaled sim server). */
   ttftMs: number;
   tpotMs: number;
@@ -48,6 +51,12 @@ function readJson(path: string, max: number): Record<string, unknown> {
 
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 const mean = (v: unknown): number | undefined => num((v as { mean?: unknown } | undefined)?.mean);
+
+function clientBoundOf(summary: Record<string, unknown>): { clientBound?: string[] } {
+  const c = summary.client as { client_bound?: unknown; reasons?: unknown } | undefined;
+  if (c?.client_bound !== true) return {};
+  return { clientBound: Array.isArray(c.reasons) ? c.reasons.filter((r): r is string => typeof r === 'string').map((r) => stripControls(r).replace(/\s+/g, ' ').slice(0, 300)) : [] };
+}
 
 /** One run directory → a calibration point, or a problem naming the directory. */
 export function readRunDir(dir: string, problems: string[]): CalibrationPoint | undefined {
@@ -109,6 +118,7 @@ export function readRunDir(dir: string, problems: string[]): CalibrationPoint | 
     requests: ok,
     warmup,
     plan: plan ?? planFromSummary({ inputTokens, outputTokens, cachedTokens, warmup, requests: ok }),
+    ...clientBoundOf(summary),
     ttftMs: ttft! * scale,
     tpotMs: tpot! * scale,
     outputTokensPerSecond: (num(summary.output_throughput) ?? 0) / scale,
