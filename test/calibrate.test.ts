@@ -69,6 +69,20 @@ describe('calibrate', () => {
     expect(existsSync(join(out, 'summary.json'))).toBe(true);
   });
 
+  it('a run whose client was the bottleneck is fitted with a note naming it and its client-health reason', async () => {
+    const root = tmpDir();
+    for (const c of [1, 2]) await level(join(root, `c${c}`), c);
+    const file = join(root, 'c2', 'summary.json');
+    const summary = JSON.parse(readFileSync(file, 'utf8'));
+    summary.client = { ...summary.client, client_bound: true, reasons: ['the client\u001b[2J event loop was blocked: p99 delay 40 ms > 10 ms'] };
+    writeFileSync(file, JSON.stringify(summary));
+    const res = await runCli(registerCalibrate, ['calibrate', join(root, 'c1'), join(root, 'c2'), '--out', join(root, 'p.yaml'), '--max-requests', '12']);
+    expect(res.code).toBe(0);
+    expect(res.err).toContain(`note: ${join(root, 'c2')}: the client was the bottleneck (the client[2J event loop was blocked: p99 delay 40 ms > 10 ms)`);
+    expect(res.err).not.toContain(join(root, 'c1'));
+    expect(res.err).not.toContain('\u001b');
+  });
+
   it('bad input: a missing directory, an unknown profile key, a missing --out: one message each, exit 2, nothing written', async () => {
     const root = tmpDir();
     const missing = await runCli(registerCalibrate, ['calibrate', join(root, 'nope'), '--out', join(root, 'p.yaml')]);

@@ -44,6 +44,9 @@ export function registerCalibrate(program: Command, out: Out): void {
     const { profileDocument, profileYaml } = await import('../sim/calibrate/profile-file.js');
     const { out: outFile, maxRequests, ...engine } = r.data;
     const points = readCalibrationPoints(dirs);
+    // A run measured by a busy client has TTFTs that include waiting inside the client: say so, fit anyway.
+    for (const p of points)
+      if (p.clientBound) out.err.write(`note: ${p.dir}: the client was the bottleneck (${p.clientBound.join('; ') || 'client_bound'}), so its TTFT includes time inside the client; re-measure it for a better fit\n`);
     const wall0 = performance.now();
     const result = calibrate(points, { engine: Object.fromEntries(Object.entries(engine).filter(([, v]) => v !== undefined)), maxRequests });
     try {

@@ -58,3 +58,25 @@ describe('simulateRun', () => {
     expect(run.records[0].firstTokenMs! - run.records[0].sentMs).toBeGreaterThan(outside + step);
   });
 });
+
+describe('simulateRun: a measured run re-simulated (calibrate)', () => {
+  it('closed loop: the first wave goes out at startMs, each refill after the client gap; warm requests leave their prefix cached', () => {
+    const gaps = [3, 0, 7, 1, 2, 5];
+    const run = simulateRun({
+      requests: [{ promptTokens: 300, maxTokens: 20, ignoreEos: true, prefix: { key: 'p', tokens: 256 } }],
+      warm: [{ promptTokens: 272, maxTokens: 1, prefix: { key: 'p', tokens: 256 } }],
+      load: { concurrency: 3, requests: 9, startMs: [0, 0.5, 4], refillGapMs: (k) => gaps[k] },
+    });
+    expect(run.records.slice(0, 3).map((r) => r.sentMs)).toEqual([0, 0.5, 4]);
+    // The k-th freed slot (in end order) sends after gaps[k].
+    const ends = run.records.map((r) => r.endMs).sort((a, b) => a - b);
+    const sends = run.records.slice(3).map((r) => r.sentMs);
+    expect(sends).toEqual(gaps.map((g, k) => ends[k] + g).sort((a, b) => a - b));
+    expect(run.records.every((r) => r.cachedTokens === 256)).toBe(true);
+  });
+
+  it('open loop: explicit arrival times replace the drawn schedule', () => {
+    const run = simulateRun({ requests: [{ promptTokens: 64, maxTokens: 4, ignoreEos: true }], load: { arrivalsMs: [0, 5, 100, 101], requests: 4 } });
+    expect(run.records.map((r) => r.sentMs)).toEqual([0, 5, 100, 101]);
+  });
+});

@@ -29,6 +29,12 @@ export interface VirtualLoad {
   seed?: number;
   /** Total requests to send. */
   requests: number;
+  /** Closed loop: when each of the first `concurrency` requests is sent (ms); default all at 0. */
+  startMs?: readonly number[];
+  /** Closed loop: client time between the k-th request end (or failure) and the send that refills its slot (ms); default 0. */
+  refillGapMs?: (k: number) => number;
+  /** Open loop: the arrival times (ms) instead of drawing them from rate, arrival and burstiness. */
+  arrivalsMs?: readonly number[];
 }
 
 export interface SimulateRunOptions {
@@ -37,6 +43,8 @@ export interface SimulateRunOptions {
   /** Requests, cycled if shorter than load.requests, or a factory by index. */
   requests: readonly VirtualRequest[] | ((index: number) => VirtualRequest);
   load: VirtualLoad;
+  /** Requests run to completion before time 0 and not recorded: the prefix cache an earlier run left behind. */
+  warm?: readonly VirtualRequest[];
 }
 
 /** Raw facts of one request, all times in simulated ms from the start of the run. */
@@ -77,10 +85,29 @@ export function simulateRun(opts: SimulateRunOptions): SimulateRunResult {
   const lengthRng = rng.fork();
   const total = load.requests;
   const cap = load.concurrency ?? Infinity;
-  if (!(cap >= 1) && load.rate === undefined) throw new Error('simulateRun: give load.concurrency and/or load.rate');
-  const arrivals = load.rate !== undefined ? arrivalSchedule(load.arrival ?? 'poisson', load.rate, load.burstiness ?? 1, rng, { count: total }) : undefined;
+  if (!(cap >= 1) && load.rate === undefined && load.arrivalsMs === undefined) throw new Error('simulateRun: give load.concurrency and/or load.rate');
+  const arrivals = load.arrivalsMs
+    ? [...load.arrivalsMs].sort((a, b) => a - b)
+    : load.rate !== undefined ? arrivalSchedule(load.arrival ?? 'poisson', load.rate, load.burstiness ?? 1, rng, { count: total }) : undefined;
   const pick = (i: number): VirtualRequest =>
     typeof opts.requests === 'function' ? opts.requests(i) : opts.requests[i % opts.requests.length];
+  const hashesOf = (req: VirtualRequest, promptTokens: number, key: number): number[] =>
+    req.promptTokenIds ? blockHashesFromIds(req.promptTokenIds, spec.blockSize) : syntheticBlockHashes(promptTokens, spec.blockSize, key, req.prefix);
+  (opts.warm ?? []).forEach((req, i) => {
+    const promptTokens = req.promptTokenIds ? req.promptTokenIds.length : (req.promptTokens ?? 0);
+    engine.add({ id: `warm-${i}`, promptTokens, outputTokens: 1, blockHashes: hashesOf(req, promptTokens, -1 - i) });
+    while (engine.hasWork() && engine.step());
+  });
+  // Closed loop: when each free slot sends next, sorted (the first wave at load.startMs, then end + refill gap).
+  const due: number[] = arrivals ? [] : Array.from({ length: Math.min(total, cap) }, (_, k) => Math.max(0, load.startMs?.[k] ?? 0)).sort((a, b) => a - b);
+  let refills = 0;
+  const refill = (freedMs: number): void => {
+    if (arrivals) return;
+    const at = freedMs + Math.max(0, load.refillGapMs?.(refills++) ?? 0);
+    let i = due.length;
+    while (i > 0 && due[i - 1] > at) i--;
+    due.splice(i, 0, at);
+  };
 
   const records: VirtualRecord[] = [];
   const live = new Map<string, VirtualRecord>();
@@ -98,9 +125,7 @@ export function simulateRun(opts: SimulateRunOptions): SimulateRunResult {
     const decision = decideOutputTokens(lengthRng, req);
     const rec: VirtualRecord = { index, scheduledMs, sentMs, tokenTimesMs: [], endMs: sentMs, promptTokens, cachedTokens: 0, outputTokens: 0, finishReason: decision.finishReason };
     records.push(rec);
-    const blockHashes = req.promptTokenIds
-      ? blockHashesFromIds(req.promptTokenIds, spec.blockSize)
-      : syntheticBlockHashes(promptTokens, spec.blockSize, index, req.prefix);
+    const blockHashes = hashesOf(req, promptTokens, index);
     const admit = (): boolean => {
       const err = engine.add({ id: String(index), promptTokens, outputTokens: decision.outputTokens, blockHashes });
       if (err === undefined) {
@@ -119,24 +144,28 @@ export function simulateRun(opts: SimulateRunOptions): SimulateRunResult {
     const outside = outsideEngineMs(spec, promptTokens);
     if (outside <= 0) {
       if (admit()) occupy();
+      else refill(sentMs);
       return;
     }
     occupy();
     const at = sentMs + outside;
     let i = pending.length;
     while (i > 0 && pending[i - 1].at > at) i--;
-    pending.splice(i, 0, { at, admit: () => void (admit() || inFlight--) });
+    pending.splice(i, 0, { at, admit: () => void (admit() || (inFlight--, refill(at))) });
   };
   const admitDue = (t: number): void => {
     while (pending.length > 0 && pending[0].at <= t) pending.shift()!.admit();
   };
   /** Send everything due by `until` that fits; `atMs` is when the slot is free (never before its arrival). */
   const submit = (until: number, atMs: number): void => {
-    while (next < total && inFlight < cap) {
-      if (!arrivals) send(atMs, atMs);
-      else if (arrivals[next] <= until) send(arrivals[next], Math.max(arrivals[next], atMs));
-      else break;
+    if (!arrivals) {
+      while (next < total && due.length > 0 && due[0] <= until) {
+        const t = due.shift()!;
+        send(t, t);
+      }
+      return;
     }
+    while (next < total && inFlight < cap && arrivals[next] <= until) send(arrivals[next], Math.max(arrivals[next], atMs));
   };
 
   submit(now, now);
@@ -150,7 +179,7 @@ export function simulateRun(opts: SimulateRunOptions): SimulateRunResult {
     if (!res) res = engine.step();
     if (!res) {
       // Idle: jump to the next arrival or admission.
-      const nextArrival = arrivals && next < total && inFlight < cap ? arrivals[next] : Infinity;
+      const nextArrival = next >= total ? Infinity : arrivals ? (inFlight < cap ? arrivals[next] : Infinity) : (due[0] ?? Infinity);
       const nextAdmit = pending.length > 0 ? pending[0].at : Infinity;
       if (nextArrival === Infinity && nextAdmit === Infinity) break;
       now = Math.max(now, Math.min(nextArrival, nextAdmit));
@@ -159,8 +188,8 @@ export function simulateRun(opts: SimulateRunOptions): SimulateRunResult {
     }
     steps++;
     const end = now + res.durationMs;
-    // Arrivals during the step go out on time while slots are free; they join the next step.
-    if (arrivals) submit(end, 0);
+    // Arrivals (and refills after a client gap) during the step go out on time while slots are free; they join the next step.
+    submit(end, 0);
     for (const s of res.started) {
       const rec = live.get(s.id);
       if (rec) rec.cachedTokens = s.cachedTokens;
@@ -174,6 +203,7 @@ export function simulateRun(opts: SimulateRunOptions): SimulateRunResult {
         rec.endMs = end;
         live.delete(o.id);
         inFlight--;
+        refill(end);
       }
     }
     now = end;

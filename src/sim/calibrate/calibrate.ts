@@ -5,6 +5,7 @@ import { simulateRun } from '../virtual.js';
 import { minimize } from './fit.js';
 import { CALIBRATED_PARAMS, type CalibratedParam } from './params.js';
 import type { CalibrationPoint } from './runs.js';
+import { refillGap } from './trace.js';
 
 export interface Prediction {
   ttftMs: number;
@@ -50,23 +51,48 @@ function engineFor(p: CalibrationPoint, o: CalibrateOptions, constants: Record<s
   return resolveEngine({ ...rest, model: modelProfile as string | undefined, ...constants });
 }
 
-/** Simulate one run's workload and load on the engine with `constants`: mean TTFT, mean TPOT and output throughput. */
+/**
+ * Re-simulate one run as it was measured (its plan, trace.ts) on the engine with `constants`: the same requests in
+ * the same order with their lengths, the prefix-cache hits the server reported already cached, the warmup first, the
+ * closed loop's first-wave stagger and refill gaps (or the open loop's schedule). Then the summary's statistics over
+ * the same selection: mean TTFT and mean TPOT of the measured (non-warmup) requests, and output throughput =
+ * their output tokens / (last end − first send).
+ */
 export function predictPoint(p: CalibrationPoint, constants: Record<string, number>, o: CalibrateOptions = {}): Prediction {
   const engine = engineFor(p, o, constants);
-  // The measured prefix-cache hits are modelled as a prefix every request shares: prefill cost follows what the server computed.
-  const shared = Math.min(p.inputTokens - 1, Math.max(p.prefixTokens, Math.round(p.cachedTokens)));
+  const plan = p.plan;
+  const warm = plan.requests.filter((r) => r.warmup).length;
+  const n = Math.max(1, Math.min(plan.requests.length, warm + (o.maxRequests ?? 200)));
+  const reqs = plan.requests.slice(0, n);
+  const maxCached = Math.max(0, ...reqs.map((r) => Math.min(r.cachedTokens, r.promptTokens - 1)));
   const run = simulateRun({
     engine,
-    requests: [{ promptTokens: p.inputTokens, maxTokens: p.outputTokens, ignoreEos: true, ...(shared > 0 ? { prefix: { key: 'shared', tokens: shared } } : {}) }],
-    load: { concurrency: p.concurrency, rate: p.rate, arrival: p.arrival, burstiness: p.burstiness, requests: Math.max(1, Math.min(p.requests, o.maxRequests ?? 200)), seed: 1 },
+    requests: reqs.map((r) => {
+      const cached = Math.min(r.cachedTokens, r.promptTokens - 1);
+      return { promptTokens: r.promptTokens, maxTokens: r.outputTokens, ignoreEos: true, ...(cached > 0 ? { prefix: { key: 'cached', tokens: cached } } : {}) };
+    }),
+    // The hits the server reported: a prefix cache holding them before the run (an earlier run, a shared prefix).
+    warm: maxCached > 0 ? [{ promptTokens: maxCached + engine.blockSize, maxTokens: 1, prefix: { key: 'cached', tokens: maxCached } }] : [],
+    load: {
+      concurrency: p.concurrency,
+      rate: p.rate,
+      arrival: p.arrival,
+      burstiness: p.burstiness,
+      requests: n,
+      seed: 1,
+      startMs: plan.startMs,
+      refillGapMs: refillGap(plan),
+      arrivalsMs: plan.arrivalsMs?.slice(0, n),
+    },
   });
-  const ok = run.records.filter((r) => r.error === undefined && r.firstTokenMs !== undefined);
+  const ok = run.records.filter((r) => !reqs[r.index].warmup && r.error === undefined && r.firstTokenMs !== undefined);
   const ttft = ok.reduce((s, r) => s + (r.firstTokenMs! - r.sentMs), 0) / Math.max(1, ok.length);
   const decoding = ok.filter((r) => r.outputTokens > 1);
   const tpot = decoding.reduce((s, r) => s + (r.endMs - r.firstTokenMs!) / (r.outputTokens - 1), 0) / Math.max(1, decoding.length);
   const first = Math.min(...ok.map((r) => r.sentMs));
+  const last = Math.max(...ok.map((r) => r.endMs));
   const out = ok.reduce((s, r) => s + r.outputTokens, 0);
-  return { ttftMs: ttft, tpotMs: tpot, outputTokensPerSecond: run.durationMs > first ? (out * 1000) / (run.durationMs - first) : 0 };
+  return { ttftMs: ttft, tpotMs: tpot, outputTokensPerSecond: last > first ? (out * 1000) / (last - first) : 0 };
 }
 
 const rel = (pred: number, meas: number): number => (meas > 0 ? (pred - meas) / meas : 0);

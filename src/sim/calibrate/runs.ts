@@ -3,6 +3,9 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../../errors.js';
 import { MAX_CONFIG_BYTES, readTextFile } from '../../util/read-file.js';
+import { recordsOf, REQUESTS_JSONL } from '../../report/results-dir.js';
+import { stripControls } from '../../util/terminal-text.js';
+import { planFromRecords, planFromSummary, type MeasurementPlan } from './trace.js';
 
 /** Engine options a run's config may carry (simulate and embedded-sim runs do); the rest come from calibrate's flags. */
 const ENGINE_KEYS = ['gpu', 'modelProfile', 'tp', 'weightDtype', 'kvDtype', 'maxNumSeqs', 'maxNumBatchedTokens', 'gpuMemoryUtilization', 'blockSize', 'prefixCaching', 'numGpuBlocksOverride', 'specMethod', 'specTokens', 'specAcceptance', 'specDraftCost', 'kvOffloadGiB', 'pcieGBps', 'pp', 'disagg', 'disaggLinkGBps', 'disaggLatencyMs'] as const;
@@ -23,6 +26,12 @@ export interface CalibrationPoint {
   burstiness?: number;
   /** Successful requests measured. */
   requests: number;
+  /** Warmup requests sent first (summary requests.warmup). */
+  warmup: number;
+  /** What is re-simulated: the run's requests in send order, its warmup, first-wave stagger and client gaps (trace.ts). */
+  plan: MeasurementPlan;
+  /** The run's client-health verdict (summary client.reasons) when the client was the bottleneck: its times include waiting inside the client. */
+  clientBound?: string[];
   /** Measured means, in the server's own time (wall time × sim_time_scale for a scaled sim server). */
   ttftMs: number;
   tpotMs: number;
@@ -42,6 +51,12 @@ function readJson(path: string, max: number): Record<string, unknown> {
 
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 const mean = (v: unknown): number | undefined => num((v as { mean?: unknown } | undefined)?.mean);
+
+function clientBoundOf(summary: Record<string, unknown>): { clientBound?: string[] } {
+  const c = summary.client as { client_bound?: unknown; reasons?: unknown } | undefined;
+  if (c?.client_bound !== true) return {};
+  return { clientBound: Array.isArray(c.reasons) ? c.reasons.filter((r): r is string => typeof r === 'string').map((r) => stripControls(r).replace(/\s+/g, ' ').slice(0, 300)) : [] };
+}
 
 /** One run directory → a calibration point, or a problem naming the directory. */
 export function readRunDir(dir: string, problems: string[]): CalibrationPoint | undefined {
@@ -75,18 +90,35 @@ export function readRunDir(dir: string, problems: string[]): CalibrationPoint | 
     return undefined;
   }
   const arrival = config.arrival;
+  const inputTokens = Math.max(1, Math.round(inTok!));
+  const outputTokens = Math.max(2, Math.round(outTok!));
+  const cachedTokens = mean(summary.cached_tokens) ?? 0;
+  const warmup = num((summary.requests as { warmup?: unknown } | undefined)?.warmup) ?? 0;
+  let plan: MeasurementPlan | undefined;
+  const file = join(dir, REQUESTS_JSONL);
+  if (existsSync(file)) {
+    try {
+      plan = planFromRecords(recordsOf(file), { scale, concurrency, openLoop: rate !== undefined });
+    } catch (e) {
+      problems.push(`${file}: cannot read the request records: ${(e as Error).message}`);
+      return undefined;
+    }
+  }
   return {
     dir,
     engine,
-    inputTokens: Math.max(1, Math.round(inTok!)),
-    outputTokens: Math.max(2, Math.round(outTok!)),
+    inputTokens,
+    outputTokens,
     prefixTokens: num(config.prefix_tokens) ?? 0,
-    cachedTokens: mean(summary.cached_tokens) ?? 0,
+    cachedTokens,
     concurrency,
     rate,
     arrival: arrival === 'constant' || arrival === 'poisson' || arrival === 'gamma' ? arrival : undefined,
     burstiness: num(config.burstiness),
     requests: ok,
+    warmup,
+    plan: plan ?? planFromSummary({ inputTokens, outputTokens, cachedTokens, warmup, requests: ok }),
+    ...clientBoundOf(summary),
     ttftMs: ttft! * scale,
     tpotMs: tpot! * scale,
     outputTokensPerSecond: (num(summary.output_throughput) ?? 0) / scale,
