@@ -5,6 +5,8 @@ import type { LoadControl } from '../scheduler/load-control.js';
 import { describeLoadStage } from '../scheduler/load-control.js';
 import { safeTerminalText } from '../report/format.js';
 import { DashboardStats, foldTelemetry, statsCsv } from './live-stats.js';
+import { liveExtraPercentiles } from '../report/live/extra-percentiles.js';
+import { runPercentiles } from '../metrics/aggregator.js';
 import { chartOptions } from './page.js';
 import { startDashboardServer, type DashboardServer } from './server.js';
 import { createToken } from './token.js';
@@ -111,7 +113,7 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
     snapshotEveryMs: DASHBOARD_SNAPSHOT_MS,
     runStart: (e) => {
       const t0 = performance.now();
-      view = { start: e, t0, stats: new DashboardStats(() => performance.now() - t0), control: e.control, ended: undefined };
+      view = { start: e, t0, stats: new DashboardStats(() => performance.now() - t0, liveExtraPercentiles(runPercentiles(e.meta))), control: e.control, ended: undefined };
       view.stats.stage = e.control ? e.control.current.stage : null;
       server.broadcast('init', init());
     },
