@@ -23,11 +23,11 @@ export interface BreakdownColumn {
 
 const at = (k: 'ttft_ms' | 'tpot_ms' | 'e2e_ms', p: number) => (m: MetricsBlock) => (m[k] as DistStats)[percentileKey(p)] ?? null;
 
-/** The latency columns of a breakdown table: TTFT at ttftPercentiles, TPOT p50, E2E at tailPercentiles (defaults: TTFT p50, p99, TPOT p50, E2E p99). */
-export function latencyColumns(ps: readonly number[] = DEFAULT_PERCENTILES): BreakdownColumn[] {
+/** The latency columns of a breakdown table: TTFT at ttftPercentiles, TPOT p50 (unless `tpot: false`), E2E at tailPercentiles (defaults: TTFT p50, p99, TPOT p50, E2E p99). */
+export function latencyColumns(ps: readonly number[] = DEFAULT_PERCENTILES, o: { tpot?: boolean } = {}): BreakdownColumn[] {
   return [
     ...ttftPercentiles(ps).map((p) => ({ head: `TTFT p${p}`, value: at('ttft_ms', p) })),
-    { head: 'TPOT p50', value: at('tpot_ms', 50) },
+    ...(o.tpot === false ? [] : [{ head: 'TPOT p50', value: at('tpot_ms', 50) }]),
     ...tailPercentiles(ps).map((p) => ({ head: `E2E p${p}`, value: at('e2e_ms', p) })),
   ];
 }

@@ -107,7 +107,7 @@ export function renderSummary(s: Summary): string {
     // Live load changes (--ui): which load each stretch of the run ran under.
     out.push('', 'by stage (live load changes):');
     const load = (st: (typeof s.by_stage)[number]) => (st.rate !== null ? `${st.rate} req/s` : `${st.concurrency ?? '-'} in flight`);
-    const slat = lat.filter((col) => col.head !== 'TPOT p50');
+    const slat = latencyColumns(ps, { tpot: false });
     const srow = s.by_stage.map((st) => [String(st.stage), load(st), String(st.metrics.requests.ok), ...slat.map((col) => fmt(col.value(st.metrics))), fmt(st.metrics.output_throughput)]);
     out.push(table(['stage', 'load', 'ok', ...slat.map((col) => col.head), 'out tok/s'], srow));
   }
