@@ -197,6 +197,13 @@ describe('live dashboard', () => {
       expect(p999).toBeGreaterThanOrEqual(p99);
       expect(p999).toBeLessThanOrEqual(max * 1.01 + 0.01);
       expect(Math.abs(p999 - result.summary.ttft_ms.max!)).toBeLessThanOrEqual(result.summary.ttft_ms.max! * 0.02 + 0.01);
+      // The latency charts draw it after p50 and p99.
+      const series = await page.evaluate(() => {
+        // eslint-disable-next-line @typescript-eslint/no-explicit-any
+        const w = globalThis as any;
+        return ['c-ttft', 'c-tpot', 'c-itl', 'c-rps'].map((id) => w.echarts.getInstanceByDom(w.document.getElementById(id)).getOption().series.map((x: { name: string }) => x.name));
+      });
+      expect(series).toEqual([['p50', 'p99', 'p99.9'], ['p50', 'p99', 'p99.9'], ['p50', 'p99', 'p99.9'], ['req/s']]);
       expect(errors).toEqual([]);
       await page.close();
     } finally {

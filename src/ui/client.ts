@@ -51,9 +51,11 @@ export const DASHBOARD_JS = `(function () {
     set('c-rps', [{ data: line('rps') }]);
     set('c-tok', [{ data: line('out_tok_s') }]);
     set('c-inflight', [{ data: line('in_flight') }]);
-    set('c-ttft', [{ data: line('ttft_p50') }, { data: line('ttft_p99') }]);
-    set('c-tpot', [{ data: line('tpot_p50') }, { data: line('tpot_p99') }]);
-    set('c-itl', [{ data: line('itl_p50') }, { data: line('itl_p99') }]);
+    // The run's extra --percentiles follow p50 and p99 (the chart options name them).
+    var extra = function (key) { return (points.length ? points[0][key] || [] : []).map(function (_, i) { return { data: points.map(function (p) { return [p.t, (p[key] || [])[i]]; }) }; }); };
+    set('c-ttft', [{ data: line('ttft_p50') }, { data: line('ttft_p99') }].concat(extra('ttft_extra')));
+    set('c-tpot', [{ data: line('tpot_p50') }, { data: line('tpot_p99') }].concat(extra('tpot_extra')));
+    set('c-itl', [{ data: line('itl_p50') }, { data: line('itl_p99') }].concat(extra('itl_extra')));
     set('c-health', [{ data: line('lag_p99') }, { data: line('loop_delay_p99') }]);
     set('c-server', [{ data: line('server_running') }, { data: line('server_waiting') }]);
     set('c-kv', [{ data: line('kv_usage_pct') }, { data: line('gpu_util_pct') }]);

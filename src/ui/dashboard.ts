@@ -74,7 +74,7 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
       title: `${safeTerminalText(s.model, 200)} at ${safeTerminalText(s.baseUrl, 400)}${s.embedded ? ' (embedded simulated server)' : ''}`,
       // run.json's config is the redacted one (no API key, secret headers shown as ***).
       config: { target: s.baseUrl, model: s.model, executor: meta.executor, workload: s.workload, out_dir: s.outDir, config: meta.config },
-      charts: chartOptions(),
+      charts: chartOptions(view.stats.extra),
       knob: view.control?.knob ?? null,
       current: view.control ? describeLoadStage(view.control.current) : null,
       stages: stagesOf(view),

@@ -3,6 +3,7 @@ import type { RequestRecord } from '../metrics/record.js';
 import type { SnapshotEvent } from '../report/events.js';
 import { LogHistogram } from './log-histogram.js';
 import { percentileKey } from '../metrics/stats.js';
+import { nearestRank } from '../report/live/extra-percentiles.js';
 
 /** Windowed percentiles and the current RPS describe the last WINDOW_MS, like the live line (metrics/live.ts). */
 export const WINDOW_MS = 10_000;
@@ -54,6 +55,10 @@ export interface SeriesPoint {
   tpot_p99: number | null;
   itl_p50: number | null;
   itl_p99: number | null;
+  /** At the run's extra --percentiles (DashboardStats.extra), in that order; empty without. */
+  ttft_extra: (number | null)[];
+  tpot_extra: (number | null)[];
+  itl_extra: (number | null)[];
   /** Failures by kind in the window. */
   errors: Record<string, number>;
   /** Client health: p99 schedule lag of the window's requests (ms) and this process's event-loop delay p99 (ms). */
@@ -150,12 +155,11 @@ const dist = (h: LogHistogram, extra: readonly number[]): Dist => {
   return { median: at(50), p90: at(90), p99: at(99), avg: h.mean, min: h.count ? h.min : null, max: h.count ? h.max : null, extra: extra.map((p) => ({ p, value: at(p) })) };
 };
 
-/** p50 and p99 (nearest rank) of a sample; a typed array sorts numerically and several times faster than an Array. */
-function p50p99(v: number[]): [number | null, number | null] {
-  if (!v.length) return [null, null];
+/** p50, p99 and each of `extra` (nearest rank) of a sample; a typed array sorts numerically and several times faster than an Array. */
+function p50p99(v: number[], extra: readonly number[] = []): [number | null, number | null, (number | null)[]] {
+  if (!v.length) return [null, null, extra.map(() => null)];
   const a = Float64Array.from(v).sort();
-  const at = (q: number) => a[Math.min(a.length - 1, Math.max(0, Math.ceil(q * a.length) - 1))];
-  return [at(0.5), at(0.99)];
+  return [nearestRank(a, 50), nearestRank(a, 99), extra.map((p) => nearestRank(a, p))];
 }
 
 interface Sample {
@@ -184,7 +188,7 @@ export class DashboardStats {
   /** `extra`: the run's --percentiles beyond p50/p90/p99 (liveExtraPercentiles), a column each in the statistics table. */
   constructor(
     private readonly now: () => number,
-    private readonly extra: readonly number[] = [],
+    readonly extra: readonly number[] = [],
   ) {
     this.total = new Row(extra);
   }
@@ -236,9 +240,9 @@ export class DashboardStats {
       lag.push(w.lag);
       if (w.kind) errors[w.kind] = (errors[w.kind] ?? 0) + 1;
     }
-    const [ttftP50, ttftP99] = p50p99(ttft);
-    const [tpotP50, tpotP99] = p50p99(tpot);
-    const [itlP50, itlP99] = p50p99(itl);
+    const [ttftP50, ttftP99, ttftExtra] = p50p99(ttft, this.extra);
+    const [tpotP50, tpotP99, tpotExtra] = p50p99(tpot, this.extra);
+    const [itlP50, itlP99, itlExtra] = p50p99(itl, this.extra);
     return {
       t: s.elapsedS,
       rps: s.requestsPerS,
@@ -250,6 +254,9 @@ export class DashboardStats {
       tpot_p99: tpotP99,
       itl_p50: itlP50,
       itl_p99: itlP99,
+      ttft_extra: ttftExtra,
+      tpot_extra: tpotExtra,
+      itl_extra: itlExtra,
       errors,
       lag_p99: p50p99(lag)[1],
       loop_delay_p99: loopDelayP99,
