@@ -176,6 +176,41 @@ describe('live dashboard', () => {
     }
   });
 
+  it('shows the run\'s --percentiles beyond p50/p90/p99 (p99.9) in the statistics table, from its histograms', async () => {
+    const out = tmpDir();
+    const d = await startDashboard({ onStop: () => {} });
+    try {
+      const result = await run({ baseUrl: sim.baseUrl, requests: 12, concurrency: 4, inputTokens: 16, outputTokens: 4, percentiles: [50, 99.9], out, quiet: true, serverMetrics: false }, { reporters: [d.reporter], liveLoad: true });
+      expect(result.summary.requests.ok).toBe(12);
+      if (!browser) return console.warn(NO_CHROMIUM);
+      const { page, errors } = await openPage(d);
+      await page.waitForFunction(() => (globalThis as unknown as W).__tfEnded !== undefined, null, { timeout: 20_000 });
+      const head = await page.evaluate(() => {
+        const doc = (globalThis as unknown as { document: { querySelectorAll(s: string): ArrayLike<{ textContent: string }> } }).document;
+        return Array.from(doc.querySelectorAll('#stats th')).map((c) => c.textContent);
+      });
+      expect(head.slice(3, 7)).toEqual(['TTFT median', 'TTFT p90', 'TTFT p99', 'TTFT p99.9']);
+      expect(head).toContain('E2E p99.9');
+      const row = (await statsTable(page)).Aggregated;
+      // The histogram's p99.9 lies between its p99 and max (within the histogram's 1% buckets of the exact one).
+      const [p99, p999, max] = [row[5], row[6], row[9]].map(Number);
+      expect(p999).toBeGreaterThanOrEqual(p99);
+      expect(p999).toBeLessThanOrEqual(max * 1.01 + 0.01);
+      expect(Math.abs(p999 - result.summary.ttft_ms.max!)).toBeLessThanOrEqual(result.summary.ttft_ms.max! * 0.02 + 0.01);
+      // The latency charts draw it after p50 and p99.
+      const series = await page.evaluate(() => {
+        // eslint-disable-next-line @typescript-eslint/no-explicit-any
+        const w = globalThis as any;
+        return ['c-ttft', 'c-tpot', 'c-itl', 'c-rps'].map((id) => w.echarts.getInstanceByDom(w.document.getElementById(id)).getOption().series.map((x: { name: string }) => x.name));
+      });
+      expect(series).toEqual([['p50', 'p99', 'p99.9'], ['p50', 'p99', 'p99.9'], ['p50', 'p99', 'p99.9'], ['req/s']]);
+      expect(errors).toEqual([]);
+      await page.close();
+    } finally {
+      await d.close();
+    }
+  }, 60_000);
+
   it('renders markup from model output, error bodies and the model id as text', async () => {
     const server: ScriptServer = await startScriptServer(
       (_b, n) =>

@@ -1,12 +1,16 @@
 // --percentiles everywhere figures are shown or written: summary.json, the terminal table, --json, stats.csv, sweep.csv and the reports.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { main } from '../src/cli/main.js';
 import { recordsOf } from '../src/report/results-dir.js';
 import { percentile } from '../src/metrics/stats.js';
 import { startScriptServer, chatChunk, usageChunk, DONE, type ScriptServer } from './fixtures/script-server.js';
 import { tmpDir } from './helpers.js';
+import { renderSummary } from '../src/report/terminal.js';
+import { routingSection } from '../src/report/html/routing-section.js';
+import { fmt } from '../src/report/format.js';
+import { num } from '../src/report/html/sections.js';
 import { capture } from './io-capture.js';
 
 let server: ScriptServer;
@@ -46,6 +50,29 @@ describe('--percentiles', () => {
     expect(Number(rows[0].output_time_mean_ms)).toBeCloseTo(s.e2e_ms.mean - s.ttft_ms.mean, 5);
     expect(Number(rows[2].output_tokens_mean)).toBeCloseTo(s.by_class.short.output_tokens.mean, 5);
     expect(readFileSync(join(out, 'report.html'), 'utf8')).toContain('<th>p99.9</th>');
+
+    // The breakdown tables (class, endpoint, model, stage) show TTFT at the lowest and the tail, E2E at the tail.
+    const head = /class\s+ok\s+TTFT p50\s+TTFT p99\s+TTFT p99\.9\s+TPOT p50\s+E2E p99\s+E2E p99\.9\s+out tok\/s/;
+    expect(c.out).toMatch(head);
+    const shortRow = new RegExp(`short\\s+${s.by_class.short.requests.ok}\\s+${[s.by_class.short.ttft_ms.p50, s.by_class.short.ttft_ms.p99, s.by_class.short.ttft_ms.p99_9].map((v: number) => fmt(v).replace('.', '\\.')).join('\\s+')}\\s`);
+    expect(c.out).toMatch(shortRow);
+    const html = readFileSync(join(out, 'report.html'), 'utf8');
+    const byClass = html.slice(html.indexOf('<h3>By class</h3>'));
+    expect(byClass).toContain('<th>TTFT p99.9</th><th>TPOT p50</th><th>E2E p99</th><th>E2E p99.9</th>');
+    expect(byClass).toContain(`<td>${num(s.by_class.long.e2e_ms.p99_9)}</td>`);
+    // Endpoint, model and stage tables, from this run's class blocks standing in for two endpoints, models and stages.
+    const split = { ...s, by_endpoint: s.by_class, by_model: s.by_class, by_stage: [0, 1].map((i) => ({ stage: i, started_at_ms: i, concurrency: 4, rate: null, metrics: i ? s.by_class.long : s.by_class.short })) };
+    const text = renderSummary(split);
+    expect(text).toMatch(/endpoint\s+ok\s+errors\s+TTFT p50\s+TTFT p99\s+TTFT p99\.9\s+TPOT p50\s+E2E p99\s+E2E p99\.9\s+out tok\/s/);
+    expect(text).toMatch(/model\s+ok\s+errors\s+TTFT p50\s+TTFT p99\s+TTFT p99\.9\s+TPOT p50\s+E2E p99\s+E2E p99\.9\s+out tok\/s/);
+    expect(text).toMatch(/stage\s+load\s+ok\s+TTFT p50\s+TTFT p99\s+TTFT p99\.9\s+E2E p99\s+E2E p99\.9\s+out tok\/s/);
+    const section = routingSection(split, [], {})!.html;
+    expect(section.match(/<th>TTFT p99\.9<\/th>/g)).toHaveLength(2);
+    expect(section).toContain(`<td>${num(s.by_class.short.ttft_ms.p99_9)}</td>`);
+    // Without --percentiles the breakdown tables keep their four latency columns.
+    const plain = renderSummary({ ...split, percentiles: [50, 90, 95, 99] });
+    expect(plain).toMatch(/class\s+ok\s+TTFT p50\s+TTFT p99\s+TPOT p50\s+E2E p99\s+out tok\/s/);
+    expect(plain).not.toMatch(/TTFT p99\.9/);
   }, 60_000);
 
   it('drives --json, and `report --percentiles` rewrites summary.json and stats.csv', async () => {
@@ -118,6 +145,22 @@ describe('--percentiles', () => {
     const bad = capture();
     expect(await main(['compare', ...dirs, '--no-html', '--fail-on', 'ttft_p99_99'], bad.io)).toBe(2);
     expect(bad.err).toMatch(/--fail-on: unknown metric "ttft_p99_99": the baseline has no such percentile/);
+
+    // A vLLM result (vLLM's spelling p99.9_ttft_ms) as the baseline: its extra percentiles are rows too, against the run recomputed under vLLM's definitions.
+    const vfile = join(tmpDir(), 'vllm.json');
+    const vdoc = { duration: 10, completed: 12, failed: 0, request_throughput: 1.2, output_throughput: 7, total_token_throughput: 40, mean_ttft_ms: 3, median_ttft_ms: 2, p99_ttft_ms: 5, 'p99.9_ttft_ms': 6.5, 'p99.9_tpot_ms': 1.5, 'p99.9_itl_ms': 2.5, 'p99.9_e2el_ms': 9.5 };
+    writeFileSync(vfile, JSON.stringify(vdoc));
+    const v = capture();
+    expect(await main(['compare', vfile, dirs[1], '--json', '--no-html', '--threshold', '100000', '--fail-on', 'ttft_p99_9'], v.io), v.err).toBe(0);
+    const vd = JSON.parse(v.out).comparisons[0].points[0].deltas as { metric: string; baseline: number; candidate: number }[];
+    const extra = Object.fromEntries(vd.filter((d) => /_p99_9$/.test(d.metric)).map((d) => [d.metric, d.baseline]));
+    expect(extra).toEqual({ ttft_p99_9: 6.5, tpot_p99_9: 1.5, itl_p99_9: 2.5, e2e_p99_9: 9.5 });
+    expect(vd.find((d) => d.metric === 'e2e_p99_9')!.candidate).toEqual(expect.any(Number));
+    // And as the candidate, against a run asked for p99.9: the run's rows meet the file's.
+    const w = capture();
+    expect(await main(['compare', dirs[0], vfile, '--json', '--no-html', '--threshold', '100000'], w.io), w.err).toBe(0);
+    const wd = JSON.parse(w.out).comparisons[0].points[0].deltas as { metric: string; candidate: number }[];
+    expect(wd.find((d) => d.metric === 'ttft_p99_9')!.candidate).toBe(6.5);
   }, 60_000);
 
   for (const bad of ['100', '0', 'p99', '50,,99', '1e2']) {

@@ -11,6 +11,7 @@ import type { SweepDoc } from '../src/report/sweep-model.js';
 import type { RateProfileReport, SloSearchReport } from '../src/report/auto-search-model.js';
 import { runCli } from './fixtures/cli-harness.js';
 import { tmpDir } from './helpers.js';
+import { num } from '../src/report/html/sections.js';
 
 let sim: SimServerHandle;
 beforeAll(async () => {
@@ -66,6 +67,13 @@ describe('sweep --auto --auto-mode rate', () => {
     expect(text).toMatch(/^c16 throughput\s/m);
     expect(text).toContain(`--auto (32x32): open-loop profile: synchronous probe (concurrency 1) `);
     expect(text).toContain(`3 rates between them (${prof.rates.join(', ')} req/s); 5 runs`);
+    // report.html lists the profile's runs in order, the probes with their role.
+    const html = readFileSync(join(out, 'report.html'), 'utf8');
+    const section = html.slice(html.indexOf('Auto search, run by run'));
+    expect(section).toContain(`Open-loop profile: synchronous rate ${num(prof.synchronous_rate)} req/s, throughput run ${num(prof.max_rate)} req/s`);
+    expect(section).toContain(`<tr><td>1</td><td>${prof.steps[0].point}</td><td>concurrency 1</td><td>synchronous</td>`);
+    expect(section).toContain(`<tr><td>2</td><td>${prof.steps[1].point}</td><td>concurrency 16</td><td>throughput</td>`);
+    expect(section.match(/<tr><td>\d<\/td>/g)).toHaveLength(5);
   }, 60_000);
 
   it('with --slo, brackets and bisects request rates from the synchronous rate, within --auto-max-runs', async () => {

@@ -6,7 +6,8 @@ import { registerSweep } from '../src/cli/sweep.js';
 import { startSimServer } from '../src/sim/server.js';
 import { renderSweep } from '../src/sweep/terminal.js';
 import type { SweepDoc } from '../src/report/sweep-model.js';
-import type { SloSearchReport } from '../src/report/auto-search-model.js';
+import { describeMiss, type SloSearchReport } from '../src/report/auto-search-model.js';
+import { checkPage, hasChromium, launch, NO_CHROMIUM } from './fixtures/browser.js';
 import { runCli } from './fixtures/cli-harness.js';
 import { tmpDir } from './helpers.js';
 
@@ -68,6 +69,27 @@ describe('sweep --auto --slo against tokenflood serve --max-num-seqs 8', () => {
       expect(text).toContain(`highest load meeting the SLOs: concurrency ${pass}; lowest failing: concurrency ${fail} — ttft_p99 `);
       expect(text).toContain(`bracket [${pass}, ${fail}], width 1 (${((1 / pass!) * 100).toFixed(1)}%), target 1 reached; ${search.runs} runs`);
       expect(text).toMatch(new RegExp(`${search.runs}\\. concurrency ${search.steps.at(-1)!.load}: (pass|FAIL ttft_p99 \\d+ ms > 400 ms \\(\\d+\\.\\d% over\\))`));
+
+      // report.html lists the same runs, each with its verdict and misses, and the bracket and precision, rendered in Chromium.
+      if (!hasChromium) return console.warn(NO_CHROMIUM);
+      const browser = await launch();
+      try {
+        const page = await checkPage(browser, join(dir, 'auto', 'report.html'));
+        expect(page.errors).toEqual([]);
+        expect(page.network).toEqual([]);
+        const shown = page.text.slice(page.text.indexOf('Auto search, run by run'));
+        expect(shown).toContain(`bracket [${pass}, ${fail}]`);
+        expect(shown).toContain(`precision reached 1.00 (${((1 / pass!) * 100).toFixed(1)}% of the highest passing load), target 1; converged; stopped by precision; ${search.runs} runs`);
+        const lines = shown.split('\n');
+        for (const [i, step] of search.steps.entries()) {
+          const line = lines.find((l) => l.startsWith(`${i + 1}\t${step.point}\t`));
+          expect(line, `run ${i + 1}`).toBeDefined();
+          expect(line).toContain(`concurrency ${step.load}`);
+          expect(line).toContain(step.passed ? 'pass' : `FAIL\t${step.failed.map(describeMiss).join('; ')}`);
+        }
+      } finally {
+        await browser.close();
+      }
     } finally {
       await sim.close();
     }

@@ -6,6 +6,9 @@ import type { SweepRow } from './sweep-model.js';
 /** The latency distributions that get a row per extra percentile, by metric-key prefix. */
 const DISTS = [['ttft', 'TTFT', 'ttft_ms'], ['tpot', 'TPOT', 'tpot_ms'], ['itl', 'ITL', 'itl_ms'], ['e2e', 'E2E', 'e2e_ms']] as const;
 
+/** The distributions' metric-key prefixes (ttft_p99_9, …). */
+export const EXTRA_PERCENTILE_METRICS = DISTS.map(([k]) => k);
+
 /** Percentiles that compare's fixed rows (p50, p99, …) already cover or that every summary carries. */
 const FIXED: readonly number[] = [50, 90, 95, 99];
 
@@ -20,7 +23,8 @@ export interface ExtraPercentileMetric {
 }
 
 /** The extra percentiles of a run's summary (its --percentiles beyond p50/p90/p95/p99), or of a sweep's rows. */
-export function extraPercentilesOf(x: { metrics: MetricsBlock & Partial<Pick<Summary, 'percentiles'>> } | { rows: readonly SweepRow[] }): number[] {
+export function extraPercentilesOf(x: { metrics: MetricsBlock & Partial<Pick<Summary, 'percentiles'>> } | { rows: readonly SweepRow[] } | { percentiles: readonly number[] }): number[] {
+  if ('percentiles' in x) return x.percentiles.filter((p) => !FIXED.includes(p));
   if ('metrics' in x) return (x.metrics.percentiles ?? []).filter((p) => !FIXED.includes(p));
   const keys = new Set(x.rows.flatMap((r) => Object.keys(r.extra_percentiles ?? {})));
   const ps = [...keys].map((k) => /^ttft_p([\d_]+)_ms$/.exec(k)?.[1]).filter((p): p is string => p !== undefined).map((p) => Number(p.replace('_', '.')));

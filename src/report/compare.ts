@@ -148,14 +148,14 @@ export interface CompareResult {
  * `samples` (vLLM definitions) replace the records for the report's distributions.
  */
 export type Loaded = (
-  | { kind: 'run'; dir: string; values: MetricValues; format: 'tokenflood' | 'vllm'; source: 'run' | 'vllm-result'; samples?: LatencySamples; metrics?: MetricsBlock }
+  | { kind: 'run'; dir: string; values: MetricValues; format: 'tokenflood' | 'vllm'; source: 'run' | 'vllm-result'; samples?: LatencySamples; metrics?: MetricsBlock; extraPercentiles?: number[] }
   | { kind: 'sweep'; dir: string; doc: SweepDoc }
 ) & { what: RunKind };
 
 export function loadResult(dir: string): Loaded {
   if (isFilePath(dir)) {
     const v = loadVllmResult(dir);
-    return { kind: 'run', dir, values: v.values, format: 'vllm', source: 'vllm-result', samples: v.samples, what: v.what };
+    return { kind: 'run', dir, values: v.values, format: 'vllm', source: 'vllm-result', samples: v.samples, extraPercentiles: v.extraPercentiles, what: v.what };
   }
   if (existsSync(join(dir, 'sweep.json'))) {
     const doc = readSweepDoc(dir);
@@ -186,9 +186,10 @@ const pointKey = (r: SweepRow) => `${r.mode === 'rate' ? `rate ${r.load}` : `con
 
 function comparePoints(base: Loaded, cand: Loaded, thresholdPct: number): { points: PointComparison[]; unmatched: string[] } {
   // The baseline's --percentiles beyond the fixed rows add rows (TTFT p99.9, …); a side without them shows none.
-  const ps = base.kind === 'sweep' ? extraPercentilesOf({ rows: base.doc.points }) : base.metrics ? extraPercentilesOf({ metrics: base.metrics }) : [];
+  // Under vLLM's definitions (no metrics block) the values already hold them: a vLLM result's p99.9_ttft_ms, or a recomputed run's.
+  const ps = base.kind === 'sweep' ? extraPercentilesOf({ rows: base.doc.points }) : base.metrics ? extraPercentilesOf({ metrics: base.metrics }) : (base.extraPercentiles ?? []);
   const metrics = [...COMPARE_METRICS, ...extraPercentileMetrics(ps)];
-  // Only the metrics both sides have (a vLLM result has no output speed, nor extra percentiles).
+  // Only the metrics both sides have (a vLLM result has no output speed; extra percentiles only if it was written with them).
   const deltas = (b: MetricValues, c: MetricValues) => metrics.filter((m) => m.key in b && m.key in c).map((m) => metricDelta(m, b[m.key] ?? null, c[m.key] ?? null, thresholdPct));
   const fromRun = (l: Loaded & { kind: 'run' }) => ({ ...l.values, ...(l.metrics ? extraValuesFromMetrics(l.metrics, ps) : {}) });
   const fromRow = (r: SweepRow) => ({ ...valuesFromRow(r), ...extraValuesFromRow(r, ps) });

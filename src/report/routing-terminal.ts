@@ -1,25 +1,24 @@
 // Terminal lines for runs over several endpoints or models, and for shared-prefix groups (cache locality).
 import type { MetricsBlock, Summary } from '../metrics/summary.js';
 import { fmt, pct, table, safeTerminalText } from './format.js';
+import { latencyColumns, type BreakdownColumn } from './breakdown-columns.js';
 
-const row = (name: string, m: MetricsBlock): string[] => [
+const row = (name: string, m: MetricsBlock, lat: BreakdownColumn[]): string[] => [
   safeTerminalText(name, 64),
   String(m.requests.ok),
   pct(m.requests.error_rate),
-  fmt(m.ttft_ms.p50),
-  fmt(m.ttft_ms.p99),
-  fmt(m.tpot_ms.p50),
-  fmt(m.e2e_ms.p99),
+  ...lat.map((c) => fmt(c.value(m))),
   fmt(m.output_throughput),
 ];
 
-const HEAD = ['ok', 'errors', 'TTFT p50', 'TTFT p99', 'TPOT p50', 'E2E p99', 'out tok/s'];
+const head = (lat: BreakdownColumn[]) => ['ok', 'errors', ...lat.map((c) => c.head), 'out tok/s'];
 
 /** by endpoint, by model, and the prefix groups' cache locality; nothing for a run with one endpoint, one model and no groups. */
 export function routingLines(s: Summary): string[] {
   const out: string[] = [];
-  if (s.by_endpoint) out.push('', 'by endpoint:', table(['endpoint', ...HEAD], Object.entries(s.by_endpoint).map(([k, m]) => row(k, m))));
-  if (s.by_model) out.push('', 'by model:', table(['model', ...HEAD], Object.entries(s.by_model).map(([k, m]) => row(k, m))));
+  const lat = latencyColumns(s.percentiles);
+  if (s.by_endpoint) out.push('', 'by endpoint:', table(['endpoint', ...head(lat)], Object.entries(s.by_endpoint).map(([k, m]) => row(k, m, lat))));
+  if (s.by_model) out.push('', 'by model:', table(['model', ...head(lat)], Object.entries(s.by_model).map(([k, m]) => row(k, m, lat))));
   const g = s.prefix_groups;
   if (g) {
     const groups = Object.keys(g.by_group).length;

@@ -4,6 +4,7 @@ import { DEFAULT_PERCENTILES, percentileKey, type DistStats } from '../metrics/s
 import { fmt, pct, table, safeTerminalText } from './format.js';
 import { serverLines } from './server-terminal.js';
 import { routingLines } from './routing-terminal.js';
+import { latencyColumns } from './breakdown-columns.js';
 
 /** Whether the grace period had to cancel anything; `inFlight` is absent in runs recorded before it was written. */
 function interruptedOutcome(cancelled: number, inFlight: unknown): string {
@@ -95,18 +96,20 @@ export function renderSummary(s: Summary): string {
       `token counts: ${s.token_source.usage} from server usage, ${s.token_source.tokenizer} counted with ${String(run.tokenizer)}` +
         (estimated ? `, ${estimated} estimated (too long or too slow to count, docs/metrics.md)` : ''),
     );
+  const lat = latencyColumns(ps);
   if (s.by_class) {
     out.push('', 'by class:');
-    const crow = Object.entries(s.by_class).map(([c, m]) => [c, String(m.requests.ok), fmt(m.ttft_ms.p50), fmt(m.ttft_ms.p99), fmt(m.tpot_ms.p50), fmt(m.e2e_ms.p99), fmt(m.output_throughput)]);
-    out.push(table(['class', 'ok', 'TTFT p50', 'TTFT p99', 'TPOT p50', 'E2E p99', 'out tok/s'], crow));
+    const crow = Object.entries(s.by_class).map(([c, m]) => [c, String(m.requests.ok), ...lat.map((col) => fmt(col.value(m))), fmt(m.output_throughput)]);
+    out.push(table(['class', 'ok', ...lat.map((col) => col.head), 'out tok/s'], crow));
   }
   out.push(...routingLines(s));
   if (s.by_stage && s.by_stage.length > 1) {
     // Live load changes (--ui): which load each stretch of the run ran under.
     out.push('', 'by stage (live load changes):');
     const load = (st: (typeof s.by_stage)[number]) => (st.rate !== null ? `${st.rate} req/s` : `${st.concurrency ?? '-'} in flight`);
-    const srow = s.by_stage.map((st) => [String(st.stage), load(st), String(st.metrics.requests.ok), fmt(st.metrics.ttft_ms.p50), fmt(st.metrics.ttft_ms.p99), fmt(st.metrics.e2e_ms.p99), fmt(st.metrics.output_throughput)]);
-    out.push(table(['stage', 'load', 'ok', 'TTFT p50', 'TTFT p99', 'E2E p99', 'out tok/s'], srow));
+    const slat = latencyColumns(ps, { tpot: false });
+    const srow = s.by_stage.map((st) => [String(st.stage), load(st), String(st.metrics.requests.ok), ...slat.map((col) => fmt(col.value(st.metrics))), fmt(st.metrics.output_throughput)]);
+    out.push(table(['stage', 'load', 'ok', ...slat.map((col) => col.head), 'out tok/s'], srow));
   }
   return out.join('\n');
 }

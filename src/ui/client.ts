@@ -51,9 +51,11 @@ export const DASHBOARD_JS = `(function () {
     set('c-rps', [{ data: line('rps') }]);
     set('c-tok', [{ data: line('out_tok_s') }]);
     set('c-inflight', [{ data: line('in_flight') }]);
-    set('c-ttft', [{ data: line('ttft_p50') }, { data: line('ttft_p99') }]);
-    set('c-tpot', [{ data: line('tpot_p50') }, { data: line('tpot_p99') }]);
-    set('c-itl', [{ data: line('itl_p50') }, { data: line('itl_p99') }]);
+    // The run's extra --percentiles follow p50 and p99 (the chart options name them).
+    var extra = function (key) { return (points.length ? points[0][key] || [] : []).map(function (_, i) { return { data: points.map(function (p) { return [p.t, (p[key] || [])[i]]; }) }; }); };
+    set('c-ttft', [{ data: line('ttft_p50') }, { data: line('ttft_p99') }].concat(extra('ttft_extra')));
+    set('c-tpot', [{ data: line('tpot_p50') }, { data: line('tpot_p99') }].concat(extra('tpot_extra')));
+    set('c-itl', [{ data: line('itl_p50') }, { data: line('itl_p99') }].concat(extra('itl_extra')));
     set('c-health', [{ data: line('lag_p99') }, { data: line('loop_delay_p99') }]);
     set('c-server', [{ data: line('server_running') }, { data: line('server_waiting') }]);
     set('c-kv', [{ data: line('kv_usage_pct') }, { data: line('gpu_util_pct') }]);
@@ -66,9 +68,14 @@ export const DASHBOARD_JS = `(function () {
   }
 
   function stats(rows) {
-    table('stats', ['Name', 'Requests', 'Failures', 'TTFT median', 'TTFT p90', 'TTFT p99', 'TTFT avg', 'TTFT min', 'TTFT max', 'E2E median', 'E2E p90', 'E2E p99', 'E2E avg', 'E2E min', 'E2E max', 'Output tok/s', 'Current RPS'],
+    // The median, p90, p99 and the run's extra --percentiles (Dist.extra), ascending.
+    var cols = [{ p: 50, label: 'median', get: function (x) { return x.median; } }, { p: 90, label: 'p90', get: function (x) { return x.p90; } }, { p: 99, label: 'p99', get: function (x) { return x.p99; } }]
+      .concat((rows.length ? rows[0].ttft.extra : []).map(function (e, i) { return { p: e.p, label: 'p' + e.p, get: function (x) { return x.extra[i].value; } }; }))
+      .sort(function (a, b) { return a.p - b.p; });
+    var head = function (m) { return cols.map(function (c) { return m + ' ' + c.label; }).concat([m + ' avg', m + ' min', m + ' max']); };
+    table('stats', ['Name', 'Requests', 'Failures'].concat(head('TTFT'), head('E2E'), ['Output tok/s', 'Current RPS']),
       rows.map(function (r) {
-        var d = function (x) { return [fmt(x.median), fmt(x.p90), fmt(x.p99), fmt(x.avg), fmt(x.min), fmt(x.max)]; };
+        var d = function (x) { return cols.map(function (c) { return fmt(c.get(x)); }).concat([fmt(x.avg), fmt(x.min), fmt(x.max)]); };
         return [r.name, String(r.requests), String(r.failures)].concat(d(r.ttft), d(r.e2e), [fmt(r.output_tok_s), fmt(r.current_rps, 2)]);
       }));
   }

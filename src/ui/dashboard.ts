@@ -5,6 +5,8 @@ import type { LoadControl } from '../scheduler/load-control.js';
 import { describeLoadStage } from '../scheduler/load-control.js';
 import { safeTerminalText } from '../report/format.js';
 import { DashboardStats, foldTelemetry, statsCsv } from './live-stats.js';
+import { liveExtraPercentiles } from '../report/live/extra-percentiles.js';
+import { runPercentiles } from '../metrics/aggregator.js';
 import { chartOptions } from './page.js';
 import { startDashboardServer, type DashboardServer } from './server.js';
 import { createToken } from './token.js';
@@ -72,7 +74,7 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
       title: `${safeTerminalText(s.model, 200)} at ${safeTerminalText(s.baseUrl, 400)}${s.embedded ? ' (embedded simulated server)' : ''}`,
       // run.json's config is the redacted one (no API key, secret headers shown as ***).
       config: { target: s.baseUrl, model: s.model, executor: meta.executor, workload: s.workload, out_dir: s.outDir, config: meta.config },
-      charts: chartOptions(),
+      charts: chartOptions(view.stats.extra),
       knob: view.control?.knob ?? null,
       current: view.control ? describeLoadStage(view.control.current) : null,
       stages: stagesOf(view),
@@ -111,7 +113,7 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
     snapshotEveryMs: DASHBOARD_SNAPSHOT_MS,
     runStart: (e) => {
       const t0 = performance.now();
-      view = { start: e, t0, stats: new DashboardStats(() => performance.now() - t0), control: e.control, ended: undefined };
+      view = { start: e, t0, stats: new DashboardStats(() => performance.now() - t0, liveExtraPercentiles(runPercentiles(e.meta))), control: e.control, ended: undefined };
       view.stats.stage = e.control ? e.control.current.stage : null;
       server.broadcast('init', init());
     },

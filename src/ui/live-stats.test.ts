@@ -33,6 +33,29 @@ describe('DashboardStats', () => {
     expect(s.failureRows()).toEqual([{ kind: 'http_error', http_status: 500, message: '<b>boom</b>', count: 2, last_seen_s: 0 }]);
   });
 
+  it('adds a column per extra --percentiles value (ascending, p75 before p90, p99.9 after p99) to the rows and the CSV', () => {
+    const s = new DashboardStats(() => 1000, [75, 99.9]);
+    for (let i = 1; i <= 1000; i++) s.record(rec({ ttft_ms: i, e2e_ms: 10 * i }));
+    const [row] = s.rows();
+    const exact = (p: number) => Math.ceil((p / 100) * 1000 - 1e-9);
+    // The histogram's buckets are within 1% of the value.
+    for (const [i, p] of [75, 99.9].entries()) {
+      expect(row.ttft.extra[i].p).toBe(p);
+      expect(Math.abs(row.ttft.extra[i].value! - exact(p))).toBeLessThanOrEqual(exact(p) * 0.01);
+      expect(Math.abs(row.e2e.extra[i].value! - 10 * exact(p))).toBeLessThanOrEqual(10 * exact(p) * 0.01);
+    }
+    const [head, line] = statsCsv(s.rows()).trim().split('\n').map((l) => l.split(','));
+    expect(head.slice(3, 11)).toEqual(['ttft_median_ms', 'ttft_p75_ms', 'ttft_p90_ms', 'ttft_p99_ms', 'ttft_p99_9_ms', 'ttft_avg_ms', 'ttft_min_ms', 'ttft_max_ms']);
+    expect(head).toContain('e2e_p99_9_ms');
+    expect(Number(line[head.indexOf('ttft_p99_9_ms')])).toBeCloseTo(row.ttft.extra[1].value!, 2);
+    // Each tick's point carries them for the charts: nearest rank over the window's samples.
+    const pt = s.point({ elapsedS: 1, requestsPerS: 0, outputTokS: 0, inFlight: 0, done: 1000, ok: 1000, failed: 0 } as unknown as Parameters<DashboardStats['point']>[0], null);
+    expect(pt.ttft_extra).toEqual([exact(75), exact(99.9)]);
+    expect(pt.itl_extra).toEqual([1, 1]);
+    // Without extra percentiles the 17 columns stay.
+    expect(statsCsv(new DashboardStats(() => 0).rows()).split('\n')[0].split(',')).toHaveLength(17);
+  });
+
   it('writes the table as CSV with quoting and no spreadsheet formulas', () => {
     const s = new DashboardStats(() => 1000);
     s.record(rec({ class: '=HYPERLINK("x"),1' }));

@@ -2,6 +2,8 @@
 import type { RequestRecord } from '../metrics/record.js';
 import type { SnapshotEvent } from '../report/events.js';
 import { LogHistogram } from './log-histogram.js';
+import { percentileKey } from '../metrics/stats.js';
+import { nearestRank } from '../report/live/extra-percentiles.js';
 
 /** Windowed percentiles and the current RPS describe the last WINDOW_MS, like the live line (metrics/live.ts). */
 export const WINDOW_MS = 10_000;
@@ -28,6 +30,8 @@ export interface Dist {
   avg: number | null;
   min: number | null;
   max: number | null;
+  /** The run's --percentiles beyond p50/p90/p99 (liveExtraPercentiles), ascending: a column each. */
+  extra: { p: number; value: number | null }[];
 }
 
 export interface FailureRow {
@@ -51,6 +55,10 @@ export interface SeriesPoint {
   tpot_p99: number | null;
   itl_p50: number | null;
   itl_p99: number | null;
+  /** At the run's extra --percentiles (DashboardStats.extra), in that order; empty without. */
+  ttft_extra: (number | null)[];
+  tpot_extra: (number | null)[];
+  itl_extra: (number | null)[];
   /** Failures by kind in the window. */
   errors: Record<string, number>;
   /** Client health: p99 schedule lag of the window's requests (ms) and this process's event-loop delay p99 (ms). */
@@ -100,6 +108,7 @@ export function foldTelemetry(t: LiveTelemetry, source: 'server' | 'gpu', line: 
 }
 
 class Row {
+  constructor(private readonly extra: readonly number[]) {}
   requests = 0;
   failures = 0;
   outputTokens = 0;
@@ -130,25 +139,27 @@ class Row {
       name,
       requests: this.requests,
       failures: this.failures,
-      ttft: dist(this.ttft),
-      e2e: dist(this.e2e),
+      ttft: dist(this.ttft, this.extra),
+      e2e: dist(this.e2e, this.extra),
       output_tok_s: span > 0 ? (this.outputTokens * 1000) / span : 0,
       current_rps: (this.recent.length * 1000) / Math.min(WINDOW_MS, Math.max(1000, now)),
     };
   }
 }
 
-const dist = (h: LogHistogram): Dist => {
-  const [median, p90, p99] = h.quantiles([0.5, 0.9, 0.99]);
-  return { median, p90, p99, avg: h.mean, min: h.count ? h.min : null, max: h.count ? h.max : null };
+const dist = (h: LogHistogram, extra: readonly number[]): Dist => {
+  // quantiles() wants them ascending: one pass over the fixed three and the extra ones together.
+  const ps = [...new Set([50, 90, 99, ...extra])].sort((a, b) => a - b);
+  const q = h.quantiles(ps.map((p) => p / 100));
+  const at = (p: number) => q[ps.indexOf(p)];
+  return { median: at(50), p90: at(90), p99: at(99), avg: h.mean, min: h.count ? h.min : null, max: h.count ? h.max : null, extra: extra.map((p) => ({ p, value: at(p) })) };
 };
 
-/** p50 and p99 (nearest rank) of a sample; a typed array sorts numerically and several times faster than an Array. */
-function p50p99(v: number[]): [number | null, number | null] {
-  if (!v.length) return [null, null];
+/** p50, p99 and each of `extra` (nearest rank) of a sample; a typed array sorts numerically and several times faster than an Array. */
+function p50p99(v: number[], extra: readonly number[] = []): [number | null, number | null, (number | null)[]] {
+  if (!v.length) return [null, null, extra.map(() => null)];
   const a = Float64Array.from(v).sort();
-  const at = (q: number) => a[Math.min(a.length - 1, Math.max(0, Math.ceil(q * a.length) - 1))];
-  return [at(0.5), at(0.99)];
+  return [nearestRank(a, 50), nearestRank(a, 99), extra.map((p) => nearestRank(a, p))];
 }
 
 interface Sample {
@@ -165,7 +176,7 @@ interface Sample {
  * clock `now` is the run clock, the same one the records and snapshots use.
  */
 export class DashboardStats {
-  private total = new Row();
+  private total: Row;
   private classes = new Map<string, Row>();
   private failures = new Map<string, FailureRow>();
   private otherFailures = 0;
@@ -174,7 +185,13 @@ export class DashboardStats {
   private sinceTrim = 0;
   readonly telemetry: LiveTelemetry = { running: null, waiting: null, kvUsagePct: null, gpuUtilPct: null };
 
-  constructor(private readonly now: () => number) {}
+  /** `extra`: the run's --percentiles beyond p50/p90/p99 (liveExtraPercentiles), a column each in the statistics table. */
+  constructor(
+    private readonly now: () => number,
+    readonly extra: readonly number[] = [],
+  ) {
+    this.total = new Row(extra);
+  }
 
   record(r: RequestRecord): void {
     if (r.warmup || r.status === 'cancelled') return;
@@ -182,7 +199,7 @@ export class DashboardStats {
     this.total.add(r, at);
     if (r.class !== undefined) {
       let row = this.classes.get(r.class);
-      if (!row) this.classes.set(r.class, (row = new Row()));
+      if (!row) this.classes.set(r.class, (row = new Row(this.extra)));
       row.add(r, at);
     }
     const ok = r.status === 'ok';
@@ -223,9 +240,9 @@ export class DashboardStats {
       lag.push(w.lag);
       if (w.kind) errors[w.kind] = (errors[w.kind] ?? 0) + 1;
     }
-    const [ttftP50, ttftP99] = p50p99(ttft);
-    const [tpotP50, tpotP99] = p50p99(tpot);
-    const [itlP50, itlP99] = p50p99(itl);
+    const [ttftP50, ttftP99, ttftExtra] = p50p99(ttft, this.extra);
+    const [tpotP50, tpotP99, tpotExtra] = p50p99(tpot, this.extra);
+    const [itlP50, itlP99, itlExtra] = p50p99(itl, this.extra);
     return {
       t: s.elapsedS,
       rps: s.requestsPerS,
@@ -237,6 +254,9 @@ export class DashboardStats {
       tpot_p99: tpotP99,
       itl_p50: itlP50,
       itl_p99: itlP99,
+      ttft_extra: ttftExtra,
+      tpot_extra: tpotExtra,
+      itl_extra: itlExtra,
       errors,
       lag_p99: p50p99(lag)[1],
       loop_delay_p99: loopDelayP99,
@@ -264,7 +284,14 @@ export class DashboardStats {
   }
 }
 
-const CSV_HEADER = ['name', 'requests', 'failures', 'ttft_median_ms', 'ttft_p90_ms', 'ttft_p99_ms', 'ttft_avg_ms', 'ttft_min_ms', 'ttft_max_ms', 'e2e_median_ms', 'e2e_p90_ms', 'e2e_p99_ms', 'e2e_avg_ms', 'e2e_min_ms', 'e2e_max_ms', 'output_tok_s', 'current_rps'];
+/** A distribution's percentile columns, ascending: the median, p90, p99 and each extra one (ttft_p99_9_ms for p99.9). */
+const percentileColumns = (extra: readonly number[]): { p: number; name: string; get: (x: Dist) => number | null }[] =>
+  [
+    { p: 50, name: 'median', get: (x: Dist) => x.median },
+    { p: 90, name: 'p90', get: (x: Dist) => x.p90 },
+    { p: 99, name: 'p99', get: (x: Dist) => x.p99 },
+    ...extra.map((p, i) => ({ p, name: percentileKey(p), get: (x: Dist) => x.extra[i]?.value ?? null })),
+  ].sort((a, b) => a.p - b.p);
 
 /** A CSV cell: quoted when it holds a comma, quote or line break; a leading =+-@ is neutralised (spreadsheets run formulas). */
 function cell(v: unknown): string {
@@ -276,7 +303,9 @@ function cell(v: unknown): string {
 
 /** The statistics table as CSV (one line per row), as the page's download offers it. */
 export function statsCsv(rows: readonly StatsRow[]): string {
-  const d = (x: Dist) => [x.median, x.p90, x.p99, x.avg, x.min, x.max];
+  const cols = percentileColumns(rows[0]?.ttft.extra.map((e) => e.p) ?? []);
+  const head = (m: string) => [...cols.map((c) => `${m}_${c.name}_ms`), `${m}_avg_ms`, `${m}_min_ms`, `${m}_max_ms`];
+  const d = (x: Dist) => [...cols.map((c) => c.get(x)), x.avg, x.min, x.max];
   const lines = rows.map((r) => [r.name, r.requests, r.failures, ...d(r.ttft), ...d(r.e2e), r.output_tok_s, r.current_rps].map(cell).join(','));
-  return [CSV_HEADER.join(','), ...lines].join('\n') + '\n';
+  return [['name', 'requests', 'failures', ...head('ttft'), ...head('e2e'), 'output_tok_s', 'current_rps'].join(','), ...lines].join('\n') + '\n';
 }

@@ -29,16 +29,21 @@ export const DASHBOARD_CHARTS: Record<string, [string, string, string[]]> = {
   'c-kv': ['KV cache usage and GPU utilization', '%', ['KV cache', 'GPU']],
 };
 
+/** The charts that also draw the run's extra --percentiles (SeriesPoint `*_extra`), after p50 and p99. */
+const LATENCY_CHARTS = ['c-ttft', 'c-tpot', 'c-itl'];
+
 /** The ECharts options each chart starts from (the report's building blocks); the page sets the series' data. */
-export function chartOptions(): Record<string, unknown> {
+export function chartOptions(extra: readonly number[] = []): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [id, [title, unit, series]] of Object.entries(DASHBOARD_CHARTS))
+  for (const [id, [title, unit, names]] of Object.entries(DASHBOARD_CHARTS)) {
+    const series = LATENCY_CHARTS.includes(id) ? [...names, ...extra.map((p) => `p${p}`)] : names;
     out[id] = {
       ...chartBase(title, { legend: { top: 4, right: 8 } }),
       xAxis: { type: 'value', name: 'run time (s)', nameLocation: 'middle', nameGap: 26, min: 0 },
       yAxis: valueAxis(unit, { min: 0 }),
       series: series.map((name) => ({ name, type: 'line', showSymbol: false, data: [] })),
     };
+  }
   return out;
 }
 

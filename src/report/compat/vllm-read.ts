@@ -6,6 +6,10 @@ import { eachRecord, requestsFile } from '../results-dir.js';
 import type { RunKind } from '../compare-kind.js';
 import { DEFINITIONS } from './definitions.js';
 import { RunRecompute, toolRequest, type ToolView } from './recompute.js';
+import { readRunJson } from '../compare-kind.js';
+import { runPercentiles } from '../../metrics/aggregator.js';
+import { percentileKey } from '../../metrics/stats.js';
+import { EXTRA_PERCENTILE_METRICS, extraPercentilesOf } from '../compare-percentiles.js';
 
 /** Largest result file read (a --save-detailed result of 100,000s of requests stays well under it). */
 const MAX_BYTES = 512 * 1024 * 1024;
@@ -86,12 +90,37 @@ export function vllmValues(doc: Record<string, unknown>): MetricValueMap {
   const prompts = num(doc, 'num_prompts');
   if (failed !== undefined) out.error_rate = completed + failed > 0 ? failed / (completed + failed) : 0;
   else if (prompts !== undefined && prompts > 0) out.error_rate = Math.max(0, prompts - completed) / prompts;
+  for (const p of vllmExtraPercentiles(doc)) for (const [k, metric] of VLLM_NAMES) {
+    const v = num(doc, `p${p}_${metric}_ms`);
+    if (v !== undefined) out[`${k}_${percentileKey(p)}`] = v;
+  }
   return out;
 }
 
+/** tokenflood's distribution prefix → vLLM's metric word in `p<P>_<metric>_ms`. */
+const VLLM_NAMES = EXTRA_PERCENTILE_METRICS.map((k) => [k, k === 'e2e' ? 'e2el' : k] as const);
+
+/**
+ * The percentiles of a vLLM result beyond compare's fixed ones, from its `p<P>_<metric>_ms` keys (--metric-percentiles;
+ * `p99.9_ttft_ms` is p99.9), ascending. Only plain decimals between 0 and 100 count.
+ */
+export function vllmExtraPercentiles(doc: Record<string, unknown>): number[] {
+  const ps = new Set<number>();
+  for (const k of Object.keys(doc)) {
+    const m = /^p(\d+(?:\.\d+)?)_(ttft|tpot|itl|e2el)_ms$/.exec(k);
+    const p = m ? Number(m[1]) : NaN;
+    if (p > 0 && p < 100 && typeof doc[k] === 'number') ps.add(p);
+  }
+  return extraPercentilesOf({ percentiles: [...ps].sort((a, b) => a - b) });
+}
+
 /** The same metrics of a tokenflood view recomputed under vLLM's definitions. */
-export function viewValues(v: ToolView): MetricValueMap {
+export function viewValues(v: ToolView, extra: readonly number[] = []): MetricValueMap {
+  const out: MetricValueMap = {};
+  for (const p of extra)
+    for (const k of EXTRA_PERCENTILE_METRICS) out[`${k}_${percentileKey(p)}`] = (k === 'tpot' ? v.tpot_ms : v[`${k}_ms`])?.[percentileKey(p)] ?? null;
   return {
+    ...out,
     output_throughput: v.output_throughput,
     request_throughput: v.request_throughput,
     total_token_throughput: v.total_token_throughput,
@@ -144,6 +173,8 @@ function vllmKind(doc: Record<string, unknown>): RunKind {
 
 export interface VllmLoaded {
   values: MetricValueMap;
+  /** Its percentiles beyond compare's fixed rows (`p99.9_ttft_ms` → 99.9). */
+  extraPercentiles: number[];
   samples: LatencySamples;
   what: RunKind;
 }
@@ -151,12 +182,15 @@ export interface VllmLoaded {
 /** A vLLM result file as compare reads it. */
 export function loadVllmResult(file: string): VllmLoaded {
   const doc = parseVllmResult(file);
-  return { values: vllmValues(doc), samples: vllmSamples(doc), what: vllmKind(doc) };
+  return { values: vllmValues(doc), extraPercentiles: vllmExtraPercentiles(doc), samples: vllmSamples(doc), what: vllmKind(doc) };
 }
 
 /** A tokenflood run directory recomputed under vLLM's definitions: its values and latency samples. */
-export function runAsVllm(dir: string): { values: MetricValueMap; samples: LatencySamples } {
-  const rc = new RunRecompute([DEFINITIONS.vllm]);
+export function runAsVllm(dir: string): { values: MetricValueMap; extraPercentiles: number[]; samples: LatencySamples } {
+  // The run's own --percentiles (run.json), so its extra rows exist under vLLM's definitions too.
+  const ps = runPercentiles(readRunJson(dir));
+  const extra = extraPercentilesOf({ percentiles: ps });
+  const rc = new RunRecompute([DEFINITIONS.vllm], ps);
   const samples: LatencySamples = { ttft_ms: [], tpot_ms: [], e2e_ms: [] };
   eachRecord(requestsFile(dir, 'compare'), (r) => {
     rc.add(r);
@@ -166,5 +200,5 @@ export function runAsVllm(dir: string): { values: MetricValueMap; samples: Laten
     if (t?.tpot_ms != null) samples.tpot_ms.push(t.tpot_ms);
     if (t?.e2e_ms != null) samples.e2e_ms.push(t.e2e_ms);
   });
-  return { values: viewValues(rc.views()[0]), samples };
+  return { values: viewValues(rc.views()[0], extra), extraPercentiles: extra, samples };
 }

@@ -4,16 +4,14 @@ import type { MetricsBlock, Summary } from '../../metrics/summary.js';
 import { cdfChart } from './run-charts.js';
 import { htmlTable, num, pctText } from './sections.js';
 import { escapeHtml as esc } from './escape.js';
+import { latencyColumns, type BreakdownColumn } from '../breakdown-columns.js';
 
-const HEAD = ['ok', 'error rate', 'TTFT p50', 'TTFT p99', 'TPOT p50', 'E2E p99', 'output tok/s', 'cached tokens mean'];
-const row = (name: string, m: MetricsBlock): string[] => [
+const head = (lat: BreakdownColumn[]) => ['ok', 'error rate', ...lat.map((c) => c.head), 'output tok/s', 'cached tokens mean'];
+const row = (name: string, m: MetricsBlock, lat: BreakdownColumn[]): string[] => [
   name,
   String(m.requests.ok),
   pctText(m.requests.error_rate),
-  num(m.ttft_ms.p50),
-  num(m.ttft_ms.p99),
-  num(m.tpot_ms.p50),
-  num(m.e2e_ms.p99),
+  ...lat.map((c) => num(c.value(m))),
   num(m.output_throughput),
   num(m.cached_tokens.mean),
 ];
@@ -22,14 +20,15 @@ const row = (name: string, m: MetricsBlock): string[] => [
 export function routingSection(s: Summary, records: readonly RequestRecord[], charts: Record<string, unknown>): { id: string; title: string; html: string } | undefined {
   if (!s.by_endpoint && !s.by_model && !s.prefix_groups) return undefined;
   const parts: string[] = [];
+  const lat = latencyColumns(s.percentiles);
   if (s.by_endpoint) {
-    parts.push(`<h3>By endpoint</h3>${htmlTable(['endpoint', ...HEAD], Object.entries(s.by_endpoint).map(([k, m]) => row(k, m)))}`);
+    parts.push(`<h3>By endpoint</h3>${htmlTable(['endpoint', ...head(lat)], Object.entries(s.by_endpoint).map(([k, m]) => row(k, m, lat)))}`);
     const ok = records.filter((r) => !r.warmup && r.status === 'ok' && r.ttft_ms !== null && r.endpoint !== undefined);
     const series = Object.keys(s.by_endpoint).map((name) => ({ name, values: ok.filter((r) => r.endpoint === name).map((r) => r.ttft_ms as number) }));
     charts['c-endpoint-ttft'] = cdfChart('TTFT CDF by endpoint', series, 'ms');
     parts.push('<div class="chart" id="c-endpoint-ttft"></div>');
   }
-  if (s.by_model) parts.push(`<h3>By model</h3>${htmlTable(['model', ...HEAD], Object.entries(s.by_model).map(([k, m]) => row(k, m)))}`);
+  if (s.by_model) parts.push(`<h3>By model</h3>${htmlTable(['model', ...head(lat)], Object.entries(s.by_model).map(([k, m]) => row(k, m, lat)))}`);
   const g = s.prefix_groups;
   if (g) {
     parts.push(

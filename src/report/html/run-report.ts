@@ -17,6 +17,7 @@ import { serverLoadChart, serverTimesChart, ttftDecompositionChart } from './ser
 import { gpuMemoryHostChart, gpuUtilChart } from './gpu-charts.js';
 import { readGpuLines } from '../../telemetry/gpu-source.js';
 import { routingSection } from './routing-section.js';
+import { latencyColumns } from '../breakdown-columns.js';
 import { evalSection, readEvalData, type EvalReportData } from './eval-section.js';
 
 export interface RunReportData {
@@ -117,10 +118,11 @@ export function renderRunReport(d: RunReportData, opts: RunReportOptions = {}): 
   const gpu = gpuSection(d, charts);
   const routing = routingSection(s, d.records, charts);
   const div = (id: string, cls = 'chart') => `<div class="${cls}" id="${id}"></div>`;
+  const lat = latencyColumns(s.percentiles);
   const byClass = s.by_class
     ? htmlTable(
-        ['class', 'ok', 'error rate', 'TTFT p50', 'TTFT p99', 'TPOT p50', 'E2E p99', 'output tok/s'],
-        Object.entries(s.by_class).map(([c, m]) => [c, String(m.requests.ok), pctText(m.requests.error_rate), num(m.ttft_ms.p50), num(m.ttft_ms.p99), num(m.tpot_ms.p50), num(m.e2e_ms.p99), num(m.output_throughput)]),
+        ['class', 'ok', 'error rate', ...lat.map((col) => col.head), 'output tok/s'],
+        Object.entries(s.by_class).map(([c, m]) => [c, String(m.requests.ok), pctText(m.requests.error_rate), ...lat.map((col) => num(col.value(m))), num(m.output_throughput)]),
       )
     : '';
   const scale = run.sim_time_scale;

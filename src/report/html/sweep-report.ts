@@ -12,6 +12,7 @@ import { boxChart, decompositionChart, groupLabel, latencyThroughputChart, laten
 import { htmlTable, metadataTable, num, pctText, statementsList, tiles } from './sections.js';
 import { evalSection, readEvalData } from './eval-section.js';
 import { gridHeatmaps } from './sweep-heatmaps.js';
+import { autoSearchSection } from './auto-search-section.js';
 import { escapeHtml as esc } from './escape.js';
 
 export function readSweepDoc(dir: string): SweepDoc {
@@ -133,9 +134,11 @@ export function renderSweepReport(dir: string, doc: SweepDoc): string {
   const autoText = doc.auto_stop ? statementsList(Object.entries(doc.auto_stop).map(([k, v]) => `--auto (${k}): ${v}`)) : '';
   const method = `<p class="muted">Knee: the level farthest above the straight line from the lowest to the highest level, with log2(load) and throughput both scaled to 0–1 (Kneedle); a bend under 0.1 is not reported. Recommended: 70% of the knee, capped at the highest load for which every level up to it met ${hasSlo ? `the SLOs (<code>${esc(doc.slo)}</code>)` : 'the error threshold'}.</p>`;
   const evalData = readEvalData(dir, []);
+  const auto = autoSearchSection(doc.auto_search);
   const sections = [
     { id: 'headline', title: 'Headline', html: headline + (groups.length > 1 ? '<p class="muted">Tiles show the first input/output pair; see the findings for all.</p>' : '') },
     { id: 'insights', title: 'Findings', html: insights + autoText + method },
+    ...(auto ? [auto] : []),
     { id: 'throughput', title: 'Throughput vs load', html: '<div class="chart tall" id="s-throughput"></div>' },
     ...(Object.keys(heat).length
       ? [{ id: 'heatmaps', title: 'Grid heatmaps', html: `<p class="muted">One cell per point; blank cells were not measured. Colours run from green (better) to red (worse).</p><div class="grid2">${Object.keys(heat).map((k) => `<div class="chart" id="${k}"></div>`).join('')}</div>` }]
@@ -145,7 +148,7 @@ export function renderSweepReport(dir: string, doc: SweepDoc): string {
     { id: 'points', title: 'Points', html: pointsTable(doc) },
     // --eval-under-load: accuracy per level against the idle baseline (docs/eval.md#under-load).
     ...(evalData ? [evalSection(evalData)] : []),
-    { id: 'metadata', title: 'Sweep metadata and config', html: metadataTable({ ...doc, points: undefined, insights: undefined } as unknown as Record<string, unknown>) },
+    { id: 'metadata', title: 'Sweep metadata and config', html: metadataTable({ ...doc, points: undefined, insights: undefined, auto_search: undefined } as unknown as Record<string, unknown>) },
   ];
   return renderPage({
     title: `tokenflood sweep · ${String(doc.model ?? 'unknown model')}`,

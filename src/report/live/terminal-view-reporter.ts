@@ -3,23 +3,26 @@ import { WINDOW_MS } from '../../metrics/live.js';
 import type { RequestRecord } from '../../metrics/record.js';
 import type { Reporter } from '../events.js';
 import { liveViewLines, type LiveView, type Percentiles } from './terminal-view.js';
+import { liveExtraPercentiles, nearestRank } from './extra-percentiles.js';
+import { runPercentiles } from '../../metrics/aggregator.js';
 
 /** A few redraws a second: smooth enough to watch, cheap for the measuring thread. */
 export const VIEW_EVERY_MS = 500;
 
 /** Nearest-rank percentiles (the median as the lower middle), as the live line's TTFT uses. */
-export function percentiles(values: number[]): Percentiles {
+export function percentiles(values: number[], extra: readonly number[] = []): Percentiles {
   const n = values.length;
-  if (n === 0) return { p50: null, p90: null, p99: null };
+  if (n === 0) return { p50: null, p90: null, p99: null, ...(extra.length ? { extra: extra.map(() => null) } : {}) };
   const a = Float64Array.from(values).sort();
-  const rank = (q: number) => a[Math.min(n - 1, Math.max(0, Math.ceil(q * n) - 1))];
-  return { p50: a[(n - 1) >> 1], p90: rank(0.9), p99: rank(0.99) };
+  return { p50: a[(n - 1) >> 1], p90: nearestRank(a, 90), p99: nearestRank(a, 99), ...(extra.length ? { extra: extra.map((p) => nearestRank(a, p)) } : {}) };
 }
 
 /** TPOT and E2E of measured ok records, kept in one bucket per snapshot tick, dropped once older than WINDOW_MS. */
 export class LatencyWindow {
-  private buckets: { atS: number; tpot: number[]; e2e: number[] }[] = [{ atS: 0, tpot: [], e2e: [] }];
+  private buckets: { atS: number; ttft: number[]; tpot: number[]; e2e: number[] }[] = [{ atS: 0, ttft: [], tpot: [], e2e: [] }];
   readonly errors = new Map<string, number>();
+  /** The --percentiles beyond p50/p90/p99; TTFTs are kept only when there are some (the snapshot has its p50/p90/p99). */
+  extra: number[] = [];
 
   add(r: RequestRecord): void {
     if (r.warmup) return;
@@ -30,17 +33,20 @@ export class LatencyWindow {
       return;
     }
     const b = this.buckets[this.buckets.length - 1];
+    if (this.extra.length && r.ttft_ms !== null) b.ttft.push(r.ttft_ms);
     if (r.tpot_ms !== null) b.tpot.push(r.tpot_ms);
     if (r.e2e_ms !== null) b.e2e.push(r.e2e_ms);
   }
 
   /** Close the current bucket at `elapsedS` and return the window's percentiles. */
-  tick(elapsedS: number): { tpotMs: Percentiles; e2eMs: Percentiles } {
+  tick(elapsedS: number): Pick<LiveView, 'tpotMs' | 'e2eMs' | 'extraPercentiles' | 'ttftExtraMs'> {
     this.buckets = this.buckets.filter((b) => (elapsedS - b.atS) * 1000 < WINDOW_MS);
     const tpot = this.buckets.flatMap((b) => b.tpot);
     const e2e = this.buckets.flatMap((b) => b.e2e);
-    this.buckets.push({ atS: elapsedS, tpot: [], e2e: [] });
-    return { tpotMs: percentiles(tpot), e2eMs: percentiles(e2e) };
+    const ttft = this.buckets.flatMap((b) => b.ttft);
+    this.buckets.push({ atS: elapsedS, ttft: [], tpot: [], e2e: [] });
+    const out = { tpotMs: percentiles(tpot, this.extra), e2eMs: percentiles(e2e, this.extra) };
+    return this.extra.length ? { ...out, extraPercentiles: this.extra, ttftExtraMs: percentiles(ttft, this.extra).extra } : out;
   }
 
   errorList(): { kind: string; count: number }[] {
@@ -67,6 +73,7 @@ export function terminalViewReporter(stream: NodeJS.WriteStream, label = ''): Re
     snapshotEveryMs: VIEW_EVERY_MS,
     runStart: (e) => {
       total = e.total;
+      window.extra = liveExtraPercentiles(runPercentiles(e.meta));
       const d = (e.meta.config as Record<string, unknown> | undefined)?.duration;
       durationS = typeof d === 'number' ? d : undefined;
     },

@@ -3,7 +3,8 @@ import { describe, it, expect } from 'vitest';
 import type { LiveSnapshot } from '../../metrics/live.js';
 import type { RequestRecord } from '../../metrics/record.js';
 import { liveViewLines, progressFraction, timeLeftS, type LiveView } from './terminal-view.js';
-import { LatencyWindow, eraseBlock, percentiles } from './terminal-view-reporter.js';
+import { LatencyWindow, eraseBlock, percentiles, terminalViewReporter } from './terminal-view-reporter.js';
+import type { RunStartEvent } from '../events.js';
 
 const snap = (o: Partial<LiveSnapshot> = {}): LiveSnapshot => ({
   elapsedS: 30,
@@ -83,6 +84,29 @@ describe('LatencyWindow', () => {
     expect(w.tick(10.5).tpotMs).toEqual({ p50: 20, p90: 20, p99: 20 });
     expect(w.tick(30).e2eMs).toEqual({ p50: null, p90: null, p99: null });
     expect(w.errorList()).toEqual([{ kind: 'http_error 503', count: 2 }, { kind: 'timeout', count: 1 }]);
+  });
+
+  it('with --percentiles beyond p50/p90/p99, the reporter adds a column each (p99.9), nearest rank over the window; the default list adds none', () => {
+    const draw = (percentiles: number[] | undefined) => {
+      let text = '';
+      const stream = { columns: 120, write: (x: string) => ((text = x), true) } as unknown as NodeJS.WriteStream;
+      const rep = terminalViewReporter(stream);
+      rep.runStart!({ total: 2000, meta: { config: percentiles ? { percentiles } : {} } } as unknown as RunStartEvent);
+      // TTFT 1..2000 ms: nearest-rank p99.9 is the 1998th value.
+      for (let i = 1; i <= 2000; i++) rep.record!(rec({ ttft_ms: i, tpot_ms: i / 10, e2e_ms: i * 10 }));
+      rep.snapshot!(snap({ elapsedS: 1 }));
+      return text;
+    };
+    const text = draw([50, 90, 95, 99, 99.9]);
+    expect(text).toMatch(/\s+p50\s+p90\s+p95\s+p99\s+p99\.9\n/);
+    // p50/p90/p99 of TTFT are the snapshot's; p95 and p99.9 come from the reporter's window.
+    expect(text).toMatch(/TTFT ms\s+123\.4\s+250\.5\s+1900\s+999\.9\s+1998\n/);
+    expect(text).toMatch(/TPOT ms\s+100\.0\s+180\.0\s+190\.0\s+198\.0\s+199\.8\n/);
+    expect(text).toMatch(/E2E ms\s+10000\s+18000\s+19000\s+19800\s+19980\n/);
+    for (const plain of [draw(undefined), draw([50, 90, 95, 99])]) {
+      expect(plain).toMatch(/\s+p50\s+p90\s+p99\n/);
+      expect(plain).not.toMatch(/p95|p99\.9/);
+    }
   });
 
   it('eraseBlock moves up to the first line of the block and clears below', () => {

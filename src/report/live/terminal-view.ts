@@ -7,6 +7,8 @@ export interface Percentiles {
   p50: number | null;
   p90: number | null;
   p99: number | null;
+  /** At LiveView.extraPercentiles, in that order (absent: none asked). */
+  extra?: (number | null)[];
 }
 
 export interface LiveView {
@@ -18,6 +20,9 @@ export interface LiveView {
   /** TPOT and E2E of measured ok requests that finished in the last WINDOW_MS (TTFT comes with the snapshot). */
   tpotMs: Percentiles;
   e2eMs: Percentiles;
+  /** --percentiles beyond p50/p90/p99 (liveExtraPercentiles), a column each; TTFT's come from ttftExtraMs. */
+  extraPercentiles?: number[];
+  ttftExtraMs?: (number | null)[];
   /** Failed measured requests of the whole run by kind (status, and the HTTP status for http_error), most first. */
   errors: { kind: string; count: number }[];
   /** A sweep point's name, shown in the title. */
@@ -66,14 +71,18 @@ export function liveViewLines(v: LiveView, width = 100): string[] {
     f === null ? '' : `${bar(f, 20)} ${Math.floor(f * 100)}%`,
   ].filter(Boolean).join('  ');
   const done = v.total !== undefined ? `${s.done}/${v.total}` : `${s.done}`;
-  const row = (name: string, p: Percentiles, digits: number) => [name, fmt(p.p50, digits), fmt(p.p90, digits), fmt(p.p99, digits)];
+  // Columns ascending: p50, p90, p99 and the extra ones in between or after.
+  const extra = v.extraPercentiles ?? [];
+  const cols = [50, 90, 99, ...extra].sort((a, b) => a - b);
+  const value = (p: Percentiles, c: number) => (c === 50 ? p.p50 : c === 90 ? p.p90 : c === 99 ? p.p99 : (p.extra?.[extra.indexOf(c)] ?? null));
+  const row = (name: string, p: Percentiles, digits: number) => [name, ...cols.map((c) => fmt(value(p, c), digits))];
   const rows = [
-    ['', 'p50', 'p90', 'p99'],
-    row('TTFT ms', { p50: s.ttftP50Ms, p90: s.ttftP90Ms, p99: s.ttftP99Ms }, 1),
+    ['', ...cols.map((c) => `p${c}`)],
+    row('TTFT ms', { p50: s.ttftP50Ms, p90: s.ttftP90Ms, p99: s.ttftP99Ms, extra: v.ttftExtraMs }, 1),
     row('TPOT ms', v.tpotMs, 2),
     row('E2E ms', v.e2eMs, 1),
   ];
-  const widths = [10, 10, 10, 10];
+  const widths = [10, ...cols.map(() => 10)];
   const table = rows.map((r) => `  ${r[0].padEnd(widths[0])}${r.slice(1).map((c, i) => c.padStart(widths[i + 1])).join('')}`);
   const errors = v.errors.length ? v.errors.slice(0, 6).map((e) => `${safeTerminalText(e.kind, 40)} ${e.count}`).join('  ') + (v.errors.length > 6 ? `  +${v.errors.length - 6} more kinds` : '') : 'none';
   const lines = [
