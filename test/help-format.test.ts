@@ -32,6 +32,11 @@ describe('--help format', () => {
       const desc = cmd.description();
       if (!startsConsistently(desc)) problems.push(`command description starts with a capital: "${desc}"`);
       for (const o of cmd.options) {
+        // Hidden options (accepted only to refuse them with a clear message, e.g. sweep --shard) have no help line.
+        if (o.hidden) {
+          if (lines.some((l) => l.startsWith(`  ${o.flags} `))) problems.push(`${o.flags}: hidden but shown in the help`);
+          continue;
+        }
         // One line per option: the flag term followed by its whole description.
         const own = lines.filter((l) => l.startsWith(`  ${o.flags} `));
         if (own.length !== 1) {
