@@ -2,8 +2,8 @@
 import type { Backend, BodyOptions, ChunkInfo } from './backend.js';
 import type { RequestSpec } from '../dataset/types.js';
 import type { UsageReport } from './usage.js';
-import { classifyErrorEvent, errorText, isKeepAlive } from './openai-common.js';
-import { blankInfo, eosExtensions, obj, parseObject, sampling, str, type Json } from './native-common.js';
+import { classifyErrorEvent, errorText, sseEventObject } from './openai-common.js';
+import { blankInfo, eosExtensions, obj, sampling, str, type Json } from './native-common.js';
 
 /** The API version sent unless a --header anthropic-version overrides it. */
 export const ANTHROPIC_VERSION = '2023-06-01';
@@ -59,11 +59,7 @@ function blockText(info: ChunkInfo, b: Json): void {
  */
 export function classifyMessagesData(data: string, event?: string): ChunkInfo {
   const info = blankInfo();
-  if (isKeepAlive(data)) {
-    info.kind = 'h';
-    return info;
-  }
-  const o = parseObject(data, info);
+  const o = sseEventObject(data, info);
   if (!o) return info;
   switch (str(o.type) || (event ?? '')) {
     case 'ping':

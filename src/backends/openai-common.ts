@@ -2,7 +2,7 @@
 import type { RequestSpec } from '../dataset/types.js';
 import type { BodyOptions, ChunkInfo } from './backend.js';
 import type { UsageReport } from './usage.js';
-import { eosExtensions, sampling } from './native-common.js';
+import { eosExtensions, parseObject, sampling } from './native-common.js';
 
 export type { BodyOptions, ChunkInfo } from './backend.js';
 export type { Usage, UsageReport } from './usage.js';
@@ -47,6 +47,15 @@ export const isKeepAlive = (data: string): boolean => {
   const t = data.trim();
   return t === '' || t === '{}';
 };
+
+/** A typed SSE event's JSON object; null with `info` already set for a keep-alive (kind h) or malformed JSON (error). */
+export function sseEventObject(data: string, info: ChunkInfo): Json | null {
+  if (isKeepAlive(data)) {
+    info.kind = 'h';
+    return null;
+  }
+  return parseObject(data, info);
+}
 
 /**
  * Classify one SSE data payload. Reasoning arrives as `delta.reasoning_content` (DeepSeek, SGLang,

@@ -2,8 +2,8 @@
 import type { Backend, BodyOptions, ChunkInfo } from './backend.js';
 import type { RequestSpec } from '../dataset/types.js';
 import type { UsageReport } from './usage.js';
-import { classifyErrorEvent, errorText, isKeepAlive } from './openai-common.js';
-import { blankInfo, eosExtensions, obj, parseObject, sampling, str, type Json } from './native-common.js';
+import { classifyErrorEvent, errorText, sseEventObject } from './openai-common.js';
+import { blankInfo, eosExtensions, obj, sampling, str, type Json } from './native-common.js';
 
 
 /** The body: the chat messages as `input`, max_output_tokens; the vLLM/SGLang extensions as for chat (--no-ignore-eos for hosted APIs). */
@@ -60,11 +60,7 @@ function outputText(info: ChunkInfo, output: unknown): void {
  */
 export function classifyResponsesData(data: string, event?: string): ChunkInfo {
   const info = blankInfo();
-  if (isKeepAlive(data)) {
-    info.kind = 'h';
-    return info;
-  }
-  const o = parseObject(data, info);
+  const o = sseEventObject(data, info);
   if (!o) return info;
   const type = str(o.type) || (event ?? '');
   switch (type) {
