@@ -3,6 +3,8 @@ import { describe, it, expect } from 'vitest';
 import { createRequire } from 'node:module';
 import fc from 'fast-check';
 import { loadTokenizer, BUILTIN_TOKENIZERS } from './tokenizer.js';
+import { bpeWork, SCAN_MERGE_MAX } from './bpe.js';
+import { countSplittingRuns } from './split-count.js';
 import { corpusText, CORPORA } from './corpus.js';
 import { textOfTokens } from './synthetic.js';
 import { createRng } from '../util/rng.js';
@@ -49,4 +51,32 @@ describe.each(BUILTIN_TOKENIZERS)('compact BPE tables (%s)', (encoding) => {
       { numRuns: 400 },
     );
   });
+});
+
+describe.each(BUILTIN_TOKENIZERS)('long pieces merge in O(n log n) (%s)', (encoding) => {
+  const tok = loadTokenizer(encoding);
+  const ref = reference(encoding);
+
+  it('gives gpt-tokenizer ids on pieces long enough for the heap merge', () => {
+    const parts = fc.constantFrom('a', 'b', 'ab', 'the', 'ing', 'Q', 'z', 'é', '好', '日本', '=', '-', '0');
+    fc.assert(
+      fc.property(fc.array(parts, { minLength: SCAN_MERGE_MAX, maxLength: 700 }), (p) => {
+        const text = p.join('');
+        expect(tok.encode(text)).toEqual(ref.encode(text, none));
+      }),
+      { numRuns: 120 },
+    );
+    for (const s of ['a'.repeat(5000), '='.repeat(3001), '好'.repeat(2000), `${' '.repeat(3000)}x`, 'ab'.repeat(1500)]) expect(tok.encode(s)).toEqual(ref.encode(s, none));
+  });
+
+  it('counts a 200 KB run of one character with work linear in its length (the scan was quadratic: 88 s)', () => {
+    const n = 200_000;
+    const before = bpeWork.heapPops;
+    const count = tok.count('a'.repeat(n));
+    // Each byte's pair is pushed once, and each merge pushes at most two more: at most 3n pops.
+    expect(bpeWork.heapPops - before).toBeLessThanOrEqual(3 * n);
+    expect(bpeWork.heapPops - before).toBeGreaterThan(0);
+    expect(count).toBe(countSplittingRuns(tok, 'a'.repeat(n)));
+    expect(tok.count(`${'a'.repeat(n)} b`)).toBe(count + 1);
+  }, 60_000);
 });

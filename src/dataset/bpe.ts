@@ -12,6 +12,8 @@ interface RankTable {
   bytes: Uint8Array;
   slots: Int32Array;
   mask: number;
+  /** Bytes of the longest token: a longer span is no token, without hashing it. */
+  maxLen: number;
 }
 
 /** gpt-tokenizer 4.0.0's split patterns (src/encodingParams/constants.ts): text is cut into pieces, each encoded alone. */
@@ -40,6 +42,8 @@ function readTable(file: string): RankTable {
     o += raw[4 + r];
   }
   offsets[count] = o;
+  let maxLen = 0;
+  for (let r = 0; r < count; r++) maxLen = Math.max(maxLen, raw[4 + r]);
   const bytes = raw.subarray(4 + count, 4 + count + o);
   let size = 1;
   while (size < count * 2) size <<= 1;
@@ -60,12 +64,13 @@ function readTable(file: string): RankTable {
     }
     slots[h] = r + 1;
   }
-  return { count, offsets, bytes, slots, mask };
+  return { count, offsets, bytes, slots, mask, maxLen };
 }
 
 /** The rank of the token whose bytes are buf[from, to), or -1. */
 function rankOf(t: RankTable, buf: Uint8Array, from: number, to: number): number {
   const len = to - from;
+  if (len > t.maxLen) return -1;
   let h = hash(buf, from, to) & t.mask;
   for (let s = t.slots[h]; s !== 0; h = (h + 1) & t.mask, s = t.slots[h]) {
     const r = s - 1;
@@ -78,6 +83,9 @@ function rankOf(t: RankTable, buf: Uint8Array, from: number, to: number): number
   return -1;
 }
 
+/** Pieces up to this many bytes merge by scanning (fast for the short pieces of prose); longer ones through a heap. */
+export const SCAN_MERGE_MAX = 64;
+
 /**
  * tiktoken's merge: start from single bytes, repeatedly merge the adjacent pair whose joined bytes have the lowest
  * rank (the first such pair on a tie) until no joined pair is a token. Pushes the piece's ranks onto `out`.
@@ -88,6 +96,12 @@ function merge(t: RankTable, piece: Uint8Array, len: number, out: number[]): voi
     out.push(whole);
     return;
   }
+  if (len > SCAN_MERGE_MAX) mergeByHeap(t, piece, len, out);
+  else mergeByScan(t, piece, len, out);
+}
+
+/** The scan: O(len²) per piece, the cheapest for short pieces. */
+function mergeByScan(t: RankTable, piece: Uint8Array, len: number, out: number[]): void {
   const starts: number[] = [];
   const ranks: number[] = [];
   const pairRank = (i: number): number => (i + 2 < starts.length ? rankOrInf(t, piece, starts[i], starts[i + 2]) : Infinity);
@@ -110,6 +124,74 @@ function merge(t: RankTable, piece: Uint8Array, len: number, out: number[]): voi
     if (at > 0) ranks[at - 1] = pairRank(at - 1);
   }
   for (let i = 0; i < starts.length - 1; i++) out.push(rankOf(t, piece, starts[i], starts[i + 1]));
+}
+
+/** Work done by mergeByHeap since load (heap pops), for tests that check the merge stays O(len log len). */
+export const bpeWork = { heapPops: 0 };
+
+/**
+ * The same merge in O(len log len): parts are a linked list of start offsets, candidate pairs sit in a min-heap keyed
+ * rank × 2³² + start (lowest rank, then leftmost, as the scan picks), and an entry whose pair has changed since it was
+ * pushed is skipped when popped. A long run of one character (200 KB of `a`) is one piece: the scan took minutes.
+ */
+function mergeByHeap(t: RankTable, piece: Uint8Array, len: number, out: number[]): void {
+  const next = new Int32Array(len + 1);
+  const prev = new Int32Array(len + 1);
+  // rank of the pair starting at part i (part i joined with the next one); -1: none, or i is no longer a part start.
+  const pair = new Int32Array(len + 1).fill(-1);
+  const heap = new Float64Array(3 * len + 1);
+  let size = 0;
+  const push = (rank: number, at: number): void => {
+    let i = size++;
+    const key = rank * 4294967296 + at;
+    while (i > 0) {
+      const up = (i - 1) >> 1;
+      if (heap[up] <= key) break;
+      heap[i] = heap[up];
+      i = up;
+    }
+    heap[i] = key;
+  };
+  const pop = (): number => {
+    const top = heap[0];
+    const last = heap[--size];
+    let i = 0;
+    for (;;) {
+      let c = 2 * i + 1;
+      if (c >= size) break;
+      if (c + 1 < size && heap[c + 1] < heap[c]) c++;
+      if (heap[c] >= last) break;
+      heap[i] = heap[c];
+      i = c;
+    }
+    heap[i] = last;
+    return top;
+  };
+  const setPair = (i: number): void => {
+    const j = next[i];
+    const r = j < len ? rankOf(t, piece, i, next[j]) : -1;
+    pair[i] = r;
+    if (r >= 0) push(r, i);
+  };
+  for (let i = 0; i <= len; i++) {
+    next[i] = i + 1;
+    prev[i] = i - 1;
+  }
+  for (let i = 0; i < len - 1; i++) setPair(i);
+  while (size > 0) {
+    const key = pop();
+    bpeWork.heapPops++;
+    const at = key % 4294967296;
+    if (pair[at] !== (key - at) / 4294967296) continue; // stale
+    const gone = next[at];
+    const after = next[gone];
+    next[at] = after;
+    prev[after] = at;
+    pair[gone] = -1;
+    setPair(at);
+    if (at > 0) setPair(prev[at]);
+  }
+  for (let i = 0; i < len; i = next[i]) out.push(rankOf(t, piece, i, next[i]));
 }
 
 function rankOrInf(t: RankTable, buf: Uint8Array, from: number, to: number): number {
