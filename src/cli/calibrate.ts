@@ -43,7 +43,8 @@ export function registerCalibrate(program: Command, out: Out): void {
     const { calibrate } = await import('../sim/calibrate/calibrate.js');
     const { profileDocument, profileYaml } = await import('../sim/calibrate/profile-file.js');
     const { out: outFile, maxRequests, ...engine } = r.data;
-    const points = readCalibrationPoints(dirs);
+    const { withoutCachedPoints } = await import('../sim/calibrate/cached-points.js');
+    const points = withoutCachedPoints(readCalibrationPoints(dirs), (line) => out.err.write(`calibrate: ${line}\n`));
     // A run measured by a busy client has TTFTs that include waiting inside the client: say so, fit anyway.
     for (const p of points)
       if (p.clientBound) out.err.write(`note: ${p.dir}: the client was the bottleneck (${p.clientBound.join('; ') || 'client_bound'}), so its TTFT includes time inside the client; re-measure it for a better fit\n`);

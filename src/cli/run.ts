@@ -20,6 +20,7 @@ import { setExitCode, type Out } from './io.js';
 import { safeTerminalText } from '../report/format.js';
 import { stripControls } from '../util/terminal-text.js';
 import { workloadWarningText } from './workload-warnings.js';
+import { promptCacheWarning } from '../metrics/prompt-cache.js';
 import { endCliDashboard, startCliDashboard } from './ui.js';
 
 /**
@@ -72,6 +73,8 @@ export function terminalReporter(c: RunConfig, out: Out, render: (s: Summary, me
       const ch = e.summary.client;
       if (ch?.client_bound)
         out.err.write(`tokenflood: WARNING: the client was too busy for its timings to be fully trusted (client_bound): ${ch.reasons.join('; ')}\n`);
+      const cached = promptCacheWarning(e.summary);
+      if (cached) out.err.write(`tokenflood: WARNING: ${safeTerminalText(cached, 600)}\n`);
       if (e.summary.run.stopped_reason === 'max_error_rate') {
         out.err.write(`tokenflood: ${String(e.summary.run.stop_message)}\n`);
         setExitCode(1);

@@ -12,7 +12,7 @@ import { pointLine, renderSweep } from '../sweep/terminal.js';
 import { safeTerminalText } from '../report/format.js';
 import { stripControls } from '../util/terminal-text.js';
 import { startProgress } from '../report/progress.js';
-import { workloadWarningText } from './workload-warnings.js';
+import { promptCacheReporter, workloadWarningText } from './workload-warnings.js';
 import { startLiveOutputsFor } from './run.js';
 import { terminalViewReporter } from '../report/live/terminal-view-reporter.js';
 import type { LiveOutputs } from '../report/live/outputs.js';
@@ -80,7 +80,7 @@ export function registerSweep(program: Command, out: Out): void {
       const { doc, outDir } = await runSweep(resolved, {
         signal: ac.signal,
         underLoad,
-        pointReporters: (name) => [...(tty ? [terminalViewReporter(out.err, level)] : []), ...(live ? [live.reporter(name)] : []), ...(dashboard ? [dashboard.reporter] : [])],
+        pointReporters: (name) => [promptCacheReporter(out.err, 'tokenflood sweep: ', `point ${name}: `), ...(tty ? [terminalViewReporter(out.err, level)] : []), ...(live ? [live.reporter(name)] : []), ...(dashboard ? [dashboard.reporter] : [])],
         hooks: {
           onStart: (i) => {
             info.write(

@@ -1,5 +1,18 @@
 // The stderr warning for dataset or trace records skipped at load time: how many, and the first few file:line reasons.
 import { safeTerminalText } from '../report/format.js';
+import type { Reporter } from '../report/events.js';
+import { promptCacheWarning } from '../metrics/prompt-cache.js';
+
+/** At a run's end: the warning when a prefix cache answered prompts the workload meant to be fresh (summary.prompt_cache). */
+export function promptCacheReporter(err: NodeJS.WritableStream, prefix: string, label = ''): Reporter {
+  return {
+    name: 'prompt cache warning',
+    runEnd: (e) => {
+      const w = promptCacheWarning(e.summary);
+      if (w) err.write(`${prefix}WARNING: ${label}${safeTerminalText(w, 600)}\n`);
+    },
+  };
+}
 
 /** Reasons listed on the terminal; run.json keeps the first 20 under workload.warnings. */
 export const SHOWN_REASONS = 5;

@@ -72,11 +72,17 @@ export const WorkloadSchema = z.object({
   topP: z.coerce.number().gt(0).max(1).optional(),
   topK: z.coerce.number().int().optional(),
   seed: z.coerce.number().int().optional(),
-  datasetSeed: z.coerce.number().int().default(42),
+  datasetSeed: z.coerce.number().int().optional(),
   tokenizer: z.string().min(1).default('cl100k_base'),
 });
 
 export type WorkloadConfig = z.output<typeof WorkloadSchema>;
+
+/** Seed of lengths, dataset order and arrivals when --dataset-seed is not given (prompt text is then fresh per run). */
+export const DEFAULT_DATASET_SEED = 42;
+
+/** The seed a run draws its workload from: --dataset-seed, else DEFAULT_DATASET_SEED. */
+export const workloadSeed = (c: { datasetSeed?: number }): number => c.datasetSeed ?? DEFAULT_DATASET_SEED;
 
 export const WORKLOAD_FLAGS = flagTable(WorkloadSchema.shape, {
   inputTokens: { arg: 'n|dist', help: 'prompt length in tokens, exact as counted by --tokenizer: N or fixed:N, uniform:MIN,MAX, normal:MEAN,SD, lognormal:mean=M,sd=S, exponential:MEAN, empirical:FILE, each with optional ,min=,max=' },
@@ -104,6 +110,6 @@ export const WORKLOAD_FLAGS = flagTable(WorkloadSchema.shape, {
   topP: { arg: 'p', help: 'nucleus sampling top_p, passed through' },
   topK: { arg: 'k', help: 'top_k, passed through' },
   seed: { help: 'sampling seed sent to the server, passed through' },
-  datasetSeed: { help: 'seed of the workload and arrival generator: same seed, same run' },
+  datasetSeed: { help: 'seed of the workload and arrival generator: same seed, same run, prompts included (a second run then finds them in a prefix cache). Without it lengths, order and arrivals use 42 and prompt text is fresh per run' },
   tokenizer: { arg: 'name|path', help: 'tokenizer that counts prompt tokens: cl100k_base, o200k_base or a Hugging Face tokenizer folder / tokenizer.json' },
 });

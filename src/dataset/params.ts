@@ -35,4 +35,6 @@ export interface WorkloadParams {
   /** Trace replay. */
   replay?: string;
   replaySpeed: number;
+  /** Fresh prompts: the run id when --dataset-seed is not given (docs/workloads.md#fresh-prompts); none keeps them seeded. */
+  promptSalt?: string;
 }

@@ -3,7 +3,7 @@ import type { Tokenizer } from './tokenizer.js';
 import type { Rng } from '../util/rng.js';
 import { createRng } from '../util/rng.js';
 import type { ChatMessage, RequestSpec } from './types.js';
-import { nonce, textOfTokens } from './synthetic.js';
+import { lengthMix, nonce, textOfTokens } from './synthetic.js';
 
 export interface PromptOptions {
   tok: Tokenizer;
@@ -14,6 +14,8 @@ export interface PromptOptions {
   prefixGroups: number;
   endpoint: 'chat' | 'completions';
   rng: Rng;
+  /** Mixed into the generator and written in every nonce: prompts differ from any other run's (docs/workloads.md#fresh-prompts). */
+  salt?: string;
 }
 
 export interface PromptBuilder {
@@ -39,22 +41,31 @@ export function countPrompt(tok: Tokenizer, messages: readonly ChatMessage[], en
   return n;
 }
 
+/** FNV-1a of a string: the salt's share of a generator seed. */
+function hashString(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
 export function createPromptBuilder(o: PromptOptions): PromptBuilder {
+  const rng = o.salt ? createRng((Math.floor(o.rng.next() * 4294967296) ^ hashString(o.salt)) >>> 0) : o.rng;
   const prefixes: string[] = [];
   if (o.prefixTokens > 0)
-    for (let g = 0; g < o.prefixGroups; g++) prefixes.push(textOfTokens(o.tok, o.prefixTokens, o.rng, `[system ${g + 1}] `, o.corpus).text);
-  // Without cache busting every prompt starts at the same corpus offset, so equal lengths give equal prompts.
-  const fixedSeed = Math.floor(o.rng.next() * 4294967296);
+    for (let g = 0; g < o.prefixGroups; g++) prefixes.push(textOfTokens(o.tok, o.prefixTokens, rng, `[system ${g + 1}] `, o.corpus).text);
+  // Without cache busting equal lengths give equal prompts; each length starts at its own corpus offset, so a short
+  // prompt is not the head of a longer one.
+  const fixedSeed = Math.floor(rng.next() * 4294967296);
   return {
     prefixes,
     build(userTokens, maxTokens, cls, group) {
-      const head = o.cacheBust ? nonce(o.rng) : '';
-      const user = textOfTokens(o.tok, userTokens, o.cacheBust ? o.rng : createRng(fixedSeed), head, o.corpus);
+      const head = o.cacheBust ? nonce(rng, userTokens, o.salt) : '';
+      const user = textOfTokens(o.tok, userTokens, o.cacheBust ? rng : createRng((fixedSeed ^ lengthMix(userTokens)) >>> 0), head, o.corpus);
       const messages: ChatMessage[] = [];
       let prefixCount = 0;
       let prefixGroup: number | undefined;
       if (prefixes.length) {
-        const g = (prefixGroup = group ?? (prefixes.length > 1 ? o.rng.int(0, prefixes.length - 1) : 0));
+        const g = (prefixGroup = group ?? (prefixes.length > 1 ? rng.int(0, prefixes.length - 1) : 0));
         messages.push({ role: 'system', content: prefixes[g] });
         prefixCount = o.prefixTokens;
       }

@@ -100,7 +100,7 @@ export function createReplayWorkload(c: WorkloadParams, tok: Tokenizer, rng: Rng
   if (!entries.length) throw new UsageError([`--replay: ${file} holds no usable request`, ...problems.slice(0, 20)]);
   const outDist = resolveLength(c.outputTokens, '--output-tokens');
   const lenRng = rng.fork();
-  const builder = createPromptBuilder({ tok, corpus: c.corpus, cacheBust: c.cacheBust, prefixTokens: 0, prefixGroups: 1, endpoint: c.endpoint, rng: rng.fork() });
+  const builder = createPromptBuilder({ tok, corpus: c.corpus, cacheBust: c.cacheBust, prefixTokens: 0, prefixGroups: 1, endpoint: c.endpoint, rng: rng.fork(), salt: c.promptSalt });
   // Traces are usually sorted; sort anyway (stable) so the schedule never goes back in time.
   const sorted = [...entries].sort((a, b) => a.atMs - b.atMs || a.line - b.line);
   const t0 = sorted[0].atMs;

@@ -62,6 +62,7 @@ export function createSyntheticWorkload(c: WorkloadParams, tok: Tokenizer, rng: 
     prefixGroups: c.prefixGroups,
     endpoint: c.endpoint,
     rng: rng.fork(),
+    salt: c.promptSalt,
   });
   const info: Record<string, unknown> = {
     kind: 'synthetic',
@@ -69,6 +70,7 @@ export function createSyntheticWorkload(c: WorkloadParams, tok: Tokenizer, rng: 
     output_tokens: c.maxTokens !== undefined ? `fixed:${c.maxTokens} (--max-tokens)` : c.outputTokens,
     corpus: c.corpus,
     cache_bust: c.cacheBust,
+    prompts: c.promptSalt ? 'fresh' : 'seeded',
     prefix_tokens: c.prefixTokens,
     prefix_groups: c.prefixTokens > 0 ? c.prefixGroups : 0,
     ...(c.mix ? { mix: classes.map((k) => ({ class: k.name, weight: k.weight, input: k.input.spec, output: k.output.spec })) } : {}),

@@ -25,9 +25,17 @@ function corpusView(tok: Tokenizer, corpus: string): CorpusView {
   return v;
 }
 
-/** A unique per-request nonce; put it after any shared prefix so the prefix can still be cached. */
-export function nonce(rng: Rng): string {
-  return `[${Math.floor(rng.next() * 0xffffffff).toString(16).padStart(8, '0')}] `;
+/** A 32-bit mix of a prompt length: prompts of different lengths drawn in the same place get different heads. */
+export const lengthMix = (tokens: number): number => Math.imul(tokens + 1, 0x9e3779b1) >>> 0;
+
+/**
+ * A unique per-request nonce; put it after any shared prefix so the prefix can still be cached. Its random part
+ * comes first (a head cut short for a tiny prompt keeps it) and differs by `tokens`; `salt` (the run id when
+ * --dataset-seed is not given) makes it differ from every other run's.
+ */
+export function nonce(rng: Rng, tokens = 0, salt?: string): string {
+  const n = ((Math.floor(rng.next() * 0xffffffff) ^ lengthMix(tokens)) >>> 0).toString(16).padStart(8, '0');
+  return salt ? `[${n}-${salt}] ` : `[${n}] `;
 }
 
 /** Short strings tried, in order, to add the last single tokens when the next corpus character would add two. */

@@ -10,6 +10,7 @@ import { errorBody } from '../sim/http/errors.js';
 import type { TextSource } from '../sim/http/text.js';
 import type { VirtualRecord, VirtualRequest } from '../sim/virtual.js';
 import { createRng } from '../util/rng.js';
+import { workloadSeed } from '../config/workload.js';
 
 export interface Planned {
   spec: RequestSpec;
@@ -141,7 +142,7 @@ export function toRawRequest(v: VirtualRecord, p: Planned, x: ConvertContext, wh
   const n = v.outputTokens;
   const reasoningTokens = x.reasoning && c.endpoint === 'chat' ? Math.floor(n * x.reasoningShare) : 0;
   // Output text as the server would write it: counted, and kept only when asked.
-  const rng = createRng((c.datasetSeed * 1_000_003 + v.index + 1) >>> 0);
+  const rng = createRng((workloadSeed(c) * 1_000_003 + v.index + 1) >>> 0);
   for (let i = 0; i < n; i++) {
     const word = x.text.next(rng, i);
     if (i < reasoningTokens) raw.reasoning_chars += word.length;

@@ -10,6 +10,7 @@ import { decideOutputTokens } from '../sim/engine/length.js';
 import { outsideEngineMs } from '../sim/engine/overheads.js';
 import { specDecodeStats } from '../sim/engine/spec-decode.js';
 import { createTextSource } from '../sim/http/text.js';
+import { workloadSeed } from '../config/workload.js';
 import type { VirtualRecord } from '../sim/virtual.js';
 import { createRng } from '../util/rng.js';
 import type { Driver, OpenedTarget, RequestInput } from './driver.js';
@@ -52,7 +53,7 @@ export function createVirtualDriver(c: RunConfig, tok: Tokenizer, o: VirtualDriv
   const clock = new VirtualClock();
   const engine = createEngine(o.engine);
   // Output lengths draw from the engine's own stream, in send order, as the sim server's engine does.
-  const lengthRng = createRng(c.datasetSeed).fork();
+  const lengthRng = createRng(workloadSeed(c)).fork();
   const memo = new Map<string, number[]>();
   const x: ConvertContext = {
     c,

@@ -29,6 +29,7 @@ import { newRunId, prepareFirstWave, sendLoop, type StopReason } from './send.js
 import { beginStartSync, wantsStartSync } from '../shard/start-sync.js';
 import { shardMeta, startAtMs } from '../shard/plan.js';
 import { UsageError } from '../errors.js';
+import { workloadSeed } from '../config/workload.js';
 
 export interface RunSetup {
   config: RunConfig;
@@ -78,13 +79,17 @@ function hooksReporter(h: RunHooks): Reporter {
 /** Run one benchmark on `driver`. Throws UsageError (exit 2) for a bad workload or an unreachable server, before anything is sent. */
 export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Promise<RunResult> {
   const { config: c, driver } = s;
-  const rng = createRng(c.datasetSeed);
+  const rng = createRng(workloadSeed(c));
+  // Request ids `<run id>-<id>` join records with server logs (docs/output-format.md#request-ids). Without
+  // --dataset-seed the run id also salts the prompts, so no earlier run's are in a prefix cache (docs/workloads.md#fresh-prompts).
+  const runId = newRunId();
+  const wc = c.datasetSeed === undefined ? { ...c, promptSalt: runId } : c;
   const { total, defaultRequests } = requestCounts(c);
   // Two-stage stop: `stopSending` ends the schedule (and wakes workloads waiting on earlier answers);
   // requests still in flight after the grace period are cancelled.
   const stopSending = new AbortController();
   // The workload is built (datasets read and validated) before any server is contacted or any file touched.
-  const base = (): Workload => createWorkload(c, s.tokenizer, rng.fork(), total, { signal: stopSending.signal, sleep: (ms, sig) => driver.clock.sleepUntil(driver.clock.now() + ms, sig) });
+  const base = (): Workload => createWorkload(wc, s.tokenizer, rng.fork(), total, { signal: stopSending.signal, sleep: (ms, sig) => driver.clock.sleepUntil(driver.clock.now() + ms, sig) });
   const workload: Workload = opts.workload ? opts.workload(base, { tokenizer: s.tokenizer, redact: s.redact }) : base();
   // A multi-turn conversation continues on the process that started it: it cannot be split by request yet.
   if (c.shard !== undefined && Number(workload.describe().conversations ?? 0) > 0)
@@ -115,8 +120,6 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
       client: { node: process.version, platform: platform(), cpus: cpus().length, cpu_model: cpus()[0]?.model ?? null, hostname: hostname() },
       config: s.configMeta,
     };
-    // Request ids `<run id>-<id>` join records with server logs (docs/output-format.md#request-ids).
-    const runId = newRunId();
     meta.run_id = runId;
     meta.request_id_header = c.requestId ? c.requestIdHeader : null;
     const state: { stoppedReason: StopReason } = { stoppedReason: 'completed' };

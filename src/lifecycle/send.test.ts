@@ -14,7 +14,7 @@ const tok = loadTokenizer('cl100k_base');
 const httpDriver = { needsBody: true } as Driver;
 const wave = (flags: Record<string, unknown>) => {
   const c = resolveRunConfig({ flags }).config;
-  const make = () => createWorkload(c, tok, createRng(c.datasetSeed).fork(), (c.requests ?? 100) + c.warmup);
+  const make = () => createWorkload(c, tok, createRng(c.datasetSeed ?? 42).fork(), (c.requests ?? 100) + c.warmup);
   const early = prepareFirstWave({ c, driver: httpDriver, model: 'm', workload: make() }, c.requests);
   return { c, early, later: make() };
 };

@@ -20,6 +20,7 @@ import { createModelPicker } from '../backends/route-policies.js';
 import { parseShard } from '../config/shard.js';
 import { globalIndex, shardLabel, type ShardSpec } from '../scheduler/shard.js';
 import { localLoad } from '../shard/plan.js';
+import { workloadSeed } from '../config/workload.js';
 
 /** --shard: this process's shard, undefined for a whole run. */
 const shardOf = (c: RunConfig): ShardSpec | undefined => (c.shard !== undefined ? parseShard(c.shard) : undefined);
@@ -99,7 +100,7 @@ export interface PreparedRequest {
 
 /** --models: the model of request i (docs/routing.md); else undefined, and the run's (or the endpoint's) model applies. */
 function modelOf(c: RunConfig): ((index: number) => string) | undefined {
-  return c.models !== undefined ? createModelPicker(parseModels(c.models), c.datasetSeed) : undefined;
+  return c.models !== undefined ? createModelPicker(parseModels(c.models), workloadSeed(c)) : undefined;
 }
 
 /** The JSON body of a request, or '' for a driver that never reads one (the engine model takes the spec). */

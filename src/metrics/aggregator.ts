@@ -6,6 +6,7 @@ import { distStats, percentileFields, DEFAULT_PERCENTILES, type DistStats } from
 import type { RequestRecord, RequestStatus } from './record.js';
 import type { CodeCount, ErrorCount, MetricsBlock, PhaseCounts, StageBlock, Summary } from './summary-model.js';
 import type { ClientHealth } from './health.js';
+import { promptCacheCheck, tokenSums } from './prompt-cache.js';
 import { CacheLocalityAggregator } from './cache-locality.js';
 
 /** ITL gaps kept exactly (8 bytes each) up to this many per block; beyond it they move to an HDR histogram (docs/metrics.md). */
@@ -345,6 +346,8 @@ export class SummaryAggregator {
     const ps = percentiles;
     const summary: Summary = { schema_version: 1, run, ...(phases ? { phases } : {}), percentiles: [...ps], ...this.all.pick(which).metrics(concurrency, ps) };
     if (run.client_health) summary.client = run.client_health as ClientHealth;
+    const cache = promptCacheCheck(tokenSums(summary), run.workload as Record<string, unknown> | undefined);
+    if (cache) summary.prompt_cache = cache;
     if (this.classes.size > 0) {
       summary.by_class = {};
       for (const c of [...this.classes.keys()].sort()) summary.by_class[c] = this.classes.get(c)!.pick(which).metrics(concurrency, ps);

@@ -3,6 +3,7 @@ import type { ServerTimingField } from './server-timings.js';
 import type { RequestStatus } from './record.js';
 import type { DistStats } from './stats.js';
 import type { ClientHealth } from './health.js';
+import type { PromptCacheCheck } from './prompt-cache.js';
 import type { ServerSummary } from './server-model.js';
 import type { PrefixGroupsSummary } from './cache-locality.js';
 
@@ -129,6 +130,8 @@ export interface Summary extends MetricsBlock {
   by_stage?: StageBlock[];
   /** The client's own health during the run: was the load generator the bottleneck? (docs/performance.md) */
   client?: ClientHealth;
+  /** The cached share of prompt tokens, and a warning when a prefix cache answered a run that did not ask for it (docs/output-format.md#prompt-cache). */
+  prompt_cache?: PromptCacheCheck;
   /** What the target's /metrics said during the run, when it served them (docs/output-format.md#server). */
   server?: ServerSummary;
   /** GPU and host telemetry (--gpu-metrics, --server-pid), derived from gpu_metrics.jsonl: docs/gpu-telemetry.md. */

@@ -22,6 +22,7 @@ export function renderComparison(res: CompareResult): string {
     out.push(`baseline  ${c.baseline}`, `candidate ${c.candidate}`);
     // Run metadata can carry server text (model names): keep control sequences off the terminal.
     if (c.warnings.length) out.push('WARNING: these inputs differ in kind, so the deltas below may not mean better or worse:', ...c.warnings.map((w) => `  - ${safeTerminalText(w, 400)}`));
+    if (c.prompt_cache_warnings.length) out.push('WARNING: a prefix cache answered prompts meant to be fresh, so these figures are not those of uncached prompts:', ...c.prompt_cache_warnings.map((w) => `  - ${safeTerminalText(w, 700)}`));
     for (const p of c.points) {
       if (c.kind === 'sweep') out.push('', `${p.point}:`);
       out.push(

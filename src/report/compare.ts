@@ -2,9 +2,10 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
-import type { MetricsBlock } from '../metrics/summary.js';
+import type { MetricsBlock, Summary } from '../metrics/summary.js';
+import { promptCacheWarning } from '../metrics/prompt-cache.js';
 import { rowPairLabel, type SweepDoc, type SweepRow } from './sweep-model.js';
-import { readRunSummary } from './results-dir.js';
+import { readRunSummary, readSummaryJson } from './results-dir.js';
 import { readSweepDoc } from './html/sweep-report.js';
 import { kindWarnings, readRunJson, runKind, type RunKind } from './compare-kind.js';
 import { isFilePath, loadVllmResult, runAsVllm, type LatencySamples } from './compat/vllm-read.js';
@@ -129,6 +130,8 @@ export interface CandidateComparison {
   regressions: { point: string; metric: string }[];
   /** Ways the candidate differs in kind from the baseline (time scale, workload, endpoint, …): its deltas may mislead. */
   warnings: string[];
+  /** Runs (or sweep points) of either side answered from a prefix cache they did not ask for (summary.prompt_cache), each naming its side and run. */
+  prompt_cache_warnings: string[];
 }
 
 export interface CompareResult {
@@ -150,7 +153,23 @@ export interface CompareResult {
 export type Loaded = (
   | { kind: 'run'; dir: string; values: MetricValues; format: 'tokenflood' | 'vllm'; source: 'run' | 'vllm-result'; samples?: LatencySamples; metrics?: MetricsBlock; extraPercentiles?: number[] }
   | { kind: 'sweep'; dir: string; doc: SweepDoc }
-) & { what: RunKind };
+) & { what: RunKind; promptCache?: string[] };
+
+/** The prompt-cache warnings of a run's summary, or of each sweep point's summary.json ("point NAME: ..."). */
+function promptCacheOf(dir: string, summary?: Summary, doc?: SweepDoc): string[] {
+  if (summary) {
+    const w = promptCacheWarning(summary);
+    return w ? [w] : [];
+  }
+  const out: string[] = [];
+  for (const r of doc?.points ?? []) {
+    if (r.status === 'failed') continue;
+    const s = readSummaryJson(join(dir, r.dir), []);
+    const w = s && promptCacheWarning(s);
+    if (w) out.push(`point ${r.name}: ${w}`);
+  }
+  return out;
+}
 
 export function loadResult(dir: string): Loaded {
   if (isFilePath(dir)) {
@@ -163,11 +182,11 @@ export function loadResult(dir: string): Loaded {
     const first = doc.points.find((r) => r.status !== 'failed');
     const what = runKind(first ? readRunJson(join(dir, first.dir)) : {}, doc.mode);
     if (typeof doc.sim_time_scale === 'number') Object.assign(what, { sim_time_scale: doc.sim_time_scale, sim_server: true });
-    return { kind: 'sweep', dir, doc, what };
+    return { kind: 'sweep', dir, doc, what, promptCache: promptCacheOf(dir, undefined, doc) };
   }
   if (existsSync(join(dir, 'requests.jsonl')) || existsSync(join(dir, 'summary.json'))) {
     const summary = readRunSummary(dir).summary;
-    return { kind: 'run', dir, values: valuesFromMetrics(summary), metrics: summary, format: 'tokenflood', source: 'run', what: runKind((summary.run as Record<string, unknown> | undefined) ?? readRunJson(dir)) };
+    return { kind: 'run', dir, values: valuesFromMetrics(summary), metrics: summary, format: 'tokenflood', source: 'run', what: runKind((summary.run as Record<string, unknown> | undefined) ?? readRunJson(dir)), promptCache: promptCacheOf(dir, summary) };
   }
   throw new UsageError([`compare: ${dir} holds neither a run (requests.jsonl) nor a sweep (sweep.json), and is not a vLLM bench result file`]);
 }
@@ -226,7 +245,10 @@ export function compareResults(baseline: Loaded, candidates: readonly Loaded[], 
   const comparisons = candidates.map((cand): CandidateComparison => {
     const { points, unmatched } = comparePoints(baseline, cand, thresholdPct);
     const regressions = points.flatMap((p) => p.deltas.filter((d) => d.regressed).map((d) => ({ point: p.point, metric: d.metric })));
-    return { baseline: baseline.dir, candidate: cand.dir, kind: baseline.kind, points, unmatched, regressions, warnings: kindWarnings(baseline.what, cand.what) };
+    return { baseline: baseline.dir, candidate: cand.dir, kind: baseline.kind, points, unmatched, regressions, warnings: kindWarnings(baseline.what, cand.what), prompt_cache_warnings: [
+      ...(baseline.promptCache ?? []).map((w) => `baseline ${baseline.dir}: ${w}`),
+      ...(cand.promptCache ?? []).map((w) => `candidate ${cand.dir}: ${w}`),
+    ] };
   });
   // A --fail-on percentile row (ttft_p99_9) exists only when the baseline asked for that percentile.
   const rows = new Set(comparisons.flatMap((c) => c.points.flatMap((p) => p.deltas.map((d) => d.metric))));

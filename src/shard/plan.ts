@@ -1,6 +1,7 @@
 // What run.json records about a shard: which one, the global plan it is part of (seed, config hash), and its synchronized start.
 import { createHash } from 'node:crypto';
 import { parseShard, parseStartAt } from '../config/shard.js';
+import { workloadSeed } from '../config/workload.js';
 import { shardLabel, shardStreams } from '../scheduler/shard.js';
 
 /**
@@ -29,10 +30,10 @@ export function configHash(config: Record<string, unknown>): string {
 }
 
 /** run.json `shard` and `plan` of a sharded run (nothing for a whole run). */
-export function shardMeta(c: { shard?: string; datasetSeed: number }, configMeta: Record<string, unknown>): Record<string, unknown> {
+export function shardMeta(c: { shard?: string; datasetSeed?: number }, configMeta: Record<string, unknown>): Record<string, unknown> {
   if (c.shard === undefined) return {};
   const s = parseShard(c.shard);
-  return { shard: { index: s.index, count: s.count, label: shardLabel(s) }, plan: { seed: c.datasetSeed, config_hash: configHash(configMeta) } };
+  return { shard: { index: s.index, count: s.count, label: shardLabel(s) }, plan: { seed: workloadSeed(c), config_hash: configHash(configMeta) } };
 }
 
 /** --start-at as epoch ms, undefined without it. */

@@ -6,6 +6,7 @@ import { MAX_CONFIG_BYTES, readTextFile } from '../../util/read-file.js';
 import { recordsOf, REQUESTS_JSONL } from '../../report/results-dir.js';
 import { stripControls } from '../../util/terminal-text.js';
 import { planFromRecords, planFromSummary, type MeasurementPlan } from './trace.js';
+import { cacheWarningOf } from './cached-points.js';
 
 /** Engine options a run's config may carry (simulate and embedded-sim runs do); the rest come from calibrate's flags. */
 const ENGINE_KEYS = ['gpu', 'modelProfile', 'tp', 'weightDtype', 'kvDtype', 'maxNumSeqs', 'maxNumBatchedTokens', 'gpuMemoryUtilization', 'blockSize', 'prefixCaching', 'numGpuBlocksOverride', 'specMethod', 'specTokens', 'specAcceptance', 'specDraftCost', 'kvOffloadGiB', 'pcieGBps', 'pp', 'disagg', 'disaggLinkGBps', 'disaggLatencyMs'] as const;
@@ -32,6 +33,8 @@ export interface CalibrationPoint {
   plan: MeasurementPlan;
   /** The run's client-health verdict (summary client.reasons) when the client was the bottleneck: its times include waiting inside the client. */
   clientBound?: string[];
+  /** Set when a prefix cache answered the run's prompts without a cache workload (summary prompt_cache): left out of the fit (cached-points.ts). */
+  cacheWarning?: string;
   /** Measured means, in the server's own time (wall time × sim_time_scale for a scaled sim server). */
   ttftMs: number;
   tpotMs: number;
@@ -119,6 +122,7 @@ export function readRunDir(dir: string, problems: string[]): CalibrationPoint | 
     warmup,
     plan: plan ?? planFromSummary({ inputTokens, outputTokens, cachedTokens, warmup, requests: ok }),
     ...clientBoundOf(summary),
+    ...cacheWarningOf(summary),
     ttftMs: ttft! * scale,
     tpotMs: tpot! * scale,
     outputTokensPerSecond: (num(summary.output_throughput) ?? 0) / scale,
