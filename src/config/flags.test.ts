@@ -4,7 +4,7 @@ import { Command } from 'commander';
 import { z } from 'zod';
 import { addFlags, collectFlags, describedFlags, flagTable, givenFlags, type Flag } from './flags.js';
 import { RunConfigSchema, RUN_FLAGS } from './schema.js';
-import { WorkloadSchema, WORKLOAD_FLAGS } from './workload.js';
+import { WorkloadSchema, WORKLOAD_FLAGS, DEFAULT_DATASET_SEED } from './workload.js';
 import { EmbeddedSimSchema, EMBEDDED_SIM_FLAGS } from './embedded-sim.js';
 import { SweepSchema, SWEEP_FLAGS } from '../sweep/config.js';
 import { simServerOptionsSchema } from '../sim/options.js';
@@ -50,7 +50,8 @@ describe('flag tables', () => {
     expect(stream.flag).toBe('--no-stream');
     expect(RUN_FLAGS.timeout.shownDefault).toBe('600 s');
     expect(RUN_FLAGS.warmup.shownDefault).toBe(String(RunConfigSchema.parse({}).warmup));
-    expect(RUN_FLAGS.datasetSeed.shownDefault).toBe(String(RunConfigSchema.parse({}).datasetSeed));
+    expect(RUN_FLAGS.datasetSeed.shownDefault).toBe(`${DEFAULT_DATASET_SEED}, prompts fresh per run`);
+    expect(RunConfigSchema.parse({}).datasetSeed).toBeUndefined();
     expect(SWEEP_FLAGS.maxConcurrency.shownDefault).toBe(String(SweepSchema.parse({}).maxConcurrency));
     expect(EMBEDDED_SIM_FLAGS.simGpu.shownDefault).toBe(simServerOptionsSchema.parse({}).gpu);
     expect(SERVE_FLAGS.port.shownDefault).toBe('0');
