@@ -1,6 +1,5 @@
 // Was the run answered from a prefix cache it did not ask for? Its cached prompt-token share, and the warning when so.
 import type { DistStats } from './stats.js';
-import type { MetricsBlock } from './summary-model.js';
 
 /** A cached share above this, without a workload that asks for cache hits, is warned about (docs/output-format.md#prompt-cache). */
 export const CACHED_SHARE_THRESHOLD = 0.1;
@@ -24,8 +23,11 @@ export interface TokenSums {
   input: number;
 }
 
+/** The two distributions of a metrics block (summary.json of any version) the check reads. */
+type TokenDists = { cached_tokens?: DistStats; input_tokens?: DistStats };
+
 /** Σ cached and Σ prompt tokens of a block's ok requests, from its distributions (mean × count). */
-export function tokenSums(m: Pick<MetricsBlock, 'cached_tokens' | 'input_tokens'>): TokenSums {
+export function tokenSums(m: TokenDists): TokenSums {
   const sum = (d: DistStats | undefined) => (d?.mean ?? 0) * (d?.count ?? 0);
   return { cached: sum(m.cached_tokens), cachedCount: m.cached_tokens?.count ?? 0, input: sum(m.input_tokens) };
 }
@@ -68,8 +70,8 @@ export function promptCacheCheck(sums: TokenSums, workload: Record<string, unkno
 }
 
 /** The warning of a summary (summary.json of any version: recomputed from its distributions when it has no prompt_cache), or undefined. */
-export function promptCacheWarning(summary: Partial<Pick<MetricsBlock, 'cached_tokens' | 'input_tokens'>> & { prompt_cache?: unknown; run?: Record<string, unknown> }): string | undefined {
-  const p = (summary.prompt_cache ??
-    (summary.cached_tokens && summary.input_tokens ? promptCacheCheck(tokenSums(summary as MetricsBlock), summary.run?.workload as Record<string, unknown> | undefined) : undefined)) as Partial<PromptCacheCheck> | undefined;
+export function promptCacheWarning(summary: TokenDists & { prompt_cache?: unknown; run?: unknown }): string | undefined {
+  const run = summary.run as { workload?: Record<string, unknown> } | undefined;
+  const p = (summary.prompt_cache ?? (summary.cached_tokens && summary.input_tokens ? promptCacheCheck(tokenSums(summary), run?.workload) : undefined)) as Partial<PromptCacheCheck> | undefined;
   return p && typeof p.warning === 'string' ? p.warning : undefined;
 }
