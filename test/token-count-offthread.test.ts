@@ -1,6 +1,7 @@
 // Counting a pathological answer (no usage, 64k of one repeated character) never freezes the measurement of other streams.
 import { describe, it, expect, afterEach } from 'vitest';
 import { run } from '../src/run.js';
+import { loadTokenizer } from '../src/dataset/tokenizer.js';
 import { startScriptServer, chatChunk, usageChunk, DONE, type Script, type ScriptServer } from './fixtures/script-server.js';
 import { tmpDir } from './helpers.js';
 
@@ -61,8 +62,8 @@ describe.each(['h1', 'undici'] as const)('token counting off the measuring threa
     expect(long.output_tokens).toBeGreaterThan(1000);
   }, 120_000);
 
-  it('an answer too slow to count (200k chars in one piece) is recorded with token_source estimate', async () => {
-    // Not a run of one character, so it is not counted in pieces: BPE on it takes far longer than the 2 s bound.
+  it('an answer of 200k chars in one piece is counted exactly, within the 2 s bound (BPE merges long pieces in O(n log n))', async () => {
+    // Not a run of one character, so it is not counted in pieces: the quadratic merge took far longer than the 2 s bound.
     const text = (transport === 'h1' ? 'ab' : 'ac').repeat(100_000);
     const script: Script = {
       steps: [
@@ -71,7 +72,7 @@ describe.each(['h1', 'undici'] as const)('token counting off the measuring threa
       ],
     };
     const { long } = await pair(transport, script);
-    expect(long.token_source).toBe('estimate');
-    expect(long.output_tokens).toBe(50_000); // ceil(200,000 / 4), docs/metrics.md
+    expect(long.token_source).toBe('tokenizer');
+    expect(long.output_tokens).toBe(loadTokenizer('cl100k_base').count(text));
   }, 120_000);
 });
