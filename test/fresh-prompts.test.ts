@@ -9,6 +9,7 @@ import { startSimServer, type SimServerHandle } from '../src/sim/server.js';
 import { registerRun } from '../src/cli/run.js';
 import { registerCompare } from '../src/cli/compare.js';
 import { registerCalibrate } from '../src/cli/calibrate.js';
+import { registerSweep } from '../src/cli/sweep.js';
 import type { Summary } from '../src/metrics/summary.js';
 import { runCli } from './fixtures/cli-harness.js';
 import { tmpDir } from './helpers.js';
@@ -103,6 +104,18 @@ describe('sweep points and calibrate', () => {
         const s = JSON.parse(readFileSync(join(out, p.dir, 'summary.json'), 'utf8')) as Summary;
         expect(cachedShare(s), p.name).toBeLessThan(0.1);
       }
+    } finally {
+      await sim.close();
+    }
+  }, 60_000);
+
+  it('a sweep with one --dataset-seed repeats its prompts at every point, and the terminal names each cached point', async () => {
+    const sim = await startSimServer({ prefixCaching: true, timeScale: 20 });
+    try {
+      const res = await runCli(registerSweep, ['sweep', '--base-url', sim.baseUrl, '--concurrency', '1,2', '--requests', '4', '--input-tokens', '256', '--output-tokens', '4', '--dataset-seed', '3', '--out', join(tmpDir(), 'sw'), '--quiet']);
+      expect(res.code).toBe(0);
+      expect(res.err).not.toMatch(/point c1[-:]/);
+      expect(res.err).toMatch(/tokenflood sweep: WARNING: point c2\S*: .*prefix cache/);
     } finally {
       await sim.close();
     }
