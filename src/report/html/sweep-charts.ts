@@ -1,10 +1,10 @@
 // ECharts options for a sweep: throughput vs load (knee, recommended point), latency vs throughput (Pareto), box plots, decomposition.
 import { rowPairLabel, type GroupInsights, type SweepRow } from '../sweep-model.js';
-import { chartBase, COLORS, valueAxis } from './chart-kit.js';
+import { chartBase, COLORS, GRID_TOP_WITH_LEGEND, LEGEND_ROW, valueAxis } from './chart-kit.js';
 
 const r3 = (x: number | null): number | null => (x === null ? null : Math.round(x * 1000) / 1000);
 const base = (title: string) =>
-  chartBase(title, { grid: { left: 68, right: 36, top: 56, bottom: 52 }, legend: { top: 26, right: 8, type: 'scroll' } });
+  chartBase(title, { grid: { left: 68, right: 36, top: GRID_TOP_WITH_LEGEND, bottom: 52 }, legend: LEGEND_ROW });
 const axis = valueAxis;
 export const groupLabel = (g: { lengths?: string; input_tokens: number; output_tokens: number }): string => g.lengths ?? rowPairLabel(g);
 const loadAxisName = (mode: string) => (mode === 'rate' ? 'request rate (req/s, log scale)' : 'concurrency (log scale)');
