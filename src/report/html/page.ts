@@ -63,6 +63,9 @@ const BOOT = `(function(){
   window.__tokenfloodCharts = charts.length;
 })();`;
 
+/** An inline icon (img-src data: allows it): served by the dashboard, the page would otherwise ask for /favicon.ico without the token. */
+const FAVICON = "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'%3E%3Crect width='16' height='16' rx='3' fill='%233b6fd8'/%3E%3C/svg%3E";
+
 const sha256 = (s: string): string => `'sha256-${createHash('sha256').update(s, 'utf8').digest('base64')}'`;
 
 export function renderPage(p: PageInput): string {
@@ -79,6 +82,7 @@ export function renderPage(p: PageInput): string {
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <title>${escapeHtml(p.title)}</title>
+<link rel="icon" href="${FAVICON}">
 <style>${CSS}</style></head>
 <body>
 <header><h1>${escapeHtml(p.title)}</h1><div class="sub">${escapeHtml(p.subtitle)}</div></header>
