@@ -97,7 +97,7 @@ describe('live changes within the process limits (issue 25, items 24 and 27)', (
     let atChange = -1;
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
-    const done = constantVus.run(base({ concurrency: 2, duration: 60, control: ctl, signal: ac.signal }), async () => {
+    const done = constantVus.run(base({ concurrency: 2, durationMs: 60_000, control: ctl, signal: ac.signal }), async () => {
       sent++;
       if (sent === 2) {
         ctl.set({ concurrency: 2000 });
