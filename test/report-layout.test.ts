@@ -50,7 +50,7 @@ describe('report.html layout (issue 25, D10)', () => {
     const { page, errors } = await open(file);
     const got = await page.evaluate(() => {
       const doc = (globalThis as Doc).document;
-      const details = doc.querySelector('#metadata details');
+      const details = doc.querySelector('#metadata details.config');
       const vs = [...doc.querySelectorAll('#headline .tile .v')] as Doc[];
       return {
         folded: details ? { open: details.open, rows: details.querySelectorAll('tr').length, tall: details.getBoundingClientRect().height > 40 } : null,

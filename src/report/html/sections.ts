@@ -68,6 +68,9 @@ export function errorsTable(m: MetricsBlock): string {
   );
 }
 
+/** A metadata subtree of more fields than this is folded (metadataTable). */
+const FOLD_ROWS = 8;
+
 /** Keys whose values are secrets, whatever they hold (run.json already redacts them; this is a second line of defence). */
 const SECRET_KEY = /^(api[-_]?key|apikey|authorization|proxy[-_]authorization|x[-_]api[-_]key|cookie|password|secret)$/i;
 
@@ -85,7 +88,8 @@ export function scrubSecrets(v: unknown, key = ''): unknown {
 
 /**
  * Metadata as a two-column table of dotted keys (nested objects flattened, arrays shown as JSON). The subtrees
- * named in `fold` (the effective options, `config`: half the page's height otherwise) are folded in a <details>.
+ * named in `fold` (the effective options, `config`: half the page's height otherwise) are folded in a <details>,
+ * and so is any other subtree of more than FOLD_ROWS fields (client health, telemetry sources), in a second one.
  */
 export function metadataTable(meta: Record<string, unknown>, fold: readonly string[] = ['config']): string {
   const rows: [string, string][] = [];
@@ -98,8 +102,16 @@ export function metadataTable(meta: Record<string, unknown>, fold: readonly stri
   };
   walk(scrubSecrets(meta) as Record<string, unknown>, '');
   const table = (rs: [string, string][]) => htmlTable(['field', 'value'], rs.map(([k, v]) => [k, { text: v.length > 2000 ? `${v.slice(0, 2000)}…` : v }]));
-  const folded = rows.filter(([k]) => fold.includes(k.split('.')[0]));
-  const shown = rows.filter(([k]) => !fold.includes(k.split('.')[0]));
-  if (!folded.length) return table(shown);
-  return `${table(shown)}<details class="fold config"><summary>Configuration: ${folded.length} options (click to show)</summary>${table(folded)}</details>`;
+  const head = (k: string) => (k.includes('.') ? k.split('.')[0] : '');
+  const size = new Map<string, number>();
+  for (const [k] of rows) size.set(head(k), (size.get(head(k)) ?? 0) + 1);
+  const folded = rows.filter(([k]) => fold.includes(head(k)));
+  const more = rows.filter(([k]) => !fold.includes(head(k)) && head(k) && size.get(head(k))! > FOLD_ROWS);
+  const shown = rows.filter(([k]) => !fold.includes(head(k)) && !(head(k) && size.get(head(k))! > FOLD_ROWS));
+  const details = (cls: string, summary: string, rs: [string, string][]) => (rs.length ? `<details class="fold ${cls}"><summary>${summary}</summary>${table(rs)}</details>` : '');
+  return (
+    table(shown) +
+    details('more', `More metadata: ${more.length} fields (${esc([...new Set(more.map(([k]) => head(k)))].join(', '))})`, more) +
+    details('config', `Configuration: ${folded.length} options (click to show)`, folded)
+  );
 }

@@ -81,6 +81,7 @@ export function boxChart(title: string, mode: string, boxes: readonly BoxStats[]
     ...base(title),
     tooltip: { trigger: 'item', confine: true },
     legend: undefined,
+    grid: { left: 68, right: 36, top: 48, bottom: 52 },
     xAxis: { type: 'category', name: mode === 'rate' ? 'req/s' : 'concurrency', nameLocation: 'middle', nameGap: 30, data: boxes.map((b) => String(b.load)) },
     yAxis: axis('ms', { nameGap: 50, scale: true }),
     series: [{ type: 'boxplot', name: title, data: boxes.map((b) => (b[key] ?? [0, 0, 0, 0, 0]).map((x) => r3(x))) }],
