@@ -1,7 +1,9 @@
 // LoadControl: changes are checked, each starts a stage, and the closed and open loops follow them.
 import { describe, it, expect } from 'vitest';
-import { LoadControl } from './load-control.js';
-import { constantVus } from './executors/constant-vus.js';
+import { spawnSync } from 'node:child_process';
+import { LoadControl, MAX_LIVE_STAGES } from './load-control.js';
+import { FD_RESERVE, maxInFlightByFds, openFileLimit } from './fd-limit.js';
+import { constantVus, VU_START_BATCH } from './executors/constant-vus.js';
 import { constantArrivalRate } from './executors/constant-arrival-rate.js';
 import type { ScheduleOptions, Slot } from './executors/types.js';
 import { createRng } from '../util/rng.js';
@@ -68,5 +70,49 @@ describe('LoadControl', () => {
     expect(gaps.slice(9).every((g) => Math.abs(g - 10) < 1e-9)).toBe(true);
     expect(sent.slice(0, 10).every((s) => s.stage === 0)).toBe(true);
     expect(sent.slice(10).every((s) => s.stage === 1)).toBe(true);
+  });
+});
+
+describe('live changes within the process limits (issue 25, items 24 and 27)', () => {
+  it('refuses a concurrency above the open-file limit, naming it, and more than MAX_LIVE_STAGES stages', () => {
+    const c = new LoadControl('concurrency', { concurrency: 4, rate: undefined }, () => 0, 1000);
+    expect(c.check({ concurrency: 1000 })).toEqual([]);
+    expect(c.check({ concurrency: 1001 })[0]).toMatch(/^concurrency: 1001 requests in flight need 1001 sockets: at most 1000 within this process's open-file limit \(ulimit -n/);
+    for (let i = 1; i < MAX_LIVE_STAGES; i++) c.set({ concurrency: 4 + (i % 3) });
+    expect(c.stages).toHaveLength(MAX_LIVE_STAGES);
+    expect(c.check({ concurrency: 8 })).toEqual([`at most ${MAX_LIVE_STAGES} load stages per run: this run has had ${MAX_LIVE_STAGES}; start a new run for more changes`]);
+  });
+
+  it('reads the open-file limit as a child shell sees it (ulimit -n), and keeps a reserve below it', () => {
+    const shell = spawnSync('sh', ['-c', 'ulimit -n'], { encoding: 'utf8' }).stdout.trim();
+    expect(String(openFileLimit() ?? 'unlimited')).toBe(shell);
+    expect(maxInFlightByFds(1024)).toBe(1024 - FD_RESERVE);
+    expect(maxInFlightByFds(null)).toBeUndefined();
+  });
+
+  it('constant-vus ramps a big rise: VU_START_BATCH VUs start in the turn of the change, the rest in later turns', async () => {
+    const ctl = new LoadControl('concurrency', { concurrency: 2, rate: undefined }, () => 0, 100_000);
+    const ac = new AbortController();
+    let sent = 0;
+    let atChange = -1;
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const done = constantVus.run(base({ concurrency: 2, durationMs: 60_000, control: ctl, signal: ac.signal }), async () => {
+      sent++;
+      if (sent === 2) {
+        ctl.set({ concurrency: 2000 });
+        atChange = sent;
+      }
+      await gate;
+      return !ac.signal.aborted;
+    });
+    // The change's own turn started one batch (the POST that made it is answered right after); then a batch per turn.
+    expect(atChange).toBe(2 + VU_START_BATCH);
+    expect(sent).toBeLessThan(2000);
+    for (let i = 0; i < 100 && sent < 2000; i++) await new Promise((r) => setImmediate(r));
+    expect(sent).toBe(2000);
+    ac.abort();
+    release();
+    await done;
   });
 });

@@ -1,7 +1,12 @@
 // LoadControl: the live channel into an executor; each change of load (concurrency or rate) starts a new stage.
 
+import { FD_RESERVE, maxInFlightByFds } from './fd-limit.js';
+
 /** Upper bounds of a live change: the same as the flags' (config/schema.ts LOAD_LIMITS). */
 export const LOAD_CHANGE_LIMITS = { concurrency: 100_000, rate: 1_000_000 } as const;
+
+/** Stages a run records at most (run.json load_stages, summary by_stage): further changes are refused, not dropped. */
+export const MAX_LIVE_STAGES = 100;
 
 /** One stretch of a run under one load. Stage 0 is the load the run started with. */
 export interface LoadStage {
@@ -35,6 +40,8 @@ export class LoadControl {
     readonly knob: LiveKnob,
     initial: Omit<LoadStage, 'stage' | 'startedAtMs'>,
     private readonly now: () => number,
+    /** Most requests in flight a change may ask for: one socket each, within the open-file limit (fd-limit.ts). */
+    readonly maxInFlight: number | undefined = maxInFlightByFds(),
   ) {
     this.list = [{ stage: 0, startedAtMs: 0, ...initial }];
   }
@@ -58,6 +65,11 @@ export class LoadControl {
     if (v === undefined) problems.push(`${this.knob}: missing`);
     else if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0 || v > max || (this.knob === 'concurrency' && !Number.isInteger(v)))
       problems.push(`${this.knob}: expected ${this.knob === 'concurrency' ? 'a whole number' : 'a number'} above 0 and at most ${max}`);
+    else if (this.knob === 'concurrency' && this.maxInFlight !== undefined && v > this.maxInFlight)
+      problems.push(
+        `concurrency: ${v} requests in flight need ${v} sockets: at most ${this.maxInFlight} within this process's open-file limit (ulimit -n, less ${FD_RESERVE} kept for files and telemetry); raise the limit or run shards (--shard)`,
+      );
+    if (this.list.length >= MAX_LIVE_STAGES) problems.push(`at most ${MAX_LIVE_STAGES} load stages per run: this run has had ${this.list.length}; start a new run for more changes`);
     return problems;
   }
 

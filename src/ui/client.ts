@@ -1,4 +1,5 @@
 // The dashboard's browser script (served as /assets/dashboard.js): draws ticks from the event stream; server text only via textContent.
+import { FIT_LEGEND_JS } from '../report/html/chart-kit.js';
 
 /**
  * Plain ES5-style JavaScript, no build step. Every string from the run (model output, error bodies, class names,
@@ -6,6 +7,7 @@
  */
 export const DASHBOARD_JS = `(function () {
   'use strict';
+  ${FIT_LEGEND_JS}
   var token = new URLSearchParams(location.search).get('token') || '';
   var q = '?token=' + encodeURIComponent(token);
   var $ = function (id) { return document.getElementById(id); };
@@ -40,10 +42,11 @@ export const DASHBOARD_JS = `(function () {
       if (charts[id]) charts[id].dispose();
       charts[id] = echarts.init(el, null, { renderer: 'canvas' });
       charts[id].setOption(options[id]);
+      tfFitLegend(charts[id]);
     });
     window.__tfCharts = Object.keys(charts).length;
   }
-  window.addEventListener('resize', function () { Object.keys(charts).forEach(function (k) { charts[k].resize(); }); });
+  window.addEventListener('resize', function () { Object.keys(charts).forEach(function (k) { charts[k].resize(); tfFitLegend(charts[k]); }); });
 
   function line(key) { return points.map(function (p) { return [p.t, p[key]]; }); }
   function draw() {
@@ -58,12 +61,21 @@ export const DASHBOARD_JS = `(function () {
     set('c-itl', [{ data: line('itl_p50') }, { data: line('itl_p99') }].concat(extra('itl_extra')));
     set('c-health', [{ data: line('lag_p99') }, { data: line('loop_delay_p99') }]);
     set('c-server', [{ data: line('server_running') }, { data: line('server_waiting') }]);
-    set('c-kv', [{ data: line('kv_usage_pct') }, { data: line('gpu_util_pct') }]);
-    if (charts['c-errors']) charts['c-errors'].setOption({
-      series: errorKinds.map(function (k) {
-        return { name: k, type: 'line', stack: 'errors', areaStyle: {}, showSymbol: false, data: points.map(function (p) { return [p.t, p.errors[k] || 0]; }) };
-      }),
+    // GPU utilization only once a GPU sample came (--gpu-metrics): no empty series in the legend.
+    var hasGpu = points.some(function (p) { return p.gpu_util_pct !== null && p.gpu_util_pct !== undefined; });
+    if (charts['c-kv']) charts['c-kv'].setOption({
+      title: { text: hasGpu ? 'KV cache usage and GPU utilization' : 'KV cache usage' },
+      legend: { data: hasGpu ? ['KV cache', 'GPU'] : ['KV cache'] },
+      series: [{ data: line('kv_usage_pct') }, { data: hasGpu ? line('gpu_util_pct') : [] }],
     });
+    if (charts['c-errors']) {
+      charts['c-errors'].setOption({
+        series: errorKinds.map(function (k) {
+          return { name: k, type: 'line', stack: 'errors', areaStyle: {}, showSymbol: false, data: points.map(function (p) { return [p.t, p.errors[k] || 0]; }) };
+        }),
+      });
+      tfFitLegend(charts['c-errors']);
+    }
     window.__tfUpdates++;
   }
 
@@ -121,6 +133,7 @@ export const DASHBOARD_JS = `(function () {
     downloads(d.files);
     if (d.rows) stats(d.rows);
     if (d.failures) failures(d.failures);
+    if (d.totals) header(d.totals);
     if (d.ended) { ended = true; text('state', 'finished: ' + d.ended); $('stop').disabled = true; $('load-apply').disabled = true; window.__tfEnded = d.ended; }
   }
   function onTick(d) {
@@ -140,9 +153,16 @@ export const DASHBOARD_JS = `(function () {
     if (d.stages) stages(d.stages);
     draw();
   }
+  function header(t) {
+    text('done', String(t.done));
+    text('failed', String(t.failed));
+    text('inflight', String(t.in_flight));
+    text('elapsed', fmt(t.elapsed_s, 0) + ' s');
+  }
   function onEnd(d) {
     ended = true;
     text('state', 'finished: ' + d.stopped_reason);
+    if (d.totals) header(d.totals);
     $('stop').disabled = true;
     $('load-apply').disabled = true;
     stats(d.rows);

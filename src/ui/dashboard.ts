@@ -45,6 +45,11 @@ interface RunView {
   ended: Record<string, unknown> | undefined;
 }
 
+/** The header's final figures, from the summary: the same counts as the statistics table's Aggregated row. */
+function finalTotals(s: { requests: { total: number; cancelled: number; failed: number } }, elapsedS: number): Record<string, number> {
+  return { done: s.requests.total - s.requests.cancelled, failed: s.requests.failed, in_flight: 0, elapsed_s: elapsedS };
+}
+
 /** The download links the page shows; summary.json and report.html only once the run wrote them. */
 function files(ended: boolean, written: readonly string[]): { label: string; path: string; download: boolean }[] {
   const out = [
@@ -83,6 +88,7 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
       rows: view.stats.rows(),
       failures: view.stats.failureRows(),
       ended: view.ended?.stopped_reason ?? null,
+      totals: view.ended?.totals ?? null,
     };
   };
   const server = await startDashboardServer({
@@ -127,9 +133,11 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
     },
     runEnd: (e) => {
       if (!view) return;
-      view.ended = { written: [...e.files.written], stopped_reason: e.summary.run.stopped_reason ?? 'completed' };
+      view.ended = { written: [...e.files.written], stopped_reason: e.summary.run.stopped_reason ?? 'completed', totals: finalTotals(e.summary, (performance.now() - view.t0) / 1000) };
       server.broadcast('end', {
         stopped_reason: e.summary.run.stopped_reason ?? 'completed',
+        // The last tick was up to a second before the end: the header shows the final counts, not that tick's.
+        totals: view.ended.totals,
         rows: view.stats.rows(),
         failures: view.stats.failureRows(),
         stages: (e.meta.load_stages as unknown[]) ?? [],

@@ -1,6 +1,6 @@
 // The dashboard page: an HTML shell whose scripts and styles are files of the same origin (the CSP allows nothing else).
 import { escapeHtml } from '../report/html/escape.js';
-import { chartBase, valueAxis } from '../report/html/chart-kit.js';
+import { chartBase, GRID_TOP_WITH_LEGEND, LEGEND_ROW, valueAxis } from '../report/html/chart-kit.js';
 
 /** Every response carries this: scripts, styles and connections only from the dashboard itself; no framing, no forms. */
 export const CSP = [
@@ -26,6 +26,7 @@ export const DASHBOARD_CHARTS: Record<string, [string, string, string[]]> = {
   'c-errors': ['Errors by kind (last 10 s)', 'failed requests', []],
   'c-health': ['Client health', 'ms', ['schedule lag p99', 'event-loop delay p99']],
   'c-server': ['Server queue (its /metrics)', 'requests', ['running', 'waiting']],
+  // Both in percent (0–100): the server's KV usage fraction × 100, nvidia-smi's utilization.
   'c-kv': ['KV cache usage and GPU utilization', '%', ['KV cache', 'GPU']],
 };
 
@@ -38,9 +39,9 @@ export function chartOptions(extra: readonly number[] = []): Record<string, unkn
   for (const [id, [title, unit, names]] of Object.entries(DASHBOARD_CHARTS)) {
     const series = LATENCY_CHARTS.includes(id) ? [...names, ...extra.map((p) => `p${p}`)] : names;
     out[id] = {
-      ...chartBase(title, { legend: { top: 4, right: 8 } }),
+      ...chartBase(title, { legend: LEGEND_ROW, grid: { left: 64, right: 28, top: GRID_TOP_WITH_LEGEND, bottom: 48 } }),
       xAxis: { type: 'value', name: 'run time (s)', nameLocation: 'middle', nameGap: 26, min: 0 },
-      yAxis: valueAxis(unit, { min: 0 }),
+      yAxis: valueAxis(unit, unit === '%' ? { min: 0, max: 100 } : { min: 0 }),
       series: series.map((name) => ({ name, type: 'line', showSymbol: false, data: [] })),
     };
   }
@@ -65,13 +66,17 @@ nav.tabs{display:flex;gap:6px;margin:8px 0}nav.tabs button.on{background:var(--a
 .tab{display:none}.tab.on{display:block}
 table{border-collapse:collapse;width:100%;font-variant-numeric:tabular-nums}
 th,td{padding:4px 8px;border-bottom:1px solid var(--line);text-align:right;white-space:nowrap}
-th:first-child,td:first-child{text-align:left}th{color:var(--mute);font-weight:600;font-size:12px;background:#fafbfd}
+th:first-child,td:first-child{text-align:left}th{color:var(--mute);font-weight:600;font-size:12px;background:#fafbfd;white-space:normal;vertical-align:bottom}
+#stats th,#stats td{padding:4px 5px;font-size:12.5px}
 td.text{text-align:left;white-space:normal;word-break:break-word;max-width:640px}
 .scroll{overflow-x:auto}pre{background:#f7f8fb;border:1px solid var(--line);border-radius:6px;padding:10px;overflow:auto;font-size:12px}
 ul.links li{margin:4px 0}
 `;
 
 export const dashboardCss = (): string => CSS;
+
+/** An inline icon (the CSP allows data: images): without one the browser asks for /favicon.ico without the token, a 403. */
+export const FAVICON = "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'%3E%3Crect width='16' height='16' rx='3' fill='%233b6fd8'/%3E%3C/svg%3E";
 
 /** The page; `token` is hex (createToken), so it needs no escaping, but is escaped anyway. */
 export function dashboardHtml(token: string): string {
@@ -84,6 +89,7 @@ export function dashboardHtml(token: string): string {
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>tokenflood live</title>
+<link rel="icon" href="${FAVICON}">
 <link rel="stylesheet" href="/assets/dashboard.css${q}">
 </head><body>
 <header><div><h1>tokenflood live</h1><div class="sub" id="target"></div></div>

@@ -10,8 +10,12 @@ import { tokenMatches } from './token.js';
 
 /** A control request body larger than this is refused (a load change is a few bytes). */
 const MAX_BODY_BYTES = 4096;
+/** After a body over the limit, this much more is read and discarded so the 413 reaches the client; then the socket closes. */
+const MAX_DISCARD_BYTES = 1024 * 1024;
 /** A browser that reads its stream slower than this much backlog is disconnected (it reconnects and gets `init`). */
 const MAX_CLIENT_BACKLOG = 4 * 1024 * 1024;
+/** Event-stream connections at once (a page holds one; each costs a JSON frame per tick): more get 503. */
+export const MAX_STREAM_CLIENTS = 16;
 
 /** What the server asks of the dashboard behind it. */
 export interface DashboardBackend {
@@ -56,18 +60,20 @@ function reportCsp(html: string): string | undefined {
   return /<meta http-equiv="Content-Security-Policy" content="([^"]+)">/.exec(html)?.[1];
 }
 
-function readBody(req: IncomingMessage): Promise<string | undefined> {
+/** The body as text; 'too large' past MAX_BODY_BYTES (the rest is drained, not kept, so the client reads the 413). */
+function readBody(req: IncomingMessage): Promise<string | 'too large' | undefined> {
   return new Promise((resolve) => {
     let size = 0;
     const parts: Buffer[] = [];
     req.on('data', (b: Buffer) => {
       size += b.length;
-      if (size > MAX_BODY_BYTES) {
-        resolve(undefined);
-        req.destroy();
+      if (size > MAX_BODY_BYTES + MAX_DISCARD_BYTES) req.destroy();
+      else if (size > MAX_BODY_BYTES) {
+        parts.length = 0;
+        resolve('too large');
       } else parts.push(b);
     });
-    req.on('end', () => resolve(Buffer.concat(parts).toString('utf8')));
+    req.on('end', () => resolve(size > MAX_BODY_BYTES ? 'too large' : Buffer.concat(parts).toString('utf8')));
     req.on('error', () => resolve(undefined));
   });
 }
@@ -89,7 +95,11 @@ export async function startDashboardServer(o: { host: string; port: number; toke
     if (method === 'POST') {
       if (path !== '/api/stop' && path !== '/api/load') return json(res, 404, { error: 'no such endpoint' });
       const raw = await readBody(req);
-      if (raw === undefined) return json(res, 413, { error: 'request body too large' });
+      if (raw === undefined) return void res.destroy();
+      if (raw === 'too large') {
+        res.setHeader('connection', 'close');
+        return json(res, 413, { error: `request body too large: at most ${MAX_BODY_BYTES} bytes (a load change is a few bytes, e.g. {"concurrency": 8})` });
+      }
       if (path === '/api/stop') {
         o.backend.stop();
         return json(res, 202, { stopping: true });
@@ -112,6 +122,8 @@ export async function startDashboardServer(o: { host: string; port: number; toke
     if (path === '/api/state') return json(res, 200, o.backend.init());
     if (path === '/download/stats.csv') return send(res, 200, 'text/csv; charset=utf-8', o.backend.statsCsv(), { 'content-disposition': 'attachment; filename="stats.csv"' });
     if (path === '/api/events') {
+      if (clients.size >= MAX_STREAM_CLIENTS)
+        return send(res, 503, 'text/plain; charset=utf-8', `too many live pages: at most ${MAX_STREAM_CLIENTS} event streams at once; close another tab\n`, { 'retry-after': '10' });
       res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', connection: 'keep-alive', 'x-accel-buffering': 'no' });
       res.write(`retry: 2000\nevent: init\ndata: ${JSON.stringify(o.backend.init())}\n\n`);
       clients.add(res);

@@ -3,7 +3,7 @@ import { writeFileAtomic } from '../../util/atomic-write.js';
 import type { CompareResult, Loaded, MetricDelta } from '../compare.js';
 import { CHART_SAMPLE_MAX, sampleRecords } from '../results-dir.js';
 import { cdfChart } from './run-charts.js';
-import { COLORS } from './chart-kit.js';
+import { COLORS, GRID_TOP_WITH_LEGEND, LEGEND_ROW } from './chart-kit.js';
 import { renderPage } from './page.js';
 import { htmlTable, num } from './sections.js';
 import { escapeHtml as esc } from './escape.js';
@@ -50,9 +50,9 @@ function sweepCurves(all: readonly Loaded[], names: readonly string[]): Record<s
       animation: false,
       color: COLORS,
       title: { text: title, left: 8, top: 4, textStyle: { fontSize: 13, fontWeight: 600 } },
-      legend: { top: 26, right: 8, type: 'scroll' },
+      legend: LEGEND_ROW,
       tooltip: { trigger: 'axis', confine: true },
-      grid: { left: 68, right: 30, top: 60, bottom: 50 },
+      grid: { left: 68, right: 30, top: GRID_TOP_WITH_LEGEND, bottom: 50 },
       xAxis: { type: 'log', logBase: 2, name: 'load (log scale)', nameLocation: 'middle', nameGap: 30 },
       yAxis: { type: 'value', name: unit, nameLocation: 'middle', nameGap: 50, scale: true },
       series,

@@ -1,5 +1,5 @@
 // The run report's GPU and host charts, on the run's time axis: utilization, power and memory per GPU, client and server CPU.
-import { chartBase as base, valueAxis } from './chart-kit.js';
+import { chartBase as base, fromZero, GRID_TOP_WITH_LEGEND, LEGEND_ROW, valueAxis } from './chart-kit.js';
 
 type Line = { t_ms: number; gpus?: Record<string, unknown>[]; host?: Record<string, unknown> };
 const r3 = (x: number): number => Math.round(x * 1000) / 1000;
@@ -14,7 +14,7 @@ function perGpu(lines: readonly Line[], t0Ms: number, k: string, name: (gpu: str
     name: name(id),
     yAxisIndex,
     showSymbol: false,
-    data: lines.filter((l) => l.gpus).map((l) => [r3((l.t_ms - t0Ms) / 1000), num(l.gpus!.find((g) => String(g.gpu) === id)?.[k])]),
+    data: fromZero(lines.filter((l) => l.gpus).map((l) => [r3((l.t_ms - t0Ms) / 1000), num(l.gpus!.find((g) => String(g.gpu) === id)?.[k])])),
   }));
 }
 
@@ -22,9 +22,9 @@ function perGpu(lines: readonly Line[], t0Ms: number, k: string, name: (gpu: str
 export function gpuUtilChart(lines: readonly Line[], t0Ms: number): Record<string, unknown> {
   return {
     ...base('GPUs: utilization and power'),
-    legend: { top: 4, right: 8 },
-    grid: { left: 64, right: 64, top: 48, bottom: 48 },
-    xAxis: valueAxis(AXIS),
+    legend: LEGEND_ROW,
+    grid: { left: 64, right: 64, top: GRID_TOP_WITH_LEGEND, bottom: 48 },
+    xAxis: valueAxis(AXIS, { min: 0 }),
     yAxis: [valueAxis('utilization %', { nameGap: 44, min: 0, max: 100 }), valueAxis('power W', { position: 'right', nameGap: 40, splitLine: { show: false } })],
     series: [...perGpu(lines, t0Ms, 'util_pct', (g) => `GPU ${g} util %`), ...perGpu(lines, t0Ms, 'power_w', (g) => `GPU ${g} W`, 1)],
   };
@@ -33,12 +33,12 @@ export function gpuUtilChart(lines: readonly Line[], t0Ms: number): Record<strin
 /** Framebuffer memory used (MiB) of every GPU, and the client's (and --server-pid's) CPU %. */
 export function gpuMemoryHostChart(lines: readonly Line[], t0Ms: number): Record<string, unknown> {
   const host = lines.filter((l) => l.host);
-  const hostSeries = (k: string, name: string) => ({ type: 'line', name, yAxisIndex: 1, showSymbol: false, lineStyle: { type: 'dashed' }, data: host.map((l) => [r3((l.t_ms - t0Ms) / 1000), num(l.host![k])]) });
+  const hostSeries = (k: string, name: string) => ({ type: 'line', name, yAxisIndex: 1, showSymbol: false, lineStyle: { type: 'dashed' }, data: fromZero(host.map((l) => [r3((l.t_ms - t0Ms) / 1000), num(l.host![k])])) });
   return {
     ...base('GPU memory used, and CPU of the client machine (and --server-pid)'),
-    legend: { top: 4, right: 8 },
-    grid: { left: 64, right: 64, top: 48, bottom: 48 },
-    xAxis: valueAxis(AXIS),
+    legend: LEGEND_ROW,
+    grid: { left: 64, right: 64, top: GRID_TOP_WITH_LEGEND, bottom: 48 },
+    xAxis: valueAxis(AXIS, { min: 0 }),
     yAxis: [valueAxis('MiB', { nameGap: 52 }), valueAxis('CPU %', { position: 'right', nameGap: 40, min: 0, splitLine: { show: false } })],
     series: [
       ...perGpu(lines, t0Ms, 'fb_used_mib', (g) => `GPU ${g} MiB`),

@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import { echartsSource } from './echarts-source.js';
 import { escapeHtml, jsonForScript, scriptSafe } from './escape.js';
+import { FIT_LEGEND_JS } from './chart-kit.js';
 
 export interface PageInput {
   title: string;
@@ -27,37 +28,43 @@ main{max-width:1280px;margin:0 auto;padding:20px 24px 60px}
 section.card{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:18px 20px;margin:0 0 18px;box-shadow:0 1px 2px #0000000a}
 section.card h2{margin:0 0 12px;font-size:16px;font-weight:650}
 .banner{background:#fff6e0;border:1px solid #f1d38a;color:#7a5400;border-radius:8px;padding:10px 14px;margin-bottom:18px}
-.tiles{display:grid;grid-template-columns:repeat(auto-fill,minmax(170px,1fr));gap:12px}
+.tiles{display:grid;grid-template-columns:repeat(auto-fill,minmax(200px,1fr));gap:12px}
 .tile{border:1px solid var(--line);border-radius:8px;padding:10px 12px;background:#fbfcfe}
-.tile .k{color:var(--mute);font-size:12px}.tile .v{font-size:20px;font-weight:650;margin-top:2px}.tile .u{font-size:12px;color:var(--mute);margin-left:3px;font-weight:400}
+.tile .k{color:var(--mute);font-size:12px}.tile .v{font-size:19px;font-weight:650;margin-top:2px;white-space:nowrap}.tile .u{font-size:12px;color:var(--mute);margin-left:3px;font-weight:400}
 .tile.good .v{color:var(--good)}.tile.bad .v{color:var(--bad)}
 .grid2{display:grid;grid-template-columns:repeat(auto-fit,minmax(520px,1fr));gap:16px}
-.chart{width:100%;height:340px}.chart.tall{height:460px}
+.chart{width:100%;height:340px}.chart.tall{height:460px}.chart.short{height:190px}
 table{border-collapse:collapse;width:100%;font-variant-numeric:tabular-nums}
 th,td{padding:5px 8px;border-bottom:1px solid var(--line);text-align:right;white-space:nowrap}
-th:first-child,td:first-child{text-align:left}th{color:var(--mute);font-weight:600;font-size:12px;background:#fafbfd}
+th:first-child,td:first-child{text-align:left}th{color:var(--mute);font-weight:600;font-size:12px;background:#fafbfd;white-space:normal;vertical-align:bottom}
+table.wide th,table.wide td{padding:4px 5px;font-size:12.5px}
 td.text{text-align:left;white-space:normal;word-break:break-word;max-width:640px}
 .scroll{overflow-x:auto}
 ul.insights{margin:0;padding-left:20px}ul.insights li{margin:4px 0}
 .pass{color:var(--good);font-weight:600}.fail{color:var(--bad);font-weight:600}
 .muted{color:var(--mute)}
+details.fold{margin-top:10px}details.fold>summary{cursor:pointer;color:var(--accent);font-weight:600;margin-bottom:8px}
 pre{background:#f7f8fb;border:1px solid var(--line);border-radius:6px;padding:10px;overflow:auto;font-size:12px}
 footer{color:var(--mute);text-align:center;font-size:12px;padding:16px}
 `;
 
 /** Boot: draw every chart from the JSON data; report failures on the console; expose the count for tests. */
 const BOOT = `(function(){
+  ${FIT_LEGEND_JS}
   var data = JSON.parse(document.getElementById('tf-data').textContent);
   var charts = [];
   Object.keys(data).forEach(function (id) {
     var el = document.getElementById(id);
     if (!el) { console.error('tokenflood report: no element for chart ' + id); return; }
-    try { var c = echarts.init(el, null, { renderer: 'canvas' }); c.setOption(data[id]); charts.push(c); }
+    try { var c = echarts.init(el, null, { renderer: 'canvas' }); c.setOption(data[id]); tfFitLegend(c); charts.push(c); }
     catch (e) { console.error('tokenflood report: chart ' + id + ' failed: ' + (e && e.message)); }
   });
-  window.addEventListener('resize', function () { charts.forEach(function (c) { c.resize(); }); });
+  window.addEventListener('resize', function () { charts.forEach(function (c) { c.resize(); tfFitLegend(c); }); });
   window.__tokenfloodCharts = charts.length;
 })();`;
+
+/** An inline icon (img-src data: allows it): served by the dashboard, the page would otherwise ask for /favicon.ico without the token. */
+const FAVICON = "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'%3E%3Crect width='16' height='16' rx='3' fill='%233b6fd8'/%3E%3C/svg%3E";
 
 const sha256 = (s: string): string => `'sha256-${createHash('sha256').update(s, 'utf8').digest('base64')}'`;
 
@@ -75,6 +82,7 @@ export function renderPage(p: PageInput): string {
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <title>${escapeHtml(p.title)}</title>
+<link rel="icon" href="${FAVICON}">
 <style>${CSS}</style></head>
 <body>
 <header><h1>${escapeHtml(p.title)}</h1><div class="sub">${escapeHtml(p.subtitle)}</div></header>

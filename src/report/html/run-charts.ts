@@ -1,7 +1,7 @@
 // ECharts options (plain JSON, no functions) for one run: distributions, timeline, load over time, stalls and errors.
 import type { RequestRecord } from '../../metrics/record.js';
 import type { MetricsBlock } from '../../metrics/summary.js';
-import { chartBase, COLORS, valueAxis } from './chart-kit.js';
+import { chartBase, COLORS, GRID_TOP_WITH_LEGEND, LEGEND_ROW, valueAxis } from './chart-kit.js';
 import { cdf, histogram, itlStalls, overTime, timeline, type Stalls } from './run-data.js';
 
 const r3 = (x: number): number => Math.round(x * 1000) / 1000;
@@ -26,7 +26,8 @@ export function histogramChart(title: string, values: readonly number[], unit: s
 export function cdfChart(title: string, series: { name: string; values: readonly number[] }[], unit: string): Record<string, unknown> {
   return {
     ...base(title),
-    legend: { top: 4, right: 8 },
+    legend: LEGEND_ROW,
+    grid: { left: 64, right: 28, top: GRID_TOP_WITH_LEGEND, bottom: 48 },
     tooltip: { trigger: 'item', confine: true },
     xAxis: valueAxis(unit, { scale: true }),
     yAxis: valueAxis('% of requests ≤', { min: 0, max: 100, nameGap: 40 }),
@@ -54,8 +55,8 @@ export function timelineChart(records: readonly RequestRecord[]): { option: Reco
   ];
   const option = {
     ...base('Requests over time (send → first token → end)'),
-    legend: { top: 4, right: 8, data: series.slice(1).map((s) => s.name) },
-    grid: { left: 64, right: 28, top: 48, bottom: 48 },
+    legend: { ...LEGEND_ROW, data: series.slice(1).map((s) => s.name) },
+    grid: { left: 64, right: 28, top: GRID_TOP_WITH_LEGEND, bottom: 48 },
     tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' }, confine: true },
     xAxis: valueAxis('seconds since the first request'),
     yAxis: { type: 'category', inverse: true, name: 'request id', data: tl.bars.map((b) => String(b.id)), axisLabel: { show: tl.bars.length <= 60 } },
@@ -71,8 +72,8 @@ export function overTimeChart(records: readonly RequestRecord[]): Record<string,
   const xs = ot.t_s.map(r3);
   return {
     ...base('Output tokens/s and requests in flight over time'),
-    legend: { top: 4, right: 8 },
-    grid: { left: 64, right: 64, top: 48, bottom: 48 },
+    legend: LEGEND_ROW,
+    grid: { left: 64, right: 64, top: GRID_TOP_WITH_LEGEND, bottom: 48 },
     xAxis: valueAxis('seconds since the first request'),
     yAxis: [valueAxis('output tok/s', { nameGap: 48 }), valueAxis('in flight / failures', { position: 'right', nameGap: 40, splitLine: { show: false } })],
     series: [

@@ -165,7 +165,7 @@ function serverSection(d: RunReportData, charts: Record<string, unknown>): { id:
   return {
     id: 'server',
     title: 'Server',
-    html: `<p class="muted">${note}</p>${srv.findings.length ? statementsList(srv.findings.map((f) => f.message)) : ''}<div class="grid2">${div('c-server-load')}${div('c-server-times')}</div>${srv.ttft_decomposition ? div('c-server-ttft') : ''}`,
+    html: `<p class="muted">${note}</p>${srv.findings.length ? statementsList(srv.findings.map((f) => f.message)) : ''}<div class="grid2">${div('c-server-load')}${div('c-server-times')}</div>${srv.ttft_decomposition ? '<div class="chart short" id="c-server-ttft"></div>' : ''}`,
   };
 }
 

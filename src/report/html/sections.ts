@@ -29,11 +29,11 @@ export function tiles(ts: readonly Tile[]): string {
     .join('')}</div>`;
 }
 
-/** A table; cells are plain text (escaped) unless given as {html}. The first column is left-aligned. */
-export function htmlTable(header: readonly string[], rows: readonly (string | { html: string } | { text: string })[][]): string {
+/** A table; cells are plain text (escaped) unless given as {html}. The first column is left-aligned; class `wide` packs many columns. */
+export function htmlTable(header: readonly string[], rows: readonly (string | { html: string } | { text: string })[][], cls?: 'wide'): string {
   const cell = (c: string | { html: string } | { text: string }) =>
     typeof c === 'string' ? `<td>${esc(c)}</td>` : 'html' in c ? `<td>${c.html}</td>` : `<td class="text">${esc(c.text)}</td>`;
-  return `<div class="scroll"><table><thead><tr>${header.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows
+  return `<div class="scroll"><table${cls ? ` class="${cls}"` : ''}><thead><tr>${header.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows
     .map((r) => `<tr>${r.map(cell).join('')}</tr>`)
     .join('')}</tbody></table></div>`;
 }
@@ -68,6 +68,9 @@ export function errorsTable(m: MetricsBlock): string {
   );
 }
 
+/** A metadata subtree of more fields than this is folded (metadataTable). */
+const FOLD_ROWS = 8;
+
 /** Keys whose values are secrets, whatever they hold (run.json already redacts them; this is a second line of defence). */
 const SECRET_KEY = /^(api[-_]?key|apikey|authorization|proxy[-_]authorization|x[-_]api[-_]key|cookie|password|secret)$/i;
 
@@ -83,8 +86,12 @@ export function scrubSecrets(v: unknown, key = ''): unknown {
   return v;
 }
 
-/** Metadata as a two-column table of dotted keys (nested objects flattened, arrays shown as JSON). */
-export function metadataTable(meta: Record<string, unknown>): string {
+/**
+ * Metadata as a two-column table of dotted keys (nested objects flattened, arrays shown as JSON). The subtrees
+ * named in `fold` (the effective options, `config`: half the page's height otherwise) are folded in a <details>,
+ * and so is any other subtree of more than FOLD_ROWS fields (client health, telemetry sources), in a second one.
+ */
+export function metadataTable(meta: Record<string, unknown>, fold: readonly string[] = ['config']): string {
   const rows: [string, string][] = [];
   const walk = (o: Record<string, unknown>, prefix: string) => {
     for (const [k, v] of Object.entries(o)) {
@@ -94,5 +101,17 @@ export function metadataTable(meta: Record<string, unknown>): string {
     }
   };
   walk(scrubSecrets(meta) as Record<string, unknown>, '');
-  return htmlTable(['field', 'value'], rows.map(([k, v]) => [k, { text: v.length > 2000 ? `${v.slice(0, 2000)}…` : v }]));
+  const table = (rs: [string, string][]) => htmlTable(['field', 'value'], rs.map(([k, v]) => [k, { text: v.length > 2000 ? `${v.slice(0, 2000)}…` : v }]));
+  const head = (k: string) => (k.includes('.') ? k.split('.')[0] : '');
+  const size = new Map<string, number>();
+  for (const [k] of rows) size.set(head(k), (size.get(head(k)) ?? 0) + 1);
+  const folded = rows.filter(([k]) => fold.includes(head(k)));
+  const more = rows.filter(([k]) => !fold.includes(head(k)) && head(k) && size.get(head(k))! > FOLD_ROWS);
+  const shown = rows.filter(([k]) => !fold.includes(head(k)) && !(head(k) && size.get(head(k))! > FOLD_ROWS));
+  const details = (cls: string, summary: string, rs: [string, string][]) => (rs.length ? `<details class="fold ${cls}"><summary>${summary}</summary>${table(rs)}</details>` : '');
+  return (
+    table(shown) +
+    details('more', `More metadata: ${more.length} fields (${esc([...new Set(more.map(([k]) => head(k)))].join(', '))})`, more) +
+    details('config', `Configuration: ${folded.length} options (click to show)`, folded)
+  );
 }

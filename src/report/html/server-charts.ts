@@ -1,7 +1,7 @@
 // The run report's server charts, on the run's time axis: running/waiting with KV usage, per-interval server times, TTFT decomposition.
 import type { ServerSample } from '../../telemetry/normalize.js';
 import type { ServerSummary } from '../../metrics/server-model.js';
-import { chartBase as base, valueAxis } from './chart-kit.js';
+import { chartBase as base, fromZero, GRID_TOP_WITH_LEGEND, LEGEND_ROW, valueAxis } from './chart-kit.js';
 
 const r3 = (x: number): number => Math.round(x * 1000) / 1000;
 const AXIS = 'seconds since the first request';
@@ -12,15 +12,15 @@ export function serverLoadChart(samples: readonly ServerSample[], t0Ms: number):
   const pre = samples.slice(1).map((s, i) => [t(s), Math.max(0, (s.counters.preemptions ?? 0) - (samples[i].counters.preemptions ?? 0))]);
   return {
     ...base('Server: running and waiting requests, KV-cache usage'),
-    legend: { top: 4, right: 8 },
-    grid: { left: 64, right: 64, top: 48, bottom: 48 },
-    xAxis: valueAxis(AXIS),
+    legend: LEGEND_ROW,
+    grid: { left: 64, right: 64, top: GRID_TOP_WITH_LEGEND, bottom: 48 },
+    xAxis: valueAxis(AXIS, { min: 0 }),
     yAxis: [valueAxis('requests', { nameGap: 44 }), valueAxis('KV usage %', { position: 'right', nameGap: 40, max: 100, min: 0, splitLine: { show: false } })],
     series: [
-      { type: 'line', name: 'running', showSymbol: false, step: 'end', data: samples.map((s) => [t(s), s.gauges.running ?? null]) },
-      { type: 'line', name: 'waiting', showSymbol: false, step: 'end', data: samples.map((s) => [t(s), s.gauges.waiting ?? null]) },
-      { type: 'line', name: 'KV usage %', yAxisIndex: 1, showSymbol: false, areaStyle: { opacity: 0.1 }, data: samples.map((s) => [t(s), s.gauges.kv_usage === undefined ? null : r3(s.gauges.kv_usage * 100)]) },
-      { type: 'bar', name: 'preemptions', itemStyle: { color: '#d64545' }, data: pre },
+      { type: 'line', name: 'running', showSymbol: false, step: 'end', data: fromZero(samples.map((s) => [t(s), s.gauges.running ?? null])) },
+      { type: 'line', name: 'waiting', showSymbol: false, step: 'end', data: fromZero(samples.map((s) => [t(s), s.gauges.waiting ?? null])) },
+      { type: 'line', name: 'KV usage %', yAxisIndex: 1, showSymbol: false, areaStyle: { opacity: 0.1 }, data: fromZero(samples.map((s) => [t(s), s.gauges.kv_usage === undefined ? null : r3(s.gauges.kv_usage * 100)])) },
+      { type: 'bar', name: 'preemptions', itemStyle: { color: '#d64545' }, data: pre.filter((p) => p[0] >= 0) },
     ],
   };
 }
@@ -37,12 +37,13 @@ export function serverTimesChart(samples: readonly ServerSample[], t0Ms: number,
       const b = s.histograms[f];
       if (!b || b.count <= (a?.count ?? 0)) return [];
       return [[r3((s.t_ms - t0Ms) / 1000), r3((((b.sum - (a?.sum ?? 0)) / (b.count - (a?.count ?? 0))) * 1000) / timeScale)]];
-    }),
+    }).filter((p) => p[0] >= 0),
   }));
   return {
     ...base('Server: queue, prefill and decode time per scrape interval (mean)'),
-    legend: { top: 4, right: 8 },
-    xAxis: valueAxis(AXIS),
+    legend: LEGEND_ROW,
+    grid: { left: 64, right: 28, top: GRID_TOP_WITH_LEGEND, bottom: 48 },
+    xAxis: valueAxis(AXIS, { min: 0 }),
     yAxis: valueAxis('ms', { nameGap: 44 }),
     series,
   };
@@ -55,8 +56,8 @@ export function ttftDecompositionChart(s: ServerSummary): Record<string, unknown
   return {
     ...base('TTFT mean = server queue + server prefill + rest (network, API server, client)'),
     tooltip: { trigger: 'item', confine: true },
-    legend: { top: 28, left: 8 },
-    grid: { left: 64, right: 28, top: 64, bottom: 40 },
+    legend: LEGEND_ROW,
+    grid: { left: 64, right: 28, top: GRID_TOP_WITH_LEGEND, bottom: 40 },
     xAxis: valueAxis('ms'),
     yAxis: { type: 'category', data: ['TTFT mean'] },
     series: [part('queue', d.queue_mean_ms, '#e8833a'), part('prefill', d.prefill_mean_ms, '#3b6fd8'), part('rest', d.rest_mean_ms, '#7f8c8d')],

@@ -1,10 +1,10 @@
 // ECharts options for a sweep: throughput vs load (knee, recommended point), latency vs throughput (Pareto), box plots, decomposition.
 import { rowPairLabel, type GroupInsights, type SweepRow } from '../sweep-model.js';
-import { chartBase, COLORS, valueAxis } from './chart-kit.js';
+import { chartBase, COLORS, GRID_TOP_WITH_LEGEND, LEGEND_ROW, valueAxis } from './chart-kit.js';
 
 const r3 = (x: number | null): number | null => (x === null ? null : Math.round(x * 1000) / 1000);
 const base = (title: string) =>
-  chartBase(title, { grid: { left: 68, right: 36, top: 56, bottom: 52 }, legend: { top: 26, right: 8, type: 'scroll' } });
+  chartBase(title, { grid: { left: 68, right: 36, top: GRID_TOP_WITH_LEGEND, bottom: 52 }, legend: LEGEND_ROW });
 const axis = valueAxis;
 export const groupLabel = (g: { lengths?: string; input_tokens: number; output_tokens: number }): string => g.lengths ?? rowPairLabel(g);
 const loadAxisName = (mode: string) => (mode === 'rate' ? 'request rate (req/s, log scale)' : 'concurrency (log scale)');
@@ -81,6 +81,7 @@ export function boxChart(title: string, mode: string, boxes: readonly BoxStats[]
     ...base(title),
     tooltip: { trigger: 'item', confine: true },
     legend: undefined,
+    grid: { left: 68, right: 36, top: 48, bottom: 52 },
     xAxis: { type: 'category', name: mode === 'rate' ? 'req/s' : 'concurrency', nameLocation: 'middle', nameGap: 30, data: boxes.map((b) => String(b.load)) },
     yAxis: axis('ms', { nameGap: 50, scale: true }),
     series: [{ type: 'boxplot', name: title, data: boxes.map((b) => (b[key] ?? [0, 0, 0, 0, 0]).map((x) => r3(x))) }],

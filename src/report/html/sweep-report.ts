@@ -76,7 +76,7 @@ function pointsTable(doc: SweepDoc): string {
     ...extra.map((k) => num(r.extra_percentiles?.[k] ?? null)),
     ...(hasSlo ? [{ html: r.status === 'failed' ? '–' : r.slo_passed ? '<span class="pass">pass</span>' : `<span class="fail">fail</span> <span class="muted">${esc(r.slo_failed.join(', '))}</span>` }, r.grade ?? '–'] : []),
   ]);
-  return htmlTable(header, rows);
+  return htmlTable(header, rows, 'wide');
 }
 
 /** The banner: the simulated server, then every warning that qualifies the sweep's numbers (escaped). */

@@ -3,6 +3,12 @@ import type { Executor, ScheduleOptions, SendFn } from './types.js';
 import { measuredLimitReached } from './limits.js';
 import { globalIndex } from '../shard.js';
 
+/**
+ * VUs started in one turn of the event loop; a bigger rise (a live change to thousands) starts the rest in later
+ * turns (setImmediate), so the process keeps answering (the dashboard's POST, timers, responses) while it ramps.
+ */
+export const VU_START_BATCH = 200;
+
 async function closedLoop(o: ScheduleOptions, send: SendFn): Promise<void> {
   const ctl = o.control;
   const target = () => ctl?.current.concurrency ?? o.concurrency ?? 1;
@@ -24,9 +30,21 @@ async function closedLoop(o: ScheduleOptions, send: SendFn): Promise<void> {
       if (!(await send({ index, warmup: index < o.warmup, scheduledAtMs: t, readyAtMs: t, phase: 'steady', stage: ctl?.current.stage }))) return;
     }
   };
+  let pendingFill: Promise<void> | undefined;
   const fill = () => {
+    let started = 0;
     for (let k = 0; k < target(); k++) {
       if (alive.has(k)) continue;
+      if (started++ >= VU_START_BATCH) {
+        pendingFill ??= new Promise<void>((resolve) =>
+          setImmediate(() => {
+            pendingFill = undefined;
+            if (!over && !o.signal?.aborted) fill();
+            resolve();
+          }),
+        );
+        return;
+      }
       alive.add(k);
       const p: Promise<void> = worker(k).finally(() => (alive.delete(k), running.delete(p)));
       running.add(p);
@@ -35,7 +53,7 @@ async function closedLoop(o: ScheduleOptions, send: SendFn): Promise<void> {
   const unsubscribe = ctl?.onChange(() => over || o.signal?.aborted || fill());
   fill();
   try {
-    while (running.size) await Promise.all([...running]);
+    while (running.size || pendingFill) await Promise.all([...running, pendingFill]);
   } finally {
     unsubscribe?.();
   }
