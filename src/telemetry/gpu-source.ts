@@ -3,7 +3,8 @@ import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Summary } from '../metrics/summary-model.js';
 import type { SourceContext, SourceResult, TimelineSource } from './source.js';
-import { drop, GpuSummaryBuilder, Running, type GpuSample } from './gpu/sample.js';
+import { drop, GpuSummaryBuilder, MAX_GPUS, Running, saneGpuSample, type GpuSample } from './gpu/sample.js';
+import { stripControls } from '../util/terminal-text.js';
 import { forEachLine } from './jsonl-lines.js';
 
 export const GPU_METRICS_JSONL = 'gpu_metrics.jsonl';
@@ -27,6 +28,9 @@ type Line = { t_ms: number; gpus: Record<string, unknown>[] } | { t_ms: number; 
 export function gpuSources(c: GpuSourceConfig): TimelineSource[] {
   const intervalMs = c.scrapeInterval * 1000;
   let stopAll: (() => Promise<void>) | undefined;
+  let gpuStats: (() => Record<string, number>) | undefined;
+  let rejected = 0;
+  let cutGpus = 0;
   let file = '';
   let pending: string[] = [];
   let lines = 0;
@@ -50,7 +54,16 @@ export function gpuSources(c: GpuSourceConfig): TimelineSource[] {
         const gpu = c.gpuMetrics !== undefined ? createGpuSampler!(c.gpuMetrics, { intervalMs, onProblem: ctx.notice, now: ctx.now }) : undefined;
         const host = createHostSampler({ intervalMs, serverPid: c.serverPid, onProblem: ctx.notice, now: ctx.now });
         const live = (l: Line) => (push(l), ctx.onSample?.({ source: 'gpu', tMs: l.t_ms, line: l as unknown as Record<string, unknown> }));
-        await gpu?.start((gpus, t) => live({ t_ms: t, gpus: gpus as unknown as Record<string, unknown>[] }));
+        gpuStats = gpu?.stats?.bind(gpu);
+        await gpu?.start((gpus, t) => {
+          // Every reading goes through the sanity rule; a set never holds more than MAX_GPUS GPUs.
+          const bad: string[] = [];
+          if (gpus.length > MAX_GPUS) cutGpus += gpus.length - MAX_GPUS;
+          const kept = gpus.slice(0, MAX_GPUS).map((g) => saneGpuSample(g, bad));
+          if (bad.length && !rejected) ctx.notice(`GPU metrics: a reading out of range was dropped (${stripControls(bad[0]).slice(0, 120)}); such readings are counted in run.json gpu_metrics.rejected_values`);
+          rejected += bad.length;
+          live({ t_ms: t, gpus: kept as unknown as Record<string, unknown>[] });
+        });
         await host.start((h, t) => live({ t_ms: t, host: h as unknown as Record<string, unknown> }));
         const timer = setInterval(flush, 1000);
         timer.unref();
@@ -62,7 +75,8 @@ export function gpuSources(c: GpuSourceConfig): TimelineSource[] {
       },
       async stop(): Promise<SourceResult> {
         await stopAll?.();
-        return { meta: { gpu_metrics: { source: c.gpuMetrics ?? null, server_pid: c.serverPid ?? null, samples: lines, interval_ms: intervalMs } }, files: [GPU_METRICS_JSONL] };
+        const extra = { ...(gpuStats?.() ?? {}), ...(rejected ? { rejected_values: rejected } : {}), ...(cutGpus ? { gpus_past_limit: cutGpus } : {}) };
+        return { meta: { gpu_metrics: { source: c.gpuMetrics ?? null, server_pid: c.serverPid ?? null, samples: lines, interval_ms: intervalMs, ...extra } }, files: [GPU_METRICS_JSONL] };
       },
     },
   ];

@@ -1,4 +1,5 @@
 // GPU samples, the GpuSampler interface every GPU source implements, and the pure summary of a run's samples.
+import { saneNumber, type ServerNumberKind } from '../../util/server-number.js';
 
 /** One GPU at one moment. Fields a source does not report (or reports as N/A) are absent. JSON names as written to disk. */
 export interface GpuSample {
@@ -18,6 +19,24 @@ export interface GpuSample {
   mem_clock_mhz?: number;
 }
 
+/** The range each GPU reading must be in (src/util/server-number.ts); a reading outside it is dropped. */
+const GPU_KIND: Record<Num, ServerNumberKind> = {
+  util_pct: 'percent', sm_active: 'ratio', fb_used_mib: 'mib', fb_free_mib: 'mib', power_w: 'watts', temp_c: 'celsius', sm_clock_mhz: 'mhz', mem_clock_mhz: 'mhz',
+};
+
+/** `s` without its readings out of range (utilization 1e308 or −5, a negative memory); `rejected` lists them as `gpu N field=value`. */
+export function saneGpuSample(s: GpuSample, rejected: string[]): GpuSample {
+  const out: GpuSample = { ...s };
+  for (const k of Object.keys(GPU_KIND) as Num[]) {
+    const v = out[k];
+    if (v !== undefined && !saneNumber(GPU_KIND[k], v)) {
+      rejected.push(`gpu ${s.gpu} ${k}=${v}`);
+      delete out[k];
+    }
+  }
+  return out;
+}
+
 export type GpuSampleListener = (samples: GpuSample[], tMs: number) => void;
 
 export interface GpuSampler {
@@ -25,6 +44,8 @@ export interface GpuSampler {
   start(onSample: GpuSampleListener): Promise<void>;
   /** Stop sampling and release the source (child process, timers); idempotent. */
   stop(): Promise<void>;
+  /** What was dropped or failed, for run.json (failed_scrapes, dropped_lines). */
+  stats?(): Record<string, number>;
 }
 
 export interface GpuSummaryEntry {
