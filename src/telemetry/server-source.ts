@@ -9,7 +9,6 @@ import type { GetClientOptions } from '../backends/get-client.js';
 import { resolveTransport } from '../backends/sender.js';
 import { redactUrl } from '../util/url.js';
 import { stripControls } from '../util/terminal-text.js';
-import { mib } from '../util/read-file.js';
 import { scrapeOnce, type ScrapeRequest, type ScrapeResult } from './scrape-once.js';
 import { SampleWriter, SERVER_METRICS_JSONL } from './sample-writer.js';
 import { probeIdentity, type ServerIdentity } from './identity.js';
@@ -20,6 +19,8 @@ import type { Engine } from './engines.js';
 export const DEFAULT_SCRAPE_MAX_BYTES = 4 << 20;
 /** Longest a scrape may take, whatever the interval: a hung one is aborted, never waited for. */
 export const MAX_SCRAPE_DEADLINE_MS = 2000;
+/** 65536 → "64 KiB", 4194304 → "4 MiB". */
+const size = (b: number): string => (b >= 1 << 20 ? `${+(b / (1 << 20)).toFixed(1)} MiB` : `${+(b / 1024).toFixed(1)} KiB`);
 /** Time a scrape's parse may add past its deadline before the worker's answer is given up on (counted as failed). */
 const PARSE_GRACE_MS = 5000;
 
@@ -146,7 +147,7 @@ export function serverMetricsSource(o: ServerMetricsOptions): TimelineSource {
     engine ??= sample.engine;
     if (r.truncated && !truncatedWarned) {
       truncatedWarned = true;
-      ctx!.notice(`server metrics page at ${shownUrl} is larger than --scrape-max-bytes (${mib(maxBytes)}): only its first ${mib(maxBytes)} are read each scrape; series past that are missing`);
+      ctx!.notice(`server metrics page at ${shownUrl} is larger than --scrape-max-bytes (${size(maxBytes)}): only its first ${size(maxBytes)} are read each scrape; series past that are missing`);
     }
     if (sample.rejected) {
       if (!rejected) ctx!.notice(`server metrics at ${shownUrl}: a value out of range was dropped (${shown(sample.rejected.first)}); such values are counted, not used (docs/telemetry.md#sanity)`);
