@@ -2,7 +2,7 @@
 // (a grandchild holding stdout, a line without end, GPU indices that never repeat, escapes on stderr, silence), a
 // failing DCGM exporter and a redirecting remote-write endpoint each cost one clear line, never the run.
 import { describe, it, expect, afterEach, vi } from 'vitest';
-import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -31,6 +31,14 @@ function script(name: string, body: string): string {
   chmodSync(p, 0o755);
   return p;
 }
+/** Whether `pid` is a live process (a zombie is not). */
+const running = (pid: number): boolean => {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+};
 const within = <T>(p: Promise<T>, ms: number): Promise<T | 'timeout'> => Promise.race([p, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), ms).unref())]);
 const until = async (f: () => boolean, ms: number): Promise<void> => {
   const end = Date.now() + ms;
@@ -87,10 +95,15 @@ describe('a hostile nvidia-smi (issue 25 G18, item 27)', () => {
   };
 
   it('a wrapper whose child keeps stdout open and ignores SIGTERM: stop returns, the process group is killed', async () => {
-    const cmd = script('smi-grandchild', '#!/bin/sh\ntrap "" TERM\nsleep 300 &\necho "0, GPU-x, Fake, 50, 100, 1000, 10, 40, 1000, 1000"\nwait\n');
+    const pidFile = join(dir, 'grandchild.pid');
+    const cmd = script('smi-grandchild', `#!/bin/sh\ntrap "" TERM\nsleep 300 &\necho $! > ${pidFile}\necho "0, GPU-x, Fake, 50, 100, 1000, 10, 40, 1000, 1000"\nwait\n`);
     const { s, sets } = await start(cmd);
     await until(() => sets.length > 0, 3000);
     expect(await within(s.stop(), 8000)).not.toBe('timeout');
+    // The grandchild went with the group (gone, or a zombie no one reaped).
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    await until(() => !running(pid), 3000);
+    expect(running(pid)).toBe(false);
   }, 15_000);
 
   it('bytes without a newline: dropped past the line cap with one warning, the line after is read', async () => {
