@@ -17,6 +17,9 @@ import type { ServerSample } from '../src/telemetry/normalize.js';
 import { startRemoteWrite } from '../src/report/live/remote-write.js';
 import { compactTimings, withRates } from '../src/metrics/server-timings.js';
 import type { Summary } from '../src/metrics/summary-model.js';
+import { maxOf, minOf } from '../src/util/min-max.js';
+import { overTime } from '../src/report/html/run-data.js';
+import type { RequestRecord } from '../src/metrics/record.js';
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -64,6 +67,16 @@ describe('a day of samples (issue 25 G16)', () => {
     expect(s.gpus[0].samples).toBe(1000);
     // A source inventing GPUs: at most MAX_GPUS entries.
     expect(summarizeGpuSamples([Array.from({ length: 300 }, (_, g): GpuSample => ({ gpu: String(g) }))]).gpus).toHaveLength(256);
+  });
+  it('min and max of 300,000 values (records of a long run in report.html, calibrate, fidelity): loops, not spreads', () => {
+    const xs = Array.from({ length: 300_000 }, (_, i) => (i * 7919) % 300_000);
+    expect(maxOf(xs)).toBe(299_999);
+    expect(minOf(xs)).toBe(0);
+    expect(maxOf([])).toBe(-Infinity);
+    expect(minOf([], 0)).toBe(0);
+    // report.html's throughput-over-time chart of 200,000 records.
+    const recs = Array.from({ length: 200_000 }, (_, i) => ({ sent_at_ms: i, end_ms: 10, output_tokens: 1, status: 'http_error', warmup: false }) as unknown as RequestRecord);
+    expect(overTime(recs).output_tok_s.length).toBeGreaterThan(0);
   });
   it('a jsonl is read in chunks, never as one string: lines past the cap are skipped and counted', () => {
     const p = join(dir, 'big.jsonl');

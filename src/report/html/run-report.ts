@@ -19,6 +19,7 @@ import { readGpuLines } from '../../telemetry/gpu-source.js';
 import { routingSection } from './routing-section.js';
 import { latencyColumns } from '../breakdown-columns.js';
 import { evalSection, readEvalData, type EvalReportData } from './eval-section.js';
+import { minOf } from '../../util/min-max.js';
 
 export interface RunReportData {
   summary: Summary;
@@ -156,7 +157,7 @@ function serverSection(d: RunReportData, charts: Record<string, unknown>): { id:
   const srv = d.summary.server;
   if (!samples.length || !srv) return undefined;
   const measured = d.records.filter((r) => !r.warmup);
-  const t0 = measured.length ? Math.min(...measured.map((r) => r.sent_at_ms)) : 0;
+  const t0 = minOf(measured.map((r) => r.sent_at_ms), 0);
   charts['c-server-load'] = serverLoadChart(samples, t0);
   charts['c-server-times'] = serverTimesChart(samples, t0, srv.time_scale);
   if (srv.ttft_decomposition) charts['c-server-ttft'] = ttftDecompositionChart(srv);
@@ -174,7 +175,7 @@ function gpuSection(d: RunReportData, charts: Record<string, unknown>): { id: st
   const lines = d.gpuLines ?? [];
   if (!lines.length || !d.summary.gpu) return undefined;
   const measured = d.records.filter((r) => !r.warmup);
-  const t0 = measured.length ? Math.min(...measured.map((r) => r.sent_at_ms)) : 0;
+  const t0 = minOf(measured.map((r) => r.sent_at_ms), 0);
   const hasGpus = lines.some((l) => 'gpus' in l);
   if (hasGpus) charts['c-gpu-util'] = gpuUtilChart(lines, t0);
   charts['c-gpu-mem'] = gpuMemoryHostChart(lines, t0);
