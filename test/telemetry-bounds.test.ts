@@ -12,7 +12,7 @@ import { createNvidiaSmiSampler } from '../src/telemetry/gpu/nvidia-smi.js';
 import { createDcgmSampler } from '../src/telemetry/gpu/dcgm.js';
 import { summarizeGpuSamples, type GpuSample } from '../src/telemetry/gpu/sample.js';
 import { serverSummary } from '../src/telemetry/server-summary.js';
-import { forEachLine } from '../src/telemetry/jsonl-lines.js';
+import { forEachLine, Thinner } from '../src/telemetry/jsonl-lines.js';
 import type { ServerSample } from '../src/telemetry/normalize.js';
 import { startRemoteWrite } from '../src/report/live/remote-write.js';
 import { compactTimings, withRates } from '../src/metrics/server-timings.js';
@@ -77,6 +77,17 @@ describe('a day of samples (issue 25 G16)', () => {
     // report.html's throughput-over-time chart of 200,000 records.
     const recs = Array.from({ length: 200_000 }, (_, i) => ({ sent_at_ms: i, end_ms: 10, output_tokens: 1, status: 'http_error', warmup: false }) as unknown as RequestRecord);
     expect(overTime(recs).output_tok_s.length).toBeGreaterThan(0);
+  });
+  it('report.html charts a day of samples thinned evenly (first and last kept), not 86,400 points', () => {
+    const t = new Thinner<number>(1000);
+    for (let i = 0; i < 86_400; i++) t.add(i);
+    const r = t.result();
+    expect(r.length).toBeGreaterThanOrEqual(1000);
+    expect(r.length).toBeLessThanOrEqual(2001);
+    expect(r[0]).toBe(0);
+    expect(r.at(-1)).toBe(86_399);
+    const gaps = new Set(r.slice(1, -1).map((x, i) => x - r[i]));
+    expect(gaps.size).toBe(1);
   });
   it('a jsonl is read in chunks, never as one string: lines past the cap are skipped and counted', () => {
     const p = join(dir, 'big.jsonl');

@@ -5,7 +5,7 @@ import type { Summary } from '../metrics/summary-model.js';
 import type { SourceContext, SourceResult, TimelineSource } from './source.js';
 import { drop, GpuSummaryBuilder, MAX_GPUS, Running, saneGpuSample, type GpuSample } from './gpu/sample.js';
 import { stripControls } from '../util/terminal-text.js';
-import { forEachLine } from './jsonl-lines.js';
+import { forEachLine, Thinner } from './jsonl-lines.js';
 
 export const GPU_METRICS_JSONL = 'gpu_metrics.jsonl';
 
@@ -94,11 +94,11 @@ export function forEachGpuLine(dir: string, fn: (l: Line) => void): void {
   });
 }
 
-/** The lines of `dir`/gpu_metrics.jsonl; [] when absent. A line cut short by a crash is skipped. */
-export function readGpuLines(dir: string): Line[] {
-  const out: Line[] = [];
-  forEachGpuLine(dir, (l) => out.push(l));
-  return out;
+/** The lines of `dir`/gpu_metrics.jsonl; [] when absent. A line cut short by a crash is skipped. `maxLines`: an evenly spaced subset (charts). */
+export function readGpuLines(dir: string, maxLines = Infinity): Line[] {
+  const t = new Thinner<Line>(maxLines);
+  forEachGpuLine(dir, (l) => t.add(l));
+  return t.result();
 }
 
 const MB = 1e6;

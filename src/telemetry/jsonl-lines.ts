@@ -69,3 +69,29 @@ export function forEachLine(path: string, fn: (line: string) => void, o: LineRea
   }
   return { lines, tooLong };
 }
+
+/**
+ * Keeps an evenly spaced subset of a stream of at most about 2 × `max` items, in one pass and bounded memory: every
+ * item until 2 × max, then every 2nd, 4th, ... (the kept ones stay multiples of the stride); the last item is always
+ * kept. For charts of a day of samples (report.html), not for figures (those are summarized from every sample).
+ */
+export class Thinner<T> {
+  private kept: T[] = [];
+  private stride = 1;
+  private i = 0;
+  private tail: T | undefined;
+  constructor(private readonly max: number) {}
+  add(x: T): void {
+    if (this.i++ % this.stride === 0) {
+      this.kept.push(x);
+      this.tail = undefined;
+      if (this.kept.length > 2 * this.max) {
+        this.kept = this.kept.filter((_, k) => k % 2 === 0);
+        this.stride *= 2;
+      }
+    } else this.tail = x;
+  }
+  result(): T[] {
+    return this.tail === undefined ? this.kept : [...this.kept, this.tail];
+  }
+}

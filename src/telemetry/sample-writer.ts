@@ -2,7 +2,7 @@
 import { appendFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ServerSample } from './normalize.js';
-import { forEachLine, type LineReadOptions } from './jsonl-lines.js';
+import { forEachLine, Thinner, type LineReadOptions } from './jsonl-lines.js';
 
 export const SERVER_METRICS_JSONL = 'server_metrics.jsonl';
 
@@ -60,9 +60,12 @@ export function forEachServerSample(dir: string, fn: (s: ServerSample) => void, 
   );
 }
 
-/** The samples of `dir`/server_metrics.jsonl in file order; [] when absent. Unreadable lines are skipped. */
-export function readServerSamples(dir: string): ServerSample[] {
-  const out: ServerSample[] = [];
-  forEachServerSample(dir, (s) => out.push(s));
-  return out;
+/**
+ * The samples of `dir`/server_metrics.jsonl in file order; [] when absent. Unreadable lines are skipped. With
+ * `maxSamples`, an evenly spaced subset of about that many (at most twice), the last one included: for charts.
+ */
+export function readServerSamples(dir: string, maxSamples = Infinity): ServerSample[] {
+  const t = new Thinner<ServerSample>(maxSamples);
+  forEachServerSample(dir, (s) => t.add(s));
+  return t.result();
 }

@@ -21,6 +21,9 @@ import { latencyColumns } from '../breakdown-columns.js';
 import { evalSection, readEvalData, type EvalReportData } from './eval-section.js';
 import { minOf } from '../../util/min-max.js';
 
+/** Timeline samples drawn per chart, about (a day of 1 s scrapes is thinned evenly; summary figures use every sample). */
+const CHART_SAMPLES = 2000;
+
 export interface RunReportData {
   summary: Summary;
   /** Every record, or for a run of more than CHART_SAMPLE_MAX records an even sample of them (sorted by id, then attempt). */
@@ -45,7 +48,7 @@ export function readRunDir(dir: string, maxRecords = CHART_SAMPLE_MAX): RunRepor
   const { records, total, warnings } = sampleRecords(dir, maxRecords);
   const run = existsSync(join(dir, RUN_JSON)) ? readRunMeta(dir, warnings) : {};
   const summary = readSummaryJson(dir, warnings) ?? replaySummary(dir).summary;
-  const data: RunReportData = { summary, records, run, warnings, totalRecords: total, serverSamples: readServerSamples(dir), gpuLines: readGpuLines(dir), eval: readEvalData(dir, warnings) };
+  const data: RunReportData = { summary, records, run, warnings, totalRecords: total, serverSamples: readServerSamples(dir, CHART_SAMPLES), gpuLines: readGpuLines(dir, CHART_SAMPLES), eval: readEvalData(dir, warnings) };
   if (total > records.length) {
     data.allRecords = () => recordsOf(file);
     warnings.push(`charts drawn from ${records.length} of ${total} records (an even sample); the tables and figures use all of them`);
