@@ -81,8 +81,8 @@ describe('run report.html', () => {
       expect(page.errors).toEqual([]);
       expect(page.network).toEqual([]);
       expect(page.text).toMatch(/queue-bound/);
-      // The 7 charts every run has, and the 3 server charts.
-      expect(page.charts).toBe(10);
+      // The 7 charts every run has, the 3 server charts, and the host chart (host metrics are sampled in every measured run).
+      expect(page.charts).toBe(11);
       expect(page.drawn).toBe(page.canvases);
     } finally {
       await sim.close();

@@ -72,6 +72,8 @@ export const TelemetrySchema = z.object({
     z.number({ message: 'expected a duration such as 1s, 500ms or a number of seconds' }).min(0.1, 'expected at least 100ms').max(3600, 'expected at most 1h').default(1),
   ).describe('time between two scrapes of --server-metrics; each scrape has a deadline of min(interval, 2 s)'),
   serverMetricsAuth: z.boolean().default(false).describe("send the run's --api-key and --header values with scrapes too (off: scrapes carry no credentials)"),
+  scrapeMaxBytes: z.coerce.number({ message: 'expected a number of bytes' }).int('expected a whole number of bytes').min(4096, 'expected at least 4096 bytes').max(2 ** 30, 'expected at most 1073741824 bytes (1 GiB)').default(4 << 20)
+    .describe('largest /metrics page read per scrape; past it the page is cut at its last whole line and one warning says so (vLLM\'s page is tens of KiB)'),
 });
 
 const fraction = z.preprocess(
@@ -212,6 +214,7 @@ export const RUN_FLAGS: FlagTable<Exclude<Extract<keyof RunConfigInput, string>,
     serverMetrics: { help: `turn off ${TelemetrySchema.shape.serverMetrics.description!}` },
     scrapeInterval: { arg: 'time', help: TelemetrySchema.shape.scrapeInterval.description!, unit: 's' },
     serverMetricsAuth: { help: TelemetrySchema.shape.serverMetricsAuth.description! },
+    scrapeMaxBytes: { arg: 'bytes', help: TelemetrySchema.shape.scrapeMaxBytes.description!, unit: 'bytes = 4 MiB' },
   }),
   ...RESULT_FORMAT_FLAGS,
   ...WORKLOAD_FLAGS,

@@ -1,5 +1,6 @@
 // Length distributions (`fixed:N`, `uniform:A,B`, `normal:M,SD`, `lognormal:…`, `exponential:M`, `empirical:FILE`): parse and sample.
 import type { Rng } from '../util/rng.js';
+import { minOf } from '../util/min-max.js';
 
 /** A token-length distribution. Samples are rounded to integers and clamped to [min, max]. */
 export type LengthDist = (
@@ -186,6 +187,6 @@ export function distLowest(d: LengthDist): number {
   const clamp = (x: number) => Math.min(d.max, Math.max(d.min, Math.round(x)));
   if (d.kind === 'fixed') return clamp(d.value);
   if (d.kind === 'uniform') return clamp(d.lo);
-  if (d.kind === 'empirical') return clamp(Math.min(...d.values));
+  if (d.kind === 'empirical') return clamp(minOf(d.values));
   return d.min;
 }

@@ -39,6 +39,18 @@ export interface ServerSummary {
   prefix_hit_rate: number | null;
   prompt_tokens_per_s: number | null;
   generation_tokens_per_s: number | null;
+  /** Speculative decoding during the window (vLLM's spec_decode counters, SGLang's spec_accept_length); null when not exported. */
+  spec_decode: {
+    drafts: number | null;
+    draft_tokens: number | null;
+    accepted_tokens: number | null;
+    /** accepted_tokens ÷ draft_tokens. */
+    acceptance_rate: number | null;
+    /** Tokens per verify step: 1 + accepted_tokens ÷ drafts (SGLang: its gauge's mean). */
+    mean_acceptance_length: number | null;
+  } | null;
+  /** Values the server reported out of their kind's range (negative counts, ratios past 1, non-finite): dropped, counted here. */
+  rejected_values: number;
   times: Partial<Record<'queue' | 'prefill' | 'decode' | 'ttft' | 'itl' | 'e2e', ServerTimeStats>>;
   /** client TTFT = server queue + server prefill + rest (network, API server, client). */
   ttft_decomposition: {

@@ -1,4 +1,5 @@
 // Server-side timings a native engine API reports per request (ollama, llama.cpp, TGI): kept as `server_*` record fields.
+import { saneNumber, type ServerNumberKind } from '../util/server-number.js';
 
 /**
  * What the server said about one request, converted to ms and counts; a field is absent when the protocol does
@@ -47,20 +48,27 @@ export const nsToMs = (v: unknown): number | undefined => {
  * predicted_per_s = eval_tokens / (eval_ms / 1000); left absent when a time is 0 or missing.
  */
 export function withRates(t: Partial<ServerTimings>): Partial<ServerTimings> {
-  if (t.server_prompt_per_s === undefined && t.server_prompt_tokens !== undefined && t.server_prompt_eval_ms)
-    t.server_prompt_per_s = t.server_prompt_tokens / (t.server_prompt_eval_ms / 1000);
-  if (t.server_predicted_per_s === undefined && t.server_eval_tokens !== undefined && t.server_eval_ms)
-    t.server_predicted_per_s = t.server_eval_tokens / (t.server_eval_ms / 1000);
+  if (t.server_prompt_per_s === undefined && t.server_prompt_tokens !== undefined && t.server_prompt_eval_ms) {
+    const r = t.server_prompt_tokens / (t.server_prompt_eval_ms / 1000);
+    if (saneNumber('per_s', r)) t.server_prompt_per_s = r;
+  }
+  if (t.server_predicted_per_s === undefined && t.server_eval_tokens !== undefined && t.server_eval_ms) {
+    const r = t.server_eval_tokens / (t.server_eval_ms / 1000);
+    if (saneNumber('per_s', r)) t.server_predicted_per_s = r;
+  }
   return t;
 }
 
-/** Drop undefined entries; null when nothing is left, so "no server timings" is one value. */
+/** The range each field must be in (src/util/server-number.ts): a server_total_ms of 1e20 is dropped, as such usage is. */
+const kindOf = (f: ServerTimingField): ServerNumberKind => (f.endsWith('_ms') ? 'ms' : f.endsWith('_per_s') ? 'per_s' : 'count');
+
+/** Drop undefined entries and values out of their kind's range; null when nothing is left, so "no server timings" is one value. */
 export function compactTimings(t: Partial<Record<ServerTimingField, number | undefined>>): Partial<ServerTimings> | null {
   const out: Partial<ServerTimings> = {};
   let any = false;
   for (const f of SERVER_TIMING_FIELDS) {
     const v = t[f];
-    if (v !== undefined) {
+    if (v !== undefined && saneNumber(kindOf(f), v)) {
       out[f] = v;
       any = true;
     }

@@ -10,6 +10,10 @@ export function serverLines(s: ServerSummary): string[] {
       (s.preemptions ? `, ${s.preemptions} preemptions` : '') +
       (s.prefix_hit_rate !== null ? `, prefix hits ${pct(s.prefix_hit_rate)}` : ''),
   ];
+  const sd = s.spec_decode;
+  if (sd && (sd.acceptance_rate !== null || sd.mean_acceptance_length !== null))
+    out.push(`speculative decoding: acceptance ${sd.acceptance_rate === null ? '-' : pct(sd.acceptance_rate)}${sd.accepted_tokens !== null && sd.draft_tokens !== null ? ` (${sd.accepted_tokens} of ${sd.draft_tokens} draft tokens)` : ''}, mean acceptance length ${n(sd.mean_acceptance_length)} tokens per step`);
+  if (s.rejected_values) out.push(`${s.rejected_values} server values out of range were dropped (negative counts, ratios past 1, non-finite or impossible times): docs/telemetry.md#sanity`);
   const d = s.ttft_decomposition;
   if (d && d.client_ttft_mean_ms !== null)
     out.push(`TTFT mean ${n(d.client_ttft_mean_ms)} ms = server queue ${n(d.queue_mean_ms)} + prefill ${n(d.prefill_mean_ms)}${d.prefill_source === 'ttft_minus_queue' ? ' (server TTFT − queue)' : ''} + rest ${n(d.rest_mean_ms)} (network, API server, client)`);

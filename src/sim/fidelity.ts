@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { simulate } from '../simulate.js';
 import type { DistStats } from '../metrics/stats.js';
 import type { RawRequest } from '../metrics/record.js';
+import { maxOf, minOf } from '../util/min-max.js';
 
 export type FidelityMetric = 'ttft_mean_ms' | 'tpot_mean_ms' | 'ttft_p50_ms' | 'tpot_p50_ms' | 'output_tok_s' | 'throughput_gain';
 
@@ -70,8 +71,8 @@ const TOKEN_KINDS = new Set(['a', 'r', 'R']);
 export function steadyOutputTokS(records: Iterable<RawRequest>): number {
   const recs = [...records];
   const sends = recs.map((r) => r.sent_at_ms);
-  const first = Math.min(...sends);
-  const span = Math.max(...sends) - first;
+  const first = minOf(sends);
+  const span = maxOf(sends) - first;
   const a = first + 0.1 * span;
   const b = first + 0.9 * span;
   if (!(b > a)) return NaN;
@@ -136,6 +137,6 @@ export async function runFidelity(o: FidelityOptions = {}): Promise<FidelityRepo
   return {
     rows,
     medianAbsError: { ttft: median(abs('ttft')), tpot: median(abs('tpot')), throughput: median(abs('throughput')) },
-    maxAbsTtftError: Math.max(...abs('ttft')),
+    maxAbsTtftError: maxOf(abs('ttft')),
   };
 }

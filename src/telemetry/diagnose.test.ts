@@ -12,7 +12,7 @@ function server(over: Partial<ServerSummary> & { queue?: number; prefill?: numbe
   return {
     engine: 'vllm', samples: 5, window_ms: [0, 1000], time_scale: 1,
     running_mean: 4, waiting_mean: 0, waiting_max: 0, kv_usage_mean: 0.3, kv_usage_max: 0.4, preemptions: 0, prefix_hit_rate: null,
-    prompt_tokens_per_s: null, generation_tokens_per_s: null, times: {},
+    prompt_tokens_per_s: null, generation_tokens_per_s: null, spec_decode: null, rejected_values: 0, times: {},
     ttft_decomposition: { client_ttft_mean_ms: clientTtft, client_ttft_p50_ms: clientTtft, queue_mean_ms: queue, prefill_mean_ms: prefill, prefill_source: 'histogram', rest_mean_ms: clientTtft - queue - prefill, rest_p50_ms: null },
     vs_client: { ttft_mean_ms: { server: serverTtft, client: clientTtft, difference: clientTtft - serverTtft }, itl_mean_ms: { server: null, client: null, difference: null } },
     findings: [],

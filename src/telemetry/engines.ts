@@ -4,10 +4,10 @@ import type { PromSample } from './prom-text.js';
 export const ENGINES = ['vllm', 'sglang', 'tgi', 'llamacpp', 'triton'] as const;
 export type Engine = (typeof ENGINES)[number];
 
-/** Instant values, summed over label sets (kv_usage and prefix_hit_rate: averaged). */
-export const GAUGES = ['running', 'waiting', 'kv_usage', 'prefix_hit_rate'] as const;
+/** Instant values, summed over label sets (kv_usage, prefix_hit_rate and spec_accept_length: averaged). */
+export const GAUGES = ['running', 'waiting', 'kv_usage', 'prefix_hit_rate', 'spec_accept_length'] as const;
 /** Cumulative counters (tokens, preemptions), summed over label sets; rates come from deltas between samples. */
-export const COUNTERS = ['preemptions', 'prompt_tokens', 'generation_tokens', 'prefix_hits', 'prefix_queries'] as const;
+export const COUNTERS = ['preemptions', 'prompt_tokens', 'generation_tokens', 'prefix_hits', 'prefix_queries', 'spec_drafts', 'spec_draft_tokens', 'spec_accepted_tokens'] as const;
 /** Per-request time histograms (seconds), summed over label sets. */
 export const HISTOGRAMS = ['queue', 'prefill', 'decode', 'ttft', 'itl', 'e2e'] as const;
 export type GaugeField = (typeof GAUGES)[number];
@@ -42,6 +42,13 @@ export const ENGINE_METRICS: Record<Engine, readonly MappingRow[]> = {
     c('prefix_queries', 'vllm:prefix_cache_queries_total'),
     c('prefix_hits', 'vllm:gpu_prefix_cache_hits_total'),
     c('prefix_queries', 'vllm:gpu_prefix_cache_queries_total'),
+    // Speculative decoding (vllm/v1/spec_decode/metrics.py, SpecDecodingProm): Counters, exposed with `_total`.
+    c('spec_drafts', 'vllm:spec_decode_num_drafts_total'),
+    c('spec_draft_tokens', 'vllm:spec_decode_num_draft_tokens_total'),
+    c('spec_accepted_tokens', 'vllm:spec_decode_num_accepted_tokens_total'),
+    c('spec_drafts', 'vllm:spec_decode_num_drafts'),
+    c('spec_draft_tokens', 'vllm:spec_decode_num_draft_tokens'),
+    c('spec_accepted_tokens', 'vllm:spec_decode_num_accepted_tokens'),
     h('queue', 'vllm:request_queue_time_seconds'),
     h('prefill', 'vllm:request_prefill_time_seconds'),
     h('decode', 'vllm:request_decode_time_seconds'),
@@ -56,6 +63,8 @@ export const ENGINE_METRICS: Record<Engine, readonly MappingRow[]> = {
     g('kv_usage', 'sglang:token_usage'),
     g('prefix_hit_rate', 'sglang:cache_hit_rate'),
     c('preemptions', 'sglang:num_retracted_requests_total'),
+    // Mean accepted tokens per verify step (1 + accepted drafts), a gauge over SGLang's last log interval.
+    g('spec_accept_length', 'sglang:spec_accept_length'),
     c('prompt_tokens', 'sglang:prompt_tokens_total'),
     c('generation_tokens', 'sglang:generation_tokens_total'),
     h('queue', 'sglang:queue_time_seconds'),
@@ -98,6 +107,9 @@ const PREFIXES: [string, Engine][] = [
   ['llamacpp:', 'llamacpp'],
   ['nv_', 'triton'],
 ];
+
+/** Each engine's metric-name prefix: the unmapped series kept in a sample's `raw` carry it. */
+export const ENGINE_PREFIX: Record<Engine, string> = Object.fromEntries(PREFIXES.map(([p, e]) => [e, p])) as Record<Engine, string>;
 
 /** The engine whose metric-name prefix most samples carry; null when none does (an unknown exporter). */
 export function detectEngine(samples: readonly PromSample[]): Engine | null {

@@ -10,6 +10,7 @@ export interface TelemetryConfig {
   serverMetricsUrl?: string;
   scrapeInterval: number;
   serverMetricsAuth: boolean;
+  scrapeMaxBytes?: number;
   apiKey?: string;
 }
 
@@ -37,6 +38,7 @@ export function serverMetricsSources(c: TelemetryConfig, extraHeaders: Record<st
         headers: { ...headers, accept: 'text/plain;version=0.0.4, */*;q=0.1' },
         origin,
         maxModelLen: t.maxModelLen ?? null,
+        maxBytes: c.scrapeMaxBytes,
         redact,
       }),
     ];

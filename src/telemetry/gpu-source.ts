@@ -1,9 +1,11 @@
-// The GPU timeline source: --gpu-metrics (DCGM or nvidia-smi) and host metrics (--server-pid) sampled beside the run into gpu_metrics.jsonl.
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+// The GPU timeline source: --gpu-metrics (DCGM or nvidia-smi) and host metrics (always; --server-pid adds a process) sampled beside the run into gpu_metrics.jsonl.
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Summary } from '../metrics/summary-model.js';
 import type { SourceContext, SourceResult, TimelineSource } from './source.js';
-import { drop, max, mean, summarizeGpuSamples, type GpuSample } from './gpu/sample.js';
+import { drop, GpuSummaryBuilder, MAX_GPUS, Running, saneGpuSample, type GpuSample } from './gpu/sample.js';
+import { stripControls } from '../util/terminal-text.js';
+import { forEachLine, Thinner } from './jsonl-lines.js';
 
 export const GPU_METRICS_JSONL = 'gpu_metrics.jsonl';
 
@@ -18,13 +20,17 @@ export interface GpuSourceConfig {
 type Line = { t_ms: number; gpus: Record<string, unknown>[] } | { t_ms: number; host: Record<string, unknown> };
 
 /**
- * The source, or none when neither --gpu-metrics nor --server-pid is given. The samplers' modules (and pidusage)
- * are loaded only then. Lines are buffered and appended at most once a second, off the request path.
+ * The source of every measured run (the lifecycle runs no source on the virtual driver): host metrics always (a few
+ * os calls and one /proc read per interval), GPUs with --gpu-metrics, a process with --server-pid. The GPU samplers'
+ * modules (and pidusage) are loaded only when asked for. Lines are buffered and appended at most once a second,
+ * off the request path.
  */
 export function gpuSources(c: GpuSourceConfig): TimelineSource[] {
-  if (c.gpuMetrics === undefined && c.serverPid === undefined) return [];
   const intervalMs = c.scrapeInterval * 1000;
   let stopAll: (() => Promise<void>) | undefined;
+  let gpuStats: (() => Record<string, number>) | undefined;
+  let rejected = 0;
+  let cutGpus = 0;
   let file = '';
   let pending: string[] = [];
   let lines = 0;
@@ -41,13 +47,23 @@ export function gpuSources(c: GpuSourceConfig): TimelineSource[] {
     {
       name: 'gpu',
       async start(ctx: SourceContext) {
-        const { createGpuSampler, createHostSampler } = await import('./gpu/create.js');
+        const { createHostSampler } = await import('./gpu/host.js');
+        const createGpuSampler = c.gpuMetrics !== undefined ? (await import('./gpu/create.js')).createGpuSampler : undefined;
         file = join(ctx.outDir, GPU_METRICS_JSONL);
         writeFileSync(file, '');
-        const gpu = c.gpuMetrics !== undefined ? createGpuSampler(c.gpuMetrics, { intervalMs, onProblem: ctx.notice, now: ctx.now }) : undefined;
+        const gpu = c.gpuMetrics !== undefined ? createGpuSampler!(c.gpuMetrics, { intervalMs, onProblem: ctx.notice, now: ctx.now }) : undefined;
         const host = createHostSampler({ intervalMs, serverPid: c.serverPid, onProblem: ctx.notice, now: ctx.now });
         const live = (l: Line) => (push(l), ctx.onSample?.({ source: 'gpu', tMs: l.t_ms, line: l as unknown as Record<string, unknown> }));
-        await gpu?.start((gpus, t) => live({ t_ms: t, gpus: gpus as unknown as Record<string, unknown>[] }));
+        gpuStats = gpu?.stats?.bind(gpu);
+        await gpu?.start((gpus, t) => {
+          // Every reading goes through the sanity rule; a set never holds more than MAX_GPUS GPUs.
+          const bad: string[] = [];
+          if (gpus.length > MAX_GPUS) cutGpus += gpus.length - MAX_GPUS;
+          const kept = gpus.slice(0, MAX_GPUS).map((g) => saneGpuSample(g, bad));
+          if (bad.length && !rejected) ctx.notice(`GPU metrics: a reading out of range was dropped (${stripControls(bad[0]).slice(0, 120)}); such readings are counted in run.json gpu_metrics.rejected_values`);
+          rejected += bad.length;
+          live({ t_ms: t, gpus: kept as unknown as Record<string, unknown>[] });
+        });
         await host.start((h, t) => live({ t_ms: t, host: h as unknown as Record<string, unknown> }));
         const timer = setInterval(flush, 1000);
         timer.unref();
@@ -59,49 +75,93 @@ export function gpuSources(c: GpuSourceConfig): TimelineSource[] {
       },
       async stop(): Promise<SourceResult> {
         await stopAll?.();
-        return { meta: { gpu_metrics: { source: c.gpuMetrics ?? null, server_pid: c.serverPid ?? null, samples: lines, interval_ms: intervalMs } }, files: [GPU_METRICS_JSONL] };
+        const extra = { ...(gpuStats?.() ?? {}), ...(rejected ? { rejected_values: rejected } : {}), ...(cutGpus ? { gpus_past_limit: cutGpus } : {}) };
+        return { meta: { gpu_metrics: { source: c.gpuMetrics ?? null, server_pid: c.serverPid ?? null, samples: lines, interval_ms: intervalMs, ...extra } }, files: [GPU_METRICS_JSONL] };
       },
     },
   ];
 }
 
-const nums = (rows: Record<string, unknown>[], k: string): number[] => rows.map((r) => r[k]).filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
-
-/** The lines of `dir`/gpu_metrics.jsonl; [] when absent. A line cut short by a crash is skipped. */
-export function readGpuLines(dir: string): Line[] {
-  const p = join(dir, GPU_METRICS_JSONL);
-  if (!existsSync(p)) return [];
-  const out: Line[] = [];
-  for (const l of readFileSync(p, 'utf8').split('\n')) {
-    if (!l.trim()) continue;
+/** Each line of `dir`/gpu_metrics.jsonl, streamed (never the file as one string); a line cut short by a crash is skipped. */
+export function forEachGpuLine(dir: string, fn: (l: Line) => void): void {
+  forEachLine(join(dir, GPU_METRICS_JSONL), (l) => {
     try {
       const o = JSON.parse(l) as Line;
-      if (typeof o.t_ms === 'number') out.push(o);
+      if (o && typeof o.t_ms === 'number') fn(o);
     } catch {
       // skipped
     }
-  }
-  return out;
+  });
 }
 
+/** The lines of `dir`/gpu_metrics.jsonl; [] when absent. A line cut short by a crash is skipped. `maxLines`: an evenly spaced subset (charts). */
+export function readGpuLines(dir: string, maxLines = Infinity): Line[] {
+  const t = new Thinner<Line>(maxLines);
+  forEachGpuLine(dir, (l) => t.add(l));
+  return t.result();
+}
+
+const MB = 1e6;
+
 /**
- * Adds summary.gpu (in place) from gpu_metrics.jsonl: the GPU summary (docs/gpu-telemetry.md) and a `host` block
- * (client CPU % mean and max, memory used max; the --server-pid process's CPU % mean and RSS max). The same in run
- * and report, since both derive it from the file.
+ * Adds summary.gpu (in place) from gpu_metrics.jsonl, streamed: the GPU summary (docs/gpu-telemetry.md) and a `host`
+ * block (client CPU % mean and max, memory used max, network bytes received and sent with their MB/s; the
+ * --server-pid process's CPU % mean and RSS max). The same in run and report, since both derive it from the file.
+ * MB/s = bytes of every host sample after the first ÷ the time from the first sample to the last (each sample's
+ * bytes are those since the one before it).
  */
 export function withGpuSection(dir: string, summary: Summary): Summary {
-  const lines = readGpuLines(dir);
-  if (!lines.length) return summary;
-  const sets = lines.flatMap((l) => ('gpus' in l ? [l.gpus] : []));
-  const hosts = lines.flatMap((l) => ('host' in l ? [l.host] : []));
-  const host = drop({
-    samples: hosts.length,
-    cpu_pct_mean: mean(nums(hosts, 'cpu_pct')),
-    cpu_pct_max: max(nums(hosts, 'cpu_pct')),
-    mem_used_mib_max: max(nums(hosts, 'mem_used_mib')),
-    server_cpu_pct_mean: mean(nums(hosts, 'server_cpu_pct')),
-    server_rss_mib_max: max(nums(hosts, 'server_rss_mib')),
+  const gpus = new GpuSummaryBuilder();
+  let sets = 0;
+  let hosts = 0;
+  const cpu = new Running();
+  const mem = new Running();
+  const srvCpu = new Running();
+  const srvRss = new Running();
+  let rx: number | undefined;
+  let tx: number | undefined;
+  let rxRate = 0;
+  let txRate = 0;
+  let t0: number | undefined;
+  let t1 = 0;
+  forEachGpuLine(dir, (l) => {
+    if ('gpus' in l && Array.isArray(l.gpus)) {
+      sets++;
+      gpus.add(l.gpus as unknown as GpuSample[]);
+    } else if ('host' in l && l.host && typeof l.host === 'object') {
+      const h = l.host;
+      hosts++;
+      cpu.add(h.cpu_pct);
+      mem.add(h.mem_used_mib);
+      srvCpu.add(h.server_cpu_pct);
+      srvRss.add(h.server_rss_mib);
+      const r = typeof h.net_rx_bytes === 'number' && Number.isFinite(h.net_rx_bytes) ? h.net_rx_bytes : undefined;
+      const t = typeof h.net_tx_bytes === 'number' && Number.isFinite(h.net_tx_bytes) ? h.net_tx_bytes : undefined;
+      if (r !== undefined) rx = (rx ?? 0) + r;
+      if (t !== undefined) tx = (tx ?? 0) + t;
+      if (t0 === undefined) t0 = l.t_ms;
+      else {
+        rxRate += r ?? 0;
+        txRate += t ?? 0;
+        t1 = l.t_ms;
+      }
+    }
   });
-  summary.gpu = { ...(sets.length ? summarizeGpuSamples(sets as unknown as GpuSample[][]) : {}), samples: sets.length, host };
+  if (!sets && !hosts) return summary;
+  const spanS = t0 !== undefined && t1 > t0 ? (t1 - t0) / 1000 : 0;
+  const r3 = (x: number): number => Number(x.toFixed(3));
+  const host = drop({
+    samples: hosts,
+    cpu_pct_mean: cpu.mean,
+    cpu_pct_max: cpu.max,
+    mem_used_mib_max: mem.max,
+    net_rx_bytes: rx,
+    net_tx_bytes: tx,
+    net_rx_mb_per_s: rx !== undefined && spanS > 0 ? r3(rxRate / MB / spanS) : undefined,
+    net_tx_mb_per_s: tx !== undefined && spanS > 0 ? r3(txRate / MB / spanS) : undefined,
+    server_cpu_pct_mean: srvCpu.mean,
+    server_rss_mib_max: srvRss.max,
+  });
+  summary.gpu = { ...(sets ? gpus.summary() : {}), samples: sets, host };
   return summary;
 }

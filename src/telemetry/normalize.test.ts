@@ -79,8 +79,9 @@ describe('prometheus text → normalized sample', () => {
     expect(s.counters.generation_tokens).toBe(321);
     expect(s.histograms.queue).toEqual({ sum: 0.2, count: 5, buckets: [[0.01, 4], [Infinity, 5]] });
     expect(s.histograms.itl!.count).toBe(5);
-    // the generated-tokens histogram's buckets are not a mapped time: kept raw
-    expect(Object.keys(s.raw).some((k) => k.startsWith('tgi_request_generated_tokens_bucket'))).toBe(true);
+    // the generated-tokens histogram is not a mapped time: its _count is kept raw, its buckets are not (raw is bounded)
+    expect(Object.keys(s.raw).some((k) => k.startsWith('tgi_request_generated_tokens_count'))).toBe(true);
+    expect(Object.keys(s.raw).some((k) => k.startsWith('tgi_request_generated_tokens_bucket'))).toBe(false);
   });
 
   it('llama.cpp (--metrics): llamacpp: names', () => {

@@ -1,6 +1,7 @@
 // One scrape → one normalized server sample (server_metrics.jsonl line): mapped gauges, counters, histograms, raw rest.
-import { ENGINE_METRICS, detectEngine, type CounterField, type Engine, type GaugeField, type HistogramField, type MappingRow } from './engines.js';
+import { ENGINE_METRICS, ENGINE_PREFIX, detectEngine, type CounterField, type Engine, type GaugeField, type HistogramField, type MappingRow } from './engines.js';
 import type { PromSample, PromText } from './prom-text.js';
+import { saneNumber, SERVER_NUMBER_RANGES, type ServerNumberKind } from '../util/server-number.js';
 
 /** Cumulative histogram: `buckets` are [upper bound in seconds, cumulative count], +Inf last; empty when only a mean is published. */
 export interface CumHistogram {
@@ -16,11 +17,21 @@ export interface ServerSample {
   gauges: Partial<Record<GaugeField, number>>;
   counters: Partial<Record<CounterField, number>>;
   histograms: Partial<Record<HistogramField, CumHistogram>>;
-  /** Every sample no mapping row used, `name{label="v",...}` → value (NaN and ±Inf as strings). */
+  /**
+   * Samples no mapping row used, `name{label="v",...}` → value (NaN and ±Inf as strings): only the detected engine's
+   * own series, no histogram parts, at most MAX_RAW_SERIES, so a huge page never makes a huge line.
+   */
   raw: Record<string, number | string>;
+  /** Values out of their kind's range (src/util/server-number.ts), dropped: how many, and the first as `name=value`. */
+  rejected?: { count: number; first: string };
 }
 
-const AVERAGED = new Set<GaugeField>(['kv_usage', 'prefix_hit_rate']);
+/** Unmapped series kept per sample in `raw`. */
+export const MAX_RAW_SERIES = 64;
+
+const AVERAGED = new Set<GaugeField>(['kv_usage', 'prefix_hit_rate', 'spec_accept_length']);
+/** The range each gauge must be in; counters and histogram counts are `count`, histogram means `seconds`. */
+const GAUGE_KIND: Record<GaugeField, ServerNumberKind> = { running: 'count', waiting: 'count', kv_usage: 'ratio', prefix_hit_rate: 'ratio', spec_accept_length: 'count' };
 
 const matches = (s: PromSample, labels: Record<string, string> | undefined): boolean => !labels || Object.entries(labels).every(([k, v]) => s.labels[k] === v);
 
@@ -65,6 +76,13 @@ function histogramOf(row: Extract<MappingRow, { kind: 'histogram' }>, byName: Ma
   };
 }
 
+/** A histogram is kept only when its counts are counts and its mean a time: sum ≥ 0 and sum/count within `seconds`. */
+function saneHistogram(h: CumHistogram): boolean {
+  if (!saneNumber('count', h.count) || !Number.isFinite(h.sum) || h.sum < 0) return false;
+  if (h.count > 0 ? h.sum / h.count > SERVER_NUMBER_RANGES.seconds[1] : h.sum !== 0) return false;
+  return h.buckets.every(([, n]) => saneNumber('count', n));
+}
+
 /** Normalize one parsed scrape; `engine` overrides detection (null: detect from the name prefixes). */
 export function normalizeScrape(tMs: number, text: PromText, engine: Engine | null = null): ServerSample {
   const eng = engine ?? detectEngine(text.samples);
@@ -76,20 +94,36 @@ export function normalizeScrape(tMs: number, text: PromText, engine: Engine | nu
   }
   const used = new Set<PromSample>();
   const out: ServerSample = { t_ms: Math.round(tMs * 1000) / 1000, engine: eng, gauges: {}, counters: {}, histograms: {}, raw: {} };
+  const reject = (what: string, v: number): void => {
+    if (out.rejected) out.rejected.count++;
+    else out.rejected = { count: 1, first: `${what}=${v}` };
+  };
   for (const row of eng ? ENGINE_METRICS[eng] : []) {
     if (row.kind === 'histogram') {
       if (out.histograms[row.field]) continue;
       const hist = histogramOf(row, byName, used);
-      if (hist) out.histograms[row.field] = hist;
+      if (hist && saneHistogram(hist)) out.histograms[row.field] = hist;
+      else if (hist) reject(`${row.name} mean`, hist.count > 0 ? hist.sum / hist.count : hist.sum);
       continue;
     }
-    const found = (byName.get(row.name) ?? []).filter((s) => matches(s, row.labels) && Number.isFinite(s.value));
-    if (!found.length) continue;
-    for (const s of found) used.add(s);
+    const kind = row.kind === 'gauge' ? GAUGE_KIND[row.field] : 'count';
+    const series = (byName.get(row.name) ?? []).filter((s) => matches(s, row.labels));
+    for (const s of series) used.add(s);
+    const found = series.filter((s) => Number.isFinite(s.value));
+    for (const s of found) if (!saneNumber(kind, s.value)) reject(rawKey(s), s.value);
+    // One series out of range makes the sum meaningless: the field is not reported in this scrape.
+    if (!found.length || found.some((s) => !saneNumber(kind, s.value))) continue;
     const total = found.reduce((a, s) => a + s.value, 0);
     if (row.kind === 'gauge') out.gauges[row.field] ??= AVERAGED.has(row.field) ? total / found.length : total;
     else out.counters[row.field] ??= total;
   }
-  for (const s of text.samples) if (!used.has(s)) out.raw[rawKey(s)] = Number.isFinite(s.value) ? s.value : String(s.value);
+  const prefix = eng ? ENGINE_PREFIX[eng] : '';
+  let kept = 0;
+  for (const s of text.samples) {
+    if (kept >= MAX_RAW_SERIES) break;
+    if (used.has(s) || (prefix && !s.name.startsWith(prefix)) || s.name.endsWith('_bucket')) continue;
+    out.raw[rawKey(s)] = Number.isFinite(s.value) ? s.value : String(s.value);
+    kept++;
+  }
   return out;
 }

@@ -1,8 +1,8 @@
 // server_metrics.jsonl: samples appended as lines, buffered in memory and flushed off the measuring path.
 import { appendFile, writeFile } from 'node:fs/promises';
-import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ServerSample } from './normalize.js';
+import { forEachLine, Thinner, type LineReadOptions } from './jsonl-lines.js';
 
 export const SERVER_METRICS_JSONL = 'server_metrics.jsonl';
 
@@ -43,19 +43,29 @@ export class SampleWriter {
   }
 }
 
-/** The samples of `dir`/server_metrics.jsonl in file order; [] when absent. Unreadable lines are skipped. */
-export function readServerSamples(dir: string): ServerSample[] {
-  const p = join(dir, SERVER_METRICS_JSONL);
-  if (!existsSync(p)) return [];
-  const out: ServerSample[] = [];
-  for (const line of readFileSync(p, 'utf8').split('\n')) {
-    if (!line.trim()) continue;
-    try {
-      const s = JSON.parse(line, (_k, v: unknown) => (v === '+Inf' ? Infinity : v)) as ServerSample;
-      if (typeof s.t_ms === 'number' && s.gauges && s.counters && s.histograms) out.push(s);
-    } catch {
-      // A line cut short by a crash: the others still count.
-    }
-  }
-  return out;
+/** Each sample of `dir`/server_metrics.jsonl in file order, streamed (never the file as one string). Unreadable lines are skipped. */
+export function forEachServerSample(dir: string, fn: (s: ServerSample) => void, o?: LineReadOptions): void {
+  forEachLine(
+    join(dir, SERVER_METRICS_JSONL),
+    (line) => {
+      let s: ServerSample;
+      try {
+        s = JSON.parse(line, (_k, v: unknown) => (v === '+Inf' ? Infinity : v)) as ServerSample;
+      } catch {
+        return; // a line cut short by a crash: the others still count
+      }
+      if (s && typeof s.t_ms === 'number' && s.gauges && s.counters && s.histograms) fn(s);
+    },
+    o,
+  );
+}
+
+/**
+ * The samples of `dir`/server_metrics.jsonl in file order; [] when absent. Unreadable lines are skipped. With
+ * `maxSamples`, an evenly spaced subset of about that many (at most twice), the last one included: for charts.
+ */
+export function readServerSamples(dir: string, maxSamples = Infinity): ServerSample[] {
+  const t = new Thinner<ServerSample>(maxSamples);
+  forEachServerSample(dir, (s) => t.add(s));
+  return t.result();
 }

@@ -1,16 +1,17 @@
 // The summary's `server` section of a results directory: server_metrics.jsonl + the client summary, the same in run and report.
 import type { Summary } from '../metrics/summary-model.js';
 import type { ServerSummary } from '../metrics/server-model.js';
-import { readServerSamples } from './sample-writer.js';
-import { serverSummary } from './server-summary.js';
+import { forEachServerSample } from './sample-writer.js';
+import { ServerSummaryBuilder } from './server-summary.js';
 import type { WindowTracker } from './window.js';
 
 /** Derived from `dir`/server_metrics.jsonl when it holds samples; undefined otherwise (a run without server metrics). */
 export function serverSectionOf(dir: string, summary: Summary, windows: WindowTracker): ServerSummary | undefined {
-  const samples = readServerSamples(dir);
-  if (!samples.length) return undefined;
   const scale = summary.run.sim_time_scale;
-  return serverSummary(samples, windows.window(summary.phases), summary, typeof scale === 'number' && scale > 0 ? scale : 1);
+  // Streamed sample by sample: a 24 h run's file is larger than any one string may be.
+  const b = new ServerSummaryBuilder(windows.window(summary.phases), typeof scale === 'number' && scale > 0 ? scale : 1);
+  forEachServerSample(dir, (s) => b.add(s));
+  return b.summary(summary);
 }
 
 /** Adds the server section to `summary` (in place) when there is one, keeping the key absent otherwise. */

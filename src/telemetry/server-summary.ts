@@ -27,45 +27,144 @@ export function bracket(samples: readonly ServerSample[], w: Window | null): Ser
   return samples.slice(from, to + 1);
 }
 
-function gaugeStats(xs: readonly ServerSample[], f: GaugeField): { mean: number | null; max: number | null } {
-  const v = xs.map((s) => s.gauges[f]).filter((x): x is number => typeof x === 'number');
-  if (!v.length) return { mean: null, max: null };
-  return { mean: v.reduce((a, b) => a + b, 0) / v.length, max: Math.max(...v) };
+/** Running count, sum and max of one gauge: a day of 1 s scrapes is never spread into Math.max. */
+interface RunningStat {
+  n: number;
+  sum: number;
+  max: number;
 }
 
-/** Counter increase from the first to the last sample (a decrease = a restart: the last value alone). */
-function counterDelta(xs: readonly ServerSample[], f: CounterField): number | null {
-  const first = xs.find((s) => s.counters[f] !== undefined)?.counters[f];
-  const last = [...xs].reverse().find((s) => s.counters[f] !== undefined)?.counters[f];
-  if (first === undefined || last === undefined) return null;
-  return last >= first ? last - first : last;
+const gaugeStat = (r: RunningStat | undefined): { mean: number | null; max: number | null } => (r && r.n ? { mean: r.sum / r.n, max: r.max } : { mean: null, max: null });
+
+/**
+ * The server section built one sample at a time (a run's samples are streamed from server_metrics.jsonl, never held):
+ * the bracket of `bracket()`, running gauge statistics, first and last counter values, and the per-interval ITL pairs.
+ */
+export class ServerSummaryBuilder {
+  private n = 0;
+  private first: ServerSample | undefined;
+  private last: ServerSample | undefined;
+  private gauges = new Map<GaugeField, RunningStat>();
+  private firstCounter: Partial<Record<CounterField, number>> = {};
+  private lastCounter: Partial<Record<CounterField, number>> = {};
+  private itl: { running: number; itlMs: number }[] = [];
+  private rejected = 0;
+  private done = false;
+  constructor(
+    private readonly w: Window | null,
+    private readonly timeScale = 1,
+  ) {}
+
+  add(s: ServerSample): void {
+    if (this.done) return;
+    // The last sample at or before the window's start begins the bracket afresh.
+    if (this.w && s.t_ms <= this.w.startMs) this.reset();
+    const prev = this.last;
+    this.n++;
+    this.first ??= s;
+    this.last = s;
+    for (const [f, v] of Object.entries(s.gauges) as [GaugeField, number][]) {
+      if (typeof v !== 'number') continue;
+      const r = this.gauges.get(f);
+      if (r) {
+        r.n++;
+        r.sum += v;
+        if (v > r.max) r.max = v;
+      } else this.gauges.set(f, { n: 1, sum: v, max: v });
+    }
+    for (const [f, v] of Object.entries(s.counters) as [CounterField, number][]) {
+      if (v === undefined) continue;
+      this.firstCounter[f] ??= v;
+      this.lastCounter[f] = v;
+    }
+    this.rejected += s.rejected?.count ?? 0;
+    if (prev) {
+      const pair = itlPair(prev, s, this.timeScale);
+      if (pair) this.itl.push(pair);
+    }
+    // The first sample at or after the window's end closes it.
+    if (this.w && s.t_ms >= this.w.endMs) this.done = true;
+  }
+
+  private reset(): void {
+    this.n = 0;
+    this.first = this.last = undefined;
+    this.gauges.clear();
+    this.firstCounter = {};
+    this.lastCounter = {};
+    this.itl = [];
+    this.rejected = 0;
+  }
+
+  /** Counter increase over the bracket (a decrease = a restart: the last value alone). */
+  private counterDelta(f: CounterField): number | null {
+    const a = this.firstCounter[f];
+    const b = this.lastCounter[f];
+    if (a === undefined || b === undefined) return null;
+    return b >= a ? b - a : b;
+  }
+
+  /** The server section, or undefined when no sample was added. */
+  summary(client: Summary): ServerSummary | undefined {
+    if (!this.first || !this.last) return undefined;
+    return buildSummary(this, client);
+  }
+
+  /** @internal what buildSummary reads. */
+  get state() {
+    return { n: this.n, first: this.first!, last: this.last!, w: this.w, timeScale: this.timeScale, itl: this.itl, rejected: this.rejected, gauge: (f: GaugeField) => gaugeStat(this.gauges.get(f)), delta: (f: CounterField) => this.counterDelta(f) };
+  }
 }
 
 /** The server section, or undefined when no sample was taken. `timeScale` divides server times (sim_time_scale). */
-export function serverSummary(samples: readonly ServerSample[], w: Window | null, client: Summary, timeScale = 1): ServerSummary | undefined {
-  if (samples.length === 0) return undefined;
-  const xs = bracket(samples, w);
-  const first = xs[0];
-  const last = xs[xs.length - 1];
+export function serverSummary(samples: Iterable<ServerSample>, w: Window | null, client: Summary, timeScale = 1): ServerSummary | undefined {
+  const b = new ServerSummaryBuilder(w, timeScale);
+  for (const s of samples) b.add(s);
+  return b.summary(client);
+}
+
+/**
+ * Speculative decoding over the window: acceptance rate = accepted ÷ draft tokens; mean acceptance length =
+ * 1 + accepted ÷ drafts (tokens per verify step, the bonus token included, as vLLM logs it); SGLang: the mean of its
+ * spec_accept_length gauge.
+ */
+function specDecode(st: ServerSummaryBuilder['state']): ServerSummary['spec_decode'] {
+  const drafts = st.delta('spec_drafts');
+  const draftTokens = st.delta('spec_draft_tokens');
+  const accepted = st.delta('spec_accepted_tokens');
+  const gaugeLen = st.gauge('spec_accept_length').mean;
+  if (drafts === null && draftTokens === null && accepted === null && gaugeLen === null) return null;
+  return {
+    drafts,
+    draft_tokens: draftTokens,
+    accepted_tokens: accepted,
+    acceptance_rate: accepted !== null && draftTokens ? round(accepted / draftTokens, 4) : null,
+    mean_acceptance_length: accepted !== null && drafts ? round(1 + accepted / drafts, 3) : round(gaugeLen, 3),
+  };
+}
+
+function buildSummary(b: ServerSummaryBuilder, client: Summary): ServerSummary {
+  const st = b.state;
+  const { first, last, w, timeScale } = st;
   const spanS = (last.t_ms - first.t_ms) / 1000;
   const toMs = (s: number | null): number | null => (s === null ? null : round((s * 1000) / timeScale));
   const times: ServerSummary['times'] = {};
   for (const f of HISTOGRAMS) {
     const end = last.histograms[f];
     if (!end) continue;
-    const d = xs.length > 1 ? histogramDelta(first.histograms[f], end) : end;
+    const d = st.n > 1 ? histogramDelta(first.histograms[f], end) : end;
     const t: ServerTimeStats = { count: d.count, mean_ms: toMs(histogramMean(d)), p50_ms: toMs(histogramQuantile(d, 0.5)), p99_ms: toMs(histogramQuantile(d, 0.99)) };
     times[f] = t;
   }
   const rate = (f: CounterField): number | null => {
-    const d = counterDelta(xs, f);
+    const d = st.delta(f);
     return d === null || spanS <= 0 ? null : round(d / spanS);
   };
-  const hits = counterDelta(xs, 'prefix_hits');
-  const queries = counterDelta(xs, 'prefix_queries');
-  const running = gaugeStats(xs, 'running');
-  const waiting = gaugeStats(xs, 'waiting');
-  const kv = gaugeStats(xs, 'kv_usage');
+  const hits = st.delta('prefix_hits');
+  const queries = st.delta('prefix_queries');
+  const running = st.gauge('running');
+  const waiting = st.gauge('waiting');
+  const kv = st.gauge('kv_usage');
   const queueMs = times.queue?.mean_ms ?? null;
   const prefillSource = times.prefill?.mean_ms != null ? 'histogram' : times.ttft?.mean_ms != null && queueMs !== null ? 'ttft_minus_queue' : null;
   const prefillMs = prefillSource === 'histogram' ? times.prefill!.mean_ms : prefillSource === 'ttft_minus_queue' ? round(Math.max(0, times.ttft!.mean_ms! - queueMs!)) : null;
@@ -75,7 +174,7 @@ export function serverSummary(samples: readonly ServerSample[], w: Window | null
   const diff = (c: number | null, s: number | null) => ({ server: s, client: c === null ? null : round(c), difference: c === null || s === null ? null : round(c - s) });
   const out: ServerSummary = {
     engine: last.engine ?? first.engine,
-    samples: xs.length,
+    samples: st.n,
     window_ms: w ? [round(w.startMs)!, round(w.endMs)!] : null,
     time_scale: timeScale,
     running_mean: round(running.mean),
@@ -83,10 +182,12 @@ export function serverSummary(samples: readonly ServerSample[], w: Window | null
     waiting_max: round(waiting.max),
     kv_usage_mean: round(kv.mean, 4),
     kv_usage_max: round(kv.max, 4),
-    preemptions: counterDelta(xs, 'preemptions'),
-    prefix_hit_rate: hits !== null && queries !== null ? (queries > 0 ? round(hits / queries, 4) : null) : round(gaugeStats(xs, 'prefix_hit_rate').mean, 4),
+    preemptions: st.delta('preemptions'),
+    prefix_hit_rate: hits !== null && queries !== null ? (queries > 0 ? round(hits / queries, 4) : null) : round(st.gauge('prefix_hit_rate').mean, 4),
     prompt_tokens_per_s: rate('prompt_tokens'),
     generation_tokens_per_s: rate('generation_tokens'),
+    spec_decode: specDecode(st),
+    rejected_values: st.rejected,
     times,
     ttft_decomposition:
       queueMs === null && prefillMs === null
@@ -106,19 +207,25 @@ export function serverSummary(samples: readonly ServerSample[], w: Window | null
     },
     findings: [],
   };
-  out.findings = diagnose(out, client, perWindowItl(xs, timeScale));
+  out.findings = diagnose(out, client, st.itl);
   return out;
+}
+
+/** (mean running, mean ITL ms) over the interval a → b, when it saw inter-token observations. */
+function itlPair(x: ServerSample, y: ServerSample, timeScale: number): { running: number; itlMs: number } | undefined {
+  const a = x.histograms.itl;
+  const b = y.histograms.itl;
+  const r = y.gauges.running;
+  if (!a || !b || r === undefined || b.count <= a.count) return undefined;
+  return { running: ((x.gauges.running ?? r) + r) / 2, itlMs: ((b.sum - a.sum) / (b.count - a.count)) * 1000 / timeScale };
 }
 
 /** (mean running, mean ITL ms) per scrape interval that saw inter-token observations: decode slowing with batch size. */
 export function perWindowItl(xs: readonly ServerSample[], timeScale = 1): { running: number; itlMs: number }[] {
   const out: { running: number; itlMs: number }[] = [];
   for (let i = 1; i < xs.length; i++) {
-    const a = xs[i - 1].histograms.itl;
-    const b = xs[i].histograms.itl;
-    const r = xs[i].gauges.running;
-    if (!a || !b || r === undefined || b.count <= a.count) continue;
-    out.push({ running: ((xs[i - 1].gauges.running ?? r) + r) / 2, itlMs: ((b.sum - a.sum) / (b.count - a.count)) * 1000 / timeScale });
+    const p = itlPair(xs[i - 1], xs[i], timeScale);
+    if (p) out.push(p);
   }
   return out;
 }

@@ -2,6 +2,7 @@
 import type { RequestRecord } from '../../metrics/record.js';
 import { tokenEventIndexes } from '../../metrics/derive.js';
 import { percentile } from '../../metrics/stats.js';
+import { maxOf, minOf } from '../../util/min-max.js';
 
 export interface Histogram {
   /** Bin lower edges; the last bin also holds everything above its edge (the tail beyond p99). */
@@ -89,8 +90,8 @@ export function overTime(records: readonly RequestRecord[], buckets?: number): O
   const recs = records.filter((r) => !r.warmup);
   buckets ??= Math.min(100, Math.max(8, Math.round(recs.length / 3)));
   if (!recs.length) return { t_s: [], bucket_s: 0, output_tok_s: [], in_flight: [], failures: [] };
-  const t0 = Math.min(...recs.map((r) => r.sent_at_ms));
-  const t1 = Math.max(...recs.map((r) => r.sent_at_ms + (r.end_ms ?? 0)));
+  const t0 = minOf(recs.map((r) => r.sent_at_ms));
+  const t1 = maxOf(recs.map((r) => r.sent_at_ms + (r.end_ms ?? 0)));
   const span = Math.max(t1 - t0, 1);
   const w = span / buckets;
   const tok = new Array<number>(buckets).fill(0);
@@ -144,7 +145,7 @@ export function itlStalls(records: readonly RequestRecord[], max = 2000): Stalls
   all.sort((a, b) => a - b);
   const median = percentile(all, 50) as number;
   const threshold = Math.max(median * STALL_FACTOR, 1);
-  const t0 = Math.min(...records.filter((r) => !r.warmup).map((r) => r.sent_at_ms));
+  const t0 = minOf(records.filter((r) => !r.warmup).map((r) => r.sent_at_ms));
   const pts: [number, number, number][] = [];
   for (const r of recs) {
     const idx = tokenEventIndexes(r);

@@ -19,6 +19,10 @@ import { readGpuLines } from '../../telemetry/gpu-source.js';
 import { routingSection } from './routing-section.js';
 import { latencyColumns } from '../breakdown-columns.js';
 import { evalSection, readEvalData, type EvalReportData } from './eval-section.js';
+import { minOf } from '../../util/min-max.js';
+
+/** Timeline samples drawn per chart, about (a day of 1 s scrapes is thinned evenly; summary figures use every sample). */
+const CHART_SAMPLES = 2000;
 
 export interface RunReportData {
   summary: Summary;
@@ -44,7 +48,7 @@ export function readRunDir(dir: string, maxRecords = CHART_SAMPLE_MAX): RunRepor
   const { records, total, warnings } = sampleRecords(dir, maxRecords);
   const run = existsSync(join(dir, RUN_JSON)) ? readRunMeta(dir, warnings) : {};
   const summary = readSummaryJson(dir, warnings) ?? replaySummary(dir).summary;
-  const data: RunReportData = { summary, records, run, warnings, totalRecords: total, serverSamples: readServerSamples(dir), gpuLines: readGpuLines(dir), eval: readEvalData(dir, warnings) };
+  const data: RunReportData = { summary, records, run, warnings, totalRecords: total, serverSamples: readServerSamples(dir, CHART_SAMPLES), gpuLines: readGpuLines(dir, CHART_SAMPLES), eval: readEvalData(dir, warnings) };
   if (total > records.length) {
     data.allRecords = () => recordsOf(file);
     warnings.push(`charts drawn from ${records.length} of ${total} records (an even sample); the tables and figures use all of them`);
@@ -156,7 +160,7 @@ function serverSection(d: RunReportData, charts: Record<string, unknown>): { id:
   const srv = d.summary.server;
   if (!samples.length || !srv) return undefined;
   const measured = d.records.filter((r) => !r.warmup);
-  const t0 = measured.length ? Math.min(...measured.map((r) => r.sent_at_ms)) : 0;
+  const t0 = minOf(measured.map((r) => r.sent_at_ms), 0);
   charts['c-server-load'] = serverLoadChart(samples, t0);
   charts['c-server-times'] = serverTimesChart(samples, t0, srv.time_scale);
   if (srv.ttft_decomposition) charts['c-server-ttft'] = ttftDecompositionChart(srv);
@@ -174,7 +178,7 @@ function gpuSection(d: RunReportData, charts: Record<string, unknown>): { id: st
   const lines = d.gpuLines ?? [];
   if (!lines.length || !d.summary.gpu) return undefined;
   const measured = d.records.filter((r) => !r.warmup);
-  const t0 = measured.length ? Math.min(...measured.map((r) => r.sent_at_ms)) : 0;
+  const t0 = minOf(measured.map((r) => r.sent_at_ms), 0);
   const hasGpus = lines.some((l) => 'gpus' in l);
   if (hasGpus) charts['c-gpu-util'] = gpuUtilChart(lines, t0);
   charts['c-gpu-mem'] = gpuMemoryHostChart(lines, t0);

@@ -1,4 +1,5 @@
 // --out prometheus-rw=URL: push the run's registry by Prometheus remote write every --out-interval and once at the end.
+import { stripControls } from '../../util/terminal-text.js';
 import { compress } from 'snappyjs';
 import type { Registry } from 'prom-client';
 import { encodeWriteRequest, samplesOf } from './write-request.js';
@@ -37,6 +38,16 @@ export function splitCredentials(url: string): { url: string; authorization?: st
  * Start pushing. Pushes never overlap and never wait on the run: the timer is unref'd, a slow or failing endpoint
  * only costs its own request (bounded by the deadline), and its failure is warned once, without the URL's secrets.
  */
+/** " to host:port" of a redirect's Location (never its path, query or user info, which may carry secrets); "" when absent or bad. */
+function redirectHost(location: string | null, base: string): string {
+  if (!location) return ' without a Location';
+  try {
+    return ` to ${stripControls(new URL(location, base).host)}`;
+  } catch {
+    return ' to an unreadable Location';
+  }
+}
+
 export function startRemoteWrite(registry: Registry, o: RemoteWriteOptions): RemoteWriter {
   const { url, authorization } = splitCredentials(o.url);
   const timeoutMs = o.timeoutMs ?? Math.min(o.intervalMs, 10_000);
@@ -60,14 +71,16 @@ export function startRemoteWrite(registry: Registry, o: RemoteWriteOptions): Rem
         'user-agent': 'tokenflood',
       };
       if (authorization) headers.authorization = authorization;
-      const res = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(timeoutMs) });
+      // A redirect is not followed (the body and credentials would go wherever it points): it is reported as such.
+      const res = await fetch(url, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
       // The body is not read into anything shown: server text stays out of the terminal.
       await res.body?.cancel().catch(() => {});
       if (res.ok) stats.ok++;
+      else if (res.status >= 300 && res.status < 400) fail(`HTTP ${res.status} redirect${redirectHost(res.headers.get('location'), url)}; redirects are not followed: give --remote-write the final URL`);
       else fail(`HTTP ${res.status}`);
     } catch (e) {
       const err = e as Error & { cause?: { code?: string } };
-      fail(err.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : (err.cause?.code ?? err.name));
+      fail(err.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : (err.cause?.code ?? `${err.name}: ${stripControls(String(err.message)).slice(0, 120)}`));
     }
   };
   const push = (): Promise<void> => (inFlight ??= once().finally(() => (inFlight = undefined)));

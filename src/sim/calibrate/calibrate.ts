@@ -6,6 +6,7 @@ import { minimize } from './fit.js';
 import { CALIBRATED_PARAMS, type CalibratedParam } from './params.js';
 import type { CalibrationPoint } from './runs.js';
 import { refillGap } from './trace.js';
+import { maxOf, minOf } from '../../util/min-max.js';
 
 export interface Prediction {
   ttftMs: number;
@@ -89,8 +90,8 @@ export function predictPoint(p: CalibrationPoint, constants: Record<string, numb
   const ttft = ok.reduce((s, r) => s + (r.firstTokenMs! - r.sentMs), 0) / Math.max(1, ok.length);
   const decoding = ok.filter((r) => r.outputTokens > 1);
   const tpot = decoding.reduce((s, r) => s + (r.endMs - r.firstTokenMs!) / (r.outputTokens - 1), 0) / Math.max(1, decoding.length);
-  const first = Math.min(...ok.map((r) => r.sentMs));
-  const last = Math.max(...ok.map((r) => r.endMs));
+  const first = minOf(ok.map((r) => r.sentMs));
+  const last = maxOf(ok.map((r) => r.endMs));
   const out = ok.reduce((s, r) => s + r.outputTokens, 0);
   return { ttftMs: ttft, tpotMs: tpot, outputTokensPerSecond: last > first ? (out * 1000) / (last - first) : 0 };
 }

@@ -1,6 +1,7 @@
 // GPU samples from a DCGM exporter's Prometheus text (/metrics), parsed with parse-prometheus-text-format, and a polling sampler.
 import { createRequire } from 'node:module';
 import { UsageError } from '../../errors.js';
+import { stripControls } from '../../util/terminal-text.js';
 import type { GpuSample, GpuSampler, GpuSampleListener } from './sample.js';
 
 interface Family {
@@ -51,7 +52,7 @@ export interface DcgmSamplerOptions {
   intervalMs: number;
   /** Deadline of one scrape (default min(interval, 2 s)): a hung exporter never piles up requests. */
   timeoutMs?: number;
-  /** Called once per failed scrape after start (the run goes on). */
+  /** Called at the first failed scrape after start (the run goes on); later failures are counted in stats(). */
   onProblem?: (message: string) => void;
   now?: () => number;
 }
@@ -62,6 +63,7 @@ export function createDcgmSampler(o: DcgmSamplerOptions): GpuSampler {
   let timer: NodeJS.Timeout | undefined;
   let inFlight: Promise<unknown> | undefined;
   let stopped = false;
+  let failed = 0;
   const scrape = async (deadlineMs = timeoutMs): Promise<GpuSample[]> => {
     const res = await fetch(o.url, { signal: AbortSignal.timeout(deadlineMs), headers: { accept: 'text/plain' } });
     const text = await res.text();
@@ -84,7 +86,9 @@ export function createDcgmSampler(o: DcgmSamplerOptions): GpuSampler {
         const t = now();
         inFlight = scrape()
           .then((s) => !stopped && onSample(s, t))
-          .catch((e: unknown) => o.onProblem?.(`GPU metrics scrape of ${o.url} failed: ${(e as Error).message}`))
+          .catch((e: unknown) => {
+            if (failed++ === 0) o.onProblem?.(`GPU metrics scrape of ${o.url} failed: ${stripControls(String((e as Error).message)).slice(0, 200)}; the run goes on, later failures are counted (run.json gpu_metrics.failed_scrapes)`);
+          })
           .finally(() => (inFlight = undefined));
       };
       timer = setInterval(tick, o.intervalMs);
@@ -95,5 +99,6 @@ export function createDcgmSampler(o: DcgmSamplerOptions): GpuSampler {
       timer = undefined;
       await inFlight;
     },
+    stats: () => ({ failed_scrapes: failed }),
   };
 }

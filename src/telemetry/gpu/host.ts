@@ -22,8 +22,11 @@ interface PidStatus {
   cpu: number;
   memory: number;
 }
-// pidusage (no bundled types): reads /proc/<pid>/stat on Linux, ps or wmic elsewhere.
-const pidusage = createRequire(import.meta.url)('pidusage') as ((pid: number) => Promise<PidStatus>) & { clear(): void };
+type PidUsage = ((pid: number) => Promise<PidStatus>) & { clear(): void };
+// pidusage (no bundled types): reads /proc/<pid>/stat on Linux, ps or wmic elsewhere; loaded only with --server-pid,
+// since every measured run samples the host.
+let pidusageModule: PidUsage | undefined;
+const pidusage = (): PidUsage => (pidusageModule ??= createRequire(import.meta.url)('pidusage') as PidUsage);
 
 const MiB = 1024 * 1024;
 
@@ -90,7 +93,7 @@ export function createHostSampler(o: HostSamplerOptions): HostSampler {
     async start(onSample) {
       if (o.serverPid !== undefined) {
         try {
-          await pidusage(o.serverPid);
+          await pidusage()(o.serverPid);
         } catch {
           throw new UsageError([`--server-pid ${o.serverPid}: no such process on this machine`]);
         }
@@ -109,7 +112,7 @@ export function createHostSampler(o: HostSamplerOptions): HostSampler {
         [cpu, net] = [c, n];
         if (o.serverPid !== undefined && !serverGone) {
           try {
-            const p = await pidusage(o.serverPid);
+            const p = await pidusage()(o.serverPid);
             s.server_cpu_pct = p.cpu;
             s.server_rss_mib = p.memory / MiB;
           } catch {
@@ -127,7 +130,7 @@ export function createHostSampler(o: HostSamplerOptions): HostSampler {
       if (timer) clearInterval(timer);
       timer = undefined;
       await busy;
-      if (o.serverPid !== undefined) pidusage.clear();
+      if (o.serverPid !== undefined) pidusage().clear();
     },
   };
 }
