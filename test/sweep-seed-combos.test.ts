@@ -65,6 +65,23 @@ describe('sweep --grid with the seed workflow combos.yaml', () => {
       expect(r.err).toContain(`--grid ${grid}: tokenizer cl100k_base = --tokenizer cl100k_base`);
     }, 60_000);
 
+  it('a hub tokenizer with no local copy (the seed names the model\'s) is not fatal: the default counts, and stderr says so', async () => {
+    const dir = tmpDir();
+    const grid = join(dir, 'combos.yaml');
+    writeFileSync(grid, seedFile(origin).replace('tokenizer: "cl100k_base"', 'tokenizer: "deepseek-ai/DeepSeek-R1-Distill-Qwen-32B"'));
+    const saved = process.env.HF_HUB_CACHE;
+    process.env.HF_HUB_CACHE = join(dir, 'empty-cache');
+    try {
+      const r = await runCli(registerSweep, ['sweep', '--grid', grid, '--no-server-metrics', '--quiet', '--out', join(dir, 'sweep')]);
+      expect(r.code, r.err).toBe(0);
+      expect(r.err).toContain(`--grid ${grid}: tokenizer deepseek-ai/DeepSeek-R1-Distill-Qwen-32B not used: no local copy`);
+      expect(JSON.parse(readFileSync(join(dir, 'sweep', 'sweep.json'), 'utf8')).points).toHaveLength(4);
+    } finally {
+      if (saved === undefined) delete process.env.HF_HUB_CACHE;
+      else process.env.HF_HUB_CACHE = saved;
+    }
+  }, 60_000);
+
   it('flags override the file\'s model, base_url and tokenizer, and say so', async () => {
     const dir = tmpDir();
     const grid = join(dir, 'combos.yaml');

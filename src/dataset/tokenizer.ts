@@ -80,6 +80,11 @@ export function hubTokenizerDir(id: string, env: NodeJS.ProcessEnv = process.env
   return pick === undefined ? undefined : join(snaps, pick);
 }
 
+/** Whether `loadTokenizer(spec)` finds `spec` (by name, path or local hub copy) without loading it. */
+export function tokenizerFound(spec: string): boolean {
+  return (BUILTIN_TOKENIZERS as readonly string[]).includes(spec) || Object.hasOwn(SHIPPED_HUB_TOKENIZERS, spec) || existsSync(spec) || hubTokenizerDir(spec) !== undefined;
+}
+
 /**
  * Load a tokenizer by spec: a built-in encoding name (`cl100k_base`, `o200k_base`), a path to a Hugging Face
  * tokenizer folder / tokenizer.json, or a Hugging Face id (`org/name`, as vLLM's --tokenizer) that is a shipped

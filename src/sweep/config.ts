@@ -13,6 +13,7 @@ import { parseSlo, type Slo } from '../metrics/slo.js';
 import { splitOut, type OutputSpec } from '../config/live-metrics.js';
 import type { Precision } from './slo-search.js';
 import { AS_CONFIGURED, buildGrid, isAsConfigured, makePoint, parseInputOutputList, parseNumberList, type InputOutput, type LoadMode, type LoadStep, type PointSpec } from './grid.js';
+import { DEFAULT_TOKENIZER, tokenizerFound } from '../dataset/tokenizer.js';
 import { GRID_RUN_KEYS, readGridFile, type GridPoint, type GridRunKeys } from './grid-file.js';
 
 const numberList = (inner: z.ZodNumber) => z.preprocess((v) => (v === undefined ? undefined : parseNumberList(v)), z.array(inner).min(1).optional());
@@ -247,6 +248,12 @@ function gridFilePoints(s: SweepParsed, axes: { input?: number[]; output?: numbe
       notes.push(`--grid ${s.grid}: ${name} ${v} not used: ${flag} ${String(runFlags[k])} is given`);
       continue;
     }
+    // The seed file names the model's hub tokenizer, which vLLM downloads and tokenflood does not: without a local
+    // copy the sweep counts with the default tokenizer and says so, so that the file still runs unchanged.
+    if (k === 'tokenizer' && !tokenizerFound(v)) {
+      notes.push(`--grid ${s.grid}: tokenizer ${v} not used: no local copy (tokenflood downloads nothing; docs/vllm-compat.md#tokenizer), prompt lengths are counted with ${DEFAULT_TOKENIZER}; give --tokenizer to choose`);
+      continue;
+    }
     // The seed workflow's base_url is the server's origin (vLLM's meaning): the OpenAI API is under /v1.
     const url = k === 'baseUrl' && /^https?:\/\/[^/]+\/?$/i.test(v) ? `${v.replace(/\/+$/, '')}/v1` : v;
     runFlags[k] = url;
@@ -331,6 +338,7 @@ export function resolveSweepConfig(inp: ResolveSweepInput): ResolvedSweep {
   }
   const axes = lengthAxes(runFlags, problems);
   const notes: string[] = [];
+  if (runFlags.resultFile !== undefined) problems.push('--result-file: a sweep writes vllm-result.json in each point\'s directory (--result-format vllm); one file would be overwritten by every point: drop --result-file');
   const gridPoints = s.grid !== undefined ? gridFilePoints(s, axes, runFlags, notes, problems) : undefined;
   let pairs: InputOutput[];
   if (gridPoints) pairs = [...new Map(gridPoints.map((p) => [`${p.inputTokens}x${p.outputTokens}`, { input: p.inputTokens, output: p.outputTokens }])).values()];
