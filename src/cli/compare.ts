@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { setExitCode, type Out } from './io.js';
+import { described } from './help.js';
 import { alignDefinitions, compareResults, loadResult, parseFailOn } from '../report/compare.js';
 import { renderComparison } from '../report/compare-terminal.js';
 import { stripControls } from '../util/terminal-text.js';
@@ -41,9 +42,9 @@ export function registerCompare(program: Command, out: Out): void {
     .argument('<baseline>', 'results directory of the baseline run or sweep, or a vLLM bench result JSON (vllm bench serve --save-result)')
     .argument('<candidates...>', 'one or more results directories (or vLLM bench result JSON files) to compare with it; with a vLLM result on either side, runs are recomputed under vLLM\'s definitions')
     .option('--threshold <percent>', 'a metric regressed when it is worse than the baseline by more than this percentage (error_rate: by more than 1 percentage point)', '5')
-    .option('--fail-on <metrics>', 'exit 1 when one of these regressed, e.g. ttft_p99,output_throughput (or all); for evals accuracy_drop=N: accuracy fell by more than N points, significant by McNemar (p < 0.05)')
+    .addOption(described('--fail-on <metrics>', 'exit 1 when one of these regressed, e.g. ttft_p99,output_throughput (or all); for evals accuracy_drop=N: accuracy fell by more than N points, significant by McNemar (p < 0.05)', 'none: regressions are reported, the exit code stays 0'))
     .option('--json', 'print the comparison as one JSON document on stdout')
-    .option('--html <file>', 'where to write compare.html (default CANDIDATE/compare.html, the first candidate)')
+    .addOption(described('--html <file>', 'where to write compare.html', 'CANDIDATE/compare.html, the first candidate'))
     .option('--no-html', 'do not write compare.html')
     .action((baseline: string, candidates: string[], o: CompareOpts) => {
       const threshold = Number(o.threshold);

@@ -66,7 +66,7 @@ export function registerDataset(program: Command, out: Out): void {
     .option('--max-model-len <n>', 'count requests whose input + max_tokens exceeds N')
     .option('--json', 'print the statistics as one JSON document')
     .option('--tokenizer <name|path>', 'tokenizer: cl100k_base, o200k_base or a Hugging Face tokenizer folder / tokenizer.json', 'cl100k_base')
-    .addOption(new Option('--dataset-format <auto|jsonl|sharegpt|csv|replay>', 'file format').choices(['auto', 'jsonl', 'sharegpt', 'csv', 'replay']).default('auto'))
+    .addOption(new Option('--dataset-format <format>', 'file format; one of auto, jsonl, sharegpt, csv, replay').choices(['auto', 'jsonl', 'sharegpt', 'csv', 'replay']).default('auto'))
     .option('--dataset-field <key=column,...>', 'field mapping, e.g. prompt=question,max_tokens=len; repeatable', (v: string, prev: string[]) => [...prev, v], [] as string[])
     .option('--strict', 'fail on any bad record');
   stats.action((file: string) => {

@@ -1,6 +1,6 @@
 // `tokenflood k8s manifest` (the objects of a sharded run) and `tokenflood k8s collect` (its results back), docs/distributed.md.
 import { writeFileSync } from 'node:fs';
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { UsageError } from '../errors.js';
 import { RUN_FLAGS } from '../config/schema.js';
 import { addFlags, givenFlags } from '../config/flags.js';
@@ -11,6 +11,7 @@ import { shardStreams } from '../scheduler/shard.js';
 import { STREAMS_PER_SHARD_MAX } from '../k8s/resources.js';
 import { stripControls } from '../util/terminal-text.js';
 import type { Out } from './io.js';
+import { described } from './help.js';
 
 /** Run flags the manifest sets itself, or that would put a secret into the ConfigMap. */
 const NOT_IN_RUN_FLAGS: Record<string, string> = {
@@ -120,27 +121,27 @@ export function registerK8s(program: Command, out: Out): void {
     .command('manifest')
     .description('write the Kubernetes objects of a sharded run: ConfigMap, results PVC, Indexed Job of the shards, merge Job; run flags follow --')
     .argument('[run-flags...]', 'the flags of tokenflood run, after --')
-    .option('--shards <n>', 'number of shards N (the Indexed Job\'s completions and parallelism)')
-    .option('--image <image>', 'container image with tokenflood (the repository\'s Dockerfile)')
-    .option('--namespace <ns>', 'namespace of the objects; without it, the one kubectl apply uses')
+    .addOption(described('--shards <n>', 'number of shards N (the Indexed Job\'s completions and parallelism)', 'required'))
+    .addOption(described('--image <image>', 'container image with tokenflood (the repository\'s Dockerfile)', 'required'))
+    .addOption(described('--namespace <ns>', 'namespace of the objects', 'the one kubectl apply uses'))
     .option('--name <name>', 'prefix of the objects\' names', 'tokenflood')
-    .option('--start-at <time>', 'the shards\' --start-at (ISO 8601 with zone, or epoch ms)', undefined)
+    .addOption(described('--start-at <time>', 'the shards\' --start-at (ISO 8601 with zone, or epoch ms)', '--start-delay after generation'))
     .option('--start-delay <time>', 'without --start-at: start this long after the manifest is generated, rounded up to a whole second', '120s')
     .option('--storage <size>', 'size of the results volume', '10Gi')
-    .option('--storage-class <name>', 'storage class of the results volume; without it, the cluster\'s default')
+    .addOption(described('--storage-class <name>', 'storage class of the results volume', 'the cluster\'s default class'))
     .option('--access-mode <mode>', 'access mode of the results volume: ReadWriteMany (shards on several nodes) or ReadWriteOnce', 'ReadWriteMany')
-    .option('--api-key-secret <name>', 'name of the Secret whose key api-key becomes TOKENFLOOD_API_KEY in the shards')
-    .option('--output <file>', 'write the YAML to this file instead of stdout')
+    .addOption(described('--api-key-secret <name>', 'name of the Secret whose key api-key becomes TOKENFLOOD_API_KEY in the shards', 'none: no API key'))
+    .addOption(described('--output <file>', 'write the YAML to this file', 'stdout'))
     .action((runArgv: string[], o: ManifestFlags) => manifestCommand(o, runArgv, out));
   k8s
     .command('collect')
     .description('copy the results volume (shard-0 … shard-N-1 and merged) to a local directory with kubectl')
     .option('--name <name>', 'prefix the manifest was generated with', 'tokenflood')
-    .option('--namespace <ns>', 'namespace of the run')
+    .addOption(described('--namespace <ns>', 'namespace of the run', 'kubectl\'s current namespace'))
     .option('--to <dir>', 'local directory to copy the results into', 'results/k8s')
     .option('--reader-image <image>', 'image of the short-lived pod that mounts the volume (needs tar)', 'busybox:1.36')
     .option('--kubectl <path>', 'kubectl to use', 'kubectl')
-    .option('--timeout <seconds>', 'how long to wait for the reader pod', '120')
+    .addOption(new Option('--timeout <seconds>', 'how long to wait for the reader pod').default('120', '120 s'))
     .action(async (o: { name: string; namespace?: string; to: string; readerImage: string; kubectl: string; timeout: string }) => {
       const timeoutS = Number(o.timeout);
       if (!Number.isInteger(timeoutS) || timeoutS < 1) throw new UsageError([`k8s collect: --timeout: expected a whole number of seconds, got "${o.timeout}"`]);

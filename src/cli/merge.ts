@@ -5,13 +5,14 @@ import { mergeShards } from '../merge/merge.js';
 import { renderSummary } from '../report/terminal.js';
 import { stripControls } from '../util/terminal-text.js';
 import type { Out } from './io.js';
+import { described } from './help.js';
 
 export function registerMerge(program: Command, out: Out): void {
   program
     .command('merge')
     .description('merge the results directories of the shards of one run (--shard I/N) into one: requests.jsonl, summary.json and report.html')
     .argument('<dirs...>', 'the shards\' results directories, one per shard 0..N-1')
-    .option('--out <dir>', 'directory to write the merged run to')
+    .addOption(described('--out <dir>', 'directory to write the merged run to', 'required'))
     .option('--overwrite', 'allow writing into a directory that already holds a run')
     .option('--json', 'print the merged summary as one JSON document on stdout')
     .action((dirs: string[], o: { out?: string; overwrite?: boolean; json?: boolean }) => {

@@ -39,6 +39,7 @@ export function registerSweep(program: Command, out: Out): void {
       configFile: cmd.opts().config as string | undefined,
     });
     for (const n of vllm.notes) out.err.write(`tokenflood sweep: vLLM flags: ${n}\n`);
+    for (const n of resolved.notes) out.err.write(`tokenflood sweep: ${stripControls(n)}\n`);
     const s = resolved.sweep;
     const info = s.json ? out.err : out.out;
     const ac = new AbortController();

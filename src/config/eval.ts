@@ -27,7 +27,7 @@ export const EvalSchema = z.object({
 export type EvalOptions = z.output<typeof EvalSchema>;
 
 export const EVAL_FLAGS = flagTable(EvalSchema.shape, {
-  set: { arg: `${SHIPPED_SETS.join('|')}|file`, help: 'graded set: a shipped one or a JSONL file of {"question", "answer", "choices"?, ...slice fields}' },
+  set: { arg: 'name|file', help: `graded set: a shipped one (${SHIPPED_SETS.join(', ')}) or a JSONL file of {"question", "answer", "choices"?, ...slice fields}` },
   limit: { help: 'grade only the first N items of the set', defaultText: 'all' },
   shots: { help: 'few-shot examples before each question (the first N other items of the set, with their gold answers)' },
   repeat: { arg: 'k', help: 'send every item K times and report the share of identical answers (consistency at temperature 0)' },
@@ -38,6 +38,16 @@ export const EVAL_FLAGS = flagTable(EvalSchema.shape, {
 
 /** Run options an eval sets unless given (docs/eval.md#sampling): fixed sampling, room for reasoning, no forced lengths. */
 export const EVAL_RUN_DEFAULTS = { temperature: 0, topP: 1, seed: 1234, maxTokens: 8192, concurrency: 16, ignoreEos: false } as const;
+
+/** Run flags whose default in `eval --help` is eval's own (EVAL_RUN_DEFAULTS), not run's. */
+export const EVAL_SHOWN_DEFAULTS = {
+  temperature: String(EVAL_RUN_DEFAULTS.temperature),
+  topP: String(EVAL_RUN_DEFAULTS.topP),
+  seed: String(EVAL_RUN_DEFAULTS.seed),
+  maxTokens: String(EVAL_RUN_DEFAULTS.maxTokens),
+  concurrency: `${EVAL_RUN_DEFAULTS.concurrency} when no --rate`,
+  requests: 'every item of the set, --repeat times',
+} as const;
 
 /** Graded probes inside a load run or sweep (run.json config keys; `tokenflood run` and `sweep` act on them, the library's run() ignores them). */
 export const EvalUnderLoadSchema = z.object({

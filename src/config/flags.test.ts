@@ -57,10 +57,18 @@ describe('flag tables', () => {
     expect(SERVE_FLAGS.port.shownDefault).toBe('0');
   });
 
-  it('enum choices are the flag term', () => {
+  it('a few enum choices are the flag term; more are listed in the help text, the term named after the flag', () => {
     expect(RUN_FLAGS.transport.flag).toBe('--transport <auto|h1|undici>');
     expect(RUN_FLAGS.corpus.flag).toBe('--corpus <en|zh>');
-    expect(SERVE_FLAGS.weightDtype.flag).toBe('--weight-dtype <bf16|fp16|fp8|int8|int4|mxfp4|fp32>');
+    expect(SERVE_FLAGS.weightDtype.flag).toBe('--weight-dtype <dtype>');
+    expect(SERVE_FLAGS.weightDtype.help).toMatch(/; one of bf16, fp16, fp8, int8, int4, mxfp4, fp32$/);
+    expect(RUN_FLAGS.backend.flag).toBe('--backend <backend>');
+  });
+
+  it('unit words stay whole in flag names', () => {
+    expect(SERVE_FLAGS.kvOffloadGiB.flag).toBe('--kv-offload-gib <n>');
+    expect(SERVE_FLAGS.pcieGBps.flag).toBe('--pcie-gbps <n>');
+    expect(SERVE_FLAGS.disaggLinkGBps.flag).toBe('--disagg-link-gbps <n>');
   });
 });
 

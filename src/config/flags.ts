@@ -1,7 +1,7 @@
 // The one flag system: commander options generated from zod object schemas (name, placeholder, choices, help, default).
 import { Option, type Command } from 'commander';
 import type { z } from 'zod';
-import { toKebab as kebab } from './parse.js';
+import { flagName } from './parse.js';
 
 type Def = { type: string; innerType?: Node; in?: Node; out?: Node; defaultValue?: unknown; entries?: Record<string, string>; coerce?: boolean };
 type Node = z.ZodType & { _zod: { def: Def } };
@@ -63,6 +63,10 @@ export function unwrap(field: z.ZodType): { core: Node; defaultValue: unknown; h
   }
 }
 
+/** Choices shown in the flag term at most; more go to the description. */
+export const MAX_CHOICES_IN_TERM = 4;
+const MAX_CHOICES_TERM_CHARS = 24;
+
 function showDefault(v: unknown, unit: string | undefined): string | undefined {
   if (v === undefined || typeof v === 'boolean' || (Array.isArray(v) && v.length === 0)) return undefined;
   return `${Array.isArray(v) ? v.join(',') : String(v)}${unit ? ` ${unit}` : ''}`;
@@ -72,14 +76,18 @@ function buildFlag(key: string, field: z.ZodType, meta: FlagMeta): Flag {
   const { core, defaultValue, preprocessed } = unwrap(field);
   const t = core._zod.def.type;
   const kind = t === 'number' ? 'number' : t === 'boolean' ? 'boolean' : t === 'enum' ? 'enum' : 'string';
-  const name = `--${meta.name ?? kebab(key)}`;
+  const name = `--${meta.name ?? flagName(key)}`;
   const negate = kind === 'boolean' && defaultValue === true;
   let help = meta.help ?? field.description;
   if (!help) throw new Error(`${name}: no help text (give .describe() or a help entry)`);
   if (meta.help === undefined && negate) help = `turn off ${help}`;
   if (help.includes('(default')) throw new Error(`${name}: the help text shows a default; declare it in the schema (.default()) or as defaultText`);
-  const choices = kind === 'enum' ? Object.values(core._zod.def.entries ?? {}).join('|') : undefined;
-  const arg = meta.arg ?? choices ?? (kind === 'number' ? 'n' : 'value');
+  const choiceList = kind === 'enum' ? Object.values(core._zod.def.entries ?? {}) : [];
+  // A few short choices stay in the term (--transport <auto|h1|undici>); more are listed in the wrapped description.
+  const inTerm = choiceList.length <= MAX_CHOICES_IN_TERM && choiceList.join('|').length <= MAX_CHOICES_TERM_CHARS;
+  if (choiceList.length && !inTerm) help = `${help}; one of ${choiceList.join(', ')}`;
+  const choices = choiceList.length && inTerm ? choiceList.join('|') : undefined;
+  const arg = meta.arg ?? choices ?? (choiceList.length ? name.slice(2).split('-').at(-1)! : kind === 'number' ? 'n' : 'value');
   const flag = kind === 'boolean' ? (negate ? `--no-${name.slice(2)}` : name) : `${name} <${arg}>`;
   const shownDefault = kind === 'boolean' ? undefined : meta.defaultText ?? showDefault(meta.defaultOf ? unwrap(meta.defaultOf).defaultValue : defaultValue, meta.unit);
   return { key, flag, name, help, kind, shownDefault, repeatable: meta.repeatable ?? false, toNumber: kind === 'number' && !core._zod.def.coerce && !preprocessed };
@@ -98,6 +106,11 @@ export function describedFlags<S extends Record<string, z.ZodType>>(shape: S, me
   const out: FlagTable = {};
   for (const [k, f] of Object.entries(shape)) if (!skip.includes(k)) out[k] = buildFlag(k, f, (meta as Record<string, FlagMeta>)[k] ?? {});
   return out;
+}
+
+/** The same flags showing another command's defaults (eval's sampling and concurrency differ from run's); help only, nothing is set. */
+export function withShownDefaults<T extends FlagTable>(table: T, shown: Partial<Record<keyof T, string>>): T {
+  return Object.fromEntries(Object.entries(table).map(([k, f]) => [k, k in shown ? { ...f, shownDefault: shown[k as keyof T] } : f])) as T;
 }
 
 /** Register the flags on `cmd`. Defaults are shown, not set, so only flags the user gave are collected (a config file can set the rest). */
@@ -144,7 +157,7 @@ export function givenFlags(cmd: Command, table: FlagTable, problems: string[] = 
 export function issueProblems(issues: readonly z.core.$ZodIssue[]): string[] {
   return issues.map((i) => {
     const [first, ...rest] = i.path.map(String);
-    const where = first === undefined ? 'options' : `--${kebab(first)}${rest.length ? `.${rest.join('.')}` : ''}`;
+    const where = first === undefined ? 'options' : `--${flagName(first)}${rest.length ? `.${rest.join('.')}` : ''}`;
     return `${where}: ${i.message}`;
   });
 }

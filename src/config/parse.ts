@@ -84,4 +84,9 @@ export function didYouMean(name: string, known: readonly string[]): string | und
 }
 
 export const toKebab = (s: string): string => s.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+/** Units spelled as one word in flag names: kvOffloadGiB is --kv-offload-gib (not --kv-offload-gi-b), pcieGBps is --pcie-gbps. */
+const UNIT_WORDS = /GiB|GBps|MiB|MBps/g;
+
+/** Flag name (without dashes) of a camelCase key, as docs/commands/*.md spell it. */
+export const flagName = (key: string): string => toKebab(key.replace(UNIT_WORDS, (u) => u[0] + u.slice(1).toLowerCase()));
 export const toCamel = (s: string): string => s.replace(/[-_]([a-z0-9])/g, (_, c: string) => c.toUpperCase());

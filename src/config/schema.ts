@@ -55,6 +55,7 @@ export const TargetSchema = z.object({
   transport: z.enum(['auto', 'h1', 'undici']).default('auto'),
   requestId: z.boolean().default(true),
   requestIdHeader: z.string().regex(HEADER_NAME, "expected an HTTP header name (letters, digits and !#$%&'*+.^_`|~- only)").default('X-Request-ID'),
+  requestIdPrefix: z.string().max(200).regex(/^[\x21-\x7e]+$/, 'expected visible ASCII characters without spaces (it goes into an HTTP header)').optional(),
 });
 
 /** Timeline sources beside the requests (docs/telemetry.md). */
@@ -184,6 +185,7 @@ export const RUN_FLAGS: FlagTable<Exclude<Extract<keyof RunConfigInput, string>,
     stream: { help: 'measure non-streaming requests (TTFT then equals E2E)' },
     requestId: { help: 'turn off the per-request id header (`<run id>-<request id>`, stored as request_id in requests.jsonl)' },
     requestIdHeader: { arg: 'name', help: 'name of the per-request id header; the embedded server echoes it and logs it' },
+    requestIdPrefix: { arg: 'prefix', help: 'per-request id = PREFIX then the request number, as vllm bench serve --request-id-prefix', defaultText: 'the run id and a dash' },
     transport: { help: "HTTP client: h1 = tokenflood's HTTP/1.1 pool (least CPU per streamed token), undici = Node's undici; auto = h1 for http://, undici for https:// or through a proxy (HTTP_PROXY/HTTPS_PROXY/NO_PROXY)" },
     retry: { help: 'retry HTTP 429/503 up to N times, honouring Retry-After; every attempt is its own record and failures still count' },
     maxRetryWait: { arg: 'time', help: 'with --retry: longest wait before a retry; a Retry-After longer than this is not retried (the attempt stays a failure), e.g. 60s', unit: 's' },

@@ -52,13 +52,12 @@ describe('vLLM flag aliases', () => {
 
   it('refuse what differs, naming the tokenflood flag to use, all problems at once', () => {
     const m = mapVllmFlags(
-      { vllmDatasetName: 'sharegpt', vllmDatasetPath: 'x.json', vllmRandomRangeRatio: '1', vllmMaxConcurrency: '4', vllmRequestRate: 'fast', vllmMetricPercentiles: '100' },
+      { vllmDatasetName: 'sonnet', vllmDatasetPath: 'x.json', vllmRandomRangeRatio: '1', vllmMaxConcurrency: '4', vllmRequestRate: 'fast', vllmMetricPercentiles: '100' },
       { concurrency: '2', endpoint: '/v1/embeddings' },
     );
     expect(m.problems).toEqual(
       expect.arrayContaining([
-        expect.stringMatching(/^--dataset-name: sharegpt is not supported.*--dataset FILE/),
-        expect.stringMatching(/^--dataset-path: .*--dataset FILE/),
+        expect.stringMatching(/^--dataset-name: sonnet is not supported.*sharegpt or custom with --dataset-path FILE, or --dataset FILE/),
         expect.stringMatching(/^--random-range-ratio: expected a number with 0 <= r < 1/),
         expect.stringMatching(/^--max-concurrency: means --concurrency, which is given too/),
         expect.stringMatching(/^--request-rate: expected requests per second/),

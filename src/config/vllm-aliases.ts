@@ -23,11 +23,22 @@ export const VLLM_ALIASES = {
   vllmGoodput: { term: '--goodput <metric:ms...>', help: 'vLLM bench: per-request goodput limits ttft:MS tpot:MS e2el:MS, = --slo ttft_max=MSms,tpot_max=MSms,e2e_max=MSms' },
   vllmMetricPercentiles: { term: '--metric-percentiles <list>', help: 'vLLM bench: = --percentiles', same: 'percentiles' },
   vllmPercentileMetrics: { term: '--percentile-metrics <list>', help: 'vLLM bench: accepted and ignored (tokenflood gives percentiles of every metric)' },
-  vllmDatasetName: { term: '--dataset-name <name>', help: 'vLLM bench: only random (synthetic prompts) is accepted; for files use --dataset' },
-  vllmDatasetPath: { term: '--dataset-path <path>', help: 'vLLM bench: refused; give the file with --dataset (JSONL, ShareGPT JSON or CSV)' },
+  vllmDatasetName: { term: '--dataset-name <name>', help: 'vLLM bench: random = synthetic prompts; sharegpt (or custom, JSONL) with --dataset-path = --dataset PATH --dataset-format sharegpt (jsonl)' },
+  vllmDatasetPath: { term: '--dataset-path <path>', help: 'vLLM bench: with --dataset-name sharegpt or custom, = --dataset PATH', same: 'dataset' },
   vllmIgnoreEos: { term: '--ignore-eos', help: 'send ignore_eos (tokenflood does by default; with other vLLM flags and without --ignore-eos, it does not, as vLLM; alone it brings no vLLM defaults)' },
-  vllmSaveResult: { term: '--save-result', help: 'vLLM bench: accepted and ignored (tokenflood always writes its results directory)' },
-  vllmResultDir: { term: '--result-dir <dir>', help: 'vLLM bench: accepted and ignored; the results directory is --out' },
+  vllmSaveResult: { term: '--save-result', help: 'vLLM bench: also write vLLM\'s result JSON where vLLM would (--result-dir, --result-filename or vLLM\'s file name) = --result-format vllm --result-file PATH' },
+  vllmSaveDetailed: { term: '--save-detailed', help: 'vLLM bench: = --result-format vllm (vllm-result.json holds the per-request lists and generated_texts)' },
+  vllmResultDir: { term: '--result-dir <dir>', help: 'vLLM bench: with --save-result, the directory of its JSON file; tokenflood\'s own results stay in --out' },
+  vllmResultFilename: { term: '--result-filename <name>', help: 'vLLM bench: with --save-result, the name of its JSON file (under --result-dir)' },
+  vllmLabel: { term: '--label <text>', help: 'vLLM bench: = --result-label (the label of the result JSON and its file name)', same: 'resultLabel' },
+  vllmMetadata: { term: '--metadata <KEY=VALUE...>', help: 'vLLM bench: = --result-metadata KEY=VALUE for each pair (top-level fields of the result JSON)', same: 'resultMetadata' },
+  vllmServedModelName: { term: '--served-model-name <name>', help: 'vLLM bench: the model name sent in requests (= --model); vLLM\'s --model is then only its model id' },
+  vllmTrustRemoteCode: { term: '--trust-remote-code', help: 'vLLM bench: accepted and ignored (tokenflood reads tokenizer.json as data and runs no model code)' },
+  vllmDisableTqdm: { term: '--disable-tqdm', help: 'vLLM bench: = --quiet (no progress display)' },
+  vllmRampUpStrategy: { term: '--ramp-up-strategy <linear|exponential>', help: 'vLLM bench: the request rate climbs from --ramp-up-start-rps to --ramp-up-end-rps over the requests = --stages of ten linear steps along vLLM\'s curve (docs/vllm-compat.md#ramp-up)' },
+  vllmRampUpStartRps: { term: '--ramp-up-start-rps <r>', help: 'vLLM bench: with --ramp-up-strategy, the first request rate (req/s)' },
+  vllmRampUpEndRps: { term: '--ramp-up-end-rps <r>', help: 'vLLM bench: with --ramp-up-strategy, the last request rate (req/s)' },
+  vllmReadyCheckTimeoutSec: { term: '--ready-check-timeout-sec <s>', help: 'vLLM bench: accepted; tokenflood does not wait for the server to come up: its preflight checks it once and fails with the reason' },
 } as const satisfies Record<string, AliasSpec>;
 
 type AliasKey = keyof typeof VLLM_ALIASES;
@@ -38,7 +49,38 @@ const flagOf = (k: AliasKey): string => VLLM_ALIASES[k].term.split(' ')[0];
 const kebab = (key: string): string => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
 
 /** Aliases a sweep does not take: it sets the load of each point itself (its --max-concurrency is --auto's highest level). */
-export const NOT_ON_SWEEP: readonly AliasKey[] = ['vllmMaxConcurrency', 'vllmRequestRate'];
+export const NOT_ON_SWEEP: readonly AliasKey[] = ['vllmMaxConcurrency', 'vllmRequestRate', 'vllmRampUpStrategy', 'vllmRampUpStartRps', 'vllmRampUpEndRps', 'vllmResultFilename'];
+
+/** Segments of the --stages a vLLM ramp-up becomes; each sends an equal share of the requests. */
+export const RAMP_SEGMENTS = 10;
+
+/**
+ * vLLM's ramp-up (serve.py): request i of N goes out at rate r(i/(N−1)), linear r(f) = start + (end − start)·f or
+ * exponential r(f) = start·(end/start)^f, so the rate climbs along the requests, not the clock. As --stages: ten
+ * linear-in-time segments between r(k/10) and r((k+1)/10), each lasting the time its N/10 requests take at the mean of
+ * its two rates (2·(N/10)/(r_k + r_k+1)), after a 1 ms step to the start rate, then a hold at the end rate for
+ * stragglers (--requests N stops the run).
+ */
+export function vllmRampStages(strategy: 'linear' | 'exponential', start: number, end: number, n: number): string {
+  const rate = (f: number) => (strategy === 'linear' ? start + (end - start) * f : start * (end / start) ** f);
+  const fmt = (x: number) => String(Math.round(x * 1000) / 1000);
+  const out = [`0.001s:${fmt(start)}/s`];
+  for (let k = 0; k < RAMP_SEGMENTS; k++) {
+    const [a, b] = [rate(k / RAMP_SEGMENTS), rate((k + 1) / RAMP_SEGMENTS)];
+    out.push(`${fmt(Math.max(0.001, (2 * (n / RAMP_SEGMENTS)) / (a + b)))}s:${fmt(b)}/s`);
+  }
+  out.push(`${fmt(Math.max(1, (0.25 * n) / end))}s:${fmt(end)}/s`);
+  return out.join(',');
+}
+
+/** vLLM's file name for --save-result without --result-filename ({model} and {date} are filled in at the end of the run). */
+export function vllmResultFileName(o: { label: string; rate: number | undefined; maxConcurrency?: number; ramp?: { strategy: string; start: number; end: number } }): string {
+  // Python's str(float): 5 → "5.0", inf → "inf".
+  const py = (x: number) => (Number.isInteger(x) ? `${x}.0` : String(x));
+  const conc = o.maxConcurrency !== undefined ? `-concurrency${o.maxConcurrency}` : '';
+  if (o.ramp) return `${o.label}-ramp-up-${o.ramp.strategy}-${o.ramp.start}qps-${o.ramp.end}qps${conc}-{model}-{date}.json`;
+  return `${o.label}-${o.rate === undefined ? 'inf' : py(o.rate)}qps${conc}-{model}-{date}.json`;
+}
 
 /** Register the aliases on a command (after its own flags), less `skip`. */
 export function addVllmAliases(cmd: Command, skip: readonly AliasKey[] = []): void {
@@ -109,6 +151,61 @@ function withApiDir(url: string, dir: string): string {
   return dir && !trimmed.endsWith(dir) ? `${trimmed}${dir}` : trimmed;
 }
 
+/** --ramp-up-strategy with its start and end rates, checked as vLLM checks them, as --stages (vllmRampStages). */
+function rampUp(a: Partial<Record<AliasKey, unknown>>, flags: Record<string, unknown>, given: Record<string, unknown>, rateText: string | undefined, problems: string[], notes: string[]): { strategy: string; start: number; end: number } | undefined {
+  const any = a.vllmRampUpStrategy !== undefined || a.vllmRampUpStartRps !== undefined || a.vllmRampUpEndRps !== undefined;
+  if (!any) return undefined;
+  const strategy = a.vllmRampUpStrategy === undefined ? undefined : String(a.vllmRampUpStrategy);
+  if (strategy === undefined) return void problems.push('--ramp-up-start-rps/--ramp-up-end-rps: give --ramp-up-strategy linear or exponential too, as vLLM');
+  if (strategy !== 'linear' && strategy !== 'exponential') return void problems.push(`--ramp-up-strategy: expected linear or exponential, got "${strategy}"`);
+  if (a.vllmRampUpStartRps === undefined || a.vllmRampUpEndRps === undefined) return void problems.push('--ramp-up-strategy: give both --ramp-up-start-rps and --ramp-up-end-rps, as vLLM');
+  const start = intOf('vllmRampUpStartRps', a.vllmRampUpStartRps, 0, problems);
+  const end = intOf('vllmRampUpEndRps', a.vllmRampUpEndRps, 1, problems);
+  if (start === undefined || end === undefined) return undefined;
+  if (start > end) return void problems.push(`--ramp-up-start-rps ${start}: must not be above --ramp-up-end-rps ${end}, as vLLM`);
+  if (strategy === 'exponential' && start === 0) return void problems.push('--ramp-up-start-rps: an exponential ramp-up cannot start at 0, as vLLM');
+  if ((rateText !== undefined && rateText !== 'inf') || given.rate !== undefined || given.stages !== undefined) return void problems.push('--ramp-up-strategy: the ramp sets the request rate: drop --request-rate/--rate/--stages, as vLLM');
+  const n = typeof flags.requests === 'number' ? flags.requests : given.requests === undefined && given.duration === undefined ? VLLM_DEFAULTS.numPrompts : Number(given.requests);
+  if (!(n >= 1)) return void problems.push('--ramp-up-strategy: the ramp spreads --num-prompts requests; give --num-prompts rather than --duration');
+  flags.requests ??= n;
+  flags.stages = vllmRampStages(strategy, start, end, n);
+  notes.push(`--ramp-up-strategy ${strategy} ${start} → ${end} req/s over ${n} requests = --stages ${String(flags.stages)}`);
+  return { strategy, start, end };
+}
+
+/** vLLM's result flags: --save-result writes its JSON where vLLM would; --save-detailed, --label and --metadata shape it. */
+function results(
+  a: Partial<Record<AliasKey, unknown>>,
+  flags: Record<string, unknown>,
+  given: Record<string, unknown>,
+  o: { backend: string | undefined; maxConc: number | undefined; ramp: { strategy: string; start: number; end: number } | undefined; sweep: boolean },
+  problems: string[],
+  notes: string[],
+): void {
+  if (a.vllmLabel !== undefined) flags.resultLabel = String(a.vllmLabel);
+  const items = a.vllmMetadata === undefined ? [] : (Array.isArray(a.vllmMetadata) ? a.vllmMetadata : [a.vllmMetadata]).map(String).flatMap((x) => x.split(/\s+/)).filter(Boolean);
+  for (const it of items) if (!/^[^=]+=/.test(it)) problems.push(`--metadata: expected KEY=VALUE, as vLLM, got "${it}"`);
+  // The ramp goes into the result JSON as vLLM writes it (report/compat/vllm-result.ts reads these three back).
+  if (o.ramp) items.push(`ramp_up_strategy=${o.ramp.strategy}`, `ramp_up_start_rps=${o.ramp.start}`, `ramp_up_end_rps=${o.ramp.end}`);
+  if (items.length) flags.resultMetadata = items;
+  const wants = a.vllmSaveResult !== undefined || a.vllmSaveDetailed !== undefined;
+  if (!wants) {
+    if (a.vllmResultDir !== undefined || a.vllmResultFilename !== undefined) notes.push('--result-dir/--result-filename ignored without --save-result (vLLM writes no file then either); the results directory is --out DIR');
+    return;
+  }
+  if (given.resultFormat === 'tokenflood') return void problems.push('--save-result/--save-detailed: write vLLM\'s result JSON, and --result-format tokenflood is given: give one of the two');
+  flags.resultFormat = 'vllm';
+  if (a.vllmSaveDetailed !== undefined) notes.push('--save-detailed = --result-format vllm: vllm-result.json in the results directory, with the per-request lists and generated_texts');
+  if (a.vllmSaveResult === undefined) return;
+  if (o.sweep) return void notes.push('--save-result = --result-format vllm: each sweep point writes its own vllm-result.json in its directory');
+  if (given.resultFile !== undefined) return void problems.push('--save-result: names the result file as vLLM does, and --result-file is given too: give one of the two');
+  const label = a.vllmLabel !== undefined ? String(a.vllmLabel) : (o.backend ?? 'openai');
+  const name = a.vllmResultFilename !== undefined ? String(a.vllmResultFilename) : vllmResultFileName({ label, rate: typeof flags.rate === 'number' ? flags.rate : undefined, maxConcurrency: o.maxConc, ramp: o.ramp });
+  const dir = a.vllmResultDir !== undefined ? String(a.vllmResultDir) : '.';
+  flags.resultFile = name.startsWith('/') ? name : `${dir.replace(/\/+$/, '') || '/'}/${name}`;
+  notes.push(`--save-result = --result-format vllm --result-file ${String(flags.resultFile)} (also vllm-result.json in the results directory; the file holds --save-detailed's per-request lists too)`);
+}
+
 /**
  * Replace vLLM's flags by tokenflood's. Only when some vLLM flag is given (an alias, --backend openai|vllm or an
  * --endpoint path) do vLLM's meanings and defaults apply to the shared names: --seed seeds the workload
@@ -156,10 +253,20 @@ export function mapVllmFlags(aliases: Partial<Record<AliasKey, unknown>>, given:
     if (JSON.stringify(flags.baseUrl) !== JSON.stringify(urls)) notes.push(`--base-url is the server's origin in vLLM (the path comes from --endpoint): --base-url ${String(Array.isArray(flags.baseUrl) ? flags.baseUrl[0] : flags.baseUrl)}`);
   }
 
-  // The dataset: random only.
-  if (a.vllmDatasetPath !== undefined) problems.push('--dataset-path: give the prompts file with --dataset FILE (JSONL, ShareGPT JSON or CSV, docs/workloads.md)');
-  if (a.vllmDatasetName !== undefined && a.vllmDatasetName !== 'random')
-    problems.push(`--dataset-name: ${String(a.vllmDatasetName)} is not supported: tokenflood's synthetic prompts are vLLM's random dataset; for a file use --dataset FILE (ShareGPT JSON is read as --dataset-format sharegpt)`);
+  // The dataset: random (synthetic prompts), or a file vLLM reads as sharegpt or custom (JSONL with "prompt").
+  const fileFormats: Record<string, string> = { sharegpt: 'sharegpt', custom: 'jsonl' };
+  const dsName = a.vllmDatasetName === undefined ? undefined : String(a.vllmDatasetName);
+  if (dsName !== undefined && dsName !== 'random' && !Object.hasOwn(fileFormats, dsName))
+    problems.push(`--dataset-name: ${dsName} is not supported: use random (tokenflood's synthetic prompts), sharegpt or custom with --dataset-path FILE, or --dataset FILE (docs/workloads.md)`);
+  else if (dsName !== undefined && Object.hasOwn(fileFormats, dsName)) {
+    if (a.vllmDatasetPath === undefined) problems.push(`--dataset-name ${dsName}: give the file with --dataset-path, as vLLM`);
+    else {
+      flags.dataset = String(a.vllmDatasetPath);
+      if (given.datasetFormat === undefined) flags.datasetFormat = fileFormats[dsName];
+      notes.push(`--dataset-name ${dsName} --dataset-path ${String(a.vllmDatasetPath)} = --dataset ${String(a.vllmDatasetPath)} --dataset-format ${String(flags.datasetFormat)}`);
+    }
+  } else if (a.vllmDatasetPath !== undefined)
+    problems.push(`--dataset-path: vLLM reads a file with --dataset-name sharegpt or custom${dsName === 'random' ? ', not random (synthetic prompts)' : ''}; give one of them, or --dataset FILE`);
   const ownLengths = flags.dataset !== undefined || flags.replay !== undefined || flags.mix !== undefined;
 
   // Lengths: vLLM's defaults (1024 in, 128 out), spread by the range ratio.
@@ -197,7 +304,8 @@ export function mapVllmFlags(aliases: Partial<Record<AliasKey, unknown>>, given:
   if (a.vllmNumWarmups !== undefined) flags.warmup = intOf('vllmNumWarmups', a.vllmNumWarmups, 0, problems);
   const maxConc = a.vllmMaxConcurrency !== undefined ? intOf('vllmMaxConcurrency', a.vllmMaxConcurrency, 1, problems) : undefined;
   const rateText = a.vllmRequestRate === undefined ? undefined : String(a.vllmRequestRate).trim().toLowerCase();
-  const inf = opts.sweep ? false : rateText === undefined ? given.rate === undefined && given.stages === undefined : rateText === 'inf' || rateText === 'infinity';
+  const ramp = rampUp(a, flags, given, rateText, problems, notes);
+  const inf = opts.sweep || ramp ? false : rateText === undefined ? given.rate === undefined && given.stages === undefined : rateText === 'inf' || rateText === 'infinity';
   if (rateText !== undefined && !inf) {
     const r = Number(rateText);
     if (!(r > 0) || !Number.isFinite(r)) problems.push(`--request-rate: expected requests per second (> 0) or inf, got "${String(a.vllmRequestRate)}"`);
@@ -243,7 +351,21 @@ export function mapVllmFlags(aliases: Partial<Record<AliasKey, unknown>>, given:
     flags.ignoreEos = false;
     notes.push('no --ignore-eos: ignore_eos is not sent, so the server may stop before the output length (as vLLM; tokenflood alone sends it)');
   }
-  if (a.vllmSaveResult !== undefined) notes.push('--save-result ignored: tokenflood always writes its results directory (summary.json, stats.csv, ...)');
-  if (a.vllmResultDir !== undefined) notes.push('--result-dir ignored: the results directory is --out DIR');
+  results(a, flags, given, { backend, maxConc, ramp, sweep: opts.sweep === true }, problems, notes);
+
+  // Flags of vLLM's that only change vLLM itself.
+  if (a.vllmServedModelName !== undefined) {
+    flags.model = String(a.vllmServedModelName);
+    notes.push(`--served-model-name ${String(a.vllmServedModelName)} = --model ${String(a.vllmServedModelName)} (the name sent)${given.model !== undefined ? `; --model ${String(given.model)} is vLLM's model id, not sent` : ''}`);
+  }
+  if (a.vllmDisableTqdm !== undefined) {
+    flags.quiet = true;
+    notes.push('--disable-tqdm = --quiet');
+  }
+  if (a.vllmTrustRemoteCode !== undefined) notes.push('--trust-remote-code ignored: tokenflood reads tokenizer.json as data and runs no model code');
+  if (a.vllmReadyCheckTimeoutSec !== undefined) {
+    const n = intOf('vllmReadyCheckTimeoutSec', a.vllmReadyCheckTimeoutSec, 0, problems);
+    if (n) notes.push(`--ready-check-timeout-sec ${n}: tokenflood does not wait for the server to come up; it checks it once before the run and stops with the reason (start the server first)`);
+  }
   return { flags, notes, problems };
 }

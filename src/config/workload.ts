@@ -111,5 +111,5 @@ export const WORKLOAD_FLAGS = flagTable(WorkloadSchema.shape, {
   topK: { arg: 'k', help: 'top_k, passed through' },
   seed: { help: 'sampling seed sent to the server, passed through' },
   datasetSeed: { help: 'seed of the workload and arrival generator: same seed, same run, prompt text included (a second run then finds its prompts in a prefix cache). Without it, lengths, order and arrivals are seeded with 42 and prompt text is fresh per run (docs/workloads.md#fresh-prompts)', defaultText: '42, prompts fresh per run' },
-  tokenizer: { arg: 'name|path', help: 'tokenizer that counts prompt tokens: cl100k_base, o200k_base or a Hugging Face tokenizer folder / tokenizer.json' },
+  tokenizer: { arg: 'name|path', help: 'tokenizer that counts prompt tokens: cl100k_base, o200k_base, a Hugging Face tokenizer folder / tokenizer.json, or a Hugging Face id (org/name) shipped or in the local hub cache, never downloaded (docs/vllm-compat.md#tokenizer)' },
 });

@@ -1,4 +1,5 @@
 // Sending: the executor's slots become requests (body, retries, token counts, redaction) and each outcome a record.
+import { MAX_GENERATED_TEXT_CHARS } from '../config/result-format.js';
 import { randomBytes } from 'node:crypto';
 import type { RunConfig } from '../config/schema.js';
 import type { TokenCounter } from '../dataset/count-pool.js';
@@ -182,7 +183,7 @@ export async function sendLoop(x: SendContext): Promise<{ measuredDone: number; 
         idleTimeoutMs: c.idleTimeout !== undefined ? c.idleTimeout * 1000 : 0,
         maxLineBytes: c.maxLineBytes,
         // Retries keep the id: the record's attempt tells them apart.
-        ...(c.requestId && x.runId ? { requestId: `${x.runId}-${slot.index}`, requestIdHeader: c.requestIdHeader } : {}),
+        ...(c.requestId && x.runId ? { requestId: `${c.requestIdPrefix ?? `${x.runId}-`}${slot.index}`, requestIdHeader: c.requestIdHeader } : {}),
       },
       spec,
       route?.target,
@@ -198,6 +199,8 @@ export async function sendLoop(x: SendContext): Promise<{ measuredDone: number; 
     if (res.raw.error !== null) res.raw.error = x.redact(res.raw.error);
     if (res.raw.finish_reason !== null) res.raw.finish_reason = x.redact(res.raw.finish_reason);
     if (res.raw.usage_rejected !== null) res.raw.usage_rejected = x.redact(res.raw.usage_rejected);
+    // vllm-result.json's generated_texts (vLLM's --save-detailed): the answer is kept only when that file is asked for.
+    if (c.resultFormat === 'vllm' && res.raw.status === 'ok') res.raw.generated_text = x.redact(res.answerText.slice(0, MAX_GENERATED_TEXT_CHARS));
     const rec = toRecord(normalizeRaw(res.raw));
     x.onRecord(rec);
     agg.finished(rec);

@@ -96,6 +96,7 @@ export function recordLine(r: RequestRecord): string {
     itl_ms: r.itl_ms.map(roundMs),
     event_times_ms: r.event_times_ms,
     event_kinds: r.event_kinds,
+    ...(r.generated_text !== undefined ? { generated_text: r.generated_text } : {}),
   };
   return JSON.stringify(o) + '\n';
 }
@@ -173,6 +174,7 @@ export function recordFromJson(o: Record<string, unknown>): RequestRecord {
   if (Number.isInteger(o.prefix_group)) raw.prefix_group = o.prefix_group;
   if (Number.isInteger(o.stage) && (o.stage as number) >= 0) raw.stage = o.stage;
   if (typeof o.shard === 'string' && /^\d{1,5}\/\d{1,5}$/.test(o.shard)) raw.shard = o.shard;
+  if (typeof o.generated_text === 'string') raw.generated_text = o.generated_text;
   return toRecord(raw as unknown as RawRequest);
 }
 

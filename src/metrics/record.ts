@@ -113,6 +113,8 @@ export interface RawRequest extends Partial<ServerTimings> {
   shard?: string;
   /** Embeddings and rerank only: results (vectors, scores) the response carried; absent for generation backends. */
   samples?: number | null;
+  /** The answer text, kept only with --result-format vllm (vllm-result.json's generated_texts); at most MAX_GENERATED_TEXT_CHARS. */
+  generated_text?: string;
 }
 
 /** Metrics derived from RawRequest by the pure functions in derive.ts. */

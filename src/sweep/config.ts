@@ -13,7 +13,8 @@ import { parseSlo, type Slo } from '../metrics/slo.js';
 import { splitOut, type OutputSpec } from '../config/live-metrics.js';
 import type { Precision } from './slo-search.js';
 import { AS_CONFIGURED, buildGrid, isAsConfigured, makePoint, parseInputOutputList, parseNumberList, type InputOutput, type LoadMode, type LoadStep, type PointSpec } from './grid.js';
-import { readGridFile, type GridPoint } from './grid-file.js';
+import { DEFAULT_TOKENIZER, tokenizerFound } from '../dataset/tokenizer.js';
+import { GRID_RUN_KEYS, readGridFile, type GridPoint, type GridRunKeys } from './grid-file.js';
 
 const numberList = (inner: z.ZodNumber) => z.preprocess((v) => (v === undefined ? undefined : parseNumberList(v)), z.array(inner).min(1).optional());
 const fraction = z.preprocess((v) => (typeof v === 'string' && v.trim().endsWith('%') ? Number(v.trim().slice(0, -1)) / 100 : v), z.coerce.number().min(0).max(1));
@@ -144,6 +145,8 @@ export interface ResolvedSweep {
   runFlags: Record<string, unknown>;
   /** The run config of the first point, validated (for the model, base URL and tokenizer). */
   base: ResolvedRun;
+  /** What came from where, one line each (printed on stderr): e.g. the grid file's model, or a flag that overrides it. */
+  notes: string[];
 }
 
 /** Split a YAML/JSON sweep file into sweep keys and run keys (read like a run's --config); unknown keys are problems. */
@@ -224,8 +227,11 @@ function lengthAxes(runFlags: Record<string, unknown>, problems: string[]): { in
   return axes;
 }
 
-/** Points of a --grid file, with --requests/--duration as defaults for points that set neither. */
-function gridFilePoints(s: SweepParsed, axes: { input?: number[]; output?: number[] }, problems: string[]): PointSpec[] {
+/**
+ * Points of a --grid file, with --requests/--duration as defaults for points that set neither. The file's model,
+ * base_url and tokenizer fill the run flags not given (flags and --config win); `notes` says which applies.
+ */
+function gridFilePoints(s: SweepParsed, axes: { input?: number[]; output?: number[] }, runFlags: Record<string, unknown>, notes: string[], problems: string[]): PointSpec[] {
   const clash = [
     s.concurrency && '--concurrency', s.rate && '--rate', s.points && 'points', s.inputOutput !== undefined && '--input-output',
     axes.input && '--input-tokens LIST', axes.output && '--output-tokens LIST', s.auto && '--auto',
@@ -234,6 +240,25 @@ function gridFilePoints(s: SweepParsed, axes: { input?: number[]; output?: numbe
   if ((s.requests?.length ?? 1) > 1 || (s.duration?.length ?? 1) > 1) problems.push('--requests/--duration: with --grid give one value, the default for points that set no requests/num_prompts or duration');
   const r = readGridFile(s.grid as string);
   problems.push(...r.problems);
+  for (const [k, name] of Object.entries(GRID_RUN_KEYS) as [keyof GridRunKeys, string][]) {
+    const v = r.run[k];
+    if (v === undefined) continue;
+    const flag = `--${k === 'baseUrl' ? 'base-url' : k}`;
+    if (runFlags[k] !== undefined) {
+      notes.push(`--grid ${s.grid}: ${name} ${v} not used: ${flag} ${String(runFlags[k])} is given`);
+      continue;
+    }
+    // The seed file names the model's hub tokenizer, which vLLM downloads and tokenflood does not: without a local
+    // copy the sweep counts with the default tokenizer and says so, so that the file still runs unchanged.
+    if (k === 'tokenizer' && !tokenizerFound(v)) {
+      notes.push(`--grid ${s.grid}: tokenizer ${v} not used: no local copy (tokenflood downloads nothing; docs/vllm-compat.md#tokenizer), prompt lengths are counted with ${DEFAULT_TOKENIZER}; give --tokenizer to choose`);
+      continue;
+    }
+    // The seed workflow's base_url is the server's origin (vLLM's meaning): the OpenAI API is under /v1.
+    const url = k === 'baseUrl' && /^https?:\/\/[^/]+\/?$/i.test(v) ? `${v.replace(/\/+$/, '')}/v1` : v;
+    runFlags[k] = url;
+    notes.push(`--grid ${s.grid}: ${name} ${v} = ${flag} ${url}`);
+  }
   return r.points.map((p: GridPoint) => makePoint(p.mode, { load: p.load, requests: p.requests ?? s.requests?.[0], durationS: p.durationS ?? (p.requests === undefined ? s.duration?.[0] : undefined) }, p.io));
 }
 
@@ -312,7 +337,9 @@ export function resolveSweepConfig(inp: ResolveSweepInput): ResolvedSweep {
     }
   }
   const axes = lengthAxes(runFlags, problems);
-  const gridPoints = s.grid !== undefined ? gridFilePoints(s, axes, problems) : undefined;
+  const notes: string[] = [];
+  if (runFlags.resultFile !== undefined) problems.push('--result-file: a sweep writes vllm-result.json in each point\'s directory (--result-format vllm); one file would be overwritten by every point: drop --result-file');
+  const gridPoints = s.grid !== undefined ? gridFilePoints(s, axes, runFlags, notes, problems) : undefined;
   let pairs: InputOutput[];
   if (gridPoints) pairs = [...new Map(gridPoints.map((p) => [`${p.inputTokens}x${p.outputTokens}`, { input: p.inputTokens, output: p.outputTokens }])).values()];
   else if (axes.input || axes.output) {
@@ -372,5 +399,5 @@ export function resolveSweepConfig(inp: ResolveSweepInput): ResolvedSweep {
   const { inputOutput: _io, slo: _slo, ...rest } = s;
   const maxErrorRate = (base.config as { maxErrorRate?: number }).maxErrorRate ?? DEFAULT_LEVEL_MAX_ERROR_RATE;
   const points = gridPoints ?? buildGrid(mode, steps, pairs);
-  return { sweep: { ...rest, mode, pairs, slo, searchPrecision: parsePrecision(s.autoPrecision, mode), maxErrorRate, points, configuredLengths: describeLengths(base.config), outputs: outs.outputs }, runFlags, base };
+  return { sweep: { ...rest, mode, pairs, slo, searchPrecision: parsePrecision(s.autoPrecision, mode), maxErrorRate, points, configuredLengths: describeLengths(base.config), outputs: outs.outputs }, runFlags, base, notes };
 }

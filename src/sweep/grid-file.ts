@@ -5,6 +5,19 @@ import { didYouMean, parseDurationS } from '../config/parse.js';
 import { MAX_TIMER_S } from '../util/timer.js';
 import type { InputOutput, LoadMode } from './grid.js';
 
+/** Run keys a grid file may set (the seed workflow's combos.yaml names its model, server and tokenizer); flags override them. */
+export interface GridRunKeys {
+  model?: string;
+  baseUrl?: string;
+  tokenizer?: string;
+}
+
+/** The grid-file key of each run key, as the seed workflow writes it. */
+export const GRID_RUN_KEYS: Record<keyof GridRunKeys, string> = { model: 'model', baseUrl: 'base_url', tokenizer: 'tokenizer' };
+
+/** The seed workflow's axes: input_output [[in, out], ...] and concurrency_prompts [[concurrency, num_prompts], ...], crossed. */
+const SEED_AXES = ['input_output', 'concurrency_prompts'] as const;
+
 /** One point of a grid file: its load, lengths and stop condition (undefined: the sweep's --requests/--duration or the default). */
 export interface GridPoint {
   mode: LoadMode;
@@ -116,8 +129,10 @@ function combos(items: unknown[], where: string, defaults: Values, file: string,
 }
 
 /** Axis lists crossed into every combination: inputs outermost, then outputs, then loads (requests/duration pair with loads). */
-function product(v: Values, file: string, problems: string[]): GridPoint[] {
+function product(v: Values, file: string, problems: string[], loadElsewhere = false): GridPoint[] {
   const at = `${file}: `;
+  // With the load given as concurrency_prompts, only the lengths are crossed here (one placeholder level).
+  if (loadElsewhere) v = { ...v, concurrency: 1, rate: undefined, requests: undefined, duration: undefined };
   const mode = modeOf(v, at, problems, true);
   for (const f of ['input', 'output'] as const) if (v[f] === undefined) problems.push(`${at}missing ${f}_tokens (or ${f}_len): a list of ${f} lengths`);
   if (!mode || v.input === undefined || v.output === undefined) return [];
@@ -138,16 +153,72 @@ function product(v: Values, file: string, problems: string[]): GridPoint[] {
   return out;
 }
 
+/** A list of two-number pairs ([[256, 256], ...], or "256x256" strings for input_output); problems name the entry. */
+function pairs(key: string, v: unknown, at: string, fields: [Field, Field], problems: string[]): [number, number][] {
+  if (!Array.isArray(v) || v.length === 0) {
+    problems.push(`${at}${key}: expected a non-empty list of [${fields.join(', ')}] pairs, got ${show(v)}`);
+    return [];
+  }
+  const out: [number, number][] = [];
+  v.forEach((item, i) => {
+    const pair = typeof item === 'string' && /^\s*\d+\s*x\s*\d+\s*$/i.test(item) ? item.toLowerCase().split('x') : item;
+    if (!Array.isArray(pair) || pair.length !== 2) return void problems.push(`${at}${key}[${i}]: expected a pair [${fields.join(', ')}], got ${show(item)}`);
+    const a = scalar(fields[0], pair[0], `${at}${key}[${i}]: `, problems);
+    const b = scalar(fields[1], pair[1], `${at}${key}[${i}]: `, problems);
+    if (a !== undefined && b !== undefined) out.push([a, b]);
+  });
+  return out;
+}
+
+/** The seed workflow's shape: every input_output pair crossed with every concurrency_prompts pair (inputs outermost). */
+function seedProduct(obj: Record<string, unknown>, v: Values, file: string, problems: string[]): GridPoint[] {
+  const at = `${file}: `;
+  const key = (k: string) => Object.keys(obj).find((x) => snake(x) === k);
+  const ioKey = key('input_output');
+  const cpKey = key('concurrency_prompts');
+  if (ioKey !== undefined && (v.input !== undefined || v.output !== undefined)) problems.push(`${at}input_output and input/output lengths both given; give the lengths one way`);
+  if (cpKey !== undefined && (v.concurrency !== undefined || v.rate !== undefined || v.requests !== undefined)) problems.push(`${at}concurrency_prompts and concurrency/rate/requests both given; give the load one way`);
+  const ios = ioKey !== undefined ? pairs(ioKey, obj[ioKey], at, ['input', 'output'], problems).map(([input, output]) => ({ input, output })) : undefined;
+  const loads = cpKey !== undefined ? pairs(cpKey, obj[cpKey], at, ['concurrency', 'requests'], problems).map(([load, requests]) => ({ load, requests })) : undefined;
+  if (problems.length) return [];
+  // One side in the seed form, the other as axis lists: build that side from the lists.
+  const rest = product(ios ? { ...v, input: 1, output: 1 } : v, file, problems, loads !== undefined);
+  const ioList = ios ?? [...new Map(rest.map((p) => [`${p.io.input}x${p.io.output}`, p.io])).values()];
+  const durationS = v.duration === undefined ? undefined : scalar('duration', v.duration, at, problems);
+  const loadList = loads
+    ? loads.map((l) => ({ mode: 'concurrency' as LoadMode, load: l.load, requests: l.requests as number | undefined, durationS }))
+    : [...new Map(rest.map((p) => [p.load, { mode: p.mode, load: p.load, requests: p.requests, durationS: p.durationS }])).values()];
+  return ioList.flatMap((io) => loadList.map((l) => ({ ...l, io })));
+}
+
+/** `model`, `base_url` and `tokenizer` of a grid file: strings, or a problem naming the key. */
+function runKeys(obj: Record<string, unknown>, file: string, problems: string[]): GridRunKeys {
+  const out: GridRunKeys = {};
+  for (const [k, name] of Object.entries(GRID_RUN_KEYS) as [keyof GridRunKeys, string][]) {
+    const raw = Object.keys(obj).find((x) => snake(x) === name);
+    if (raw === undefined) continue;
+    const v = obj[raw];
+    if (typeof v !== 'string' || v.trim() === '') problems.push(`${file}: ${raw}: expected a string, got ${show(v)}`);
+    else out[k] = v.trim();
+  }
+  return out;
+}
+
 /** Points of a parsed grid document (a list of points, a mapping with `combos:`, or a mapping of axis lists). */
-export function gridPoints(doc: unknown, file: string): { points: GridPoint[]; problems: string[] } {
+export function gridPoints(doc: unknown, file: string): { points: GridPoint[]; run: GridRunKeys; problems: string[] } {
   const problems: string[] = [];
   let points: GridPoint[] = [];
+  let run: GridRunKeys = {};
   if (Array.isArray(doc)) points = combos(doc, 'points', {}, file, problems);
   else if (doc && typeof doc === 'object') {
     const obj = doc as Record<string, unknown>;
     const comboKey = Object.keys(obj).find((k) => snake(k) === 'combos');
-    const v = fieldsOf(obj, `${file}: `, problems, ['combos']);
-    if (comboKey !== undefined) {
+    const v = fieldsOf(obj, `${file}: `, problems, ['combos', ...SEED_AXES, ...Object.values(GRID_RUN_KEYS)]);
+    run = runKeys(obj, file, problems);
+    const seed = Object.keys(obj).some((k) => (SEED_AXES as readonly string[]).includes(snake(k)));
+    if (seed && comboKey !== undefined) problems.push(`${file}: combos and ${SEED_AXES.join('/')} both given; give the points one way`);
+    else if (seed) points = seedProduct(obj, v, file, problems);
+    else if (comboKey !== undefined) {
       const items = obj[comboKey];
       if (!Array.isArray(items) || items.length === 0) problems.push(`${file}: combos: expected a non-empty list of points`);
       else {
@@ -160,19 +231,19 @@ export function gridPoints(doc: unknown, file: string): { points: GridPoint[]; p
   const modes = new Set(points.map((p) => p.mode));
   if (modes.size > 1) problems.push(`${file}: mixes concurrency and rate points; a sweep varies one of them`);
   if (points.length > MAX_GRID_POINTS) problems.push(`${file}: ${points.length} points; at most ${MAX_GRID_POINTS}`);
-  return { points, problems };
+  return { points, run, problems };
 }
 
 /** Read and check a grid file; every problem names the flag, the file and, for a point, its index and key. */
-export function readGridFile(path: string, flag = '--grid'): { points: GridPoint[]; problems: string[] } {
+export function readGridFile(path: string, flag = '--grid'): { points: GridPoint[]; run: GridRunKeys; problems: string[] } {
   const r = readTextFile(path, MAX_CONFIG_BYTES);
-  if ('problem' in r) return { points: [], problems: [`${flag} ${path}: cannot read the grid file: ${r.problem}`] };
+  if ('problem' in r) return { points: [], run: {}, problems: [`${flag} ${path}: cannot read the grid file: ${r.problem}`] };
   let doc: unknown;
   try {
     doc = parseYaml(r.text);
   } catch (e) {
-    return { points: [], problems: [`${flag} ${path}: not valid YAML or JSON: ${(e as Error).message.split('\n')[0]}`] };
+    return { points: [], run: {}, problems: [`${flag} ${path}: not valid YAML or JSON: ${(e as Error).message.split('\n')[0]}`] };
   }
   const g = gridPoints(doc, path);
-  return { points: g.points, problems: g.problems.map((p) => `${flag} ${p}`) };
+  return { points: g.points, run: g.run, problems: g.problems.map((p) => `${flag} ${p}`) };
 }

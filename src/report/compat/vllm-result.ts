@@ -1,5 +1,8 @@
 // vllm-result.json: a run written in the result JSON schema of `vllm bench serve --save-result --save-detailed` (field names and units as vLLM writes them).
-import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { describeFsError, writeFileAtomic } from '../../util/atomic-write.js';
+import { WriteError } from '../../errors.js';
 import type { RequestRecord } from '../../metrics/record.js';
 import { percentileKey, type DistStats } from '../../metrics/stats.js';
 import { runPercentiles } from '../../metrics/aggregator.js';
@@ -36,13 +39,14 @@ interface Output {
   start_time: number;
   queue_time: number;
   error: string;
+  generated_text: string;
 }
 
 function output(r: RequestRecord): Output {
   const t = toolRequest(r, DEFINITIONS.vllm);
   // vLLM's start_time is when its timer starts (the hand-off to the HTTP client); queue time is from when the request was due.
   const start = r.sent_at_ms - handoffOffsetMs(r);
-  const base = { id: r.id, attempt: r.attempt, prompt_len: r.input_tokens ?? r.expected_input_tokens, start_time: start / 1000, queue_time: Math.max(0, start - r.scheduled_at_ms) / 1000 };
+  const base = { id: r.id, attempt: r.attempt, prompt_len: r.input_tokens ?? r.expected_input_tokens, start_time: start / 1000, queue_time: Math.max(0, start - r.scheduled_at_ms) / 1000, generated_text: r.generated_text ?? '' };
   if (!t || t.ttft_ms === null || t.e2e_ms === null) return { ...base, ok: false, output_len: 0, ttft: 0, itl: [], latency: 0, error: r.error ?? r.code ?? r.status };
   return { ...base, ok: true, output_len: r.output_tokens ?? 0, ttft: t.ttft_ms / 1000, itl: t.gaps_ms.map((g) => g / 1000), latency: t.e2e_ms / 1000, error: '' };
 }
@@ -77,6 +81,32 @@ function peaks(outputs: readonly Output[]): { max_output_tokens_per_s: number; m
   let peak = 0;
   for (const [, d] of events) peak = Math.max(peak, (cur += d));
   return { max_output_tokens_per_s: buckets.reduce((a, b) => Math.max(a, b), 0), max_concurrent_requests: peak };
+}
+
+/** All generated_texts together are at most this many characters (memory at the end of a long run); past it, texts are "". */
+export const MAX_GENERATED_TEXTS_CHARS = 64 * 1024 * 1024;
+
+/** Each answer as vLLM's generated_texts holds it, in the outputs' order, within MAX_GENERATED_TEXTS_CHARS in all. */
+function generatedTexts(outputs: readonly Output[]): { texts: string[]; cut: boolean } {
+  let left = MAX_GENERATED_TEXTS_CHARS;
+  let cut = false;
+  const texts = outputs.map((o) => {
+    if (o.generated_text.length > left) return ((cut = true), '');
+    left -= o.generated_text.length;
+    return o.generated_text;
+  });
+  return { texts, cut };
+}
+
+/** vLLM's --metadata KEY=VALUE pairs: each a top-level field, key and value stripped, split at the first "=". */
+function metadataFields(items: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const it of Array.isArray(items) ? items : []) {
+    const s = String(it);
+    const i = s.indexOf('=');
+    if (i > 0) out[s.slice(0, i).trim()] = s.slice(i + 1).trim();
+  }
+  return out;
 }
 
 /** vLLM's `datetime.now().strftime("%Y%m%d-%H%M%S")`. */
@@ -125,19 +155,25 @@ export function buildVllmResult(records: Iterable<RequestRecord>, meta: Readonly
   const backend = str(meta.backend) ?? 'openai-chat';
   const arrival = str(cfg.arrival);
   const rate = num(cfg.rate);
+  const texts = generatedTexts(outputs);
+  // A vLLM ramp-up (config/vllm-aliases.ts) comes as metadata: vLLM writes request_rate "inf" and the ramp after max_concurrency.
+  const { ramp_up_strategy: rampStrategy, ramp_up_start_rps: rampStart, ramp_up_end_rps: rampEnd, ...metadata } = metadataFields(cfg.result_metadata);
+  const ramp = rampStrategy !== undefined ? { ramp_up_strategy: rampStrategy, ramp_up_start_rps: Number(rampStart), ramp_up_end_rps: Number(rampEnd) } : {};
   return {
     date: vllmDate(now),
     endpoint_type: VLLM_BACKENDS[backend] ?? backend,
     backend: VLLM_BACKENDS[backend] ?? backend,
-    label: null,
+    label: str(cfg.result_label),
     model_id: str(meta.model),
     tokenizer_id: str(meta.tokenizer),
     num_prompts: outputs.length,
+    ...metadata,
     tokenflood_version: VERSION,
-    request_rate: rate ?? 'inf',
+    request_rate: rampStrategy !== undefined ? 'inf' : (rate ?? 'inf'),
     // vLLM draws gaps from a gamma distribution of this shape (1 = Poisson); a constant arrival has no burstiness.
     burstiness: rate === null || arrival === 'poisson' ? 1.0 : arrival === 'gamma' ? num(cfg.burstiness) : null,
     max_concurrency: num(cfg.concurrency),
+    ...ramp,
     duration: v.duration_s,
     completed: v.ok,
     failed: v.failed,
@@ -155,6 +191,8 @@ export function buildVllmResult(records: Iterable<RequestRecord>, meta: Readonly
     start_times: outputs.map((o) => o.start_time),
     queue_times: outputs.map((o) => o.queue_time),
     errors: outputs.map((o) => o.error),
+    generated_texts: texts.texts,
+    ...(texts.cut ? { tokenflood_generated_texts_cut: true } : {}),
     ...peaks(outputs),
     ...metricFields('ttft', v.ttft_ms, percentiles),
     ...metricFields('tpot', v.tpot_ms, percentiles),
@@ -166,5 +204,22 @@ export function buildVllmResult(records: Iterable<RequestRecord>, meta: Readonly
 /** Writes vllm-result.json at the end of a run with `--result-format vllm` (compact, one line, as vLLM's json.dump). */
 export const vllmResultReporter: Reporter = {
   name: VLLM_RESULT_JSON,
-  runEnd: (e) => e.files.save(VLLM_RESULT_JSON, () => `${JSON.stringify(buildVllmResult(recordsOf(join(e.outDir, REQUESTS_JSONL)), e.meta))}\n`),
+  runEnd: (e) => {
+    const now = new Date();
+    let text: string | undefined;
+    const doc = () => (text ??= `${JSON.stringify(buildVllmResult(recordsOf(join(e.outDir, REQUESTS_JSONL)), e.meta, now))}\n`);
+    e.files.save(VLLM_RESULT_JSON, doc);
+    // --result-file (vLLM's --result-dir/--result-filename): the same document where vLLM would have written it.
+    const file = str(((e.meta.config ?? {}) as Record<string, unknown>).result_file);
+    if (file) {
+      const model = (str(e.meta.model) ?? 'model').split('/').at(-1)!;
+      const path = file.replaceAll('{model}', model).replaceAll('{date}', vllmDate(now));
+      try {
+        mkdirSync(dirname(path), { recursive: true });
+      } catch (err) {
+        throw new WriteError(path, describeFsError(err));
+      }
+      writeFileAtomic(path, doc());
+    }
+  },
 };

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { extname } from 'node:path';
 import { z } from 'zod';
 import { UsageError } from '../../errors.js';
+import { flagName } from '../../config/parse.js';
 import { MAX_CONFIG_BYTES, readTextFile } from '../../util/read-file.js';
 import { parseYaml } from '../../util/yaml.js';
 import { engineOptionsSchema } from './config.js';
@@ -61,8 +62,9 @@ export function readEngineProfile(path: string): Record<string, unknown> {
   const problems: string[] = [];
   for (const [k, v] of Object.entries(raw)) {
     if (k === 'calibration') continue;
-    const key = toCamel(k);
-    if (!(PROFILE_KEYS as readonly string[]).includes(key)) problems.push(`--engine-profile ${path}: unknown key "${k}" (valid: ${PROFILE_KEYS.map((p) => p.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)).join(', ')})`);
+    // Keys are flag names (kv-offload-gib); the camelCase key and the old kebab form (kv-offload-gi-b) are read too.
+    const key = PROFILE_KEYS.find((p) => p === k || flagName(p) === k || p === toCamel(k));
+    if (key === undefined) problems.push(`--engine-profile ${path}: unknown key "${k}" (valid: ${PROFILE_KEYS.map(flagName).join(', ')})`);
     else out[key] = v;
   }
   if (problems.length) throw new UsageError(problems);
