@@ -10,7 +10,9 @@ export function serverSectionOf(dir: string, summary: Summary, windows: WindowTr
   const samples = readServerSamples(dir);
   if (!samples.length) return undefined;
   const scale = summary.run.sim_time_scale;
-  return serverSummary(samples, windows.window(summary.phases), summary, typeof scale === 'number' && scale > 0 ? scale : 1);
+  // The embedded simulator speaks vLLM's metric names; its findings name the --sim-* flags, not a real engine's settings.
+  const sim = (summary.run as Record<string, unknown>).embedded_server === true;
+  return serverSummary(samples, windows.window(summary.phases), summary, typeof scale === 'number' && scale > 0 ? scale : 1, { sim });
 }
 
 /** Adds the server section to `summary` (in place) when there is one, keeping the key absent otherwise. */

@@ -41,8 +41,11 @@ function counterDelta(xs: readonly ServerSample[], f: CounterField): number | nu
   return last >= first ? last - first : last;
 }
 
-/** The server section, or undefined when no sample was taken. `timeScale` divides server times (sim_time_scale). */
-export function serverSummary(samples: readonly ServerSample[], w: Window | null, client: Summary, timeScale = 1): ServerSummary | undefined {
+/**
+ * The server section, or undefined when no sample was taken. `timeScale` divides server times (sim_time_scale);
+ * `o.sim`: the server is the run's embedded simulator.
+ */
+export function serverSummary(samples: readonly ServerSample[], w: Window | null, client: Summary, timeScale = 1, o: { sim?: boolean } = {}): ServerSummary | undefined {
   if (samples.length === 0) return undefined;
   const xs = bracket(samples, w);
   const first = xs[0];
@@ -75,6 +78,7 @@ export function serverSummary(samples: readonly ServerSample[], w: Window | null
   const diff = (c: number | null, s: number | null) => ({ server: s, client: c === null ? null : round(c), difference: c === null || s === null ? null : round(c - s) });
   const out: ServerSummary = {
     engine: last.engine ?? first.engine,
+    ...(o.sim ? { sim: true } : {}),
     samples: xs.length,
     window_ms: w ? [round(w.startMs)!, round(w.endMs)!] : null,
     time_scale: timeScale,
@@ -106,7 +110,7 @@ export function serverSummary(samples: readonly ServerSample[], w: Window | null
     },
     findings: [],
   };
-  out.findings = diagnose(out, client, perWindowItl(xs, timeScale));
+  out.findings = diagnose(out, client, perWindowItl(xs, timeScale), { sim: o.sim });
   return out;
 }
 
