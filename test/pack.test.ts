@@ -66,9 +66,10 @@ describe('npm pack', () => {
     expect(files.filter((f) => f.startsWith('src/') || f.startsWith('test/') || /\.test\.js$/.test(f))).toEqual([]);
   });
 
-  it('its code imports only production dependencies (echarts and gpt-tokenizer are build-time only)', () => {
+  it('its code imports only production dependencies (echarts, gpt-tokenizer and kubernetes-models are build- or test-time only)', () => {
     expect(pkg.dependencies.echarts).toBeUndefined();
     expect(pkg.dependencies['gpt-tokenizer']).toBeUndefined();
+    expect(pkg.dependencies['kubernetes-models']).toBeUndefined();
     const allowed = new Set(Object.keys(pkg.dependencies));
     const bad: string[] = [];
     for (const f of walk(join(root, 'dist')).filter((p) => p.endsWith('.js') && !p.includes(`${join('dist', 'vendor')}`)))
@@ -81,7 +82,7 @@ describe('the packed tarball runs with production dependencies only', () => {
   const dir = tmpDir('tokenflood-pack-');
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('tokenflood --version and a tiny simulate (with its report.html) work from the unpacked tarball', () => {
+  it('tokenflood --version, a tiny simulate (with its report.html) and k8s manifest work from the unpacked tarball', () => {
     execFileSync(npm, ['pack', '--ignore-scripts', '--pack-destination', dir], { cwd: root, stdio: 'ignore' });
     const tgz = readdirSync(dir).find((f) => f.endsWith('.tgz'))!;
     execFileSync('tar', ['-xzf', tgz], { cwd: dir });
@@ -105,6 +106,10 @@ describe('the packed tarball runs with production dependencies only', () => {
     expect(JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')).requests.ok).toBe(8);
     // The report inlines the vendored bundle (echarts is not installed here).
     expect(readFileSync(join(out, 'report.html'), 'utf8')).toContain('echarts');
+    // k8s manifest builds plain objects: kubernetes-models (22 MB) is a dev dependency, used only by the schema tests.
+    const k = spawnSync(process.execPath, [bin, 'k8s', 'manifest', '--shards', '2', '--image', 'tokenflood:test', '--', '--base-url', 'http://127.0.0.1:9/v1', '--concurrency', '4', '--requests', '8'], { encoding: 'utf8', timeout: 30_000 });
+    expect(k.status, k.stderr).toBe(0);
+    expect(k.stdout).toMatch(/^apiVersion: batch\/v1\nkind: Job$/m);
   }, 90_000);
 });
 
