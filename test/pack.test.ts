@@ -78,6 +78,19 @@ describe('npm pack', () => {
   });
 });
 
+describe('the container image', () => {
+  it('builds through npm run build (which vendors ECharts) before pruning dev dependencies, with the script in its context', () => {
+    const docker = readFileSync(join(root, 'Dockerfile'), 'utf8');
+    expect(docker).toMatch(/RUN npm run build && npm prune --omit=dev/);
+    expect(docker).toContain('COPY scripts ./scripts');
+    expect(docker).toContain('COPY LICENSE ./LICENSE');
+    const ignore = readFileSync(join(root, '.dockerignore'), 'utf8').split('\n');
+    expect(ignore).toContain('!scripts/vendor-assets.mjs');
+    expect(ignore.indexOf('!scripts/vendor-assets.mjs')).toBeGreaterThan(ignore.indexOf('scripts'));
+    expect(ignore).not.toContain('LICENSE');
+  });
+});
+
 describe('the packed tarball runs with production dependencies only', () => {
   const dir = tmpDir('tokenflood-pack-');
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
