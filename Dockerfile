@@ -6,9 +6,10 @@ WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./
+COPY scripts ./scripts
 COPY src ./src
-# Compile, then drop the dev dependencies (typescript, vitest, playwright-core, ...) from node_modules.
-RUN npx tsc -p tsconfig.build.json && npm prune --omit=dev
+# Compile (and copy ECharts' bundle into dist/vendor), then drop the dev dependencies (typescript, vitest, echarts, ...).
+RUN npm run build && npm prune --omit=dev
 
 FROM node:20-slim
 ENV NODE_ENV=production
@@ -16,6 +17,7 @@ WORKDIR /app
 COPY --from=build /src/package.json ./package.json
 COPY --from=build /src/node_modules ./node_modules
 COPY --from=build /src/dist ./dist
+COPY LICENSE ./LICENSE
 # Tokenizer tables, the prompt corpus and eval sets, read at run time next to dist/.
 COPY data ./data
 # Results go to a mounted volume (/results in the generated manifests); the image itself stays read-only.

@@ -20,10 +20,12 @@ export class EventLog {
   streamError: string | null = null;
   /** The first event that could not be read. */
   parseError: string | null = null;
+  private contentSeen = false;
 
+  /** `onContent` is called per content event with the request's TTFT (ms since send) at its first one, else null. */
   constructor(
     private readonly raw: RawRequest,
-    private readonly onContent?: () => void,
+    private readonly onContent?: (firstTokenMs: number | null) => void,
   ) {}
 
   /** An event that carries nothing measured (an SSE comment `c`, a heartbeat `h`): timed and kept, never content. */
@@ -36,7 +38,12 @@ export class EventLog {
     const raw = this.raw;
     raw.event_times_ms.push(t);
     this.kinds += info.kind;
-    if (info.kind === 'a' || info.kind === 'R') this.onContent?.();
+    if (info.kind === 'a' || info.kind === 'R') {
+      // The live TTFT is taken here, when the first token arrives, not when the request ends (warmup never counts).
+      const first = this.contentSeen || raw.warmup ? null : t;
+      this.contentSeen = true;
+      this.onContent?.(first);
+    }
     if (info.reasoning) {
       this.reasoningParts.push(info.reasoning);
       raw.reasoning_chars += info.reasoning.length;

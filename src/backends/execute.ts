@@ -49,7 +49,7 @@ export interface ExecuteInput {
    */
   register?: (ac: AbortController) => () => void;
   /** Called for every content event (answer or reasoning chunk) as it arrives: the live line's token counter. */
-  onContent?: () => void;
+  onContent?: (firstTokenMs: number | null) => void;
   /** How the backend reads response data (src/backends/registry.ts); the OpenAI classifiers when absent. */
   classifier?: ResponseClassifier;
   /** The request id to send (`<run id>-<id>`), absent with --no-request-id; stored as the record's request_id. */

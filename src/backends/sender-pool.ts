@@ -3,7 +3,7 @@ import { customBackendSpec } from './custom.js';
 import { Worker } from 'node:worker_threads';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { RequestSender, PoolOptions, WireInput } from './sender.js';
+import { firstTokenBuffer, type RequestSender, type PoolOptions, type WireInput } from './sender.js';
 import type { BackendKind } from './registry.js';
 import { blankRaw, type ExecuteResult } from './execute.js';
 import type { FromWorker, ToWorker } from './worker.js';
@@ -33,10 +33,12 @@ export async function senderPool(n: number, pool: PoolOptions, originAbsMs: numb
   let seq = 0;
   const slots: Slot[] = [];
   const events = new Int32Array(new SharedArrayBuffer(4));
+  const firsts = firstTokenBuffer();
   for (let i = 0; i < n; i++) {
     const worker = new Worker(file, { workerData: { pool: per, originAbsMs, events, backend, custom: customBackendSpec() } });
     const slot: Slot = { worker, inFlight: 0, dead: false };
     worker.on('message', (m: FromWorker) => {
+      if (m.type === 'first') firsts.push(m.ms);
       if (m.type !== 'done') return;
       slot.inFlight--;
       const p = pending.get(m.seq);
@@ -88,6 +90,7 @@ export async function senderPool(n: number, pool: PoolOptions, originAbsMs: numb
     },
     // Int32 wraps after 2^31 events; `>>> 0` keeps the count right to 2^32, far beyond any run.
     contentEvents: () => Atomics.load(events, 0) >>> 0,
+    firstTokens: firsts.drain,
     cancelAll: () => slots.forEach((s) => post(s, { type: 'cancel' })),
     async prewarm(count, opts) {
       // Each thread has its own pool: it opens its share, and the connects in flight stay bounded in total.

@@ -31,6 +31,8 @@ export interface RequestSender {
   setOrigin(originAbsMs: number): void;
   /** Content events (answer/reasoning chunks) received so far by every thread: the live line's token counter. */
   contentEvents(): number;
+  /** The TTFTs (ms) of measured requests whose first token arrived since the last call: the live TTFT, before they end. */
+  firstTokens?(): number[];
   /** Abort every request in flight (they end as `cancelled`). */
   cancelAll(): void;
   /** Open `count` keep-alive connections to the origin before the measured phase (src/backends/prewarm.ts). */
@@ -66,19 +68,39 @@ export async function agentFor(o: PoolOptions): Promise<Dispatcher | H1Pool> {
   return (await import('./undici-agents.js')).undiciAgent(o);
 }
 
+/** TTFTs noted at first token until the live view drains them; bounded when nothing drains (no live display). */
+export const FIRST_TOKENS_MAX = 10_000;
+
+export function firstTokenBuffer(): { push: (ms: number) => void; drain: () => number[] } {
+  let xs: number[] = [];
+  return {
+    push: (ms) => {
+      if (xs.length < FIRST_TOKENS_MAX) xs.push(ms);
+    },
+    drain: () => {
+      const out = xs;
+      xs = [];
+      return out;
+    },
+  };
+}
+
 /** Sends requests on this thread's event loop; `backend` reads their responses. */
 export async function inProcessSender(o: PoolOptions, now: () => number, backend: BackendKind): Promise<RequestSender> {
   const agent = await agentFor(o);
   const classifier = getBackend(backend);
   const live = inFlightSet();
   let events = 0;
-  const onContent = () => {
+  const firsts = firstTokenBuffer();
+  const onContent = (first: number | null) => {
     events++;
+    if (first !== null) firsts.push(first);
   };
   return {
     workers: 1,
     execute: (inp) => executeRequest({ ...inp, dispatcher: agent, now, register: live.register, onContent, classifier }),
     contentEvents: () => events,
+    firstTokens: firsts.drain,
     setOrigin: () => {}, // `now` is the caller's clock, already re-based by the caller
     cancelAll: live.abortAll,
     prewarm: (count, p) => prewarmAgent(agent, o.origin, count, p),

@@ -21,7 +21,7 @@ interface Init {
 export type ToWorker =
   | { type: 'exec'; seq: number; input: WireInput }
   | { type: 'prewarm'; count: number; opts: PrewarmOptions } | { type: 'origin'; originAbsMs: number } | { type: 'cancel' } | { type: 'close' };
-export type FromWorker = { type: 'ready' } | { type: 'done'; seq: number; result: Awaited<ReturnType<typeof executeRequest>> } | { type: 'closed' } | { type: 'prewarmed'; result: PrewarmResult };
+export type FromWorker = { type: 'ready' } | { type: 'first'; ms: number } | { type: 'done'; seq: number; result: Awaited<ReturnType<typeof executeRequest>> } | { type: 'closed' } | { type: 'prewarmed'; result: PrewarmResult };
 
 const init = workerData as Init;
 const agent = await agentFor(init.pool);
@@ -31,8 +31,10 @@ const classifier = getBackend(init.backend);
 let shift = performance.timeOrigin - init.originAbsMs;
 const now = () => performance.now() + shift;
 const live = inFlightSet();
-const onContent = () => {
+const onContent = (first: number | null) => {
   Atomics.add(init.events, 0, 1);
+  // One small message per request, like its 'done': the main thread's live TTFT sees the first token when it arrives.
+  if (first !== null) parentPort!.postMessage({ type: 'first', ms: first } satisfies FromWorker);
 };
 
 parentPort!.on('message', (m: ToWorker) => {

@@ -92,7 +92,7 @@ async function manifestCommand(o: ManifestFlags, runArgv: string[], out: Out): P
     out.err.write(`tokenflood: WARNING: ${streams} streams per shard: above ${STREAMS_PER_SHARD_MAX} one shard's timing error grows fast (docs/performance.md#sizing-shards); use more shards\n`);
   for (const k of ['dataset', 'replay', 'backendConfig', 'targets'] as const)
     if (typeof runFlags[k] === 'string') out.err.write(`tokenflood: note: --${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} ${stripControls(String(runFlags[k]))} must exist at that path inside the container (bake it into the image or mount it)\n`);
-  // kubernetes-models and yaml load only here: start-up of every other command stays without them.
+  // The k8s module and yaml load only here: start-up of every other command stays without them.
   const { buildManifest, manifestYaml } = await import('../k8s/manifest.js');
   const objs = buildManifest({
     name: o.name,

@@ -64,6 +64,8 @@ export interface Driver {
   cancelAll(): void;
   /** Content events received so far by requests in flight and done (the live token counter), when counted. */
   contentEvents?(): number;
+  /** TTFTs of measured requests whose first token arrived since the last call (the live TTFT), when noted. */
+  firstTokens?(): number[];
   readonly health?: SendHealth;
   /**
    * Run the lifecycle's main loop on this driver's clock. The real driver just awaits it; the virtual one moves

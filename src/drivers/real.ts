@@ -204,6 +204,7 @@ export function createRealDriver(c: RunConfig, extraHeaders: Record<string, stri
       for (const ep of endpoints) ep.sender?.cancelAll();
     },
     contentEvents: () => endpoints.reduce((a, ep) => a + (ep.sender?.contentEvents() ?? 0), 0),
+    firstTokens: () => endpoints.flatMap((ep) => ep.sender?.firstTokens?.() ?? []),
     drive: (main) => main(),
     finish: () => ({ client_health: health?.stop() }),
     async close() {

@@ -1,6 +1,6 @@
 // `tokenflood k8s collect`: copy the results volume (every shard's directory and the merged run) back with kubectl.
 import { spawnSync } from 'node:child_process';
-import { Pod } from 'kubernetes-models/v1/Pod';
+import { pod as podObject, type Pod } from './objects.js';
 import { stringify } from 'yaml';
 import { UsageError } from '../errors.js';
 import { RESULTS_DIR } from './manifest.js';
@@ -17,7 +17,7 @@ export interface CollectOptions {
 
 /** The reader pod: mounts the results volume read-only and sleeps until collect deletes it. */
 export function readerPod(o: Pick<CollectOptions, 'name' | 'namespace' | 'image'>): Pod {
-  return new Pod({
+  return podObject({
     metadata: { name: `${o.name}-collect`, ...(o.namespace ? { namespace: o.namespace } : {}), labels: { 'app.kubernetes.io/name': 'tokenflood', 'app.kubernetes.io/instance': o.name, 'app.kubernetes.io/component': 'collect' } },
     spec: {
       restartPolicy: 'Never',
@@ -32,7 +32,7 @@ export function collectSteps(o: CollectOptions): { args: string[]; input?: strin
   const ns = o.namespace ? ['-n', o.namespace] : [];
   const pod = `${o.name}-collect`;
   return [
-    { args: [...ns, 'apply', '-f', '-'], input: stringify(readerPod(o).toJSON()) },
+    { args: [...ns, 'apply', '-f', '-'], input: stringify(readerPod(o)) },
     { args: [...ns, 'wait', '--for=condition=Ready', `pod/${pod}`, `--timeout=${o.timeoutS}s`] },
     { args: [...ns, 'cp', `${pod}:${RESULTS_DIR}`, o.to] },
     { args: [...ns, 'delete', 'pod', pod, '--wait=false'] },

@@ -4,10 +4,17 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Job } from 'kubernetes-models/batch/v1/Job';
+import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
+import { PersistentVolumeClaim } from 'kubernetes-models/v1/PersistentVolumeClaim';
+import { Pod } from 'kubernetes-models/v1/Pod';
 import { buildManifest, runConfigYaml, waitForShardsScript } from './manifest.js';
 import { readerPod } from './collect.js';
 import { shardResources } from './resources.js';
 import { resolveRunConfig } from '../config/load.js';
+
+/** kubernetes-models' schema check (a dev dependency: the shipped code builds plain objects). */
+const MODELS = { ConfigMap, PersistentVolumeClaim, Job, Pod } as const;
+const validate = (o: { kind: string }) => new (MODELS[o.kind as keyof typeof MODELS] as new (d: unknown) => { validate(): void })(o).validate();
 
 const opts = {
   name: 'llama-70b',
@@ -26,9 +33,10 @@ describe('k8s manifest', () => {
   it('builds objects that pass the Kubernetes schema', () => {
     const objs = buildManifest(opts);
     expect(objs.map((o) => `${o.kind}/${o.metadata?.name}`)).toEqual(['ConfigMap/llama-70b-config', 'PersistentVolumeClaim/llama-70b-results', 'Job/llama-70b-shards', 'Job/llama-70b-merge']);
-    for (const o of objs) expect(() => o.validate()).not.toThrow();
-    expect(() => readerPod(opts).validate()).not.toThrow();
+    for (const o of objs) expect(() => validate(o)).not.toThrow();
+    expect(() => validate(readerPod(opts))).not.toThrow();
     const job = objs[2] as Job;
+    expect(Object.keys(job).slice(0, 2)).toEqual(['apiVersion', 'kind']);
     expect(job.spec).toMatchObject({ completionMode: 'Indexed', completions: 4, parallelism: 4 });
     const c = job.spec!.template.spec!.containers[0];
     expect(c.env).toContainEqual({ name: 'TOKENFLOOD_SHARDS', value: '4' });

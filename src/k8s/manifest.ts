@@ -1,9 +1,6 @@
-// `tokenflood k8s manifest`: the Kubernetes objects of one sharded run, built with typed models (kubernetes-models).
+// `tokenflood k8s manifest`: the Kubernetes objects of one sharded run, as typed plain objects (./objects.ts).
 import { stringify } from 'yaml';
-import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
-import { PersistentVolumeClaim } from 'kubernetes-models/v1/PersistentVolumeClaim';
-import { Job } from 'kubernetes-models/batch/v1/Job';
-import type { IContainer } from 'kubernetes-models/v1/Container';
+import { configMap, job, persistentVolumeClaim, type ConfigMap, type IContainer, type Job, type PersistentVolumeClaim } from './objects.js';
 import { toKebab } from '../config/parse.js';
 import { shardResources } from './resources.js';
 
@@ -80,12 +77,12 @@ export function buildManifest(o: ManifestOptions): ManifestObject[] {
     { name: 'config', configMap: { name: `${o.name}-config` } },
     { name: 'results', persistentVolumeClaim: { claimName: `${o.name}-results` } },
   ];
-  const config = new ConfigMap({ metadata: meta(o, `${o.name}-config`, 'config'), data: { 'run.yaml': runConfigYaml(o.runFlags) } });
-  const pvc = new PersistentVolumeClaim({
+  const config = configMap({ metadata: meta(o, `${o.name}-config`, 'config'), data: { 'run.yaml': runConfigYaml(o.runFlags) } });
+  const pvc = persistentVolumeClaim({
     metadata: meta(o, `${o.name}-results`, 'results'),
     spec: { accessModes: [o.accessMode], resources: { requests: { storage: o.storage } }, ...(o.storageClass ? { storageClassName: o.storageClass } : {}) },
   });
-  const shards = new Job({
+  const shards = job({
     metadata: meta(o, `${o.name}-shards`, 'shard'),
     spec: {
       completionMode: 'Indexed',
@@ -97,7 +94,7 @@ export function buildManifest(o: ManifestOptions): ManifestObject[] {
     },
   });
   const dirs = Array.from({ length: o.shards }, (_, i) => shardDir(i));
-  const merge = new Job({
+  const merge = job({
     metadata: meta(o, `${o.name}-merge`, 'merge'),
     spec: {
       backoffLimit: 2,
@@ -125,5 +122,5 @@ export function buildManifest(o: ManifestOptions): ManifestObject[] {
 
 /** The objects as one multi-document YAML stream (kubectl apply -f). */
 export function manifestYaml(objs: readonly ManifestObject[], header = ''): string {
-  return header + objs.map((x) => stringify(x.toJSON(), { lineWidth: 0 })).join('---\n');
+  return header + objs.map((x) => stringify(x, { lineWidth: 0 })).join('---\n');
 }

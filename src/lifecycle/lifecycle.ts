@@ -166,7 +166,7 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
     }
     const sourceFiles: string[] = [];
     const windows = new WindowTracker();
-    const agg = new LiveAggregator(driver.clock.now, driver.contentEvents && (() => driver.contentEvents!()));
+    const agg = new LiveAggregator(driver.clock.now, driver.contentEvents && (() => driver.contentEvents!()), driver.firstTokens && (() => driver.firstTokens!()));
     for (const r of reporters) if (r !== runJsonReporter) r.runStart?.(startEvent());
     opts.hooks?.onAggregator?.(agg);
     const stopSnapshots = startSnapshots(reporters, agg, driver.clock, driver.kind === 'virtual');

@@ -32,6 +32,32 @@ describe('LiveAggregator', () => {
     expect(s.requestsPerS).toBeCloseTo(11 / 2.75, 6);
   });
 
+  it('takes TTFT at the first token when the sender notes it, and does not count those requests again when they end', () => {
+    let t = 0;
+    let noted: number[] = [];
+    const agg = new LiveAggregator(() => t, () => 0, () => {
+      const out = noted;
+      noted = [];
+      return out;
+    });
+    agg.started();
+    agg.started();
+    expect(agg.snapshot().ttftP50Ms).toBeNull();
+    noted = [40, 60];
+    t += 100;
+    const before = agg.snapshot();
+    expect(before.done).toBe(0);
+    expect([before.ttftP50Ms, before.ttftP99Ms]).toEqual([40, 60]);
+    // Both end: streamed (content events), so already counted; a non-streamed one (no events) counts at its end.
+    agg.finished(rec({ ttft_ms: 40 }));
+    agg.finished(rec({ ttft_ms: 60 }));
+    agg.started();
+    agg.finished(rec({ ttft_ms: 500, event_kinds: '' }));
+    const after = agg.snapshot();
+    expect(after.done).toBe(3);
+    expect([after.ttftP50Ms, after.ttftP99Ms]).toEqual([60, 500]);
+  });
+
   it('ignores warmup requests', () => {
     const agg = new LiveAggregator(() => 0);
     agg.started();

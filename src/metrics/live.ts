@@ -7,7 +7,10 @@ export interface LiveSnapshot {
   ok: number;
   failed: number;
   inFlight: number;
-  /** Median TTFT of measured requests that finished in the last WINDOW_MS (null when none did). */
+  /**
+   * Median TTFT of the measured requests whose first token arrived in the last WINDOW_MS, taken at the first token
+   * when the sender notes it (else at completion, for ok requests); null when there is none yet.
+   */
   ttftP50Ms: number | null;
   /** 90th and 99th percentile (nearest rank) of the same window's TTFTs. */
   ttftP90Ms: number | null;
@@ -34,6 +37,10 @@ export function contentEvents(r: Pick<RequestRecord, 'event_kinds'>): number {
 }
 
 /**
+ * `firstTokens` (optional) drains the TTFTs the request sender noted at each measured request's first token: the live
+ * TTFT shows as soon as the first token arrives, not when the first request ends. Records that had a content event
+ * were counted then, so `finished` adds only the others (a non-streamed reply with no event).
+ *
  * `arrivedEvents` (optional) is the request sender's running count of content events of every request in flight, read
  * at each snapshot: tokens are counted as they arrive, one per content event. When a request finishes, the
  * difference to its final count (its output_tokens if ok and measured, else 0) is added, so over the whole run the
@@ -54,6 +61,7 @@ export class LiveAggregator {
   constructor(
     private readonly now: () => number,
     private readonly arrivedEvents?: () => number,
+    private readonly firstTokens?: () => number[],
   ) {
     this.history.push([now(), 0, 0]);
   }
@@ -71,17 +79,21 @@ export class LiveAggregator {
     this.done++;
     if (r.status === 'ok') {
       this.ok++;
-      if (r.ttft_ms !== null) {
-        const b = Math.floor(this.now() / BUCKET_MS);
-        const bucket = this.ttftBuckets.get(b);
-        if (bucket) bucket.push(r.ttft_ms);
-        else this.ttftBuckets.set(b, [r.ttft_ms]);
-      }
+      if (r.ttft_ms !== null && !(this.firstTokens && contentEvents(r) > 0)) this.addTtft([r.ttft_ms]);
     } else if (r.status !== 'cancelled') this.failed++;
+  }
+
+  private addTtft(xs: readonly number[]): void {
+    if (!xs.length) return;
+    const b = Math.floor(this.now() / BUCKET_MS);
+    const bucket = this.ttftBuckets.get(b);
+    if (bucket) for (const x of xs) bucket.push(x);
+    else this.ttftBuckets.set(b, [...xs]);
   }
 
   snapshot(): LiveSnapshot {
     const t = this.now();
+    if (this.firstTokens) this.addTtft(this.firstTokens());
     const tokens = (this.arrivedEvents?.() ?? 0) + this.correction;
     this.history.push([t, tokens, this.done]);
     while (this.history.length > 2 && t - this.history[1][0] >= WINDOW_MS) this.history.shift();

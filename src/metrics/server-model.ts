@@ -22,6 +22,8 @@ export interface ServerFinding {
 export interface ServerSummary {
   /** Detected from the metric-name prefixes: vllm, sglang, tgi, llamacpp, triton; null for an unknown exporter. */
   engine: string | null;
+  /** True when the server is tokenflood's own simulator started by the run (no --base-url): its findings advise --sim-* flags. */
+  sim?: boolean;
   /** Scrapes inside the summarized window (the one before it and the one after it included). */
   samples: number;
   /** The summarized window on the run clock: first send to last answer of the summarized (steady, measured) requests. */

@@ -6,7 +6,9 @@ import type { Reporter } from './events.js';
 export function progressLine(s: LiveSnapshot, total: number | undefined): string {
   const done = total ? `${s.done}/${total}` : `${s.done}`;
   // Rates and the median describe the last WINDOW_MS (10 s); the counts are the whole run's.
-  return `[${fmt(s.elapsedS, 1)}s] done ${done}  ok ${s.ok}  failed ${s.failed}  in flight ${s.inFlight}  last ${WINDOW_MS / 1000}s: ${fmt(s.requestsPerS, 1)} req/s  output ${fmt(s.outputTokS, 0)} tok/s  TTFT p50 ${fmt(s.ttftP50Ms)} ms`;
+  // TTFT is noted at each first token: none yet with requests in flight means the server has not answered one yet.
+  const ttft = s.ttftP50Ms !== null ? `${fmt(s.ttftP50Ms)} ms` : s.inFlight > 0 ? 'waiting for first token' : '-';
+  return `[${fmt(s.elapsedS, 1)}s] done ${done}  ok ${s.ok}  failed ${s.failed}  in flight ${s.inFlight}  last ${WINDOW_MS / 1000}s: ${fmt(s.requestsPerS, 1)} req/s  output ${fmt(s.outputTokS, 0)} tok/s  TTFT p50 ${ttft}`;
 }
 
 /** Sample `agg` every 250 ms on a TTY (one live line), every 5 s otherwise; `label` prefixes each line (a sweep's point). */

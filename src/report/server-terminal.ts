@@ -4,9 +4,15 @@ import { fmt, pct, safeTerminalText } from './format.js';
 
 const n = (x: number | null | undefined): string => (x === null || x === undefined ? '-' : fmt(x));
 
+/** The engine as shown: the embedded simulator by name (it speaks vLLM's metric names), else the detected engine. */
+export function engineLabel(s: Pick<ServerSummary, 'engine' | 'sim'>): string {
+  if (s.sim) return `tokenflood sim (vLLM-like engine model${s.engine && s.engine !== 'vllm' ? `, ${s.engine} metric names` : ''})`;
+  return s.engine ?? 'unknown engine';
+}
+
 export function serverLines(s: ServerSummary): string[] {
   const out = [
-    `server (${safeTerminalText(s.engine ?? 'unknown engine')}, ${s.samples} samples): running ${n(s.running_mean)}, waiting ${n(s.waiting_mean)} (max ${n(s.waiting_max)}), KV cache ${s.kv_usage_mean === null ? '-' : pct(s.kv_usage_mean)} (max ${s.kv_usage_max === null ? '-' : pct(s.kv_usage_max)})` +
+    `server (${safeTerminalText(engineLabel(s))}, ${s.samples} samples): running ${n(s.running_mean)}, waiting ${n(s.waiting_mean)} (max ${n(s.waiting_max)}), KV cache ${s.kv_usage_mean === null ? '-' : pct(s.kv_usage_mean)} (max ${s.kv_usage_max === null ? '-' : pct(s.kv_usage_max)})` +
       (s.preemptions ? `, ${s.preemptions} preemptions` : '') +
       (s.prefix_hit_rate !== null ? `, prefix hits ${pct(s.prefix_hit_rate)}` : ''),
   ];

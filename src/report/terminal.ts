@@ -13,9 +13,30 @@ function interruptedOutcome(cancelled: number, inFlight: unknown): string {
   return 'no request had to be cancelled';
 }
 
+/** First event within this of TTFT (or FIRST_EVENT_NEAR_SHARE of it) at the mean, every percentile and the max: the row repeats TTFT. */
+export const FIRST_EVENT_NEAR_MS = 1;
+export const FIRST_EVENT_NEAR_SHARE = 0.01;
+
+/** Whether first event tells nothing TTFT does not: equal, or an empty chunk (a role chunk) only just ahead of the first token. */
+function firstEventNearTtft(s: Summary): boolean {
+  const f = s.first_event_ms as DistStats | undefined;
+  const t = s.ttft_ms as DistStats;
+  if (!f || f.count !== t.count) return false;
+  const keys = Object.keys(t).filter((k) => k !== 'count' && k !== 'stdev') as (keyof DistStats)[];
+  return keys.every((k) => {
+    const a = t[k] as number | null;
+    const b = f[k] as number | null;
+    if (a === null || b === null) return a === b;
+    return Math.abs(a - b) <= Math.max(FIRST_EVENT_NEAR_MS, FIRST_EVENT_NEAR_SHARE * Math.abs(a));
+  });
+}
+
 /** Why a hidden row equals TTFT, from what the run's data shows (TTFAT = TTFT unless a stream starts with reasoning). */
 function sameAsTtftReason(k: 'ttfat_ms' | 'first_event_ms', s: Summary): string {
-  if (k === 'first_event_ms') return 'first event equals TTFT in this run: every stream\'s first event arrived with its first token (no earlier empty chunk)';
+  if (k === 'first_event_ms')
+    return JSON.stringify(s.first_event_ms) === JSON.stringify(s.ttft_ms)
+      ? 'first event equals TTFT in this run: every stream\'s first event arrived with its first token (no earlier empty chunk)'
+      : `first event, the first SSE event of any kind, is within ${FIRST_EVENT_NEAR_MS} ms of TTFT in this run: the server's empty first chunk (a role chunk) came just before the first token`;
   return (s.reasoning_tokens.max ?? 0) > 0
     ? 'TTFAT equals TTFT in this run: the first token of every stream was an answer token, ahead of its reasoning'
     : 'TTFAT equals TTFT in this run: no reasoning tokens';
@@ -57,7 +78,7 @@ export function renderSummary(s: Summary): string {
   out.push('');
   // Rows that carry something: token counts that were all zero (no reasoning, no cache hits) are left out.
   // TTFAT and first event repeat TTFT unless the model reasons or the server sends an early role chunk: say so once.
-  const sameAsTtft = samples ? [] : (['ttfat_ms', 'first_event_ms'] as const).filter((k) => JSON.stringify(s[k]) === JSON.stringify(s.ttft_ms));
+  const sameAsTtft = samples ? [] : (['ttfat_ms', 'first_event_ms'] as const).filter((k) => (k === 'first_event_ms' ? firstEventNearTtft(s) : JSON.stringify(s[k]) === JSON.stringify(s.ttft_ms)));
   // TTFT from the schedule only means something when a schedule set the send times (open loop, replay).
   const openLoop = (s.run.executor as { kind?: string } | undefined)?.kind !== 'constant-vus' && (s.run.executor as { kind?: string } | undefined)?.kind !== 'ramping-vus';
   const shown = DISTRIBUTION_METRICS.filter(([, k]) => {
@@ -73,6 +94,9 @@ export function renderSummary(s: Summary): string {
   });
   out.push(table(['metric', 'mean', 'stdev', ...ps.map((p) => `p${p}`), 'max'], rows));
   if (sameAsTtft.length) out.push(`(${sameAsTtft.map((k) => sameAsTtftReason(k, s)).join('; ')})`);
+  // Shown, it needs its meaning: vLLM's client counts TTFT from this event, tokenflood from the first token.
+  if (shown.some(([, k]) => k === 'first_event_ms'))
+    out.push('(first event: the first SSE event of any kind, such as an empty role chunk, which vLLM\'s benchmark client takes as TTFT; TTFT here waits for the first token)');
   if (r.errors.length) {
     out.push('', 'errors:');
     for (const e of r.errors)

@@ -28,12 +28,20 @@ function pearson(xs: number[], ys: number[]): number | null {
   return sxx > 0 && syy > 0 ? sxy / Math.sqrt(sxx * syy) : null;
 }
 
+/** What to try, per finding: a real engine's settings, or the embedded simulator's --sim-* flags (docs/sim.md). */
+const ADVICE = {
+  queue_bound: { real: 'the server is saturated; lower the load or add replicas', sim: 'the simulated server is saturated; lower the load or add --sim-replicas' },
+  prefill_bound: { real: 'try chunked prefill, a larger max_num_batched_tokens, or prefix caching', sim: 'the simulated engine already models chunked prefill; a faster --sim-gpu or a smaller --sim-model shortens it' },
+  kv_bound: { real: 'raise gpu_memory_utilization, lower max_num_seqs, or quantize the KV cache', sim: 'a larger --sim-gpu, a lower --sim-max-num-seqs or a smaller --sim-model leaves more room' },
+} as const;
+
 /**
  * The common shapes (docs/telemetry.md#diagnosis): queue-bound, prefill-bound, KV-bound, decode bandwidth-bound,
  * client-bound, and a server that is fast while the client sees it slow (network, gateway, API server).
  */
-export function diagnose(s: ServerSummary, client: Summary, itlByBatch: { running: number; itlMs: number }[] = []): ServerFinding[] {
+export function diagnose(s: ServerSummary, client: Summary, itlByBatch: { running: number; itlMs: number }[] = [], o: { sim?: boolean } = {}): ServerFinding[] {
   const out: ServerFinding[] = [];
+  const advice = (k: keyof typeof ADVICE): string => ADVICE[k][o.sim ? 'sim' : 'real'];
   const d = s.ttft_decomposition;
   const cMean = d?.client_ttft_mean_ms ?? null;
   const queue = d?.queue_mean_ms ?? null;
@@ -41,19 +49,19 @@ export function diagnose(s: ServerSummary, client: Summary, itlByBatch: { runnin
   if (cMean !== null && cMean > 0 && queue !== null && queue / cMean >= DOMINANT_SHARE && (s.waiting_max ?? 0) > 0)
     out.push({
       kind: 'queue_bound',
-      message: `queue-bound: requests waited ${f1(queue)} ms on average in the server's queue, ${pctOf(queue / cMean)} of the client's TTFT mean (${f1(cMean)} ms), with up to ${f1(s.waiting_max!)} waiting: the server is saturated; lower the load or add replicas`,
+      message: `queue-bound: requests waited ${f1(queue)} ms on average in the server's queue, ${pctOf(queue / cMean)} of the client's TTFT mean (${f1(cMean)} ms), with up to ${f1(s.waiting_max!)} waiting: ${advice('queue_bound')}`,
       evidence: { queue_mean_ms: queue, client_ttft_mean_ms: cMean, waiting_mean: s.waiting_mean ?? 0, waiting_max: s.waiting_max! },
     });
   else if (cMean !== null && cMean > 0 && prefill !== null && prefill / cMean >= DOMINANT_SHARE)
     out.push({
       kind: 'prefill_bound',
-      message: `prefill-bound: prefill took ${f1(prefill)} ms on average, ${pctOf(prefill / cMean)} of the client's TTFT mean (${f1(cMean)} ms) with prompts of ${f1(client.input_tokens.mean ?? 0)} tokens on average: try chunked prefill, a larger max_num_batched_tokens, or prefix caching`,
+      message: `prefill-bound: prefill took ${f1(prefill)} ms on average, ${pctOf(prefill / cMean)} of the client's TTFT mean (${f1(cMean)} ms) with prompts of ${f1(client.input_tokens.mean ?? 0)} tokens on average: ${advice('prefill_bound')}`,
       evidence: { prefill_mean_ms: prefill, client_ttft_mean_ms: cMean, input_tokens_mean: client.input_tokens.mean ?? 0 },
     });
   if ((s.kv_usage_max ?? 0) > KV_FULL && (s.preemptions ?? 0) > 0)
     out.push({
       kind: 'kv_bound',
-      message: `KV-bound: the KV cache reached ${pctOf(s.kv_usage_max!)} and ${s.preemptions} request${s.preemptions === 1 ? ' was' : 's were'} preempted: raise gpu_memory_utilization, lower max_num_seqs, or quantize the KV cache`,
+      message: `KV-bound: the KV cache reached ${pctOf(s.kv_usage_max!)} and ${s.preemptions} request${s.preemptions === 1 ? ' was' : 's were'} preempted: ${advice('kv_bound')}`,
       evidence: { kv_usage_max: s.kv_usage_max!, kv_usage_mean: s.kv_usage_mean ?? 0, preemptions: s.preemptions! },
     });
   const r = pearson(itlByBatch.map((x) => x.running), itlByBatch.map((x) => x.itlMs));

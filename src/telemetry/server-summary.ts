@@ -53,6 +53,7 @@ export class ServerSummaryBuilder {
   constructor(
     private readonly w: Window | null,
     private readonly timeScale = 1,
+    private readonly o: { sim?: boolean } = {},
   ) {}
 
   add(s: ServerSample): void {
@@ -112,13 +113,16 @@ export class ServerSummaryBuilder {
 
   /** @internal what buildSummary reads. */
   get state() {
-    return { n: this.n, first: this.first!, last: this.last!, w: this.w, timeScale: this.timeScale, itl: this.itl, rejected: this.rejected, gauge: (f: GaugeField) => gaugeStat(this.gauges.get(f)), delta: (f: CounterField) => this.counterDelta(f) };
+    return { sim: this.o.sim === true, n: this.n, first: this.first!, last: this.last!, w: this.w, timeScale: this.timeScale, itl: this.itl, rejected: this.rejected, gauge: (f: GaugeField) => gaugeStat(this.gauges.get(f)), delta: (f: CounterField) => this.counterDelta(f) };
   }
 }
 
-/** The server section, or undefined when no sample was taken. `timeScale` divides server times (sim_time_scale). */
-export function serverSummary(samples: Iterable<ServerSample>, w: Window | null, client: Summary, timeScale = 1): ServerSummary | undefined {
-  const b = new ServerSummaryBuilder(w, timeScale);
+/**
+ * The server section, or undefined when no sample was taken. `timeScale` divides server times (sim_time_scale);
+ * `o.sim`: the server is the run's embedded simulator (its findings name the --sim-* flags).
+ */
+export function serverSummary(samples: Iterable<ServerSample>, w: Window | null, client: Summary, timeScale = 1, o: { sim?: boolean } = {}): ServerSummary | undefined {
+  const b = new ServerSummaryBuilder(w, timeScale, o);
   for (const s of samples) b.add(s);
   return b.summary(client);
 }
@@ -174,6 +178,7 @@ function buildSummary(b: ServerSummaryBuilder, client: Summary): ServerSummary {
   const diff = (c: number | null, s: number | null) => ({ server: s, client: c === null ? null : round(c), difference: c === null || s === null ? null : round(c - s) });
   const out: ServerSummary = {
     engine: last.engine ?? first.engine,
+    ...(st.sim ? { sim: true } : {}),
     samples: st.n,
     window_ms: w ? [round(w.startMs)!, round(w.endMs)!] : null,
     time_scale: timeScale,
@@ -207,7 +212,7 @@ function buildSummary(b: ServerSummaryBuilder, client: Summary): ServerSummary {
     },
     findings: [],
   };
-  out.findings = diagnose(out, client, st.itl);
+  out.findings = diagnose(out, client, st.itl, { sim: st.sim });
   return out;
 }
 

@@ -2,7 +2,7 @@
 import { WebSocket } from 'ws';
 import type { ExecuteResult } from '../execute.js';
 import type { PrewarmOptions, PrewarmResult } from '../prewarm.js';
-import { inFlightSet, type RequestSender, type WireInput } from '../sender.js';
+import { firstTokenBuffer, inFlightSet, type RequestSender, type WireInput } from '../sender.js';
 import { wsClassifier } from './classify.js';
 import type { WebSocketConfig } from './config.js';
 import { WsExchange } from './exchange.js';
@@ -41,7 +41,11 @@ export function wsSender(o: WsSenderOptions): RequestSender {
   const all = new Set<Conn>();
   let events = 0;
   const now = o.now;
-  const onContent = () => void events++;
+  const firsts = firstTokenBuffer();
+  const onContent = (first: number | null) => {
+    events++;
+    if (first !== null) firsts.push(first);
+  };
   // The upgrade is a GET without a body: the JSON content type of the HTTP backends does not belong on it.
   const headers = Object.fromEntries(Object.entries(o.headers).filter(([k]) => k.toLowerCase() !== 'content-type'));
 
@@ -154,6 +158,7 @@ export function wsSender(o: WsSenderOptions): RequestSender {
     workers: 1,
     execute,
     contentEvents: () => events,
+    firstTokens: firsts.drain,
     setOrigin: () => {}, // `now` is the caller's clock, already re-based by the caller
     cancelAll: live.abortAll,
     prewarm,

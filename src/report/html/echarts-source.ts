@@ -1,21 +1,28 @@
-// The ECharts browser bundle, read from node_modules at report time so every report opens offline.
-import { readFileSync } from 'node:fs';
+// The ECharts browser bundle, inlined into every report so it opens offline: from dist/vendor (copied there by the
+// build, so an installed package needs no echarts dependency), else from node_modules (running from src/ in development).
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { scriptSafe } from './escape.js';
 
 let cached: string | undefined;
 
+/** dist/report/html → dist/vendor/echarts/echarts.min.js (written by scripts/vendor-assets.mjs). */
+export const VENDORED_ECHARTS = fileURLToPath(new URL('../../vendor/echarts/echarts.min.js', import.meta.url));
+
+/** Where echarts.min.js is read from: the vendored copy when the build wrote one, else the echarts package. */
+export function echartsPath(): string {
+  if (existsSync(VENDORED_ECHARTS)) return VENDORED_ECHARTS;
+  try {
+    return createRequire(import.meta.url).resolve('echarts/dist/echarts.min.js');
+  } catch {
+    throw new Error(`echarts.min.js not found at ${VENDORED_ECHARTS} nor in node_modules: run \`npm run build\` (it copies it into dist/vendor)`);
+  }
+}
+
 /** echarts.min.js, made safe to inline in a <script> element (read once per process). */
 export function echartsSource(): string {
   if (cached !== undefined) return cached;
-  const require = createRequire(import.meta.url);
-  let path: string;
-  try {
-    path = require.resolve('echarts/dist/echarts.min.js');
-  } catch {
-    path = join(dirname(require.resolve('echarts')), 'echarts.min.js');
-  }
-  cached = scriptSafe(readFileSync(path, 'utf8'));
+  cached = scriptSafe(readFileSync(echartsPath(), 'utf8'));
   return cached;
 }

@@ -18,6 +18,7 @@ import { gpuMemoryHostChart, gpuUtilChart } from './gpu-charts.js';
 import { readGpuLines } from '../../telemetry/gpu-source.js';
 import { routingSection } from './routing-section.js';
 import { latencyColumns } from '../breakdown-columns.js';
+import { engineLabel } from '../server-terminal.js';
 import { evalSection, readEvalData, type EvalReportData } from './eval-section.js';
 import { minOf } from '../../util/min-max.js';
 
@@ -165,7 +166,7 @@ function serverSection(d: RunReportData, charts: Record<string, unknown>): { id:
   charts['c-server-times'] = serverTimesChart(samples, t0, srv.time_scale);
   if (srv.ttft_decomposition) charts['c-server-ttft'] = ttftDecompositionChart(srv);
   const div = (id: string) => `<div class="chart" id="${id}"></div>`;
-  const note = `From the server's own /metrics (${esc(srv.engine ?? 'unknown engine')}, ${srv.samples} samples in the summarized window); docs/telemetry.md says how each figure is derived.`;
+  const note = `From the server's own /metrics (${esc(engineLabel(srv))}, ${srv.samples} samples in the summarized window); docs/telemetry.md says how each figure is derived.`;
   return {
     id: 'server',
     title: 'Server',
