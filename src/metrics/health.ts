@@ -17,7 +17,7 @@ export interface ClientHealth {
    * other processes). Absent in summaries written before issue 25.
    */
   own_delay_ms?: HealthQuantiles;
-  /** Event-loop delay of the idle client, sampled for IDLE_FLOOR_MS before the run clock started: the host's noise floor. */
+  /** Timer lateness the host caused while the loop was idle, sampled for IDLE_FLOOR_MS before the run clock started: the noise floor. */
   idle_floor_ms?: HealthQuantiles | null;
   /** Process CPU (user + system) over the monitored wall time: of one core (100 = one core busy) and of the machine. */
   cpu_percent: { one_core: number; machine: number };
@@ -118,41 +118,43 @@ export function judgeHealth(h: Omit<ClientHealth, 'client_bound' | 'reasons'>, w
 }
 
 /**
- * Sample the idle client's event-loop delay for `ms` before the run clock starts: what the host's scheduling alone
- * costs a timer on this machine right now. A run's delay is judged above this floor.
+ * Sample, for `ms` before the run clock starts, how late a timer runs while the loop itself is idle: the host's
+ * scheduling noise on this machine right now (the host part of the probe below, so client work that happens to run
+ * then does not raise it). A run's delay is judged above this floor.
  */
 export async function measureIdleFloor(ms = IDLE_FLOOR_MS): Promise<HealthQuantiles> {
-  const eld = monitorEventLoopDelay({ resolution: ELD_RESOLUTION_MS });
-  eld.enable();
+  const probe = startDelayProbe();
   await new Promise((r) => setTimeout(r, ms));
-  eld.disable();
-  return quantilesMs(eld, ELD_RESOLUTION_MS);
+  return probe.stop().host;
 }
 
 /**
  * A JS timer every ELD_RESOLUTION_MS that splits each tick's lateness into the client's own part and the host's.
  * Own = the loop's active time in the gap (performance.eventLoopUtilization: time outside the poll wait, so this
- * thread's code, descheduled or not), capped at the lateness; the rest is time the loop sat idle in its poll wait
- * although the timer was due: the OS did not run the process (steal, other processes). Unref'd.
+ * thread's code, descheduled or not), capped at the lateness; host = the rest, time the loop sat idle in its poll
+ * wait although the timer was due: the OS did not run the process (steal, other processes). Unref'd.
  */
-function startOwnDelayProbe(): { stop(): HealthQuantiles } {
+function startDelayProbe(): { stop(): { own: HealthQuantiles; host: HealthQuantiles } } {
   const own: RecordableHistogram = createHistogram();
+  const host: RecordableHistogram = createHistogram();
   let last = performance.now();
   let elu = performance.eventLoopUtilization();
+  const ns = (ms: number) => Math.max(1, Math.round(ms * NS_PER_MS));
   const timer = setInterval(() => {
     const t = performance.now();
     const e = performance.eventLoopUtilization();
-    const lateMs = t - last - ELD_RESOLUTION_MS;
-    const activeMs = e.active - elu.active;
+    const lateMs = Math.max(0, t - last - ELD_RESOLUTION_MS);
+    const ownMs = Math.min(lateMs, e.active - elu.active);
     last = t;
     elu = e;
-    own.record(Math.max(1, Math.round(Math.min(Math.max(0, lateMs), activeMs) * NS_PER_MS)));
+    own.record(ns(ownMs));
+    host.record(ns(lateMs - ownMs));
   }, ELD_RESOLUTION_MS);
   timer.unref();
   return {
     stop() {
       clearInterval(timer);
-      return quantilesMs(own, 0);
+      return { own: quantilesMs(own, 0), host: quantilesMs(host, 0) };
     },
   };
 }
@@ -164,7 +166,7 @@ function startOwnDelayProbe(): { stop(): HealthQuantiles } {
 export function startHealthMonitor(now: () => number, opts: { threads?: number; idleFloor?: HealthQuantiles | null } = {}): HealthMonitor {
   const eld = monitorEventLoopDelay({ resolution: ELD_RESOLUTION_MS });
   eld.enable();
-  const probe = startOwnDelayProbe();
+  const probe = startDelayProbe();
   // Send lag in ns; values below 1 ns (on time or early) are recorded as 1.
   const lag: RecordableHistogram = createHistogram();
   let dropped = 0;
@@ -181,7 +183,7 @@ export function startHealthMonitor(now: () => number, opts: { threads?: number; 
     stop(): ClientHealth {
       if (result) return result;
       eld.disable();
-      const ownDelay = probe.stop();
+      const ownDelay = probe.stop().own;
       const windowMs = Math.max(now() - t0, 1e-9);
       const c = process.cpuUsage(cpu0);
       const oneCore = ((c.user + c.system) / 1000 / windowMs) * 100;
