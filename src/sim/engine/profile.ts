@@ -1,7 +1,7 @@
 // Model and GPU profile shapes (zod), parameter estimates, and converting a Hugging Face config.json into a profile.
 import { z } from 'zod';
 import { UsageError } from '../../errors.js';
-import { WEIGHT_DTYPES, type WeightDtype } from './dtypes.js';
+import { WEIGHT_DTYPES, type WeightDtype } from './dtype-names.js';
 
 const int = z.number().int().positive();
 
