@@ -9,6 +9,17 @@ import { renderSweep } from '../src/sweep/terminal.js';
 import { startSlotServer, type SlotServer } from './fixtures/slot-server.js';
 import { tmpDir } from './helpers.js';
 
+
+// Burn `ms` of this process's CPU time (not wall time: on a loaded machine the OS may deschedule the loop mid-way,
+// and only CPU time is the client's own work); capped at 40x in wall time.
+const burnCpu = (ms: number) => {
+  const c0 = process.cpuUsage();
+  const wallEnd = performance.now() + 40 * ms;
+  for (;;) {
+    const c = process.cpuUsage(c0);
+    if ((c.user + c.system) / 1000 >= ms || performance.now() > wallEnd) return;
+  }
+};
 let server: SlotServer;
 beforeAll(async () => {
   server = await startSlotServer({ slots: 4, tokenMs: 4 });
@@ -19,17 +30,14 @@ describe.each(['h1', 'undici'] as const)('sweep findings on client-bound points 
   it('marks the recommendation resting on the flagged top level, and words the no-SLO headline', async () => {
     const out = join(tmpDir(), `cb-${transport}`);
     let blocker: NodeJS.Timeout | undefined;
-    // Block the event loop for 30 ms every 40 ms while level 4 runs: the client's own work, so it is client-bound.
+    // Block the event loop with 30 ms of CPU work every 40 ms while level 4 runs: the client's own work, so it is client-bound.
     const { doc } = await runSweep(
       resolveSweepConfig({ flags: { concurrency: '1,2,4', requests: '8', out }, runFlags: { baseUrl: server.baseUrl, inputTokens: 16, outputTokens: 8, transport } }),
       {
         hooks: {
           onPointStart: (p) => {
             if (p.load === 4)
-              blocker = setInterval(() => {
-                const end = performance.now() + 30;
-                while (performance.now() < end);
-              }, 40);
+              blocker = setInterval(() => burnCpu(30), 40);
           },
           onPointDone: () => clearInterval(blocker),
         },

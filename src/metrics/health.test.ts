@@ -4,9 +4,15 @@ import { HEALTH_THRESHOLDS, judgeHealth, measureIdleFloor, startHealthMonitor } 
 
 const now = () => performance.now();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+// Burn `ms` of this process's CPU time (not wall time: on a loaded machine the OS may deschedule the loop mid-way,
+// and only CPU time is the client's own work); capped at 40x in wall time.
 const busy = (ms: number) => {
-  const end = performance.now() + ms;
-  while (performance.now() < end);
+  const c0 = process.cpuUsage();
+  const wallEnd = performance.now() + 40 * ms;
+  for (;;) {
+    const c = process.cpuUsage(c0);
+    if ((c.user + c.system) / 1000 >= ms || performance.now() > wallEnd) return;
+  }
 };
 
 describe('startHealthMonitor', () => {

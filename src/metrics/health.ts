@@ -12,8 +12,8 @@ export interface ClientHealth {
   /** How late the event loop ran a timer: the time the client could not react to a socket; max = the longest single stall. */
   event_loop_delay_ms: HealthQuantiles;
   /**
-   * The part of each timer's lateness during which the event loop was busy with the client's own code (its active
-   * time in that gap, capped at the lateness): the delay the client caused itself. The rest of event_loop_delay_ms is the host's scheduling (steal,
+   * The part of each timer's lateness during which the event loop was busy with the client's own code and the process
+   * was running (min of lateness, loop active time and process CPU time in that gap): the delay the client caused itself. The rest of event_loop_delay_ms is the host's scheduling (steal,
    * other processes). Absent in summaries written before issue 25.
    */
   own_delay_ms?: HealthQuantiles;
@@ -130,23 +130,28 @@ export async function measureIdleFloor(ms = IDLE_FLOOR_MS): Promise<HealthQuanti
 
 /**
  * A JS timer every ELD_RESOLUTION_MS that splits each tick's lateness into the client's own part and the host's.
- * Own = the loop's active time in the gap (performance.eventLoopUtilization: time outside the poll wait, so this
- * thread's code, descheduled or not), capped at the lateness; host = the rest, time the loop sat idle in its poll
- * wait although the timer was due: the OS did not run the process (steal, other processes). Unref'd.
+ * Own = min(lateness, the loop's active time in the gap, the process's CPU time in the gap): the loop was busy
+ * (performance.eventLoopUtilization: outside its poll wait) AND the process was running, i.e. time the client's own
+ * work held the timer back, which it would also have on a quiet machine. Host = the rest: the loop sat idle although
+ * the timer was due, or its code was descheduled mid-callback (steal, other processes on a shared machine). Unref'd.
  */
 function startDelayProbe(): { stop(): { own: HealthQuantiles; host: HealthQuantiles } } {
   const own: RecordableHistogram = createHistogram();
   const host: RecordableHistogram = createHistogram();
   let last = performance.now();
   let elu = performance.eventLoopUtilization();
+  let cpu = process.cpuUsage();
   const ns = (ms: number) => Math.max(1, Math.round(ms * NS_PER_MS));
   const timer = setInterval(() => {
     const t = performance.now();
     const e = performance.eventLoopUtilization();
+    const c = process.cpuUsage();
     const lateMs = Math.max(0, t - last - ELD_RESOLUTION_MS);
-    const ownMs = Math.min(lateMs, e.active - elu.active);
+    const cpuMs = (c.user - cpu.user + c.system - cpu.system) / 1000;
+    const ownMs = Math.max(0, Math.min(lateMs, e.active - elu.active, cpuMs));
     last = t;
     elu = e;
+    cpu = c;
     own.record(ns(ownMs));
     host.record(ns(lateMs - ownMs));
   }, ELD_RESOLUTION_MS);
