@@ -2,11 +2,12 @@
 import { snakeKeys } from '../util/snake.js';
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
+import { RELEASED_DTYPE_TEXT } from '../sim/engine/config.js';
 import { capacityInputSchema, planCapacity, type CapacityInput, type CapacityReport } from '../sim/capacity.js';
 import { addFlags, collectFlags, describedFlags, issueProblems } from '../config/flags.js';
 import type { Out } from './io.js';
 
-export const CAPACITY_FLAGS = describedFlags(capacityInputSchema.shape, { concurrency: { defaultText: '1 unless --rate' }, longOutputTokens: { defaultText: '--output-tokens' }, tp: { defaultText: 'the smallest power of two that fits' } });
+export const CAPACITY_FLAGS = describedFlags(capacityInputSchema.shape, { concurrency: { defaultText: '1 unless --rate' }, longOutputTokens: { defaultText: '--output-tokens' }, tp: { defaultText: 'the smallest power of two that fits' }, weightDtype: { defaultText: RELEASED_DTYPE_TEXT } });
 const GiB = 1024 ** 3;
 
 export function capacityInputFromFlags(values: Record<string, unknown>): CapacityInput {
@@ -33,6 +34,12 @@ function targetText(r: CapacityReport): string {
   return `${load}; replicas sized for ${sized} (${r.concurrency} + ${Number((r.margin * 100).toFixed(1))}% safety margin, --margin ${r.margin})`;
 }
 
+/** Why the count is what it is, when compute (not KV or max-num-seqs) sets it: one answer, stated once. */
+function replicasWhy(r: CapacityReport): string {
+  if (r.replicasForCompute <= r.replicasForConcurrency) return '';
+  return ` (set by compute: ${plural(r.replicasForConcurrency, 'replica')} would hold the requests, the FLOPs need ${r.replicasForCompute} at --mfu ${r.mfu} with the margin)`;
+}
+
 /** The report as label/value rows. */
 export function capacityTable(r: CapacityReport): string {
   const rows: [string, string][] = [
@@ -51,7 +58,7 @@ export function capacityTable(r: CapacityReport): string {
     ['output tok/s / replica', r.outputTokensPerSecondPerReplica.toFixed(0)],
     ['target concurrency', targetText(r)],
     ['max concurrency / replica', String(r.maxConcurrencyPerReplica)],
-    ['replicas / GPUs', `${plural(r.replicas, 'replica')} x TP${r.tp} = ${plural(r.gpus, 'GPU')}`],
+    ['replicas / GPUs', `${plural(r.replicas, 'replica')} x TP${r.tp} = ${plural(r.gpus, 'GPU')}${replicasWhy(r)}`],
     ['KV utilization', `${pct(r.kvUtilization)} of one replica's KV cache at ${plural(r.concurrencyPerReplica, 'request')} (full length)`],
     ['decode step', `${pct(r.decodeComputeUtilization)} of peak FLOPs, ${pct(r.decodeBandwidthUtilization)} of peak HBM bandwidth`],
     ['compute utilization', `${pct(r.computeUtilization)} of ${r.tp} GPU${r.tp === 1 ? '' : 's'} x peak x --mfu ${r.mfu} at ${r.requestsPerSecondPerReplica.toFixed(2)} requests/s per replica`],

@@ -9,6 +9,7 @@ import { addFlags, describedFlags, flagTable, givenFlags, type FlagTable } from 
 import { addRefusedShardFlags, SHARD_FLAGS, withoutShardFlags } from '../config/shard.js';
 import { NOT_MODELLED_KEYS, resolveSimulate, simEngineOptionsSchema, simulate, SIM_ENGINE_KEYS } from '../simulate.js';
 import { SIM_SERVER_FLAG_META } from '../sim/options.js';
+import { RELEASED_DTYPE_TEXT } from '../sim/engine/config.js';
 import { terminalReporter } from './run.js';
 import type { Out } from './io.js';
 import { workloadWarningText } from './workload-warnings.js';
@@ -25,7 +26,7 @@ export const SIMULATE_RUN_FLAGS: FlagTable = Object.fromEntries(
   }).filter(([k]) => !(NOT_MODELLED_KEYS as readonly string[]).includes(k)),
 );
 
-export const ENGINE_FLAGS = describedFlags(simEngineOptionsSchema.shape);
+export const ENGINE_FLAGS = describedFlags(simEngineOptionsSchema.shape, { weightDtype: { defaultText: RELEASED_DTYPE_TEXT } });
 
 /** A YAML/JSON file of run and engine options (flag names as keys); run-only keys such as base-url are accepted and ignored. */
 export function readSimulateConfigFile(path: string): Record<string, unknown> {

@@ -13,7 +13,7 @@ export const EmbeddedSimSchema = z.object({
   simReplicas: z.coerce.number().int().min(1).max(64).optional(),
   simRouter: z.enum(['round-robin', 'prefix-hash']).optional(),
   simAccuracy: z.coerce.number().min(0).max(1).optional(),
-  simQuant: simServerOptionsSchema.shape.weightDtype.removeDefault().optional(),
+  simQuant: simServerOptionsSchema.shape.weightDtype,
   simFault: z
     .string()
     .regex(/^corrupt-above=\d+$/, 'expected corrupt-above=N (replies whose first token is computed in a step of more than N sequences are wrong)')
@@ -32,7 +32,7 @@ export const EMBEDDED_SIM_META = {
   simReplicas: { help: 'embedded simulated server only: N simulated engines behind one port, each with its own prefix cache (serve --replicas; docs/routing.md)', defaultOf: simServerOptionsSchema.shape.replicas },
   simRouter: { help: 'embedded simulated server only: the built-in router in front of --sim-replicas (serve --router)', defaultOf: simServerOptionsSchema.shape.router },
   simAccuracy: { arg: 'p', help: 'embedded simulated server only: oracle mode, probability that an item of a shipped eval set is answered right (docs/sim.md#oracle)', defaultText: "the model profile's" },
-  simQuant: { help: 'embedded simulated server only: weight precision; also lowers the oracle accuracy by a set-dependent amount (docs/sim.md#oracle)', defaultOf: simServerOptionsSchema.shape.weightDtype },
+  simQuant: { help: 'embedded simulated server only: weight precision; also lowers the oracle accuracy by a set-dependent amount (docs/sim.md#oracle)', defaultText: "the model's released precision" },
   simFault: { arg: 'corrupt-above=N', help: 'embedded simulated server only: oracle fault, a reply whose first token is computed in an engine step with more than N sequences gets a wrong answer' },
 } satisfies FlagMetaTable<typeof EmbeddedSimSchema.shape>;
 

@@ -15,7 +15,7 @@ import type { Backend } from '../backends/backend.js';
 import { webSocketUrl } from '../backends/websocket.js';
 import { loadWebSocketConfig } from '../backends/ws/config.js';
 import { openTarget, preflight, type Target } from '../target.js';
-import { startHealthMonitor, type HealthMonitor } from '../metrics/health.js';
+import { measureIdleFloor, startHealthMonitor, type HealthMonitor } from '../metrics/health.js';
 import { joinUrl, redactUrl } from '../util/url.js';
 import { realWaits } from '../scheduler/scheduler.js';
 import type { Driver, DriverClock, OpenedTarget } from './driver.js';
@@ -177,6 +177,8 @@ export function createRealDriver(c: RunConfig, extraHeaders: Record<string, stri
         warm.failed += w.failed;
         warm.ms += w.ms;
       }
+      // The host's noise floor (issue 25): the idle client's timer lateness, sampled before the clock starts.
+      const idleFloor = await measureIdleFloor();
       // --start-at: the shards' clocks start together, after each one's senders are ready and warm.
       const late = so?.startAtUnixMs !== undefined ? await waitUntilUnixMs(so.startAtUnixMs, so.signal) : undefined;
       // The run clock starts once every sender is ready and warm.
@@ -184,7 +186,7 @@ export function createRealDriver(c: RunConfig, extraHeaders: Record<string, stri
       const sync = so?.sync ? { clock_origin_unix_ms: Date.now(), started_late_ms: late !== undefined ? Math.round(late * 10) / 10 : null } : {};
       for (const ep of endpoints) ep.sender!.setOrigin(origin);
       // Client self-health: event-loop delay of this thread, process CPU judged against the threads doing request work.
-      health = startHealthMonitor(clock.now, { threads: workers * endpoints.length });
+      health = startHealthMonitor(clock.now, { threads: workers * endpoints.length, idleFloor });
       const proxy = endpoints[0].proxy;
       return { workers, transport: backend === 'websocket' ? 'websocket' : transport, proxy: proxy ? redactProxyUrl(proxy.uri) : null, connections: { prewarmed: warm.opened, failed: warm.failed, ms: Math.round(warm.ms * 10) / 10 }, ...sync };
     },

@@ -32,6 +32,7 @@ export function mergeClientHealth(shards: readonly ShardDir[]): ClientHealth | u
   const worst = (f: (h: ClientHealth) => number) => Math.max(...hs.map(({ h }) => f(h)));
   return {
     event_loop_delay_ms: { p50: worst((h) => h.event_loop_delay_ms.p50), p99: worst((h) => h.event_loop_delay_ms.p99), max: worst((h) => h.event_loop_delay_ms.max) },
+    ...(hs.every(({ h }) => h.own_delay_ms) ? { own_delay_ms: { p50: worst((h) => h.own_delay_ms!.p50), p99: worst((h) => h.own_delay_ms!.p99), max: worst((h) => h.own_delay_ms!.max) } } : {}),
     cpu_percent: { one_core: worst((h) => h.cpu_percent.one_core), machine: worst((h) => h.cpu_percent.machine) },
     send_lag_ms: { p50: worst((h) => h.send_lag_ms.p50), p99: worst((h) => h.send_lag_ms.p99), max: worst((h) => h.send_lag_ms.max), count: hs.reduce((a, { h }) => a + h.send_lag_ms.count, 0) },
     dropped: hs.reduce((a, { h }) => a + h.dropped, 0),

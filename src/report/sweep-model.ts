@@ -121,6 +121,8 @@ export interface KneeResult {
   metric?: KneeMetric;
   /** Name of the point at the knee. */
   point?: string;
+  /** The client-bound points this finding rests on (the knee's point and the ends of its chord); empty when none. */
+  client_bound_points?: string[];
 }
 
 /** A point's grade within its slice (see SweepRow.grade). */
@@ -149,7 +151,7 @@ export interface GroupInsights {
    * Null when no level was acceptable or the sweep is incomplete. `interpolated`: the load was not measured, and
    * expected_output_throughput interpolates the two measured levels around it.
    */
-  recommended: { load: number; reason: string; expected_output_throughput: number | null; interpolated: boolean } | null;
+  recommended: { load: number; reason: string; expected_output_throughput: number | null; interpolated: boolean; client_bound_points?: string[] } | null;
   /** Levels where the client itself was the bottleneck: still analysed, but marked, and every finding drawn from them says so. */
   client_bound_levels: number[];
   /** Levels that could not run (status "failed"). */
@@ -165,9 +167,12 @@ export interface GroupInsights {
    * From the highest load with comfortable SLO margin (grade A or B; without SLOs: 70% of the knee) to the knee
    * (capped at max_load_meeting_slo). `interpolated`: the low end was not measured. Null when no range can be given.
    */
-  recommended_range?: { low: number; high: number; low_reason: string; high_reason: string; interpolated: boolean; points: string[] } | null;
-  /** Anomalous points: throughput drops, variance spikes, error bursts, client-bound levels. */
-  anomalies?: { kind: 'throughput_drop' | 'variance_spike' | 'error_burst' | 'client_bound'; load: number; points: string[]; detail: string }[];
+  recommended_range?: { low: number; high: number; low_reason: string; high_reason: string; interpolated: boolean; points: string[]; client_bound_points?: string[] } | null;
+  /**
+   * Anomalous points: throughput drops, variance spikes, error bursts, client-bound levels. Each finding's
+   * `client_bound_points` (knee, recommended, recommended_range, anomalies) lists the client-bound points it rests on.
+   */
+  anomalies?: { kind: 'throughput_drop' | 'variance_spike' | 'error_burst' | 'client_bound'; load: number; points: string[]; detail: string; client_bound_points?: string[] }[];
   /** The findings in plain words. */
   statements: string[];
 }

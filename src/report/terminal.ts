@@ -106,7 +106,7 @@ export function renderSummary(s: Summary): string {
     const h = s.client;
     out.push(
       '',
-      `client: event-loop delay p99 ${fmt(h.event_loop_delay_ms.p99)} ms, CPU ${fmt(h.cpu_percent.one_core, 0)}% of one core, send lag p99 ${fmt(h.send_lag_ms.p99)} ms` +
+      `client: event-loop delay p99 ${fmt(h.event_loop_delay_ms.p99)} ms${h.own_delay_ms ? ` (own ${fmt(h.own_delay_ms.p99)} ms${h.idle_floor_ms ? `, idle floor ${fmt(h.idle_floor_ms.p99)} ms` : ''})` : ''}, CPU ${fmt(h.cpu_percent.one_core, 0)}% of one core, send lag p99 ${fmt(h.send_lag_ms.p99)} ms` +
         (h.dropped ? `, ${h.dropped} open-loop sends missed their slot` : ''),
     );
     if (h.client_bound) out.push(`CLIENT-BOUND: the load generator itself was a bottleneck; latencies may include client time: ${h.reasons.join('; ')}`);

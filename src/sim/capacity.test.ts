@@ -50,20 +50,23 @@ describe('planCapacity', () => {
 
   it('a model that does not fit is a usage error', () => {
     expect(() => planCapacity({ modelProfile: 'llama-3.1-70b', gpu: 'h100', tp: 1 })).toThrow(UsageError);
-    expect(() => planCapacity({ modelProfile: 'kimi-k2', gpu: 'l4' })).toThrow(/kimi-k2 \(bf16\) needs [\d.]+ GiB per GPU before any KV cache, but 1x l4/);
+    expect(() => planCapacity({ modelProfile: 'kimi-k2', gpu: 'l4', weightDtype: 'bf16' })).toThrow(/kimi-k2 \(bf16\) needs [\d.]+ GiB per GPU before any KV cache, but 1x l4/);
     expect(() => planCapacity({ modelProfile: 'nope' })).toThrow(/unknown model profile "nope": use one of llama-3.1-8b/);
   });
 });
 
 describe('planCapacity: attention kinds, long requests, --mfu, utilization and headroom', () => {
-  it('deepseek-v3: 70,272 B of KV per token in BF16 (61 × 576 × 2), ~69 MiB per 1K tokens, TP chosen when not given', () => {
+  it('deepseek-v3: 70,272 B of KV per token in a BF16 cache (61 × 576 × 2), ~69 MiB per 1K tokens, TP chosen when not given', () => {
     const r = planCapacity({ modelProfile: 'deepseek-v3' });
     expect(r.kvBytesPerToken).toBe(70_272);
     expect(r.kvBytesPerKTokens).toBe(70_272 * 1024);
     expect(r.kvBytesPerKTokens / 1024 ** 2).toBeCloseTo(68.6, 1);
     expect(r.tpAuto).toBe(true);
-    // The smallest power of two whose 80 GB GPUs hold 671 B BF16 parameters: 1,250 GiB / 32 = 39 GiB each.
-    expect(r.tp).toBe(32);
+    // Released in FP8 (issue 25): the smallest power of two whose 80 GB GPUs hold 627 GiB is 16 (39 GiB each);
+    // the 1,250 GiB of BF16 would need 32.
+    expect(r.weightDtype).toBe('fp8');
+    expect(r.tp).toBe(16);
+    expect(planCapacity({ modelProfile: 'deepseek-v3', weightDtype: 'bf16' }).tp).toBe(32);
     expect(r.weightBytesPerGpu / GiB).toBeLessThan(80 * 0.9 - 1.5);
     expect(r.kvBytesPerRequest).toBe(70_272 * (1024 + 256));
   });
@@ -87,23 +90,44 @@ describe('planCapacity: attention kinds, long requests, --mfu, utilization and h
     expect(r.kvBytesPerToken).toBe(kvTok);
     expect(r.kvBytesPerRequest).toBeCloseTo(kvTok * (0.8 * 3400 + 0.2 * 13_000), 0);
     expect(r.kvCapacityRequests).toBe(Math.floor(r.kvCapacityTokens / (0.8 * 3400 + 0.2 * 13_000)));
-    expect(r.kvUtilization).toBeCloseTo((50 * (0.8 * 3400 + 0.2 * 13_000)) / r.kvCapacityTokens, 9);
+    expect(r.kvUtilization).toBeCloseTo((r.concurrencyPerReplica * (0.8 * 3400 + 0.2 * 13_000)) / r.kvCapacityTokens, 9);
     expect(r.meanE2eMs).toBeCloseTo(0.8 * r.e2eMs + 0.2 * r.e2eLongMs, 6);
     expect(r.e2eLongMs).toBeCloseTo(r.prefillLongMs + 1000 * r.tpotAtConcurrencyMs, 6);
     expect(r.prefillLongMs).toBeGreaterThan(3 * r.prefillMs);
-    expect(r.requestsPerSecondPerReplica).toBeCloseTo((50 * 1000) / r.meanE2eMs, 9);
+    expect(r.concurrencyPerReplica).toBe(Math.ceil(50 / r.replicas));
+    expect(r.requestsPerSecondPerReplica).toBeCloseTo((r.concurrencyPerReplica * 1000) / r.meanE2eMs, 9);
     // 2 · 70.6 B · tokens + attention, at 4 × 312 TFLOPS × the default mfu
     const flops = (i: number, o: number) => 2 * 70.55e9 * (i + o);
     const lower = (r.requestsPerSecondPerReplica * (0.8 * flops(3000, 400) + 0.2 * flops(12_000, 1000))) / (4 * 312e12 * r.mfu);
     expect(r.computeUtilization).toBeGreaterThan(lower);
     expect(r.computeUtilization).toBeLessThan(lower * 1.15);
-    // Prefilling 3,000-12,000-token prompts for 50 users needs more FLOPs than 4 A100s give at 50% MFU.
+    // Prefilling 3,000-12,000-token prompts for 50 users needs more FLOPs than one replica of 4 A100s gives: the
+    // count is set by compute, and the deployment as sized has the margin left (issue 25: one answer, stated once).
+    expect(r.replicasForConcurrency).toBe(1);
+    expect(r.replicasForCompute).toBeGreaterThan(1);
+    expect(r.replicas).toBe(r.replicasForCompute);
+    expect(r.gpus).toBe(4 * r.replicas);
     expect(r.headroomLimit).toBe('compute');
     expect(r.headroom).toBeCloseTo(1 / r.computeUtilization - 1, 9);
-    expect(r.headroom).toBeLessThan(0);
-    expect(r.replicasForCompute).toBe(Math.ceil(r.computeUtilization * 1.2));
-    expect(r.bottleneck).toBe('prefill-compute');
+    expect(r.computeUtilization * 1.2).toBeLessThanOrEqual(1);
+    expect(r.headroomText).not.toMatch(/over capacity/);
     expect(r.kvUtilization).toBeLessThan(1);
+  });
+
+  // Issue 25, item 6: the README's example printed "1 replica x TP4 = 4 GPUs" next to "compute utilization 127.3%"
+  // and "over capacity ... 2 replicas carry it".
+  it('sizes replicas for compute as well as KV: the GPUs-needed line agrees with the headroom', () => {
+    const r = planCapacity({ modelProfile: 'llama-3.1-70b', gpu: 'h100', tp: 4, inputTokens: 3000, outputTokens: 400, concurrency: 50, longShare: 0.2, longInputTokens: 12_000 });
+    expect(r.replicasForConcurrency).toBe(1);
+    expect(r.replicas).toBe(2);
+    expect(r.gpus).toBe(8);
+    expect(r.computeUtilization).toBeLessThan(1 / 1.2);
+    expect(r.headroom).toBeGreaterThan(0);
+    expect(r.headroomText).not.toMatch(/over capacity|replicas carry it/);
+    // A load one replica computes with margin: compute does not raise the count.
+    const light = planCapacity({ inputTokens: 1024, outputTokens: 256, concurrency: 16 });
+    expect(light.replicas).toBe(light.replicasForConcurrency);
+    expect(light.replicasForCompute).toBe(1);
   });
 
   it('no long share is the plain report; --mfu scales compute utilization and compute-bound prefill', () => {
@@ -118,7 +142,8 @@ describe('planCapacity: attention kinds, long requests, --mfu, utilization and h
     const k = full.mfu / 0.25;
     expect(half.prefillLongMs / full.prefillLongMs).toBeGreaterThan(0.9 * k);
     expect(half.prefillLongMs / full.prefillLongMs).toBeLessThan(1.025 * k);
-    expect(half.computeUtilization).toBeGreaterThan(full.computeUtilization * 1.5);
+    // A lower MFU needs more replicas for the same FLOPs (each sized to its margin).
+    expect(half.replicasForCompute).toBeGreaterThan(full.replicasForCompute * 1.5);
   });
 
   it('decode-step utilization is FLOPs and bytes over peak in the step time; headroom names the first limit', () => {

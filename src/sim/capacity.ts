@@ -101,7 +101,12 @@ export interface CapacityReport {
   headroom: number;
   headroomLimit: HeadroomLimit;
   headroomText: string;
-  /** Replicas the load needs for FLOPs alone: ceil(replicas · computeUtilization · (1 + margin)). */
+  /** Replicas that hold the target concurrency with the margin: ceil(concurrency · (1 + margin) / maxConcurrencyPerReplica). */
+  replicasForConcurrency: number;
+  /**
+   * Replicas the load needs for FLOPs alone: the smallest n with n · computeUtilization(n) · (1 + margin) ≤ n, i.e. each
+   * replica's load at most 1 / (1 + margin) of its FLOPs at --mfu. replicas = max(replicasForConcurrency, replicasForCompute).
+   */
   replicasForCompute: number;
 }
 
@@ -228,15 +233,35 @@ export function planCapacity(input: CapacityInput): CapacityReport {
     concurrency = o.concurrency !== undefined ? Math.min(o.concurrency, c) : c;
   }
   const target = concurrency * (1 + o.margin);
-  const replicas = Math.max(1, Math.ceil(target / maxConcurrencyPerReplica));
-  const concurrencyPerReplica = Math.max(1, Math.ceil(concurrency / replicas));
+  const peakFlops = peakTflops(spec.gpu, spec.weightDtype) * 1e12;
+  const flopsPerRequest = mean((c) => requestFlops(spec, c.input, c.output));
+  /** The load on each of `n` replicas: requests in flight, Little's-law rate, and the FLOPs it needs of tp · peak · mfu. */
+  const loadAt = (n: number) => {
+    const perReplica = Math.max(1, Math.ceil(concurrency / n));
+    const e2e = meanE2eAt(perReplica);
+    const rate = o.rate !== undefined ? o.rate / n : (perReplica * 1000) / e2e;
+    return { perReplica, e2e, rate, computeUtilization: (rate * flopsPerRequest) / (spec.tp * peakFlops * o.mfu) };
+  };
+  // One answer for the replica count (issue 25): enough replicas to hold the requests (KV, max-num-seqs) AND to
+  // compute them (FLOPs at --mfu), each with the margin. The compute count is the smallest n whose per-replica load
+  // needs at most 1 / (1 + margin) of a replica's FLOPs; n · utilization(n) grows slowly with n (shorter batches,
+  // shorter e2e), so step up to its fixed point.
+  const replicasForConcurrency = Math.max(1, Math.ceil(target / maxConcurrencyPerReplica));
+  let replicasForCompute = 1;
+  for (let i = 0; i < 64; i++) {
+    const need = Math.ceil(replicasForCompute * loadAt(replicasForCompute).computeUtilization * (1 + o.margin) - 1e-9);
+    if (need <= replicasForCompute || replicasForCompute >= Math.max(concurrency, 1)) break;
+    replicasForCompute = Math.min(need, Math.max(concurrency, 1));
+  }
+  const replicas = Math.max(replicasForConcurrency, replicasForCompute);
+  const sized = loadAt(replicas);
+  const concurrencyPerReplica = sized.perReplica;
   const tpotC = tpotAt(concurrencyPerReplica);
   const cost = stepCost(spec, decodeShape(concurrencyPerReplica, meanContext));
-  const meanE2e = meanE2eAt(concurrencyPerReplica);
-  const ratePerReplica = o.rate !== undefined ? o.rate / replicas : (concurrencyPerReplica * 1000) / meanE2e;
-  const peakFlops = peakTflops(spec.gpu, spec.weightDtype) * 1e12;
+  const meanE2e = sized.e2e;
+  const ratePerReplica = sized.rate;
   const stepSec = cost.totalMs / 1000;
-  const computeUtilization = (ratePerReplica * mean((c) => requestFlops(spec, c.input, c.output))) / (spec.tp * peakFlops * o.mfu);
+  const computeUtilization = sized.computeUtilization;
   const base: Base = {
     model: spec.model.id,
     gpu: spec.gpu.id,
@@ -276,9 +301,13 @@ export function planCapacity(input: CapacityInput): CapacityReport {
     decodeComputeUtilization: cost.flops / (peakFlops * stepSec),
     decodeBandwidthUtilization: cost.bytes / (spec.gpu.hbmTBps * 1e12 * stepSec),
     computeUtilization,
-    replicasForCompute: Math.max(1, Math.ceil(replicas * computeUtilization * (1 + o.margin))),
+    replicasForConcurrency,
+    replicasForCompute,
   };
-  const [bottleneck, bottleneckText] = bottleneckOf(base, meanPrefill, meanOutput, cost.computeMs > cost.memoryMs);
+  // The bottleneck is what limits a replica at the load the KV sizing gives it: the reason compute adds replicas.
+  const kvPer = loadAt(replicasForConcurrency).perReplica;
+  const kvCost = stepCost(spec, decodeShape(kvPer, meanContext));
+  const [bottleneck, bottleneckText] = bottleneckOf({ ...base, concurrencyPerReplica: kvPer, tpotAtConcurrencyMs: tpotAt(kvPer) }, meanPrefill, meanOutput, kvCost.computeMs > kvCost.memoryMs);
   const [headroom, headroomLimit, headroomText] = headroomOf(base, o.maxNumSeqs);
   return { ...base, bottleneck, bottleneckText, headroom, headroomLimit, headroomText };
 }

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
 import { DEFAULT_TOKENIZER } from '../dataset/tokenizer.js';
-import { engineOptionsSchema } from './engine/config.js';
+import { engineOptionsSchema, RELEASED_DTYPE_TEXT } from './engine/config.js';
 import { tuningShape, withEngineProfile } from './engine/tuning.js';
 import { faultOptionsSchema } from './http/faults.js';
 import { METRICS_FLAVOR_NAMES } from './http/metrics-flavors.js';
@@ -49,6 +49,7 @@ export const simServerOptionsSchema = z.object({
 /** Defaults decided when the engine is built (no `.default()` in the schema), shown in the flags' help. */
 export const SIM_SERVER_FLAG_META = {
   maxModelLen: { defaultText: 'model limit capped by KV capacity' },
+  weightDtype: { defaultText: RELEASED_DTYPE_TEXT },
   servedModelName: { defaultText: 'the model profile id' },
   accuracy: { defaultText: "the model profile's (docs/sim.md#oracle)" },
 } as const;

@@ -89,7 +89,7 @@ export async function startSimServer(opts: SimServerOptions = {}, hooks: { log?:
   }
   const text = createTextSource(tok);
   const engine = createEngine(spec);
-  const oracle = createOracle({ accuracy: o.accuracy, modelProfile: spec.model.id, weightDtype: o.weightDtype, seed: o.seed }, tok);
+  const oracle = createOracle({ accuracy: o.accuracy, modelProfile: spec.model.id, weightDtype: spec.weightDtype, releasedDtype: spec.model.releasedDtype, seed: o.seed }, tok);
   const served = o.servedModelName ?? spec.model.id;
   const reasoningName = `${served}-reasoning`;
   const models = [served, reasoningName];

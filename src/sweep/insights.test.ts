@@ -77,8 +77,40 @@ describe('groupInsights says what its findings rest on', () => {
     expect(g.client_bound_levels).toEqual([8]);
     const text = g.statements.join('\n');
     expect(text).toMatch(/CLIENT-BOUND at concurrency 8/);
-    expect(text).toMatch(/Knee at concurrency 8 .*\[client-bound level/);
-    expect(text).toMatch(/Recommended operating point: concurrency 5 .*\[drawn from client-bound levels \(concurrency 8\)/);
+    expect(text).toMatch(/Knee at concurrency 8 .*\[rests on client-bound point c8: may reflect the load generator/);
+    expect(text).toMatch(/Recommended operating point: concurrency 5 .*\[rests on client-bound point c8:/);
+    expect(g.knee?.client_bound_points).toEqual(['c8']);
+    expect(g.recommended?.client_bound_points).toEqual(['c8']);
+  });
+  // Issue 25: c1 and c2 were flagged, the knee (elsewhere) was drawn against them and said nothing.
+  it('marks every finding resting on a flagged point, in the statements and in the JSON fields', () => {
+    const rows = smooth.map((r) => ({ ...r, client_bound: r.load <= 2 }));
+    const g = groupInsights(rows, { hasSlo: false, maxErrorRate: 0.05 });
+    expect(g.knee?.load).toBe(8);
+    // Kneedle measures the bend against the chord from the lowest level: the knee rests on c1.
+    expect(g.knee?.client_bound_points).toEqual(['c1']);
+    const text = g.statements.join('\n');
+    expect(text).toMatch(/Knee at concurrency 8 .*\[rests on client-bound point c1: may reflect the load generator, not the server\]/);
+    expect(text).toMatch(/Recommended operating point: concurrency 5 .*\[rests on client-bound point c1:/);
+    expect(g.recommended?.client_bound_points).toEqual(['c1']);
+    expect(g.recommended_range?.client_bound_points).toEqual(['c1']);
+    // An anomaly between two levels, one flagged: marked; one between unflagged levels: not.
+    const drop = groupInsights(rows.map((r) => (r.load === 2 ? { ...r, output_throughput: 50 } : r)), { hasSlo: false, maxErrorRate: 0.05 });
+    const a = drop.anomalies!.find((x) => x.kind === 'throughput_drop')!;
+    expect(a.points).toEqual(['c1', 'c2']);
+    expect(a.client_bound_points).toEqual(['c1', 'c2']);
+    expect(drop.statements.join('\n')).toMatch(/Anomaly \(throughput drop\): .*\[rests on client-bound points c1, c2: .*\] \[points: c1, c2\]/);
+    const clean = groupInsights(smooth.map((r) => (r.load === 16 ? { ...r, output_throughput: 300 } : r)), { hasSlo: false, maxErrorRate: 0.05 });
+    expect(clean.anomalies!.every((x) => x.client_bound_points!.length === 0)).toBe(true);
+    expect(clean.statements.join('\n')).not.toMatch(/rests on client-bound/);
+  });
+  it('with no SLO given, never claims a load "meeting SLOs"', () => {
+    const g = groupInsights(plateau, { hasSlo: false, maxErrorRate: 0.05 });
+    const text = g.statements.join('\n');
+    expect(text).not.toMatch(/meeting/i);
+    expect(text).toMatch(/Highest load with an error rate under 5% \(no SLO given\): concurrency 16/);
+    const slo = groupInsights(plateau.map((r) => ({ ...r, slo_passed: true })), { hasSlo: true, maxErrorRate: 0.05 });
+    expect(slo.statements.join('\n')).toMatch(/Highest load meeting the SLOs: concurrency 16/);
   });
   it('recommends nothing for an interrupted or incomplete sweep, and leaves failed levels out', () => {
     const i = groupInsights(plateau, { hasSlo: false, maxErrorRate: 0.05, incomplete: 'interrupted' });
@@ -148,7 +180,7 @@ describe('recommended range', () => {
   it('runs from the highest load with comfortable margin (grade A/B) to the knee, and names its points', () => {
     const g = groupInsights(slo([0.2, 0.4, 0.6, 0.95, 1.4]), { hasSlo: true, maxErrorRate: 0.05 });
     expect(g.grades?.map((x) => x.grade)).toEqual(['A', 'A', 'B', 'D', 'F']);
-    expect(g.recommended_range).toEqual({ low: 4, high: 4, low_reason: expect.stringMatching(/grade B: ttft_p99 at 60%/), high_reason: 'the knee (output throughput levelling off)', interpolated: false, points: ['c4'] });
+    expect(g.recommended_range).toEqual({ low: 4, high: 4, low_reason: expect.stringMatching(/grade B: ttft_p99 at 60%/), high_reason: 'the knee (output throughput levelling off)', interpolated: false, points: ['c4'], client_bound_points: [] });
     const text = g.statements.join('\n');
     expect(text).toMatch(/Grades from SLO margins .*: c1 A \(ttft_p99 at 20% of its limit\), c2 A .*, c8 D \(ttft_p99 at 95% of its limit\), c16 F/);
     expect(text).toMatch(/Recommended range: concurrency 4 alone — from the highest load with comfortable SLO margin/);

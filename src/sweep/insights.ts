@@ -103,8 +103,12 @@ export function groupInsights(rows: readonly SweepRow[], opt: InsightOptions): G
   // Client-bound levels stay in the analysis: the thresholds (10 ms event-loop delay) trip on any busy host, and
   // dropping those levels would silently drop the findings. Each finding that rests on one says so instead.
   const clientBound = withOk.filter((r) => r.client_bound === true);
-  const cbAt = (load: number) => clientBound.some((r) => r.load === load);
-  const cbNote = (load: number) => (cbAt(load) ? ' [client-bound level: may reflect the load generator, not the server]' : '');
+  const cbNames = new Set(clientBound.map((r) => r.name));
+  /** The client-bound points among those a finding rests on (sweep.json's `client_bound_points`). */
+  const cbOf = (names: readonly (string | undefined)[]): string[] => [...new Set(names.filter((n): n is string => !!n && cbNames.has(n)))];
+  /** The mark a finding resting on client-bound points carries in its statement (terminal and report.html). */
+  const cbMark = (names: readonly string[]): string =>
+    names.length ? ` [rests on client-bound point${names.length > 1 ? 's' : ''} ${names.join(', ')}: may reflect the load generator, not the server]` : '';
   // Levels failing more than the error threshold measured a server that was breaking: their latencies describe the
   // few requests that got through, so the knee, recommendation, stability and Pareto findings leave them out.
   const failing = withOk.filter((r) => r.error_rate > opt.maxErrorRate);
@@ -112,7 +116,7 @@ export function groupInsights(rows: readonly SweepRow[], opt: InsightOptions): G
   const threshold = `${+(opt.maxErrorRate * 100).toFixed(2)}%`;
   const peakRow = withOk.reduce<SweepRow | undefined>((b, r) => (!b || r.output_throughput > b.output_throughput ? r : b), undefined);
   const peak = peakRow ? { load: peakRow.load, output_throughput: peakRow.output_throughput } : null;
-  if (peak) statements.push(`Peak output throughput: ${n0(peak.output_throughput)} tok/s at ${words(peak.load)}${peakRow?.client_bound ? ' (client-bound level)' : ''}${peakRow && peakRow.error_rate > opt.maxErrorRate ? ` (error rate ${(peakRow.error_rate * 100).toFixed(1)}%, above the error threshold)` : ''}${onPoints([peakRow?.name])}.`);
+  if (peak) statements.push(`Peak output throughput: ${n0(peak.output_throughput)} tok/s at ${words(peak.load)}${cbMark(cbOf([peakRow?.name]))}${peakRow && peakRow.error_rate > opt.maxErrorRate ? ` (error rate ${(peakRow.error_rate * 100).toFixed(1)}%, above the error threshold)` : ''}${onPoints([peakRow?.name])}.`);
   if (failing.length)
     statements.push(
       `Left out of the knee, recommendation, stability and Pareto findings: ${failing.map((r) => `${words(r.load)} (error rate ${(r.error_rate * 100).toFixed(1)}%)`).join(', ')}, above the ${threshold} error threshold (--max-error-rate)${onPoints(failing.map((r) => r.name))}.`,
@@ -125,8 +129,17 @@ export function groupInsights(rows: readonly SweepRow[], opt: InsightOptions): G
   const nameAt = (load: number | null | undefined) => all.find((r) => r.load === load)?.name;
   const knees = metricKnees(trusted).map((k) => ({ ...k, point: nameAt(k.load) as string }));
   const k0 = knees[0];
+  // A knee rests on its own point and on the chord from the lowest to the highest level that Kneedle measures it against.
+  const kneeBasis = k0 ? [trusted[0]?.name, k0.point, trusted[trusted.length - 1]?.name] : [];
   const knee: KneeResult | null = k0
-    ? { load: k0.load, output_throughput: (trusted.find((r) => r.load === k0.load) as SweepRow).output_throughput, strength: k0.strength, metric: k0.metric, point: k0.point }
+    ? {
+        load: k0.load,
+        output_throughput: (trusted.find((r) => r.load === k0.load) as SweepRow).output_throughput,
+        strength: k0.strength,
+        metric: k0.metric,
+        point: k0.point,
+        client_bound_points: cbOf(kneeBasis),
+      }
     : null;
   if (knee) {
     const last = trusted[trusted.length - 1];
@@ -138,17 +151,17 @@ export function groupInsights(rows: readonly SweepRow[], opt: InsightOptions): G
         (latRatio !== null
           ? ` while p99 TTFT ${latRatio >= 1 ? `grows ${latRatio.toFixed(1)}x` : 'falls'} (${ms(kr.ttft_p99_ms)} to ${ms(last.ttft_p99_ms)})`
           : '') +
-        `${cbNote(knee.load)}${onPoints([knee.point, last.name])}.`,
+        `${cbMark(knee.client_bound_points ?? [])}${onPoints([knee.point, last.name])}.`,
     );
     const others = knees.slice(1).map((k) => `${KNEE_METRIC_WORDS[k.metric].replace(/ (levelling|taking) off$/, '')} bends at ${words(k.load)}`);
     statements.push(
       `The knee is defined by ${KNEE_METRIC_WORDS[knee.metric as keyof typeof KNEE_METRIC_WORDS]}, the first curve to bend (Kneedle on each of output throughput and p99 TTFT, TPOT, E2E)` +
-        `${others.length ? `; ${others.join(', ')}` : '; no other curve bends'}${onPoints(knees.map((k) => k.point))}.`,
+        `${others.length ? `; ${others.join(', ')}` : '; no other curve bends'}${cbMark(cbOf([...kneeBasis, ...knees.map((k) => k.point)]))}${onPoints(knees.map((k) => k.point))}.`,
     );
     const setIn = serverFindingsFrom(trusted, knee.load);
     if (setIn.length)
       statements.push(
-        `What sets in at the knee, from the server's /metrics: ${setIn.map((f) => `${f.kind.replace(/_/g, '-')} from ${words(f.load)}${f.evidence}`).join('; ')}${onPoints(setIn.map((f) => nameAt(f.load)))}.`,
+        `What sets in at the knee, from the server's /metrics: ${setIn.map((f) => `${f.kind.replace(/_/g, '-')} from ${words(f.load)}${f.evidence}`).join('; ')}${cbMark(cbOf(setIn.map((f) => nameAt(f.load))))}${onPoints(setIn.map((f) => nameAt(f.load)))}.`,
       );
   } else if (trusted.length >= 3) statements.push(`No knee in the tested range: throughput has not levelled off by ${words(trusted[trusted.length - 1].load)}; test higher loads to find the limit${onPoints(trusted.map((r) => r.name))}.`);
   else statements.push('Too few levels to locate a knee (at least 3 are needed).');
@@ -162,7 +175,9 @@ export function groupInsights(rows: readonly SweepRow[], opt: InsightOptions): G
   }
   const firstBad = sorted.find((r) => !acceptable(r));
   const what = opt.hasSlo ? 'the SLOs' : `an error rate under ${(opt.maxErrorRate * 100).toFixed(0)}%`;
-  if (maxOk !== null) statements.push(`Highest load meeting ${what}: ${words(maxOk)}${onPoints([nameAt(maxOk)])}.`);
+  // Without SLOs nothing was checked but the error rate: say so, never "meeting SLOs".
+  if (maxOk !== null)
+    statements.push(`${opt.hasSlo ? `Highest load meeting ${what}` : `Highest load with ${what} (no SLO given)`}: ${words(maxOk)}${cbMark(cbOf([nameAt(maxOk)]))}${onPoints([nameAt(maxOk)])}.`);
   else if (firstBad) statements.push(`No tested level met ${what}; even ${words(firstBad.load)} failed (${firstBad.slo_failed.join(', ') || `error rate ${(firstBad.error_rate * 100).toFixed(1)}%`})${onPoints([firstBad.name])}.`);
   if (firstBad && maxOk !== null) statements.push(`${words(firstBad.load)} fails (${firstBad.slo_failed.join(', ') || `error rate ${(firstBad.error_rate * 100).toFixed(1)}%`})${onPoints([firstBad.name])}.`);
 
@@ -176,13 +191,14 @@ export function groupInsights(rows: readonly SweepRow[], opt: InsightOptions): G
     );
   } else {
     if (headroom !== null && maxOk !== null && headroom <= maxOk) {
-      recommended = { load: headroom, reason: `${HEADROOM_FACTOR * 100}% of the knee (${words(knee!.load)}), leaving headroom for bursts`, expected_output_throughput: null, interpolated: false };
+      recommended = { load: headroom, reason: `${HEADROOM_FACTOR * 100}% of the knee (${words(knee!.load)}), leaving headroom for bursts`, expected_output_throughput: null, interpolated: false, client_bound_points: [] };
     } else if (maxOk !== null) {
       recommended = {
         load: maxOk,
-        reason: knee ? `the highest load meeting ${what} (below 70% of the knee)` : `the highest load meeting ${what}; no knee found, so the limit may be higher`,
+        reason: knee ? `the highest load ${opt.hasSlo ? 'meeting' : 'with'} ${what} (below 70% of the knee)` : `the highest load ${opt.hasSlo ? 'meeting' : 'with'} ${what}; no knee found, so the limit may be higher`,
         expected_output_throughput: null,
         interpolated: false,
+        client_bound_points: [],
       };
     }
     if (recommended) {
@@ -196,7 +212,9 @@ export function groupInsights(rows: readonly SweepRow[], opt: InsightOptions): G
       const above = trusted.find((r) => r.load > rec)?.load;
       const around = recommended.interpolated ? [below, above].filter((x): x is number => x !== undefined) : [rec];
       const basis = [...new Set([...(knee && rec === headroom ? [knee.load] : []), ...around])];
-      const cbBasis = basis.some(cbAt) ? ` [drawn from client-bound levels (${basis.filter(cbAt).map(words).join(', ')}): treat with caution]` : '';
+      // Resting on the knee, the recommendation rests on what the knee rests on.
+      recommended.client_bound_points = cbOf([...basis.map(nameAt), ...(knee && rec === headroom ? kneeBasis : [])]);
+      const cbBasis = cbMark(recommended.client_bound_points);
       statements.push(
         `Recommended operating point: ${words(recommended.load)}${interp} — ${recommended.reason}${exp !== null ? `; expect about ${n0(exp)} tok/s${recommended.interpolated ? ', interpolated between the measured levels around it' : ''}` : ''}${cbBasis}${onPoints(basis.map(nameAt))}.`,
       );
@@ -208,10 +226,10 @@ export function groupInsights(rows: readonly SweepRow[], opt: InsightOptions): G
   const stable = stableRows.reduce<SweepRow | undefined>((b, r) => (!b || score(r) < score(b) ? r : b), undefined);
   const most_stable = stable ? { load: stable.load, tpot_cv: stable.tpot_cv, e2e_cv: stable.e2e_cv } : null;
   if (stable)
-    statements.push(`Most stable level: ${words(stable.load)} (coefficient of variation of TPOT ${stable.tpot_cv?.toFixed(2) ?? 'n/a'}, of E2E ${stable.e2e_cv?.toFixed(2) ?? 'n/a'})${onPoints([stable.name])}.`);
+    statements.push(`Most stable level: ${words(stable.load)} (coefficient of variation of TPOT ${stable.tpot_cv?.toFixed(2) ?? 'n/a'}, of E2E ${stable.e2e_cv?.toFixed(2) ?? 'n/a'})${cbMark(cbOf([stable.name]))}${onPoints([stable.name])}.`);
 
   const pareto = paretoFrontier(trusted).map((r) => r.load).sort((a, b) => a - b);
-  if (pareto.length) statements.push(`Pareto frontier of throughput vs p99 E2E: ${pareto.map(words).join(', ')}; every other level is beaten on both${onPoints(pareto.map(nameAt))}.`);
+  if (pareto.length) statements.push(`Pareto frontier of throughput vs p99 E2E: ${pareto.map(words).join(', ')}; every other level is beaten on both${cbMark(cbOf(pareto.map(nameAt)))}${onPoints(pareto.map(nameAt))}.`);
   const errs = sorted.filter((r) => r.error_rate > 0);
   if (errs.length) statements.push(`Errors at ${errs.map((r) => `${words(r.load)} (${(r.error_rate * 100).toFixed(1)}%)`).join(', ')}${onPoints(errs.map((r) => r.name))}.`);
   if (notRun.length) statements.push(`Not measured: ${notRun.map((r) => words(r.load)).join(', ')} (${notRun[0].error ?? 'could not run'})${onPoints(notRun.map((r) => r.name))}.`);
@@ -226,13 +244,15 @@ export function groupInsights(rows: readonly SweepRow[], opt: InsightOptions): G
   const range = recommendedRange(sorted, trusted, { knee, maxOk, headroom, grades, opt, what, words, nameAt });
   if (range.range) {
     const r = range.range;
+    r.client_bound_points = cbOf([...r.points, ...(knee && r.high === knee.load ? kneeBasis : [])]);
     statements.push(
-      `Recommended range: ${r.low === r.high ? `${words(r.low)} alone` : `${words(r.low)}${r.interpolated ? ' (interpolated: this level was not measured)' : ''} to ${words(r.high)}`} — from ${r.low_reason} to ${r.high_reason}${onPoints(r.points)}.`,
+      `Recommended range: ${r.low === r.high ? `${words(r.low)} alone` : `${words(r.low)}${r.interpolated ? ' (interpolated: this level was not measured)' : ''} to ${words(r.high)}`} — from ${r.low_reason} to ${r.high_reason}${cbMark(r.client_bound_points)}${onPoints(r.points)}.`,
     );
   } else if (range.why) statements.push(range.why);
-  const anomalies = findAnomalies(all, mode);
+  const anomalies = findAnomalies(all, mode).map((a) => ({ ...a, client_bound_points: cbOf(a.points) }));
   // Client-bound levels already have their CLIENT-BOUND statement above.
-  for (const a of anomalies.filter((x) => x.kind !== 'client_bound')) statements.push(`Anomaly (${a.kind.replace(/_/g, ' ')}): ${a.detail}${onPoints(a.points)}.`);
+  for (const a of anomalies.filter((x) => x.kind !== 'client_bound'))
+    statements.push(`Anomaly (${a.kind.replace(/_/g, ' ')}): ${a.detail}${cbMark(a.client_bound_points)}${onPoints(a.points)}.`);
 
   return {
     mode,
@@ -280,8 +300,8 @@ function recommendedRange(sorted: readonly SweepRow[], trusted: readonly SweepRo
     knee && knee.load <= maxOk
       ? `the knee (${KNEE_METRIC_WORDS[knee.metric ?? 'output_throughput']})`
       : knee
-        ? `the highest load meeting ${x.what} (the knee, ${words(knee.load)}, does not)`
-        : `the highest load meeting ${x.what} (no knee found: the limit may be higher)`;
+        ? `the highest load ${opt.hasSlo ? 'meeting' : 'with'} ${x.what} (the knee, ${words(knee.load)}, does not)`
+        : `the highest load ${opt.hasSlo ? 'meeting' : 'with'} ${x.what} (no knee found: the limit may be higher)`;
   let low: number;
   let lowReason: string;
   if (opt.hasSlo) {
@@ -297,7 +317,7 @@ function recommendedRange(sorted: readonly SweepRow[], trusted: readonly SweepRo
   } else return { range: null, why: 'No recommended range: no SLOs to grade margins against and no knee.' };
   const interpolated = !trusted.some((r) => r.load === low);
   const points = [interpolated ? undefined : x.nameAt(low), x.nameAt(high), ...(interpolated ? [trusted.filter((r) => r.load < low).at(-1)?.name, trusted.find((r) => r.load > low)?.name] : [])];
-  return { range: { low, high, low_reason: lowReason, high_reason: highReason, interpolated, points: [...new Set(points.filter((p): p is string => !!p))] } };
+  return { range: { low, high, low_reason: lowReason, high_reason: highReason, interpolated, points: [...new Set(points.filter((p): p is string => !!p))], client_bound_points: [] } };
 }
 
 /** Rows grouped by input/output pair (in first-seen order), each group's insights computed. */

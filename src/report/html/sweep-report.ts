@@ -85,6 +85,9 @@ function banner(doc: SweepDoc): string | undefined {
   return lines.length ? lines.map((l) => `<div class="sweep-warning">${esc(l)}</div>`).join('') : undefined;
 }
 
+/** A headline tile's note when its finding rests on client-bound points. */
+const cbUnit = (points: readonly string[] | undefined): string | undefined => (points?.length ? `rests on client-bound ${points.join(', ')}` : undefined);
+
 /** The report page for a sweep. */
 export function renderSweepReport(dir: string, doc: SweepDoc): string {
   const groups = groupsOf(doc);
@@ -113,11 +116,11 @@ export function renderSweepReport(dir: string, doc: SweepDoc): string {
   const headline = tiles([
     { label: 'points', value: String(doc.points.length) },
     { label: 'peak output throughput', value: first?.peak ? num(first.peak.output_throughput) : '–', unit: first?.peak ? `tok/s @ ${loadWords(doc.mode, first.peak.load)}` : undefined },
-    { label: 'knee', value: first?.knee ? loadWords(doc.mode, first.knee.load) : 'not found' },
+    { label: 'knee', value: first?.knee ? loadWords(doc.mode, first.knee.load) : 'not found', unit: cbUnit(first?.knee?.client_bound_points) },
     {
       label: 'recommended',
       value: first?.recommended ? loadWords(doc.mode, first.recommended.load) : doc.interrupted || doc.failure ? 'none (incomplete sweep)' : '–',
-      unit: first?.recommended?.interpolated ? 'interpolated, not measured' : undefined,
+      unit: [first?.recommended?.interpolated ? 'interpolated, not measured' : '', cbUnit(first?.recommended?.client_bound_points) ?? ''].filter(Boolean).join('; ') || undefined,
       tone: first?.recommended ? 'good' : undefined,
     },
     {
@@ -125,7 +128,8 @@ export function renderSweepReport(dir: string, doc: SweepDoc): string {
       value: first?.recommended_range ? (first.recommended_range.low === first.recommended_range.high ? loadWords(doc.mode, first.recommended_range.high) : `${first.recommended_range.low} – ${first.recommended_range.high}`) : '–',
       unit: first?.recommended_range ? `${first.recommended_range.low === first.recommended_range.high ? '' : doc.mode === 'rate' ? 'req/s' : 'concurrency'}${first.recommended_range.interpolated ? ' (low end interpolated)' : ''}` : undefined,
     },
-    { label: 'highest load meeting SLOs', value: first?.max_load_meeting_slo !== null && first?.max_load_meeting_slo !== undefined ? loadWords(doc.mode, first.max_load_meeting_slo) : '–' },
+    // No SLO given: the only check was the error threshold, and the tile says so (issue 25).
+    { label: hasSlo ? 'highest load meeting SLOs' : `highest load under ${+(doc.max_error_rate * 100).toFixed(2)}% errors (no SLO)`, value: first?.max_load_meeting_slo !== null && first?.max_load_meeting_slo !== undefined ? loadWords(doc.mode, first.max_load_meeting_slo) : '–' },
     { label: 'most stable', value: first?.most_stable ? loadWords(doc.mode, first.most_stable.load) : '–' },
   ]);
   const insights = groups

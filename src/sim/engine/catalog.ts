@@ -81,12 +81,12 @@ export const MODELS: Record<string, ModelProfile> = {
   'mistral-nemo': { id: 'mistral-nemo', hfName: 'mistralai/Mistral-Nemo-Instruct-2407', layers: 40, hidden: 5120, heads: 32, kvHeads: 8, headDim: 128, intermediate: 14336, vocab: 131072, maxModelLen: 131072 },
   'mixtral-8x7b': { id: 'mixtral-8x7b', hfName: 'mistralai/Mixtral-8x7B-Instruct-v0.1', layers: 32, hidden: 4096, heads: 32, kvHeads: 8, headDim: 128, intermediate: 14336, vocab: 32000, experts: 8, expertsPerToken: 2, maxModelLen: 32768 },
   'deepseek-r1-distill-qwen-32b': { id: 'deepseek-r1-distill-qwen-32b', hfName: 'deepseek-ai/DeepSeek-R1-Distill-Qwen-32B', layers: 64, hidden: 5120, heads: 40, kvHeads: 8, headDim: 128, intermediate: 27648, vocab: 152064, maxModelLen: 131072 },
-  'deepseek-v3': { id: 'deepseek-v3', hfName: 'deepseek-ai/DeepSeek-V3', ...DEEPSEEK_V3 },
-  'deepseek-r1': { id: 'deepseek-r1', hfName: 'deepseek-ai/DeepSeek-R1', ...DEEPSEEK_V3 },
-  'kimi-k2': { id: 'kimi-k2', hfName: 'moonshotai/Kimi-K2-Instruct', ...DEEPSEEK_V3, heads: 64, kvHeads: 64, vocab: 163840, experts: 384, denseLayers: 1, maxModelLen: 131072 },
+  'deepseek-v3': { id: 'deepseek-v3', hfName: 'deepseek-ai/DeepSeek-V3', ...DEEPSEEK_V3, releasedDtype: 'fp8' },
+  'deepseek-r1': { id: 'deepseek-r1', hfName: 'deepseek-ai/DeepSeek-R1', ...DEEPSEEK_V3, releasedDtype: 'fp8' },
+  'kimi-k2': { id: 'kimi-k2', hfName: 'moonshotai/Kimi-K2-Instruct', ...DEEPSEEK_V3, heads: 64, kvHeads: 64, vocab: 163840, experts: 384, denseLayers: 1, maxModelLen: 131072, releasedDtype: 'fp8' },
   // gpt-oss: layer_types alternate sliding (128 tokens) and full attention; experts ship in MXFP4 (--weight-dtype mxfp4).
-  'gpt-oss-20b': { id: 'gpt-oss-20b', hfName: 'openai/gpt-oss-20b', layers: 24, hidden: 2880, heads: 64, kvHeads: 8, headDim: 64, intermediate: 2880, vocab: 201088, experts: 32, expertsPerToken: 4, slidingWindow: 128, slidingLayers: 12, maxModelLen: 131072 },
-  'gpt-oss-120b': { id: 'gpt-oss-120b', hfName: 'openai/gpt-oss-120b', layers: 36, hidden: 2880, heads: 64, kvHeads: 8, headDim: 64, intermediate: 2880, vocab: 201088, experts: 128, expertsPerToken: 4, slidingWindow: 128, slidingLayers: 18, maxModelLen: 131072 },
+  'gpt-oss-20b': { id: 'gpt-oss-20b', hfName: 'openai/gpt-oss-20b', layers: 24, hidden: 2880, heads: 64, kvHeads: 8, headDim: 64, intermediate: 2880, vocab: 201088, experts: 32, expertsPerToken: 4, slidingWindow: 128, slidingLayers: 12, maxModelLen: 131072, releasedDtype: 'mxfp4' },
+  'gpt-oss-120b': { id: 'gpt-oss-120b', hfName: 'openai/gpt-oss-120b', layers: 36, hidden: 2880, heads: 64, kvHeads: 8, headDim: 64, intermediate: 2880, vocab: 201088, experts: 128, expertsPerToken: 4, slidingWindow: 128, slidingLayers: 18, maxModelLen: 131072, releasedDtype: 'mxfp4' },
   // Gemma 3 (text_config): every 6th layer global, the other five local with a 1,024-token window; embeddings tied.
   'gemma-3-12b': { id: 'gemma-3-12b', hfName: 'google/gemma-3-12b-it', layers: 48, hidden: 3840, heads: 16, kvHeads: 8, headDim: 256, intermediate: 15360, vocab: 262208, tiedEmbeddings: true, slidingWindow: 1024, slidingLayers: 40, maxModelLen: 131072 },
   'gemma-3-27b': { id: 'gemma-3-27b', hfName: 'google/gemma-3-27b-it', layers: 62, hidden: 5376, heads: 32, kvHeads: 16, headDim: 128, intermediate: 21504, vocab: 262208, tiedEmbeddings: true, slidingWindow: 1024, slidingLayers: 52, maxModelLen: 131072 },

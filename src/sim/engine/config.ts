@@ -11,11 +11,14 @@ const GiB = 1024 ** 3;
 
 export { KV_DTYPE_BYTES, WEIGHT_DTYPE_BYTES, type KvDtype, type WeightDtype } from './dtypes.js';
 
+/** Help default of --weight-dtype: the model's released precision (ModelProfile.releasedDtype). */
+export const RELEASED_DTYPE_TEXT = 'as released: fp8 for DeepSeek-V3/R1 and Kimi K2, mxfp4 for gpt-oss, bf16 otherwise';
+
 export const engineOptionsSchema = z.object({
   gpu: z.string().default(DEFAULT_GPU).describe('GPU id from the catalog or a GPU profile file'),
   model: z.string().default(DEFAULT_MODEL).describe('model profile id, profile file or Hugging Face config.json'),
   tp: z.number().int().min(1).max(64).default(1).describe('tensor-parallel GPUs per replica'),
-  weightDtype: z.enum(WEIGHT_DTYPES).default('bf16').describe('weight precision'),
+  weightDtype: z.enum(WEIGHT_DTYPES).optional().describe('weight precision'),
   kvDtype: z.enum(KV_DTYPES).default('bf16').describe('KV cache precision'),
   maxNumSeqs: z.number().int().min(1).default(256).describe('max sequences in one step'),
   maxNumBatchedTokens: z.number().int().min(1).default(8192).describe('token budget of one step'),
@@ -144,7 +147,9 @@ export function resolveEngine(input: EngineOptions = {}): EngineSpec {
   try { model = resolveModel(o.model); } catch (e) { problems.push(...((e as UsageError).problems ?? [String(e)])); }
   if (!gpu || !model) throw new UsageError(problems);
   const params = paramBreakdown(model);
-  const weightBytesPerGpu = weightBytes(params, o.weightDtype) / o.tp / o.pp;
+  // Unset: the precision the checkpoint was released in (a DeepSeek-V3 served as released is FP8, not BF16).
+  const weightDtype: WeightDtype = o.weightDtype ?? model.releasedDtype ?? 'bf16';
+  const weightBytesPerGpu = weightBytes(params, weightDtype) / o.tp / o.pp;
   const kvTok = kvBytesPerToken(model, o.kvDtype);
   // With pipeline stages each GPU holds the KV of its own layers only.
   const kvTokGpu = (kvBytesPerToken(model, o.kvDtype, o.tp) * stageLayers(model.layers, o.pp)) / model.layers;
@@ -153,7 +158,7 @@ export function resolveEngine(input: EngineOptions = {}): EngineSpec {
   if (numBlocks < 1) {
     const needGiB = (weightBytesPerGpu + o.reserveGiB * GiB) / GiB;
     throw new UsageError([
-      `${model.id} (${o.weightDtype}) needs ${needGiB.toFixed(1)} GiB per GPU before any KV cache, but ${o.tp}x ${gpu.id} at gpu-memory-utilization ${o.gpuMemoryUtilization} offers ${((gpu.memBytes * o.gpuMemoryUtilization) / GiB).toFixed(1)} GiB: raise --tp or use a smaller dtype`,
+      `${model.id} (${weightDtype}) needs ${needGiB.toFixed(1)} GiB per GPU before any KV cache, but ${o.tp}x ${gpu.id} at gpu-memory-utilization ${o.gpuMemoryUtilization} offers ${((gpu.memBytes * o.gpuMemoryUtilization) / GiB).toFixed(1)} GiB: raise --tp or use a smaller dtype`,
     ]);
   }
   const kvCapacityTokens = numBlocks * o.blockSize;
@@ -167,7 +172,7 @@ export function resolveEngine(input: EngineOptions = {}): EngineSpec {
     model,
     params,
     tp: o.tp,
-    weightDtype: o.weightDtype,
+    weightDtype,
     kvDtype: o.kvDtype,
     maxNumSeqs: o.maxNumSeqs,
     maxNumBatchedTokens: o.maxNumBatchedTokens,
@@ -179,7 +184,7 @@ export function resolveEngine(input: EngineOptions = {}): EngineSpec {
     kvBytesPerToken: kvTok,
     kvBytesPerTokenPerGpu: kvTokGpu,
     kvCapacityTokens,
-    flopsPerSec: peakTflops(gpu, o.weightDtype) * 1e12 * o.mfu,
+    flopsPerSec: peakTflops(gpu, weightDtype) * 1e12 * o.mfu,
     bytesPerSec: gpu.hbmTBps * 1e12 * (o.bwEfficiency ?? gpu.bwEfficiency),
     stepOverheadMs: o.stepOverheadMs,
     layerOverheadMs: o.layerOverheadMs,

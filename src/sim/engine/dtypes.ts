@@ -1,10 +1,8 @@
 // Weight and KV-cache precisions: bytes per value, weight memory of a model, and the peak compute each precision runs at.
 import type { GpuProfile, ParamBreakdown } from './profile.js';
+import { WEIGHT_DTYPES, KV_DTYPES, type WeightDtype, type KvDtype } from './dtype-names.js';
 
-export const WEIGHT_DTYPES = ['bf16', 'fp16', 'fp8', 'int8', 'int4', 'mxfp4', 'fp32'] as const;
-export const KV_DTYPES = ['bf16', 'fp16', 'fp8', 'int8', 'fp32'] as const;
-export type WeightDtype = (typeof WEIGHT_DTYPES)[number];
-export type KvDtype = (typeof KV_DTYPES)[number];
+export { WEIGHT_DTYPES, KV_DTYPES, type WeightDtype, type KvDtype };
 
 /**
  * Effective bytes per weight, scales included.

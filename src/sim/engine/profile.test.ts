@@ -7,7 +7,7 @@ import { fromHfConfig, paramBreakdown } from './profile.js';
 
 // Small inline configs in the shapes the real config.json files have (keys as published, sizes shrunk).
 const deepseekV3 = {
-  architectures: ['DeepseekV3ForCausalLM'], model_type: 'deepseek_v3', hidden_size: 7168, intermediate_size: 18432, moe_intermediate_size: 2048,
+  architectures: ['DeepseekV3ForCausalLM'], model_type: 'deepseek_v3', quantization_config: { quant_method: 'fp8', fmt: 'e4m3', weight_block_size: [128, 128] }, hidden_size: 7168, intermediate_size: 18432, moe_intermediate_size: 2048,
   num_hidden_layers: 61, num_attention_heads: 128, num_key_value_heads: 128, n_routed_experts: 256, n_shared_experts: 1,
   num_experts_per_tok: 8, first_k_dense_replace: 3, kv_lora_rank: 512, q_lora_rank: 1536, qk_rope_head_dim: 64,
   qk_nope_head_dim: 128, v_head_dim: 128, vocab_size: 129280, max_position_embeddings: 163840, tie_word_embeddings: false,

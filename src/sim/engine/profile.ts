@@ -1,6 +1,7 @@
 // Model and GPU profile shapes (zod), parameter estimates, and converting a Hugging Face config.json into a profile.
 import { z } from 'zod';
 import { UsageError } from '../../errors.js';
+import { WEIGHT_DTYPES, type WeightDtype } from './dtype-names.js';
 
 const int = z.number().int().positive();
 
@@ -44,6 +45,11 @@ export const modelProfileSchema = z
     /** Total parameters; when absent, estimated from the architecture. */
     params: z.number().positive().optional(),
     maxModelLen: int,
+    /**
+     * Precision the weights were released in (the checkpoint on the hub): the default --weight-dtype. Absent = bf16.
+     * DeepSeek-V3/R1 and Kimi K2 ship FP8 (block-scaled), gpt-oss MXFP4 experts (issue 25).
+     */
+    releasedDtype: z.enum(WEIGHT_DTYPES).optional(),
   })
   .superRefine((m, ctx) => {
     if (m.slidingLayers !== undefined && m.slidingLayers > m.layers)
@@ -176,6 +182,14 @@ function slidingOf(c: Record<string, unknown>, layers: number): { slidingWindow?
  * DeepSeek, gpt-oss, Llama 4) with shared experts and leading dense layers, MLA (DeepSeek-V2/V3/R1, Kimi K2),
  * sliding-window and hybrid attention, and multimodal configs that nest the language model in `text_config`.
  */
+/** The checkpoint's precision from config.json: quantization_config.quant_method (fp8, mxfp4), else torch_dtype fp16/fp32. */
+function releasedDtypeOf(c: Record<string, unknown>): WeightDtype | undefined {
+  const q = c.quantization_config && typeof c.quantization_config === 'object' ? (c.quantization_config as Record<string, unknown>).quant_method : undefined;
+  if (q === 'fp8' || q === 'mxfp4') return q;
+  const t = c.torch_dtype ?? c.dtype;
+  return t === 'float16' ? 'fp16' : t === 'float32' ? 'fp32' : undefined;
+}
+
 export function fromHfConfig(id: string, raw: Record<string, unknown>): ModelProfile {
   const text = raw.text_config && typeof raw.text_config === 'object' ? (raw.text_config as Record<string, unknown>) : {};
   const merged = { ...raw, ...text };
@@ -230,6 +244,7 @@ export function fromHfConfig(id: string, raw: Record<string, unknown>): ModelPro
     ...slidingOf(c, layers),
     tiedEmbeddings: c.tie_word_embeddings === true,
     maxModelLen: num('max_position_embeddings') ?? 4096,
+    releasedDtype: releasedDtypeOf(c),
   });
   if (!r.success) throw new UsageError(r.error.issues.map((i) => `${id}: config.json: ${i.path.join('.')}: ${i.message}`));
   return r.data;

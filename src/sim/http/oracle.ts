@@ -26,10 +26,12 @@ QUANT_DROP.mxfp4 = QUANT_DROP.int4;
 QUANT_DROP.fp32 = {};
 
 export interface OracleOptions {
-  /** Probability of a right answer at fp16; undefined = the model profile's default. */
+  /** Probability of a right answer at the released precision (fp16/bf16 for most); undefined = the model profile's default. */
   accuracy?: number;
   modelProfile: string;
   weightDtype: string;
+  /** The precision the model was released in (its published accuracy is at it): only a drop below it costs accuracy. */
+  releasedDtype?: string;
   seed: number;
 }
 
@@ -150,7 +152,8 @@ export function createOracle(o: OracleOptions, tok: Tokenizer): Oracle {
     answer(prompt, ctx) {
       const k = recognise(prompt);
       if (!k) return undefined;
-      const p = Math.max(0, base - (QUANT_DROP[o.weightDtype]?.[k.set] ?? 0));
+      const drop = (d: string | undefined) => QUANT_DROP[d ?? 'bf16']?.[k.set] ?? 0;
+      const p = Math.max(0, base - Math.max(0, drop(o.weightDtype) - drop(o.releasedDtype)));
       // One draw per item and seed: a lower p only turns right answers wrong (the pairs a compare sees are nested).
       const right = unit(`${o.seed}:${k.item.id}`) < p;
       const h = hash32(`${o.seed}:${k.item.id}:form`);
