@@ -251,6 +251,24 @@ describe.skipIf(!existsSync(CLI))('shards (needs `npm run build`)', () => {
     expect(g.err).toMatch(/not merging: shard 1\/2 failed \(exit 2\)/);
   }, 90_000);
 
+  it('shared volume: the shards write on it, gather finds their results there (no copy) and merge runs', async () => {
+    const port = await freePort();
+    const root = tmpDir();
+    const results = join(root, 'results');
+    const peersT = `http://127.0.0.5{i}:${port}`;
+    const base = ['k8s', 'shard', '--shards', '2', '--peers', peersT, '--start-margin', '3s', '--barrier-timeout', '30s', '--linger', '30s'];
+    const run = ['--', 'run', '--base-url', server.baseUrl, '--concurrency', '2', '--requests', '6', '--max-tokens', '4', '--quiet'];
+    const gathering = cli(['k8s', 'gather', '--shards', '2', '--peers', peersT, '--to', results, '--timeout', '60s', '--poll', '200ms']);
+    const env = (i: number) => ({ TOKENFLOOD_SHARDS: '2', JOB_COMPLETION_INDEX: String(i) });
+    const shards = await Promise.all([0, 1].map((i) => cli([...base, '--index', String(i), '--listen', `127.0.0.5${i}:${port}`, '--dir', join(results, `shard-${i}`), ...run], env(i))));
+    for (const r of shards) expect(r.code, r.err).toBe(0);
+    const g = await gathering;
+    expect(g.code, g.err).toBe(0);
+    const m = await inProcess(['merge', join(results, 'shard-0'), join(results, 'shard-1'), '--out', join(results, 'merged'), '--json']);
+    expect(m.code, m.err).toBe(0);
+    expect(JSON.parse(m.out).requests.total).toBe(6);
+  }, 90_000);
+
   it('a shard that never comes: gather names it when its timeout passes', async () => {
     const port = await freePort();
     const g = await cli(['k8s', 'gather', '--shards', '2', '--peers', `http://127.0.0.4{i}:${port}`, '--to', tmpDir(), '--timeout', '1s', '--poll', '200ms']);
