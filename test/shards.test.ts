@@ -269,6 +269,28 @@ describe.skipIf(!existsSync(CLI))('shards (needs `npm run build`)', () => {
     expect(JSON.parse(m.out).requests.total).toBe(6);
   }, 90_000);
 
+  it('a shard pod that dies mid-run (SIGKILL, as the OOM killer does): gather names it once it stops answering', async () => {
+    const port = await freePort();
+    const root = tmpDir();
+    const peersT = `http://127.0.0.6{i}:${port}`;
+    const gathering = cli(['k8s', 'gather', '--shards', '1', '--peers', peersT, '--to', join(root, 'results'), '--copy', '--timeout', '60s', '--lost-after', '1s', '--poll', '200ms']);
+    // Its own process group, so the agent and its run child die together, as a pod's containers do.
+    const agent = spawn(process.execPath, [CLI, 'k8s', 'shard', '--shards', '1', '--index', '0', '--peers', peersT, '--listen', `127.0.0.60:${port}`, '--dir', join(root, 'pod-0'), '--start-margin', '1s', '--', 'run', '--base-url', server.baseUrl, '--concurrency', '1', '--duration', '60s', '--quiet'], { stdio: 'ignore', detached: true, env: { ...process.env, TOKENFLOOD_SHARDS: '1', JOB_COMPLETION_INDEX: '0' } });
+    const exited = new Promise((r) => agent.on('exit', r));
+    // Killed once it is running (and gather, polling every 200 ms, has seen it), however slow the machine.
+    for (let i = 0; i < 150; i++) {
+      const st = await fetch(`http://127.0.0.60:${port}/status`).then((r) => r.json(), () => null);
+      if (st?.state === 'running') break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    await new Promise((r) => setTimeout(r, 1000));
+    process.kill(-agent.pid!, 'SIGKILL');
+    await exited;
+    const g = await gathering;
+    expect(g.code, g.err).toBe(1);
+    expect(g.err).toMatch(/not merging: shard 0\/1 stopped answering \d+ s ago while running/);
+  }, 90_000);
+
   it('a shard that never comes: gather names it when its timeout passes', async () => {
     const port = await freePort();
     const g = await cli(['k8s', 'gather', '--shards', '2', '--peers', `http://127.0.0.4{i}:${port}`, '--to', tmpDir(), '--timeout', '1s', '--poll', '200ms']);
