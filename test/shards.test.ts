@@ -210,6 +210,9 @@ describe.skipIf(!existsSync(CLI))('shards (needs `npm run build`)', () => {
         const args = (container.args as string[]).map((a) => local(a.replace(/\$\(([A-Z_]+)\)/g, (_, k) => env[k] ?? `$(${k})`), i));
         // A slow image pull: the last shard comes 2 s late, and still starts with the others.
         if (i === N - 1) await new Promise((r) => setTimeout(r, 2000));
+        // A short --linger: should the test fail, no agent waits 30 minutes for a gatherer.
+        const lingerAt = args.indexOf('--linger') + 1;
+        if (lingerAt > 0) args[lingerAt] = '60s';
         return cli([...args.slice(0, 2), '--listen', `127.0.0.2${i}:${port}`, ...args.slice(2)], env);
       }),
     );
