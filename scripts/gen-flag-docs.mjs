@@ -18,13 +18,18 @@ for (const cmd of buildProgram(io).commands) {
     console.error(`missing ${file}`);
     continue;
   }
-  // A command's own flags and those of its subcommands (`dataset stats`).
-  const options = [...cmd.options, ...cmd.commands.flatMap((c) => c.options)];
-  const rows = options
-    // Hidden options are accepted only to be refused with a message (sweep's --shard): the page says so in prose.
-    .filter((o) => o.long !== '--help' && !o.hidden)
-    .map((o) => `| \`${esc(o.flags)}\` | ${esc(optionHelp(o))} |`);
-  const table = [START, '', '| flag | meaning |', '|---|---|', ...rows, '', END].join('\n');
+  // Hidden options are accepted only to be refused with a message (sweep's --shard): the page says so in prose.
+  const rowsOf = (options) => options.filter((o) => o.long !== '--help' && !o.hidden).map((o) => `| \`${esc(o.flags)}\` | ${esc(optionHelp(o))} |`);
+  const head = ['| flag | meaning |', '|---|---|'];
+  // A command's own flags; each visible subcommand's (`k8s manifest`, `k8s collect`) in a table of its own, so
+  // flags of one subcommand are not read as another's.
+  const subs = cmd.commands.filter((c) => !c._hidden && rowsOf(c.options).length);
+  const own = rowsOf(cmd.options);
+  const rows = [...own, ...subs.flatMap((c) => rowsOf(c.options))];
+  const body = subs.length > 1 || (subs.length && own.length)
+    ? [...(own.length ? [...head, ...own, ''] : []), ...subs.flatMap((c) => [`**\`tokenflood ${cmd.name()} ${c.name()}\`**`, '', ...head, ...rowsOf(c.options), ''])]
+    : [...head, ...rows, ''];
+  const table = [START, '', ...body, END].join('\n');
   let text = readFileSync(file, 'utf8');
   if (text.includes(START) && text.includes(END)) text = text.slice(0, text.indexOf(START)) + table + text.slice(text.indexOf(END) + END.length);
   else text = `${text.trimEnd()}\n\n## All flags\n\nGenerated from the CLI (\`node scripts/gen-flag-docs.mjs\`).\n\n${table}\n`;

@@ -1,6 +1,7 @@
 // Three shard processes (the real CLI) against one sim server, merged: the single-machine plan sent exactly once, the open-loop schedule kept, summary = report.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { spawn } from 'node:child_process';
+import { createServer as createNetServer } from 'node:net';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
@@ -42,6 +43,16 @@ async function inProcess(argv: string[]): Promise<{ code: number; out: string; e
   const sink = (f: (s: string) => void) => ({ write: (s: string) => (f(String(s)), true) }) as unknown as NodeJS.WriteStream;
   const code = await main(argv, { out: sink((s) => (out += s)), err: sink((s) => (err += s)) });
   return { code, out, err };
+}
+
+/** A port free on 127.0.0.1 (the other loopback addresses the tests use are idle, so it is free there too). */
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createNetServer().listen(0, '127.0.0.1', () => {
+      const p = (s.address() as { port: number }).port;
+      s.close(() => resolve(p));
+    });
+  });
 }
 
 const records = (dir: string): RequestRecord[] => readRecords(join(dir, 'requests.jsonl')).records;
@@ -169,34 +180,46 @@ describe.skipIf(!existsSync(CLI))('shards (needs `npm run build`)', () => {
     expect(JSON.parse(rep.out)).toEqual(JSON.parse(readFileSync(join(merged, 'summary.json'), 'utf8')));
   }, 60_000);
 
-  it('the generated manifest\'s commands, with the index and start time the Job passes, give the same run', async () => {
+  it('the generated manifest\'s pods, run as local processes (the barrier, one shard 2 s late, per-shard volumes gathered), give the same run', async () => {
     const runFlags = ['--base-url', server.baseUrl, '--concurrency', '6', '--requests', '30', '--warmup', '3', '--input-tokens', 'uniform:20,200', '--output-tokens', 'uniform:4,24'];
-    const gen = await inProcess(['k8s', 'manifest', '--shards', String(N), '--image', 'tokenflood:test', '--start-delay', '3s', '--', ...runFlags]);
+    const gen = await inProcess(['k8s', 'manifest', '--shards', String(N), '--image', 'tokenflood:test', '--start-margin', '6s', '--', ...runFlags]);
     expect(gen.code, gen.err).toBe(0);
     const docs = parseAllDocuments(gen.out).map((d) => d.toJS());
     const config = docs.find((d) => d.kind === 'ConfigMap');
     const job = docs.find((d) => d.kind === 'Job' && d.spec.completionMode === 'Indexed');
     const mergeJob = docs.find((d) => d.kind === 'Job' && d !== job);
     expect(job.spec).toMatchObject({ completions: N, parallelism: N });
-    // The pod's files: the ConfigMap mounted at /etc/tokenflood, the results volume at /results.
+    // The pod's files: the ConfigMap mounted at /etc/tokenflood; /results is each shard pod's own emptyDir and the merge pod's claim.
     const root = tmpDir();
     const etc = join(root, 'etc');
     mkdirSync(etc);
     writeFileSync(join(etc, 'run.yaml'), config.data['run.yaml']);
     const results = join(root, 'results');
-    const local = (a: string) => a.replace('/etc/tokenflood', etc).replace(/^\/results/, results);
+    const port = await freePort();
+    // The headless Service's names, as loopback addresses: shard i is 127.0.0.(20+i).
+    const peers = (a: string) => a.replace(/^http:\/\/[^:]+:\d+$/, `http://127.0.0.2{i}:${port}`);
+    const local = (a: string, i?: number) => peers(a.replace('/etc/tokenflood', etc).replace(/^\/results/, i === undefined ? results : join(root, `pod-${i}`)));
     const container = job.spec.template.spec.containers[0];
+    const gatherArgs = (mergeJob.spec.template.spec.initContainers[0].args as string[]).map((a) => local(a));
+    const gathering = cli([...gatherArgs, '--poll', '200ms']);
     const runs = await Promise.all(
-      Array.from({ length: N }, (_, i) => {
+      Array.from({ length: N }, async (_, i) => {
         // As the kubelet does: JOB_COMPLETION_INDEX from the Job's annotation, plain values as given, $(VAR) expanded in args.
         const env: Record<string, string> = {};
         for (const e of container.env) env[e.name] = e.name === 'JOB_COMPLETION_INDEX' ? String(i) : e.value;
-        const args = (container.args as string[]).map((a) => local(a.replace(/\$\(([A-Z_]+)\)/g, (_, k) => env[k] ?? `$(${k})`)));
-        return cli(args, env);
+        const args = (container.args as string[]).map((a) => local(a.replace(/\$\(([A-Z_]+)\)/g, (_, k) => env[k] ?? `$(${k})`), i));
+        // A slow image pull: the last shard comes 2 s late, and still starts with the others.
+        if (i === N - 1) await new Promise((r) => setTimeout(r, 2000));
+        // A short --linger: should the test fail, no agent waits 30 minutes for a gatherer.
+        const lingerAt = args.indexOf('--linger') + 1;
+        if (lingerAt > 0) args[lingerAt] = '60s';
+        return cli([...args.slice(0, 2), '--listen', `127.0.0.2${i}:${port}`, ...args.slice(2)], env);
       }),
     );
     for (const r of runs) expect(r.code, r.err).toBe(0);
-    const mergeArgs = (mergeJob.spec.template.spec.containers[0].args as string[]).map(local);
+    const g = await gathering;
+    expect(g.code, g.err).toBe(0);
+    const mergeArgs = (mergeJob.spec.template.spec.containers[0].args as string[]).map((a) => local(a));
     const mr = await inProcess(mergeArgs);
     expect(mr.code, mr.err).toBe(0);
     const merged = join(results, 'merged');
@@ -205,10 +228,78 @@ describe.skipIf(!existsSync(CLI))('shards (needs `npm run build`)', () => {
     const single = await singleMachine({ concurrency: 6, requests: 30, warmup: 3, inputTokens: 'uniform:20,200', outputTokens: 'uniform:4,24' });
     expectSamePlan(records(merged), single);
     expectSummaryOfRecords(merged, dirs);
-    // The start time the manifest set is the one every shard waited for.
-    const startAt = container.args[container.args.indexOf('--start-at') + 1];
-    for (const d of dirs) expect(runJson(d).start_sync.start_at).toBe(new Date(startAt).toISOString());
-  }, 60_000);
+    // One start time, agreed at the barrier after the late shard came.
+    const starts = dirs.map((d) => runJson(d).start_sync.start_at);
+    expect(new Set(starts).size).toBe(1);
+    expect(runs[0].err).toMatch(/all 3 shards ready; starting at/);
+  }, 90_000);
+
+  it('a shard that fails: the merge pod\'s gather exits 1 naming it instead of waiting forever', async () => {
+    const port = await freePort();
+    const root = tmpDir();
+    const peersT = `http://127.0.0.3{i}:${port}`;
+    const base = ['k8s', 'shard', '--shards', '2', '--peers', peersT, '--start-margin', '1s', '--barrier-timeout', '20s', '--linger', '20s'];
+    const run = ['--', 'run', '--base-url', server.baseUrl, '--concurrency', '2', '--requests', '4', '--max-tokens', '4', '--quiet'];
+    const gathering = cli(['k8s', 'gather', '--shards', '2', '--peers', peersT, '--to', join(root, 'results'), '--copy', '--timeout', '40s', '--poll', '200ms']);
+    const env = (i: number) => ({ TOKENFLOOD_SHARDS: '2', JOB_COMPLETION_INDEX: String(i) });
+    const shards = await Promise.all([
+      cli([...base, '--index', '0', '--listen', `127.0.0.30:${port}`, '--dir', join(root, 'pod-0'), ...run], env(0)),
+      // Shard 1's results directory cannot be made: its run fails (exit 2) without a summary.
+      cli([...base, '--index', '1', '--listen', `127.0.0.31:${port}`, '--dir', '/proc/no-such-dir/x', ...run], env(1)),
+    ]);
+    expect(shards[0].code, shards[0].err).toBe(0);
+    expect(shards[1].code).toBe(2);
+    const g = await gathering;
+    expect(g.code, g.err).toBe(1);
+    expect(g.err).toMatch(/not merging: shard 1\/2 failed \(exit 2\)/);
+  }, 90_000);
+
+  it('shared volume: the shards write on it, gather finds their results there (no copy) and merge runs', async () => {
+    const port = await freePort();
+    const root = tmpDir();
+    const results = join(root, 'results');
+    const peersT = `http://127.0.0.5{i}:${port}`;
+    const base = ['k8s', 'shard', '--shards', '2', '--peers', peersT, '--start-margin', '3s', '--barrier-timeout', '30s', '--linger', '30s'];
+    const run = ['--', 'run', '--base-url', server.baseUrl, '--concurrency', '2', '--requests', '6', '--max-tokens', '4', '--quiet'];
+    const gathering = cli(['k8s', 'gather', '--shards', '2', '--peers', peersT, '--to', results, '--timeout', '60s', '--poll', '200ms']);
+    const env = (i: number) => ({ TOKENFLOOD_SHARDS: '2', JOB_COMPLETION_INDEX: String(i) });
+    const shards = await Promise.all([0, 1].map((i) => cli([...base, '--index', String(i), '--listen', `127.0.0.5${i}:${port}`, '--dir', join(results, `shard-${i}`), ...run], env(i))));
+    for (const r of shards) expect(r.code, r.err).toBe(0);
+    const g = await gathering;
+    expect(g.code, g.err).toBe(0);
+    const m = await inProcess(['merge', join(results, 'shard-0'), join(results, 'shard-1'), '--out', join(results, 'merged'), '--json']);
+    expect(m.code, m.err).toBe(0);
+    expect(JSON.parse(m.out).requests.total).toBe(6);
+  }, 90_000);
+
+  it('a shard pod that dies mid-run (SIGKILL, as the OOM killer does): gather names it once it stops answering', async () => {
+    const port = await freePort();
+    const root = tmpDir();
+    const peersT = `http://127.0.0.6{i}:${port}`;
+    const gathering = cli(['k8s', 'gather', '--shards', '1', '--peers', peersT, '--to', join(root, 'results'), '--copy', '--timeout', '60s', '--lost-after', '1s', '--poll', '200ms']);
+    // Its own process group, so the agent and its run child die together, as a pod's containers do.
+    const agent = spawn(process.execPath, [CLI, 'k8s', 'shard', '--shards', '1', '--index', '0', '--peers', peersT, '--listen', `127.0.0.60:${port}`, '--dir', join(root, 'pod-0'), '--start-margin', '1s', '--', 'run', '--base-url', server.baseUrl, '--concurrency', '1', '--duration', '60s', '--quiet'], { stdio: 'ignore', detached: true, env: { ...process.env, TOKENFLOOD_SHARDS: '1', JOB_COMPLETION_INDEX: '0' } });
+    const exited = new Promise((r) => agent.on('exit', r));
+    // Killed once it is running (and gather, polling every 200 ms, has seen it), however slow the machine.
+    for (let i = 0; i < 150; i++) {
+      const st = await fetch(`http://127.0.0.60:${port}/status`).then((r) => r.json(), () => null);
+      if (st?.state === 'running') break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    await new Promise((r) => setTimeout(r, 1000));
+    process.kill(-agent.pid!, 'SIGKILL');
+    await exited;
+    const g = await gathering;
+    expect(g.code, g.err).toBe(1);
+    expect(g.err).toMatch(/not merging: shard 0\/1 stopped answering \d+ s ago while running/);
+  }, 90_000);
+
+  it('a shard that never comes: gather names it when its timeout passes', async () => {
+    const port = await freePort();
+    const g = await cli(['k8s', 'gather', '--shards', '2', '--peers', `http://127.0.0.4{i}:${port}`, '--to', tmpDir(), '--timeout', '1s', '--poll', '200ms']);
+    expect(g.code).toBe(1);
+    expect(g.err).toMatch(/shard 0\/2 never answered after 1 s; shard 1\/2 never answered/);
+  }, 30_000);
 
   it('merge refuses shards of different runs, a missing shard and a shard given twice (exit 2, saying why)', async () => {
     const root = tmpDir();

@@ -43,6 +43,9 @@ export function registerCalibrate(program: Command, out: Out): void {
     const { calibrate } = await import('../sim/calibrate/calibrate.js');
     const { profileDocument, profileYaml } = await import('../sim/calibrate/profile-file.js');
     const { out: outFile, maxRequests, ...engine } = r.data;
+    // Input validation first (exit 2, nothing written): each run once, every number finite and in range.
+    const { checkCalibrationInputs } = await import('../sim/calibrate/inputs.js');
+    checkCalibrationInputs(dirs);
     const { withoutCachedPoints } = await import('../sim/calibrate/cached-points.js');
     const points = withoutCachedPoints(readCalibrationPoints(dirs), (line) => out.err.write(`calibrate: ${line}\n`));
     // A run measured by a busy client has TTFTs that include waiting inside the client: say so, fit anyway.

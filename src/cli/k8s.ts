@@ -5,19 +5,19 @@ import { UsageError } from '../errors.js';
 import { RUN_FLAGS } from '../config/schema.js';
 import { addFlags, givenFlags } from '../config/flags.js';
 import { resolveRunConfig } from '../config/load.js';
-import { MAX_SHARDS, parseStartAt } from '../config/shard.js';
+import { MAX_SHARDS } from '../config/shard.js';
 import { parseDurationS } from '../config/parse.js';
 import { shardStreams } from '../scheduler/shard.js';
 import { STREAMS_PER_SHARD_MAX } from '../k8s/resources.js';
 import { stripControls } from '../util/terminal-text.js';
-import type { Out } from './io.js';
+import { setExitCode, type Out } from './io.js';
 import { described } from './help.js';
 
 /** Run flags the manifest sets itself, or that would put a secret into the ConfigMap. */
 const NOT_IN_RUN_FLAGS: Record<string, string> = {
   out: 'the manifest sets it (/results/shard-I)',
   shard: 'the Indexed Job sets it (JOB_COMPLETION_INDEX, TOKENFLOOD_SHARDS)',
-  startAt: 'give it to k8s manifest (--start-at or --start-delay)',
+  startAt: 'the shards start together after a barrier (all N ready, then --start-margin): see docs/distributed.md',
   config: 'give the options as flags: they become the ConfigMap',
   apiKey: 'it would be written into the ConfigMap: store it in a Secret (key api-key) and give --api-key-secret NAME',
   header: 'header values would be written into the ConfigMap in clear (not supported yet)',
@@ -49,8 +49,11 @@ interface ManifestFlags {
   image?: string;
   namespace?: string;
   name: string;
-  startAt?: string;
-  startDelay: string;
+  volumeMode: string;
+  startMargin: string;
+  barrierTimeout: string;
+  deadline: string;
+  ttlAfterFinished: string;
   storage: string;
   storageClass?: string;
   accessMode: string;
@@ -68,13 +71,22 @@ async function manifestCommand(o: ManifestFlags, runArgv: string[], out: Out): P
   if (o.namespace !== undefined && (!DNS_NAME.test(o.namespace) || o.namespace.length > 63)) problems.push(`k8s manifest: --namespace: expected lowercase letters, digits and -, got "${o.namespace.slice(0, 60)}"`);
   if (!QUANTITY.test(o.storage)) problems.push(`k8s manifest: --storage: expected a Kubernetes quantity such as 10Gi, got "${o.storage.slice(0, 40)}"`);
   if (o.accessMode !== 'ReadWriteMany' && o.accessMode !== 'ReadWriteOnce') problems.push(`k8s manifest: --access-mode: expected ReadWriteMany or ReadWriteOnce, got "${o.accessMode}"`);
-  let startAtMs = NaN;
-  try {
-    startAtMs = o.startAt !== undefined ? parseStartAt(o.startAt) : Date.now() + parseDurationS(o.startDelay) * 1000;
-  } catch (e) {
-    problems.push(`k8s manifest: ${o.startAt !== undefined ? '--start-at' : '--start-delay'}: ${(e as Error).message}`);
-  }
-  if (o.startAt === undefined && !problems.length) startAtMs = Math.ceil(startAtMs / 1000) * 1000; // a whole second reads better
+  if (o.volumeMode !== 'per-shard' && o.volumeMode !== 'shared') problems.push(`k8s manifest: --volume-mode: expected per-shard or shared, got "${o.volumeMode.slice(0, 40)}"`);
+  const seconds = (flag: string, v: string, min: number): number => {
+    try {
+      const x = parseDurationS(v);
+      if (Number.isFinite(x) && x >= min && x <= 30 * 86400) return Math.ceil(x);
+      problems.push(`k8s manifest: ${flag}: expected a time from ${min} s to 30 days, got "${v.slice(0, 40)}"`);
+    } catch (e) {
+      problems.push(`k8s manifest: ${flag}: ${(e as Error).message}`);
+    }
+    return NaN;
+  };
+  const startMarginS = seconds('--start-margin', o.startMargin, 1);
+  const barrierTimeoutS = seconds('--barrier-timeout', o.barrierTimeout, 10);
+  const deadlineS = seconds('--deadline', o.deadline, 300);
+  const ttlS = seconds('--ttl-after-finished', o.ttlAfterFinished, 0);
+  if (deadlineS <= barrierTimeoutS + startMarginS) problems.push(`k8s manifest: --deadline ${o.deadline}: must be longer than --barrier-timeout plus --start-margin (and the run)`);
   const runFlags = parseRunFlags(runArgv, problems);
   for (const [k, why] of Object.entries(NOT_IN_RUN_FLAGS)) if (runFlags[k] !== undefined) problems.push(`k8s manifest: run flag --${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: ${why}`);
   if (runFlags.baseUrl === undefined && runFlags.targets === undefined) problems.push('k8s manifest: run flags: give --base-url (the server under test; the shards would otherwise each start their own embedded server)');
@@ -99,7 +111,11 @@ async function manifestCommand(o: ManifestFlags, runArgv: string[], out: Out): P
     namespace: o.namespace,
     image: o.image!,
     shards: n,
-    startAtMs,
+    startMarginS,
+    barrierTimeoutS,
+    deadlineS,
+    ttlS,
+    volumeMode: o.volumeMode as 'per-shard',
     runFlags,
     streamsPerShard: streams,
     storage: o.storage,
@@ -107,7 +123,7 @@ async function manifestCommand(o: ManifestFlags, runArgv: string[], out: Out): P
     accessMode: o.accessMode as 'ReadWriteMany',
     apiKeySecret: o.apiKeySecret,
   });
-  const header = `# tokenflood k8s manifest: ${n} shards starting at ${new Date(startAtMs).toISOString()}; kubectl apply -f this file (docs/distributed.md)\n`;
+  const header = `# tokenflood k8s manifest: ${n} shards, starting ${startMarginS} s after all are ready, ${o.volumeMode} results volume; kubectl apply -f this file (docs/distributed.md)\n`;
   const text = manifestYaml(objs, header);
   if (o.output) {
     writeFileSync(o.output, text);
@@ -119,17 +135,20 @@ export function registerK8s(program: Command, out: Out): void {
   const k8s = program.command('k8s').description('run one test as N shards on Kubernetes: generate the manifests, collect the results (docs/distributed.md)');
   k8s
     .command('manifest')
-    .description('write the Kubernetes objects of a sharded run: ConfigMap, results PVC, Indexed Job of the shards, merge Job; run flags follow --')
+    .description('write the Kubernetes objects of a sharded run: ConfigMap, results PVC, headless Service, Indexed Job of the shards, merge Job; run flags follow --')
     .argument('[run-flags...]', 'the flags of tokenflood run, after --')
     .addOption(described('--shards <n>', 'number of shards N (the Indexed Job\'s completions and parallelism)', 'required'))
     .addOption(described('--image <image>', 'container image with tokenflood (the repository\'s Dockerfile)', 'required'))
     .addOption(described('--namespace <ns>', 'namespace of the objects', 'the one kubectl apply uses'))
     .option('--name <name>', 'prefix of the objects\' names', 'tokenflood')
-    .addOption(described('--start-at <time>', 'the shards\' --start-at (ISO 8601 with zone, or epoch ms)', '--start-delay after generation'))
-    .option('--start-delay <time>', 'without --start-at: start this long after the manifest is generated, rounded up to a whole second', '120s')
+    .option('--volume-mode <mode>', 'per-shard: each shard writes to its pod\'s emptyDir and the merge pod copies the results onto one ReadWriteOnce claim (any default storage class); shared: one claim all pods mount (needs ReadWriteMany)', 'per-shard')
+    .option('--start-margin <time>', 'the run starts this long after all N shards are ready (the barrier): their preparation fits in it', '15s')
+    .option('--barrier-timeout <time>', 'no shard starts when not all N are ready by then (pending pods, slow image pulls)', '10m')
+    .option('--deadline <time>', 'activeDeadlineSeconds of both Jobs: the merge fails with a message naming the shards it misses instead of waiting forever', '6h')
+    .option('--ttl-after-finished <time>', 'ttlSecondsAfterFinished of both Jobs (the results claim stays)', '24h')
     .option('--storage <size>', 'size of the results volume', '10Gi')
     .addOption(described('--storage-class <name>', 'storage class of the results volume', 'the cluster\'s default class'))
-    .option('--access-mode <mode>', 'access mode of the results volume: ReadWriteMany (shards on several nodes) or ReadWriteOnce', 'ReadWriteMany')
+    .option('--access-mode <mode>', 'with --volume-mode shared: access mode of the claim, ReadWriteMany (shards on several nodes) or ReadWriteOnce (one node)', 'ReadWriteMany')
     .addOption(described('--api-key-secret <name>', 'name of the Secret whose key api-key becomes TOKENFLOOD_API_KEY in the shards', 'none: no API key'))
     .addOption(described('--output <file>', 'write the YAML to this file', 'stdout'))
     .action((runArgv: string[], o: ManifestFlags) => manifestCommand(o, runArgv, out));
@@ -149,5 +168,68 @@ export function registerK8s(program: Command, out: Out): void {
       collect({ name: o.name, namespace: o.namespace, to: o.to, image: o.readerImage, kubectl: o.kubectl, timeoutS }, (line) => out.err.write(`${line}\n`));
       out.err.write(`copied the results volume to ${o.to}\n`);
     });
+  registerPodCommands(k8s, out);
   for (const c of k8s.commands) c.exitOverride().configureOutput({ writeOut: (s) => out.out.write(s), writeErr: (s) => out.err.write(s) });
+}
+
+const int = (flag: string, v: string, min: number, max: number): number => {
+  const x = Number(v);
+  if (!Number.isInteger(x) || x < min || x > max) throw new UsageError([`${flag}: expected a whole number from ${min} to ${max}, got "${v.slice(0, 40)}"`]);
+  return x;
+};
+const ms = (flag: string, v: string): number => {
+  try {
+    return parseDurationS(v) * 1000;
+  } catch (e) {
+    throw new UsageError([`${flag}: ${(e as Error).message}`]);
+  }
+};
+
+/** The commands the generated pods run (hidden from help: a user runs `k8s manifest`, the pods run these). */
+function registerPodCommands(k8s: Command, out: Out): void {
+  k8s
+    .command('shard', { hidden: true })
+    .description('inside a shard pod: wait until all shards are ready, run the shard, serve its status and results to the merge pod')
+    .argument('<run-args...>', 'run and its flags, after --')
+    .requiredOption('--index <i>', 'this shard\'s index')
+    .requiredOption('--shards <n>', 'number of shards')
+    .requiredOption('--peers <url>', 'base URL of shard {i}')
+    .requiredOption('--dir <dir>', 'results directory of this shard')
+    .option('--listen <host:port>', 'address of the coordination server', `0.0.0.0:7070`)
+    .option('--start-margin <time>', 'start this long after all are ready', '15s')
+    .option('--barrier-timeout <time>', 'give up when not all are ready by then', '10m')
+    .option('--linger <time>', 'serve the results this long at most when nobody collects them', '30m')
+    .action(async (runArgs: string[], o: { index: string; shards: string; peers: string; dir: string; listen: string; startMargin: string; barrierTimeout: string; linger: string }) => {
+      const count = int('--shards', o.shards, 1, MAX_SHARDS);
+      const index = int('--index', o.index, 0, count - 1);
+      if (runArgs[0] !== 'run') throw new UsageError([`k8s shard: expected "-- run FLAGS...", got "${stripControls(runArgs.join(' ')).slice(0, 60)}"`]);
+      const m = /^(.*):(\d+)$/.exec(o.listen);
+      if (!m) throw new UsageError([`--listen: expected host:port, got "${o.listen.slice(0, 60)}"`]);
+      const { runShardAgent } = await import('../k8s/agent.js');
+      const code = await runShardAgent(
+        { index, count, peers: o.peers, listenHost: m[1], port: Number(m[2]), dir: o.dir, marginMs: ms('--start-margin', o.startMargin), barrierTimeoutMs: ms('--barrier-timeout', o.barrierTimeout), lingerMs: ms('--linger', o.linger), runArgs },
+        (line) => out.err.write(`${stripControls(line)}\n`),
+      );
+      setExitCode(code);
+    });
+  k8s
+    .command('gather', { hidden: true })
+    .description('inside the merge pod: wait for every shard to finish and collect its results; fail naming the shards that failed or never answered')
+    .requiredOption('--shards <n>', 'number of shards')
+    .requiredOption('--peers <url>', 'base URL of shard {i}')
+    .requiredOption('--to <dir>', 'shard i is (or is copied to) DIR/shard-i')
+    .option('--copy', 'copy each shard\'s files over HTTP (per-shard volumes)')
+    .option('--timeout <time>', 'give up after this long', '6h')
+    .option('--lost-after <time>', 'a shard that stopped answering this long has died', '2m')
+    .option('--poll <time>', 'how often to ask the shards', '2s')
+    .action(async (o: { shards: string; peers: string; to: string; copy?: boolean; timeout: string; lostAfter: string; poll: string }) => {
+      const count = int('--shards', o.shards, 1, MAX_SHARDS);
+      const { gather } = await import('../k8s/agent.js');
+      try {
+        await gather({ count, peers: o.peers, to: o.to, copy: !!o.copy, timeoutMs: ms('--timeout', o.timeout), lostAfterMs: ms('--lost-after', o.lostAfter), pollMs: ms('--poll', o.poll) }, (line) => out.err.write(`${stripControls(line)}\n`));
+      } catch (e) {
+        out.err.write(`tokenflood: k8s gather: ${stripControls((e as Error).message)}\n`);
+        setExitCode(1);
+      }
+    });
 }

@@ -108,3 +108,16 @@ describe('regex grading', () => {
     });
   it('has at least 60 outputs in all', () => expect(NUMERIC.length + CHOICE.length + EXACT.length + REGEX.length).toBeGreaterThanOrEqual(60));
 });
+
+describe('regex grading on hostile patterns (bounded time, grade-regex.ts)', () => {
+  it('(a+)+$ on a 50,000-character answer ends (the linear engine takes over) with the right verdict', () => {
+    const v = grade(`${'a'.repeat(50_000)}!`, 'a', { mode: 'regex', pattern: /(a+)+$/ });
+    expect(v).toEqual({ extracted: null, correct: false, rule: null });
+    expect(grade('aaa', 'aaa', { mode: 'regex', pattern: /(a+)+$/ })).toMatchObject({ extracted: 'aaa', correct: true });
+  });
+
+  it('a backtracking pattern the linear engine cannot take (a backreference) stops at the deadline: graded wrong, rule regex_timeout', () => {
+    const v = grade(`${'a'.repeat(50_000)}!`, 'a', { mode: 'regex', pattern: /(a+)+\1$/ });
+    expect(v).toEqual({ extracted: null, correct: false, rule: 'regex_timeout' });
+  }, 30_000);
+});

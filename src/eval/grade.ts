@@ -2,6 +2,7 @@
 import { extractNumber, sameNumber } from './grade-numeric.js';
 import { extractChoice } from './grade-choice.js';
 import { answerPart, normalizeExact } from './grade-text.js';
+import { lastMatch } from './grade-regex.js';
 
 export const GRADE_MODES = ['numeric', 'choice', 'exact', 'regex'] as const;
 export type GradeMode = (typeof GRADE_MODES)[number];
@@ -37,10 +38,11 @@ export function grade(answerText: string, gold: string, spec: GradeSpec): Verdic
       return { extracted: t, correct: normalizeExact(t) === normalizeExact(gold), rule: 'exact' };
     }
     case 'regex': {
-      const re = new RegExp(spec.pattern!.source, spec.pattern!.flags.includes('g') ? spec.pattern!.flags : `${spec.pattern!.flags}g`);
-      const m = [...answerPart(answerText).matchAll(re)].at(-1);
-      if (!m) return { extracted: null, correct: false, rule: null };
-      const v = (m[1] ?? m[0]).trim();
+      // Bounded in time (grade-regex.ts): a match that runs past the deadline is graded wrong, rule regex_timeout.
+      const m = lastMatch(spec.pattern!.source, spec.pattern!.flags, answerPart(answerText));
+      if (m === 'timeout') return { extracted: null, correct: false, rule: 'regex_timeout' };
+      if (m.value === null) return { extracted: null, correct: false, rule: null };
+      const v = m.value.trim();
       return { extracted: v, correct: normalizeExact(v) === normalizeExact(gold), rule: 'regex' };
     }
   }

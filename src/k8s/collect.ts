@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { pod as podObject, type Pod } from './objects.js';
 import { stringify } from 'yaml';
 import { UsageError } from '../errors.js';
-import { RESULTS_DIR } from './manifest.js';
+import { CONTAINER_SECURITY, POD_SECURITY, RESULTS_DIR } from './manifest.js';
 
 export interface CollectOptions {
   name: string;
@@ -21,7 +21,8 @@ export function readerPod(o: Pick<CollectOptions, 'name' | 'namespace' | 'image'
     metadata: { name: `${o.name}-collect`, ...(o.namespace ? { namespace: o.namespace } : {}), labels: { 'app.kubernetes.io/name': 'tokenflood', 'app.kubernetes.io/instance': o.name, 'app.kubernetes.io/component': 'collect' } },
     spec: {
       restartPolicy: 'Never',
-      containers: [{ name: 'reader', image: o.image, command: ['sleep', '3600'], volumeMounts: [{ name: 'results', mountPath: RESULTS_DIR, readOnly: true }] }],
+      securityContext: POD_SECURITY,
+      containers: [{ name: 'reader', image: o.image, command: ['sleep', '3600'], securityContext: CONTAINER_SECURITY, volumeMounts: [{ name: 'results', mountPath: RESULTS_DIR, readOnly: true }] }],
       volumes: [{ name: 'results', persistentVolumeClaim: { claimName: `${o.name}-results`, readOnly: true } }],
     },
   });

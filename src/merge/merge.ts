@@ -9,6 +9,7 @@ import type { Summary } from '../metrics/summary-model.js';
 import { eachRecord, replaySummary, REQUESTS_JSONL, RUN_JSON, SUMMARY_JSON, writeJsonFile } from '../report/results-dir.js';
 import { writeRunReport } from '../report/html/run-report.js';
 import { readShards, type ShardDir } from './shards.js';
+import { SeenRecords } from './seen.js';
 
 export interface MergeResult {
   outDir: string;
@@ -96,12 +97,17 @@ export function mergeShards(dirs: readonly string[], outDir: string, o: { overwr
   prepareOutDir(outDir, o.overwrite ?? false);
   const baseMs = Math.min(...shards.map((s) => s.originUnixMs));
   const warnings: string[] = [];
+  // A record whose (id, attempt) was merged already is a copy (a file appended twice, a line copied from another
+  // shard): the first copy is kept, the others dropped, counted and named, so a request is never counted twice.
+  const seen = new SeenRecords();
+  const duplicates: number[] = shards.map(() => 0);
   const fd = openSync(join(outDir, REQUESTS_JSONL), 'w');
   try {
-    for (const s of shards) {
+    for (const [k, s] of shards.entries()) {
       const off = s.originUnixMs - baseMs;
       let buf = '';
       const w = eachRecord(join(s.dir, REQUESTS_JSONL), (r) => {
+        if (!seen.add(r.id, r.attempt)) return void duplicates[k]++;
         r.scheduled_at_ms = roundMs(r.scheduled_at_ms + off);
         r.sent_at_ms = roundMs(r.sent_at_ms + off);
         buf += recordLine(r);
@@ -114,6 +120,15 @@ export function mergeShards(dirs: readonly string[], outDir: string, o: { overwr
     closeSync(fd);
   }
   const meta = mergedRunMeta(shards, baseMs, mergeClientHealth(shards), outDir);
+  const dropped = duplicates.reduce((a, b) => a + b, 0);
+  (meta.merged as Record<string, unknown>).duplicate_records_dropped = dropped;
+  if (dropped)
+    warnings.push(
+      `dropped ${dropped} duplicate record${dropped === 1 ? '' : 's'} (the same id and attempt as a record already merged; the first copy kept): ${shards
+        .map((s, k) => (duplicates[k] ? `${join(s.dir, REQUESTS_JSONL)} ${duplicates[k]}` : ''))
+        .filter(Boolean)
+        .join(', ')}`,
+    );
   const m = meta.merged as { start_spread_ms: number; clock_skew: ReturnType<typeof shardClockSkew> };
   if (m.start_spread_ms > START_SPREAD_WARN_MS) warnings.push(`the shards started ${(m.start_spread_ms / 1000).toFixed(1)} s apart (their --start-at had passed, or was not the same): the merged load was lower at the start and end`);
   if (m.clock_skew && m.clock_skew.at_least_ms > 0) warnings.push(`the shards' clocks differ by at least ${m.clock_skew.at_least_ms} ms (Date-header check): times across shards are aligned only that well`);

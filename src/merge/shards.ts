@@ -1,9 +1,10 @@
 // The shards a merge takes: each directory's run.json read and checked, and the whole set checked to be one run (docs/distributed.md).
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
-import { RUN_JSON, requestsFile } from '../report/results-dir.js';
+import { REQUESTS_JSONL, RUN_JSON, requestsFile } from '../report/results-dir.js';
 import { PER_SHARD_KEYS } from '../shard/plan.js';
+import { MAX_SHARDS } from '../config/shard.js';
 
 export interface ShardDir {
   dir: string;
@@ -17,10 +18,26 @@ export interface ShardDir {
 
 const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
+/** Wall-clock origins a merge accepts: 2000-01-01 to 2200-01-01 (epoch ms); outside it the file is not a real run's. */
+const ORIGIN_MIN_MS = Date.UTC(2000, 0, 1);
+const ORIGIN_MAX_MS = Date.UTC(2200, 0, 1);
+
+/** Why `file` cannot be read as a regular file (a named pipe would block the read forever), or undefined. */
+export function notRegularFile(file: string): string | undefined {
+  const s = statSync(file, { throwIfNoEntry: false });
+  if (!s) return undefined;
+  if (s.isFile()) return undefined;
+  const kind = s.isFIFO() ? 'a named pipe' : s.isDirectory() ? 'a directory' : s.isSocket() ? 'a socket' : s.isCharacterDevice() || s.isBlockDevice() ? 'a device' : 'not a regular file';
+  return `${file} is ${kind}, not a regular file`;
+}
+
 /** One shard's run.json, or the problem with it (named by directory). */
 function readShard(dir: string, problems: string[]): ShardDir | undefined {
   const file = join(dir, RUN_JSON);
   if (!existsSync(file)) return void problems.push(`${dir}: no ${RUN_JSON} (is it a tokenflood results directory?)`);
+  // Checked before anything is opened: reading a named pipe blocks until a writer comes, i.e. forever.
+  const special = notRegularFile(file) ?? notRegularFile(join(dir, REQUESTS_JSONL));
+  if (special) return void problems.push(special);
   let run: unknown;
   try {
     run = JSON.parse(readFileSync(file, 'utf8'));
@@ -38,8 +55,13 @@ function readShard(dir: string, problems: string[]): ShardDir | undefined {
   const sync = run.start_sync;
   if (!isObject(s) || !Number.isInteger(s.index) || !Number.isInteger(s.count))
     return void problems.push(`${dir}: run.json has no shard (was it run with --shard I/N?)`);
+  if ((s.count as number) < 1 || (s.count as number) > MAX_SHARDS || (s.index as number) < 0 || (s.index as number) >= (s.count as number))
+    return void problems.push(`${file}: shard: expected index 0 ≤ I < N ≤ ${MAX_SHARDS}, got ${String(s.index)}/${String(s.count)}`);
   if (!isObject(plan) || typeof plan.config_hash !== 'string') return void problems.push(`${dir}: run.json has no plan.config_hash`);
   if (!isObject(sync) || typeof sync.clock_origin_unix_ms !== 'number') return void problems.push(`${dir}: run.json has no start_sync.clock_origin_unix_ms`);
+  const origin = sync.clock_origin_unix_ms;
+  if (!Number.isFinite(origin) || origin < ORIGIN_MIN_MS || origin > ORIGIN_MAX_MS)
+    return void problems.push(`${file}: start_sync.clock_origin_unix_ms: expected epoch milliseconds between 2000 and 2200, got ${String(origin).slice(0, 40)}`);
   return { dir, run, index: s.index as number, count: s.count as number, configHash: plan.config_hash, originUnixMs: sync.clock_origin_unix_ms };
 }
 
