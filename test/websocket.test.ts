@@ -145,7 +145,7 @@ describe('websocket backend against a scripted loopback WebSocket server', () =>
     );
     const [a, b] = [...res.records].sort((x, y) => x.id - y.id);
     expect(a).toMatchObject({ status: 'network_error', code: 'E_WS_CLOSED', ttft_ms: null });
-    expect(a.error).toMatch(/^WebSocket closed mid-stream \(close code 1006\)$/);
+    expect(a.error).toMatch(/^WebSocket closed mid-stream \(close code 1006: no close frame: the connection dropped\)$/);
     expect(a.event_kinds).toBe('aa');
     expect(b.status).toBe('ok');
     expect(b.connection_reused).toBe(false);
@@ -192,6 +192,26 @@ describe('websocket backend against a scripted loopback WebSocket server', () =>
     const [a, b] = [...res.records].sort((x, y) => x.id - y.id);
     expect(a).toMatchObject({ status: 'http_error', code: 'E_STREAM_ERROR_EVENT', error: 'error message in stream: quota exceeded' });
     expect(b).toMatchObject({ status: 'parse_error', code: 'E_WS_PARSE' });
+  });
+
+  it('a non-JSON message fails its request at once as E_WS_PARSE, not at --timeout (issue 25 item 27)', async () => {
+    const t0 = performance.now();
+    const res = await runWs(() => ({ steps: [{ at: 5, send: 'hello, not json' }] }), { timeout: 60 });
+    expect(performance.now() - t0).toBeLessThan(20_000);
+    expect(res.records[0]).toMatchObject({ status: 'parse_error', code: 'E_WS_PARSE' });
+    expect(res.records[0].end_ms!).toBeLessThan(5_000);
+  });
+
+  it('a ping flood ends its request with a record that says so; a drop without a close frame is explained', async () => {
+    const res = await runWs(
+      (_m, n) => (n === 0 ? { steps: [{ at: 5, send: wsDelta({ content: 'a' }) }, { at: 10, pings: 5000 }, { at: 2000, send: WS_DONE }] } : { steps: [{ at: 5, terminate: true }] }),
+      { requests: 2, timeout: 30 },
+    );
+    const [a, b] = [...res.records].sort((x, y) => x.id - y.id);
+    expect(a).toMatchObject({ status: 'network_error', code: 'E_WS_CLOSED' });
+    expect(a.error).toMatch(/ping flood \(over 1000 pings within 1 s\)/);
+    expect(b).toMatchObject({ status: 'network_error', code: 'E_WS_CLOSED' });
+    expect(b.error).toBe('WebSocket closed before any message (close code 1006: no close frame: the connection dropped)');
   });
 
   it('an upgrade answered with HTTP 401 is an http_error record, not a crash', async () => {
