@@ -20,6 +20,8 @@ export class EventLog {
   streamError: string | null = null;
   /** The first event that could not be read. */
   parseError: string | null = null;
+  /** The protocol's end-of-stream event was read (ChunkInfo.ended). */
+  sawEnd = false;
 
   constructor(
     private readonly raw: RawRequest,
@@ -49,6 +51,7 @@ export class EventLog {
     if (info.server) this.server = this.server ? Object.assign(this.server, info.server) : { ...info.server };
     if (info.finishReason) raw.finish_reason = info.finishReason;
     if (info.samples !== undefined) raw.samples = info.samples;
+    if (info.ended) this.sawEnd = true;
     if (info.kind === 'e') this.streamError ??= info.error;
     else if (info.error) this.parseError ??= info.error;
   }

@@ -425,6 +425,11 @@ class Exchange implements Dispatcher.DispatchHandler, TracedRequest {
         raw.status = 'parse_error';
         raw.code = this.mode === 'sse' ? 'E_SSE_PARSE' : 'E_JSON_PARSE';
         raw.error = parseError;
+      } else if ((this.mode === 'sse' || this.mode === 'ndjson') && this.inp.classifier?.endEvent && !this.log.sawEnd) {
+        // The body ended cleanly, the protocol's stream did not: whatever was read is not a whole answer.
+        raw.status = 'parse_error';
+        raw.code = 'E_STREAM_TRUNCATED';
+        raw.error = `stream ended without its end event (${this.inp.classifier.endEvent}): cut short`;
       } else if (raw.reasoning_chars + raw.answer_chars === 0 && !raw.samples) {
         raw.status = 'empty';
         raw.code = 'E_EMPTY';
