@@ -68,7 +68,7 @@ export async function prewarmAgent(agent: Dispatcher | H1Pool, origin: string, c
   const headers = { ...o.headers };
   for (const k of Object.keys(headers)) if (k.toLowerCase() === 'content-type') delete headers[k];
   if (agent instanceof H1Pool) {
-    const r = await agent.prewarm(count, { maxConnecting: o.maxConnecting, req: { method: 'GET', path: o.path, headers }, timeoutMs: o.timeoutMs }).catch(() => ({ opened: 0, failed: count }));
+    const r = await agent.prewarm(count, { maxConnecting: o.maxConnecting, req: { method: 'GET', path: o.path, headers }, timeoutMs: o.timeoutMs, signal: o.signal }).catch(() => ({ opened: 0, failed: count }));
     return { ...r, ms: performance.now() - t0 };
   }
   const gate = undiciGates.get(agent);
