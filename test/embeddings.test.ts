@@ -95,6 +95,32 @@ describe('embeddings and rerank against a scripted loopback server with a known 
     expect(b).toMatchObject({ status: 'http_error', code: 'E_STREAM_ERROR_EVENT' });
   });
 
+  it.each(['h1', 'undici'] as const)('junk items are not samples: a parse_error naming the first bad item (%s)', async (transport) => {
+    const junk: [string, string, RegExp][] = [
+      ['embeddings', json({ data: [null, 5, 'x'] }), /data\[0\] is null, not an embedding/],
+      ['embeddings', json({ data: Array.from({ length: 1000 }, () => ({})) }), /data\[0\] is an object without the expected fields/],
+      ['embeddings', json({ data: [{ embedding: [0.1] }, { embedding: ['a'] }] }), /data\[1\]/],
+      ['embeddings-tei', json([[0.1], 'x']), /response\[1\] is string "x", not a vector of numbers/],
+      ['rerank', json({ results: [{ index: 0, relevance_score: 0.5 }, {}] }), /results\[1\] .*not a result/],
+      ['rerank-tei', json([null]), /response\[0\] is null/],
+    ];
+    for (const [backend, reply, why] of junk) {
+      server = await startScriptServer(() => ({ headers: { 'content-type': 'application/json' }, steps: [{ at: 1, write: reply }] }));
+      const res = await run({ baseUrl: server.baseUrl, backend: backend as 'embeddings', requests: 1, concurrency: 1, inputTokens: 8, out: tmpDir(), quiet: true, transport });
+      const r = res.records[0];
+      expect.soft(r, `${backend} ${reply.slice(0, 40)}`).toMatchObject({ status: 'parse_error', code: 'E_JSON_PARSE' });
+      expect.soft(r.samples ?? 0).toBe(0);
+      expect.soft(r.error ?? '', backend).toMatch(why);
+      expect.soft(res.summary.samples ?? 0).toBe(0);
+      await server.close();
+      server = undefined;
+    }
+    // base64 embeddings (encoding_format: "base64") are real embeddings.
+    server = await startScriptServer(() => ({ headers: { 'content-type': 'application/json' }, steps: [{ at: 1, write: json({ data: [{ embedding: 'AAAAPw==' }] }) }] }));
+    const ok = await run({ baseUrl: server.baseUrl, backend: 'embeddings', requests: 1, inputTokens: 8, out: tmpDir(), quiet: true, transport });
+    expect(ok.records[0]).toMatchObject({ status: 'ok', samples: 1 });
+  });
+
   it('an empty result list is empty, not ok', async () => {
     server = await startScriptServer(() => ({ headers: { 'content-type': 'application/json' }, steps: [{ at: 5, write: '[]' }] }));
     const res = await run({ baseUrl: server.baseUrl, backend: 'embeddings-tei', requests: 1, out: tmpDir(), quiet: true });

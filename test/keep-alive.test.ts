@@ -75,3 +75,13 @@ describe.each(['h1', 'undici'] as const)('keep-alive closes by the server (trans
     expect(server.connections()).toBeLessThanOrEqual(4);
   });
 });
+
+describe.each(['h1', 'undici'] as const)('keep-alive resets by the server (transport %s)', (transport) => {
+  it('a request whose reused connection is reset (RST) before any response byte is sent once more', async () => {
+    // The server answers the first request on each connection and resets the connection when a second arrives.
+    server = await startRawServer((s, req) => (req.onSocket === 0 ? s.write(response(200, sseBody(), sse)) : s.resetAndDestroy()));
+    const res = await run({ ...base, baseUrl: server.baseUrl, requests: 4, concurrency: 1, out: tmpDir(), transport });
+    expect(res.records.map((r) => `${r.status} ${r.error ?? ''}`.trim())).toEqual(Array(4).fill('ok'));
+    expect(res.records.filter((r) => r.reconnected).length).toBeGreaterThanOrEqual(transport === 'h1' ? 3 : 2);
+  });
+});

@@ -169,3 +169,29 @@ describe.each(['h1', 'undici'] as const)('prewarm (transport %s)', (transport) =
     expect(opened.map((r) => `${r.id}: reused ${r.connection_reused} connecting ${r.connecting_ms}`).slice(0, 5)).toEqual([]);
   });
 });
+
+describe.each(['h1', 'undici'] as const)('prewarm against a server that never answers it (transport %s, issue 25 item 17)', (transport) => {
+  it('gives up at --timeout, and a stop during prewarm ends the run at once', async () => {
+    // The preflight's GET is answered; every later GET (the prewarm's) is read and never answered.
+    let gets = 0;
+    const raw = await startRawServer((s) => s.write(response(200, sseBody(), { 'content-type': 'text/event-stream' })), () => gets++ > 0);
+    try {
+      const t0 = performance.now();
+      const out = tmpDir();
+      const res = await run({ baseUrl: raw.baseUrl, requests: 2, concurrency: 2, timeout: 1, inputTokens: 8, outputTokens: 4, out, quiet: true, transport, serverMetrics: false });
+      expect(performance.now() - t0).toBeLessThan(8_000);
+      expect(JSON.parse(readFileSync(join(out, 'run.json'), 'utf8')).connections).toMatchObject({ prewarmed: 0, failed: 2 });
+      expect(res.records.map((r) => r.status)).toEqual(['ok', 'ok']);
+
+      gets = 0;
+      const ac = new AbortController();
+      setTimeout(() => ac.abort(), 300);
+      const t1 = performance.now();
+      await run({ baseUrl: raw.baseUrl, requests: 2, concurrency: 2, timeout: 600, inputTokens: 8, outputTokens: 4, out: tmpDir(), quiet: true, transport, serverMetrics: false }, { signal: ac.signal });
+      // The prewarm deadline is min(--timeout, 10 s): ending well before it means the stop reached the prewarm.
+      expect(performance.now() - t1).toBeLessThan(8_000);
+    } finally {
+      await raw.close();
+    }
+  });
+});

@@ -124,6 +124,9 @@ describe('bad routing input: exit 2, one message naming the flag or field, nothi
   };
   const cases: [string, () => string[], RegExp][] = [
     ['a target with a negative weight', () => ['--targets', file('w.yaml', `- url: http://127.0.0.1:9/v1\n- url: http://127.0.0.1:9/v1\n  weight: -2\n`)], /--targets: .*w\.yaml: targets\[1\]\.weight: expected a positive number/],
+    ['a target weight of 1e308 (issue 25 item 24)', () => ['--targets', file('big.yaml', `- url: http://127.0.0.1:9/v1\n- url: http://127.0.0.1:9/v1\n  weight: 1e308\n`), '--route', 'prefix-hash'], /--targets: .*big\.yaml: targets\[1\]\.weight: expected at most 1000000/],
+    ['two target weights of 1.7e308', () => ['--targets', file('big2.yaml', `- { url: "http://127.0.0.1:9/v1", weight: 1.7e308 }\n- { url: "http://127.0.0.1:9/v1", weight: 1.7e308 }\n`), '--route', 'weighted'], /targets\[0\]\.weight: expected at most 1000000[^]*targets\[1\]\.weight: expected at most/],
+    ['a model weight of 1e308', () => ['--base-url', a.baseUrl, '--models', 'a:1e308,b:1'], /--models: "a:1e308": the weight must be at most 1000000/],
     ['a target without a url', () => ['--targets', file('u.yaml', `- name: x\n`)], /--targets: .*u\.yaml: targets\[0\]\.url: expected a URL/],
     ['an unknown target field', () => ['--targets', file('k.yaml', `- url: http://127.0.0.1:9/v1\n  apikey: x\n`)], /--targets: .*k\.yaml: targets\[0\]: .*apikey/],
     ['a missing targets file', () => ['--targets', join(dir, 'nope.yaml')], /--targets: .*nope\.yaml: cannot read/],

@@ -68,3 +68,25 @@ describe('transport parity on response framing quirks', () => {
     }
   });
 });
+
+describe('transport parity on repeated Content-Type and large heads (issue 25 item 22)', () => {
+  const big = (n: number) => `x-big: ${'a'.repeat(n)}\r\n`;
+  const cases: { name: string; bytes: string; status: string; error?: RegExp }[] = [
+    // RFC 9110 §8.3: Content-Type is a singleton; two identical lines are one value.
+    { name: 'Content-Type twice, identical', bytes: ok200(`${sse}\r\n`), status: 'ok' },
+    // Two different media types: neither is guessed, the body is of no known type.
+    { name: 'Content-Type twice, different', bytes: ok200('content-type: application/json\r\n'), status: 'parse_error', error: /content-type "text\/event-stream, application\/json"/ },
+    { name: 'a 20 KB response head', bytes: ok200(big(20_000)), status: 'ok' },
+    { name: 'a 60 KB response head', bytes: ok200(big(60_000)), status: 'ok' },
+    { name: 'a 100 KB response head (over the 64 KiB limit)', bytes: ok200(big(100_000)), status: 'network_error', error: /^E_MALFORMED_RESPONSE: .*response head larger than 65536 bytes/ },
+  ];
+  it.each(['h1', 'undici'] as const)('%s', async (transport) => {
+    server = await startRawServer((s, req) => s.write(cases[req.posts]?.bytes ?? cases[0].bytes));
+    const res = await run({ baseUrl: server.baseUrl, requests: cases.length, concurrency: 1, inputTokens: 8, outputTokens: 4, out: tmpDir(), quiet: true, transport });
+    for (const r of res.records) {
+      const c = cases[r.id];
+      expect.soft(r.status, c.name).toBe(c.status);
+      if (c.error) expect.soft(r.error ?? '', c.name).toMatch(c.error);
+    }
+  });
+});

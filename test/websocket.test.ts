@@ -1,7 +1,8 @@
 // The websocket backend end to end: known timings, heartbeats, servers that close mid-stream, reuse, custom mappings, the embedded server.
 import { afterEach, describe, expect, it } from 'vitest';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
 import { run } from '../src/run.js';
 import { main } from '../src/cli/main.js';
 import { startSimServer, type SimServerHandle } from '../src/sim/server.js';
@@ -144,7 +145,7 @@ describe('websocket backend against a scripted loopback WebSocket server', () =>
     );
     const [a, b] = [...res.records].sort((x, y) => x.id - y.id);
     expect(a).toMatchObject({ status: 'network_error', code: 'E_WS_CLOSED', ttft_ms: null });
-    expect(a.error).toMatch(/^WebSocket closed mid-stream \(close code 1006\)$/);
+    expect(a.error).toMatch(/^WebSocket closed mid-stream \(close code 1006: no close frame: the connection dropped\)$/);
     expect(a.event_kinds).toBe('aa');
     expect(b.status).toBe('ok');
     expect(b.connection_reused).toBe(false);
@@ -191,6 +192,26 @@ describe('websocket backend against a scripted loopback WebSocket server', () =>
     const [a, b] = [...res.records].sort((x, y) => x.id - y.id);
     expect(a).toMatchObject({ status: 'http_error', code: 'E_STREAM_ERROR_EVENT', error: 'error message in stream: quota exceeded' });
     expect(b).toMatchObject({ status: 'parse_error', code: 'E_WS_PARSE' });
+  });
+
+  it('a non-JSON message fails its request at once as E_WS_PARSE, not at --timeout (issue 25 item 27)', async () => {
+    const t0 = performance.now();
+    const res = await runWs(() => ({ steps: [{ at: 5, send: 'hello, not json' }] }), { timeout: 60 });
+    expect(performance.now() - t0).toBeLessThan(20_000);
+    expect(res.records[0]).toMatchObject({ status: 'parse_error', code: 'E_WS_PARSE' });
+    expect(res.records[0].end_ms!).toBeLessThan(5_000);
+  });
+
+  it('a ping flood ends its request with a record that says so; a drop without a close frame is explained', async () => {
+    const res = await runWs(
+      (_m, n) => (n === 0 ? { steps: [{ at: 5, send: wsDelta({ content: 'a' }) }, { at: 10, pings: 5000 }, { at: 2000, send: WS_DONE }] } : { steps: [{ at: 5, terminate: true }] }),
+      { requests: 2, timeout: 30 },
+    );
+    const [a, b] = [...res.records].sort((x, y) => x.id - y.id);
+    expect(a).toMatchObject({ status: 'network_error', code: 'E_WS_CLOSED' });
+    expect(a.error).toMatch(/ping flood \(over 1000 pings within 1 s\)/);
+    expect(b).toMatchObject({ status: 'network_error', code: 'E_WS_CLOSED' });
+    expect(b.error).toBe('WebSocket closed before any message (close code 1006: no close frame: the connection dropped)');
   });
 
   it('an upgrade answered with HTTP 401 is an http_error record, not a crash', async () => {
@@ -296,4 +317,46 @@ describe('websocket config: bad input exits 2 naming the file and key, nothing s
       expect(c.err).toMatch(re);
       expect(server.connections()).toBe(0);
     });
+});
+
+describe('a WebSocket server that accepts TCP and never answers the upgrade (issue 25 item 17)', () => {
+  let silent: NetServer | undefined;
+  const sockets = new Set<Socket>();
+  afterEach(async () => {
+    for (const s of sockets) s.destroy();
+    await new Promise<void>((r) => (silent ? silent.close(() => r()) : r()));
+    silent = undefined;
+  });
+  async function startSilent(): Promise<string> {
+    silent = createNetServer((s) => {
+      sockets.add(s);
+      s.on('error', () => {});
+    });
+    await new Promise<void>((r) => silent!.listen(0, '127.0.0.1', r));
+    return `http://127.0.0.1:${(silent.address() as AddressInfo).port}/v1`;
+  }
+
+  it('prewarm gives up at --timeout, and the requests are failed records', async () => {
+    const baseUrl = await startSilent();
+    const t0 = performance.now();
+    const out = tmpDir();
+    const res = await run({ baseUrl, backend: 'websocket', model: 'm', requests: 2, concurrency: 1, timeout: 1, inputTokens: 8, outputTokens: 4, out, quiet: true });
+    expect(performance.now() - t0).toBeLessThan(15_000);
+    expect(res.records.map((r) => [r.status, r.code])).toEqual([
+      ['timeout', 'E_TIMEOUT'],
+      ['timeout', 'E_TIMEOUT'],
+    ]);
+    expect(JSON.parse(readFileSync(join(out, 'run.json'), 'utf8')).connections).toMatchObject({ prewarmed: 0, failed: 1 });
+  });
+
+  it('a stop (the first Ctrl-C) during prewarm ends the run at once, not after the prewarm deadline', async () => {
+    const baseUrl = await startSilent();
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 300);
+    const t0 = performance.now();
+    const res = await run({ baseUrl, backend: 'websocket', model: 'm', requests: 2, concurrency: 1, timeout: 600, inputTokens: 8, outputTokens: 4, out: tmpDir(), quiet: true }, { signal: ac.signal });
+    // The prewarm deadline is min(--timeout, 10 s): ending well before it means the stop reached the prewarm.
+    expect(performance.now() - t0).toBeLessThan(8_000);
+    expect(res.records.filter((r) => r.status === 'ok')).toEqual([]);
+  });
 });

@@ -86,6 +86,7 @@ export function classifyMessagesData(data: string, event?: string): ChunkInfo {
       return info;
     case 'message_stop':
       info.kind = 'd';
+      info.ended = true;
       return info;
     case 'error':
       info.kind = 'e';
@@ -110,5 +111,6 @@ export const anthropicMessages: Backend = {
   buildBody: messagesBody,
   classifyData: classifyMessagesData,
   classifyErrorEvent,
+  endEvent: 'message_stop',
   authHeaders: (apiKey) => ({ ...(apiKey ? { 'x-api-key': apiKey } : {}), 'anthropic-version': ANTHROPIC_VERSION }),
 };

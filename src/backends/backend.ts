@@ -31,6 +31,8 @@ export interface ChunkInfo {
   server?: Partial<ServerTimings> | null;
   /** Embeddings and rerank: the results (vectors, scores) the response carried; absent for generation. */
   samples?: number;
+  /** This event is the protocol's end of stream (`endEvent` below); it may carry text too (Ollama, llama.cpp). */
+  ended?: boolean;
 }
 
 /** How a response is read: called per event on the hot path, so each is a plain function taken once per request. */
@@ -41,6 +43,11 @@ export interface ResponseClassifier {
   classifyData(data: string, event?: string): ChunkInfo;
   /** The data of an SSE `event: error`. */
   classifyErrorEvent(data: string): ChunkInfo;
+  /**
+   * The event every complete stream of this protocol ends with (Anthropic `message_stop`, …): a stream whose body
+   * ends without it was cut short, a failed record (E_STREAM_TRUNCATED). Absent: the body's end is the stream's.
+   */
+  readonly endEvent?: string;
 }
 
 export interface Backend extends ResponseClassifier {

@@ -2,11 +2,20 @@
 import { createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from 'node:zlib';
 import type { Transform } from 'node:stream';
 
-const first = (v: string | string[] | undefined): string => (Array.isArray(v) ? (v[0] ?? '') : (v ?? ''));
+/**
+ * A singleton field's value (Content-Type, RFC 9110 §8.3): repeated identical lines are one value; differing ones
+ * are a list, which matches no media type (so the body is judged as of an unknown type), as the h1 pool's joined
+ * value does too. RFC 9110 §8.3 warns that guessing one member of such a list is what makes clients disagree.
+ */
+export function singletonField(v: string | string[] | undefined): string {
+  if (!Array.isArray(v)) return v ?? '';
+  const vals = v.map((x) => x.trim());
+  return vals.every((x) => x === vals[0]) ? (vals[0] ?? '') : vals.join(', ');
+}
 
 /** The media type of a Content-Type value, lowercased, parameters dropped: "Text/Event-Stream; charset=UTF-8" → "text/event-stream". */
 export function mediaType(v: string | string[] | undefined): string {
-  const s = first(v);
+  const s = singletonField(v);
   const semi = s.indexOf(';');
   return (semi < 0 ? s : s.slice(0, semi)).trim().toLowerCase();
 }

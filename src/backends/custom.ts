@@ -19,7 +19,13 @@ const pointer = z.string({ message: 'expected a JSON pointer string, e.g. /choic
 /** The file --backend-config names: where to send, what to send, and which response fields mean what. */
 export const CustomBackendSchema = z
   .object({
-    path: z.string().startsWith('/', 'expected a path starting with "/", appended to --base-url, e.g. /generate'),
+    path: z
+      .string()
+      .startsWith('/', 'expected a path starting with "/", appended to --base-url, e.g. /generate')
+      // Appended to --base-url as written: "." / ".." segments (also %2e-encoded) would leave the base path once a
+      // URL resolves them, and a fragment is never sent. A query ("?a=b") is kept.
+      .refine((p) => !p.split('?')[0].split('/').some((seg) => /^(\.|%2e){1,2}$/i.test(seg)), 'expected a path below --base-url: "." and ".." segments are not allowed')
+      .refine((p) => !p.includes('#'), 'a fragment ("#...") is never sent to a server: remove it'),
     endpoint: z.enum(['chat', 'completions']).default('chat').describe('what the workload builds: chat messages ({{messages}}) or a flat prompt ({{prompt}}), and how input tokens are counted'),
     request: z.record(z.string(), z.unknown(), { message: 'expected the JSON body template, a mapping' }),
     response: z

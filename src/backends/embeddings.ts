@@ -30,9 +30,42 @@ export function parseBody(data: string): { doc: unknown } | { info: ChunkInfo } 
   return { doc };
 }
 
+/** A short, safe description of a JSON value for a message (server text: truncated, never interpreted). */
+export function describeJson(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  if (typeof v === 'object') return 'an object without the expected fields';
+  const t = JSON.stringify(v) ?? String(v);
+  return `${typeof v} ${t.length > 40 ? `${t.slice(0, 40)}…` : t}`;
+}
+
+const isNumberArray = (v: unknown): boolean => Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'number' && Number.isFinite(x));
+
+/** An OpenAI embedding item: `{"embedding": [numbers]}` (encoding_format float) or a base64 string (base64). */
+const isEmbedding = (v: unknown): boolean => {
+  const e = v && typeof v === 'object' && !Array.isArray(v) ? (v as Json).embedding : undefined;
+  return isNumberArray(e) || (typeof e === 'string' && e.length > 0 && /^[A-Za-z0-9+/]+={0,2}$/.test(e));
+};
+
+/**
+ * `n` results when every item passes `ok`, else null with what the first bad one is: junk items (null, 5, "x",
+ * `{}`) are not samples, so a server answering them cannot post a samples/s figure (issue 25 item 21).
+ */
+export function countResults(items: unknown[], ok: (v: unknown) => boolean, where: string, what: string): { n: number } | { bad: string } {
+  for (let i = 0; i < items.length; i++) if (!ok(items[i])) return { bad: `${where}[${i}] is ${describeJson(items[i])}, not ${what}` };
+  return { n: items.length };
+}
+
 /** A response with `n` results (null: not the expected shape) and the server's input-token count, when it sent one. */
-export function sampleInfo(n: number | null, what: string, inputTokens: unknown): ChunkInfo {
+export function sampleInfo(n: number | null | { n: number } | { bad: string }, what: string, inputTokens: unknown): ChunkInfo {
   const info = blankInfo();
+  if (n !== null && typeof n === 'object') {
+    if ('bad' in n) {
+      info.error = `expected ${what}: ${n.bad}`;
+      return info;
+    }
+    n = n.n;
+  }
   if (n === null) {
     info.error = `expected ${what}`;
     return info;
@@ -55,7 +88,8 @@ export const embeddings: Backend = {
     const r = parseBody(data);
     if ('info' in r) return r.info;
     const d = (r.doc as Json | null)?.data;
-    return sampleInfo(Array.isArray(d) ? d.length : null, 'an OpenAI embeddings response ({"data":[{"embedding":[…]}…]})', parseUsage((r.doc as Json).usage)?.prompt_tokens);
+    const n = Array.isArray(d) ? countResults(d, isEmbedding, 'data', 'an embedding ({"embedding":[numbers]} or a base64 string)') : null;
+    return sampleInfo(n, 'an OpenAI embeddings response ({"data":[{"embedding":[…]}…]})', parseUsage((r.doc as Json).usage)?.prompt_tokens);
   },
   classifyErrorEvent: errorEvent,
 };
@@ -68,7 +102,8 @@ export const embeddingsTei: Backend = {
   classifyData(data) {
     const r = parseBody(data);
     if ('info' in r) return r.info;
-    return sampleInfo(Array.isArray(r.doc) ? r.doc.length : null, 'a TEI /embed response (an array of vectors)', undefined);
+    const n = Array.isArray(r.doc) ? countResults(r.doc, isNumberArray, 'response', 'a vector of numbers') : null;
+    return sampleInfo(n, 'a TEI /embed response (an array of vectors)', undefined);
   },
   classifyErrorEvent: errorEvent,
 };

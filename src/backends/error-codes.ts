@@ -21,7 +21,8 @@ export const ERROR_CODES = {
   E_EMPTY: { status: 'empty', meaning: 'HTTP 200 but the response carried no tokens' },
   E_STREAM_ERROR_EVENT: { status: 'http_error', meaning: 'an error object or `event: error` inside a 200 response' },
   E_SSE_PARSE: { status: 'parse_error', meaning: 'an SSE event whose data is not valid JSON' },
-  E_JSON_PARSE: { status: 'parse_error', meaning: 'a non-streamed response body that is not valid JSON' },
+  E_JSON_PARSE: { status: 'parse_error', meaning: "a non-streamed response body that is not valid JSON, or not of its protocol's shape (the message names the part)" },
+  E_STREAM_TRUNCATED: { status: 'parse_error', meaning: "a stream whose body ended before its protocol's end event (Anthropic message_stop, Responses response.completed, Ollama done, llama.cpp stop)" },
   E_CONTENT_TYPE: { status: 'parse_error', meaning: 'a stream was asked for and the body is not text/event-stream or JSON' },
   E_LINE_TOO_LONG: { status: 'parse_error', meaning: 'an SSE line or event, or a whole body, longer than --max-line-bytes' },
   E_CONTENT_ENCODING: { status: 'parse_error', meaning: 'a content coding that is not supported or could not be decoded' },
@@ -84,6 +85,7 @@ export function legacyCode(r: { status: RequestStatus; http_status: number | nul
       return networkCode(undiciCode(m?.[1], m?.[2]));
     case 'parse_error':
       if (e.startsWith('expected an event stream')) return 'E_CONTENT_TYPE';
+      if (e.startsWith('stream ended without its end event')) return 'E_STREAM_TRUNCATED';
       if (e.includes('(--max-line-bytes)')) return 'E_LINE_TOO_LONG';
       if (e.startsWith('content-encoding') || e.startsWith('could not decode')) return 'E_CONTENT_ENCODING';
       return r.streamed ? 'E_SSE_PARSE' : 'E_JSON_PARSE';

@@ -21,6 +21,8 @@ export class EventLog {
   /** The first event that could not be read. */
   parseError: string | null = null;
   private contentSeen = false;
+  /** The protocol's end-of-stream event was read (ChunkInfo.ended). */
+  sawEnd = false;
 
   /** `onContent` is called per content event with the request's TTFT (ms since send) at its first one, else null. */
   constructor(
@@ -56,6 +58,7 @@ export class EventLog {
     if (info.server) this.server = this.server ? Object.assign(this.server, info.server) : { ...info.server };
     if (info.finishReason) raw.finish_reason = info.finishReason;
     if (info.samples !== undefined) raw.samples = info.samples;
+    if (info.ended) this.sawEnd = true;
     if (info.kind === 'e') this.streamError ??= info.error;
     else if (info.error) this.parseError ??= info.error;
   }

@@ -1,5 +1,5 @@
 // The pieces of one exchange that need no connection: a fresh record, error classification, body text, Retry-After.
-import { isMalformedResponse, undiciCode } from './transport-errors.js';
+import { MAX_RESPONSE_HEAD_BYTES, isMalformedResponse, undiciCode } from './transport-errors.js';
 import { networkCode } from './error-codes.js';
 import { NO_CONNECTION, type RawRequest, type RequestStatus } from '../metrics/record.js';
 
@@ -23,7 +23,7 @@ export const MAX_ERROR_BODY = 500;
 export function classifyNetworkError(err: unknown, beforeHeaders: boolean): { status: RequestStatus; code: string; message: string } {
   const e = err as { code?: string; message?: string; name?: string; cause?: { code?: string; message?: string } };
   const own = isMalformedResponse(err, beforeHeaders) ? 'E_MALFORMED_RESPONSE' : (e?.code ?? e?.cause?.code);
-  const msg = e?.message ?? String(err);
+  const msg = e?.code === 'UND_ERR_HEADERS_OVERFLOW' ? `response head larger than ${MAX_RESPONSE_HEAD_BYTES} bytes` : (e?.message ?? String(err));
   return { status: 'network_error', code: networkCode(undiciCode(own, e?.message)), message: `${own ?? e?.name ?? 'ERROR'}: ${msg}` };
 }
 

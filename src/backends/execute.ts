@@ -13,7 +13,7 @@ import type { ResponseClassifier } from './backend.js';
 import { classifyData, classifyErrorEvent } from './openai-common.js';
 import { EventLog } from './event-log.js';
 import type { Usage } from './usage.js';
-import { BodyDecoder, contentCoding, isJsonType, mediaType } from './content.js';
+import { BodyDecoder, contentCoding, isJsonType, mediaType, singletonField } from './content.js';
 import { httpCode } from './error-codes.js';
 import { blankRaw, bodyText, classifyNetworkError, errorBodyText, MAX_ERROR_BODY, parseRetryAfter } from './exchange-parts.js';
 
@@ -250,7 +250,7 @@ class Exchange implements Dispatcher.DispatchHandler, TracedRequest {
     const servedBy = headers['x-served-by'];
     // Server text: kept only as a short name (docs/routing.md), never interpreted.
     if (typeof servedBy === 'string' && /^[A-Za-z0-9._:-]{1,64}$/.test(servedBy)) raw.served_by = servedBy;
-    this.contentType = String(headers['content-type'] ?? '');
+    this.contentType = singletonField(headers['content-type']);
     this.media = mediaType(headers['content-type']);
     if (statusCode >= 300) this.mode = 'error';
     else if (this.inp.stream && this.media === 'text/event-stream') {
@@ -425,6 +425,11 @@ class Exchange implements Dispatcher.DispatchHandler, TracedRequest {
         raw.status = 'parse_error';
         raw.code = this.mode === 'sse' ? 'E_SSE_PARSE' : 'E_JSON_PARSE';
         raw.error = parseError;
+      } else if ((this.mode === 'sse' || this.mode === 'ndjson') && this.inp.classifier?.endEvent && !this.log.sawEnd) {
+        // The body ended cleanly, the protocol's stream did not: whatever was read is not a whole answer.
+        raw.status = 'parse_error';
+        raw.code = 'E_STREAM_TRUNCATED';
+        raw.error = `stream ended without its end event (${this.inp.classifier.endEvent}): cut short`;
       } else if (raw.reasoning_chars + raw.answer_chars === 0 && !raw.samples) {
         raw.status = 'empty';
         raw.code = 'E_EMPTY';

@@ -17,6 +17,7 @@ export function classifyLlamacpp(data: string): ChunkInfo {
   info.answer = str(o.content);
   info.reasoning = str(o.reasoning_content);
   if (o.stop === true) {
+    info.ended = true;
     info.finishReason = finishOf(o);
     if (o.tokens_evaluated !== undefined || o.tokens_predicted !== undefined)
       info.usage = { prompt_tokens: o.tokens_evaluated, completion_tokens: o.tokens_predicted, reasoning_tokens: undefined, cached_tokens: o.tokens_cached };
@@ -48,4 +49,5 @@ export const llamacpp: Backend = {
   },
   classifyData: classifyLlamacpp,
   classifyErrorEvent: errorEvent,
+  endEvent: '"stop": true',
 };

@@ -42,6 +42,7 @@ export function classifyOllama(data: string): ChunkInfo {
   // The done line may carry the last text too; otherwise it is the end of the stream.
   info.kind = kindOf(info, o.done === true ? 'd' : 'r');
   if (o.done === true && info.kind !== 'a' && info.kind !== 'R') info.kind = 'd';
+  if (o.done === true) info.ended = true;
   return info;
 }
 
@@ -53,6 +54,7 @@ export const ollama: Backend = {
   buildBody: (spec, o) => body(spec, o, { messages: spec.messages }),
   classifyData: classifyOllama,
   classifyErrorEvent: errorEvent,
+  endEvent: '"done": true',
 };
 
 export const ollamaGenerate: Backend = {
@@ -63,4 +65,5 @@ export const ollamaGenerate: Backend = {
   buildBody: (spec, o) => body(spec, o, { prompt: spec.prompt }),
   classifyData: classifyOllama,
   classifyErrorEvent: errorEvent,
+  endEvent: '"done": true',
 };

@@ -77,6 +77,7 @@ export function classifyResponsesData(data: string, event?: string): ChunkInfo {
     case 'response.incomplete': {
       const r = obj(o.response) ?? {};
       info.kind = 'd';
+      info.ended = true;
       info.usage = responsesUsage(r.usage);
       info.finishReason = finishOf(r);
       return info;
@@ -123,4 +124,5 @@ export const openaiResponses: Backend = {
   buildBody: responsesBody,
   classifyData: classifyResponsesData,
   classifyErrorEvent,
+  endEvent: 'response.completed',
 };

@@ -19,7 +19,14 @@ export interface PrewarmOptions {
   /** The cheap GET sent on each new connection to open it (the run's models path); its answer is dropped. */
   path: string;
   headers: Record<string, string>;
+  /** Give a connection up when it is not open and answered within this (min(--timeout, PREWARM_DEADLINE_MS)). */
+  timeoutMs?: number;
+  /** The run's stop (Ctrl-C): connections still opening are given up at once. Not sent to worker threads. */
+  signal?: AbortSignal;
 }
+
+/** Longest wait for one prewarm connection (connect, upgrade or first answer), unless --timeout is shorter. */
+export const PREWARM_DEADLINE_MS = 10_000;
 
 export interface PrewarmResult {
   opened: number;
@@ -61,7 +68,7 @@ export async function prewarmAgent(agent: Dispatcher | H1Pool, origin: string, c
   const headers = { ...o.headers };
   for (const k of Object.keys(headers)) if (k.toLowerCase() === 'content-type') delete headers[k];
   if (agent instanceof H1Pool) {
-    const r = await agent.prewarm(count, { maxConnecting: o.maxConnecting, req: { method: 'GET', path: o.path, headers } }).catch(() => ({ opened: 0, failed: count }));
+    const r = await agent.prewarm(count, { maxConnecting: o.maxConnecting, req: { method: 'GET', path: o.path, headers }, timeoutMs: o.timeoutMs, signal: o.signal }).catch(() => ({ opened: 0, failed: count }));
     return { ...r, ms: performance.now() - t0 };
   }
   const gate = undiciGates.get(agent);
@@ -70,7 +77,7 @@ export async function prewarmAgent(agent: Dispatcher | H1Pool, origin: string, c
   try {
     const outcomes = await Promise.allSettled(
       Array.from({ length: count }, () =>
-        agent.request({ origin, path: o.path, method: 'GET', headers, headersTimeout: 10_000, bodyTimeout: 10_000 }).then((r) => r.body.dump()),
+        agent.request({ origin, path: o.path, method: 'GET', headers, headersTimeout: o.timeoutMs ?? PREWARM_DEADLINE_MS, bodyTimeout: o.timeoutMs ?? PREWARM_DEADLINE_MS, signal: o.signal }).then((r) => r.body.dump()),
       ),
     );
     for (const x of outcomes) if (x.status === 'fulfilled') opened++;

@@ -112,7 +112,7 @@ export async function senderPool(n: number, pool: PoolOptions, originAbsMs: numb
               };
               s.worker.on('message', onMsg);
               s.worker.once('exit', () => r({ opened: 0, failed: share }));
-              post(s, { type: 'prewarm', count: share, opts: { ...opts, maxConnecting } });
+              post(s, { type: 'prewarm', count: share, opts: { ...opts, maxConnecting, signal: undefined } }); // a signal cannot cross to a thread
             }),
         ),
       );

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Dispatcher } from 'undici';
-import { isStaleUndici, staleRetry } from './stale-retry.js';
+import { isStaleReset, isStaleUndici, staleRetry } from './stale-retry.js';
 
 /** undici's error for a connection the server closed, with the socket's byte counts. */
 const closed = (bytesRead: number) => Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET', socket: { bytesRead } });
@@ -40,6 +40,17 @@ describe('staleRetry', () => {
     expect(isStaleUndici(closed(512))).toBe(true);
     expect(isStaleUndici(closed(0))).toBe(false);
     expect(isStaleUndici(Object.assign(new Error('x'), { code: 'ECONNREFUSED' }))).toBe(false);
+  });
+
+  it('a reset counts as stale only on a reused socket that read nothing since the request went out', () => {
+    const reset = Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
+    const socket = { bytesRead: 400 };
+    expect(isStaleReset(reset, { reused: true, socket, readAtSend: 400 })).toBe(true);
+    expect(isStaleReset(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }), { reused: true, socket, readAtSend: 400 })).toBe(true);
+    expect(isStaleReset(reset, { reused: false, socket, readAtSend: 400 })).toBe(false);
+    expect(isStaleReset(reset, { reused: true, socket, readAtSend: 300 })).toBe(false); // part of a response arrived
+    expect(isStaleReset(reset, null)).toBe(false);
+    expect(isStaleReset(Object.assign(new Error('x'), { code: 'ETIMEDOUT' }), { reused: true, socket, readAtSend: 400 })).toBe(false);
   });
 
   it('re-sends once and says so; a second stale failure is E_STALE_SOCKET', async () => {

@@ -5,6 +5,7 @@
 // server had already closed, so the server did not answer it; real LLM clients (the OpenAI SDKs, browsers) send
 // it again, once, on a new connection. The record says so (`reconnected: true`). tokenflood's own pool does the
 // same (h1/connection.ts).
+import { subscribe } from 'node:diagnostics_channel';
 import type { Dispatcher } from 'undici';
 
 type Dispatch = Dispatcher['dispatch'];
@@ -24,6 +25,42 @@ export function isStaleUndici(err: unknown): boolean {
   return e?.code === 'UND_ERR_SOCKET' && (e.message === 'other side closed' || e.message === 'closed') && (e.socket?.bytesRead ?? 0) > 0;
 }
 
+/** How a request went out, for the errors that do not carry their socket (a reset: ECONNRESET, EPIPE). */
+interface SendFacts {
+  /** The socket had carried a request before this one. */
+  reused: boolean;
+  socket: { bytesRead?: number } | null;
+  /** socket.bytesRead when the request's head was written: more later = a response byte arrived. */
+  readAtSend: number;
+}
+
+/**
+ * A reset (RST: ECONNRESET, or EPIPE on the write) of a reused connection before one byte of this response: the
+ * same race as a close, seen as a reset by servers that close with unread input (Node's http server does).
+ */
+export function isStaleReset(err: unknown, f: SendFacts | null): boolean {
+  const code = (err as { code?: string })?.code;
+  if (!f || !f.reused || (code !== 'ECONNRESET' && code !== 'EPIPE')) return false;
+  return (f.socket?.bytesRead ?? 0) === f.readAtSend;
+}
+
+// undici tells handlers nothing of sockets: in client-h1.js one synchronous writeH1 runs the handler's
+// onRequestStart and then publishes sendHeaders with the socket (as undici-trace.ts relies on too).
+const writes = new WeakMap<object, number>();
+let starting: StaleRetryHandler | null = null;
+let subscribed = false;
+function watchSends(): void {
+  if (subscribed) return;
+  subscribed = true;
+  subscribe('undici:client:sendHeaders', (m) => {
+    const socket = (m as { socket: { bytesRead?: number } }).socket;
+    const n = writes.get(socket) ?? 0;
+    writes.set(socket, n + 1);
+    if (starting) starting.sent = { reused: n > 0, socket, readAtSend: socket.bytesRead ?? 0 };
+    starting = null;
+  });
+}
+
 export class StaleConnectionError extends Error {
   readonly code = 'E_STALE_SOCKET';
   constructor(cause: unknown) {
@@ -35,6 +72,7 @@ export class StaleConnectionError extends Error {
 class StaleRetryHandler implements Dispatcher.DispatchHandler {
   private started = false;
   private resent = false;
+  sent: SendFacts | null = null;
 
   constructor(
     /** Where the re-send goes: a dispatcher whose connections are never reused, so it gets a new one. */
@@ -44,6 +82,8 @@ class StaleRetryHandler implements Dispatcher.DispatchHandler {
   ) {}
 
   onRequestStart(c: Dispatcher.DispatchController, context: unknown): void {
+    this.sent = null;
+    starting = this;
     this.inner.onRequestStart?.(c, context);
   }
   onRequestUpgrade(c: Dispatcher.DispatchController, status: number, headers: Record<string, string | string[] | undefined>, socket: import('node:stream').Duplex): void {
@@ -60,7 +100,7 @@ class StaleRetryHandler implements Dispatcher.DispatchHandler {
     this.inner.onResponseEnd?.(c, trailers);
   }
   onResponseError(c: Dispatcher.DispatchController, err: Error): void {
-    if (!this.started && isStaleUndici(err) && !c.aborted) {
+    if (!this.started && (isStaleUndici(err) || isStaleReset(err, this.sent)) && !c.aborted) {
       if (!this.resent) {
         this.resent = true;
         this.inner.onReconnect?.();
@@ -77,6 +117,7 @@ class StaleRetryHandler implements Dispatcher.DispatchHandler {
 
 /** The interceptor: re-sends go through `resend` (default: the same dispatcher). */
 export function staleRetry(resend?: () => Dispatcher): Dispatcher.DispatcherComposeInterceptor {
+  watchSends();
   return (dispatch) => (opts, handler) => {
     const again: Dispatch = resend ? (o, h) => resend().dispatch(o, h) : dispatch;
     return dispatch(opts, new StaleRetryHandler(again, opts, handler as Dispatcher.DispatchHandler & ReconnectAware));

@@ -1,6 +1,7 @@
 // undici dispatchers (direct, proxied, for the run and for plain GETs): imported on demand, so an h1 run never loads undici.
 import { Agent, EnvHttpProxyAgent, buildConnector, request, type Dispatcher } from 'undici';
 import { withStaleRetry } from './stale-retry.js';
+import { MAX_RESPONSE_HEAD_BYTES } from './transport-errors.js';
 import { traceUndici, tracedConnector } from './undici-trace.js';
 import { undiciGates } from './prewarm.js';
 import type { ProxyChoice } from './proxy.js';
@@ -13,7 +14,7 @@ export function proxyAgent(proxy: ProxyChoice, opts: Omit<EnvHttpProxyAgent.Opti
 
 /** The run's undici dispatcher: sized to the load, stale keep-alive re-sends, and for direct connections the traced, gated connector. */
 export function undiciAgent(o: { connections: number | null; proxy?: ProxyChoice | null }): Dispatcher {
-  const opts = { connections: o.connections, pipelining: 1, keepAliveTimeout: 60_000, keepAliveMaxTimeout: 600_000 };
+  const opts = { connections: o.connections, pipelining: 1, keepAliveTimeout: 60_000, keepAliveMaxTimeout: 600_000, maxHeaderSize: MAX_RESPONSE_HEAD_BYTES };
   traceUndici();
   if (o.proxy) return withStaleRetry(() => proxyAgent(o.proxy!, opts));
   // Direct connections go through undici's own connector, timed per socket and gated for prewarm.

@@ -10,6 +10,9 @@ import { ROUTE_POLICIES } from '../backends/route-policies.js';
 
 export { ROUTE_POLICIES, type RoutePolicy } from '../backends/route-policies.js';
 
+/** Largest weight of a target or model: shares are relative, and past this sums lose precision or overflow. */
+export const MAX_WEIGHT = 1e6;
+
 /** `--models a:70%,b:30%` (or weights without %, or bare names for equal shares) → model and weight, in order. */
 export function parseModels(spec: string): { model: string; weight: number }[] {
   const out: { model: string; weight: number }[] = [];
@@ -20,6 +23,7 @@ export function parseModels(spec: string): { model: string; weight: number }[] {
     const weight = w.endsWith('%') ? Number(w.slice(0, -1)) : Number(w);
     if (!model) throw new Error(`"${part}": expected MODEL:WEIGHT, e.g. a:70%`);
     if (!Number.isFinite(weight) || weight <= 0) throw new Error(`"${part}": the weight must be a positive number or percentage`);
+    if (weight > MAX_WEIGHT) throw new Error(`"${part}": the weight must be at most ${MAX_WEIGHT} (weights are relative shares)`);
     if (out.some((m) => m.model === model)) throw new Error(`model "${model}" is listed twice`);
     out.push({ model, weight });
   }
@@ -51,7 +55,11 @@ const TargetEntrySchema = z
   .object({
     url,
     name: z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/, 'expected 1-64 letters, digits or ._:-').optional(),
-    weight: z.number({ message: 'expected a positive number' }).positive('expected a positive number').default(1),
+    weight: z
+      .number({ message: 'expected a positive number' })
+      .positive('expected a positive number')
+      .max(MAX_WEIGHT, `expected at most ${MAX_WEIGHT} (weights are relative shares: 3 and 1 is 75% and 25%)`)
+      .default(1),
     model: z.string().min(1).optional(),
     headers: z.record(z.string(), z.union([z.string(), z.number()]).transform(String)).default({}),
     api_key: z.string().min(1).optional(),

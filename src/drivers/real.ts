@@ -8,7 +8,7 @@ import { proxyForRun, redactProxyUrl, type ProxyChoice } from '../backends/proxy
 import { getClient } from '../backends/http-get.js';
 import { inProcessSender, resolveTransport, type RequestSender, type Transport } from '../backends/sender.js';
 import { senderPool } from '../backends/sender-pool.js';
-import { prewarmCount, warmPath, PREWARM_MAX_CONNECTING } from '../backends/prewarm.js';
+import { prewarmCount, warmPath, PREWARM_DEADLINE_MS, PREWARM_MAX_CONNECTING } from '../backends/prewarm.js';
 import type { BackendKind } from '../backends/registry.js';
 import { getBackend } from '../backends/registry.js';
 import type { Backend } from '../backends/backend.js';
@@ -172,7 +172,9 @@ export function createRealDriver(c: RunConfig, extraHeaders: Record<string, stri
         // so the first wave does not overflow the server's accept queue. Failures are counted, never fatal.
         // Several endpoints: each gets its share of the connections (1/N for round-robin, w/Σw otherwise).
         const share = endpoints.length === 1 ? 1 : c.route === 'round-robin' ? 1 / endpoints.length : ep.weight / sumW;
-        const w = await ep.sender.prewarm(Math.ceil(total * share), { maxConnecting: PREWARM_MAX_CONNECTING, path: warmPath(joinUrl(ep.target.baseUrl, '/models')), headers: ep.headers });
+        if (so?.signal?.aborted) break; // Ctrl-C while prewarming: open nothing more
+        const timeoutMs = Math.min(c.timeout * 1000, PREWARM_DEADLINE_MS);
+        const w = await ep.sender.prewarm(Math.ceil(total * share), { maxConnecting: PREWARM_MAX_CONNECTING, path: warmPath(joinUrl(ep.target.baseUrl, '/models')), headers: ep.headers, timeoutMs, signal: so?.signal });
         warm.opened += w.opened;
         warm.failed += w.failed;
         warm.ms += w.ms;

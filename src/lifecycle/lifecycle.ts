@@ -149,7 +149,8 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
     // --shard/--start-at (docs/distributed.md): which shard of which plan, the clock-skew check, the synchronized start.
     const sync = wantsStartSync(c) ? await beginStartSync(c, driver.kind === 'real' ? target.baseUrl : undefined, notice, opts.signal) : undefined;
     Object.assign(meta, shardMeta(c, s.configMeta));
-    const started = await driver.start(sync ? { sync: true, startAtUnixMs: startAtMs(c), signal: opts.signal } : undefined);
+    // The signal also reaches prewarm: Ctrl-C stops a run whose connections are still opening (issue 25 item 17).
+    const started = await driver.start(sync ? { sync: true, startAtUnixMs: startAtMs(c), signal: opts.signal } : { signal: opts.signal });
     const { clock_origin_unix_ms: origin, started_late_ms: late, ...startMeta } = started;
     Object.assign(meta, startMeta);
     if (sync) meta.start_sync = { ...sync, clock_origin_unix_ms: origin ?? Date.now(), started_late_ms: late ?? null };

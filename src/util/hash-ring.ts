@@ -26,10 +26,14 @@ export interface HashRing {
 
 /** A ring over members named `names` (their names place them, so the ring does not depend on list order) with relative `weights`. */
 export function createHashRing(names: readonly string[], weights: readonly number[] = names.map(() => 1)): HashRing {
-  const total = weights.reduce((a, b) => a + b, 0);
+  // Shares first (weights are checked finite, > 0, ≤ MAX_WEIGHT in config, but a library caller may pass anything):
+  // each member gets 1..POINTS_PER_WEIGHT × N points, so the ring never exceeds about POINTS_PER_WEIGHT × N² points.
+  const max = Math.max(...weights.map((w) => (Number.isFinite(w) && w > 0 ? w : 0)), 0);
+  const rel = weights.map((w) => (max > 0 && Number.isFinite(w) && w > 0 ? w / max : max > 0 ? 0 : 1));
+  const total = rel.reduce((a, b) => a + b, 0);
   const points: { h: number; m: number }[] = [];
   names.forEach((name, m) => {
-    const n = Math.max(1, Math.round((POINTS_PER_WEIGHT * names.length * weights[m]) / total));
+    const n = Math.max(1, Math.min(POINTS_PER_WEIGHT * names.length, Math.round((POINTS_PER_WEIGHT * names.length * rel[m]) / total)));
     for (let v = 0; v < n; v++) points.push({ h: fnv1a(`${name}#${v}`), m });
   });
   points.sort((a, b) => a.h - b.h || a.m - b.m);

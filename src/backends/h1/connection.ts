@@ -17,7 +17,7 @@ export interface H1Handlers {
    * on a new connection (nothing was received, and the server had closed the connection, so it did not answer).
    */
   onRetry?(reason: H1Error): void;
-  /** The request's last byte was handed to the kernel (the socket write completed), with how it got there. */
+  /** The request is with the kernel (see Connection.start for the exact moment), with how it got there. */
   onSent?(t: H1SendTiming): void;
 }
 
@@ -31,8 +31,9 @@ export interface H1SendTiming {
   connectingMs: number;
   /** TLS handshake of a new connection (0 when reused); null for http. */
   tlsMs: number | null;
-  /** Given a (connected) connection → the write of its last byte completed. */
+  /** Given a (connected) connection → the send time below. */
   sendingMs: number;
+  /** The last byte handed to the kernel, or, when that was not at once, the moment the write began (a lower bound). */
   sentAt: number;
 }
 
@@ -143,24 +144,33 @@ export class Connection implements ParserSink {
     p.sent = false;
     p.newConn = this.uses++ === 0;
     this.parser.reset(p.isHead);
-    // The bytes are with the kernel when nothing is left buffered after write() (libuv wrote them at once); else
-    // when the write calls back (after the connect, for a connection still opening; or a full socket buffer).
-    // The callback alone would come late: it waits for the current task, e.g. the rest of a wave of sends.
-    this.socket.write(p.bytes, (err?: Error | null) => this.written(p, err));
-    if (this.connected && this.socket.writableLength === 0) this.written(p, null);
+    // The send time (docs/metrics.md#send-time) is never later than the moment the server could have the request:
+    // - connected, and nothing left buffered after write(): libuv handed every byte to the kernel inside the call,
+    //   so the time right after it (a few µs after the syscall) is exact;
+    // - still connecting: Node writes the buffered request from its own 'connect' listener, registered by write()
+    //   and so run before ours: ours takes the time right after that flush, or, if the kernel took only part of
+    //   it, the moment the connection became ready (just before the flush began);
+    // - the kernel's send buffer full (a body larger than it): the moment write() was called.
+    // Never the write callback: it runs only once the current task is over (a wave of sends, other sockets'
+    // reads), measured 0.1-10+ ms late (docs/metrics.md), so a server in the same process would see TTFT shrink.
+    const before = performance.now();
+    this.socket.write(p.bytes, (err?: Error | null) => {
+      if (err) this.written(p, err, 0);
+    });
+    if (this.connected) this.written(p, null, this.socket.writableLength === 0 ? performance.now() : before);
+    else this.socket.once(this.owner.target.tls ? 'secureConnect' : 'connect', () => this.written(p, null, this.socket.writableLength === 0 ? performance.now() : this.readyAt || performance.now()));
   }
 
-  private written(p: Pending, err: Error | null | undefined): void {
+  private written(p: Pending, err: Error | null | undefined, t: number): void {
     if (err || p.finished || p.conn !== this || p.sent || !p.h.onSent) return;
     p.sent = true;
-    const t = performance.now();
     const fresh = p.newConn;
     p.h.onSent({
       reused: !fresh,
       blockedMs: p.assignedAt - p.requestedAt,
       connectingMs: fresh ? this.tcpAt - this.openedAt : 0,
       tlsMs: this.owner.target.tls ? (fresh ? this.readyAt - this.tcpAt : 0) : null,
-      sendingMs: t - Math.max(p.assignedAt, this.readyAt),
+      sendingMs: Math.max(0, t - Math.max(p.assignedAt, this.readyAt)),
       sentAt: t,
     });
   }

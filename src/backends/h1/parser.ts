@@ -11,6 +11,7 @@
 // field, one Content-Length of digits only, never both Transfer-Encoding and Content-Length, and no unsolicited
 // 100 Continue (this client never sends Expect). Other 1xx responses (103 Early Hints) are skipped.
 import { H1Error, closedEarly } from './errors.js';
+import { MAX_RESPONSE_HEAD_BYTES } from '../transport-errors.js';
 
 export interface ParserSink {
   onHead(status: number, headers: Record<string, string>): void;
@@ -39,7 +40,7 @@ const SP = 0x20;
 const HT = 0x09;
 const SEMI = 0x3b;
 
-const MAX_HEAD_BYTES = 64 * 1024;
+const MAX_HEAD_BYTES = MAX_RESPONSE_HEAD_BYTES;
 const MAX_CHUNK_LINE_BYTES = 4096;
 const MAX_TRAILER_BYTES = 64 * 1024;
 /** Largest chunk size accepted: keeps `size * 16 + digit` exact in a double. */
@@ -239,7 +240,9 @@ export class ResponseParser {
     const key = name.toLowerCase();
     const value = line.slice(colon + 1).trim();
     const h = this.headers;
-    h[key] = h[key] === undefined ? value : `${h[key]}, ${value}`;
+    // Content-Type is a singleton (RFC 9110 §8.3): an identical repeat is the same value, not a list (content.ts).
+    if (h[key] === undefined) h[key] = value;
+    else if (!(key === 'content-type' && h[key] === value)) h[key] = `${h[key]}, ${value}`;
     if (key === 'content-length' && ++this.lengthFields > 1) throw this.malformed('Content-Length sent more than once');
   }
 

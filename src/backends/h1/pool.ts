@@ -92,7 +92,7 @@ export class H1Pool implements ConnectionOwner {
    * once answered, not at its TCP handshake: a client sees the handshake done while a server with a full accept
    * queue has dropped its last ACK and accepts it only after a 1 s retransmit. Failures are counted, not thrown.
    */
-  prewarm(count: number, opts: { maxConnecting: number; req: H1Request; timeoutMs?: number }): Promise<{ opened: number; failed: number }> {
+  prewarm(count: number, opts: { maxConnecting: number; req: H1Request; timeoutMs?: number; signal?: AbortSignal }): Promise<{ opened: number; failed: number }> {
     const timeoutMs = opts.timeoutMs ?? 10_000;
     const bytes = serializeRequest(opts.req, this.host);
     const want = Math.max(0, Math.min(count, this.limit - this.slots));
@@ -101,6 +101,10 @@ export class H1Pool implements ConnectionOwner {
     let connecting = 0;
     let opened = 0;
     let failed = 0;
+    const live = new Set<Pending>();
+    // The run's stop (Ctrl-C): connections still opening are given up at once, no new ones are started.
+    const onAbort = () => [...live].forEach((p) => p.abort());
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
     return new Promise((resolve) => {
       const done = (ok: boolean): void => {
         connecting--;
@@ -109,21 +113,26 @@ export class H1Pool implements ConnectionOwner {
         pump();
       };
       const pump = (): void => {
-        while (connecting < most && started < want && !this.closing && this.slots < this.limit) {
+        while (connecting < most && started < want && !this.closing && this.slots < this.limit && !opts.signal?.aborted) {
           started++;
           connecting++;
           // A server that never answers must not hold the run: the connection is given up (aborted) after timeoutMs.
           let timer: NodeJS.Timeout | undefined = undefined;
           const end = (ok: boolean) => {
             clearTimeout(timer);
+            live.delete(p);
             done(ok);
           };
           const h: H1Handlers = { onHeaders() {}, onData() {}, onEnd: () => end(true), onError: () => end(false) };
-          const p = new Pending(bytes, opts.req.method === 'HEAD', h);
+          const p: Pending = new Pending(bytes, opts.req.method === 'HEAD', h);
+          live.add(p);
           timer = setTimeout(() => p.abort(), timeoutMs);
           this.open().start(p);
         }
-        if (connecting === 0) resolve({ opened, failed });
+        if (connecting === 0) {
+          opts.signal?.removeEventListener('abort', onAbort);
+          resolve({ opened, failed });
+        }
       };
       pump();
     });

@@ -36,6 +36,9 @@ export function wsClassifier(c: WebSocketConfig): (data: string) => WsChunk {
       doc = JSON.parse(data);
     } catch {
       info.error = `malformed JSON in WebSocket message: ${data.slice(0, 120)}`;
+      // Fails its request at once (E_WS_PARSE), not after --timeout: a server speaking another protocol rarely
+      // sends the end message tokenflood waits for (issue 25 item 27).
+      info.done = true;
       return info;
     }
     if (read(c.heartbeat, doc) !== undefined) {

@@ -11,6 +11,15 @@ export type WsInput = Pick<ExecuteInput, 'id' | 'attempt' | 'warmup' | 'cls' | '
   now: () => number;
 };
 
+/** More pings than this within one second end the request: each costs a pong, and a flood starves the stream. */
+export const MAX_PINGS_PER_S = 1000;
+
+/** What a close code without a reason means, for the record (RFC 6455 §7.4.1). */
+const CLOSE_MEANING: Record<number, string> = {
+  1005: 'no status in the close frame',
+  1006: 'no close frame: the connection dropped',
+};
+
 /** Server text in a message: one line, control characters dropped, bounded (server text is untrusted). */
 const inert = (s: string, max = 200): string => s.replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]+/g, ' ').trim().slice(0, max);
 
@@ -107,13 +116,32 @@ export class WsExchange {
       this.ended = true;
       this.raw.end_ms = t;
       this.settle();
-      this.onRelease(false);
+      // After a message that is not JSON the rest of that stream is unknown: the connection serves no other request.
+      this.onRelease(this.raw.code === 'E_WS_PARSE');
     }
   }
 
-  /** A WebSocket ping frame: the protocol's own keep-alive, recorded as a heartbeat. */
+  private pingWindowAt = 0;
+  private pingsInWindow = 0;
+
+  /** A WebSocket ping frame: the protocol's own keep-alive, recorded as a heartbeat; a flood fails the request. */
   ping(): void {
     if (this.settled || this.ended) return;
+    const at = performance.now();
+    if (at - this.pingWindowAt > 1000) {
+      this.pingWindowAt = at;
+      this.pingsInWindow = 0;
+    }
+    if (++this.pingsInWindow > MAX_PINGS_PER_S) {
+      const raw = this.raw;
+      raw.end_ms = this.inp.now() - this.sentAt;
+      raw.status = 'network_error';
+      raw.code = 'E_WS_CLOSED';
+      raw.error = `WebSocket dropped by tokenflood: a ping flood (over ${MAX_PINGS_PER_S} pings within 1 s)`;
+      this.settle();
+      this.onRelease(true);
+      return;
+    }
     this.log.mark('h', this.inp.now() - this.sentAt);
     this.idleTimer?.refresh();
   }
@@ -139,7 +167,7 @@ export class WsExchange {
     raw.status = 'network_error';
     raw.code = 'E_WS_CLOSED';
     const where = raw.event_times_ms.length === 0 ? 'before any message' : 'mid-stream';
-    const why = inert(reason);
+    const why = inert(reason) || CLOSE_MEANING[code] || '';
     raw.error = `WebSocket closed ${where} (close code ${code}${why ? `: ${why}` : ''})`;
     this.settle();
     this.onRelease(true);

@@ -1,7 +1,7 @@
 // The websocket backend's request sender: one connection per in-flight stream, kept for the next request when allowed.
 import { WebSocket } from 'ws';
 import type { ExecuteResult } from '../execute.js';
-import type { PrewarmOptions, PrewarmResult } from '../prewarm.js';
+import { PREWARM_DEADLINE_MS, type PrewarmOptions, type PrewarmResult } from '../prewarm.js';
 import { firstTokenBuffer, inFlightSet, type RequestSender, type WireInput } from '../sender.js';
 import { wsClassifier } from './classify.js';
 import type { WebSocketConfig } from './config.js';
@@ -117,12 +117,17 @@ export function wsSender(o: WsSenderOptions): RequestSender {
     });
   }
 
-  /** Open `count` connections before the clock, at most `maxConnecting` handshakes at a time; failures are counted. */
+  /**
+   * Open `count` connections before the clock, at most `maxConnecting` handshakes at a time; failures are counted.
+   * Each gives up after `timeoutMs` (a server that accepts TCP and never answers the upgrade must not hold the run),
+   * and all stop at once when the run is stopped (Ctrl-C).
+   */
   async function prewarm(count: number, p: PrewarmOptions): Promise<PrewarmResult> {
     const t0 = performance.now();
     let opened = 0;
     let failed = 0;
     let next = 0;
+    const deadline = p.timeoutMs ?? PREWARM_DEADLINE_MS;
     const one = (): Promise<void> =>
       new Promise((r) => {
         let conn: Conn;
@@ -132,7 +137,12 @@ export function wsSender(o: WsSenderOptions): RequestSender {
           failed++;
           return r();
         }
+        const timer = setTimeout(() => conn.ws.terminate(), deadline);
+        const onAbort = () => conn.ws.terminate();
+        p.signal?.addEventListener('abort', onAbort, { once: true });
         const done = (ok: boolean) => {
+          clearTimeout(timer);
+          p.signal?.removeEventListener('abort', onAbort);
           conn.ws.off('open', onOpen);
           conn.ws.off('close', onClose);
           if (ok) (opened++, idle.push(conn));
@@ -145,7 +155,7 @@ export function wsSender(o: WsSenderOptions): RequestSender {
         conn.ws.once('close', onClose);
       });
     const lane = async () => {
-      while (next < count) {
+      while (next < count && !p.signal?.aborted) {
         next++;
         await one();
       }
