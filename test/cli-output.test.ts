@@ -78,7 +78,12 @@ describe('capacity output', () => {
     const many = await cli(['capacity', '--model-profile', 'llama-3.1-70b', '--tp', '4', '--concurrency', '500', '--margin', '0']);
     const j2 = JSON.parse((await cli(['capacity', '--model-profile', 'llama-3.1-70b', '--tp', '4', '--concurrency', '500', '--margin', '0', '--json'])).out);
     expect(j2.replicas).toBeGreaterThan(1);
-    expect(row(many.out, 'replicas / GPUs')).toBe(`${j2.replicas} replicas x TP4 = ${j2.gpus} GPUs`);
+    // When compute, not memory, sets the count, the same row says so (one answer, stated once: issue 25 item 6).
+    const byCompute = j2.replicas_for_concurrency < j2.replicas;
+    expect(row(many.out, 'replicas / GPUs')).toBe(
+      `${j2.replicas} replicas x TP4 = ${j2.gpus} GPUs` +
+        (byCompute ? ` (set by compute: ${j2.replicas_for_concurrency} replica${j2.replicas_for_concurrency === 1 ? '' : 's'} would hold the requests, the FLOPs need ${j2.replicas} at --mfu 0.65)` : ''),
+    );
     expect(row(many.out, 'target concurrency')).toBe('500 requests in flight; replicas sized for exactly that (--margin 0)');
   });
 });

@@ -37,7 +37,7 @@ function targetText(r: CapacityReport): string {
 /** Why the count is what it is, when compute (not KV or max-num-seqs) sets it: one answer, stated once. */
 function replicasWhy(r: CapacityReport): string {
   if (r.replicasForCompute <= r.replicasForConcurrency) return '';
-  return ` (set by compute: ${plural(r.replicasForConcurrency, 'replica')} would hold the requests, the FLOPs need ${r.replicasForCompute} at --mfu ${r.mfu} with the margin)`;
+  return ` (set by compute: ${plural(r.replicasForConcurrency, 'replica')} would hold the requests, the FLOPs need ${r.replicasForCompute} at --mfu ${r.mfu}${r.margin > 0 ? ' with the margin' : ''})`;
 }
 
 /** The report as label/value rows. */
