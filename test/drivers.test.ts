@@ -18,9 +18,9 @@ const lines = (dir: string) => readFileSync(join(dir, 'requests.jsonl'), 'utf8')
 const json = (dir: string, f: string) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as Record<string, unknown>;
 /** run.json fields only one driver has: where the requests went and what measured the client. */
 const ENGINE_KEYS = SIM_ENGINE_KEYS.map((k) => k.replace(/[A-Z]/g, (m) => `_${m.toLowerCase()}`)).join('|');
-const DRIVER_ONLY = new RegExp(`^\\.(simulated|engine|simulation|embedded_server_isolation|workers|transport|proxy|client_health|in_flight_at_stop|connections|config\\.(base_url|${ENGINE_KEYS}))(\\.|\\[|$)`);
+const DRIVER_ONLY = new RegExp(`^\\.(gpu_metrics|simulated|engine|simulation|embedded_server_isolation|workers|transport|proxy|client_health|in_flight_at_stop|connections|config\\.(base_url|${ENGINE_KEYS}))(\\.|\\[|$)`);
 /** summary.json paths that follow from those (the client-health block, and run.* copies of run.json). */
-const SUMMARY_DRIVER_ONLY = new RegExp(`^\\.(client|run\\.(simulated|engine|simulation|embedded_server_isolation|workers|transport|proxy|client_health|in_flight_at_stop|connections|config\\.(base_url|${ENGINE_KEYS})))(\\.|\\[|$)`);
+const SUMMARY_DRIVER_ONLY = new RegExp(`^\\.(client|gpu|run\\.(gpu_metrics|simulated|engine|simulation|embedded_server_isolation|workers|transport|proxy|client_health|in_flight_at_stop|connections|config\\.(base_url|${ENGINE_KEYS})))(\\.|\\[|$)`);
 
 function dataFiles() {
   const dir = tmpDir();
@@ -55,7 +55,9 @@ describe('the same workloads through both drivers', () => {
     }
     const sim = await simulate({ ...load, out: tmpDir(), quiet: true } as never);
     const simDir = sim.outDir;
-    expect(readdirSync(simDir).sort()).toEqual(readdirSync(realDir).sort());
+    // The host sampler (gpu_metrics.jsonl, summary.gpu.host) measures the client machine of a real run: no host under simulate.
+    const hostOnly = (f: string) => f !== 'gpu_metrics.jsonl';
+    expect(readdirSync(simDir).sort()).toEqual(readdirSync(realDir).filter(hostOnly).sort());
     expect(readdirSync(simDir)).toEqual(expect.arrayContaining(['requests.jsonl', 'run.json', 'summary.json', 'report.html']));
 
     const [real, virt] = [lines(realDir), lines(simDir)];
