@@ -43,6 +43,27 @@ export interface SloCheck {
   actual: number | null;
   unit: 'ms' | 'tok/s' | 'ratio';
   passed: boolean;
+  /**
+   * ok / failed, or n/a: no successful request has the metric (TPOT or ITL of 1-token replies), so it is not judged
+   * (passed stays true, as goodput does per request). With no successful request at all, a missing value fails.
+   * Absent in summaries written before it existed.
+   */
+  status?: 'ok' | 'failed' | 'n/a';
+  /** Why an n/a check was not judged. */
+  reason?: string;
+}
+
+/** What a successful request lacks when a latency statistic has no value. */
+const MISSING_WHY: Partial<Record<LatencyMetric, string>> = {
+  tpot: 'no successful request has a TPOT (it needs 2+ output tokens)',
+  itl: 'no successful request has an ITL (it needs 2+ output tokens)',
+};
+
+/** A check from its actual value: a missing value is n/a while some request succeeded, else it fails. */
+function check(c: Omit<SloCheck, 'passed' | 'status' | 'reason'>, ok: (x: number) => boolean, anyOk: boolean, why: string): SloCheck {
+  if (c.actual === null) return anyOk ? { ...c, passed: true, status: 'n/a', reason: why } : { ...c, passed: false, status: 'failed' };
+  const passed = ok(c.actual);
+  return { ...c, passed, status: passed ? 'ok' : 'failed' };
 }
 
 export interface SloResult {
@@ -171,19 +192,21 @@ export function isGoodRequest(r: RequestRecord, slo: Slo | undefined): boolean {
  */
 export function evaluateSlo(summary: MetricsBlock, records: Iterable<RequestRecord>, slo: Slo | undefined): SloResult {
   const checks: SloCheck[] = [];
+  const anyOk = summary.requests.ok > 0;
   for (const o of slo?.objectives ?? []) {
     if (o.kind === 'latency') {
       const actual = statOf(summary[LATENCY_METRICS[o.metric]], o.stat);
-      checks.push({ name: o.name, op: '<=', limit: o.limit, actual, unit: 'ms', passed: actual !== null && actual <= o.limit });
+      const why = MISSING_WHY[o.metric] ?? `no successful request has a ${o.metric} value`;
+      checks.push(check({ name: o.name, op: '<=', limit: o.limit, actual, unit: 'ms' }, (x) => x <= o.limit, anyOk, why));
     } else if (o.kind === 'speed') {
       const actual = statOf(summary.output_speed_tok_s, o.stat);
-      checks.push({ name: o.name, op: '>=', limit: o.limit, actual, unit: 'tok/s', passed: actual !== null && actual >= o.limit });
+      checks.push(check({ name: o.name, op: '>=', limit: o.limit, actual, unit: 'tok/s' }, (x) => x >= o.limit, anyOk, 'no successful request has a decode speed (it needs 2+ output tokens)'));
     } else if (o.kind === 'error_rate') {
       const actual = summary.requests.error_rate;
-      checks.push({ name: o.name, op: '<=', limit: o.limit, actual, unit: 'ratio', passed: actual <= o.limit });
+      checks.push(check({ name: o.name, op: '<=', limit: o.limit, actual, unit: 'ratio' }, (x) => x <= o.limit, anyOk, ''));
     } else {
       const actual = summary.output_throughput;
-      checks.push({ name: o.name, op: '>=', limit: o.limit, actual, unit: 'tok/s', passed: actual >= o.limit });
+      checks.push(check({ name: o.name, op: '>=', limit: o.limit, actual, unit: 'tok/s' }, (x) => x >= o.limit, anyOk, ''));
     }
   }
   // One pass over any iterable, so a report can stream the records instead of holding them.
@@ -208,9 +231,10 @@ export function evaluateSlo(summary: MetricsBlock, records: Iterable<RequestReco
   };
 }
 
-/** One line per check, e.g. "ttft_p99 812 ms <= 2000 ms  ok". */
+/** One line per check, e.g. "ttft_p99 812 ms <= 2000 ms  ok" (or "FAILED", or "not judged: <why>" for an n/a check). */
 export function describeSloChecks(res: SloResult): string[] {
   const show = (x: number | null, unit: SloCheck['unit']) =>
     x === null ? 'n/a' : unit === 'ratio' ? `${(x * 100).toFixed(2)}%` : `${x >= 100 ? x.toFixed(0) : x.toFixed(2)} ${unit}`;
-  return res.checks.map((c) => `${c.name} ${show(c.actual, c.unit)} ${c.op} ${show(c.limit, c.unit)}  ${c.passed ? 'ok' : 'FAILED'}`);
+  const verdict = (c: SloCheck) => (c.status === 'n/a' ? `not judged: ${c.reason}` : c.passed ? 'ok' : 'FAILED');
+  return res.checks.map((c) => `${c.name} ${show(c.actual, c.unit)} ${c.op} ${show(c.limit, c.unit)}  ${verdict(c)}`);
 }
