@@ -83,7 +83,8 @@ describe.skipIf(!probe).each(['h1', 'undici'] as const)('disk full on a real tmp
     expect(r.err).toMatch(new RegExp(`cannot write ${dir}/report\\.html: ENOSPC`));
     expect(existsSync(join(dir, 'report.html'))).toBe(false);
     const announced = checkAnnounced(r.out, dir);
-    expect(announced).toEqual(['requests.jsonl', 'run.json', 'summary.json', 'stats.csv']);
+    // gpu_metrics.jsonl: the host sampler runs in every measured run (docs/gpu-telemetry.md).
+    expect(announced).toEqual(['gpu_metrics.jsonl', 'requests.jsonl', 'run.json', 'summary.json', 'stats.csv']);
     expect(readFileSync(join(dir, 'requests.jsonl'), 'utf8').trim().split('\n')).toHaveLength(20);
     // stats.csv went through the same temp-and-rename path as summary.json: whole, the run's row first.
     expect(readFileSync(join(dir, 'stats.csv'), 'utf8')).toMatch(/^class,requests,[^\n]+\nall,20,/);
