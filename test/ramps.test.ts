@@ -57,7 +57,8 @@ describe('ramps in a run', () => {
     const { stages } = rampPlan(cfg)!;
     const recs = res.records;
     const start = recs[0].scheduled_at_ms;
-    for (const r of recs) expect(r.phase).toBe(phaseAt(stages, r.scheduled_at_ms - start));
+    // Rounded to the record's µs: times on the schedule's boundaries must not fall a float ulp short of them.
+    for (const r of recs) expect(r.phase).toBe(phaseAt(stages, Math.round((r.scheduled_at_ms - start) * 1000) / 1000));
     // Λ: 40/s × 0.5 s / 2 = 10 in the ramp-up, 20 steady, 10 in the ramp-down (constant spacing: exactly these).
     expect(res.summary.phases).toEqual({ steady: 20, ramp_up: 10, ramp_down: 10, summarized: 'steady' });
     expect(res.summary.requests.total).toBe(20);

@@ -6,6 +6,9 @@ import type { SourceContext, SourceResult, TimelineSource } from './source.js';
 import { drop, GpuSummaryBuilder, MAX_GPUS, Running, saneGpuSample, type GpuSample } from './gpu/sample.js';
 import { stripControls } from '../util/terminal-text.js';
 import { forEachLine, Thinner } from './jsonl-lines.js';
+// Imported up front, not on start: the sources start on the run clock, before the first request, so start() must not
+// spend that time loading a module (a dynamic import here delayed every run's first send by tens of ms).
+import { createHostSampler } from './gpu/host.js';
 
 export const GPU_METRICS_JSONL = 'gpu_metrics.jsonl';
 
@@ -47,7 +50,6 @@ export function gpuSources(c: GpuSourceConfig): TimelineSource[] {
     {
       name: 'gpu',
       async start(ctx: SourceContext) {
-        const { createHostSampler } = await import('./gpu/host.js');
         const createGpuSampler = c.gpuMetrics !== undefined ? (await import('./gpu/create.js')).createGpuSampler : undefined;
         file = join(ctx.outDir, GPU_METRICS_JSONL);
         writeFileSync(file, '');

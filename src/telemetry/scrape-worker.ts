@@ -15,3 +15,5 @@ parentPort!.on('message', (m: { id: number; req: ScrapeRequest } | { stop: true 
   }
   void scrapeOnce(client, m.req, stopAll.signal).then((r) => parentPort!.postMessage({ id: m.id, r }));
 });
+// Loaded and listening: the measuring thread may start its run clock (server-source.ts prepare()).
+parentPort!.postMessage({ ready: true });

@@ -28,6 +28,8 @@ const PARSE_GRACE_MS = 5000;
 interface Scraper {
   /** Which thread parses: `worker`, or `in-thread` when the compiled worker is missing (tests run from sources without a build). */
   readonly where: 'worker' | 'in-thread';
+  /** Resolves once the worker thread runs (or at once in-thread); a worker that fails to start resolves too, its scrapes then fail. */
+  readonly ready: Promise<void>;
   scrape(req: ScrapeRequest): Promise<ScrapeResult>;
   close(): Promise<void>;
 }
@@ -44,10 +46,15 @@ function createScraper(o: GetClientOptions): Scraper {
   if (!file) {
     const client = getClient(o);
     const stopAll = new AbortController();
-    return { where: 'in-thread', scrape: (r) => scrapeOnce(client, r, stopAll.signal), close: async () => (stopAll.abort(), await client.close().catch(() => {})) };
+    return { where: 'in-thread', ready: Promise.resolve(), scrape: (r) => scrapeOnce(client, r, stopAll.signal), close: async () => (stopAll.abort(), await client.close().catch(() => {})) };
   }
   const w = new Worker(file, { workerData: o });
   w.unref();
+  const ready = new Promise<void>((resolve) => {
+    w.on('message', (m: { ready?: true }) => m.ready && resolve());
+    w.once('error', () => resolve());
+    w.once('exit', () => resolve());
+  });
   const waiting = new Map<number, (r: ScrapeResult) => void>();
   let next = 0;
   let dead: string | undefined;
@@ -65,6 +72,7 @@ function createScraper(o: GetClientOptions): Scraper {
   w.on('exit', () => failAll('scrape worker ended'));
   return {
     where: 'worker',
+    ready,
     scrape: (req) =>
       new Promise((resolve) => {
         if (dead) return resolve({ ok: false, error: dead });
@@ -170,6 +178,12 @@ export function serverMetricsSource(o: ServerMetricsOptions): TimelineSource {
 
   return {
     name: 'server-metrics',
+    async prepare() {
+      // The worker thread starts before the run clock does: spawning it takes tens of ms, which the first scrape in
+      // start() would otherwise spend on the clock before the first request.
+      scraper ??= createScraper(clientOptions);
+      await scraper.ready;
+    },
     async start(c) {
       ctx = c;
       // The first scrape decides whether the server has metrics at all; it is done before the first request.

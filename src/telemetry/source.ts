@@ -30,6 +30,11 @@ export interface SourceResult {
  */
 export interface TimelineSource {
   readonly name: string;
+  /**
+   * Optional: work that takes time but needs no run clock (a worker thread to spawn), done before the clock starts,
+   * so that start() — on the run clock, before the first request — is quick.
+   */
+  prepare?(): Promise<void>;
   start(ctx: SourceContext): void | Promise<void>;
   stop(): Promise<SourceResult>;
 }
