@@ -138,6 +138,18 @@ describe('judgeHealth', () => {
     expect(own.client_bound).toBe(true);
     expect(own.reasons[0]).toMatch(/p99 delay 14 ms > 10 ms above the idle floor of 1 ms \(12 ms of it the client's own work\)/);
   });
+  // The quick start on a loaded machine: 11% of a core, own delay p99 4.5 of 12.1 ms, send lag p99 14.6 ms.
+  it('counts only the send lag beyond what the host\'s timer lateness explains', () => {
+    const loaded = { ...ok, event_loop_delay_ms: { p50: 1, p99: 12.1, max: 30 }, cpu_percent: { one_core: 11, machine: 5.5 }, idle_floor_ms: { p50: 0.5, p99: 3.5, max: 8 }, own_delay_ms: { p50: 0.1, p99: 4.5, max: 9 } };
+    expect(judgeHealth({ ...loaded, send_lag_ms: { p50: 0.2, p99: 14.6, max: 20, count: 48 } }, 3600).client_bound).toBe(false);
+    // A lag far beyond the host's 7.6 ms (a client that queues its own sends): bound, and the reason says beyond what.
+    const late = judgeHealth({ ...loaded, send_lag_ms: { p50: 5, p99: 40, max: 60, count: 48 } }, 3600);
+    expect(late.client_bound).toBe(true);
+    expect(late.reasons).toEqual([expect.stringMatching(/p99 send lag 40 ms > 10 ms behind the schedule beyond the host's own 7\.6 ms of timer lateness/)]);
+    // Old data without the per-tick split: the whole lag counts, as before.
+    const { own_delay_ms: _own, ...old } = loaded;
+    expect(judgeHealth({ ...old, send_lag_ms: { p50: 0.2, p99: 14.6, max: 20, count: 48 } }, 3600).client_bound).toBe(true);
+  });
   it('judges CPU against the number of threads doing the work', () => {
     const busy = { ...ok, cpu_percent: { one_core: 150, machine: 75 } };
     expect(judgeHealth(busy, 5000, 2).client_bound).toBe(false);

@@ -41,7 +41,8 @@ export interface ClientHealth {
  * The two event-loop rules judge the client's own delay, not the host's (issue 25): a timer is also late when the
  * OS does not schedule the process (vCPU steal, other processes on a shared machine), and a client using 5% of a
  * core is not saturated. So the p99 rule needs the delay above the idle floor measured before the run AND the
- * client's own share (own_delay_ms) over the threshold; the stall rule needs the stall to have been spent in the client's own code.
+ * client's own share (own_delay_ms) over the threshold; the stall rule needs the stall to have been spent in the client's own code;
+ * the send-lag rule counts only the lag beyond the host's share of the delay (max(idle floor, p99 delay − own p99)).
  * Without own_delay_ms (an old summary), a client below busyCpuOneCorePercent per thread counts as idle for the p99.
  */
 export const HEALTH_THRESHOLDS = {
@@ -102,8 +103,14 @@ export function judgeHealth(h: Omit<ClientHealth, 'client_bound' | 'reasons'>, w
     reasons.push(
       `the client's event loop stalled for ${eld.max} ms at once (> ${t.eventLoopStallMs} ms): requests in flight then were measured late`,
     );
-  if (h.send_lag_ms.count > 0 && h.send_lag_ms.p99 > t.sendLagP99Ms)
-    reasons.push(`requests went out late: p99 send lag ${h.send_lag_ms.p99} ms > ${t.sendLagP99Ms} ms behind the schedule`);
+  // Send lag is judged the same way: a send is late by as much as any timer when the host does not run the process, so
+  // only the lag beyond the host's share of the loop delay (the delay that was not the client's own work, at least the
+  // idle floor) counts. Without the per-tick split (old data) the whole lag counts.
+  const hostDelay = h.own_delay_ms ? Math.max(floor, eld.p99 - h.own_delay_ms.p99) : 0;
+  if (h.send_lag_ms.count > 0 && h.send_lag_ms.p99 - hostDelay > t.sendLagP99Ms)
+    reasons.push(
+      `requests went out late: p99 send lag ${h.send_lag_ms.p99} ms > ${t.sendLagP99Ms} ms behind the schedule${hostDelay > 0 ? ` beyond the host's own ${round3(hostDelay)} ms of timer lateness` : ''}`,
+    );
   const cpuLimit = t.cpuOneCorePercent * threads;
   if (windowMs >= t.minCpuWindowMs && h.cpu_percent.one_core > cpuLimit)
     reasons.push(
