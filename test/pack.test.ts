@@ -43,11 +43,14 @@ describe('npm pack', () => {
     files = packList(root);
   }, 60_000);
 
-  it('has a prepack script that builds dist/ (a fresh clone has none: dist/ is not in git)', () => {
-    expect(pkg.scripts.prepack).toMatch(/\bbuild\b/);
+  it('has prepack and prepare scripts that build dist/ (a fresh clone has none: dist/ is not in git)', () => {
+    expect(pkg.scripts.prepack).toMatch(/\bclean\b.*build-if-stale/);
     expect(pkg.scripts.build).toMatch(/vendor-assets/);
-    // `prepare` would build on every `npm ci`, twice with `npm start`: prepack is enough for npm pack, npm publish and git installs.
-    expect(pkg.scripts.prepare).toBeUndefined();
+    // npm runs only `prepare` for a git dependency (npm install -g <git URL>): it must build. It builds when stale only,
+    // and start/test run the same check, so a fresh clone's npm ci && npm start builds once.
+    expect(pkg.scripts.prepare).toMatch(/build-if-stale/);
+    expect(pkg.scripts.start).toMatch(/^node scripts\/build-if-stale\.mjs && /);
+    expect(pkg.scripts.test).toMatch(/^node scripts\/build-if-stale\.mjs && /);
     const tracked = execFileSync('git', ['ls-files', 'dist'], { cwd: root, encoding: 'utf8' });
     expect(tracked).toBe('');
   });

@@ -3,6 +3,7 @@
 import { describe, it, expect, afterEach } from 'vitest';
 import { main } from '../src/cli/main.js';
 import { run } from '../src/run.js';
+import { startSimServer } from '../src/sim/server.js';
 import type { LiveAggregator, LiveSnapshot } from '../src/metrics/live.js';
 import { progressLine } from '../src/report/progress.js';
 import { capture } from './io-capture.js';
@@ -32,6 +33,21 @@ describe.each(['h1', 'undici'] as const)('the embedded simulator in the summary 
     expect(finding, r.out).toBeDefined();
     expect(finding).toContain('--sim-gpu');
     expect(finding).not.toMatch(/try chunked prefill|max_num_batched_tokens/);
+  }, 60_000);
+
+  it('a standalone tokenflood serve (not embedded) is named as the simulator too, with its own flags in the advice', async () => {
+    const sim = await startSimServer({});
+    try {
+      const r = await cli(['run', '--base-url', sim.baseUrl, '--requests', '8', '--concurrency', '1', '--input-tokens', '4096', '--output-tokens', '4', '--transport', transport, '--out', tmpDir()]);
+      expect(r.code, r.err).toBe(0);
+      expect(r.out).toMatch(/^server \(tokenflood sim \(vLLM-like engine model\), \d+ samples\)/m);
+      const finding = r.out.split('\n').find((l) => l.startsWith('- prefill-bound'));
+      expect(finding, r.out).toBeDefined();
+      expect(finding).toContain('serve --gpu');
+      expect(finding).not.toMatch(/try chunked prefill|max_num_batched_tokens/);
+    } finally {
+      await sim.close();
+    }
   }, 60_000);
 
   it('hides first event when it is within 1 ms of TTFT (the role chunk just ahead of the first token) and says so, else states its meaning', async () => {

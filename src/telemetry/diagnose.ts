@@ -30,9 +30,9 @@ function pearson(xs: number[], ys: number[]): number | null {
 
 /** What to try, per finding: a real engine's settings, or the embedded simulator's --sim-* flags (docs/sim.md). */
 const ADVICE = {
-  queue_bound: { real: 'the server is saturated; lower the load or add replicas', sim: 'the simulated server is saturated; lower the load or add --sim-replicas' },
-  prefill_bound: { real: 'try chunked prefill, a larger max_num_batched_tokens, or prefix caching', sim: 'the simulated engine already models chunked prefill; a faster --sim-gpu or a smaller --sim-model shortens it' },
-  kv_bound: { real: 'raise gpu_memory_utilization, lower max_num_seqs, or quantize the KV cache', sim: 'a larger --sim-gpu, a lower --sim-max-num-seqs or a smaller --sim-model leaves more room' },
+  queue_bound: { real: 'the server is saturated; lower the load or add replicas', sim: 'the simulated server is saturated; lower the load or add replicas (--sim-replicas; serve --replicas)' },
+  prefill_bound: { real: 'try chunked prefill, a larger max_num_batched_tokens, or prefix caching', sim: 'the simulated engine already models chunked prefill; a faster GPU or a smaller model shortens it (--sim-gpu, --sim-model; serve --gpu, --model-profile)' },
+  kv_bound: { real: 'raise gpu_memory_utilization, lower max_num_seqs, or quantize the KV cache', sim: 'a larger GPU, fewer sequences or a smaller model leaves more room (--sim-gpu, --sim-max-num-seqs, --sim-model; serve --gpu, --max-num-seqs, --model-profile)' },
 } as const;
 
 /**

@@ -8,8 +8,10 @@ import type { WindowTracker } from './window.js';
 /** Derived from `dir`/server_metrics.jsonl when it holds samples; undefined otherwise (a run without server metrics). */
 export function serverSectionOf(dir: string, summary: Summary, windows: WindowTracker): ServerSummary | undefined {
   const scale = summary.run.sim_time_scale;
-  // The embedded simulator speaks vLLM's metric names; its findings name the --sim-* flags, not a real engine's settings.
-  const sim = (summary.run as Record<string, unknown>).embedded_server === true;
+  // The simulator speaks vLLM's metric names; its findings name the simulator's flags, not a real engine's settings.
+  // Embedded, or a standalone `tokenflood serve` (it answers with x-tokenflood-time-scale, recorded as sim_time_scale).
+  const run = summary.run as Record<string, unknown>;
+  const sim = run.embedded_server === true || typeof run.sim_time_scale === 'number';
   // Streamed sample by sample: a 24 h run's file is larger than any one string may be.
   const b = new ServerSummaryBuilder(windows.window(summary.phases), typeof scale === 'number' && scale > 0 ? scale : 1, { sim });
   forEachServerSample(dir, (s) => b.add(s));
