@@ -26,6 +26,14 @@ describe('diagnose', () => {
     expect(kinds(server({ queue: 80, prefill: 5, serverTtft: 85, waiting_max: 12, waiting_mean: 6 }))).toEqual(['queue_bound']);
     expect(kinds(server({ queue: 80, prefill: 5, serverTtft: 85, waiting_max: 0 }))).toEqual([]);
   });
+  it('queue time shorter than one engine step is the wait for the running step to end, not queue-bound', () => {
+    // Below max_num_seqs with short prompts: 4 ms of a 7 ms TTFT queued, a scrape saw one waiting, steps of 6.5 ms.
+    const belowCap = { queue: 4, prefill: 1, clientTtft: 7, serverTtft: 5, waiting_max: 1, waiting_mean: 0.1 };
+    const itl = (server: number | null) => ({ itl_mean_ms: { server, client: 6.6, difference: null } });
+    expect(kinds(server({ ...belowCap, vs_client: { ttft_mean_ms: { server: 5, client: 7, difference: 2 }, ...itl(6.5) } }))).toEqual([]);
+    // Queued for several steps: queue-bound.
+    expect(kinds(server({ ...belowCap, queue: 40, clientTtft: 45, vs_client: { ttft_mean_ms: { server: 41, client: 45, difference: 4 }, ...itl(6.5) } }))).toEqual(['queue_bound']);
+  });
   it('prefill-bound when prefill dominates; its message names the prompt length', () => {
     const f = diagnose(server({ queue: 5, prefill: 80, serverTtft: 85 }), client());
     expect(f.map((x) => x.kind)).toEqual(['prefill_bound']);

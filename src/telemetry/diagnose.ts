@@ -46,7 +46,10 @@ export function diagnose(s: ServerSummary, client: Summary, itlByBatch: { runnin
   const cMean = d?.client_ttft_mean_ms ?? null;
   const queue = d?.queue_mean_ms ?? null;
   const prefill = d?.prefill_mean_ms ?? null;
-  if (cMean !== null && cMean > 0 && queue !== null && queue / cMean >= DOMINANT_SHARE && (s.waiting_max ?? 0) > 0)
+  // One engine step (ITL mean, server's else client's): a request that arrives mid-step waits for that step to end
+  // before it is scheduled. Queue time under a step is that wait, not saturation, however large its share of a tiny TTFT.
+  const step = s.vs_client?.itl_mean_ms?.server ?? client.itl_ms?.mean ?? null;
+  if (cMean !== null && cMean > 0 && queue !== null && queue / cMean >= DOMINANT_SHARE && (s.waiting_max ?? 0) > 0 && (step === null || queue > step))
     out.push({
       kind: 'queue_bound',
       message: `queue-bound: requests waited ${f1(queue)} ms on average in the server's queue, ${pctOf(queue / cMean)} of the client's TTFT mean (${f1(cMean)} ms), with up to ${f1(s.waiting_max!)} waiting: ${advice('queue_bound')}`,
