@@ -8,7 +8,7 @@ export { buildSummary, computeMetrics, type Summary } from './metrics/summary.js
 export { readRecords } from './metrics/jsonl.js';
 export { deriveMetrics, toRecord } from './metrics/derive.js';
 export type { RequestRecord, RawRequest, RequestStatus } from './metrics/record.js';
-export { ERROR_CODES, codeStatus } from './backends/error-codes.js';
+export { ERROR_CODES, codeStatus } from './metrics/error-codes.js';
 export { SseParser } from './backends/sse.js';
 export { loadTokenizer, type Tokenizer } from './dataset/tokenizer.js';
 export { UsageError, TokenfloodError, WriteError } from './errors.js';

@@ -10,7 +10,7 @@ import { startSimServer } from '../src/sim/server.js';
 import { startScriptServer, chatChunk, usageChunk, DONE, type Script, type ScriptServer } from './fixtures/script-server.js';
 import { startRawServer, type RawServer } from './fixtures/raw-server.js';
 import { tmpDir } from './helpers.js';
-import { codeStatus, legacyCode } from '../src/backends/error-codes.js';
+import { codeStatus, legacyCode } from '../src/metrics/error-codes.js';
 import { readRecords } from '../src/metrics/jsonl.js';
 import type { RequestRecord } from '../src/metrics/record.js';
 

@@ -1,6 +1,6 @@
 // The pieces of one exchange that need no connection: a fresh record, error classification, body text, Retry-After.
 import { MAX_RESPONSE_HEAD_BYTES, isMalformedResponse, undiciCode } from './transport-errors.js';
-import { networkCode } from './error-codes.js';
+import { networkCode } from '../metrics/error-codes.js';
 import { NO_CONNECTION, type RawRequest, type RequestStatus } from '../metrics/record.js';
 
 /** What a fresh record is made from: the request's identity and what the workload asked for. */

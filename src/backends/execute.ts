@@ -14,7 +14,7 @@ import { classifyData, classifyErrorEvent } from './openai-common.js';
 import { EventLog } from './event-log.js';
 import type { Usage } from './usage.js';
 import { BodyDecoder, contentCoding, isJsonType, mediaType, singletonField } from './content.js';
-import { httpCode } from './error-codes.js';
+import { httpCode } from '../metrics/error-codes.js';
 import { blankRaw, bodyText, classifyNetworkError, errorBodyText, MAX_ERROR_BODY, parseRetryAfter } from './exchange-parts.js';
 
 export { blankRaw, MAX_RETRY_AFTER_MS, parseRetryAfter } from './exchange-parts.js';

@@ -18,10 +18,5 @@ export function isMalformedResponse(err: unknown, beforeHeaders: boolean): boole
   return beforeHeaders && e?.code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH';
 }
 
-/**
- * The record code of an undici error: "other side closed" (the server's FIN before the response was complete) is
- * what h1 records as ECONNRESET (h1/errors.ts closedEarly), so both transports group alike; others keep their code.
- */
-export function undiciCode(code: string | undefined, message: string | undefined): string | undefined {
-  return code === 'UND_ERR_SOCKET' && (message === 'other side closed' || message === 'closed') ? 'ECONNRESET' : code;
-}
+/** The record code of an undici error (in metrics/error-codes.ts, which maps legacy records with it too). */
+export { undiciCode } from '../metrics/error-codes.js';

@@ -3,7 +3,7 @@ import type { RunConfig } from '../config/schema.js';
 import type { Tokenizer } from '../dataset/tokenizer.js';
 import type { RequestSpec } from '../dataset/types.js';
 import { NO_CONNECTION, type RawRequest } from '../metrics/record.js';
-import { httpCode } from '../backends/error-codes.js';
+import { httpCode } from '../metrics/error-codes.js';
 import type { EngineSpec } from '../sim/engine/config.js';
 import { contextLengthError } from '../sim/engine/engine.js';
 import { errorBody } from '../sim/http/errors.js';

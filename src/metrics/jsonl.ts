@@ -4,7 +4,7 @@ import type { WriteError } from '../errors.js';
 import { LineAppender, type AppenderOptions, type WriteAtFn } from '../util/line-appender.js';
 import { REQUEST_PHASES, type RawRequest, type RequestPhase, type RequestRecord } from './record.js';
 import { toRecord } from './derive.js';
-import { legacyCode } from '../backends/error-codes.js';
+import { legacyCode } from './error-codes.js';
 import { SERVER_TIMING_FIELDS, type ServerTimings } from './server-timings.js';
 
 /** The server_* fields a record carries (none for protocols that report no server-side timings). */

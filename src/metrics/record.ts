@@ -55,7 +55,7 @@ export interface RawRequest extends Partial<ServerTimings> {
   status: RequestStatus;
   http_status: number | null;
   error: string | null;
-  /** Stable code of the failure (E_HTTP_429, E_STREAM_STALLED, ECONNRESET, ...; src/backends/error-codes.ts); null when ok. */
+  /** Stable code of the failure (E_HTTP_429, E_STREAM_STALLED, ECONNRESET, ...; src/metrics/error-codes.ts); null when ok. */
   code: string | null;
   /** When the schedule wanted the request sent. */
   scheduled_at_ms: number;

@@ -15,7 +15,7 @@ export interface ErrorCount {
   example: string | null;
 }
 
-/** Failed records with one stable `code` (see src/backends/error-codes.ts). */
+/** Failed records with one stable `code` (see src/metrics/error-codes.ts). */
 export interface CodeCount {
   code: string;
   kind: RequestStatus;

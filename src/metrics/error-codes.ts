@@ -1,6 +1,5 @@
 // The stable codes a failed request record carries in `code`: one table (code → status, meaning), listed in docs/metrics.md.
-import type { RequestStatus } from '../metrics/record.js';
-import { undiciCode } from './transport-errors.js';
+import type { RequestStatus } from './record.js';
 
 export interface CodeInfo {
   status: RequestStatus;
@@ -90,4 +89,12 @@ export function legacyCode(r: { status: RequestStatus; http_status: number | nul
       if (e.startsWith('content-encoding') || e.startsWith('could not decode')) return 'E_CONTENT_ENCODING';
       return r.streamed ? 'E_SSE_PARSE' : 'E_JSON_PARSE';
   }
+}
+
+/**
+ * The record code of an undici error: "other side closed" (the server's FIN before the response was complete) is
+ * what h1 records as ECONNRESET (backends/h1/errors.ts closedEarly), so both transports group alike; others keep their code.
+ */
+export function undiciCode(code: string | undefined, message: string | undefined): string | undefined {
+  return code === 'UND_ERR_SOCKET' && (message === 'other side closed' || message === 'closed') ? 'ECONNRESET' : code;
 }
