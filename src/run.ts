@@ -2,7 +2,7 @@
 import { snakeKeys } from './util/snake.js';
 import { resolveRunConfig, type ResolvedRun } from './config/load.js';
 import type { RunConfig, RunConfigInput } from './config/schema.js';
-import { redactHeaders, redactKey } from './config/parse.js';
+import { redactHeaders, redactKey } from './util/parse.js';
 import { createRedactor, redactFields, secretValues } from './util/redact.js';
 import { redactUrl } from './util/url.js';
 import { shownOutputUrl } from './config/live-metrics.js';

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { resolveRunConfig, type ResolvedRun } from './config/load.js';
 import type { RunConfig, RunConfigInput } from './config/schema.js';
 import { UsageError } from './errors.js';
-import { issueProblems } from './config/flags.js';
+import { issueProblems } from './util/flags.js';
 import { simServerOptionsSchema } from './sim/options.js';
 import { resolveEngine, type EngineSpec } from './sim/engine/config.js';
 import { featureMeta } from './sim/engine/features.js';

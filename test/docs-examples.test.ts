@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { main } from '../src/cli/main.js';
 import { CALIBRATED_PARAMS } from '../src/sim/calibrate/params.js';
-import { toKebab } from '../src/config/parse.js';
+import { toKebab } from '../src/util/parse.js';
 import { capture } from './io-capture.js';
 
 const docs = join(__dirname, '..', 'docs');

@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { buildProgram } from '../src/cli/main.js';
 import { capture } from './io-capture.js';
 import { EVAL_RUN_DEFAULTS } from '../src/config/eval.js';
-import { MAX_CHOICES_IN_TERM } from '../src/config/flags.js';
+import { MAX_CHOICES_IN_TERM } from '../src/util/flags.js';
 
 const CLI = join(__dirname, '..', 'dist', 'cli', 'main.js');
 /** Width in characters (code points: "−" and "×" are one column each). */

@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
-import { addFlags, collectFlags, describedFlags, issueProblems } from '../config/flags.js';
+import { addFlags, collectFlags, describedFlags, issueProblems } from '../util/flags.js';
 import { engineOptionsSchema } from '../sim/engine/config.js';
 import { snakeKeys } from '../util/snake.js';
 import { writeFileAtomic } from '../util/atomic-write.js';

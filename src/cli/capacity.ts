@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { RELEASED_DTYPE_TEXT } from '../sim/engine/config.js';
 import { capacityInputSchema, planCapacity, type CapacityInput, type CapacityReport } from '../sim/capacity.js';
-import { addFlags, collectFlags, describedFlags, issueProblems } from '../config/flags.js';
+import { addFlags, collectFlags, describedFlags, issueProblems } from '../util/flags.js';
 import type { Out } from './io.js';
 
 export const CAPACITY_FLAGS = describedFlags(capacityInputSchema.shape, { concurrency: { defaultText: '1 unless --rate' }, longOutputTokens: { defaultText: '--output-tokens' }, tp: { defaultText: 'the smallest power of two that fits' }, weightDtype: { defaultText: RELEASED_DTYPE_TEXT } });

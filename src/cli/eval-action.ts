@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { RUN_FLAGS } from '../config/schema.js';
 import { resolveRunConfig } from '../config/load.js';
-import { givenFlags } from '../config/flags.js';
+import { givenFlags } from '../util/flags.js';
 import { EVAL_FLAGS, EVAL_RUN_DEFAULTS, EvalSchema, type EvalOptions } from '../config/eval.js';
 import { describeIssues } from '../config/schema.js';
 import { UsageError } from '../errors.js';

@@ -1,7 +1,7 @@
 // tokenflood eval: the command and its flags; what it does when run is in eval-action.ts, loaded then.
 import type { Command } from 'commander';
 import { RUN_FLAGS } from '../config/schema.js';
-import { addFlags, withShownDefaults } from '../config/flags.js';
+import { addFlags, withShownDefaults } from '../util/flags.js';
 import { addRefusedShardFlags, withoutShardFlags } from '../config/shard.js';
 import { EVAL_FLAGS, EVAL_SHOWN_DEFAULTS } from '../config/eval.js';
 import type { Out } from './io.js';

@@ -4,7 +4,7 @@ import { RUN_FLAGS } from '../config/schema.js';
 import { resolveRunConfig } from '../config/load.js';
 import { run, type Reporter, type RunResult } from '../run.js';
 import type { RunConfig } from '../config/schema.js';
-import { addFlags, givenFlags } from '../config/flags.js';
+import { addFlags, givenFlags } from '../util/flags.js';
 import { addVllmAliases, givenVllmAliases, mapVllmFlags } from '../config/vllm-aliases.js';
 import { UsageError } from '../errors.js';
 import { renderSummary } from '../report/terminal.js';

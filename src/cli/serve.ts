@@ -4,7 +4,7 @@ import { extname } from 'node:path';
 import type { Command } from 'commander';
 import { parseYaml } from '../util/yaml.js';
 import { UsageError } from '../errors.js';
-import { addFlags, collectFlags, describedFlags, issueProblems } from '../config/flags.js';
+import { addFlags, collectFlags, describedFlags, issueProblems } from '../util/flags.js';
 import { FAULT_KINDS } from '../sim/http/faults.js';
 import { SIM_SERVER_FLAG_META, simServerOptionsSchema, type SimServerOptions } from '../sim/options.js';
 

@@ -1,11 +1,11 @@
 // `tokenflood simulate`: the run options plus the sim engine's options; predicts a run on the engine model, no server.
 import type { Command } from 'commander';
 import { RunConfigSchema, RUN_FLAGS } from '../config/schema.js';
-import { toKebab } from '../config/parse.js';
+import { toKebab } from '../util/parse.js';
 import { readConfigFile } from '../config/load.js';
 import { UsageError } from '../errors.js';
 import { renderSummary } from '../report/terminal.js';
-import { addFlags, describedFlags, flagTable, givenFlags, type FlagTable } from '../config/flags.js';
+import { addFlags, describedFlags, flagTable, givenFlags, type FlagTable } from '../util/flags.js';
 import { addRefusedShardFlags, SHARD_FLAGS, withoutShardFlags } from '../config/shard.js';
 import { NOT_MODELLED_KEYS, resolveSimulate, simEngineOptionsSchema, simulate, SIM_ENGINE_KEYS } from '../simulate.js';
 import { SIM_SERVER_FLAG_META } from '../sim/options.js';

@@ -1,6 +1,6 @@
 // `tokenflood sweep`: a grid of runs (or an --auto search) against one server, collected under one directory.
 import { Command } from 'commander';
-import { addFlags, givenFlags } from '../config/flags.js';
+import { addFlags, givenFlags } from '../util/flags.js';
 import { addRefusedShardFlags, SHARD_FLAGS } from '../config/shard.js';
 import { addVllmAliases, givenVllmAliases, mapVllmFlags, NOT_ON_SWEEP } from '../config/vllm-aliases.js';
 import { UsageError } from '../errors.js';

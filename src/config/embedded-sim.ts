@@ -1,6 +1,6 @@
 // The embedded simulated server's options (--sim-*): one schema and flag set for every command that starts it (run, sweep).
 import { z } from 'zod';
-import { flagTable, type FlagMetaTable } from './flags.js';
+import { flagTable, type FlagMetaTable } from '../util/flags.js';
 import { simServerOptionsSchema, type SimServerOptions } from '../sim/options.js';
 import { UsageError } from '../errors.js';
 import type { EmbeddedServer } from '../sim/embedded.js';

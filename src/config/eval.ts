@@ -1,6 +1,6 @@
 // Options of `tokenflood eval` beyond run's (the set, how it is prompted and graded): schema, flag table and the sampling defaults.
 import { z } from 'zod';
-import { flagTable } from './flags.js';
+import { flagTable } from '../util/flags.js';
 import { GRADE_MODES } from '../eval/grade.js';
 import { SHIPPED_SETS } from '../eval/sets.js';
 

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { Command } from 'commander';
 import { z } from 'zod';
-import { addFlags, collectFlags, describedFlags, flagTable, givenFlags, type Flag } from './flags.js';
+import { addFlags, collectFlags, describedFlags, flagTable, givenFlags, type Flag } from '../util/flags.js';
 import { RunConfigSchema, RUN_FLAGS } from './schema.js';
 import { WorkloadSchema, WORKLOAD_FLAGS, DEFAULT_DATASET_SEED } from './workload.js';
 import { EmbeddedSimSchema, EMBEDDED_SIM_FLAGS } from './embedded-sim.js';

@@ -1,7 +1,7 @@
 // Live metrics for external tools (--metrics-port, --metrics-host, --metrics-linger, --out prometheus-rw=URL, --out-interval): schema, flags, checks.
 import { z } from 'zod';
-import { flagTable, type FlagMetaTable } from './flags.js';
-import { parseDurationS } from './parse.js';
+import { flagTable, type FlagMetaTable } from '../util/flags.js';
+import { parseDurationS } from '../util/parse.js';
 import { redactUrl } from '../util/url.js';
 import { unknownKind } from '../util/kinds.js';
 

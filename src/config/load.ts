@@ -12,8 +12,8 @@ import { configureCustomBackend, loadCustomBackend } from '../backends/custom.js
 import { backendConfigProblems } from '../backends/backend-config.js';
 import { rampPlan, stagesMs, type RampPlan } from '../scheduler/stages.js';
 import { liveMetricsProblems, splitOut } from './live-metrics.js';
-import type { FlagTable } from './flags.js';
-import { apiKeyProblem, didYouMean, parseHeaders, toCamel, toKebab } from './parse.js';
+import type { FlagTable } from '../util/flags.js';
+import { apiKeyProblem, didYouMean, parseHeaders, toCamel, toKebab } from '../util/parse.js';
 import { extraBaseUrlProblems, readTargetsFile, type TargetSpec } from './routing.js';
 
 const KEYS = Object.keys(RUN_FLAGS);

@@ -1,6 +1,6 @@
 // --result-format: also write a run's results in another tool's schema (vllm = vllm-result.json), for run, sweep and simulate.
 import { z } from 'zod';
-import { flagTable } from './flags.js';
+import { flagTable } from '../util/flags.js';
 import { unknownKind } from '../util/kinds.js';
 
 export const RESULT_FORMATS = ['tokenflood', 'vllm'] as const;

@@ -1,8 +1,8 @@
 // Many endpoints: the routing options (--targets, --route, --models), the targets file and the resolved target list.
 import { z } from 'zod';
-import { flagTable } from './flags.js';
-import { parsedString } from './parsed-string.js';
-import { apiKeyProblem, parseHeaders } from './parse.js';
+import { flagTable } from '../util/flags.js';
+import { parsedString } from '../util/parsed-string.js';
+import { apiKeyProblem, parseHeaders } from '../util/parse.js';
 import { MAX_CONFIG_BYTES, readTextFile } from '../util/read-file.js';
 import { parseYaml } from '../util/yaml.js';
 import { unknownKind } from '../util/kinds.js';

@@ -1,6 +1,6 @@
 // The run config: one zod schema (the single source of truth for keys and defaults), its flag table and validation.
 import { z } from 'zod';
-import { parsedString } from './parsed-string.js';
+import { parsedString } from '../util/parsed-string.js';
 import { WorkloadSchema, WORKLOAD_FLAGS } from './workload.js';
 import { EmbeddedSimSchema, EMBEDDED_SIM_FLAGS } from './embedded-sim.js';
 import { RoutingSchema, ROUTING_FLAGS } from './routing.js';
@@ -8,10 +8,10 @@ import { UiSchema, UI_FLAGS } from './ui.js';
 import { ResultFormatSchema, RESULT_FORMAT_FLAGS } from './result-format.js';
 import { GpuTelemetrySchema, GPU_TELEMETRY_FLAGS } from '../telemetry/gpu/config.js';
 import { LiveMetricsSchema, LIVE_METRICS_FLAGS, OUTPUT_KINDS } from './live-metrics.js';
-import { flagTable, type FlagTable } from './flags.js';
+import { flagTable, type FlagTable } from '../util/flags.js';
 import { EvalUnderLoadSchema, EVAL_UNDER_LOAD_FLAGS } from './eval.js';
 import { ShardSchema, SHARD_FLAGS } from './shard.js';
-import { HEADER_NAME, parseDurationS } from './parse.js';
+import { HEADER_NAME, parseDurationS } from '../util/parse.js';
 import { MAX_TIMER_MESSAGE, MAX_TIMER_S } from '../util/timer.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../backends/sse.js';
 import { BACKEND_KINDS } from '../backends/registry.js';

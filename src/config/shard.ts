@@ -1,8 +1,8 @@
 // --shard I/N and --start-at: one run split over N processes (Kubernetes Indexed Jobs) that start together (docs/distributed.md).
 import { Option, type Command } from 'commander';
 import { z } from 'zod';
-import { flagTable } from './flags.js';
-import { parsedString } from './parsed-string.js';
+import { flagTable } from '../util/flags.js';
+import { parsedString } from '../util/parsed-string.js';
 import type { ShardSpec } from '../scheduler/shard.js';
 
 /** Most shards of one run: far above any cluster one test needs, low enough to catch a typo. */

@@ -1,6 +1,6 @@
 // The live dashboard's options (--ui, --ui-port, --ui-host, --open): one schema and flag set for run and sweep.
 import { z } from 'zod';
-import { flagTable } from './flags.js';
+import { flagTable } from '../util/flags.js';
 
 export const UiSchema = z.object({
   ui: z.boolean().default(false),

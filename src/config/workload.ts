@@ -1,8 +1,8 @@
 // Workload options (what each request asks for, and where prompts come from): schema and flag table. The single source of truth for them.
 import { z } from 'zod';
-import { flagTable } from './flags.js';
-import { parsedString } from './parsed-string.js';
-import { parseDurationS } from './parse.js';
+import { flagTable } from '../util/flags.js';
+import { parsedString } from '../util/parsed-string.js';
+import { parseDurationS } from '../util/parse.js';
 import { MAX_TIMER_MESSAGE, MAX_TIMER_S } from '../util/timer.js';
 import { parseLengthDist } from '../dataset/distribution.js';
 import { parseMix } from '../dataset/mix.js';

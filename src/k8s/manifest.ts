@@ -3,7 +3,7 @@ import { stringify } from 'yaml';
 import { configMap, job, persistentVolumeClaim, service as serviceObject, type ConfigMap, type IContainer, type Job, type PersistentVolumeClaim, type Service } from './objects.js';
 import type { IPodSecurityContext } from 'kubernetes-models/v1/PodSecurityContext';
 import type { ISecurityContext } from 'kubernetes-models/v1/SecurityContext';
-import { toKebab } from '../config/parse.js';
+import { toKebab } from '../util/parse.js';
 import { shardResources } from './resources.js';
 import { COORD_PORT } from './barrier.js';
 

@@ -1,6 +1,6 @@
 // Ramps and stages (k6's words): --stages parsed, --ramp-up/--ramp-down as stages, and the phase of a moment in them.
 import type { RequestPhase } from '../metrics/record.js';
-import { parseDurationS } from '../config/parse.js';
+import { parseDurationS } from '../util/parse.js';
 import { MAX_TIMER_S } from '../util/timer.js';
 
 /** One stage: over `durationMs` the target moves linearly from the previous stage's target (0 before the first) to `target`. */

@@ -5,9 +5,9 @@ import { RUN_FLAGS, describeIssues, type RunConfig, type RunConfigInput } from '
 import { parseLengthDist } from '../dataset/distribution.js';
 import { readConfigFile, resolveRunConfig, type ResolvedRun } from '../config/load.js';
 import { SHARD_FLAGS } from '../config/shard.js';
-import { parseDurationS } from '../config/parse.js';
+import { parseDurationS } from '../util/parse.js';
 import { MAX_TIMER_MESSAGE, MAX_TIMER_S } from '../util/timer.js';
-import { flagTable, type FlagTable } from '../config/flags.js';
+import { flagTable, type FlagTable } from '../util/flags.js';
 import { EmbeddedSimSchema, EMBEDDED_SIM_META, embeddedSimProblems } from '../config/embedded-sim.js';
 import { parseSlo, type Slo } from '../metrics/slo.js';
 import { splitOut, type OutputSpec } from '../config/live-metrics.js';

@@ -1,7 +1,7 @@
 // The --grid file: sweep points from YAML/JSON, as axis lists crossed into the full product or an explicit list of combos.
 import { MAX_CONFIG_BYTES, readTextFile } from '../util/read-file.js';
 import { parseYaml } from '../util/yaml.js';
-import { didYouMean, parseDurationS } from '../config/parse.js';
+import { didYouMean, parseDurationS } from '../util/parse.js';
 import { MAX_TIMER_S } from '../util/timer.js';
 import type { InputOutput, LoadMode } from './grid.js';
 

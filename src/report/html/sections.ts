@@ -3,7 +3,7 @@ import { DEFAULT_PERCENTILES, percentileKey, type DistStats } from '../../metric
 import { DISTRIBUTION_METRICS, type MetricsBlock } from '../../metrics/summary.js';
 import type { SloResult } from '../../metrics/slo.js';
 import { describeSloChecks } from '../../metrics/slo.js';
-import { SECRET_HEADERS } from '../../config/parse.js';
+import { SECRET_HEADERS } from '../../util/parse.js';
 import { escapeHtml as esc } from './escape.js';
 
 /** Number for display: thousands separators from 1,000, fewer decimals as values grow; '–' when missing. */

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { extname } from 'node:path';
 import { z } from 'zod';
 import { UsageError } from '../../errors.js';
-import { flagName } from '../../config/parse.js';
+import { flagName } from '../../util/parse.js';
 import { MAX_CONFIG_BYTES, readTextFile } from '../../util/read-file.js';
 import { parseYaml } from '../../util/yaml.js';
 import { engineOptionsSchema } from './config.js';

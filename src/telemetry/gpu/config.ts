@@ -1,7 +1,7 @@
 // Config keys and flags of GPU and host telemetry (--gpu-metrics, --server-pid), extended into the run config.
 import { z } from 'zod';
-import { flagTable } from '../../config/flags.js';
-import { parsedString } from '../../config/parsed-string.js';
+import { flagTable } from '../../util/flags.js';
+import { parsedString } from '../../util/parsed-string.js';
 import { parseGpuMetricsSpec } from './create.js';
 
 export const GpuTelemetrySchema = z.object({

@@ -52,7 +52,7 @@ function badValueChar(v: string): string | null {
   return `${what} (U+${c.toString(16).toUpperCase().padStart(4, '0')})`;
 }
 
-export { redactKey, redactHeaders } from '../util/redact.js';
+export { redactKey, redactHeaders } from './redact.js';
 
 /**
  * Header names that look like credentials, for scrubbing "Name: value" lines out of metadata a second time (the
