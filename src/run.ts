@@ -12,7 +12,7 @@ import { backendOf } from './backends/registry.js';
 import { createRealDriver } from './drivers/real.js';
 import { runLifecycle, type LifecycleOptions } from './lifecycle/lifecycle.js';
 import type { RunResult } from './lifecycle/result.js';
-import { serverMetricsSources } from './telemetry/from-config.js';
+import { serverMetricsSources } from './lifecycle/telemetry-from-config.js';
 import { gpuSources } from './telemetry/gpu-source.js';
 
 export { resolveWorkers } from './drivers/real.js';

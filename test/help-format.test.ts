@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import type { Command } from 'commander';
 import { buildProgram } from '../src/cli/main.js';
 import { capture } from './io-capture.js';
-import { EVAL_RUN_DEFAULTS } from '../src/config/eval.js';
+import { EVAL_RUN_DEFAULTS } from '../src/eval/options.js';
 import { MAX_CHOICES_IN_TERM } from '../src/util/flags.js';
 
 const CLI = join(__dirname, '..', 'dist', 'cli', 'main.js');

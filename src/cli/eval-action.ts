@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { RUN_FLAGS } from '../config/schema.js';
 import { resolveRunConfig } from '../config/load.js';
 import { givenFlags } from '../util/flags.js';
-import { EVAL_FLAGS, EVAL_RUN_DEFAULTS, EvalSchema, type EvalOptions } from '../config/eval.js';
+import { EVAL_FLAGS, EVAL_RUN_DEFAULTS, EvalSchema, type EvalOptions } from '../eval/options.js';
 import { describeIssues } from '../config/schema.js';
 import { UsageError } from '../errors.js';
 import { run, type Reporter } from '../run.js';

@@ -6,7 +6,7 @@ import type { RunConfig } from '../config/schema.js';
 import { runIdleBaseline } from '../eval/baseline.js';
 import { loadEvalSet, type EvalSet } from '../eval/sets.js';
 import { createUnderLoadPlan, IDLE, type UnderLoadPlan } from '../eval/under-load.js';
-import { EVAL_RUN_DEFAULTS } from '../config/eval.js';
+import { EVAL_RUN_DEFAULTS } from '../eval/options.js';
 import { outcomeLine, type EvalSummary } from '../eval/summary.js';
 import { EVAL_JSON, EVAL_JSONL } from '../eval/files.js';
 import { accuracyText } from '../eval/terminal.js';

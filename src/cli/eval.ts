@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { RUN_FLAGS } from '../config/schema.js';
 import { addFlags, withShownDefaults } from '../util/flags.js';
 import { addRefusedShardFlags, withoutShardFlags } from '../config/shard.js';
-import { EVAL_FLAGS, EVAL_SHOWN_DEFAULTS } from '../config/eval.js';
+import { EVAL_FLAGS, EVAL_SHOWN_DEFAULTS } from '../eval/options.js';
 import type { Out } from './io.js';
 
 export function registerEval(program: Command, out: Out): void {

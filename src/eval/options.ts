@@ -1,8 +1,8 @@
 // Options of `tokenflood eval` beyond run's (the set, how it is prompted and graded): schema, flag table and the sampling defaults.
 import { z } from 'zod';
 import { flagTable } from '../util/flags.js';
-import { GRADE_MODES } from '../eval/grade.js';
-import { SHIPPED_SETS } from '../eval/sets.js';
+import { GRADE_MODES } from './grade.js';
+import { SHIPPED_SETS } from './sets.js';
 
 export const EvalSchema = z.object({
   set: z.string().min(1),

@@ -2,8 +2,8 @@
 import type { OpenedTarget } from '../drivers/driver.js';
 import { requestHeaders } from '../drivers/real.js';
 import { proxyFor, type ProxyChoice } from '../backends/proxy.js';
-import { serverMetricsSource } from './server-source.js';
-import type { TimelineSource } from './source.js';
+import { serverMetricsSource } from '../telemetry/server-source.js';
+import type { TimelineSource } from '../telemetry/source.js';
 
 export interface TelemetryConfig {
   serverMetrics: boolean;
