@@ -1,10 +1,8 @@
 // One shard's part of a run split over N processes (--shard I/N): which streams and which request indexes are its own.
 
-/** Shard `index` (0-based, Kubernetes' JOB_COMPLETION_INDEX) of `count`. */
-export interface ShardSpec {
-  index: number;
-  count: number;
-}
+import type { ShardSpec } from './options.js';
+
+export type { ShardSpec };
 
 /** "I/N" as stored in records and run.json. */
 export const shardLabel = (s: ShardSpec): string => `${s.index}/${s.count}`;
