@@ -2,7 +2,8 @@
 import type { GetClient, GetResponse } from './backends/http-get.js';
 import { TokenfloodError, UsageError } from './errors.js';
 import { joinUrl, redactUrl } from './util/url.js';
-import { startEmbeddedServer, type EmbeddedSimOptions } from './config/embedded-sim.js';
+import { EMBEDDED_SIM_FLAGS, EMBEDDED_SIM_KEYS, embeddedServerOptions, type EmbeddedSimOptions } from './config/embedded-sim.js';
+import type { EmbeddedServer } from './sim/embedded.js';
 
 export interface Target {
   baseUrl: string;
@@ -18,6 +19,21 @@ export async function openTarget(baseUrl: string | undefined, tokenizer?: string
   // The embedded server echoes the run's request id header, whatever its name.
   const server = await startEmbeddedServer(sim, { tokenizer, ...(sim.requestIdHeader ? { requestIdHeader: sim.requestIdHeader } : {}) });
   return { baseUrl: server.baseUrl, embedded: true, isolation: server.isolation, close: () => server.close() };
+}
+
+/**
+ * Start the embedded server with the --sim-* values; a bad value (unknown GPU or model profile) is a UsageError
+ * naming the --sim-* flags given, since the server's own message speaks of its --gpu/--model-profile.
+ */
+export async function startEmbeddedServer(o: Partial<EmbeddedSimOptions>, extra: { tokenizer?: string; requestIdHeader?: string } = {}): Promise<EmbeddedServer> {
+  const { startEmbeddedSimServer } = await import('./sim/embedded.js');
+  try {
+    return await startEmbeddedSimServer({ port: 0, ...extra, ...embeddedServerOptions(o) });
+  } catch (e) {
+    const given = EMBEDDED_SIM_KEYS.filter((k) => o[k] !== undefined).map((k) => EMBEDDED_SIM_FLAGS[k].name);
+    if (e instanceof UsageError && given.length) throw new UsageError(e.problems.map((p) => `${given.join(', ')}: ${p}`));
+    throw e;
+  }
 }
 
 export interface Preflight {

@@ -2,8 +2,6 @@
 import { z } from 'zod';
 import { flagTable, type FlagMetaTable } from '../util/flags.js';
 import { simServerOptionsSchema, type SimServerOptions } from '../sim/options.js';
-import { UsageError } from '../errors.js';
-import type { EmbeddedServer } from '../sim/embedded.js';
 
 export const EmbeddedSimSchema = z.object({
   simTimeScale: z.coerce.number().positive().optional(),
@@ -60,19 +58,4 @@ export function embeddedServerOptions(o: Partial<EmbeddedSimOptions>): SimServer
     ...(o.simReplicas !== undefined ? { replicas: o.simReplicas } : {}),
     ...(o.simRouter !== undefined ? { router: o.simRouter } : {}),
   };
-}
-
-/**
- * Start the embedded server with the --sim-* values; a bad value (unknown GPU or model profile) is a UsageError
- * naming the --sim-* flags given, since the server's own message speaks of its --gpu/--model-profile.
- */
-export async function startEmbeddedServer(o: Partial<EmbeddedSimOptions>, extra: { tokenizer?: string; requestIdHeader?: string } = {}): Promise<EmbeddedServer> {
-  const { startEmbeddedSimServer } = await import('../sim/embedded.js');
-  try {
-    return await startEmbeddedSimServer({ port: 0, ...extra, ...embeddedServerOptions(o) });
-  } catch (e) {
-    const given = EMBEDDED_SIM_KEYS.filter((k) => o[k] !== undefined).map((k) => EMBEDDED_SIM_FLAGS[k].name);
-    if (e instanceof UsageError && given.length) throw new UsageError(e.problems.map((p) => `${given.join(', ')}: ${p}`));
-    throw e;
-  }
 }

@@ -10,7 +10,7 @@ import { shardFromEnv, shardProblems, unshardedProblems, type UnshardedCommand }
 import { BACKENDS } from '../backends/registry.js';
 import { configureCustomBackend, loadCustomBackend } from '../backends/custom.js';
 import { backendConfigProblems } from '../backends/backend-config.js';
-import { rampPlan, stagesMs, type RampPlan } from '../scheduler/stages.js';
+import { rampPlan, stagesMs, type RampPlan } from '../scheduler/options.js';
 import { liveMetricsProblems, splitOut } from './live-metrics.js';
 import type { FlagTable } from '../util/flags.js';
 import { apiKeyProblem, didYouMean, parseHeaders, toCamel, toKebab } from '../util/parse.js';

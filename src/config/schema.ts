@@ -16,7 +16,7 @@ import { MAX_TIMER_MESSAGE, MAX_TIMER_S } from '../util/timer.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../backends/sse.js';
 import { BACKEND_KINDS } from '../backends/registry.js';
 import { unknownKind } from '../util/kinds.js';
-import { parseStages } from '../scheduler/stages.js';
+import { parseStages } from '../scheduler/options.js';
 import { DEFAULT_PERCENTILES, parsePercentiles } from '../metrics/stats.js';
 
 const duration = z.preprocess(

@@ -3,7 +3,7 @@ import { Option, type Command } from 'commander';
 import { z } from 'zod';
 import { flagTable } from '../util/flags.js';
 import { parsedString } from '../util/parsed-string.js';
-import type { ShardSpec } from '../scheduler/shard.js';
+import type { ShardSpec } from '../scheduler/options.js';
 
 /** Most shards of one run: far above any cluster one test needs, low enough to catch a typo. */
 export const MAX_SHARDS = 10_000;

@@ -5,7 +5,7 @@ import { writeFileAtomic } from '../util/atomic-write.js';
 import { join } from 'node:path';
 import { recordsOf, REQUESTS_JSONL } from '../report/results-dir.js';
 import { run, redactedConfig, type Reporter, type RunHooks } from '../run.js';
-import { startEmbeddedServer } from '../config/embedded-sim.js';
+import { startEmbeddedServer } from '../target.js';
 import { resolveRunConfig } from '../config/load.js';
 import type { RunConfigInput } from '../config/schema.js';
 import { TokenfloodError, UsageError } from '../errors.js';
