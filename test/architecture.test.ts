@@ -16,7 +16,7 @@ interface Row {
 }
 
 /** The layers, bottom first: a file may import from its own layer or a lower one; docs/architecture.md § Layers. */
-export const LAYERS: { layer: string; rows: Row[] }[] = [
+const LAYERS: { layer: string; rows: Row[] }[] = [
   { layer: 'base', rows: [{ unit: 'src/errors.ts' }, { unit: 'src/version.ts' }] },
   { layer: 'util', rows: [{ unit: 'src/util/' }] },
   { layer: 'metrics', rows: [{ unit: 'src/metrics/' }] },
@@ -35,10 +35,10 @@ export const LAYERS: { layer: string; rows: Row[] }[] = [
 ];
 
 /**
- * Pending move (issue 26, another branch): these files are checked where they are going, not where they are. Remove
+ * Pending move, temporary (issue 26: another branch moves these files): they are checked where they are going. Remove
  * an entry once its files have moved; the folder it names then has to exist like any other row.
  */
-export const PENDING_MOVES: { from: string; to: string }[] = [
+const PENDING_MOVES: { from: string; to: string }[] = [
   { from: 'src/sim/calibrate/', to: 'src/calibrate/' },
   { from: 'src/sim/fidelity.ts', to: 'src/calibrate/fidelity.ts' },
   { from: 'src/eval/baseline.ts', to: 'src/eval-run/baseline.ts' },
@@ -77,7 +77,7 @@ function levels(t: Table): Map<string, { level: number; row: Row }> {
 }
 
 /** Every folder under src/ (`x/`) and every `.ts` file that is not a test. */
-export function pathsOnDisk(dir = join(root, 'src'), rel = 'src/'): string[] {
+function pathsOnDisk(dir = join(root, 'src'), rel = 'src/'): string[] {
   const out: string[] = [];
   for (const e of readdirSync(dir, { withFileTypes: true })) {
     if (e.isDirectory()) out.push(`${rel}${e.name}/`, ...pathsOnDisk(join(dir, e.name), `${rel}${e.name}/`));
@@ -87,7 +87,7 @@ export function pathsOnDisk(dir = join(root, 'src'), rel = 'src/'): string[] {
 }
 
 /** (1) The table and the disk agree: every unit and subfolder on disk has a row, every row is on disk (after the pending moves). */
-export function tableProblems(onDisk: readonly string[], t: Table = TABLE): string[] {
+function tableProblems(onDisk: readonly string[], t: Table = TABLE): string[] {
   // A folder is placed as a file in it would be; a file moving out (pending) brings its new folder.
   const found = new Set<string>();
   for (const p of onDisk) {
@@ -104,7 +104,7 @@ export function tableProblems(onDisk: readonly string[], t: Table = TABLE): stri
 }
 
 /** (2), (4), (5): each import against the table, with the rule it breaks. */
-export function violations(edges: readonly ImportEdge[], t: Table = TABLE): string[] {
+function violations(edges: readonly ImportEdge[], t: Table = TABLE): string[] {
   const rows = levels(t);
   const out: string[] = [];
   for (const e of edges) {
@@ -127,7 +127,7 @@ export function violations(edges: readonly ImportEdge[], t: Table = TABLE): stri
 }
 
 /** (3) Loops between units (folders and top-level files), each as its units. */
-export function unitLoops(files: readonly string[], edges: readonly ImportEdge[], t: Table = TABLE): string[][] {
+function unitLoops(files: readonly string[], edges: readonly ImportEdge[], t: Table = TABLE): string[][] {
   const u = (f: string) => unitOf(placed(f, t));
   const units = [...new Set(files.map(u))].sort();
   const between = edges.map((e) => ({ from: u(e.from), to: u(e.to) })).filter((e) => e.from !== e.to);
