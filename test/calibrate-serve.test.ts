@@ -5,8 +5,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { registerCalibrate } from '../src/cli/calibrate.js';
 import { registerSweep } from '../src/cli/sweep.js';
-import { readCalibrationPoints } from '../src/sim/calibrate/runs.js';
-import { predictPoint } from '../src/sim/calibrate/calibrate.js';
+import { readCalibrationPoints } from '../src/calibrate/runs.js';
+import { predictPoint } from '../src/calibrate/calibrate.js';
 import { runCli } from './fixtures/cli-harness.js';
 import { tmpDir } from './helpers.js';
 

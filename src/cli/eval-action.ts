@@ -13,7 +13,7 @@ import { stripControls } from '../util/terminal-text.js';
 import { loadEvalSet, type EvalSet } from '../eval/sets.js';
 import { createEvalWorkload, type EvalWorkload } from '../eval/workload.js';
 import { summarizeEval } from '../eval/summary.js';
-import { performanceOf, saveEvalFiles, type EvalDocument } from '../eval/files.js';
+import { performanceOf, saveEvalFiles, type EvalDocument } from '../eval-run/files.js';
 import { renderEval } from '../eval/terminal.js';
 import type { GradeSpec } from '../eval/grade.js';
 import { setExitCode, type Out } from './io.js';

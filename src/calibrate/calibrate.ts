@@ -1,12 +1,12 @@
 // Fit the engine's constants to measured runs: re-simulate each run on the virtual clock and minimise the relative TTFT/TPOT error.
-import { UsageError } from '../../errors.js';
-import { engineOptionsSchema, resolveEngine, type EngineSpec } from '../engine/config.js';
-import { simulateRun } from '../virtual.js';
+import { UsageError } from '../errors.js';
+import { engineOptionsSchema, resolveEngine, type EngineSpec } from '../sim/engine/config.js';
+import { simulateRun } from '../sim/virtual.js';
 import { minimize } from './fit.js';
 import { CALIBRATED_PARAMS, type CalibratedParam } from './params.js';
 import type { CalibrationPoint } from './runs.js';
 import { refillGap } from './trace.js';
-import { maxOf, minOf } from '../../util/min-max.js';
+import { maxOf, minOf } from '../util/min-max.js';
 
 export interface Prediction {
   ttftMs: number;

@@ -1,11 +1,11 @@
 // Writing an eval's results: eval.jsonl (one line per answer) and eval.json (the summary beside the run's performance).
 import type { Summary } from '../metrics/summary.js';
 import type { RunEndEvent } from '../report/events.js';
-import { outcomeLine, type EvalSummary } from './summary.js';
-import type { EvalOutcome } from './workload.js';
+import { outcomeLine, type EvalSummary } from '../eval/summary.js';
+import type { EvalOutcome } from '../eval/workload.js';
+import { EVAL_JSON, EVAL_JSONL } from '../eval/file-names.js';
 
-export const EVAL_JSONL = 'eval.jsonl';
-export const EVAL_JSON = 'eval.json';
+export { EVAL_JSON, EVAL_JSONL };
 
 /** The run's headline performance, kept beside the accuracy in eval.json. */
 export function performanceOf(s: Summary): Record<string, unknown> {
