@@ -52,7 +52,7 @@ export function registerCalibrate(program: Command, out: Out): void {
     for (const p of points)
       if (p.clientBound) out.err.write(`note: ${p.dir}: the client was the bottleneck (${p.clientBound.join('; ') || 'client_bound'}), so its TTFT includes time inside the client; re-measure it for a better fit\n`);
     const wall0 = performance.now();
-    const result = calibrate(points, { engine: Object.fromEntries(Object.entries(engine).filter(([, v]) => v !== undefined)), maxRequests });
+    const result = await calibrate(points, { engine: Object.fromEntries(Object.entries(engine).filter(([, v]) => v !== undefined)), maxRequests });
     try {
       writeFileAtomic(outFile, profileYaml(result));
     } catch (err) {
