@@ -1,6 +1,6 @@
 // `npm run bench:fidelity`: simulate every published calibration point (data/fidelity/points.json) and print the errors.
 // Usage: node scripts/bench-fidelity.mjs [--scale 0.25] [--only C1,C7] [--json]
-import { loadFidelityPoints, runFidelity } from '../dist/sim/fidelity.js';
+import { loadFidelityPoints, runFidelity } from '../dist/calibrate/fidelity.js';
 
 const args = process.argv.slice(2);
 const arg = (name) => {

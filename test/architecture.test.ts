@@ -34,37 +34,17 @@ const LAYERS: { layer: string; rows: Row[] }[] = [
   { layer: 'entry points', rows: [{ unit: 'src/index.ts' }, { unit: 'src/cli/' }] },
 ];
 
-/**
- * Pending move, temporary (issue 26: another branch moves these files): they are checked where they are going. Remove
- * an entry once its files have moved; the folder it names then has to exist like any other row.
- */
-const PENDING_MOVES: { from: string; to: string }[] = [
-  { from: 'src/sim/calibrate/', to: 'src/calibrate/' },
-  { from: 'src/sim/fidelity.ts', to: 'src/calibrate/fidelity.ts' },
-  { from: 'src/eval/baseline.ts', to: 'src/eval-run/baseline.ts' },
-  { from: 'src/eval/files.ts', to: 'src/eval-run/files.ts' },
-];
-
 /** config/ composes the options the lower layers declare; from these folders it may import their `options.ts` files only. */
 const OPTION_OWNERS = ['src/eval/', 'src/sim/', 'src/scheduler/', 'src/telemetry/'];
 const isOptionFile = (file: string): boolean => file.endsWith('/options.ts');
 
 interface Table {
   layers: { layer: string; rows: Row[] }[];
-  pending: { from: string; to: string }[];
 }
 
-const TABLE: Table = { layers: LAYERS, pending: PENDING_MOVES };
+const TABLE: Table = { layers: LAYERS };
 
-/** Where a file is checked: its path after a pending move. */
-function placed(file: string, t: Table): string {
-  for (const m of t.pending) {
-    if (m.from.endsWith('/') ? file.startsWith(m.from) : file === m.from) return m.to + (m.from.endsWith('/') ? file.slice(m.from.length) : '');
-  }
-  return file;
-}
-
-/** The unit of a (placed) path: a top-level file itself, else its folder under src/ (`src/sim/engine/x.ts` → `src/sim/`). */
+/** The unit of a path: a top-level file itself, else its folder under src/ (`src/sim/engine/x.ts` → `src/sim/`). */
 const unitOf = (path: string): string => {
   const parts = path.split('/');
   return parts.length === 2 ? path : `${parts[0]}/${parts[1]}/`;
@@ -86,14 +66,12 @@ function pathsOnDisk(dir = join(root, 'src'), rel = 'src/'): string[] {
   return out;
 }
 
-/** (1) The table and the disk agree: every unit and subfolder on disk has a row, every row is on disk (after the pending moves). */
+/** (1) The table and the disk agree: every unit and subfolder on disk has a row, every row is on disk. */
 function tableProblems(onDisk: readonly string[], t: Table = TABLE): string[] {
-  // A folder is placed as a file in it would be; a file moving out (pending) brings its new folder.
   const found = new Set<string>();
   for (const p of onDisk) {
-    const q = p.endsWith('/') ? placed(`${p}x.ts`, t).replace(/x\.ts$/, '') : placed(p, t);
-    found.add(unitOf(q));
-    if (q.endsWith('/') && q !== unitOf(q)) found.add(q);
+    found.add(unitOf(p));
+    if (p.endsWith('/') && p !== unitOf(p)) found.add(p);
   }
   const listed = new Set<string>();
   for (const l of t.layers) for (const r of l.rows) listed.add(r.unit), r.subfolders?.forEach((f) => listed.add(r.unit + f));
@@ -108,8 +86,7 @@ function violations(edges: readonly ImportEdge[], t: Table = TABLE): string[] {
   const rows = levels(t);
   const out: string[] = [];
   for (const e of edges) {
-    const from = placed(e.from, t);
-    const to = placed(e.to, t);
+    const { from, to } = e;
     const what = `${e.from} imports ${e.to}${e.typeOnly ? ' (type only)' : ''}`;
     const a = rows.get(unitOf(from));
     const b = rows.get(unitOf(to));
@@ -127,8 +104,8 @@ function violations(edges: readonly ImportEdge[], t: Table = TABLE): string[] {
 }
 
 /** (3) Loops between units (folders and top-level files), each as its units. */
-function unitLoops(files: readonly string[], edges: readonly ImportEdge[], t: Table = TABLE): string[][] {
-  const u = (f: string) => unitOf(placed(f, t));
+function unitLoops(files: readonly string[], edges: readonly ImportEdge[]): string[][] {
+  const u = unitOf;
   const units = [...new Set(files.map(u))].sort();
   const between = edges.map((e) => ({ from: u(e.from), to: u(e.to) })).filter((e) => e.from !== e.to);
   return findCycles(units, between);
@@ -170,7 +147,6 @@ describe('the checker itself', () => {
       { layer: 'config', rows: [{ unit: 'src/config/' }, { unit: 'src/report/', mayAlsoImport: [{ to: 'src/run.ts', why: 'test' }] }] },
       { layer: 'top', rows: [{ unit: 'src/run.ts' }, { unit: 'src/cli/' }, { unit: 'src/next/' }] },
     ],
-    pending: [{ from: 'src/sim/old/', to: 'src/next/' }],
   };
 
   it('finds every cycle, a self-import included, and nothing in an acyclic graph', () => {
@@ -224,7 +200,7 @@ describe('the checker itself', () => {
         { from: 'src/run.ts', to: 'src/util/y.ts', typeOnly: false },
         { from: 'src/config/x.ts', to: 'src/sim/options.ts', typeOnly: false },
         { from: 'src/report/x.ts', to: 'src/run.ts', typeOnly: false },
-        { from: 'src/sim/old/x.ts', to: 'src/run.ts', typeOnly: false },
+        { from: 'src/next/x.ts', to: 'src/run.ts', typeOnly: false },
       ],
       toy,
     );
@@ -238,7 +214,7 @@ describe('the checker itself', () => {
   });
 
   it('reports a folder with no row, and a row whose folder or subfolder is missing or renamed', () => {
-    const disk = ['src/util/', 'src/util/u.ts', 'src/errors.ts', 'src/sim/', 'src/sim/engine/', 'src/sim/old/', 'src/sim/old/o.ts', 'src/metrics/', 'src/config/', 'src/report/', 'src/run.ts', 'src/cli/'];
+    const disk = ['src/util/', 'src/util/u.ts', 'src/errors.ts', 'src/sim/', 'src/sim/engine/', 'src/next/', 'src/next/o.ts', 'src/metrics/', 'src/config/', 'src/report/', 'src/run.ts', 'src/cli/'];
     expect(tableProblems(disk, toy)).toEqual([]);
     const renamed = disk.map((u) => (u === 'src/metrics/' ? 'src/measures/' : u === 'src/sim/engine/' ? 'src/sim/model/' : u));
     expect(tableProblems(renamed, toy)).toEqual([
@@ -257,7 +233,7 @@ describe('the checker itself', () => {
       { from: 'src/metrics/c.ts', to: 'src/sim/engine/b.ts', typeOnly: true },
     ];
     expect(findCycles(files, edges)).toEqual([]);
-    expect(unitLoops(files, edges, toy)).toEqual([['src/metrics/', 'src/sim/']]);
-    expect(unitLoops(files, edges.slice(1), toy)).toEqual([]);
+    expect(unitLoops(files, edges)).toEqual([['src/metrics/', 'src/sim/']]);
+    expect(unitLoops(files, edges.slice(1))).toEqual([]);
   });
 });

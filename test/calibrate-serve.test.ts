@@ -5,8 +5,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { registerCalibrate } from '../src/cli/calibrate.js';
 import { registerSweep } from '../src/cli/sweep.js';
-import { readCalibrationPoints } from '../src/sim/calibrate/runs.js';
-import { predictPoint } from '../src/sim/calibrate/calibrate.js';
+import { readCalibrationPoints } from '../src/calibrate/runs.js';
+import { predictPoint } from '../src/calibrate/calibrate.js';
 import { runCli } from './fixtures/cli-harness.js';
 import { tmpDir } from './helpers.js';
 
@@ -72,11 +72,11 @@ describe('calibrate on a sweep of tokenflood serve', () => {
     const constants = Object.fromEntries(Object.entries(report.constants as Record<string, number>).map(([k, v]) => [k.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()), v]));
     expect(Object.keys(constants).sort()).toEqual(['apiServerMs', 'bwEfficiency', 'mfu', 'requestOverheadMs', 'stepOverheadMs']);
     for (const p of points.filter((q) => q.concurrency === 2 || q.concurrency === 8)) {
-      const predicted = predictPoint(p, constants, { engine: { gpu: 'a100-40gb', modelProfile: 'llama-3.1-8b' } });
+      const predicted = await predictPoint(p, constants, { engine: { gpu: 'a100-40gb', modelProfile: 'llama-3.1-8b' } });
       expect(rel(predicted.ttftMs, p.ttftMs), `c${p.concurrency} TTFT ${predicted.ttftMs} vs ${p.ttftMs} (sweep ${attempts})`).toBeLessThan(0.05);
       expect(rel(predicted.tpotMs, p.tpotMs), `c${p.concurrency} TPOT ${predicted.tpotMs} vs ${p.tpotMs}`).toBeLessThan(0.05);
       // The default constants miss by far more: the fit is what closes the gap.
-      const plain = predictPoint(p, {}, { engine: { gpu: 'a100-40gb', modelProfile: 'llama-3.1-8b' } });
+      const plain = await predictPoint(p, {}, { engine: { gpu: 'a100-40gb', modelProfile: 'llama-3.1-8b' } });
       expect(Math.max(rel(plain.ttftMs, p.ttftMs), rel(plain.tpotMs, p.tpotMs))).toBeGreaterThan(0.2);
     }
   }, 120_000);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { simulate, type SimulateInput } from '../src/simulate.js';
 import { registerCalibrate } from '../src/cli/calibrate.js';
 import { registerSimulate } from '../src/cli/simulate.js';
-import { readCalibrationPoints } from '../src/sim/calibrate/runs.js';
+import { readCalibrationPoints } from '../src/calibrate/runs.js';
 import { runCli } from './fixtures/cli-harness.js';
 import { tmpDir } from './helpers.js';
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { main } from '../src/cli/main.js';
-import { CALIBRATED_PARAMS } from '../src/sim/calibrate/params.js';
+import { CALIBRATED_PARAMS } from '../src/calibrate/params.js';
 import { toKebab } from '../src/util/parse.js';
 import { capture } from './io-capture.js';
 

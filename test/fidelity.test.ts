@@ -1,6 +1,6 @@
 // The engine model against published vLLM measurements (data/fidelity/points.json): the issue's acceptance thresholds.
 import { describe, expect, it } from 'vitest';
-import { runFidelity } from '../src/sim/fidelity.js';
+import { runFidelity } from '../src/calibrate/fidelity.js';
 
 // Open-loop points at a tenth of their published request counts (at least 300) (same rates, so the same steady state) keep the test
 // fast; `npm run bench:fidelity` runs the full counts. These are deterministic simulation outputs, not timings.

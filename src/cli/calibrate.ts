@@ -39,20 +39,20 @@ export function registerCalibrate(program: Command, out: Out): void {
     if (!r.success) problems.push(...issueProblems(r.error.issues));
     if (problems.length || !r.success) throw new UsageError(problems);
     // Loaded on use: the fit pulls in the engine and the virtual clock.
-    const { readCalibrationPoints } = await import('../sim/calibrate/runs.js');
-    const { calibrate } = await import('../sim/calibrate/calibrate.js');
-    const { profileDocument, profileYaml } = await import('../sim/calibrate/profile-file.js');
+    const { readCalibrationPoints } = await import('../calibrate/runs.js');
+    const { calibrate } = await import('../calibrate/calibrate.js');
+    const { profileDocument, profileYaml } = await import('../calibrate/profile-file.js');
     const { out: outFile, maxRequests, ...engine } = r.data;
     // Input validation first (exit 2, nothing written): each run once, every number finite and in range.
-    const { checkCalibrationInputs } = await import('../sim/calibrate/inputs.js');
+    const { checkCalibrationInputs } = await import('../calibrate/inputs.js');
     checkCalibrationInputs(dirs);
-    const { withoutCachedPoints } = await import('../sim/calibrate/cached-points.js');
+    const { withoutCachedPoints } = await import('../calibrate/cached-points.js');
     const points = withoutCachedPoints(readCalibrationPoints(dirs), (line) => out.err.write(`calibrate: ${line}\n`));
     // A run measured by a busy client has TTFTs that include waiting inside the client: say so, fit anyway.
     for (const p of points)
       if (p.clientBound) out.err.write(`note: ${p.dir}: the client was the bottleneck (${p.clientBound.join('; ') || 'client_bound'}), so its TTFT includes time inside the client; re-measure it for a better fit\n`);
     const wall0 = performance.now();
-    const result = calibrate(points, { engine: Object.fromEntries(Object.entries(engine).filter(([, v]) => v !== undefined)), maxRequests });
+    const result = await calibrate(points, { engine: Object.fromEntries(Object.entries(engine).filter(([, v]) => v !== undefined)), maxRequests });
     try {
       writeFileAtomic(outFile, profileYaml(result));
     } catch (err) {

@@ -8,12 +8,11 @@ import { UsageError } from '../errors.js';
 import { run, type Reporter } from '../run.js';
 import { renderSummary } from '../report/terminal.js';
 import { progressReporter } from '../report/progress.js';
-import { writeRunReport } from '../report/html/run-report.js';
 import { stripControls } from '../util/terminal-text.js';
 import { loadEvalSet, type EvalSet } from '../eval/sets.js';
 import { createEvalWorkload, type EvalWorkload } from '../eval/workload.js';
 import { summarizeEval } from '../eval/summary.js';
-import { performanceOf, saveEvalFiles, type EvalDocument } from '../eval/files.js';
+import { performanceOf, saveEvalFiles, type EvalDocument } from '../eval-run/files.js';
 import { renderEval } from '../eval/terminal.js';
 import type { GradeSpec } from '../eval/grade.js';
 import { setExitCode, type Out } from './io.js';
@@ -64,12 +63,6 @@ export async function evalAction(cmd: Command, out: Out): Promise<void> {
         performance: performanceOf(e.summary),
       };
       saveEvalFiles(e, outcomes, doc);
-      // report.html was drawn before eval.json existed: draw it again with the eval section.
-      try {
-        writeRunReport(e.outDir);
-      } catch (err) {
-        out.err.write(`tokenflood: warning: could not add the eval section to report.html: ${(err as Error).message}\n`);
-      }
     },
   };
   const terminal: Reporter = {
@@ -88,7 +81,7 @@ export async function evalAction(cmd: Command, out: Out): Promise<void> {
     },
   };
   let started = false;
-  const reporters = [startReporter(out, info, 'tokenflood eval: ', () => (started = true)), ...(c.quiet ? [] : [progressReporter(out.err)]), files, terminal];
+  const reporters = [startReporter(out, info, 'tokenflood eval: ', () => (started = true)), ...(c.quiet ? [] : [progressReporter(out.err)]), terminal];
   // Ctrl-C as in run: no new requests, those in flight get the grace period; what was graded is still written.
   const ac = new AbortController();
   let stops = 0;
@@ -104,6 +97,8 @@ export async function evalAction(cmd: Command, out: Out): Promise<void> {
     await run(resolved, {
       signal: ac.signal,
       reporters,
+      // eval.jsonl and eval.json before report.html, which draws the eval section from them.
+      results: [files],
       workload: (_base, ctx) =>
         (wl = createEvalWorkload({ set, items: set.items, shots: o.shots, repeat: o.repeat, maxTokens: c.maxTokens ?? EVAL_RUN_DEFAULTS.maxTokens, grading, tokenizer: ctx.tokenizer, redact: ctx.redact })),
     });

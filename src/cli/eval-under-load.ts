@@ -3,15 +3,14 @@ import { join } from 'node:path';
 import { run, type Reporter, type RunResult } from '../run.js';
 import type { ResolvedRun } from '../config/load.js';
 import type { RunConfig } from '../config/schema.js';
-import { runIdleBaseline } from '../eval/baseline.js';
+import { runIdleBaseline } from '../eval-run/baseline.js';
 import { loadEvalSet, type EvalSet } from '../eval/sets.js';
 import { createUnderLoadPlan, IDLE, type UnderLoadPlan } from '../eval/under-load.js';
 import { EVAL_RUN_DEFAULTS } from '../eval/options.js';
-import { outcomeLine, type EvalSummary } from '../eval/summary.js';
-import { EVAL_JSON, EVAL_JSONL } from '../eval/files.js';
+import type { EvalSummary } from '../eval/summary.js';
+import { saveUnderLoadFiles } from '../eval-run/files.js';
 import { accuracyText } from '../eval/terminal.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
-import { writeRunReport } from '../report/html/run-report.js';
 
 /** The probe set of --eval-under-load, read and checked before anything is sent. */
 export function underLoadPlan(c: Pick<RunConfig, 'evalUnderLoad' | 'evalLimit' | 'maxModelLen'>): { set: EvalSet; plan: UnderLoadPlan } {
@@ -21,13 +20,9 @@ export function underLoadPlan(c: Pick<RunConfig, 'evalUnderLoad' | 'evalLimit' |
   return { set, plan: createUnderLoadPlan({ set, grading: { mode: set.mode }, maxTokens }) };
 }
 
-/** eval.jsonl (every probe and baseline answer, with its level) and eval.json into `dir`, then report.html again. */
+/** eval.jsonl (every probe and baseline answer, with its level) and eval.json into `dir` (a sweep's directory). */
 export function writeUnderLoadFiles(dir: string, plan: UnderLoadPlan): EvalSummary {
-  const summary = plan.summary();
-  const lines = plan.outcomes().map((x) => JSON.stringify(outcomeLine(x)));
-  writeFileAtomic(join(dir, EVAL_JSONL), lines.join('\n') + (lines.length ? '\n' : ''));
-  writeFileAtomic(join(dir, EVAL_JSON), JSON.stringify(summary, null, 2) + '\n');
-  return summary;
+  return saveUnderLoadFiles({ save: (name, data) => writeFileAtomic(join(dir, name), data()) }, plan);
 }
 
 /** Terminal lines: accuracy at each level against idle. */
@@ -40,7 +35,7 @@ export function renderLevels(s: EvalSummary): string {
   return [`accuracy under load (${s.set}, ${s.grading} grading):`, ...rows].join('\n');
 }
 
-/** Run with probes, then the baseline; prints like `run` plus the accuracy per level (or one JSON document with `eval`). */
+/** Run with probes, then the baseline at its end; prints like `run` plus the accuracy per level (or one JSON document with `eval`). */
 export async function runUnderLoad(
   resolved: ResolvedRun,
   reporters: Reporter[],
@@ -51,12 +46,18 @@ export async function runUnderLoad(
   const c = resolved.config;
   const { plan } = underLoadPlan(c);
   const level = c.rate !== undefined ? `rate ${c.rate}` : `concurrency ${c.concurrency ?? 1}`;
-  const res = await run(resolved, { signal, reporters, workload: plan.probes(level, c.warmup) });
-  if (signal?.aborted) return;
-  if (!c.quiet) out.err.write('tokenflood: idle baseline: the graded set alone at concurrency 1\n');
-  await runIdleBaseline(resolved, plan, join(res.outDir, 'eval-baseline'), signal);
-  const s = writeUnderLoadFiles(res.outDir, plan);
-  writeRunReport(res.outDir);
-  res.written.push(EVAL_JSONL, EVAL_JSON);
-  print(res, s);
+  let s: EvalSummary | undefined;
+  // At the run's end, after the caller's outputs have ended (live view, dashboard) and before report.html, which
+  // draws the levels from eval.json: the idle baseline, then eval.jsonl and eval.json through the run's ledger.
+  const baseline: Reporter = {
+    name: 'eval-under-load',
+    runEnd: async (e) => {
+      if (signal?.aborted) return;
+      if (!c.quiet) out.err.write('tokenflood: idle baseline: the graded set alone at concurrency 1\n');
+      await runIdleBaseline(resolved, plan, join(e.outDir, 'eval-baseline'), signal);
+      s = saveUnderLoadFiles(e.files, plan);
+    },
+  };
+  const res = await run(resolved, { signal, results: [...reporters, baseline], workload: plan.probes(level, c.warmup) });
+  if (s) print(res, s);
 }

@@ -15,9 +15,9 @@ export function registerMerge(program: Command, out: Out): void {
     .addOption(described('--out <dir>', 'directory to write the merged run to', 'required'))
     .option('--overwrite', 'allow writing into a directory that already holds a run')
     .option('--json', 'print the merged summary as one JSON document on stdout')
-    .action((dirs: string[], o: { out?: string; overwrite?: boolean; json?: boolean }) => {
+    .action(async (dirs: string[], o: { out?: string; overwrite?: boolean; json?: boolean }) => {
       if (!o.out) throw new UsageError(['merge: --out: give the directory to write the merged run to']);
-      const r = mergeShards(dirs, o.out, { overwrite: o.overwrite });
+      const r = await mergeShards(dirs, o.out, { overwrite: o.overwrite });
       for (const w of r.warnings) out.err.write(`warning: ${stripControls(w)}\n`);
       if (o.json) return void out.out.write(JSON.stringify(r.summary, null, 2) + '\n');
       out.out.write(`${stripControls(renderSummary(r.summary))}\n\nmerged ${dirs.length} shards; wrote ${r.outDir}/${r.written.slice(0, -1).join(', ')} and ${r.written.at(-1)}\n`);

@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
-import { EVAL_JSONL } from './files.js';
+import { EVAL_JSONL } from './file-names.js';
 import { mcnemarExact } from './stats.js';
 
 export interface EvalLine {

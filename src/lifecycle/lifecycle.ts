@@ -48,6 +48,11 @@ export interface RunSetup {
 export interface LifecycleOptions {
   /** Outputs beyond the run's own files (terminal, --json, a dashboard): called after those, in this order. */
   reporters?: Reporter[];
+  /**
+   * Reporters whose runEnd must come before report.html is drawn: results files of their own that the page shows
+   * (an eval's eval.json), and whatever has to end before those are written. Called after summary.json and stats.csv.
+   */
+  results?: Reporter[];
   hooks?: RunHooks;
   /** Abort to stop the run: no new requests, in-flight ones are cancelled after the grace period and recorded as such. */
   signal?: AbortSignal;
@@ -138,7 +143,7 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
       stop('write_failed');
       driver.cancelAll();
     });
-    const reporters: Reporter[] = [jsonl, runJsonReporter, summaryJsonReporter, statsCsvReporter, reportHtmlReporter, ...(c.resultFormat === 'vllm' ? [vllmResultReporter] : []), ...(opts.hooks ? [hooksReporter(opts.hooks)] : []), ...(opts.reporters ?? [])];
+    const reporters: Reporter[] = [jsonl, runJsonReporter, summaryJsonReporter, statsCsvReporter, ...(opts.results ?? []), reportHtmlReporter, ...(c.resultFormat === 'vllm' ? [vllmResultReporter] : []), ...(opts.hooks ? [hooksReporter(opts.hooks)] : []), ...(opts.reporters ?? [])];
     // run.json first: a run cut short still says what it was.
     runJsonReporter.runStart!(startEvent());
     // Fed each record as it is kept: the summary comes from here, in memory that does not grow with the events.

@@ -6,8 +6,9 @@ import { prepareOutDir } from '../outdir.js';
 import { recordLine, roundMs } from '../metrics/jsonl.js';
 import type { ClientHealth } from '../metrics/health.js';
 import type { Summary } from '../metrics/summary-model.js';
-import { eachRecord, replaySummary, REQUESTS_JSONL, RUN_JSON, SUMMARY_JSON, writeJsonFile } from '../report/results-dir.js';
-import { writeRunReport } from '../report/html/run-report.js';
+import { eachRecord, replaySummary, REQUESTS_JSONL, RUN_JSON, writeJsonFile } from '../report/results-dir.js';
+import { reportHtmlReporter, runJsonReporter, summaryJsonReporter } from '../lifecycle/files.js';
+import { replayRunEnd } from '../lifecycle/replay.js';
 import { readShards, type ShardDir } from './shards.js';
 import { SeenRecords } from './seen.js';
 
@@ -86,10 +87,11 @@ function mergedRunMeta(shards: readonly ShardDir[], baseMs: number, clientHealth
 /**
  * Merge shards into `outDir`: every record, its run-clock times (scheduled_at_ms, sent_at_ms) moved onto one clock
  * whose 0 is the earliest shard's start (each shard's own wall clock: run.json start_sync.clock_origin_unix_ms);
- * then summary.json and report.html computed from the merged records exactly as `tokenflood report` would.
+ * then summary.json computed from the merged records exactly as `tokenflood report` would, and run.json, summary.json
+ * and report.html written by the lifecycle's own reporters, as at the end of a run.
  * Records are streamed shard by shard (memory does not grow with the run); their order does not change the summary.
  */
-export function mergeShards(dirs: readonly string[], outDir: string, o: { overwrite?: boolean } = {}): MergeResult {
+export async function mergeShards(dirs: readonly string[], outDir: string, o: { overwrite?: boolean } = {}): Promise<MergeResult> {
   const shards = readShards(dirs);
   // Writing into a shard's own directory would overwrite the records being read.
   const inShard = shards.find((s) => resolve(s.dir) === resolve(outDir));
@@ -132,10 +134,10 @@ export function mergeShards(dirs: readonly string[], outDir: string, o: { overwr
   const m = meta.merged as { start_spread_ms: number; clock_skew: ReturnType<typeof shardClockSkew> };
   if (m.start_spread_ms > START_SPREAD_WARN_MS) warnings.push(`the shards started ${(m.start_spread_ms / 1000).toFixed(1)} s apart (their --start-at had passed, or was not the same): the merged load was lower at the start and end`);
   if (m.clock_skew && m.clock_skew.at_least_ms > 0) warnings.push(`the shards' clocks differ by at least ${m.clock_skew.at_least_ms} ms (Date-header check): times across shards are aligned only that well`);
+  // run.json first, as a run writes it at its start: the summary is replayed from the directory.
   writeJsonFile(outDir, RUN_JSON, meta);
   const { summary, warnings: w } = replaySummary(outDir, 'merge');
   warnings.push(...w);
-  writeJsonFile(outDir, SUMMARY_JSON, summary);
-  writeRunReport(outDir);
-  return { outDir, summary, warnings, written: [REQUESTS_JSONL, RUN_JSON, SUMMARY_JSON, 'report.html'] };
+  const files = await replayRunEnd({ meta, summary, outDir }, [runJsonReporter, summaryJsonReporter, reportHtmlReporter]);
+  return { outDir, summary, warnings, written: [REQUESTS_JSONL, ...files.written] };
 }

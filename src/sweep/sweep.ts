@@ -175,7 +175,7 @@ export async function runSweep(resolved: ResolvedSweep, opts: SweepOptions = {})
     }
     if (opts.underLoad && rows.some((r) => r.ok > 0) && !opts.signal?.aborted) {
       const idle = resolveRunConfig({ flags: { ...runFlags, baseUrl: server.baseUrl } as Record<string, unknown>, unsharded: 'sweep' });
-      const { runIdleBaseline } = await import('../eval/baseline.js');
+      const { runIdleBaseline } = await import('../eval-run/baseline.js');
       await runIdleBaseline(idle, opts.underLoad, join(outDir, 'eval-baseline'), opts.signal);
     }
   } catch (e) {

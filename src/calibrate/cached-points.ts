@@ -1,6 +1,6 @@
 // Calibration points answered from a prefix cache they did not ask for are left out of the fit, each with a line naming it.
-import { UsageError } from '../../errors.js';
-import { promptCacheWarning } from '../../metrics/prompt-cache.js';
+import { UsageError } from '../errors.js';
+import { promptCacheWarning } from '../metrics/prompt-cache.js';
 
 /** The summary's prompt-cache warning (summary.prompt_cache, or recomputed for older summaries), as a point field. */
 export function cacheWarningOf(summary: Record<string, unknown>): { cacheWarning?: string } {

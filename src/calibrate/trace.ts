@@ -1,5 +1,5 @@
 // How a measured run was measured, read from its records: each request's lengths and cache hits in send order, warmup, the first wave's stagger, the client's refill gaps.
-import type { RequestRecord } from '../../metrics/record.js';
+import type { RequestRecord } from '../metrics/record.js';
 
 export interface PlannedRequest {
   promptTokens: number;

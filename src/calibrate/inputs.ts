@@ -1,10 +1,10 @@
 // calibrate's input check, before anything is read for the fit: each run once, every number it fits on finite and in range, named by file, line and field.
 import { closeSync, existsSync, realpathSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { UsageError } from '../../errors.js';
-import { fileLines } from '../../dataset/formats/lines.js';
-import { openRegularFile, readTextFile } from '../../util/read-file.js';
-import { stripControls } from '../../util/terminal-text.js';
+import { UsageError } from '../errors.js';
+import { fileLines } from '../dataset/formats/lines.js';
+import { openRegularFile, readTextFile } from '../util/read-file.js';
+import { stripControls } from '../util/terminal-text.js';
 
 /**
  * Prompt or output tokens of one request above this are not a measurement: 2,097,152 (2 Mi) is above the longest

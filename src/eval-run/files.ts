@@ -1,11 +1,12 @@
 // Writing an eval's results: eval.jsonl (one line per answer) and eval.json (the summary beside the run's performance).
 import type { Summary } from '../metrics/summary.js';
-import type { RunEndEvent } from '../report/events.js';
-import { outcomeLine, type EvalSummary } from './summary.js';
-import type { EvalOutcome } from './workload.js';
+import type { ResultFiles, RunEndEvent } from '../report/events.js';
+import { outcomeLine, type EvalSummary } from '../eval/summary.js';
+import type { EvalOutcome } from '../eval/workload.js';
+import type { UnderLoadPlan } from '../eval/under-load.js';
+import { EVAL_JSON, EVAL_JSONL } from '../eval/file-names.js';
 
-export const EVAL_JSONL = 'eval.jsonl';
-export const EVAL_JSON = 'eval.json';
+export { EVAL_JSON, EVAL_JSONL };
 
 /** The run's headline performance, kept beside the accuracy in eval.json. */
 export function performanceOf(s: Summary): Record<string, unknown> {
@@ -23,4 +24,13 @@ export function saveEvalFiles(e: RunEndEvent, outcomes: readonly EvalOutcome[], 
   const sorted = [...outcomes].sort((a, b) => a.requestId - b.requestId);
   e.files.save(EVAL_JSONL, () => sorted.map((x) => JSON.stringify(outcomeLine(x))).join('\n') + (sorted.length ? '\n' : ''));
   e.files.save(EVAL_JSON, () => JSON.stringify(doc, null, 2) + '\n');
+}
+
+/** --eval-under-load's eval.jsonl (every probe and baseline answer, with its level) and eval.json; returns the summary. */
+export function saveUnderLoadFiles(files: Pick<ResultFiles, 'save'>, plan: UnderLoadPlan): EvalSummary {
+  const summary = plan.summary();
+  const lines = plan.outcomes().map((x) => JSON.stringify(outcomeLine(x)));
+  files.save(EVAL_JSONL, () => lines.join('\n') + (lines.length ? '\n' : ''));
+  files.save(EVAL_JSON, () => JSON.stringify(summary, null, 2) + '\n');
+  return summary;
 }

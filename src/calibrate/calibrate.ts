@@ -1,12 +1,12 @@
-// Fit the engine's constants to measured runs: re-simulate each run on the virtual clock and minimise the relative TTFT/TPOT error.
-import { UsageError } from '../../errors.js';
-import { engineOptionsSchema, resolveEngine, type EngineSpec } from '../engine/config.js';
-import { simulateRun } from '../virtual.js';
+// Fit the engine's constants to measured runs: re-simulate each run on the virtual driver and minimise the relative TTFT/TPOT error.
+import { UsageError } from '../errors.js';
+import { engineOptionsSchema, resolveEngine, type EngineSpec } from '../sim/engine/config.js';
+import { resimulate } from './resimulate.js';
 import { minimize } from './fit.js';
 import { CALIBRATED_PARAMS, type CalibratedParam } from './params.js';
 import type { CalibrationPoint } from './runs.js';
 import { refillGap } from './trace.js';
-import { maxOf, minOf } from '../../util/min-max.js';
+import { maxOf, minOf } from '../util/min-max.js';
 
 export interface Prediction {
   ttftMs: number;
@@ -53,46 +53,35 @@ function engineFor(p: CalibrationPoint, o: CalibrateOptions, constants: Record<s
 }
 
 /**
- * Re-simulate one run as it was measured (its plan, trace.ts) on the engine with `constants`: the same requests in
+ * Re-simulate one run as it was measured (its plan, trace.ts) on the virtual driver (resimulate.ts: the engine model
+ * `tokenflood simulate` predicts with) with `constants`: the same requests in
  * the same order with their lengths, the prefix-cache hits the server reported already cached, the warmup first, the
  * closed loop's first-wave stagger and refill gaps (or the open loop's schedule). Then the summary's statistics over
- * the same selection: mean TTFT and mean TPOT of the measured (non-warmup) requests, and output throughput =
- * their output tokens / (last end − first send).
+ * the same selection, from the records the driver returns: mean ttft_ms and mean tpot_ms of the measured (non-warmup)
+ * ok requests, and output throughput = their output tokens / (last end − first send).
  */
-export function predictPoint(p: CalibrationPoint, constants: Record<string, number>, o: CalibrateOptions = {}): Prediction {
+export async function predictPoint(p: CalibrationPoint, constants: Record<string, number>, o: CalibrateOptions = {}): Promise<Prediction> {
   const engine = engineFor(p, o, constants);
   const plan = p.plan;
   const warm = plan.requests.filter((r) => r.warmup).length;
   const n = Math.max(1, Math.min(plan.requests.length, warm + (o.maxRequests ?? 200)));
-  const reqs = plan.requests.slice(0, n);
-  const maxCached = Math.max(0, ...reqs.map((r) => Math.min(r.cachedTokens, r.promptTokens - 1)));
-  const run = simulateRun({
-    engine,
-    requests: reqs.map((r) => {
-      const cached = Math.min(r.cachedTokens, r.promptTokens - 1);
-      return { promptTokens: r.promptTokens, maxTokens: r.outputTokens, ignoreEos: true, ...(cached > 0 ? { prefix: { key: 'cached', tokens: cached } } : {}) };
-    }),
-    // The hits the server reported: a prefix cache holding them before the run (an earlier run, a shared prefix).
-    warm: maxCached > 0 ? [{ promptTokens: maxCached + engine.blockSize, maxTokens: 1, prefix: { key: 'cached', tokens: maxCached } }] : [],
-    load: {
-      concurrency: p.concurrency,
-      rate: p.rate,
-      arrival: p.arrival,
-      burstiness: p.burstiness,
-      requests: n,
-      seed: 1,
-      startMs: plan.startMs,
-      refillGapMs: refillGap(plan),
-      arrivalsMs: plan.arrivalsMs?.slice(0, n),
-    },
+  const reqs = plan.requests.slice(0, n).map((r) => ({ promptTokens: r.promptTokens, outputTokens: r.outputTokens, cachedTokens: Math.max(0, Math.min(r.cachedTokens, r.promptTokens - 1)), warmup: r.warmup }));
+  const records = await resimulate(engine, reqs, {
+    concurrency: p.concurrency,
+    rate: p.rate,
+    arrival: p.arrival,
+    burstiness: p.burstiness,
+    startMs: plan.startMs,
+    refillGapMs: refillGap(plan),
+    arrivalsMs: plan.arrivalsMs?.slice(0, n),
   });
-  const ok = run.records.filter((r) => !reqs[r.index].warmup && r.error === undefined && r.firstTokenMs !== undefined);
-  const ttft = ok.reduce((s, r) => s + (r.firstTokenMs! - r.sentMs), 0) / Math.max(1, ok.length);
-  const decoding = ok.filter((r) => r.outputTokens > 1);
-  const tpot = decoding.reduce((s, r) => s + (r.endMs - r.firstTokenMs!) / (r.outputTokens - 1), 0) / Math.max(1, decoding.length);
-  const first = minOf(ok.map((r) => r.sentMs));
-  const last = maxOf(ok.map((r) => r.endMs));
-  const out = ok.reduce((s, r) => s + r.outputTokens, 0);
+  const ok = records.filter((r) => !r.warmup && r.status === 'ok' && r.ttft_ms !== null);
+  const ttft = ok.reduce((s, r) => s + r.ttft_ms!, 0) / Math.max(1, ok.length);
+  const decoding = ok.filter((r) => r.tpot_ms !== null);
+  const tpot = decoding.reduce((s, r) => s + r.tpot_ms!, 0) / Math.max(1, decoding.length);
+  const first = minOf(ok.map((r) => r.sent_at_ms));
+  const last = maxOf(ok.map((r) => r.sent_at_ms + r.e2e_ms!));
+  const out = ok.reduce((s, r) => s + (r.output_tokens ?? 0), 0);
   return { ttftMs: ttft, tpotMs: tpot, outputTokensPerSecond: last > first ? (out * 1000) / (last - first) : 0 };
 }
 
@@ -124,15 +113,15 @@ interface Fit {
  * Minimise mean over runs of ((TTFT_pred − TTFT)/TTFT)² + ((TPOT_pred − TPOT)/TPOT)² over the params (log space where
  * declared), with Nelder–Mead restarted from its best point (`rounds` runs in all).
  */
-function fit(points: readonly CalibrationPoint[], o: CalibrateOptions, params: readonly CalibratedParam[], start: Record<string, number>, rounds = 2): Fit {
+async function fit(points: readonly CalibrationPoint[], o: CalibrateOptions, params: readonly CalibratedParam[], start: Record<string, number>, rounds = 2): Promise<Fit> {
   const enc = (q: CalibratedParam, v: number): number => (q.log ? Math.log(v) : v);
   const dec = (q: CalibratedParam, x: number): number => (q.log ? Math.exp(x) : x);
   const toConstants = (x: number[]): Record<string, number> => Object.fromEntries(params.map((q, i) => [q.option, dec(q, x[i])]));
-  const objective = (x: number[]): number => {
+  const objective = async (x: number[]): Promise<number> => {
     const c = toConstants(x);
     let sum = 0;
     for (const p of points) {
-      const e = errors(predictPoint(p, c, o), measuredOf(p));
+      const e = errors(await predictPoint(p, c, o), measuredOf(p));
       sum += e.ttftMs ** 2 + e.tpotMs ** 2;
     }
     return sum / points.length;
@@ -142,7 +131,7 @@ function fit(points: readonly CalibrationPoint[], o: CalibrateOptions, params: r
   let x = params.map((q) => enc(q, Math.min(q.max, Math.max(q.min, start[q.option]))));
   let evaluations = 0;
   for (let round = 0; round < rounds; round++) {
-    const r = minimize(objective, x, { lower, upper, maxEvaluations: 100 * params.length, tolerance: 1e-8, step: round === 0 && rounds > 1 ? 0.15 : 0.05 });
+    const r = await minimize(objective, x, { lower, upper, maxEvaluations: 100 * params.length, tolerance: 1e-8, step: round === 0 && rounds > 1 ? 0.15 : 0.05 });
     x = r.x;
     evaluations += r.evaluations;
   }
@@ -150,7 +139,7 @@ function fit(points: readonly CalibrationPoint[], o: CalibrateOptions, params: r
 }
 
 /** Fit the constants on every run, then leave each run out in turn and predict it from the others. */
-export function calibrate(points: readonly CalibrationPoint[], o: CalibrateOptions = {}): CalibrationResult {
+export async function calibrate(points: readonly CalibrationPoint[], o: CalibrateOptions = {}): Promise<CalibrationResult> {
   if (points.length === 0) throw new UsageError(['calibrate: no runs given']);
   const params = o.params ?? CALIBRATED_PARAMS;
   const problems: string[] = [];
@@ -164,19 +153,20 @@ export function calibrate(points: readonly CalibrationPoint[], o: CalibrateOptio
   }
   if (problems.length) throw new UsageError(problems);
   const defaults = defaultsFor(points[0], o, params);
-  const all = fit(points, o, params, defaults);
+  const all = await fit(points, o, params, defaults);
   let evaluations = all.evaluations;
-  const fits: PointFit[] = points.map((p) => {
-    const fitted = predictPoint(p, all.constants, o);
-    return { dir: p.dir, measured: measuredOf(p), fitted, fitError: errors(fitted, measuredOf(p)) };
-  });
+  const fits: PointFit[] = [];
+  for (const p of points) {
+    const fitted = await predictPoint(p, all.constants, o);
+    fits.push({ dir: p.dir, measured: measuredOf(p), fitted, fitError: errors(fitted, measuredOf(p)) });
+  }
   if (points.length >= 3) {
-    points.forEach((p, i) => {
+    for (const [i, p] of points.entries()) {
       // Started from the full fit (one round): the constants move only as far as this run's absence lets them.
-      const others = fit(points.filter((_, j) => j !== i), o, params, all.constants, 1);
+      const others = await fit(points.filter((_, j) => j !== i), o, params, all.constants, 1);
       evaluations += others.evaluations;
-      fits[i].looError = errors(predictPoint(p, others.constants, o), measuredOf(p));
-    });
+      fits[i].looError = errors(await predictPoint(p, others.constants, o), measuredOf(p));
+    }
   }
   const deployment: Record<string, unknown> = {};
   for (const k of DEPLOYMENT_KEYS) {

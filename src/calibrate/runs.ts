@@ -1,10 +1,10 @@
 // Read measured runs for calibration: run dirs or sweep dirs (points/*), their setup and measured mean TTFT, TPOT and throughput.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { UsageError } from '../../errors.js';
-import { MAX_CONFIG_BYTES, readTextFile } from '../../util/read-file.js';
-import { recordsOf, REQUESTS_JSONL } from '../../report/results-dir.js';
-import { stripControls } from '../../util/terminal-text.js';
+import { UsageError } from '../errors.js';
+import { MAX_CONFIG_BYTES, readTextFile } from '../util/read-file.js';
+import { recordsOf, REQUESTS_JSONL } from '../report/results-dir.js';
+import { stripControls } from '../util/terminal-text.js';
 import { planFromRecords, planFromSummary, type MeasurementPlan } from './trace.js';
 import { cacheWarningOf } from './cached-points.js';
 

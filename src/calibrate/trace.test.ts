@@ -1,6 +1,6 @@
 // The measurement plan read from records: send order, warmup, cache hits, first-wave stagger, refill gaps, retries.
 import { describe, expect, it } from 'vitest';
-import { recordFromJson } from '../../metrics/jsonl.js';
+import { recordFromJson } from '../metrics/jsonl.js';
 import { planFromRecords, planFromSummary, refillGap } from './trace.js';
 
 const rec = (id: number, sent: number, end: number, o: Record<string, unknown> = {}) =>

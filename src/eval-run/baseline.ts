@@ -2,7 +2,7 @@
 import { run, type RunResult } from '../run.js';
 import type { ResolvedRun } from '../config/load.js';
 import type { RunConfig } from '../config/schema.js';
-import type { UnderLoadPlan } from './under-load.js';
+import type { UnderLoadPlan } from '../eval/under-load.js';
 
 /** The same target and sampling, the set alone at concurrency 1, no ramps, stages or SLOs. */
 export async function runIdleBaseline(resolved: ResolvedRun, plan: UnderLoadPlan, outDir: string, signal?: AbortSignal): Promise<RunResult> {
