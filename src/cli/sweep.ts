@@ -114,9 +114,6 @@ export function registerSweep(program: Command, out: Out): void {
           if (!s.quiet) info.write(`${safeTerminalText(pointLine(row, doneCount++, s.auto ? undefined : s.points.length), 400)}\n`);
         },
         sweepEnd: ({ doc, outDir }) => {
-          // Accuracy per level against the idle baseline (docs/eval.md#under-load), beside sweep.json.
-          ev = ul && underLoad && underLoad.outcomes().length ? ul.writeUnderLoadFiles(outDir, underLoad) : undefined;
-          if (ev) writeSweepReport(outDir);
           if (s.json) out.out.write(JSON.stringify(ev ? { ...doc, eval: ev } : doc, null, 2) + '\n');
           else out.out.write(`\n${stripControls(renderSweep(doc))}\n${ev && ul ? `\n${stripControls(ul.renderLevels(ev))}\n` : ''}\nwrote ${outDir}/sweep.csv, sweep.json${ev ? ', eval.jsonl, eval.json' : ''} and report.html\n`);
           // Points that could not run: the files hold the finished ones, but the sweep did not do what was asked.
@@ -126,10 +123,18 @@ export function registerSweep(program: Command, out: Out): void {
           }
         },
       };
+      // Accuracy per level against the idle baseline (docs/eval.md#under-load), beside sweep.json; the report then shows it.
+      const underLoadFiles: Reporter = {
+        name: 'eval under load',
+        sweepEnd: ({ outDir }) => {
+          ev = ul && underLoad && underLoad.outcomes().length ? ul.writeUnderLoadFiles(outDir, underLoad) : undefined;
+          if (ev) writeSweepReport(outDir);
+        },
+      };
       await runSweep(resolved, {
         signal: ac.signal,
         underLoad,
-        reporters: [terminal],
+        reporters: [underLoadFiles, terminal],
         // Progress within a level: the redrawn live view on a terminal, else the plain progress line on stderr.
         pointReporters: (name) => [
           promptCacheReporter(out.err, 'tokenflood sweep: ', `point ${name}: `),
