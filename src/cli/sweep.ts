@@ -48,8 +48,8 @@ export function registerSweep(program: Command, out: Out): void {
       engineFlags,
     });
     const simulated = resolved.engine !== undefined;
-    if (resolved.engine?.ignored.length)
-      out.err.write(`tokenflood sweep: --simulate: ignored (not modelled): ${resolved.engine.ignored.map((k) => `--${toKebab(k)}`).join(', ')}\n`);
+    const ignored = [...(resolved.engine?.ignored ?? []).map((k) => `--${toKebab(k)}`), ...(simulated && resolved.sweep.outputs.length ? ['--out KIND=URL'] : [])];
+    if (ignored.length) out.err.write(`tokenflood sweep: --simulate: ignored (not modelled): ${ignored.join(', ')}\n`);
     for (const n of vllm.notes) out.err.write(`tokenflood sweep: vLLM flags: ${n}\n`);
     for (const n of resolved.notes) out.err.write(`tokenflood sweep: ${stripControls(n)}\n`);
     const s = resolved.sweep;
