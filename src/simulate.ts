@@ -16,6 +16,7 @@ import { runLifecycle, type LifecycleOptions } from './lifecycle/lifecycle.js';
 import { createVirtualDriver, type VirtualRunStats } from './drivers/virtual.js';
 
 export { plan, streamEvents, toRawRequest, type Planned, type StreamShape } from './drivers/virtual-records.js';
+export { engineTarget } from './drivers/virtual.js';
 import { EMBEDDED_SIM_KEYS } from './config/embedded-sim.js';
 
 /** Engine options of the sim server that a simulation takes (tokenizer and max-model-len are shared with the run config). */

@@ -11,7 +11,10 @@ import { writeSweepReport } from '../report/html/sweep-report.js';
 import { pointLine, renderSweep } from '../sweep/terminal.js';
 import { safeTerminalText } from '../report/format.js';
 import { stripControls } from '../util/terminal-text.js';
-import { startProgress } from '../report/progress.js';
+import { progressReporter } from '../report/progress.js';
+import type { Reporter } from '../report/events.js';
+import { toKebab } from '../util/parse.js';
+import { ENGINE_FLAGS } from './simulate.js';
 import { promptCacheReporter, workloadWarningText } from './workload-warnings.js';
 import { startLiveOutputsFor } from './run.js';
 import { terminalViewReporter } from '../report/live/terminal-view-reporter.js';
@@ -25,6 +28,8 @@ export function registerSweep(program: Command, out: Out): void {
     .option('--config <file>', 'YAML or JSON sweep file (sweep keys and run keys); flags override it');
   addFlags(cmd, SWEEP_FLAGS);
   addFlags(cmd, PASS_THROUGH_RUN_FLAGS);
+  // --simulate: the simulate command's engine options (--gpu, --model-profile, --tp, ...), parsed as it parses them.
+  addFlags(cmd, ENGINE_FLAGS);
   addVllmAliases(cmd, NOT_ON_SWEEP);
   addRefusedShardFlags(cmd);
   cmd.action(async () => {
@@ -33,11 +38,18 @@ export function registerSweep(program: Command, out: Out): void {
     const vllm = mapVllmFlags(givenVllmAliases(cmd), { ...givenFlags(cmd, PASS_THROUGH_RUN_FLAGS), ...givenFlags(cmd, SHARD_FLAGS), requests: sweepFlags.requests, slo: sweepFlags.slo }, { sweep: true });
     if (vllm.problems.length) throw new UsageError(vllm.problems);
     const { requests, slo, ...runFlags } = vllm.flags;
+    const engineProblems: string[] = [];
+    const engineFlags = givenFlags(cmd, ENGINE_FLAGS, engineProblems);
+    if (engineProblems.length) throw new UsageError(engineProblems);
     const resolved = resolveSweepConfig({
       flags: { ...sweepFlags, requests: typeof requests === 'number' ? String(requests) : requests, slo },
       runFlags,
       configFile: cmd.opts().config as string | undefined,
+      engineFlags,
     });
+    const simulated = resolved.engine !== undefined;
+    const ignored = [...(resolved.engine?.ignored ?? []).map((k) => `--${toKebab(k)}`), ...(simulated && resolved.sweep.outputs.length ? ['--out KIND=URL'] : [])];
+    if (ignored.length) out.err.write(`tokenflood sweep: --simulate: ignored (not modelled): ${ignored.join(', ')}\n`);
     for (const n of vllm.notes) out.err.write(`tokenflood sweep: vLLM flags: ${n}\n`);
     for (const n of resolved.notes) out.err.write(`tokenflood sweep: ${stripControls(n)}\n`);
     const s = resolved.sweep;
@@ -45,10 +57,7 @@ export function registerSweep(program: Command, out: Out): void {
     const ac = new AbortController();
     let doneCount = 0;
     let stops = 0;
-    // Progress within a level: the point's live progress line on stderr, stopped when the point is done.
-    let stopProgress: (() => void) | undefined;
     let level = '';
-    let pointRequests: number | undefined;
     let warned = false;
     let inPoint = false;
     // Set while --metrics-linger keeps the final figures served: a signal then only ends that wait.
@@ -67,67 +76,79 @@ export function registerSweep(program: Command, out: Out): void {
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
-    // On a terminal each point gets the redrawn live view; elsewhere its plain progress lines (below).
-    const tty = Boolean(out.err.isTTY) && !s.quiet;
+    // On a terminal each point gets the redrawn live view; elsewhere its plain progress lines. A simulated point is
+    // over in a moment of wall time: its line when done is its progress.
+    const tty = Boolean(out.err.isTTY) && !s.quiet && !simulated;
     let live: LiveOutputs | undefined;
     // --ui: one dashboard for every point (each point's run resets it); its stop button takes the Ctrl-C path.
-    const dashboard = await startCliDashboard(resolved.base.config, out, info, () => stops === 0 && onSignal('SIGINT'), 'many');
+    const dashboard = simulated ? undefined : await startCliDashboard(resolved.base.config, out, info, () => stops === 0 && onSignal('SIGINT'), 'many');
     try {
       // --eval-under-load's code loads only when it is asked for.
-      const ul = resolved.base.config.evalUnderLoad ? await import('./eval-under-load.js') : undefined;
+      const ul = resolved.base.config.evalUnderLoad && !simulated ? await import('./eval-under-load.js') : undefined;
       const underLoad = ul ? ul.underLoadPlan(resolved.base.config).plan : undefined;
       // One metrics server and one remote writer for the whole sweep; each point's figures carry its name as `point`.
-      live = await startLiveOutputsFor({ ...resolved.base.config, outputs: s.outputs }, out, true);
-      const { doc, outDir } = await runSweep(resolved, {
-        signal: ac.signal,
-        underLoad,
-        pointReporters: (name) => [promptCacheReporter(out.err, 'tokenflood sweep: ', `point ${name}: `), ...(tty ? [terminalViewReporter(out.err, level)] : []), ...(live ? [live.reporter(name)] : []), ...(dashboard ? [dashboard.reporter] : [])],
-        hooks: {
-          onStart: (i) => {
-            info.write(
-              i.embedded
+      live = simulated ? undefined : await startLiveOutputsFor({ ...resolved.base.config, outputs: s.outputs }, out, true);
+      let ev: ReturnType<NonNullable<typeof ul>['writeUnderLoadFiles']> | undefined;
+      // The sweep's outputs on the terminal as one reporter on its events (and each point's run events).
+      const terminal: Reporter = {
+        name: 'sweep terminal',
+        sweepStart: (i) => {
+          info.write(
+            i.simulated
+              ? `tokenflood sweep: --simulate: every point predicted on the ${i.baseUrl.replace(/^engine model: /, 'engine model ')}, no server\n`
+              : i.embedded
                 ? `tokenflood sweep: no --base-url given, started the embedded simulated server at ${i.baseUrl} for all points\n`
                 : `tokenflood sweep: target ${safeTerminalText(i.baseUrl, 400)}\n`,
-            );
-            info.write(`${i.points === undefined ? '--auto search' : `${i.points} points`}, results in ${i.outDir}\n`);
-          },
-          onPointStart: (p, i, total) => (level = `[${i + 1}${total ? `/${total}` : ''} ${p.name}] `),
-          run: {
-            onStart: (i) => {
-              inPoint = true;
-              pointRequests = i.total;
-              // Every point loads the same dataset: its skipped records are announced once.
-              if (!warned) out.err.write(workloadWarningText(i.workload, 'tokenflood sweep: '));
-              warned = true;
-            },
-            onAggregator: (agg) => {
-              if (!s.quiet && !tty) stopProgress = startProgress(agg, pointRequests, out.err, level);
-            },
-          },
-          onPointDone: (r) => {
-            inPoint = false;
-            stopProgress?.();
-            if (!s.quiet) info.write(`${safeTerminalText(pointLine(r, doneCount++, s.auto ? undefined : s.points.length), 400)}\n`);
-          },
+          );
+          info.write(`${i.points === undefined ? '--auto search' : `${i.points} points`}, results in ${i.outDir}\n`);
         },
+        pointStart: (p) => (level = `[${p.index + 1}${p.total ? `/${p.total}` : ''} ${p.name}] `),
+        runStart: (i) => {
+          inPoint = true;
+          // Every point loads the same dataset: its skipped records are announced once.
+          if (!warned) out.err.write(workloadWarningText(i.workload, 'tokenflood sweep: '));
+          warned = true;
+        },
+        pointEnd: ({ row }) => {
+          inPoint = false;
+          if (!s.quiet) info.write(`${safeTerminalText(pointLine(row, doneCount++, s.auto ? undefined : s.points.length), 400)}\n`);
+        },
+        sweepEnd: ({ doc, outDir }) => {
+          if (s.json) out.out.write(JSON.stringify(ev ? { ...doc, eval: ev } : doc, null, 2) + '\n');
+          else out.out.write(`\n${stripControls(renderSweep(doc))}\n${ev && ul ? `\n${stripControls(ul.renderLevels(ev))}\n` : ''}\nwrote ${outDir}/sweep.csv, sweep.json${ev ? ', eval.jsonl, eval.json' : ''} and report.html\n`);
+          // Points that could not run: the files hold the finished ones, but the sweep did not do what was asked.
+          if (doc.failure) {
+            out.err.write(`tokenflood: sweep incomplete: ${safeTerminalText(doc.failure, 400)}\n`);
+            setExitCode(1);
+          }
+        },
+      };
+      // Accuracy per level against the idle baseline (docs/eval.md#under-load), beside sweep.json; the report then shows it.
+      const underLoadFiles: Reporter = {
+        name: 'eval under load',
+        sweepEnd: ({ outDir }) => {
+          ev = ul && underLoad && underLoad.outcomes().length ? ul.writeUnderLoadFiles(outDir, underLoad) : undefined;
+          if (ev) writeSweepReport(outDir);
+        },
+      };
+      await runSweep(resolved, {
+        signal: ac.signal,
+        underLoad,
+        reporters: [underLoadFiles, terminal],
+        // Progress within a level: the redrawn live view on a terminal, else the plain progress line on stderr.
+        pointReporters: (name) => [
+          promptCacheReporter(out.err, 'tokenflood sweep: ', `point ${name}: `),
+          ...(tty ? [terminalViewReporter(out.err, level)] : !s.quiet && !simulated ? [progressReporter(out.err, level)] : []),
+          ...(live ? [live.reporter(name)] : []),
+          ...(dashboard ? [dashboard.reporter] : []),
+        ],
       });
-      // Accuracy per level against the idle baseline (docs/eval.md#under-load), beside sweep.json.
-      const ev = ul && underLoad && underLoad.outcomes().length ? ul.writeUnderLoadFiles(outDir, underLoad) : undefined;
-      if (ev) writeSweepReport(outDir);
-      if (s.json) out.out.write(JSON.stringify(ev ? { ...doc, eval: ev } : doc, null, 2) + '\n');
-      else out.out.write(`\n${stripControls(renderSweep(doc))}\n${ev && ul ? `\n${stripControls(ul.renderLevels(ev))}\n` : ''}\nwrote ${outDir}/sweep.csv, sweep.json${ev ? ', eval.jsonl, eval.json' : ''} and report.html\n`);
-      // Points that could not run: the files hold the finished ones, but the sweep did not do what was asked.
-      if (doc.failure) {
-        out.err.write(`tokenflood: sweep incomplete: ${safeTerminalText(doc.failure, 400)}\n`);
-        setExitCode(1);
-      }
       // Also after Ctrl-C stopped the run: its final counts are worth a scrape.
       lingering = new AbortController();
       await live?.close(lingering.signal);
       live = undefined;
     } finally {
       await live?.close(AbortSignal.abort());
-      stopProgress?.();
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
       await endCliDashboard(dashboard, out, () => stops > 0);

@@ -48,6 +48,9 @@ interface Live {
   resolve(r: ExecuteResult): void;
 }
 
+/** The target a simulation shows and stores (run.json `target_url`): the engine it models. */
+export const engineTarget = (e: EngineSpec): string => `engine model: ${e.model.id} on ${e.tp}x ${e.gpu.id} (simulated)`;
+
 export function createVirtualDriver(c: RunConfig, tok: Tokenizer, o: VirtualDriverOptions): Driver & { stats(): VirtualRunStats } {
   const wall0 = performance.now();
   const clock = new VirtualClock();
@@ -189,7 +192,7 @@ export function createVirtualDriver(c: RunConfig, tok: Tokenizer, o: VirtualDriv
     clock,
     needsBody: false,
     async open(): Promise<OpenedTarget> {
-      const target = `engine model: ${e.model.id} on ${e.tp}x ${e.gpu.id} (simulated)`;
+      const target = engineTarget(e);
       return {
         model: o.model,
         shownModel: o.model,

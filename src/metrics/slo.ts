@@ -190,7 +190,7 @@ export function isGoodRequest(r: RequestRecord, slo: Slo | undefined): boolean {
  * goodput counts the measured requests that were good: goodput_req_s = good / duration_s,
  * goodput_tok_s = Σ output_tokens(good) / duration_s. Without objectives, every successful request is good.
  */
-export function evaluateSlo(summary: MetricsBlock, records: Iterable<RequestRecord>, slo: Slo | undefined): SloResult {
+export function evaluateSlo(summary: MetricsBlock, records: Iterable<RequestRecord> | GoodputCounter, slo: Slo | undefined): SloResult {
   const checks: SloCheck[] = [];
   const anyOk = summary.requests.ok > 0;
   for (const o of slo?.objectives ?? []) {
@@ -209,17 +209,13 @@ export function evaluateSlo(summary: MetricsBlock, records: Iterable<RequestReco
       checks.push(check({ name: o.name, op: '>=', limit: o.limit, actual, unit: 'tok/s' }, (x) => x >= o.limit, anyOk, ''));
     }
   }
-  // One pass over any iterable, so a report can stream the records instead of holding them.
-  let measured = 0;
-  let good = 0;
-  let goodTok = 0;
-  for (const r of records) {
-    if (r.warmup || r.status === 'cancelled') continue;
-    measured++;
-    if (!isGoodRequest(r, slo)) continue;
-    good++;
-    goodTok += r.output_tokens ?? 0;
+  // One pass over any iterable, so a report can stream the records instead of holding them; or counted as they arrived.
+  let counted = records instanceof GoodputCounter ? records : undefined;
+  if (!counted) {
+    counted = new GoodputCounter(slo);
+    for (const r of records as Iterable<RequestRecord>) counted.add(r);
   }
+  const { measured, good, goodTokens } = counted;
   const d = summary.duration_s;
   return {
     passed: checks.every((c) => c.passed),
@@ -227,11 +223,27 @@ export function evaluateSlo(summary: MetricsBlock, records: Iterable<RequestReco
     good_requests: good,
     good_fraction: measured ? good / measured : 0,
     goodput_req_s: d > 0 ? good / d : 0,
-    goodput_tok_s: d > 0 ? goodTok / d : 0,
+    goodput_tok_s: d > 0 ? goodTokens / d : 0,
   };
 }
 
-/** One line per check, e.g. "ttft_p99 812 ms <= 2000 ms  ok" (or "FAILED", or "not judged: <why>" for an n/a check). */
+/** The good requests of a run counted one record at a time (nothing kept), for evaluateSlo without reading the records back. */
+export class GoodputCounter {
+  /** Measured requests that were not cancelled. */
+  measured = 0;
+  good = 0;
+  /** Σ output_tokens of the good requests. */
+  goodTokens = 0;
+  constructor(private readonly slo: Slo | undefined) {}
+  add(r: RequestRecord): void {
+    if (r.warmup || r.status === 'cancelled') return;
+    this.measured++;
+    if (!isGoodRequest(r, this.slo)) return;
+    this.good++;
+    this.goodTokens += r.output_tokens ?? 0;
+  }
+}
+
 export function describeSloChecks(res: SloResult): string[] {
   const show = (x: number | null, unit: SloCheck['unit']) =>
     x === null ? 'n/a' : unit === 'ratio' ? `${(x * 100).toFixed(2)}%` : `${x >= 100 ? x.toFixed(0) : x.toFixed(2)} ${unit}`;

@@ -1,10 +1,12 @@
-// What the run lifecycle emits (runStart, record, snapshot, runEnd) and what a reporter listening to it implements.
+// What the run lifecycle emits (runStart, record, snapshot, runEnd), what a sweep adds around its runs (sweepStart,
+// pointStart, pointEnd, sweepEnd), and what a reporter listening to them implements.
 import type { RequestRecord } from '../metrics/record.js';
 import type { LiveSnapshot } from '../metrics/live.js';
 import type { Summary } from '../metrics/summary.js';
 import type { WriteError } from '../errors.js';
 import type { LoadControl } from '../scheduler/load-control.js';
 import type { TimelineSample } from '../telemetry/source.js';
+import type { SweepDoc, SweepRow } from './sweep-model.js';
 
 export interface RunStartEvent {
   /** The target as shown (redacted); for a simulation, the engine it models. */
@@ -48,6 +50,49 @@ export interface RunEndEvent {
   files: ResultFiles;
 }
 
+export interface SweepStartEvent {
+  /** The target as shown (redacted); for a simulated sweep, the engine it models. */
+  baseUrl: string;
+  embedded: boolean;
+  /** True for `sweep --simulate`: every point runs on the virtual driver. */
+  simulated: boolean;
+  outDir: string;
+  /** Points of the grid; undefined for an --auto search (it chooses them as it goes). */
+  points: number | undefined;
+}
+
+export interface PointStartEvent {
+  /** The point's directory name under points/ (unique in the sweep), e.g. "c8-in256-out256". */
+  name: string;
+  /** 0-based position among the points run so far. */
+  index: number;
+  /** Points of the grid; undefined for an --auto search. */
+  total: number | undefined;
+  mode: 'concurrency' | 'rate';
+  load: number;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export interface PointEndEvent {
+  /** The point's row of sweep.json/sweep.csv (status `failed` when it could not run). */
+  row: SweepRow;
+  /** The point's results directory. */
+  outDir: string;
+  /** The point's summary, as its lifecycle built it; undefined when it could not run. */
+  summary?: Summary;
+  /** Files of the point's directory written in full. */
+  written?: readonly string[];
+}
+
+export interface SweepEndEvent {
+  /** sweep.json as written. */
+  doc: SweepDoc;
+  outDir: string;
+  /** The sweep directory's own files (sweep.json, sweep.csv, report.html) as for a run. */
+  files: ResultFiles;
+}
+
 /**
  * An output of a run. Every method is optional. `record` runs on the measuring thread for every finished request,
  * so it must be cheap (buffer, count); file writing belongs in `runEnd`. Reporters are called in the order given,
@@ -63,4 +108,12 @@ export interface Reporter {
   /** Each timeline sample (server /metrics, GPU) as it is taken, real driver only; cheap, like `record`. */
   sample?(s: TimelineSample): void;
   runEnd?(e: RunEndEvent): void | Promise<void>;
+  /** A sweep is a sequence of runs: before its first point. A sweep's reporters also get each point's run events. */
+  sweepStart?(e: SweepStartEvent): void;
+  /** Before a point's run starts (before its runStart). */
+  pointStart?(e: PointStartEvent): void;
+  /** After a point's run ended (after its runEnd), or when it could not run. */
+  pointEnd?(e: PointEndEvent): void;
+  /** Once, after the last point, with sweep.json as written; after the sweep's own files. */
+  sweepEnd?(e: SweepEndEvent): void | Promise<void>;
 }

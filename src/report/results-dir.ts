@@ -3,6 +3,7 @@ import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
+import { EvenSample } from '../util/even-sample.js';
 import { fileLines } from '../dataset/formats/lines.js';
 import { RecordLineParser } from '../metrics/jsonl.js';
 import { SummaryAggregator } from '../metrics/aggregator.js';
@@ -135,18 +136,7 @@ export function readRunSummary(dir: string): { summary: Summary; warnings: strin
  * whenever the sample fills. Below `max` records, all of them. `total` is how many there were.
  */
 export function sampleRecords(dir: string, max: number, filter: (r: RequestRecord) => boolean = () => true): { records: RequestRecord[]; total: number; warnings: string[] } {
-  let kept: RequestRecord[] = [];
-  let stride = 1;
-  let total = 0;
-  const warnings = eachRecord(requestsFile(dir), (r) => {
-    if (!filter(r)) return;
-    if (total++ % stride !== 0) return;
-    kept.push(r);
-    if (kept.length >= 2 * max) {
-      kept = kept.filter((_, i) => i % 2 === 0);
-      stride *= 2;
-    }
-  });
-  if (kept.length > max) kept = kept.filter((_, i) => i % 2 === 0);
-  return { records: kept.sort(byIdThenAttempt), total, warnings };
+  const sample = new EvenSample<RequestRecord>(max);
+  const warnings = eachRecord(requestsFile(dir), (r) => filter(r) && sample.add(r));
+  return { records: sample.items().sort(byIdThenAttempt), total: sample.total, warnings };
 }

@@ -186,6 +186,10 @@ export interface SweepDoc {
   finished_at: string;
   target_url: string;
   embedded_server: boolean;
+  /** Present (true) when every point was predicted on the engine model (`sweep --simulate`): no server was measured. */
+  simulated?: true;
+  /** With `simulated`: the engine the points were predicted for, as each point's run.json `engine` has it. */
+  engine?: Record<string, unknown> | null;
   model: string | null;
   mode: 'concurrency' | 'rate';
   auto: boolean;

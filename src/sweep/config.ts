@@ -15,6 +15,7 @@ import type { Precision } from './slo-search.js';
 import { AS_CONFIGURED, buildGrid, isAsConfigured, makePoint, parseInputOutputList, parseNumberList, type InputOutput, type LoadMode, type LoadStep, type PointSpec } from './grid.js';
 import { DEFAULT_TOKENIZER, tokenizerFound } from '../dataset/tokenizer.js';
 import { GRID_RUN_KEYS, readGridFile, type GridPoint, type GridRunKeys } from './grid-file.js';
+import { resolveSweepEngine, type SweepEngine } from './simulated.js';
 
 const numberList = (inner: z.ZodNumber) => z.preprocess((v) => (v === undefined ? undefined : parseNumberList(v)), z.array(inner).min(1).optional());
 const fraction = z.preprocess((v) => (typeof v === 'string' && v.trim().endsWith('%') ? Number(v.trim().slice(0, -1)) / 100 : v), z.coerce.number().min(0).max(1));
@@ -52,6 +53,7 @@ export const SweepSchema = z
     autoRates: z.coerce.number().int().min(1).max(100).default(8),
     autoPrecision: z.preprocess((v) => (typeof v === 'number' ? String(v) : v), z.string().regex(PRECISION_RE, 'expected a load step such as 1 or 0.5, or a percentage such as 5%').optional()),
     autoMaxRuns: z.coerce.number().int().min(2).max(100).default(20),
+    simulate: z.boolean().default(false),
     ...EmbeddedSimSchema.shape,
     out: z.string().min(1).optional(),
     overwrite: z.boolean().default(false),
@@ -82,6 +84,7 @@ export const SWEEP_FLAGS = flagTable(SweepFlagShape, {
   autoRates: { help: 'with --auto --auto-mode rate and no --slo: open-loop rates run between the synchronous and the throughput run' },
   autoPrecision: { arg: 'step|pct', help: 'with --auto --slo: stop bisecting when lowest failing − highest passing load is at most this step, or this share of the highest passing load (5%)', defaultText: '1 for concurrency, 5% for rate' },
   autoMaxRuns: { help: 'with --auto --slo: most runs the search makes per input/output pair (the synchronous probe of a rate search counts)' },
+  simulate: { help: 'run every point on the engine model with a virtual clock (as tokenflood simulate: no server, no GPU), with the engine flags (--gpu, --model-profile, --tp, ...); the same files, in seconds' },
   simTimeScale: EMBEDDED_SIM_META.simTimeScale,
   simMaxNumSeqs: EMBEDDED_SIM_META.simMaxNumSeqs,
   simGpu: EMBEDDED_SIM_META.simGpu,
@@ -147,6 +150,8 @@ export interface ResolvedSweep {
   base: ResolvedRun;
   /** What came from where, one line each (printed on stderr): e.g. the grid file's model, or a flag that overrides it. */
   notes: string[];
+  /** With --simulate: the engine every point is predicted on (points run on the virtual driver). */
+  engine?: SweepEngine;
 }
 
 /** Split a YAML/JSON sweep file into sweep keys and run keys (read like a run's --config); unknown keys are problems. */
@@ -278,6 +283,8 @@ export interface ResolveSweepInput {
   runFlags: Record<string, unknown>;
   configFile?: string;
   env?: NodeJS.ProcessEnv;
+  /** Engine options given for --simulate (camelCase keys of the simulate command's engine flags). */
+  engineFlags?: Record<string, unknown>;
 }
 
 /** --auto-precision: "5%" is relative to the highest passing load, a plain number a step in load units; default 1 (concurrency) or 5% (rate). */
@@ -375,17 +382,15 @@ export function resolveSweepConfig(inp: ResolveSweepInput): ResolvedSweep {
   problems.push(...embeddedSimProblems(s, runFlags.baseUrl as string | undefined));
   // Validate the run flags once, as the first point would use them.
   let base: ResolvedRun | undefined;
+  const first = steps[0] ?? { load: 1 };
+  const firstFlags = { ...runFlags, [mode]: first.load, ...lengthFlags(pairs[0] ?? AS_CONFIGURED), quiet: true };
   try {
-    const first = steps[0] ?? { load: 1 };
-    base = resolveRunConfig({
-      flags: { ...runFlags, [mode]: first.load, ...lengthFlags(pairs[0] ?? AS_CONFIGURED), quiet: true } as RunConfigInput,
-      env: inp.env,
-      unsharded: 'sweep',
-    });
+    base = resolveRunConfig({ flags: firstFlags as RunConfigInput, env: inp.env, unsharded: 'sweep' });
   } catch (e) {
     if (e instanceof UsageError) problems.push(...e.problems);
     else throw e;
   }
+  const engine = base ? resolveSweepEngine(s.simulate, inp.engineFlags ?? {}, firstFlags, merged, problems) : undefined;
   if (base && !axes.input !== !axes.output && !gridPoints) {
     // A list on one side only: the other side is the run flags' fixed length (or its default).
     const other = axes.input ? 'output' : 'input';
@@ -399,5 +404,5 @@ export function resolveSweepConfig(inp: ResolveSweepInput): ResolvedSweep {
   const { inputOutput: _io, slo: _slo, ...rest } = s;
   const maxErrorRate = (base.config as { maxErrorRate?: number }).maxErrorRate ?? DEFAULT_LEVEL_MAX_ERROR_RATE;
   const points = gridPoints ?? buildGrid(mode, steps, pairs);
-  return { sweep: { ...rest, mode, pairs, slo, searchPrecision: parsePrecision(s.autoPrecision, mode), maxErrorRate, points, configuredLengths: describeLengths(base.config), outputs: outs.outputs }, runFlags, base, notes };
+  return { sweep: { ...rest, mode, pairs, slo, searchPrecision: parsePrecision(s.autoPrecision, mode), maxErrorRate, points, configuredLengths: describeLengths(base.config), outputs: outs.outputs }, runFlags, base, notes, ...(engine ? { engine } : {}) };
 }

@@ -1,31 +1,31 @@
-// Sweep orchestration: one run per point (grid or --auto search) against one server, then sweep.json, sweep.csv and report.html.
+// Sweep orchestration: a sequence of run lifecycles (grid or --auto search) on one driver, real or virtual, emitting
+// sweep and point events to reporters; sweep.json, sweep.csv and report.html are the sweep's own reporters.
 import { existsSync } from 'node:fs';
 import { makeDirs } from '../outdir.js';
-import { writeFileAtomic } from '../util/atomic-write.js';
 import { join } from 'node:path';
-import { recordsOf, REQUESTS_JSONL } from '../report/results-dir.js';
-import { run, redactedConfig, type Reporter, type RunHooks } from '../run.js';
-import { startEmbeddedServer } from '../target.js';
-import { resolveRunConfig } from '../config/load.js';
+import { redactedConfig, type Reporter, type RunHooks, type RunResult } from '../run.js';
 import type { RunConfigInput } from '../config/schema.js';
 import { TokenfloodError, UsageError } from '../errors.js';
 import type { UnderLoadPlan } from '../eval/under-load.js';
 import { VERSION } from '../version.js';
-import { redactUrl } from '../util/url.js';
-import { lengthFlags, type ResolvedSweep, type SweepConfig } from './config.js';
+import { lengthFlags, type ResolvedSweep } from './config.js';
 import { pairLabel, type InputOutput, type PointSpec } from './grid.js';
-import { failedRow, sweepRow, sweepCsv } from './row.js';
+import { failedRow, sweepRow } from './row.js';
+import { openRealTarget, virtualTarget } from './targets.js';
+import { pointTally } from './point-tally.js';
+import { sweepCsvReporter, sweepJsonReporter, sweepReportHtmlReporter } from './files.js';
+import { FileLedger } from '../lifecycle/files.js';
+import type { BoxStats } from '../report/html/sweep-charts.js';
 import { sweepInsights } from './insights.js';
 import { sweepWarnings } from '../report/sweep-warnings.js';
 import { loadWords, type SweepDoc, type SweepRow } from '../report/sweep-model.js';
 import { runAutoPair, type PointOutcome } from './auto-run.js';
 import type { AutoRole, AutoSearchReport } from '../report/auto-search-model.js';
 import { evaluateSlo } from '../metrics/slo.js';
-import { writeRunReport } from '../report/html/run-report.js';
-import { writeSweepReport } from '../report/html/sweep-report.js';
 
 export type { SweepDoc } from '../report/sweep-model.js';
 
+/** The older way to listen to a sweep (kept for callers and tests); a Reporter's sweep events see the same moments. */
 export interface SweepHooks {
   onStart?(info: { baseUrl: string; embedded: boolean; outDir: string; points: number | undefined }): void;
   onPointStart?(p: PointSpec, index: number, total: number | undefined): void;
@@ -39,15 +39,19 @@ export interface SweepResult {
   outDir: string;
 }
 
-function defaultSweepDir(): string {
+function defaultSweepDir(simulated: boolean): string {
   const ts = new Date().toISOString().replace(/[:.]/g, '-').replace(/Z$/, '');
-  return join('results', `${ts}-sweep`);
+  return join('results', `${ts}-sweep${simulated ? '-simulated' : ''}`);
 }
 
-async function openServer(s: SweepConfig, baseUrl: string | undefined): Promise<{ baseUrl: string; embedded: boolean; close(): Promise<void> }> {
-  if (baseUrl) return { baseUrl, embedded: false, close: async () => {} };
-  const sim = await startEmbeddedServer(s);
-  return { baseUrl: sim.baseUrl, embedded: true, close: () => sim.close() };
+/** The hooks of older callers as a reporter on the sweep's events. */
+function hooksReporter(h: SweepHooks): Reporter {
+  return {
+    name: 'sweep hooks',
+    sweepStart: (e) => h.onStart?.({ baseUrl: e.baseUrl, embedded: e.embedded, outDir: e.outDir, points: e.points }),
+    pointStart: (e) => h.onPointStart?.({ name: e.name, mode: e.mode, load: e.load, inputTokens: e.inputTokens, outputTokens: e.outputTokens }, e.index, e.total),
+    pointEnd: (e) => h.onPointDone?.(e.row),
+  };
 }
 
 /** The run config minus what varies per point (load, lengths, stop condition, directory). */
@@ -62,25 +66,36 @@ function sharedConfig(c: Record<string, unknown>): Record<string, unknown> {
  * A later point that cannot run ends the sweep: it and the remaining points become failed rows, `failure` says why.
  */
 export interface SweepOptions {
+  /** Outputs of the sweep (terminal table, --json): they get the sweep's events and every point's run events, after the sweep's own files. */
+  reporters?: Reporter[];
   hooks?: SweepHooks;
   signal?: AbortSignal;
-  /** Reporters of each point's run (a live view, live metrics), given the point's unique name. */
+  /** Reporters of each point's run only (a live view, live metrics), given the point's unique name. */
   pointReporters?: (name: string) => Reporter[];
-  /** --eval-under-load: graded probes inside each level's load. */
+  /** --eval-under-load: graded probes inside each level's load (real driver only). */
   underLoad?: UnderLoadPlan;
 }
 
 export async function runSweep(resolved: ResolvedSweep, opts: SweepOptions = {}): Promise<SweepResult> {
-  const { sweep: s, runFlags, base } = resolved;
-  const outDir = s.out ?? defaultSweepDir();
+  const { sweep: s, runFlags, base, engine } = resolved;
+  const outDir = s.out ?? defaultSweepDir(engine !== undefined);
   if (existsSync(join(outDir, 'sweep.json')) && !s.overwrite)
     throw new UsageError([`--out: ${outDir} already holds a sweep; choose another directory or pass --overwrite`]);
   makeDirs(join(outDir, 'points'), '--out');
   const startedAt = new Date().toISOString();
-  const server = await openServer(s, runFlags.baseUrl as string | undefined);
+  // Each point is one lifecycle on the chosen driver: real (run() against one server) or virtual (simulate()).
+  const target = engine ? virtualTarget(engine) : await openRealTarget(s, runFlags.baseUrl as string | undefined);
+  // The levels' boxes for report.html, taken as each point's records arrived (nothing is read back for them).
+  const boxes = new Map<string, BoxStats>();
+  const own = [sweepJsonReporter, sweepCsvReporter, sweepReportHtmlReporter(boxes)];
+  const listeners = [...(opts.hooks ? [hooksReporter(opts.hooks)] : []), ...(opts.reporters ?? [])];
+  const emit = <K extends 'sweepStart' | 'pointStart' | 'pointEnd'>(k: K, e: Parameters<NonNullable<Reporter[K]>>[0]) => {
+    for (const r of listeners) (r[k] as ((x: typeof e) => void) | undefined)?.call(r, e);
+  };
   const rows: SweepRow[] = [];
   const used = new Set<string>();
   let model: string | null = null;
+  let engineMeta: Record<string, unknown> | null = null;
   let simTimeScale: number | null = null;
   let interrupted = false;
   let failure: string | null = null;
@@ -96,19 +111,18 @@ export async function runSweep(resolved: ResolvedSweep, opts: SweepOptions = {})
     const name = uniqueName(p);
     const row: SweepRow = { ...failedRow({ ...p, name }, join('points', name), reason, s.configuredLengths), auto_role: role };
     rows.push(row);
-    opts.hooks?.onPointDone?.(row);
+    emit('pointEnd', { row, outDir: join(outDir, 'points', name) });
     return row;
   };
 
   /** Run one point; undefined when it could not run (then `failure` says why and its row is marked failed). */
   const runPoint = async (p: PointSpec, index: number, total: number | undefined, role: AutoRole | null = null): Promise<PointOutcome | undefined> => {
     const name = uniqueName(p);
-    opts.hooks?.onPointStart?.(p, index, total);
+    emit('pointStart', { name, index, total, mode: p.mode, load: p.load, inputTokens: p.inputTokens, outputTokens: p.outputTokens });
     // The open-loop profile's closed-loop probes leave out what shapes open-loop sending only (--arrival, --burstiness).
     const { arrival: _arrival, burstiness: _burstiness, ...closedLoopFlags } = runFlags;
     const flags: RunConfigInput = {
       ...((p.mode === s.mode ? runFlags : closedLoopFlags) as RunConfigInput),
-      baseUrl: server.baseUrl,
       [p.mode]: p.load,
       requests: p.requests,
       duration: p.durationS,
@@ -118,11 +132,17 @@ export async function runSweep(resolved: ResolvedSweep, opts: SweepOptions = {})
       quiet: true,
       json: false,
     };
-    let res: Awaited<ReturnType<typeof run>>;
+    // Goodput and the level's box, counted from the records as the point's lifecycle emits them.
+    const tally = pointTally(s.slo);
+    let res: RunResult;
     try {
-      const point = resolveRunConfig({ flags: flags as Record<string, unknown>, unsharded: 'sweep' });
-      // --eval-under-load: graded probes inside this level's load, labelled by the point's name.
-      res = await run(point, { signal: opts.signal, hooks: opts.hooks?.run, workload: opts.underLoad?.probes(name, point.config.warmup), reporters: opts.pointReporters?.(name) });
+      res = await target.runPoint(flags, (c) => ({
+        signal: opts.signal,
+        hooks: opts.hooks?.run,
+        // --eval-under-load: graded probes inside this level's load, labelled by the point's name.
+        workload: engine ? undefined : opts.underLoad?.probes(name, c.warmup),
+        reporters: [tally, ...(opts.reporters ?? []), ...(opts.pointReporters?.(name) ?? [])],
+      }));
     } catch (e) {
       // Before any point ran, an unreachable server or bad config is the user's to fix (exit 2, nothing written).
       // Later, the finished points are worth keeping: this point and the rest are marked failed.
@@ -133,10 +153,12 @@ export async function runSweep(resolved: ResolvedSweep, opts: SweepOptions = {})
       return undefined;
     }
     model ??= (res.summary.run.model as string | undefined) ?? null;
+    engineMeta ??= (res.summary.run.engine as Record<string, unknown> | undefined) ?? null;
     if (typeof res.summary.run.sim_time_scale === 'number') simTimeScale ??= res.summary.run.sim_time_scale;
-    writeRunReport(res.outDir);
+    const dir = join('points', name);
+    boxes.set(dir, tally.box(p.load));
     const row: SweepRow = {
-      ...sweepRow({ ...p, name }, join('points', name), res.summary, recordsOf(join(res.outDir, REQUESTS_JSONL)), {
+      ...sweepRow({ ...p, name }, dir, res.summary, tally.goodput, {
         slo: s.slo,
         configured: s.configuredLengths,
         clientBound: res.summary.client?.client_bound ?? false,
@@ -145,14 +167,14 @@ export async function runSweep(resolved: ResolvedSweep, opts: SweepOptions = {})
       auto_role: role,
     };
     rows.push(row);
-    opts.hooks?.onPointDone?.(row);
+    emit('pointEnd', { row, outDir: res.outDir, summary: res.summary, written: res.written });
     // The run-level checks read the summary only: no records needed for the actual values an --auto --slo search reports.
     return { row, checks: evaluateSlo(res.summary, [], s.slo).checks };
   };
   const acceptable = (r: SweepRow) => r.ok > 0 && r.error_rate <= s.maxErrorRate && (r.slo_passed ?? true);
 
   try {
-    opts.hooks?.onStart?.({ baseUrl: redactUrl(server.baseUrl), embedded: server.embedded, outDir, points: s.auto ? undefined : s.points.length });
+    emit('sweepStart', { baseUrl: target.shown, embedded: target.embedded, simulated: target.simulated, outDir, points: s.auto ? undefined : s.points.length });
     if (!s.auto) {
       for (const [i, p] of s.points.entries()) {
         if (opts.signal?.aborted) break;
@@ -173,8 +195,8 @@ export async function runSweep(resolved: ResolvedSweep, opts: SweepOptions = {})
         autoStop[pairLabel(io)] = r.reason ?? (failure !== null ? `search ended early: ${failure}` : 'interrupted before the search finished');
       }
     }
-    if (opts.underLoad && rows.some((r) => r.ok > 0) && !opts.signal?.aborted) {
-      const idle = resolveRunConfig({ flags: { ...runFlags, baseUrl: server.baseUrl } as Record<string, unknown>, unsharded: 'sweep' });
+    const idle = opts.underLoad && rows.some((r) => r.ok > 0) && !opts.signal?.aborted ? target.resolve(runFlags) : undefined;
+    if (idle && opts.underLoad) {
       const { runIdleBaseline } = await import('../eval-run/baseline.js');
       await runIdleBaseline(idle, opts.underLoad, join(outDir, 'eval-baseline'), opts.signal);
     }
@@ -182,7 +204,7 @@ export async function runSweep(resolved: ResolvedSweep, opts: SweepOptions = {})
     // Stopped during a point's preflight: the points done so far are the sweep.
     if (!(e instanceof TokenfloodError && e.code === 'E_INTERRUPTED')) throw e;
   } finally {
-    await server.close();
+    await target.close();
   }
   interrupted = opts.signal?.aborted ?? false;
   // The open-loop profile's closed-loop probes come first in their pair, and stay out of the insights over its rates.
@@ -195,8 +217,9 @@ export async function runSweep(resolved: ResolvedSweep, opts: SweepOptions = {})
     version: VERSION,
     started_at: startedAt,
     finished_at: new Date().toISOString(),
-    target_url: redactUrl(server.baseUrl),
-    embedded_server: server.embedded,
+    target_url: target.shown,
+    embedded_server: target.embedded,
+    ...(target.simulated ? { simulated: true as const, engine: engineMeta } : {}),
     model,
     mode: s.mode,
     auto: s.auto,
@@ -214,13 +237,11 @@ export async function runSweep(resolved: ResolvedSweep, opts: SweepOptions = {})
     insights: sweepInsights(rows.filter((r) => r.mode === s.mode), { hasSlo: !!s.slo, maxErrorRate: s.maxErrorRate, incomplete: interrupted ? 'interrupted' : failure !== null ? 'failed' : undefined }),
   };
   doc.warnings = sweepWarnings(doc);
-  writeSweepFiles(outDir, doc);
+  // The sweep's own files first, whole or not at all (a failed write ends the sweep with that error); then the caller's outputs.
+  const files = new FileLedger(outDir);
+  for (const r of own) await r.sweepEnd!({ doc, outDir, files });
+  if (files.failures.length) throw files.failures[0];
+  for (const r of listeners) await r.sweepEnd?.({ doc, outDir, files });
   return { doc, outDir };
 }
 
-/** Write sweep.json, sweep.csv and report.html for a finished sweep. */
-export function writeSweepFiles(outDir: string, doc: SweepDoc): void {
-  writeFileAtomic(join(outDir, 'sweep.json'), JSON.stringify(doc, null, 2) + '\n');
-  writeFileAtomic(join(outDir, 'sweep.csv'), sweepCsv(doc.points));
-  writeSweepReport(outDir);
-}

@@ -15,6 +15,7 @@ export function renderSweep(doc: SweepDoc): string {
   const hasSlo = doc.slo !== null;
   // Error texts and auto_stop reasons can quote the server: strip control sequences before they reach a terminal.
   const safe = (t: string) => safeTerminalText(t, 2000);
+  if (doc.simulated) out.push('PREDICTION of the simulated engine model (virtual clock), not a measurement of a server: see docs/sim.md for what is modelled');
   for (const w of sweepWarnings(doc)) out.push(safe(`WARNING: ${w}`));
   if (out.length) out.push('');
   // --percentiles beyond the fixed columns, for TTFT and E2E (sweep.csv and the report have TPOT and ITL too).

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { UsageError } from '../../errors.js';
 import { CHART_SAMPLE_MAX, REQUESTS_JSONL, sampleRecords } from '../results-dir.js';
 import { percentile } from '../../metrics/stats.js';
+import type { RequestRecord } from '../../metrics/record.js';
 import { extraPercentileKeys, extraPercentileLabel, loadWords, type SweepDoc, type SweepRow } from '../sweep-model.js';
 import { sweepWarnings } from '../sweep-warnings.js';
 import { renderPage } from './page.js';
@@ -27,13 +28,25 @@ const quartiles = (xs: number[]): number[] | null => {
   return [1, 25, 50, 75, 99].map((q) => percentile(xs, q) as number);
 };
 
-/** Box-plot statistics per level, from each point's requests.jsonl (levels whose records are missing get empty boxes). */
-export function boxStats(dir: string, rows: readonly SweepRow[]): BoxStats[] {
+/** Latencies of one point's measured ok records, the values a level's box is drawn from. */
+export type BoxValues = Pick<RequestRecord, 'ttft_ms' | 'tpot_ms' | 'e2e_ms'>;
+
+/** A level's box: [p1, p25, p50, p75, p99] of each latency over its measured ok records (or an even sample of them). */
+export function boxOf(load: number, ok: readonly BoxValues[]): BoxStats {
+  const pick = (k: keyof BoxValues) => ok.map((x) => x[k]).filter((v): v is number => v !== null);
+  return { load, ttft: quartiles(pick('ttft_ms')), tpot: quartiles(pick('tpot_ms')), e2e: quartiles(pick('e2e_ms')) };
+}
+
+/**
+ * Box-plot statistics per level: from `known` (a point's box, taken as its records arrived, by row dir), else from
+ * the point's requests.jsonl (levels whose records are missing get empty boxes).
+ */
+export function boxStats(dir: string, rows: readonly SweepRow[], known?: ReadonlyMap<string, BoxStats>): BoxStats[] {
   return rows.map((r) => {
+    const k = known?.get(r.dir);
+    if (k) return k;
     if (!existsSync(join(dir, r.dir, REQUESTS_JSONL))) return { load: r.load, ttft: null, tpot: null, e2e: null };
-    const ok = sampleRecords(join(dir, r.dir), CHART_SAMPLE_MAX, (x) => !x.warmup && x.status === 'ok').records;
-    const pick = (k: 'ttft_ms' | 'tpot_ms' | 'e2e_ms') => ok.map((x) => x[k]).filter((v): v is number => v !== null);
-    return { load: r.load, ttft: quartiles(pick('ttft_ms')), tpot: quartiles(pick('tpot_ms')), e2e: quartiles(pick('e2e_ms')) };
+    return boxOf(r.load, sampleRecords(join(dir, r.dir), CHART_SAMPLE_MAX, (x) => !x.warmup && x.status === 'ok').records);
   });
 }
 
@@ -81,7 +94,11 @@ function pointsTable(doc: SweepDoc): string {
 
 /** The banner: the simulated server, then every warning that qualifies the sweep's numbers (escaped). */
 function banner(doc: SweepDoc): string | undefined {
-  const lines = [...(doc.embedded_server ? ['Measured against the embedded simulated server, not a real deployment.'] : []), ...sweepWarnings(doc).map((w) => `WARNING: ${w}.`)];
+  const lines = [
+    ...(doc.simulated ? [`Predicted on the engine model (${doc.target_url}) on a virtual clock: no server was measured.`] : []),
+    ...(doc.embedded_server ? ['Measured against the embedded simulated server, not a real deployment.'] : []),
+    ...sweepWarnings(doc).map((w) => `WARNING: ${w}.`),
+  ];
   return lines.length ? lines.map((l) => `<div class="sweep-warning">${esc(l)}</div>`).join('') : undefined;
 }
 
@@ -89,7 +106,7 @@ function banner(doc: SweepDoc): string | undefined {
 const cbUnit = (points: readonly string[] | undefined): string | undefined => (points?.length ? `rests on client-bound ${points.join(', ')}` : undefined);
 
 /** The report page for a sweep. */
-export function renderSweepReport(dir: string, doc: SweepDoc): string {
+export function renderSweepReport(dir: string, doc: SweepDoc, boxes?: ReadonlyMap<string, BoxStats>): string {
   const groups = groupsOf(doc);
   const hasSlo = doc.slo !== null;
   const charts: Record<string, unknown> = {
@@ -102,11 +119,11 @@ export function renderSweepReport(dir: string, doc: SweepDoc): string {
   Object.assign(charts, heat);
   const perGroup: string[] = [];
   groups.forEach((g, i) => {
-    const boxes = boxStats(dir, g.rows);
+    const levelBoxes = boxStats(dir, g.rows, boxes);
     const id = (k: string) => `s-${k}-${i}`;
-    charts[id('ttft-box')] = boxChart(`TTFT by level (${groupLabel(g.insights)})`, doc.mode, boxes, 'ttft');
-    charts[id('tpot-box')] = boxChart(`TPOT by level (${groupLabel(g.insights)})`, doc.mode, boxes, 'tpot');
-    charts[id('e2e-box')] = boxChart(`E2E by level (${groupLabel(g.insights)})`, doc.mode, boxes, 'e2e');
+    charts[id('ttft-box')] = boxChart(`TTFT by level (${groupLabel(g.insights)})`, doc.mode, levelBoxes, 'ttft');
+    charts[id('tpot-box')] = boxChart(`TPOT by level (${groupLabel(g.insights)})`, doc.mode, levelBoxes, 'tpot');
+    charts[id('e2e-box')] = boxChart(`E2E by level (${groupLabel(g.insights)})`, doc.mode, levelBoxes, 'e2e');
     charts[id('decomp')] = decompositionChart(doc.mode, g.rows);
     perGroup.push(
       `<h3>${esc(groupLabel(g.insights))}</h3><div class="grid2">${['ttft-box', 'tpot-box', 'e2e-box', 'decomp'].map((k) => `<div class="chart" id="${id(k)}"></div>`).join('')}</div>`,
@@ -164,8 +181,8 @@ export function renderSweepReport(dir: string, doc: SweepDoc): string {
 }
 
 /** Read a sweep directory and write DIR/report.html; returns the path written. */
-export function writeSweepReport(dir: string): string {
+export function writeSweepReport(dir: string, boxes?: ReadonlyMap<string, BoxStats>): string {
   const path = join(dir, 'report.html');
-  writeFileAtomic(path, renderSweepReport(dir, readSweepDoc(dir)));
+  writeFileAtomic(path, renderSweepReport(dir, readSweepDoc(dir), boxes));
   return path;
 }
