@@ -12,6 +12,6 @@ export const e2e: MetricDef = {
   compare: { key: 'e2e', label: 'E2E', unit: 'ms', better: 'lower', stats: ['p50', 'p99'], extraPercentiles: true, sweepSuffix: 'ms' },
   statsCsv: { name: 'e2e', suffix: '_ms' },
   slo: { name: 'e2e', op: '<=' },
-  prometheus: { name: 'tokenflood_e2e_seconds', help: 'End-to-end latency of measured ok requests (e2e_ms / 1000)', buckets: E2E_BUCKETS_S, scale: 0.001 },
+  prometheus: { name: 'tokenflood_e2e_seconds', help: 'End-to-end latency of measured ok requests (e2e_ms / 1000)', buckets: E2E_BUCKETS_S, divisor: 1000 },
   sweep: { name: 'e2e', suffix: 'ms' },
 };

@@ -34,8 +34,8 @@ export interface MetricDef {
   statsCsv?: { name: string; suffix: string };
   /** SLO objectives `<name>_<stat>`: a limit (`<=`, a time for ms metrics) or a floor (`>=`); `why`: why a run can lack it. */
   slo?: { name: string; op: '<=' | '>='; why?: string };
-  /** A live Prometheus histogram of the value × `scale` (ms → s: 0.001). */
-  prometheus?: { name: string; help: string; buckets: readonly number[]; scale: number };
+  /** A live Prometheus histogram of the value / `divisor` (ms → s: 1000). */
+  prometheus?: { name: string; help: string; buckets: readonly number[]; divisor: number };
   /** sweep rows: `<name>_<pNN>_<suffix>` in extra_percentiles for --percentiles beyond p50/p90/p99. */
   sweep?: { name: string; suffix: string };
 }

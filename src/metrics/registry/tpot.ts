@@ -11,6 +11,6 @@ export const tpot: MetricDef = {
   shown: ['summary', 'terminal', 'report', 'compare', 'sweep', 'slo', 'prometheus'],
   compare: { key: 'tpot', label: 'TPOT', unit: 'ms', better: 'lower', stats: ['p50', 'p99'], extraPercentiles: true, sweepSuffix: 'ms' },
   slo: { name: 'tpot', op: '<=', why: 'no successful request has a TPOT (it needs 2+ output tokens)' },
-  prometheus: { name: 'tokenflood_tpot_seconds', help: 'Time per output token after the first of measured ok requests (tpot_ms / 1000)', buckets: TOKEN_GAP_BUCKETS_S, scale: 0.001 },
+  prometheus: { name: 'tokenflood_tpot_seconds', help: 'Time per output token after the first of measured ok requests (tpot_ms / 1000)', buckets: TOKEN_GAP_BUCKETS_S, divisor: 1000 },
   sweep: { name: 'tpot', suffix: 'ms' },
 };

@@ -12,6 +12,6 @@ export const ttft: MetricDef = {
   compare: { key: 'ttft', label: 'TTFT', unit: 'ms', better: 'lower', stats: ['p50', 'p99'], extraPercentiles: true, sweepSuffix: 'ms' },
   statsCsv: { name: 'ttft', suffix: '_ms' },
   slo: { name: 'ttft', op: '<=' },
-  prometheus: { name: 'tokenflood_ttft_seconds', help: 'Time to first token of measured ok requests (ttft_ms / 1000)', buckets: TTFT_BUCKETS_S, scale: 0.001 },
+  prometheus: { name: 'tokenflood_ttft_seconds', help: 'Time to first token of measured ok requests (ttft_ms / 1000)', buckets: TTFT_BUCKETS_S, divisor: 1000 },
   sweep: { name: 'ttft', suffix: 'ms' },
 };
