@@ -2,7 +2,7 @@
 import { SERVER_TIMING_FIELDS, type ServerTimingField } from './server-timings.js';
 import { createRequire } from 'node:module';
 import type { Histogram } from 'hdr-histogram-js';
-import { distStats, percentileFields, DEFAULT_PERCENTILES, type DistStats } from './stats.js';
+import { distStats, percentileFields, parsePercentiles, DEFAULT_PERCENTILES, type DistStats, type Percentiles } from './stats.js';
 import type { RequestRecord, RequestStatus } from './record.js';
 import type { CodeCount, ErrorCount, MetricsBlock, PhaseCounts, StageBlock, Summary } from './summary-model.js';
 import type { ClientHealth } from './health.js';
@@ -224,7 +224,7 @@ export class BlockAggregator {
    * embeddings and rerank: sample_throughput = Σ samples of ok requests / duration.
    * Distributions carry p50/p90/p95/p99 and the `percentiles` asked for (--percentiles).
    */
-  metrics(concurrency?: number, percentiles: readonly number[] = DEFAULT_PERCENTILES): MetricsBlock {
+  metrics(concurrency?: number, percentiles: Percentiles = DEFAULT_PERCENTILES): MetricsBlock {
     const failed = this.total - this.ok - this.cancelled;
     const durationMs = this.total ? Math.max(this.end - this.start, 1e-3) : 0;
     const durationS = durationMs / 1000;
@@ -299,10 +299,16 @@ class PhaseBlocks {
   }
 }
 
-/** The percentiles a run asked for (run.json `config.percentiles`, from --percentiles); p50/p90/p95/p99 when it names none. */
-export function runPercentiles(run: Record<string, unknown>): readonly number[] {
+/**
+ * The percentiles a run asked for, read back from a run.json on disk (`config.percentiles`, from --percentiles) with
+ * the flag's own parser; p50/p90/p95/p99 when it names none or a hand-edited file holds something else. A run in
+ * progress passes its config's Percentiles instead.
+ */
+export function runPercentiles(run: Record<string, unknown>): Percentiles {
   const p = (run.config as { percentiles?: unknown } | undefined)?.percentiles;
-  return Array.isArray(p) && p.length > 0 && p.every((x) => typeof x === 'number' && x > 0 && x < 100) ? (p as number[]) : DEFAULT_PERCENTILES;
+  if (!Array.isArray(p) || p.length === 0 || !p.every((x) => typeof x === 'number')) return DEFAULT_PERCENTILES;
+  const r = parsePercentiles(p, '');
+  return 'percentiles' in r ? r.percentiles : DEFAULT_PERCENTILES;
 }
 
 /** The whole summary: one block for the run and one per traffic class. Results do not depend on the order records arrive in. */
@@ -351,7 +357,7 @@ export class SummaryAggregator {
     return this.all.pick(this.phaseCounts()?.summarized ?? 'steady').metrics(concurrency);
   }
   /** The summary; its distributions carry `percentiles` (default: the list run.json's config asked for, else p50/p90/p95/p99). */
-  summary(run: Record<string, unknown>, concurrency?: number, percentiles: readonly number[] = runPercentiles(run)): Summary {
+  summary(run: Record<string, unknown>, concurrency?: number, percentiles: Percentiles = runPercentiles(run)): Summary {
     const phases = this.phaseCounts();
     const which = phases?.summarized ?? 'steady';
     const ps = percentiles;
@@ -375,7 +381,7 @@ export class SummaryAggregator {
     return summary;
   }
   /** Each stage's metrics, labelled with its load from run.json `load_stages`; a stage's concurrency is its own (closed loop). */
-  private stageBlocks(run: Record<string, unknown>, which: PhaseCounts['summarized'], ps: readonly number[]): StageBlock[] {
+  private stageBlocks(run: Record<string, unknown>, which: PhaseCounts['summarized'], ps: Percentiles): StageBlock[] {
     const loads = Array.isArray(run.load_stages) ? (run.load_stages as Record<string, unknown>[]) : [];
     const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
     return [...this.stages.keys()]
