@@ -8,6 +8,8 @@ export { buildSummary, computeMetrics, type Summary } from './metrics/summary.js
 export { readRecords } from './metrics/jsonl.js';
 export { deriveMetrics, toRecord } from './metrics/derive.js';
 export type { RequestRecord, RawRequest, RequestStatus } from './metrics/record.js';
+export { registerMetric, metricDefs, BUILTIN_METRICS, ALL_AGGREGATIONS, type MetricDef, type Aggregation, type Place } from './metrics/registry/index.js';
+export type { Percentiles } from './metrics/stats.js';
 export { ERROR_CODES, codeStatus } from './metrics/error-codes.js';
 export { SseParser } from './backends/sse.js';
 export { loadTokenizer, type Tokenizer } from './dataset/tokenizer.js';

@@ -11,14 +11,14 @@ import { stripControls } from '../util/terminal-text.js';
 import { writeRunReport } from '../report/html/run-report.js';
 import { writeSweepReport } from '../report/html/sweep-report.js';
 import { renderSweep } from '../sweep/terminal.js';
-import { parsePercentiles } from '../metrics/stats.js';
+import { parsePercentiles, type Percentiles } from '../metrics/stats.js';
 import { STATS_CSV, statsCsv } from '../report/stats-csv.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import type { SweepDoc } from '../report/sweep-model.js';
 import { COMPAT_TOOLS } from '../report/compat/definitions.js';
 
 /** Rebuild a run's summary from its raw records (and run.json for metadata), streamed through the run's aggregator. */
-export function rebuildSummary(dir: string, percentiles?: readonly number[]): { summary: Summary; warnings: string[] } {
+export function rebuildSummary(dir: string, percentiles?: Percentiles): { summary: Summary; warnings: string[] } {
   return replaySummary(dir, 'report', percentiles);
 }
 

@@ -17,7 +17,7 @@ import { DEFAULT_MAX_LINE_BYTES } from '../backends/sse.js';
 import { BACKEND_KINDS } from '../backends/registry.js';
 import { unknownKind } from '../util/kinds.js';
 import { parseStages } from '../scheduler/options.js';
-import { DEFAULT_PERCENTILES, parsePercentiles } from '../metrics/stats.js';
+import { DEFAULT_PERCENTILES, parsePercentiles, type Percentiles } from '../metrics/stats.js';
 
 const duration = z.preprocess(
   (v) => (v === undefined ? undefined : parseDurationS(v)),
@@ -130,8 +130,8 @@ export const LoadSchema = z.object({
 });
 
 /** --percentiles: a list such as 50,90,99,99.9 (or a YAML list) → sorted numbers in (0, 100); default p50/p90/p95/p99. */
-export const percentileList = z.unknown().optional().transform((v, ctx): number[] => {
-  if (v === undefined) return [...DEFAULT_PERCENTILES];
+export const percentileList = z.unknown().optional().transform((v, ctx): Percentiles => {
+  if (v === undefined) return DEFAULT_PERCENTILES;
   const r = parsePercentiles(v, '');
   if ('percentiles' in r) return r.percentiles;
   for (const message of r.problems) ctx.addIssue({ code: 'custom', message });

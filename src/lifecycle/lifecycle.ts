@@ -238,7 +238,7 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
     const kept = jsonl.failure ? new SummaryAggregator() : summaryAgg;
     const keptWindows = jsonl.failure ? new WindowTracker() : windows;
     if (jsonl.failure) eachRecord(join(outDir, REQUESTS_JSONL), (r) => (kept.add(r), keptWindows.add(r)));
-    const summary = withGpuSection(outDir, withServerSection(outDir, kept.summary(meta, c.concurrency), keptWindows));
+    const summary = withGpuSection(outDir, withServerSection(outDir, kept.summary(meta, c.concurrency, c.percentiles), keptWindows));
     const files = new FileLedger(outDir);
     for (const f of sourceFiles) files.wrote(f);
     for (const r of reporters) await r.runEnd?.({ meta, summary, outDir, files });

@@ -2,12 +2,13 @@
 import { SERVER_TIMING_FIELDS, type ServerTimingField } from './server-timings.js';
 import { createRequire } from 'node:module';
 import type { Histogram } from 'hdr-histogram-js';
-import { distStats, percentileFields, DEFAULT_PERCENTILES, type DistStats } from './stats.js';
+import { distStats, percentileFields, parsePercentiles, DEFAULT_PERCENTILES, type DistStats, type Percentiles } from './stats.js';
 import type { RequestRecord, RequestStatus } from './record.js';
 import type { CodeCount, ErrorCount, MetricsBlock, PhaseCounts, StageBlock, Summary } from './summary-model.js';
 import type { ClientHealth } from './health.js';
 import { promptCacheCheck, tokenSums } from './prompt-cache.js';
 import { CacheLocalityAggregator } from './cache-locality.js';
+import { metricDefs, type MetricDef } from './registry/index.js';
 
 /** ITL gaps kept exactly (8 bytes each) up to this many per block; beyond it they move to an HDR histogram (docs/metrics.md). */
 export const ITL_EXACT_LIMIT = 1_000_000;
@@ -90,12 +91,25 @@ export class ItlStore {
   }
 }
 
-/** Per-request metrics of ok records, one exact column each (percentiles stay exactly those of distStats). */
-const OK_COLUMNS = [
-  'ttft_ms', 'ttft_from_scheduled_ms', 'ttfat_ms', 'first_event_ms', 'tpot_ms', 'e2e_ms', 'output_speed_tok_s',
-  'input_tokens', 'output_tokens', 'reasoning_tokens', 'cached_tokens',
-] as const;
-type OkColumn = (typeof OK_COLUMNS)[number];
+/** One metric's values: exact (a Column) or, for metrics stored as a histogram (ITL), an ItlStore. */
+interface MetricStore {
+  add(x: number): void;
+  stats(asked?: readonly number[]): DistStats;
+}
+
+/** Every value kept, so percentiles are exactly those of distStats. */
+class ExactStore implements MetricStore {
+  private readonly col = new Column();
+  add(x: number): void {
+    this.col.push(x);
+  }
+  stats(asked?: readonly number[]): DistStats {
+    return distStats(this.col.values(), asked);
+  }
+}
+
+/** The registry's metrics as MetricsBlock keys (a registered metric's key is not in the type; distOf reads it). */
+type MetricDists = Pick<MetricsBlock, 'ttft_ms' | 'ttft_from_scheduled_ms' | 'ttfat_ms' | 'first_event_ms' | 'tpot_ms' | 'itl_ms' | 'e2e_ms' | 'output_speed_tok_s' | 'input_tokens' | 'output_tokens' | 'reasoning_tokens' | 'cached_tokens' | 'schedule_lag_ms'>;
 
 interface ErrorAcc<E = ErrorCount> {
   e: E;
@@ -120,16 +134,27 @@ export class BlockAggregator {
   private outTok = 0;
   /** Σ samples of ok embeddings/rerank records; null until a record carries samples. */
   private samples: number | null = null;
-  private readonly cols = Object.fromEntries(OK_COLUMNS.map((k) => [k, new Column()])) as Record<OkColumn, Column>;
-  private readonly lag = new Column();
-  private readonly itl: ItlStore;
+  /** The registry's metrics when the aggregator was made, split by the records that feed them, each with its store. */
+  private readonly defs: readonly MetricDef[];
+  private readonly stores: MetricStore[];
+  private readonly okIdx: number[] = [];
+  private readonly allIdx: number[] = [];
   private readonly errors = new Map<string, ErrorAcc>();
   private readonly codes = new Map<string, ErrorAcc<CodeCount>>();
   private readonly sources = { usage: 0, tokenizer: 0, estimate: 0 };
   /** server_* fields of ok records, one column per field that any record carried. */
   private readonly serverCols = new Map<ServerTimingField, Column>();
-  constructor(itlExactLimit = ITL_EXACT_LIMIT) {
-    this.itl = new ItlStore(itlExactLimit);
+  constructor(itlExactLimit = ITL_EXACT_LIMIT, defs: readonly MetricDef[] = metricDefs()) {
+    this.defs = defs;
+    this.stores = defs.map((d) => (d.store === 'histogram' ? new ItlStore(itlExactLimit) : new ExactStore()));
+    defs.forEach((d, i) => (d.over === 'all' ? this.allIdx : this.okIdx).push(i));
+  }
+
+  /** Each value of `def` for `r` into its store (null: the record has none). */
+  private put(i: number, r: RequestRecord): void {
+    const v = this.defs[i].of(r);
+    if (typeof v === 'number') this.stores[i].add(v);
+    else if (v !== null) for (const x of v) this.stores[i].add(x);
   }
 
   add(r: RequestRecord): void {
@@ -144,7 +169,7 @@ export class BlockAggregator {
     if (r.sent_at_ms < this.start) this.start = r.sent_at_ms;
     if (r.sent_at_ms + endMs > this.end) this.end = r.sent_at_ms + endMs;
     this.busyUs += Math.round(endMs * 1000);
-    this.lag.push(r.schedule_lag_ms);
+    for (const i of this.allIdx) this.put(i, r);
     if (r.status === 'ok') this.addOk(r);
     else if (r.status === 'cancelled') this.cancelled++;
     else this.addError(r);
@@ -155,11 +180,7 @@ export class BlockAggregator {
     this.inTok += r.input_tokens ?? 0;
     this.outTok += r.output_tokens ?? 0;
     if (typeof r.samples === 'number') this.samples = (this.samples ?? 0) + r.samples;
-    for (const k of OK_COLUMNS) {
-      const v = r[k];
-      if (v !== null) this.cols[k].push(v);
-    }
-    for (const g of r.itl_ms) this.itl.add(g);
+    for (const i of this.okIdx) this.put(i, r);
     if (r.token_source) this.sources[r.token_source]++;
     for (const f of SERVER_TIMING_FIELDS) {
       const v = r[f];
@@ -203,7 +224,7 @@ export class BlockAggregator {
    * embeddings and rerank: sample_throughput = Σ samples of ok requests / duration.
    * Distributions carry p50/p90/p95/p99 and the `percentiles` asked for (--percentiles).
    */
-  metrics(concurrency?: number, percentiles: readonly number[] = DEFAULT_PERCENTILES): MetricsBlock {
+  metrics(concurrency?: number, percentiles: Percentiles = DEFAULT_PERCENTILES): MetricsBlock {
     const failed = this.total - this.ok - this.cancelled;
     const durationMs = this.total ? Math.max(this.end - this.start, 1e-3) : 0;
     const durationS = durationMs / 1000;
@@ -212,7 +233,9 @@ export class BlockAggregator {
     const outputThroughput = per(this.outTok);
     const conc = concurrency ?? meanInFlight;
     const denom = this.total - this.cancelled;
-    const col = (k: OkColumn) => distStats(this.cols[k].values(), percentiles);
+    // The registry's distributions, in its order (summary.json keys follow it).
+    const dists: Record<string, DistStats> = {};
+    this.defs.forEach((d, i) => (dists[d.id] = this.stores[i].stats(percentiles)));
     // Ties in count keep the order of each kind's first record (by id, then attempt).
     const errors = [...this.errors.values()].sort((a, b) => b.e.count - a.e.count || a.id - b.id || a.attempt - b.attempt).map((a) => a.e);
     return {
@@ -236,19 +259,7 @@ export class BlockAggregator {
       total_token_throughput: per(this.inTok + this.outTok),
       concurrency_efficiency: conc > 0 ? outputThroughput / conc : null,
       mean_in_flight: meanInFlight,
-      ttft_ms: col('ttft_ms'),
-      ttft_from_scheduled_ms: col('ttft_from_scheduled_ms'),
-      ttfat_ms: col('ttfat_ms'),
-      first_event_ms: col('first_event_ms'),
-      tpot_ms: col('tpot_ms'),
-      itl_ms: this.itl.stats(percentiles),
-      e2e_ms: col('e2e_ms'),
-      output_speed_tok_s: col('output_speed_tok_s'),
-      input_tokens: col('input_tokens'),
-      output_tokens: col('output_tokens'),
-      reasoning_tokens: col('reasoning_tokens'),
-      cached_tokens: col('cached_tokens'),
-      schedule_lag_ms: distStats(this.lag.values(), percentiles),
+      ...(dists as unknown as MetricDists),
       token_source: { ...this.sources },
       ...(this.serverCols.size > 0 ? { server_timings: this.serverTimings(percentiles) } : {}),
       ...(this.samples !== null ? { samples: this.samples, sample_throughput: per(this.samples) } : {}),
@@ -288,10 +299,16 @@ class PhaseBlocks {
   }
 }
 
-/** The percentiles a run asked for (run.json `config.percentiles`, from --percentiles); p50/p90/p95/p99 when it names none. */
-export function runPercentiles(run: Record<string, unknown>): readonly number[] {
+/**
+ * The percentiles a run asked for, read back from a run.json on disk (`config.percentiles`, from --percentiles) with
+ * the flag's own parser; p50/p90/p95/p99 when it names none or a hand-edited file holds something else. A run in
+ * progress passes its config's Percentiles instead.
+ */
+export function runPercentiles(run: Record<string, unknown>): Percentiles {
   const p = (run.config as { percentiles?: unknown } | undefined)?.percentiles;
-  return Array.isArray(p) && p.length > 0 && p.every((x) => typeof x === 'number' && x > 0 && x < 100) ? (p as number[]) : DEFAULT_PERCENTILES;
+  if (!Array.isArray(p) || p.length === 0 || !p.every((x) => typeof x === 'number')) return DEFAULT_PERCENTILES;
+  const r = parsePercentiles(p, '');
+  return 'percentiles' in r ? r.percentiles : DEFAULT_PERCENTILES;
 }
 
 /** The whole summary: one block for the run and one per traffic class. Results do not depend on the order records arrive in. */
@@ -340,7 +357,7 @@ export class SummaryAggregator {
     return this.all.pick(this.phaseCounts()?.summarized ?? 'steady').metrics(concurrency);
   }
   /** The summary; its distributions carry `percentiles` (default: the list run.json's config asked for, else p50/p90/p95/p99). */
-  summary(run: Record<string, unknown>, concurrency?: number, percentiles: readonly number[] = runPercentiles(run)): Summary {
+  summary(run: Record<string, unknown>, concurrency?: number, percentiles: Percentiles = runPercentiles(run)): Summary {
     const phases = this.phaseCounts();
     const which = phases?.summarized ?? 'steady';
     const ps = percentiles;
@@ -364,7 +381,7 @@ export class SummaryAggregator {
     return summary;
   }
   /** Each stage's metrics, labelled with its load from run.json `load_stages`; a stage's concurrency is its own (closed loop). */
-  private stageBlocks(run: Record<string, unknown>, which: PhaseCounts['summarized'], ps: readonly number[]): StageBlock[] {
+  private stageBlocks(run: Record<string, unknown>, which: PhaseCounts['summarized'], ps: Percentiles): StageBlock[] {
     const loads = Array.isArray(run.load_stages) ? (run.load_stages as Record<string, unknown>[]) : [];
     const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
     return [...this.stages.keys()]

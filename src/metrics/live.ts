@@ -1,5 +1,6 @@
 // Live aggregator: counters, and sliding-window rates and TTFT median, for progress displays (snapshots on an interval).
 import type { RequestRecord } from './record.js';
+import { nearestRank } from './stats.js';
 
 export interface LiveSnapshot {
   elapsedS: number;
@@ -126,7 +127,6 @@ export class LiveAggregator {
     let i = 0;
     for (const v of this.ttftBuckets.values()) for (const x of v) all[i++] = x;
     all.sort();
-    const rank = (q: number) => all[Math.min(n - 1, Math.max(0, Math.ceil(q * n) - 1))];
-    return { ttftP50Ms: all[(n - 1) >> 1], ttftP90Ms: rank(0.9), ttftP99Ms: rank(0.99) };
+    return { ttftP50Ms: nearestRank(all, 50), ttftP90Ms: nearestRank(all, 90), ttftP99Ms: nearestRank(all, 99) };
   }
 }

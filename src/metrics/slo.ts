@@ -4,26 +4,25 @@ import type { DistStats } from './stats.js';
 import { percentile } from './stats.js';
 import type { MetricsBlock } from './summary.js';
 import type { RequestRecord } from './record.js';
+import { distOf, metricDefs, shownIn, type MetricDef } from './registry/index.js';
 
-/** Latency metrics an SLO can bound (upper limits, in ms) and the request field holding each. */
-const LATENCY_METRICS = {
-  ttft: 'ttft_ms',
-  ttfat: 'ttfat_ms',
-  first_event: 'first_event_ms',
-  tpot: 'tpot_ms',
-  itl: 'itl_ms',
-  e2e: 'e2e_ms',
-} as const;
-type LatencyMetric = keyof typeof LATENCY_METRICS;
+type SloMetric = MetricDef & { slo: NonNullable<MetricDef['slo']> };
+
+/** The registry's metrics an SLO can name, by SLO name (`ttft`, `output_speed`), in registry order. */
+function sloMetrics(): Map<string, SloMetric> {
+  return new Map(metricDefs().filter((d): d is SloMetric => shownIn(d, 'slo') && d.slo !== undefined).map((d) => [d.slo.name, d]));
+}
+/** An SLO name's metric (parseSlo only makes objectives of known ones; a metric unregistered since then has none). */
+const sloMetric = (name: string): SloMetric | undefined => sloMetrics().get(name);
 
 const STATS = ['mean', 'p50', 'p90', 'p95', 'p99', 'max'] as const;
 type Stat = (typeof STATS)[number];
 
 export type SloObjective =
-  /** A latency statistic at most `limit` ms; per request, the request's own value must be at most `limit`. */
-  | { kind: 'latency'; name: string; metric: LatencyMetric; stat: Stat; limit: number }
-  /** Per-request decode speed (tok/s) statistic at least `limit`; per request, its own speed must be at least `limit`. */
-  | { kind: 'speed'; name: string; stat: Stat; limit: number }
+  /** A registry metric's statistic at most `limit` (ms for latencies: TTFT, TPOT, …); per request, its own value must be at most `limit`. */
+  | { kind: 'latency'; name: string; metric: string; stat: Stat; limit: number }
+  /** A registry metric's statistic at least `limit` (decode speed, tok/s); per request, its own value must be at least `limit`. */
+  | { kind: 'speed'; name: string; metric: string; stat: Stat; limit: number }
   /** Failed / (total − cancelled) at most `limit` (a fraction). Run level only. */
   | { kind: 'error_rate'; name: 'error_rate'; limit: number }
   /** Output tokens/s of the whole run at least `limit`. Run level only. */
@@ -41,7 +40,8 @@ export interface SloCheck {
   op: '<=' | '>=';
   limit: number;
   actual: number | null;
-  unit: 'ms' | 'tok/s' | 'ratio';
+  /** ms, tok/s or ratio for the built-in objectives; a registered metric's own unit. */
+  unit: string;
   passed: boolean;
   /**
    * ok / failed, or n/a: no successful request has the metric (TPOT or ITL of 1-token replies), so it is not judged
@@ -52,12 +52,6 @@ export interface SloCheck {
   /** Why an n/a check was not judged. */
   reason?: string;
 }
-
-/** What a successful request lacks when a latency statistic has no value. */
-const MISSING_WHY: Partial<Record<LatencyMetric, string>> = {
-  tpot: 'no successful request has a TPOT (it needs 2+ output tokens)',
-  itl: 'no successful request has an ITL (it needs 2+ output tokens)',
-};
 
 /** A check from its actual value: a missing value is n/a while some request succeeded, else it fails. */
 function check(c: Omit<SloCheck, 'passed' | 'status' | 'reason'>, ok: (x: number) => boolean, anyOk: boolean, why: string): SloCheck {
@@ -95,17 +89,16 @@ function parseFraction(v: string): number {
 const fmtNum = (x: number): string => String(Math.round(x * 1e6) / 1e6);
 
 function canonical(o: SloObjective): string {
-  if (o.kind === 'latency') return `${o.name}=${fmtNum(o.limit)}ms`;
+  if (o.kind === 'latency') return `${o.name}=${fmtNum(o.limit)}${sloMetric(o.metric)?.unit === 'ms' ? 'ms' : ''}`;
   if (o.kind === 'error_rate') return `error_rate=${fmtNum(o.limit * 100)}%`;
   return `${o.name}=${fmtNum(o.limit)}`;
 }
 
-const KNOWN = [
-  ...Object.keys(LATENCY_METRICS).map((m) => `${m}_<${STATS.join('|')}>`),
-  `output_speed_<${STATS.join('|')}>`,
-  'error_rate',
-  'output_throughput',
-].join(', ');
+/** The objectives --slo knows: each registry metric's `<name>_<stat>`, error_rate, output_throughput. */
+const known = (): string => [...[...sloMetrics().keys()].map((m) => `${m}_<${STATS.join('|')}>`), 'error_rate', 'output_throughput'].join(', ');
+
+/** Whether a metric supports a statistic (mean, max, or a percentile) by its aggregations. */
+const supports = (d: MetricDef, stat: Stat): boolean => d.aggregations.includes(stat === 'mean' || stat === 'max' ? stat : 'percentiles');
 
 /**
  * Parse an SLO list: comma-separated `name=value`. Latency values take ms (default), s or m;
@@ -138,34 +131,37 @@ export function parseSlo(text: string, flag = '--slo'): Slo {
     const m = /^([a-z0-9_]+)_(mean|p50|p90|p95|p99|max)$/.exec(name);
     const metric = m?.[1];
     const stat = m?.[2] as Stat | undefined;
-    if (m && metric === 'output_speed' && stat) {
-      const limit = Number(value.replace(/tok\/s$/, ''));
-      if (!Number.isFinite(limit) || limit < 0) problems.push(`${flag}: ${name}: expected tokens per second, got "${value}"`);
-      else objectives.push({ kind: 'speed', name, stat, limit });
+    const def = metric === undefined ? undefined : sloMetric(metric);
+    if (!m || !stat || !def || !supports(def, stat)) {
+      problems.push(`${flag}: unknown objective "${name}" (known: ${known()})`);
       continue;
     }
-    if (!m || !stat || !Object.hasOwn(LATENCY_METRICS, metric!)) {
-      problems.push(`${flag}: unknown objective "${name}" (known: ${KNOWN})`);
+    if (def.slo.op === '>=') {
+      // A floor: tokens per second for decode speed, else a number in the metric's unit.
+      const limit = Number(value.endsWith(def.unit.toLowerCase()) ? value.slice(0, -def.unit.length) : value);
+      if (!Number.isFinite(limit) || limit < 0) problems.push(`${flag}: ${name}: expected ${def.unit === 'tok/s' ? 'tokens per second' : `a number (${def.unit})`}, got "${value}"`);
+      else objectives.push({ kind: 'speed', name, metric: def.slo.name, stat, limit });
       continue;
     }
-    const limit = parseTimeMs(value);
-    if (!Number.isFinite(limit)) problems.push(`${flag}: ${name}: expected a time such as 500ms, 2s or 1m, got "${value}"`);
-    else objectives.push({ kind: 'latency', name, metric: metric as LatencyMetric, stat, limit });
+    const limit = def.unit === 'ms' ? parseTimeMs(value) : Number(value);
+    if (!Number.isFinite(limit)) problems.push(`${flag}: ${name}: expected ${def.unit === 'ms' ? 'a time such as 500ms, 2s or 1m' : `a number (${def.unit})`}, got "${value}"`);
+    else objectives.push({ kind: 'latency', name, metric: def.slo.name, stat, limit });
   }
   if (!problems.length && !objectives.length) problems.push(`${flag}: no objectives given`);
   if (problems.length) throw new UsageError(problems);
   return { objectives, text: objectives.map(canonical).join(',') };
 }
 
-function statOf(d: DistStats, stat: Stat): number | null {
-  return d[stat];
+function statOf(d: DistStats | undefined, stat: Stat): number | null {
+  return d ? d[stat] : null;
 }
 
-/** One request's own value of a latency metric: its single value, or for ITL the same statistic over its gaps. */
-export function requestLatencyMs(r: RequestRecord, metric: LatencyMetric, stat: Stat): number | null {
-  if (metric !== 'itl') return r[LATENCY_METRICS[metric]] as number | null;
-  if (r.itl_ms.length === 0) return null;
-  const sorted = [...r.itl_ms].sort((a, b) => a - b);
+/** One request's own value of an SLO metric (`ttft`): its single value, or for one with several (ITL) the same statistic over them. */
+export function requestLatencyMs(r: RequestRecord, metric: string, stat: Stat): number | null {
+  const v = sloMetric(metric)?.of(r) ?? null;
+  if (v === null || typeof v === 'number') return v;
+  if (v.length === 0) return null;
+  const sorted = [...v].sort((a, b) => a - b);
   if (stat === 'mean') return sorted.reduce((a, b) => a + b, 0) / sorted.length;
   if (stat === 'max') return sorted[sorted.length - 1];
   return percentile(sorted, Number(stat.slice(1)));
@@ -179,7 +175,8 @@ export function isGoodRequest(r: RequestRecord, slo: Slo | undefined): boolean {
       const v = requestLatencyMs(r, o.metric, o.stat);
       if (v !== null && v > o.limit) return false;
     } else if (o.kind === 'speed') {
-      if (r.output_speed_tok_s !== null && r.output_speed_tok_s < o.limit) return false;
+      const v = requestLatencyMs(r, o.metric, o.stat);
+      if (v !== null && v < o.limit) return false;
     }
   }
   return true;
@@ -194,13 +191,13 @@ export function evaluateSlo(summary: MetricsBlock, records: Iterable<RequestReco
   const checks: SloCheck[] = [];
   const anyOk = summary.requests.ok > 0;
   for (const o of slo?.objectives ?? []) {
-    if (o.kind === 'latency') {
-      const actual = statOf(summary[LATENCY_METRICS[o.metric]], o.stat);
-      const why = MISSING_WHY[o.metric] ?? `no successful request has a ${o.metric} value`;
-      checks.push(check({ name: o.name, op: '<=', limit: o.limit, actual, unit: 'ms' }, (x) => x <= o.limit, anyOk, why));
-    } else if (o.kind === 'speed') {
-      const actual = statOf(summary.output_speed_tok_s, o.stat);
-      checks.push(check({ name: o.name, op: '>=', limit: o.limit, actual, unit: 'tok/s' }, (x) => x >= o.limit, anyOk, 'no successful request has a decode speed (it needs 2+ output tokens)'));
+    if (o.kind === 'latency' || o.kind === 'speed') {
+      const def = sloMetric(o.metric);
+      const actual = def ? statOf(distOf(summary, def), o.stat) : null;
+      const why = def?.slo.why ?? `no successful request has a ${o.metric} value`;
+      const unit = def?.unit ?? '';
+      if (o.kind === 'latency') checks.push(check({ name: o.name, op: '<=', limit: o.limit, actual, unit }, (x) => x <= o.limit, anyOk, why));
+      else checks.push(check({ name: o.name, op: '>=', limit: o.limit, actual, unit }, (x) => x >= o.limit, anyOk, why));
     } else if (o.kind === 'error_rate') {
       const actual = summary.requests.error_rate;
       checks.push(check({ name: o.name, op: '<=', limit: o.limit, actual, unit: 'ratio' }, (x) => x <= o.limit, anyOk, ''));

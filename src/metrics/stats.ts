@@ -1,7 +1,15 @@
 // Distribution statistics over exact samples: mean, stdev, min, max and percentiles (p50/p90/p95/p99 always, more on request).
 
+declare const percentilesBrand: unique symbol;
+
+/**
+ * A parsed percentile list: ascending, without repeats, each a number in (0, 100). Only parsePercentiles (from the
+ * flag, a config file or run.json) and DEFAULT_PERCENTILES make one, so code that takes it never checks it again.
+ */
+export type Percentiles = readonly number[] & { readonly [percentilesBrand]: true };
+
 /** The percentiles every distribution carries (`--percentiles` adds to them, never removes them). */
-export const DEFAULT_PERCENTILES: readonly number[] = [50, 90, 95, 99];
+export const DEFAULT_PERCENTILES = [50, 90, 95, 99] as readonly number[] as Percentiles;
 
 export interface DistStats {
   count: number;
@@ -29,7 +37,7 @@ export function carriedPercentiles(asked: readonly number[] = DEFAULT_PERCENTILE
  * Parse a percentile list such as "50,90,95,99,99.9": each a plain decimal number strictly between 0 and 100.
  * Returns the sorted list without repeats, or the problems (each naming `flag` when one is given).
  */
-export function parsePercentiles(v: unknown, flag = '--percentiles'): { percentiles: number[] } | { problems: string[] } {
+export function parsePercentiles(v: unknown, flag = '--percentiles'): { percentiles: Percentiles } | { problems: string[] } {
   const items = Array.isArray(v) ? v.map(String) : String(v).split(',');
   const problems: string[] = [];
   const out: number[] = [];
@@ -40,7 +48,7 @@ export function parsePercentiles(v: unknown, flag = '--percentiles'): { percenti
     else out.push(p);
   }
   if (!items.length || (items.length === 1 && items[0].trim() === '')) return { problems: [`${at}expected a list of percentiles, e.g. 50,90,99,99.9`] };
-  return problems.length ? { problems } : { percentiles: [...new Set(out)].sort((a, b) => a - b) };
+  return problems.length ? { problems } : { percentiles: [...new Set(out)].sort((a, b) => a - b) as readonly number[] as Percentiles };
 }
 
 /**
@@ -54,6 +62,16 @@ export function percentile(sorted: ArrayLike<number>, p: number): number | null 
   const lo = Math.floor(rank);
   const hi = Math.ceil(rank);
   return sorted[lo] + (sorted[hi] - sorted[lo]) * (rank - lo);
+}
+
+/**
+ * Nearest-rank percentile p (0..100) of an ascending array: the value at rank ⌈p/100 · n⌉ (null when empty); p50 is the
+ * lower middle. The live views' windows (live line, terminal view, --ui) use it; summaries use `percentile`.
+ */
+export function nearestRank(sorted: ArrayLike<number>, p: number): number | null {
+  const n = sorted.length;
+  // The epsilon keeps an exact rank exact: 0.999 · 2000 is 1998.0000000000002 in floating point.
+  return n ? sorted[Math.min(n - 1, Math.max(0, Math.ceil((p / 100) * n - 1e-9) - 1))] : null;
 }
 
 /** The percentile keys of a distribution, each from `at(p)` (null for an empty distribution). */

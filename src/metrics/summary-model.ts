@@ -6,6 +6,7 @@ import type { ClientHealth } from './health.js';
 import type { PromptCacheCheck } from './prompt-cache.js';
 import type { ServerSummary } from './server-model.js';
 import type { PrefixGroupsSummary } from './cache-locality.js';
+import { BUILTIN_METRICS } from './registry/index.js';
 
 export interface ErrorCount {
   kind: RequestStatus;
@@ -72,22 +73,8 @@ export interface MetricsBlock {
   sample_throughput?: number;
 }
 
-/** Every distribution in a metrics block, with its display label, in display order. */
-export const DISTRIBUTION_METRICS: readonly [string, keyof MetricsBlock][] = [
-  ['TTFT (ms)', 'ttft_ms'],
-  ['TTFT from schedule (ms)', 'ttft_from_scheduled_ms'],
-  ['TTFAT (ms)', 'ttfat_ms'],
-  ['first event (ms)', 'first_event_ms'],
-  ['TPOT (ms)', 'tpot_ms'],
-  ['ITL (ms)', 'itl_ms'],
-  ['E2E (ms)', 'e2e_ms'],
-  ['output speed (tok/s/req)', 'output_speed_tok_s'],
-  ['input tokens', 'input_tokens'],
-  ['output tokens', 'output_tokens'],
-  ['reasoning tokens', 'reasoning_tokens'],
-  ['cached tokens', 'cached_tokens'],
-  ['schedule lag (ms)', 'schedule_lag_ms'],
-];
+/** Every built-in distribution in a metrics block, with its display label, in display order (the registry's; metricsShownIn adds registered ones). */
+export const DISTRIBUTION_METRICS: readonly [string, keyof MetricsBlock][] = BUILTIN_METRICS.map((d) => [d.label, d.id as keyof MetricsBlock]);
 
 /**
  * Measured requests per phase, in a run with ramps or stages (docs/metrics.md#phases). `summarized` says which the

@@ -14,7 +14,8 @@ export interface SloMiss {
   limit: number;
   /** Null when the run has no value for it (no successful request). */
   actual: number | null;
-  unit: 'ms' | 'tok/s' | 'ratio' | 'requests';
+  /** ms, tok/s, ratio or requests; a registered metric's own unit (docs/architecture.md#metrics-registry). */
+  unit: 'ms' | 'tok/s' | 'ratio' | 'requests' | (string & {});
   /** How far past the limit, relative to it: (actual − limit) / limit for `<=`, (limit − actual) / limit for `>=`; null without an actual or with a 0 limit. */
   excess: number | null;
 }

@@ -9,7 +9,8 @@ import { readRunSummary, readSummaryJson } from './results-dir.js';
 import { readSweepDoc } from './html/sweep-report.js';
 import { kindWarnings, readRunJson, runKind, type RunKind } from './compare-kind.js';
 import { isFilePath, loadVllmResult, runAsVllm, type LatencySamples } from './compat/vllm-read.js';
-import { EXTRA_PERCENTILE_KEY, extraPercentileMetrics, extraPercentilesOf, extraValuesFromMetrics, extraValuesFromRow } from './compare-percentiles.js';
+import { metricDefs, BUILTIN_METRICS, distOf, shownIn, type MetricDef } from '../metrics/registry/index.js';
+import { isExtraPercentileKey, extraPercentilePrefixes, extraPercentileMetrics, extraPercentilesOf, extraValuesFromMetrics, extraValuesFromRow } from './compare-percentiles.js';
 
 export interface CompareMetric {
   key: string;
@@ -20,57 +21,51 @@ export interface CompareMetric {
   absoluteLimit?: number;
 }
 
-/** The metrics compared, in display order. */
-export const COMPARE_METRICS: readonly CompareMetric[] = [
+/** The run-level rows before the registry's and the one after them. */
+const THROUGHPUT_METRICS: readonly CompareMetric[] = [
   { key: 'output_throughput', label: 'output throughput', unit: 'tok/s', better: 'higher' },
   { key: 'request_throughput', label: 'request throughput', unit: 'req/s', better: 'higher' },
   { key: 'total_token_throughput', label: 'total token throughput', unit: 'tok/s', better: 'higher' },
-  { key: 'ttft_p50', label: 'TTFT p50', unit: 'ms', better: 'lower' },
-  { key: 'ttft_p99', label: 'TTFT p99', unit: 'ms', better: 'lower' },
-  { key: 'tpot_p50', label: 'TPOT p50', unit: 'ms', better: 'lower' },
-  { key: 'tpot_p99', label: 'TPOT p99', unit: 'ms', better: 'lower' },
-  { key: 'itl_p99', label: 'ITL p99', unit: 'ms', better: 'lower' },
-  { key: 'e2e_p50', label: 'E2E p50', unit: 'ms', better: 'lower' },
-  { key: 'e2e_p99', label: 'E2E p99', unit: 'ms', better: 'lower' },
-  { key: 'output_speed_p50', label: 'output speed p50', unit: 'tok/s/req', better: 'higher' },
-  { key: 'error_rate', label: 'error rate', unit: 'ratio', better: 'lower', absoluteLimit: 0.01 },
 ];
+const ERROR_RATE_METRIC: CompareMetric = { key: 'error_rate', label: 'error rate', unit: 'ratio', better: 'lower', absoluteLimit: 0.01 };
+
+type Compared = MetricDef & Required<Pick<MetricDef, 'compare'>>;
+const compared = (defs: readonly MetricDef[]): Compared[] => defs.filter((d): d is Compared => shownIn(d, 'compare') && d.compare !== undefined);
+
+/** The metrics compared, in display order: throughputs, each registry metric's rows (`ttft_p50` "TTFT p50"), error rate. */
+export function compareMetrics(defs: readonly MetricDef[] = metricDefs()): CompareMetric[] {
+  const rows = compared(defs).flatMap((d) => d.compare.stats.map((st) => ({ key: `${d.compare.key}_${st}`, label: `${d.compare.label} ${st}`, unit: d.compare.unit, better: d.compare.better })));
+  return [...THROUGHPUT_METRICS, ...rows, ERROR_RATE_METRIC];
+}
+
+/** The built-in metrics compared, in display order (compareMetrics() adds registered ones). */
+export const COMPARE_METRICS: readonly CompareMetric[] = compareMetrics(BUILTIN_METRICS);
 export const COMPARE_KEYS = COMPARE_METRICS.map((m) => m.key);
 
 export type MetricValues = Record<string, number | null>;
 
 export function valuesFromMetrics(m: MetricsBlock): MetricValues {
-  return {
-    output_throughput: m.output_throughput,
-    request_throughput: m.request_throughput,
-    total_token_throughput: m.total_token_throughput,
-    ttft_p50: m.ttft_ms.p50,
-    ttft_p99: m.ttft_ms.p99,
-    tpot_p50: m.tpot_ms.p50,
-    tpot_p99: m.tpot_ms.p99,
-    itl_p99: m.itl_ms.p99,
-    e2e_p50: m.e2e_ms.p50,
-    e2e_p99: m.e2e_ms.p99,
-    output_speed_p50: m.output_speed_tok_s.p50,
-    error_rate: m.requests.error_rate,
-  };
+  const out: MetricValues = { output_throughput: m.output_throughput, request_throughput: m.request_throughput, total_token_throughput: m.total_token_throughput };
+  // A metric the summary lacks (written before it existed) has no rows on this side.
+  for (const d of compared(metricDefs())) {
+    const dist = distOf(m, d);
+    if (dist) for (const st of d.compare.stats) out[`${d.compare.key}_${st}`] = dist[st];
+  }
+  out.error_rate = m.requests.error_rate;
+  return out;
 }
 
 export function valuesFromRow(r: SweepRow): MetricValues {
-  return {
-    output_throughput: r.output_throughput,
-    request_throughput: r.request_throughput,
-    total_token_throughput: r.total_token_throughput,
-    ttft_p50: r.ttft_p50_ms,
-    ttft_p99: r.ttft_p99_ms,
-    tpot_p50: r.tpot_p50_ms,
-    tpot_p99: r.tpot_p99_ms,
-    itl_p99: r.itl_p99_ms,
-    e2e_p50: r.e2e_p50_ms,
-    e2e_p99: r.e2e_p99_ms,
-    output_speed_p50: r.output_speed_p50_tok_s,
-    error_rate: r.error_rate,
-  };
+  const out: MetricValues = { output_throughput: r.output_throughput, request_throughput: r.request_throughput, total_token_throughput: r.total_token_throughput };
+  // Row columns are `<key>_<stat>_<suffix>` (ttft_p50_ms, output_speed_p50_tok_s); a registered metric's only when the row has it.
+  const row = r as unknown as Record<string, number | null | undefined>;
+  for (const d of compared(metricDefs()))
+    for (const st of d.compare.stats) {
+      const col = `${d.compare.key}_${st}_${d.compare.sweepSuffix}`;
+      if (col in row || BUILTIN_METRICS.includes(d)) out[`${d.compare.key}_${st}`] = row[col] ?? null;
+    }
+  out.error_rate = r.error_rate;
+  return out;
 }
 
 export interface MetricDelta {
@@ -207,7 +202,7 @@ function comparePoints(base: Loaded, cand: Loaded, thresholdPct: number): { poin
   // The baseline's --percentiles beyond the fixed rows add rows (TTFT p99.9, …); a side without them shows none.
   // Under vLLM's definitions (no metrics block) the values already hold them: a vLLM result's p99.9_ttft_ms, or a recomputed run's.
   const ps = base.kind === 'sweep' ? extraPercentilesOf({ rows: base.doc.points }) : base.metrics ? extraPercentilesOf({ metrics: base.metrics }) : (base.extraPercentiles ?? []);
-  const metrics = [...COMPARE_METRICS, ...extraPercentileMetrics(ps)];
+  const metrics = [...compareMetrics(), ...extraPercentileMetrics(ps)];
   // Only the metrics both sides have (a vLLM result has no output speed; extra percentiles only if it was written with them).
   const deltas = (b: MetricValues, c: MetricValues) => metrics.filter((m) => m.key in b && m.key in c).map((m) => metricDelta(m, b[m.key] ?? null, c[m.key] ?? null, thresholdPct));
   const fromRun = (l: Loaded & { kind: 'run' }) => ({ ...l.values, ...(l.metrics ? extraValuesFromMetrics(l.metrics, ps) : {}) });
@@ -235,8 +230,9 @@ function comparePoints(base: Loaded, cand: Loaded, thresholdPct: number): { poin
 export function parseFailOn(text: string | undefined): string[] {
   if (!text) return [];
   const names = text.split(',').map((s) => s.trim()).filter(Boolean);
-  const bad = names.filter((n) => n !== 'all' && !COMPARE_KEYS.includes(n) && !EXTRA_PERCENTILE_KEY.test(n));
-  if (bad.length) throw new UsageError(bad.map((b) => `--fail-on: unknown metric "${b}" (known: ${COMPARE_KEYS.join(', ')}, ttft|tpot|itl|e2e_p<P> for a --percentiles value such as ttft_p99_9, or all)`));
+  const keys = compareMetrics().map((m) => m.key);
+  const bad = names.filter((n) => n !== 'all' && !keys.includes(n) && !isExtraPercentileKey(n));
+  if (bad.length) throw new UsageError(bad.map((b) => `--fail-on: unknown metric "${b}" (known: ${keys.join(', ')}, ${extraPercentilePrefixes().join('|')}_p<P> for a --percentiles value such as ttft_p99_9, or all)`));
   return names;
 }
 
@@ -252,7 +248,8 @@ export function compareResults(baseline: Loaded, candidates: readonly Loaded[], 
   });
   // A --fail-on percentile row (ttft_p99_9) exists only when the baseline asked for that percentile.
   const rows = new Set(comparisons.flatMap((c) => c.points.flatMap((p) => p.deltas.map((d) => d.metric))));
-  const missing = failOn.filter((m) => EXTRA_PERCENTILE_KEY.test(m) && !COMPARE_KEYS.includes(m) && !rows.has(m));
+  const keys = compareMetrics().map((m) => m.key);
+  const missing = failOn.filter((m) => isExtraPercentileKey(m) && !keys.includes(m) && !rows.has(m));
   if (missing.length) throw new UsageError(missing.map((m) => `--fail-on: unknown metric "${m}": the baseline has no such percentile (give it to the runs' --percentiles, e.g. --percentiles 50,90,95,99,99.9 for ttft_p99_9)`));
   const watch = (m: string) => failOn.includes('all') || failOn.includes(m);
   const failures = comparisons.flatMap((c) => c.regressions.filter((r) => watch(r.metric)).map((r) => ({ candidate: c.candidate, ...r })));

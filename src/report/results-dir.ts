@@ -9,6 +9,7 @@ import { RecordLineParser } from '../metrics/jsonl.js';
 import { SummaryAggregator } from '../metrics/aggregator.js';
 import type { RequestRecord } from '../metrics/record.js';
 import type { Summary } from '../metrics/summary-model.js';
+import type { Percentiles } from '../metrics/stats.js';
 import { WindowTracker } from '../telemetry/window.js';
 import { withServerSection } from '../telemetry/server-section.js';
 import { withGpuSection } from '../telemetry/gpu-source.js';
@@ -110,7 +111,7 @@ export const runConcurrency = (run: Record<string, unknown>): number | undefined
  * Rebuild the summary from requests.jsonl (streamed through the same aggregator the run used) and run.json,
  * so `report` and the run's own summary.json are equal by construction.
  */
-export function replaySummary(dir: string, who?: string, percentiles?: readonly number[]): { summary: Summary; warnings: string[] } {
+export function replaySummary(dir: string, who?: string, percentiles?: Percentiles): { summary: Summary; warnings: string[] } {
   const file = requestsFile(dir, who);
   const agg = new SummaryAggregator();
   const windows = new WindowTracker();

@@ -2,15 +2,19 @@
 import type { MetricsBlock, Summary } from '../metrics/summary-model.js';
 import { DEFAULT_PERCENTILES, percentileKey, type DistStats } from '../metrics/stats.js';
 import { csvCell } from './csv-cell.js';
+import { distOf, metricsShownIn, type MetricDef } from '../metrics/registry/index.js';
 
 export const STATS_CSV = 'stats.csv';
 
 type Cell = string | number | null;
 
-/** TTFT and E2E percentiles always in stats.csv; --percentiles adds columns for the others it names. */
+/** The registry's stats.csv percentiles (TTFT and E2E) always at these; --percentiles adds columns for the others it names. */
 const FIXED_PERCENTILES: readonly number[] = [50, 90, 95, 99];
 
-const pcols = (metric: string, ps: readonly number[]) => ps.map((p) => `${metric}_${percentileKey(p)}_ms`);
+/** The metrics with percentile columns (the registry's stats_csv ones, in its order). */
+const csvMetrics = (): (MetricDef & Required<Pick<MetricDef, 'statsCsv'>>)[] => metricsShownIn('stats_csv').filter((d): d is MetricDef & Required<Pick<MetricDef, 'statsCsv'>> => d.statsCsv !== undefined);
+
+const pcol = (d: Required<Pick<MetricDef, 'statsCsv'>>, p: number) => `${d.statsCsv.name}_${percentileKey(p)}${d.statsCsv.suffix}`;
 
 /** The columns, in order, for a run that asked for `percentiles` (docs/output-format.md#statscsv gives each formula). */
 export function statsColumns(percentiles: readonly number[] = DEFAULT_PERCENTILES): string[] {
@@ -18,7 +22,7 @@ export function statsColumns(percentiles: readonly number[] = DEFAULT_PERCENTILE
   const ps = [...FIXED_PERCENTILES, ...extra];
   return [
     'class', 'requests', 'ok', 'failed', 'fail_rate', 'duration_s', 'qps', 'qpm',
-    ...pcols('ttft', ps), ...pcols('e2e', ps),
+    ...csvMetrics().flatMap((d) => ps.map((p) => pcol(d, p))),
     'output_time_mean_ms', 'output_tok_s_per_request_mean', 'output_tok_s', 'input_tokens_mean', 'output_tokens_mean',
   ];
 }
@@ -48,10 +52,17 @@ export function statsRow(cls: string, m: MetricsBlock, columns: readonly string[
     input_tokens_mean: m.input_tokens.mean,
     output_tokens_mean: m.output_tokens.mean,
   };
+  // A percentile column: the metric whose name and suffix frame it, at the key between them (ttft_p99_9_ms → ttft_ms, p99_9).
+  const defs = csvMetrics();
   return columns.map((c) => {
     if (c in v) return v[c];
-    const pm = /^(ttft|e2e)_(p[0-9_]+)_ms$/.exec(c);
-    return pm ? pval(pm[1] === 'ttft' ? m.ttft_ms : m.e2e_ms, pm[2]) : null;
+    for (const d of defs) {
+      const head = `${d.statsCsv.name}_`;
+      if (!c.startsWith(head) || !c.endsWith(d.statsCsv.suffix)) continue;
+      const key = c.slice(head.length, c.length - d.statsCsv.suffix.length);
+      if (/^p[0-9_]+$/.test(key)) return pval(distOf(m, d), key);
+    }
+    return null;
   });
 }
 

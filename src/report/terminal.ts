@@ -1,5 +1,6 @@
 // Terminal reporter: the end-of-run summary table.
-import { DISTRIBUTION_METRICS, type Summary } from '../metrics/summary.js';
+import type { Summary } from '../metrics/summary.js';
+import { distOf, metricsShownIn } from '../metrics/registry/index.js';
 import { DEFAULT_PERCENTILES, percentileKey, type DistStats } from '../metrics/stats.js';
 import { fmt, pct, table, safeTerminalText } from './format.js';
 import { serverLines } from './server-terminal.js';
@@ -81,15 +82,15 @@ export function renderSummary(s: Summary): string {
   const sameAsTtft = samples ? [] : (['ttfat_ms', 'first_event_ms'] as const).filter((k) => (k === 'first_event_ms' ? firstEventNearTtft(s) : JSON.stringify(s[k]) === JSON.stringify(s.ttft_ms)));
   // TTFT from the schedule only means something when a schedule set the send times (open loop, replay).
   const openLoop = (s.run.executor as { kind?: string } | undefined)?.kind !== 'constant-vus' && (s.run.executor as { kind?: string } | undefined)?.kind !== 'ramping-vus';
-  const shown = DISTRIBUTION_METRICS.filter(([, k]) => {
+  const shown = metricsShownIn('terminal').map((d) => [d.label, d.id] as const).filter(([, k]) => {
     if (k === 'ttft_from_scheduled_ms' && !openLoop) return false;
-    const d = s[k] as DistStats | undefined; // absent from summaries written before the field existed
+    const d = distOf(s, { id: k }); // absent from summaries written before the field existed
     return d !== undefined && d.count > 0 && d.max !== 0 && !(sameAsTtft as readonly string[]).includes(k);
   });
   // The columns --percentiles asked for (a summary written before it existed has the four defaults).
   const ps = s.percentiles ?? DEFAULT_PERCENTILES;
   const rows = shown.filter(([, k]) => !samples || k !== 'output_tokens').map(([label, k]) => {
-    const d = s[k] as DistStats;
+    const d = distOf(s, { id: k })!;
     return [samples && k === 'e2e_ms' ? 'latency (ms)' : label, fmt(d.mean), fmt(d.stdev), ...ps.map((p) => fmt(d[percentileKey(p)] ?? null)), fmt(d.max)];
   });
   out.push(table(['metric', 'mean', 'stdev', ...ps.map((p) => `p${p}`), 'max'], rows));

@@ -7,6 +7,7 @@ import type { SweepRow } from '../report/sweep-model.js';
 import { pairLabel, type PointSpec } from './grid.js';
 import { gradePoint, worstSlo } from './grade.js';
 import { csvCell } from '../report/csv-cell.js';
+import { distOf, metricsShownIn } from '../metrics/registry/index.js';
 
 export type { SweepRow } from '../report/sweep-model.js';
 
@@ -31,13 +32,16 @@ export interface RowContext {
 /** The row's own percentile columns; --percentiles adds the others it names (extraPercentiles). */
 const ROW_PERCENTILES: readonly number[] = [50, 90, 99];
 
-/** TTFT, TPOT, ITL and E2E at each percentile the run asked for beyond ROW_PERCENTILES, keyed `ttft_p99_9_ms`; undefined when none. */
+/** The registry's sweep metrics (TTFT, TPOT, ITL, E2E) at each percentile the run asked for beyond ROW_PERCENTILES, keyed `ttft_p99_9_ms`; undefined when none. */
 export function extraPercentiles(m: MetricsBlock & Partial<Pick<Summary, 'percentiles'>>): Record<string, number | null> | undefined {
   const extra = (m.percentiles ?? []).filter((p) => !ROW_PERCENTILES.includes(p));
   if (!extra.length) return undefined;
   const out: Record<string, number | null> = {};
-  for (const [name, d] of [['ttft', m.ttft_ms], ['tpot', m.tpot_ms], ['itl', m.itl_ms], ['e2e', m.e2e_ms]] as const)
-    for (const p of extra) out[`${name}_${percentileKey(p)}_ms`] = d[percentileKey(p)] ?? null;
+  // The registry's sweep metrics (TTFT, TPOT, ITL, E2E and any registered one), keyed <name>_<pNN>_<suffix>.
+  for (const def of metricsShownIn('sweep')) {
+    const d = def.sweep && distOf(m, def);
+    if (d) for (const p of extra) out[`${def.sweep!.name}_${percentileKey(p)}_${def.sweep!.suffix}`] = d[percentileKey(p)] ?? null;
+  }
   return out;
 }
 

@@ -3,7 +3,7 @@ import type { RequestRecord } from '../metrics/record.js';
 import type { SnapshotEvent } from '../report/events.js';
 import { LogHistogram } from './log-histogram.js';
 import { percentileKey } from '../metrics/stats.js';
-import { nearestRank } from '../report/live/extra-percentiles.js';
+import { nearestRank } from '../metrics/stats.js';
 
 /** Windowed percentiles and the current RPS describe the last WINDOW_MS, like the live line (metrics/live.ts). */
 export const WINDOW_MS = 10_000;

@@ -1,6 +1,7 @@
 // HTML building blocks shared by the reports: headline tiles, tables, metadata and plain-word findings. All text is escaped here.
 import { DEFAULT_PERCENTILES, percentileKey, type DistStats } from '../../metrics/stats.js';
-import { DISTRIBUTION_METRICS, type MetricsBlock } from '../../metrics/summary.js';
+import type { MetricsBlock } from '../../metrics/summary.js';
+import { metricsShownIn } from '../../metrics/registry/index.js';
 import type { SloResult } from '../../metrics/slo.js';
 import { describeSloChecks } from '../../metrics/slo.js';
 import { SECRET_HEADERS } from '../../util/parse.js';
@@ -38,13 +39,15 @@ export function htmlTable(header: readonly string[], rows: readonly (string | { 
     .join('')}</tbody></table></div>`;
 }
 
-export const DIST_ROWS = DISTRIBUTION_METRICS;
+/** The distributions the report shows (the registry's, with any registered metric), label and summary key. */
+export const distRows = (): [string, string][] => metricsShownIn('report').map((d) => [d.label, d.id]);
 
 /** Every distribution of a metrics block: count, mean, stdev, min, p50, p90, p95, p99, max. */
 /** One row per distribution, one column per percentile of `ps` (the run's --percentiles). */
 export function percentileTable(m: MetricsBlock, ps: readonly number[] = DEFAULT_PERCENTILES): string {
-  const rows = DIST_ROWS.filter(([, k]) => (m[k] as DistStats | undefined)?.count).map(([label, k]) => {
-    const d = m[k] as DistStats;
+  const dist = (k: string) => (m as unknown as Record<string, DistStats | undefined>)[k];
+  const rows = distRows().filter(([, k]) => dist(k)?.count).map(([label, k]) => {
+    const d = dist(k)!;
     return [label, String(d.count), num(d.mean), num(d.stdev), num(d.min), ...ps.map((p) => num(d[percentileKey(p)] ?? null)), num(d.max)];
   });
   return htmlTable(['metric', 'count', 'mean', 'stdev', 'min', ...ps.map((p) => `p${p}`), 'max'], rows);

@@ -13,9 +13,4 @@ export function liveExtraPercentiles(ps: readonly number[]): number[] {
   return isDefault ? [] : [...ps].filter((p) => !LIVE_FIXED_PERCENTILES.includes(p)).sort((a, b) => a - b);
 }
 
-/** Nearest-rank percentile p (0..100) of an ascending array: the value at rank ⌈p/100 · n⌉ (null when empty). */
-export function nearestRank(sorted: ArrayLike<number>, p: number): number | null {
-  const n = sorted.length;
-  // The epsilon keeps an exact rank exact: 0.999 · 2000 is 1998.0000000000002 in floating point.
-  return n ? sorted[Math.min(n - 1, Math.max(0, Math.ceil((p / 100) * n - 1e-9) - 1))] : null;
-}
+export { nearestRank } from '../../metrics/stats.js';

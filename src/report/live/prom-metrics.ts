@@ -3,13 +3,13 @@ import { basename, dirname } from 'node:path';
 import { Gauge, Registry } from 'prom-client';
 import type { RequestRecord } from '../../metrics/record.js';
 import type { Reporter } from '../events.js';
+import { metricDefs, shownIn, type MetricDef } from '../../metrics/registry/index.js';
 
-/** Seconds. TTFT of LLM services: tens of ms (cached, small) to minutes (long prompts queued). */
-export const TTFT_BUCKETS_S = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
-/** Seconds. TPOT and ITL: ~1 ms (small models, speculative decoding) to a second (overloaded or preempted). */
-export const TOKEN_GAP_BUCKETS_S = [0.001, 0.0025, 0.005, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.25, 0.5, 1];
-/** Seconds. E2E: up to the default 600 s request timeout. */
-export const E2E_BUCKETS_S = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300, 600];
+export { E2E_BUCKETS_S, TOKEN_GAP_BUCKETS_S, TTFT_BUCKETS_S } from '../../metrics/registry/buckets.js';
+
+type PromMetric = MetricDef & { prometheus: NonNullable<MetricDef['prometheus']> };
+/** The registry's metrics with a live histogram (TTFT, TPOT, ITL, E2E and any registered), in its order. */
+const promMetrics = (): PromMetric[] => metricDefs().filter((d): d is PromMetric => shownIn(d, 'prometheus') && d.prometheus !== undefined);
 
 export interface RunMetrics {
   registry: Registry;
@@ -49,10 +49,8 @@ interface Series {
   warmup: number;
   outTok: number;
   inTok: number;
-  ttft: Buckets;
-  tpot: Buckets;
-  itl: Buckets;
-  e2e: Buckets;
+  /** One histogram per promMetrics() entry, in its order. */
+  hists: Buckets[];
 }
 
 type Value = { labels: Record<string, string | number>; value: number; metricName?: string };
@@ -70,6 +68,7 @@ export function createRunMetrics(run: string | undefined, opts: { sweep?: boolea
   const registry = new Registry();
   if (run !== undefined) registry.setDefaultLabels({ run });
   const series = new Map<string, Series>();
+  const defs = promMetrics();
   const seriesOf = (point: string | undefined, cls: string, phase: string): Series => {
     const key = `${point ?? ''}\0${cls}\0${phase}`;
     let s = series.get(key);
@@ -80,10 +79,7 @@ export function createRunMetrics(run: string | undefined, opts: { sweep?: boolea
         warmup: 0,
         outTok: 0,
         inTok: 0,
-        ttft: new Buckets(TTFT_BUCKETS_S),
-        tpot: new Buckets(TOKEN_GAP_BUCKETS_S),
-        itl: new Buckets(TOKEN_GAP_BUCKETS_S),
-        e2e: new Buckets(E2E_BUCKETS_S),
+        hists: defs.map((d) => new Buckets(d.prometheus.buckets)),
       };
       series.set(key, s);
     }
@@ -115,10 +111,7 @@ export function createRunMetrics(run: string | undefined, opts: { sweep?: boolea
         return out;
       }),
     );
-  hist('tokenflood_ttft_seconds', 'Time to first token of measured ok requests (ttft_ms / 1000)', (s) => s.ttft);
-  hist('tokenflood_tpot_seconds', 'Time per output token after the first of measured ok requests (tpot_ms / 1000)', (s) => s.tpot);
-  hist('tokenflood_itl_seconds', 'Inter-token latencies of measured ok requests, one observation per gap (itl_ms / 1000)', (s) => s.itl);
-  hist('tokenflood_e2e_seconds', 'End-to-end latency of measured ok requests (e2e_ms / 1000)', (s) => s.e2e);
+  defs.forEach((d, i) => hist(d.prometheus.name, d.prometheus.help, (s) => s.hists[i]));
   const registers = [registry];
   const inFlight = new Gauge({ name: 'tokenflood_requests_in_flight', help: 'Requests sent and not yet finished (warmup included), at the last snapshot', labelNames: opts.sweep ? ['point'] : [], registers });
   const elapsed = new Gauge({ name: 'tokenflood_run_elapsed_seconds', help: 'Seconds on the run clock at the last snapshot', labelNames: opts.sweep ? ['point'] : [], registers });
@@ -143,10 +136,12 @@ export function createRunMetrics(run: string | undefined, opts: { sweep?: boolea
         if (outcome !== 'ok') return;
         s.outTok += r.output_tokens ?? 0;
         s.inTok += r.input_tokens ?? 0;
-        if (r.ttft_ms !== null) s.ttft.observe(r.ttft_ms / 1000);
-        if (r.tpot_ms !== null) s.tpot.observe(r.tpot_ms / 1000);
-        if (r.e2e_ms !== null) s.e2e.observe(r.e2e_ms / 1000);
-        for (const g of r.itl_ms) s.itl.observe(g / 1000);
+        for (let i = 0; i < defs.length; i++) {
+          const v = defs[i].of(r);
+          const div = defs[i].prometheus.divisor;
+          if (typeof v === 'number') s.hists[i].observe(v / div);
+          else if (v !== null) for (const x of v) s.hists[i].observe(x / div);
+        }
       },
       snapshot: (snap) => {
         inFlight.set(p, snap.inFlight);

@@ -3,7 +3,8 @@ import { WINDOW_MS } from '../../metrics/live.js';
 import type { RequestRecord } from '../../metrics/record.js';
 import type { Reporter } from '../events.js';
 import { liveViewLines, type LiveView, type Percentiles } from './terminal-view.js';
-import { liveExtraPercentiles, nearestRank } from './extra-percentiles.js';
+import { liveExtraPercentiles } from './extra-percentiles.js';
+import { nearestRank } from '../../metrics/stats.js';
 import { runPercentiles } from '../../metrics/aggregator.js';
 
 /** A few redraws a second: smooth enough to watch, cheap for the measuring thread. */
