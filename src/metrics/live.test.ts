@@ -24,9 +24,10 @@ describe('LiveAggregator', () => {
     expect(s.ok).toBe(10);
     expect(s.failed).toBe(1);
     expect(s.inFlight).toBe(1);
-    expect(s.ttftP50Ms).toBe(104); // lower middle of 100..109
-    // Nearest rank of 10 samples: p90 is the 9th, p99 the 10th.
-    expect([s.ttftP90Ms, s.ttftP99Ms]).toEqual([108, 109]);
+    // Linear interpolation over 100..109, rank p/100 · 9: p50 at 4.5, p90 at 8.1, p99 at 8.91.
+    expect(s.ttftP50Ms).toBe(104.5);
+    expect(s.ttftP90Ms).toBeCloseTo(108.1, 9);
+    expect(s.ttftP99Ms).toBeCloseTo(108.91, 9);
     // Without an event counter, tokens count when requests finish: 100 tokens over 2.75 s.
     expect(s.outputTokS).toBeCloseTo(100 / 2.75, 6);
     expect(s.requestsPerS).toBeCloseTo(11 / 2.75, 6);
@@ -47,7 +48,9 @@ describe('LiveAggregator', () => {
     t += 100;
     const before = agg.snapshot();
     expect(before.done).toBe(0);
-    expect([before.ttftP50Ms, before.ttftP99Ms]).toEqual([40, 60]);
+    // Of 40 and 60: p50 halfway, p99 at 40 + 0.99 · 20.
+    expect(before.ttftP50Ms).toBe(50);
+    expect(before.ttftP99Ms).toBeCloseTo(59.8, 9);
     // Both end: streamed (content events), so already counted; a non-streamed one (no events) counts at its end.
     agg.finished(rec({ ttft_ms: 40 }));
     agg.finished(rec({ ttft_ms: 60 }));
@@ -55,7 +58,9 @@ describe('LiveAggregator', () => {
     agg.finished(rec({ ttft_ms: 500, event_kinds: '' }));
     const after = agg.snapshot();
     expect(after.done).toBe(3);
-    expect([after.ttftP50Ms, after.ttftP99Ms]).toEqual([60, 500]);
+    // Of 40, 60, 500: p99 at rank 1.98, 60 + 0.98 · 440.
+    expect(after.ttftP50Ms).toBe(60);
+    expect(after.ttftP99Ms).toBeCloseTo(491.2, 9);
   });
 
   it('ignores warmup requests', () => {

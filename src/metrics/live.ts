@@ -1,6 +1,6 @@
 // Live aggregator: counters, and sliding-window rates and TTFT median, for progress displays (snapshots on an interval).
 import type { RequestRecord } from './record.js';
-import { nearestRank } from './stats.js';
+import { percentile } from './stats.js';
 
 export interface LiveSnapshot {
   elapsedS: number;
@@ -13,7 +13,7 @@ export interface LiveSnapshot {
    * when the sender notes it (else at completion, for ok requests); null when there is none yet.
    */
   ttftP50Ms: number | null;
-  /** 90th and 99th percentile (nearest rank) of the same window's TTFTs. */
+  /** 90th and 99th percentile (linear interpolation, as the summary) of the same window's TTFTs. */
   ttftP90Ms: number | null;
   ttftP99Ms: number | null;
   /** Output tokens of measured requests so far: events counted as they arrive, exact once each request ends. */
@@ -114,7 +114,7 @@ export class LiveAggregator {
     };
   }
 
-  /** Median (lower middle), p90 and p99 (nearest rank) of the TTFTs recorded in the buckets that overlap the last WINDOW_MS. */
+  /** Median, p90 and p99 (linear interpolation, as the summary) of the TTFTs recorded in the buckets that overlap the last WINDOW_MS. */
   private windowTtft(t: number): Pick<LiveSnapshot, 'ttftP50Ms' | 'ttftP90Ms' | 'ttftP99Ms'> {
     const first = Math.floor((t - WINDOW_MS) / BUCKET_MS);
     let n = 0;
@@ -127,6 +127,6 @@ export class LiveAggregator {
     let i = 0;
     for (const v of this.ttftBuckets.values()) for (const x of v) all[i++] = x;
     all.sort();
-    return { ttftP50Ms: nearestRank(all, 50), ttftP90Ms: nearestRank(all, 90), ttftP99Ms: nearestRank(all, 99) };
+    return { ttftP50Ms: percentile(all, 50), ttftP90Ms: percentile(all, 90), ttftP99Ms: percentile(all, 99) };
   }
 }

@@ -53,7 +53,8 @@ export function parsePercentiles(v: unknown, flag = '--percentiles'): { percenti
 
 /**
  * Percentile by linear interpolation between closest ranks (numpy's default "linear" method, as used by
- * vLLM's benchmark_serving): rank = p/100 · (n − 1). `sorted` must be ascending.
+ * vLLM's benchmark_serving): rank = p/100 · (n − 1). `sorted` must be ascending. The one percentile of the project:
+ * summaries, compare, sweeps and the live windows (live line, terminal view, --ui) all use it.
  */
 export function percentile(sorted: ArrayLike<number>, p: number): number | null {
   const n = sorted.length;
@@ -62,16 +63,6 @@ export function percentile(sorted: ArrayLike<number>, p: number): number | null 
   const lo = Math.floor(rank);
   const hi = Math.ceil(rank);
   return sorted[lo] + (sorted[hi] - sorted[lo]) * (rank - lo);
-}
-
-/**
- * Nearest-rank percentile p (0..100) of an ascending array: the value at rank ⌈p/100 · n⌉ (null when empty); p50 is the
- * lower middle. The live views' windows (live line, terminal view, --ui) use it; summaries use `percentile`.
- */
-export function nearestRank(sorted: ArrayLike<number>, p: number): number | null {
-  const n = sorted.length;
-  // The epsilon keeps an exact rank exact: 0.999 · 2000 is 1998.0000000000002 in floating point.
-  return n ? sorted[Math.min(n - 1, Math.max(0, Math.ceil((p / 100) * n - 1e-9) - 1))] : null;
 }
 
 /** The percentile keys of a distribution, each from `at(p)` (null for an empty distribution). */

@@ -48,9 +48,10 @@ describe('DashboardStats', () => {
     expect(head.slice(3, 11)).toEqual(['ttft_median_ms', 'ttft_p75_ms', 'ttft_p90_ms', 'ttft_p99_ms', 'ttft_p99_9_ms', 'ttft_avg_ms', 'ttft_min_ms', 'ttft_max_ms']);
     expect(head).toContain('e2e_p99_9_ms');
     expect(Number(line[head.indexOf('ttft_p99_9_ms')])).toBeCloseTo(row.ttft.extra[1].value!, 2);
-    // Each tick's point carries them for the charts: nearest rank over the window's samples.
+    // Each tick's point carries them for the charts: linear interpolation over the window's samples (1..1000, rank p/100 · 999).
     const pt = s.point({ elapsedS: 1, requestsPerS: 0, outputTokS: 0, inFlight: 0, done: 1000, ok: 1000, failed: 0 } as unknown as Parameters<DashboardStats['point']>[0], null);
-    expect(pt.ttft_extra).toEqual([exact(75), exact(99.9)]);
+    expect(pt.ttft_extra[0]).toBeCloseTo(750.25, 9);
+    expect(pt.ttft_extra[1]).toBeCloseTo(999.001, 9);
     expect(pt.itl_extra).toEqual([1, 1]);
     // Without extra percentiles the 17 columns stay.
     expect(statsCsv(new DashboardStats(() => 0).rows()).split('\n')[0].split(',')).toHaveLength(17);

@@ -3,7 +3,7 @@ import type { RequestRecord } from '../metrics/record.js';
 import type { SnapshotEvent } from '../report/events.js';
 import { LogHistogram } from './log-histogram.js';
 import { percentileKey } from '../metrics/stats.js';
-import { nearestRank } from '../metrics/stats.js';
+import { percentile } from '../metrics/stats.js';
 
 /** Windowed percentiles and the current RPS describe the last WINDOW_MS, like the live line (metrics/live.ts). */
 export const WINDOW_MS = 10_000;
@@ -155,11 +155,11 @@ const dist = (h: LogHistogram, extra: readonly number[]): Dist => {
   return { median: at(50), p90: at(90), p99: at(99), avg: h.mean, min: h.count ? h.min : null, max: h.count ? h.max : null, extra: extra.map((p) => ({ p, value: at(p) })) };
 };
 
-/** p50, p99 and each of `extra` (nearest rank) of a sample; a typed array sorts numerically and several times faster than an Array. */
+/** p50, p99 and each of `extra` (linear interpolation, as the summary) of a sample; a typed array sorts numerically and several times faster than an Array. */
 function p50p99(v: number[], extra: readonly number[] = []): [number | null, number | null, (number | null)[]] {
   if (!v.length) return [null, null, extra.map(() => null)];
   const a = Float64Array.from(v).sort();
-  return [nearestRank(a, 50), nearestRank(a, 99), extra.map((p) => nearestRank(a, p))];
+  return [percentile(a, 50), percentile(a, 99), extra.map((p) => percentile(a, p))];
 }
 
 interface Sample {

@@ -13,4 +13,4 @@ export function liveExtraPercentiles(ps: readonly number[]): number[] {
   return isDefault ? [] : [...ps].filter((p) => !LIVE_FIXED_PERCENTILES.includes(p)).sort((a, b) => a - b);
 }
 
-export { nearestRank } from '../../metrics/stats.js';
+export { percentile } from '../../metrics/stats.js';

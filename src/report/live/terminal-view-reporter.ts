@@ -4,18 +4,18 @@ import type { RequestRecord } from '../../metrics/record.js';
 import type { Reporter } from '../events.js';
 import { liveViewLines, type LiveView, type Percentiles } from './terminal-view.js';
 import { liveExtraPercentiles } from './extra-percentiles.js';
-import { nearestRank } from '../../metrics/stats.js';
+import { percentile } from '../../metrics/stats.js';
 import { runPercentiles } from '../../metrics/aggregator.js';
 
 /** A few redraws a second: smooth enough to watch, cheap for the measuring thread. */
 export const VIEW_EVERY_MS = 500;
 
-/** Nearest-rank percentiles (the median as the lower middle), as the live line's TTFT uses. */
+/** Percentiles by linear interpolation, the one method the summary and the live line use. */
 export function percentiles(values: number[], extra: readonly number[] = []): Percentiles {
   const n = values.length;
   if (n === 0) return { p50: null, p90: null, p99: null, ...(extra.length ? { extra: extra.map(() => null) } : {}) };
   const a = Float64Array.from(values).sort();
-  return { p50: a[(n - 1) >> 1], p90: nearestRank(a, 90), p99: nearestRank(a, 99), ...(extra.length ? { extra: extra.map((p) => nearestRank(a, p)) } : {}) };
+  return { p50: percentile(a, 50), p90: percentile(a, 90), p99: percentile(a, 99), ...(extra.length ? { extra: extra.map((p) => percentile(a, p)) } : {}) };
 }
 
 /** TPOT and E2E of measured ok records, kept in one bucket per snapshot tick, dropped once older than WINDOW_MS. */

@@ -79,20 +79,24 @@ describe('LatencyWindow', () => {
     w.add(rec({ status: 'http_error', http_status: 503 }));
     expect(w.tick(1).tpotMs).toEqual({ p50: 50, p90: 50, p99: 50 });
     w.add(rec({ tpot_ms: 20, e2e_ms: 300 }));
-    expect(w.tick(5).tpotMs).toEqual({ p50: 20, p90: 50, p99: 50 });
+    // Of 20 and 50, linear interpolation: p50 at 35, p90 at 20 + 0.9 · 30, p99 at 20 + 0.99 · 30.
+    const two = w.tick(5).tpotMs;
+    expect(two.p50).toBe(35);
+    expect(two.p90).toBeCloseTo(47, 9);
+    expect(two.p99).toBeCloseTo(49.7, 9);
     // At 10.5 s the bucket closed at 0 s (the first record) is older than the window; the one closed at 1 s is not.
     expect(w.tick(10.5).tpotMs).toEqual({ p50: 20, p90: 20, p99: 20 });
     expect(w.tick(30).e2eMs).toEqual({ p50: null, p90: null, p99: null });
     expect(w.errorList()).toEqual([{ kind: 'http_error 503', count: 2 }, { kind: 'timeout', count: 1 }]);
   });
 
-  it('with --percentiles beyond p50/p90/p99, the reporter adds a column each (p99.9), nearest rank over the window; the default list adds none', () => {
+  it('with --percentiles beyond p50/p90/p99, the reporter adds a column each (p99.9), linear interpolation over the window as in the summary; the default list adds none', () => {
     const draw = (percentiles: number[] | undefined) => {
       let text = '';
       const stream = { columns: 120, write: (x: string) => ((text = x), true) } as unknown as NodeJS.WriteStream;
       const rep = terminalViewReporter(stream);
       rep.runStart!({ total: 2000, meta: { config: percentiles ? { percentiles } : {} } } as unknown as RunStartEvent);
-      // TTFT 1..2000 ms: nearest-rank p99.9 is the 1998th value.
+      // TTFT 1..2000 ms, rank p/100 · 1999: p95 is 1900.05, p99.9 1998.001; E2E (×10) p50 10005, p90 18001, p95 19000.5.
       for (let i = 1; i <= 2000; i++) rep.record!(rec({ ttft_ms: i, tpot_ms: i / 10, e2e_ms: i * 10 }));
       rep.snapshot!(snap({ elapsedS: 1 }));
       return text;
@@ -102,7 +106,7 @@ describe('LatencyWindow', () => {
     // p50/p90/p99 of TTFT are the snapshot's; p95 and p99.9 come from the reporter's window.
     expect(text).toMatch(/TTFT ms\s+123\.4\s+250\.5\s+1900\s+999\.9\s+1998\n/);
     expect(text).toMatch(/TPOT ms\s+100\.0\s+180\.0\s+190\.0\s+198\.0\s+199\.8\n/);
-    expect(text).toMatch(/E2E ms\s+10000\s+18000\s+19000\s+19800\s+19980\n/);
+    expect(text).toMatch(/E2E ms\s+10005\s+18001\s+19001\s+19800\s+19980\n/);
     for (const plain of [draw(undefined), draw([50, 90, 95, 99])]) {
       expect(plain).toMatch(/\s+p50\s+p90\s+p99\n/);
       expect(plain).not.toMatch(/p95|p99\.9/);
