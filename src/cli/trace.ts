@@ -63,7 +63,7 @@ export function registerTrace(program: Command, out: Out): void {
     .command('stats <file>')
     .description('requests, sessions, turns, length histograms, arrival rate over time, subagent fan-out and the cache ceiling of a trace')
     .addOption(new Option('--replay-format <format>', `trace format; one of ${TRACE_FORMATS.join(', ')}`).choices([...TRACE_FORMATS]).default('auto'))
-    .option('--block-size <n>', 'tokens per hash id (default: the format\'s, e.g. 512 for mooncake, 16 for bailian, the file\'s block_size for weka)')
+    .option('--block-size <n>', 'tokens per hash id; unset, the format\'s own: 512 for mooncake, 16 for bailian, the file\'s block_size (64) for weka, 64 for tracelab')
     .option('--buckets <edges>', 'histogram bucket edges, k = 1024', DEFAULT_BUCKETS)
     .option('--json', 'print the statistics as one JSON document')
     .option('--skip-bad-lines', 'skip bad records (counted, the first five named) instead of failing');
