@@ -26,6 +26,20 @@ describe('the cache ceiling', () => {
     });
   });
 
+  it('keeps a request with no recorded time (a delay-only turn) after its predecessor in the file', () => {
+    const c = cacheCeiling(
+      [
+        { index: 0, atMs: 100, inputLength: 4, hashIds: [1], turn: 0 },
+        { index: 1, inputLength: 8, hashIds: [1, 2], turn: 1 }, // last (at 100, after index 0): 1 and 2 both seen, 8
+        { index: 2, atMs: 50, inputLength: 8, hashIds: [2, 3], turn: 0 }, // first in time: nothing seen, 0
+      ],
+      4,
+    );
+    // Taken as time 0 instead, index 1 would go first (0), then index 2 (block 2: 4) and index 0 (4): turn 0 would get 8.
+    expect(c.cached_tokens).toBe(8);
+    expect(c.by_turn.map((t) => t.cached_tokens)).toEqual([0, 8]);
+  });
+
   it('is null-ratio on nothing, and never counts a block twice within one request', () => {
     expect(cacheCeiling([], 16)).toMatchObject({ requests: 0, ratio: null, by_turn: [] });
     // A repeated id inside one request is not served from that same request (it is cached only after it).

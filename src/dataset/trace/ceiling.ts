@@ -30,13 +30,18 @@ export interface CacheCeiling extends CeilingPart {
 const part = (): CeilingPart => ({ requests: 0, prompt_tokens: 0, cached_tokens: 0, ratio: null });
 
 /**
- * Requests are taken in arrival order (recorded time, then file order). Request r's block i covers
+ * Requests are taken in arrival order (recorded time, then file order; one without a time right after its predecessor in the file). Request r's block i covers
  * c_i = min(B, input_length - i*B) tokens; it is served when its id was in some earlier request and every block before
  * it in r was served (a prefix cache: the first miss ends the hit). cached(r) = sum of c_i over served blocks;
  * ratio = sum cached / sum input_length over requests with hash_ids. Every block of r is cached after r (unlimited, no eviction).
  */
 export function cacheCeiling(requests: readonly CeilingRequest[], blockSize: number): CacheCeiling {
-  const ordered = [...requests].sort((a, b) => (a.atMs ?? 0) - (b.atMs ?? 0) || a.index - b.index);
+  // A request with no recorded time (a Mooncake turn given only its delay) keeps its place after the one before it in the file.
+  const byIndex = [...requests].sort((a, b) => a.index - b.index);
+  const at = new Map<CeilingRequest, number>();
+  let last = -Infinity;
+  for (const r of byIndex) at.set(r, (last = r.atMs ?? last));
+  const ordered = byIndex.sort((a, b) => (at.get(a) as number) - (at.get(b) as number) || a.index - b.index);
   const seen = new Set<number>();
   const all = part();
   const turns = new Map<number, CeilingPart>();
