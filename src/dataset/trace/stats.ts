@@ -15,6 +15,7 @@ export interface ArrivalWindow {
 export interface TraceStats {
   format: string;
   detected?: string;
+  /** Tokens per hash id, when the trace has hash_ids. */
   block_size?: number;
   requests: number;
   /** Requests outside any session. */
@@ -112,7 +113,7 @@ export function traceStats(requests: readonly TraceRequest[], summary: TraceLoad
   return {
     format: summary.kind,
     ...(summary.detected ? { detected: summary.detected } : {}),
-    ...(summary.blockSize !== undefined ? { block_size: summary.blockSize } : {}),
+    ...(withHashes && summary.blockSize !== undefined ? { block_size: summary.blockSize } : {}),
     requests: requests.length,
     standalone_requests: standalone,
     sessions: turnsBySession.size,
