@@ -1,4 +1,6 @@
 import { describe, it, expect } from 'vitest';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadTrace, detectTraceKind, openTrace, TRACE_FORMATS } from './registry.js';
 
@@ -107,6 +109,10 @@ describe('trace loaders, one per format, on samples in the published shapes', ()
   it('auto names what it chose; an unknown kind lists the valid ones', () => {
     expect(detectTraceKind(fx('bailian.jsonl'))).toEqual({ kind: 'bailian', reason: 'first record has chat_id (Bailian)' });
     expect(detectTraceKind(fx('weka/trace_0001.json')).kind).toBe('weka');
+    expect(() => openTrace(fx('bailian.jsonl'), 'mooncake', { blockSize: 0 })).toThrow(/--block-size: must be a positive integer, got 0/);
+    const csv = join(mkdtempSync(join(tmpdir(), 'tf-trace-kind-')), 'qa.csv');
+    writeFileSync(csv, 'question,answer\nwhy,because\n');
+    expect(() => detectTraceKind(csv)).toThrow(`${csv}:1: cannot tell the trace format from the first record "question,answer": name it with --replay-format (auto, tokenflood, mooncake, bailian, weka, tracelab, burstgpt, azure)`);
     expect(() => openTrace(fx('bailian.jsonl'), 'sharegpt')).toThrow(/--replay-format: unknown kind "sharegpt" \(valid: tokenflood, mooncake, bailian, weka, tracelab, burstgpt, azure\)/);
   });
 });
