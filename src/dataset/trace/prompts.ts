@@ -145,8 +145,8 @@ export function createPromptSynth(o: PromptSynthOptions): PromptSynth {
     let len = 0;
     for (let i = 0; i < idx.length; i++) len += starts[idx[i] + 1] - starts[idx[i]];
     const out = new Uint8Array(len);
-    let o = 0;
-    for (let i = 0; i < idx.length; i++) for (let j = starts[idx[i]], end = starts[idx[i] + 1]; j < end; j++) out[o++] = bytes[j];
+    let at = 0;
+    for (let i = 0; i < idx.length; i++) for (let j = starts[idx[i]], end = starts[idx[i] + 1]; j < end; j++) out[at++] = bytes[j];
     return out;
   };
   const fullBlock = (h: number): Uint8Array => {
