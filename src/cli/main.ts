@@ -11,6 +11,7 @@ import { registerServe } from './serve.js';
 import { registerCapacity } from './capacity.js';
 import { registerSimulate } from './simulate.js';
 import { registerDataset } from './dataset.js';
+import { registerTrace } from './trace.js';
 import { registerEval } from './eval.js';
 import { registerCalibrate } from './calibrate.js';
 import { registerMerge } from './merge.js';
@@ -35,6 +36,7 @@ export function buildProgram(io: Out): Command {
   registerCapacity(program, io);
   registerSimulate(program, io);
   registerDataset(program, io);
+  registerTrace(program, io);
   registerEval(program, io);
   registerCalibrate(program, io);
   registerMerge(program, io);

@@ -1,0 +1,55 @@
+// `tokenflood trace stats` through the built CLI (dist/cli/main.js, one child process per call): the shipped Mooncake slice, and a bad trace (exit 2).
+import { describe, it, expect } from 'vitest';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { renderTraceStats } from '../src/cli/trace.js';
+import { loadTrace } from '../src/dataset/trace/registry.js';
+import { traceStats } from '../src/dataset/trace/stats.js';
+import { parseBuckets, DEFAULT_BUCKETS } from '../src/dataset/stats.js';
+
+const CLI = join(__dirname, '..', 'dist', 'cli', 'main.js');
+const SLICE = join(__dirname, '..', 'data', 'traces', 'mooncake-conversation-200.jsonl');
+
+function cli(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [CLI, ...args], { timeout: 30_000 }, (e, out, err) => resolve({ code: e ? ((e as { code?: number }).code ?? 1) : 0, out, err }));
+  });
+}
+
+describe('tokenflood trace stats', () => {
+  it('--json gives the shape of the Mooncake slice; a bad trace is named by file, line and field with exit 2', async () => {
+    const f = join(mkdtempSync(join(tmpdir(), 'tf-trace-cli-')), 'bad.jsonl');
+    writeFileSync(f, ['{"timestamp": 0, "input_length": 1000, "output_length": 5, "hash_ids": [1, 2]}', '{"timestamp": 1, "input_length": 2290, "output_length": 5, "hash_ids": [1]}'].join('\n'));
+    const [json, bad] = await Promise.all([cli(['trace', 'stats', SLICE, '--json']), cli(['trace', 'stats', f])]);
+    expect(json.code).toBe(0);
+    const s = JSON.parse(json.out);
+    expect(s).toMatchObject({ file: SLICE, format: 'mooncake', block_size: 512, requests: 200, sessions: 0, standalone_requests: 200, skipped_bad_records: 0 });
+    expect(s.detected).toMatch(/input_length and hash_ids/);
+    expect(s.input_tokens).toMatchObject({ count: 200, min: 893, max: 120633 });
+    expect(s.arrival).toMatchObject({ timed: 200, span_s: 72 });
+    expect(s.arrival.windows).toHaveLength(12);
+    expect(s.arrival.windows.reduce((n: number, w: { requests: number }) => n + w.requests, 0)).toBe(200);
+    // The ceiling: the sum of input_length, and the tokens of blocks seen before in each request's prefix.
+    expect(s.cache_ceiling).toMatchObject({ requests: 200, prompt_tokens: 2782179, cached_tokens: 164864 });
+    expect(bad.code).toBe(2);
+    expect(bad.err).toBe(`tokenflood: ${f}:2: hash_ids: 1 blocks of 512 tokens cannot cover input_length 2290 (needs 4 or 5; --block-size sets the block size)\n`);
+  });
+
+  it('the terminal text: format and why, requests, arrivals, the ceiling, per-turn rows and subagents for a session trace', () => {
+    const edges = parseBuckets(DEFAULT_BUCKETS);
+    const m = loadTrace(SLICE);
+    const text = renderTraceStats(SLICE, traceStats(m.requests, m.summary, edges));
+    expect(text).toContain('mooncake (auto: first record has input_length and hash_ids (Mooncake)), 512-token blocks');
+    expect(text).toContain('200 requests: 0 sessions, 200 stand-alone');
+    expect(text).toContain('arrivals: 200 timed requests over 72.0 s, 2.78 req/s on average');
+    expect(text).toContain('164864 of 2782179 prompt tokens (5.9%)');
+    const wekaDir = join(__dirname, 'fixtures', 'traces', 'weka');
+    const w = loadTrace(wekaDir);
+    const wt = renderTraceStats(wekaDir, traceStats(w.requests, w.summary, edges));
+    expect(wt).toContain('8 requests: 2 sessions, 0 stand-alone');
+    expect(wt).toContain('subagents: 3 (4 requests, 1 in the background), fan-out per spawning turn: mean 1.5, max 2; 1 dropped (no parent turn before them)');
+    expect(wt).toMatch(/turn +requests +prompt tokens +cached +ceiling\n[- ]+\n0 +5 +592 +192 +32\.4%\n1 +3 +672 +448 +66\.7%/);
+  });
+});
