@@ -17,6 +17,7 @@ import { performanceOf, saveEvalFiles, type EvalDocument } from '../eval/files.j
 import { renderEval } from '../eval/terminal.js';
 import type { GradeSpec } from '../eval/grade.js';
 import { setExitCode, type Out } from './io.js';
+import { onStopSignals } from './signals.js';
 import { startReporter } from './run.js';
 
 /** The eval options from flags, every problem at once; the set is read and checked here, before anything is sent. */
@@ -90,25 +91,15 @@ export async function evalAction(cmd: Command, out: Out): Promise<void> {
   let started = false;
   const reporters = [startReporter(out, info, 'tokenflood eval: ', () => (started = true)), ...(c.quiet ? [] : [progressReporter(out.err)]), files, terminal];
   // Ctrl-C as in run: no new requests, those in flight get the grace period; what was graded is still written.
-  const ac = new AbortController();
-  let stops = 0;
-  const onSignal = (sig: NodeJS.Signals) => {
-    if (++stops > 1) process.exit(sig === 'SIGINT' ? 130 : 143);
-    out.err.write(`\n${sig}: stopping${started ? `: no new requests; those in flight get up to ${c.gracePeriod} s (--grace-period)` : ''} (press Ctrl-C again to exit now)\n`);
-    setExitCode(sig === 'SIGINT' ? 130 : 143);
-    ac.abort();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const stopper = onStopSignals(out, () => `stopping${started ? `: no new requests; those in flight get up to ${c.gracePeriod} s (--grace-period)` : ''}`);
   try {
     await run(resolved, {
-      signal: ac.signal,
+      signal: stopper.signal,
       reporters,
       workload: (_base, ctx) =>
         (wl = createEvalWorkload({ set, items: set.items, shots: o.shots, repeat: o.repeat, maxTokens: c.maxTokens ?? EVAL_RUN_DEFAULTS.maxTokens, grading, tokenizer: ctx.tokenizer, redact: ctx.redact })),
     });
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    stopper.dispose();
   }
 }

@@ -22,6 +22,7 @@ import { stripControls } from '../util/terminal-text.js';
 import { workloadWarningText } from './workload-warnings.js';
 import { promptCacheWarning } from '../metrics/prompt-cache.js';
 import { endCliDashboard, startCliDashboard } from './ui.js';
+import { onStopSignals } from './signals.js';
 
 /**
  * Print a finished run: one JSON document with --json, else the rendered table; with --slo, the verdict and
@@ -112,26 +113,12 @@ export function registerRun(program: Command, out: Out): void {
     for (const n of vllm.notes) out.err.write(`tokenflood: vLLM flags: ${n}\n`);
     const c = resolved.config;
     const info = c.json ? out.err : out.out;
-    const ac = new AbortController();
-    let stops = 0;
     let started = false;
-    // Set while --metrics-linger keeps the final figures served: a signal then only ends that wait.
-    let lingering: AbortController | undefined;
-    const onSignal = (sig: NodeJS.Signals) => {
-      if (lingering) return lingering.abort();
-      stops++;
-      if (stops > 1) process.exit(sig === 'SIGINT' ? 130 : 143);
-      // Before onStart (the preflight) nothing has been sent, so there is nothing to wait for.
-      const inFlight = started ? `: no new requests; those in flight get up to ${c.gracePeriod} s (--grace-period) to finish, then are cancelled and recorded` : '';
-      out.err.write(`\n${sig}: stopping${inFlight} (press Ctrl-C again to exit now)\n`);
-      setExitCode(sig === 'SIGINT' ? 130 : 143);
-      ac.abort();
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
+    // Before onStart (the preflight) nothing has been sent, so there is nothing to wait for.
+    const stopper = onStopSignals(out, () => `stopping${started ? `: no new requests; those in flight get up to ${c.gracePeriod} s (--grace-period) to finish, then are cancelled and recorded` : ''}`);
     let live: LiveOutputs | undefined;
     // --ui: the dashboard's stop button takes the Ctrl-C path.
-    const dashboard = await startCliDashboard(c, out, info, () => stops === 0 && onSignal('SIGINT'));
+    const dashboard = await startCliDashboard(c, out, info, stopper.stop);
     try {
       live = await startLiveOutputsFor(c, out);
       // Outputs are reporters on the run's events: start lines, the live view (stderr), the summary or --json, live metrics.
@@ -142,18 +129,17 @@ export function registerRun(program: Command, out: Out): void {
         await runUnderLoad(resolved, reporters, out, (res, ev) => {
           if (c.json) return void out.out.write(JSON.stringify({ ...res.summary, eval: ev }, null, 2) + '\n');
           printResult(res, c, out, `${renderSummary(res.summary)}\n\n${renderLevels(ev)}`);
-        }, ac.signal);
-      } else await run(resolved, { signal: ac.signal, reporters: [...reporters, terminalReporter(c, out)], liveLoad: c.ui });
+        }, stopper.signal);
+      } else await run(resolved, { signal: stopper.signal, reporters: [...reporters, terminalReporter(c, out)], liveLoad: c.ui });
       // Also after Ctrl-C stopped the run: its final counts are worth a scrape.
-      lingering = new AbortController();
-      await live?.close(lingering.signal);
+      stopper.lingering = new AbortController();
+      await live?.close(stopper.lingering.signal);
       live = undefined;
     } finally {
       // A run that failed before or while running closes its outputs at once (no --metrics-linger).
       await live?.close(AbortSignal.abort());
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-      await endCliDashboard(dashboard, out, () => stops > 0);
+      stopper.dispose();
+      await endCliDashboard(dashboard, out, () => stopper.stops > 0);
     }
   });
 }

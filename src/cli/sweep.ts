@@ -17,6 +17,7 @@ import { startLiveOutputsFor } from './run.js';
 import { terminalViewReporter } from '../report/live/terminal-view-reporter.js';
 import type { LiveOutputs } from '../report/live/outputs.js';
 import { endCliDashboard, startCliDashboard } from './ui.js';
+import { onStopSignals } from './signals.js';
 
 export function registerSweep(program: Command, out: Out): void {
   const cmd = program
@@ -42,36 +43,20 @@ export function registerSweep(program: Command, out: Out): void {
     for (const n of resolved.notes) out.err.write(`tokenflood sweep: ${stripControls(n)}\n`);
     const s = resolved.sweep;
     const info = s.json ? out.err : out.out;
-    const ac = new AbortController();
     let doneCount = 0;
-    let stops = 0;
     // Progress within a level: the point's live progress line on stderr, stopped when the point is done.
     let stopProgress: (() => void) | undefined;
     let level = '';
     let pointRequests: number | undefined;
     let warned = false;
     let inPoint = false;
-    // Set while --metrics-linger keeps the final figures served: a signal then only ends that wait.
-    let lingering: AbortController | undefined;
-    const onSignal = (sig: NodeJS.Signals) => {
-      if (lingering) return lingering.abort();
-      stops++;
-      if (stops > 1) process.exit(sig === 'SIGINT' ? 130 : 143);
-      // Requests are in flight only while a point runs (after its preflight); between points there is nothing to wait for.
-      const inFlight = inPoint
-        ? `; the current point sends no new requests, and those in flight get up to ${resolved.base.config.gracePeriod} s (--grace-period) to finish, then are cancelled and recorded`
-        : '';
-      out.err.write(`\n${sig}: stopping the sweep: no further points${inFlight} (press Ctrl-C again to exit now)\n`);
-      setExitCode(sig === 'SIGINT' ? 130 : 143);
-      ac.abort();
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
+    // Requests are in flight only while a point runs (after its preflight); between points there is nothing to wait for.
+    const stopper = onStopSignals(out, () => `stopping the sweep: no further points${inPoint ? `; the current point sends no new requests, and those in flight get up to ${resolved.base.config.gracePeriod} s (--grace-period) to finish, then are cancelled and recorded` : ''}`);
     // On a terminal each point gets the redrawn live view; elsewhere its plain progress lines (below).
     const tty = Boolean(out.err.isTTY) && !s.quiet;
     let live: LiveOutputs | undefined;
     // --ui: one dashboard for every point (each point's run resets it); its stop button takes the Ctrl-C path.
-    const dashboard = await startCliDashboard(resolved.base.config, out, info, () => stops === 0 && onSignal('SIGINT'), 'many');
+    const dashboard = await startCliDashboard(resolved.base.config, out, info, stopper.stop, 'many');
     try {
       // --eval-under-load's code loads only when it is asked for.
       const ul = resolved.base.config.evalUnderLoad ? await import('./eval-under-load.js') : undefined;
@@ -79,7 +64,7 @@ export function registerSweep(program: Command, out: Out): void {
       // One metrics server and one remote writer for the whole sweep; each point's figures carry its name as `point`.
       live = await startLiveOutputsFor({ ...resolved.base.config, outputs: s.outputs }, out, true);
       const { doc, outDir } = await runSweep(resolved, {
-        signal: ac.signal,
+        signal: stopper.signal,
         underLoad,
         pointReporters: (name) => [promptCacheReporter(out.err, 'tokenflood sweep: ', `point ${name}: `), ...(tty ? [terminalViewReporter(out.err, level)] : []), ...(live ? [live.reporter(name)] : []), ...(dashboard ? [dashboard.reporter] : [])],
         hooks: {
@@ -122,15 +107,14 @@ export function registerSweep(program: Command, out: Out): void {
         setExitCode(1);
       }
       // Also after Ctrl-C stopped the run: its final counts are worth a scrape.
-      lingering = new AbortController();
-      await live?.close(lingering.signal);
+      stopper.lingering = new AbortController();
+      await live?.close(stopper.lingering.signal);
       live = undefined;
     } finally {
       await live?.close(AbortSignal.abort());
       stopProgress?.();
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-      await endCliDashboard(dashboard, out, () => stops > 0);
+      stopper.dispose();
+      await endCliDashboard(dashboard, out, () => stopper.stops > 0);
     }
   });
 }
