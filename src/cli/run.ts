@@ -111,6 +111,7 @@ export function registerRun(program: Command, out: Out): void {
     if (vllm.problems.length) throw new UsageError(vllm.problems);
     const resolved = resolveRunConfig({ flags: vllm.flags, configFile: cmd.opts().config as string | undefined });
     for (const n of vllm.notes) out.err.write(`tokenflood: vLLM flags: ${n}\n`);
+    for (const n of resolved.notes ?? []) out.err.write(`tokenflood: ${n}\n`);
     const c = resolved.config;
     const info = c.json ? out.err : out.out;
     let started = false;
