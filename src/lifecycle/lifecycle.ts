@@ -67,6 +67,23 @@ function requestCounts(c: RunConfig): { total: number | undefined; defaultReques
   return { total: measured !== undefined ? measured + c.warmup : undefined, defaultRequests };
 }
 
+/**
+ * The run's own outputs after requests.jsonl, by kind, in the order they run (run.json first: a run cut short
+ * still says what it was); `when` says whether a run writes it. A new built-in output is one row here.
+ */
+export const BUILT_IN_REPORTERS: Readonly<Record<string, { reporter: Reporter; when?: (c: RunConfig) => boolean }>> = {
+  run: { reporter: runJsonReporter },
+  summary: { reporter: summaryJsonReporter },
+  'stats-csv': { reporter: statsCsvReporter },
+  'report-html': { reporter: reportHtmlReporter },
+  'vllm-result': { reporter: vllmResultReporter, when: (c) => c.resultFormat === 'vllm' },
+};
+
+/** The built-in reporters `c` asks for, in the table's order. */
+export function builtInReporters(c: RunConfig): Reporter[] {
+  return Object.values(BUILT_IN_REPORTERS).flatMap((b) => (b.when?.(c) ?? true ? [b.reporter] : []));
+}
+
 /** The hooks of older callers as a reporter (onAggregator is called by the lifecycle itself). */
 function hooksReporter(h: RunHooks): Reporter {
   return {
@@ -138,7 +155,7 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
       stop('write_failed');
       driver.cancelAll();
     });
-    const reporters: Reporter[] = [jsonl, runJsonReporter, summaryJsonReporter, statsCsvReporter, reportHtmlReporter, ...(c.resultFormat === 'vllm' ? [vllmResultReporter] : []), ...(opts.hooks ? [hooksReporter(opts.hooks)] : []), ...(opts.reporters ?? [])];
+    const reporters: Reporter[] = [jsonl, ...builtInReporters(c), ...(opts.hooks ? [hooksReporter(opts.hooks)] : []), ...(opts.reporters ?? [])];
     // run.json first: a run cut short still says what it was.
     runJsonReporter.runStart!(startEvent());
     // Fed each record as it is kept: the summary comes from here, in memory that does not grow with the events.
