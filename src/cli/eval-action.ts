@@ -7,7 +7,6 @@ import { describeIssues } from '../config/schema.js';
 import { UsageError } from '../errors.js';
 import { run, type Reporter } from '../run.js';
 import { renderSummary } from '../report/terminal.js';
-import { progressReporter } from '../report/progress.js';
 import { writeRunReport } from '../report/html/run-report.js';
 import { stripControls } from '../util/terminal-text.js';
 import { loadEvalSet, type EvalSet } from '../eval/sets.js';
@@ -18,6 +17,7 @@ import { renderEval } from '../eval/terminal.js';
 import type { GradeSpec } from '../eval/grade.js';
 import { setExitCode, type Out } from './io.js';
 import { onStopSignals } from './signals.js';
+import { chooseReporters, discard, displayReporters, endOut } from './reporters.js';
 import { startReporter } from './run.js';
 
 /** The eval options from flags, every problem at once; the set is read and checked here, before anything is sent. */
@@ -52,7 +52,11 @@ export async function evalAction(cmd: Command, out: Out): Promise<void> {
   if (runFlags.warmup) throw new UsageError(['--warmup: an eval sends each item once (or --repeat times); warmup requests would skip items']);
   const resolved = resolveRunConfig({ flags: { ...EVAL_RUN_DEFAULTS, ...runFlags }, configFile: cmd.opts().config as string | undefined, unsharded: 'eval' });
   const c = resolved.config;
-  const info = c.json ? out.err : out.out;
+  // --reporter as in run (cli/reporters.ts); eval's live display is the progress line.
+  const choice = chooseReporters(c.reporter, c);
+  if (choice.end === 'json') c.json = true;
+  out = endOut(choice, out);
+  const info = !choice.start ? discard() : c.json ? out.err : out.out;
   let wl: EvalWorkload | undefined;
   let doc: EvalDocument | undefined;
   const files: Reporter = {
@@ -89,7 +93,7 @@ export async function evalAction(cmd: Command, out: Out): Promise<void> {
     },
   };
   let started = false;
-  const reporters = [startReporter(out, info, 'tokenflood eval: ', () => (started = true)), ...(c.quiet ? [] : [progressReporter(out.err)]), files, terminal];
+  const reporters = [startReporter(out, info, 'tokenflood eval: ', () => (started = true)), ...displayReporters(choice, out.err, '', 'progress'), files, terminal];
   // Ctrl-C as in run: no new requests, those in flight get the grace period; what was graded is still written.
   const stopper = onStopSignals(out, () => `stopping${started ? `: no new requests; those in flight get up to ${c.gracePeriod} s (--grace-period)` : ''}`);
   try {

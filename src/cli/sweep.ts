@@ -18,6 +18,7 @@ import { terminalViewReporter } from '../report/live/terminal-view-reporter.js';
 import type { LiveOutputs } from '../report/live/outputs.js';
 import { endCliDashboard, startCliDashboard } from './ui.js';
 import { onStopSignals } from './signals.js';
+import { chooseReporters, discard, endOut } from './reporters.js';
 
 export function registerSweep(program: Command, out: Out): void {
   const cmd = program
@@ -42,7 +43,10 @@ export function registerSweep(program: Command, out: Out): void {
     for (const n of vllm.notes) out.err.write(`tokenflood sweep: vLLM flags: ${n}\n`);
     for (const n of resolved.notes) out.err.write(`tokenflood sweep: ${stripControls(n)}\n`);
     const s = resolved.sweep;
-    const info = s.json ? out.err : out.out;
+    // --reporter as in run (cli/reporters.ts), for the sweep's lines and each point's live display.
+    const choice = chooseReporters(resolved.base.config.reporter, s);
+    if (choice.end === 'json') s.json = true;
+    const info = !choice.start ? discard() : s.json ? out.err : out.out;
     let doneCount = 0;
     // Progress within a level: the point's live progress line on stderr, stopped when the point is done.
     let stopProgress: (() => void) | undefined;
@@ -53,7 +57,8 @@ export function registerSweep(program: Command, out: Out): void {
     // Requests are in flight only while a point runs (after its preflight); between points there is nothing to wait for.
     const stopper = onStopSignals(out, () => `stopping the sweep: no further points${inPoint ? `; the current point sends no new requests, and those in flight get up to ${resolved.base.config.gracePeriod} s (--grace-period) to finish, then are cancelled and recorded` : ''}`);
     // On a terminal each point gets the redrawn live view; elsewhere its plain progress lines (below).
-    const tty = Boolean(out.err.isTTY) && !s.quiet;
+    const tty = choice.displays === 'auto' ? Boolean(out.err.isTTY) : choice.displays.includes('live');
+    const lines = choice.displays === 'auto' ? !tty : choice.displays.includes('progress');
     let live: LiveOutputs | undefined;
     // --ui: one dashboard for every point (each point's run resets it); its stop button takes the Ctrl-C path.
     const dashboard = await startCliDashboard(resolved.base.config, out, info, stopper.stop, 'many');
@@ -86,7 +91,7 @@ export function registerSweep(program: Command, out: Out): void {
               warned = true;
             },
             onAggregator: (agg) => {
-              if (!s.quiet && !tty) stopProgress = startProgress(agg, pointRequests, out.err, level);
+              if (lines) stopProgress = startProgress(agg, pointRequests, out.err, level);
             },
           },
           onPointDone: (r) => {
@@ -99,8 +104,9 @@ export function registerSweep(program: Command, out: Out): void {
       // Accuracy per level against the idle baseline (docs/eval.md#under-load), beside sweep.json.
       const ev = ul && underLoad && underLoad.outcomes().length ? ul.writeUnderLoadFiles(outDir, underLoad) : undefined;
       if (ev) writeSweepReport(outDir);
-      if (s.json) out.out.write(JSON.stringify(ev ? { ...doc, eval: ev } : doc, null, 2) + '\n');
-      else out.out.write(`\n${stripControls(renderSweep(doc))}\n${ev && ul ? `\n${stripControls(ul.renderLevels(ev))}\n` : ''}\nwrote ${outDir}/sweep.csv, sweep.json${ev ? ', eval.jsonl, eval.json' : ''} and report.html\n`);
+      const shown = endOut(choice, out);
+      if (s.json) shown.out.write(JSON.stringify(ev ? { ...doc, eval: ev } : doc, null, 2) + '\n');
+      else shown.out.write(`\n${stripControls(renderSweep(doc))}\n${ev && ul ? `\n${stripControls(ul.renderLevels(ev))}\n` : ''}\nwrote ${outDir}/sweep.csv, sweep.json${ev ? ', eval.jsonl, eval.json' : ''} and report.html\n`);
       // Points that could not run: the files hold the finished ones, but the sweep did not do what was asked.
       if (doc.failure) {
         out.err.write(`tokenflood: sweep incomplete: ${safeTerminalText(doc.failure, 400)}\n`);
