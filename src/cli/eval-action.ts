@@ -52,6 +52,7 @@ export async function evalAction(cmd: Command, out: Out): Promise<void> {
   if (runFlags.warmup) throw new UsageError(['--warmup: an eval sends each item once (or --repeat times); warmup requests would skip items']);
   const resolved = resolveRunConfig({ flags: { ...EVAL_RUN_DEFAULTS, ...runFlags }, configFile: cmd.opts().config as string | undefined, unsharded: 'eval' });
   const c = resolved.config;
+  for (const n of resolved.notes ?? []) out.err.write(`tokenflood eval: ${n}\n`);
   // --reporter as in run (cli/reporters.ts); eval's live display is the progress line.
   const choice = chooseReporters(c.reporter, c);
   if (choice.end === 'json') c.json = true;
