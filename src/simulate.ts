@@ -48,7 +48,7 @@ export const NOT_MODELLED_KEYS = ['baseUrl', 'backendConfig', 'apiKey', 'header'
   // Graded probes need a server's answers; the virtual engine produces no text worth grading.
   'evalUnderLoad', 'evalLimit',
   // Live metrics watch a run as it goes; a simulation is over in a moment of wall time.
-  'metricsPort', 'metricsHost', 'metricsLinger', 'outInterval',
+  'metricsPort', 'metricsHost', 'metricsLinger', 'outInterval', 'push',
   // The live dashboard watches a run in wall-clock time; a simulation finishes in moments.
   ...UI_KEYS] as const;
 

@@ -7,7 +7,6 @@ import { describeIssues } from '../config/schema.js';
 import { UsageError } from '../errors.js';
 import { run, type Reporter } from '../run.js';
 import { renderSummary } from '../report/terminal.js';
-import { progressReporter } from '../report/progress.js';
 import { stripControls } from '../util/terminal-text.js';
 import { loadEvalSet, type EvalSet } from '../eval/sets.js';
 import { createEvalWorkload, type EvalWorkload } from '../eval/workload.js';
@@ -16,6 +15,8 @@ import { performanceOf, saveEvalFiles, type EvalDocument } from '../eval-run/fil
 import { renderEval } from '../eval/terminal.js';
 import type { GradeSpec } from '../eval/grade.js';
 import { setExitCode, type Out } from './io.js';
+import { onStopSignals } from './signals.js';
+import { chooseReporters, discard, displayReporters, endOut } from './reporters.js';
 import { startReporter } from './run.js';
 
 /** The eval options from flags, every problem at once; the set is read and checked here, before anything is sent. */
@@ -50,7 +51,12 @@ export async function evalAction(cmd: Command, out: Out): Promise<void> {
   if (runFlags.warmup) throw new UsageError(['--warmup: an eval sends each item once (or --repeat times); warmup requests would skip items']);
   const resolved = resolveRunConfig({ flags: { ...EVAL_RUN_DEFAULTS, ...runFlags }, configFile: cmd.opts().config as string | undefined, unsharded: 'eval' });
   const c = resolved.config;
-  const info = c.json ? out.err : out.out;
+  for (const n of resolved.notes ?? []) out.err.write(`tokenflood eval: ${n}\n`);
+  // --reporter as in run (cli/reporters.ts); eval's live display is the progress line.
+  const choice = chooseReporters(c.reporter, c);
+  if (choice.end === 'json') c.json = true;
+  out = endOut(choice, out);
+  const info = !choice.start ? discard() : c.json ? out.err : out.out;
   let wl: EvalWorkload | undefined;
   let doc: EvalDocument | undefined;
   const files: Reporter = {
@@ -81,21 +87,12 @@ export async function evalAction(cmd: Command, out: Out): Promise<void> {
     },
   };
   let started = false;
-  const reporters = [startReporter(out, info, 'tokenflood eval: ', () => (started = true)), ...(c.quiet ? [] : [progressReporter(out.err)]), terminal];
+  const reporters = [startReporter(out, info, 'tokenflood eval: ', () => (started = true)), ...displayReporters(choice, out.err, '', 'progress'), terminal];
   // Ctrl-C as in run: no new requests, those in flight get the grace period; what was graded is still written.
-  const ac = new AbortController();
-  let stops = 0;
-  const onSignal = (sig: NodeJS.Signals) => {
-    if (++stops > 1) process.exit(sig === 'SIGINT' ? 130 : 143);
-    out.err.write(`\n${sig}: stopping${started ? `: no new requests; those in flight get up to ${c.gracePeriod} s (--grace-period)` : ''} (press Ctrl-C again to exit now)\n`);
-    setExitCode(sig === 'SIGINT' ? 130 : 143);
-    ac.abort();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const stopper = onStopSignals(out, () => `stopping${started ? `: no new requests; those in flight get up to ${c.gracePeriod} s (--grace-period)` : ''}`);
   try {
     await run(resolved, {
-      signal: ac.signal,
+      signal: stopper.signal,
       reporters,
       // eval.jsonl and eval.json before report.html, which draws the eval section from them.
       results: [files],
@@ -103,7 +100,6 @@ export async function evalAction(cmd: Command, out: Out): Promise<void> {
         (wl = createEvalWorkload({ set, items: set.items, shots: o.shots, repeat: o.repeat, maxTokens: c.maxTokens ?? EVAL_RUN_DEFAULTS.maxTokens, grading, tokenizer: ctx.tokenizer, redact: ctx.redact })),
     });
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    stopper.dispose();
   }
 }

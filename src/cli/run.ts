@@ -11,8 +11,6 @@ import { renderSummary } from '../report/terminal.js';
 import { evaluateSlo, parseSlo, describeSloChecks } from '../metrics/slo.js';
 import { recordsOf, REQUESTS_JSONL } from '../report/results-dir.js';
 import { join } from 'node:path';
-import { progressReporter } from '../report/progress.js';
-import { terminalViewReporter } from '../report/live/terminal-view-reporter.js';
 import type { LiveOutputs } from '../report/live/outputs.js';
 import { wantsLiveOutputs } from '../config/live-metrics.js';
 import type { Summary } from '../metrics/summary.js';
@@ -22,6 +20,8 @@ import { stripControls } from '../util/terminal-text.js';
 import { workloadWarningText } from './workload-warnings.js';
 import { promptCacheWarning } from '../metrics/prompt-cache.js';
 import { endCliDashboard, startCliDashboard } from './ui.js';
+import { onStopSignals } from './signals.js';
+import { chooseReporters, discard, displayReporters, endOut } from './reporters.js';
 
 /**
  * Print a finished run: one JSON document with --json, else the rendered table; with --slo, the verdict and
@@ -84,13 +84,7 @@ export function terminalReporter(c: RunConfig, out: Out, render: (s: Summary, me
   };
 }
 
-/** The live display on `stream`: the redrawn view on a TTY, plain periodic lines otherwise, nothing with --quiet. */
-export function liveDisplay(quiet: boolean, stream: NodeJS.WriteStream, label = ''): Reporter[] {
-  if (quiet) return [];
-  return [stream.isTTY ? terminalViewReporter(stream, label) : progressReporter(stream, label)];
-}
-
-/** --metrics-port and --out KIND=URL, started before the run (a port in use is exit 2, nothing sent); loaded only when asked for. */
+/** --metrics-port and --push KIND=URL, started before the run (a port in use is exit 2, nothing sent); loaded only when asked for. */
 export async function startLiveOutputsFor(c: RunConfig, out: Out, sweep = false): Promise<LiveOutputs | undefined> {
   if (!wantsLiveOutputs(c)) return undefined;
   const { startLiveOutputs } = await import('../report/live/outputs.js');
@@ -110,50 +104,40 @@ export function registerRun(program: Command, out: Out): void {
     if (vllm.problems.length) throw new UsageError(vllm.problems);
     const resolved = resolveRunConfig({ flags: vllm.flags, configFile: cmd.opts().config as string | undefined });
     for (const n of vllm.notes) out.err.write(`tokenflood: vLLM flags: ${n}\n`);
+    for (const n of resolved.notes ?? []) out.err.write(`tokenflood: ${n}\n`);
     const c = resolved.config;
-    const info = c.json ? out.err : out.out;
-    const ac = new AbortController();
-    let stops = 0;
+    // --reporter NAME (repeatable): what the terminal shows; `json` is --json.
+    const choice = chooseReporters(c.reporter, c);
+    if (choice.end === 'json') c.json = true;
+    const shown = endOut(choice, out);
+    const info = !choice.start ? discard() : c.json ? out.err : out.out;
     let started = false;
-    // Set while --metrics-linger keeps the final figures served: a signal then only ends that wait.
-    let lingering: AbortController | undefined;
-    const onSignal = (sig: NodeJS.Signals) => {
-      if (lingering) return lingering.abort();
-      stops++;
-      if (stops > 1) process.exit(sig === 'SIGINT' ? 130 : 143);
-      // Before onStart (the preflight) nothing has been sent, so there is nothing to wait for.
-      const inFlight = started ? `: no new requests; those in flight get up to ${c.gracePeriod} s (--grace-period) to finish, then are cancelled and recorded` : '';
-      out.err.write(`\n${sig}: stopping${inFlight} (press Ctrl-C again to exit now)\n`);
-      setExitCode(sig === 'SIGINT' ? 130 : 143);
-      ac.abort();
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
+    // Before onStart (the preflight) nothing has been sent, so there is nothing to wait for.
+    const stopper = onStopSignals(out, () => `stopping${started ? `: no new requests; those in flight get up to ${c.gracePeriod} s (--grace-period) to finish, then are cancelled and recorded` : ''}`);
     let live: LiveOutputs | undefined;
     // --ui: the dashboard's stop button takes the Ctrl-C path.
-    const dashboard = await startCliDashboard(c, out, info, () => stops === 0 && onSignal('SIGINT'));
+    const dashboard = await startCliDashboard(c, out, info, stopper.stop);
     try {
       live = await startLiveOutputsFor(c, out);
       // Outputs are reporters on the run's events: start lines, the live view (stderr), the summary or --json, live metrics.
-      const reporters = [startReporter(out, info, 'tokenflood: ', () => (started = true)), ...liveDisplay(c.quiet, out.err), ...(live ? [live.reporter()] : []), ...(dashboard ? [dashboard.reporter] : [])];
+      const reporters = [startReporter(out, info, 'tokenflood: ', () => (started = true)), ...displayReporters(choice, out.err), ...(live ? [live.reporter()] : []), ...(dashboard ? [dashboard.reporter] : [])];
       if (c.evalUnderLoad) {
         // The summary is printed after the idle baseline, with the accuracy per level (docs/eval.md#under-load).
         const { runUnderLoad, renderLevels } = await import('./eval-under-load.js');
         await runUnderLoad(resolved, reporters, out, (res, ev) => {
-          if (c.json) return void out.out.write(JSON.stringify({ ...res.summary, eval: ev }, null, 2) + '\n');
-          printResult(res, c, out, `${renderSummary(res.summary)}\n\n${renderLevels(ev)}`);
-        }, ac.signal);
-      } else await run(resolved, { signal: ac.signal, reporters: [...reporters, terminalReporter(c, out)], liveLoad: c.ui });
+          if (c.json) return void shown.out.write(JSON.stringify({ ...res.summary, eval: ev }, null, 2) + '\n');
+          printResult(res, c, shown, `${renderSummary(res.summary)}\n\n${renderLevels(ev)}`);
+        }, stopper.signal);
+      } else await run(resolved, { signal: stopper.signal, reporters: [...reporters, terminalReporter(c, shown)], liveLoad: c.ui });
       // Also after Ctrl-C stopped the run: its final counts are worth a scrape.
-      lingering = new AbortController();
-      await live?.close(lingering.signal);
+      stopper.lingering = new AbortController();
+      await live?.close(stopper.lingering.signal);
       live = undefined;
     } finally {
       // A run that failed before or while running closes its outputs at once (no --metrics-linger).
       await live?.close(AbortSignal.abort());
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-      await endCliDashboard(dashboard, out, () => stops > 0);
+      stopper.dispose();
+      await endCliDashboard(dashboard, out, () => stopper.stops > 0);
     }
   });
 }

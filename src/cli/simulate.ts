@@ -11,6 +11,7 @@ import { NOT_MODELLED_KEYS, resolveSimulate, simEngineOptionsSchema, simulate, S
 import { SIM_SERVER_FLAG_META } from '../sim/options.js';
 import { RELEASED_DTYPE_TEXT } from '../sim/engine/config.js';
 import { terminalReporter } from './run.js';
+import { chooseReporters, displayReporters, endOut } from './reporters.js';
 import type { Out } from './io.js';
 import { workloadWarningText } from './workload-warnings.js';
 
@@ -60,10 +61,14 @@ export function registerSimulate(program: Command, out: Out): void {
     if (resolved.ignored.length)
       out.err.write(`tokenflood simulate: ignored (not modelled): ${resolved.ignored.map((k) => `--${toKebab(k)}`).join(', ')}\n`);
     const wallS = (meta: Readonly<Record<string, unknown>>) => ((meta.simulation as { wall_ms: number }).wall_ms / 1000).toFixed(2);
+    // --reporter as in run (cli/reporters.ts): a simulation has no live display unless one is named.
+    const choice = chooseReporters(c.reporter, c);
+    if (choice.end === 'json') c.json = true;
     await simulate(resolved, {
       reporters: [
         { name: 'workload warnings', runEnd: (e) => void out.err.write(workloadWarningText(e.summary.run.workload as Record<string, unknown> | undefined, 'tokenflood simulate: ')) },
-        terminalReporter(c, out, (s, meta) => `${renderSummary(s)}${specLine(meta)}\n\nsimulated in ${wallS(meta)} s of wall time`),
+        ...(choice.displays === 'auto' ? [] : displayReporters(choice, out.err)),
+        terminalReporter(c, endOut(choice, out), (s, meta) => `${renderSummary(s)}${specLine(meta)}\n\nsimulated in ${wallS(meta)} s of wall time`),
       ],
     });
   });

@@ -20,6 +20,8 @@ import { startLiveOutputsFor } from './run.js';
 import { terminalViewReporter } from '../report/live/terminal-view-reporter.js';
 import type { LiveOutputs } from '../report/live/outputs.js';
 import { endCliDashboard, startCliDashboard } from './ui.js';
+import { onStopSignals } from './signals.js';
+import { chooseReporters, discard, endOut } from './reporters.js';
 
 export function registerSweep(program: Command, out: Out): void {
   const cmd = program
@@ -48,40 +50,28 @@ export function registerSweep(program: Command, out: Out): void {
       engineFlags,
     });
     const simulated = resolved.engine !== undefined;
-    const ignored = [...(resolved.engine?.ignored ?? []).map((k) => `--${toKebab(k)}`), ...(simulated && resolved.sweep.outputs.length ? ['--out KIND=URL'] : [])];
+    const ignored = [...(resolved.engine?.ignored ?? []).map((k) => `--${toKebab(k)}`), ...(simulated && resolved.sweep.outputs.length ? ['--push'] : [])];
     if (ignored.length) out.err.write(`tokenflood sweep: --simulate: ignored (not modelled): ${ignored.join(', ')}\n`);
     for (const n of vllm.notes) out.err.write(`tokenflood sweep: vLLM flags: ${n}\n`);
     for (const n of resolved.notes) out.err.write(`tokenflood sweep: ${stripControls(n)}\n`);
     const s = resolved.sweep;
-    const info = s.json ? out.err : out.out;
-    const ac = new AbortController();
+    // --reporter as in run (cli/reporters.ts), for the sweep's lines and each point's live display.
+    const choice = chooseReporters(resolved.base.config.reporter, s);
+    if (choice.end === 'json') s.json = true;
+    const info = !choice.start ? discard() : s.json ? out.err : out.out;
     let doneCount = 0;
-    let stops = 0;
     let level = '';
     let warned = false;
     let inPoint = false;
-    // Set while --metrics-linger keeps the final figures served: a signal then only ends that wait.
-    let lingering: AbortController | undefined;
-    const onSignal = (sig: NodeJS.Signals) => {
-      if (lingering) return lingering.abort();
-      stops++;
-      if (stops > 1) process.exit(sig === 'SIGINT' ? 130 : 143);
-      // Requests are in flight only while a point runs (after its preflight); between points there is nothing to wait for.
-      const inFlight = inPoint
-        ? `; the current point sends no new requests, and those in flight get up to ${resolved.base.config.gracePeriod} s (--grace-period) to finish, then are cancelled and recorded`
-        : '';
-      out.err.write(`\n${sig}: stopping the sweep: no further points${inFlight} (press Ctrl-C again to exit now)\n`);
-      setExitCode(sig === 'SIGINT' ? 130 : 143);
-      ac.abort();
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
+    // Requests are in flight only while a point runs (after its preflight); between points there is nothing to wait for.
+    const stopper = onStopSignals(out, () => `stopping the sweep: no further points${inPoint ? `; the current point sends no new requests, and those in flight get up to ${resolved.base.config.gracePeriod} s (--grace-period) to finish, then are cancelled and recorded` : ''}`);
     // On a terminal each point gets the redrawn live view; elsewhere its plain progress lines. A simulated point is
-    // over in a moment of wall time: its line when done is its progress.
-    const tty = Boolean(out.err.isTTY) && !s.quiet && !simulated;
+    // over in a moment of wall time: its line when done is its progress (unless a display is named with --reporter).
+    const tty = choice.displays === 'auto' ? Boolean(out.err.isTTY) && !s.quiet && !simulated : choice.displays.includes('live');
+    const lines = choice.displays === 'auto' ? !tty && !s.quiet && !simulated : choice.displays.includes('progress');
     let live: LiveOutputs | undefined;
     // --ui: one dashboard for every point (each point's run resets it); its stop button takes the Ctrl-C path.
-    const dashboard = simulated ? undefined : await startCliDashboard(resolved.base.config, out, info, () => stops === 0 && onSignal('SIGINT'), 'many');
+    const dashboard = simulated ? undefined : await startCliDashboard(resolved.base.config, out, info, stopper.stop, 'many');
     try {
       // --eval-under-load's code loads only when it is asked for.
       const ul = resolved.base.config.evalUnderLoad && !simulated ? await import('./eval-under-load.js') : undefined;
@@ -114,8 +104,9 @@ export function registerSweep(program: Command, out: Out): void {
           if (!s.quiet) info.write(`${safeTerminalText(pointLine(row, doneCount++, s.auto ? undefined : s.points.length), 400)}\n`);
         },
         sweepEnd: ({ doc, outDir }) => {
-          if (s.json) out.out.write(JSON.stringify(ev ? { ...doc, eval: ev } : doc, null, 2) + '\n');
-          else out.out.write(`\n${stripControls(renderSweep(doc))}\n${ev && ul ? `\n${stripControls(ul.renderLevels(ev))}\n` : ''}\nwrote ${outDir}/sweep.csv, sweep.json${ev ? ', eval.jsonl, eval.json' : ''} and report.html\n`);
+          const shown = endOut(choice, out);
+          if (s.json) shown.out.write(JSON.stringify(ev ? { ...doc, eval: ev } : doc, null, 2) + '\n');
+          else shown.out.write(`\n${stripControls(renderSweep(doc))}\n${ev && ul ? `\n${stripControls(ul.renderLevels(ev))}\n` : ''}\nwrote ${outDir}/sweep.csv, sweep.json${ev ? ', eval.jsonl, eval.json' : ''} and report.html\n`);
           // Points that could not run: the files hold the finished ones, but the sweep did not do what was asked.
           if (doc.failure) {
             out.err.write(`tokenflood: sweep incomplete: ${safeTerminalText(doc.failure, 400)}\n`);
@@ -132,26 +123,25 @@ export function registerSweep(program: Command, out: Out): void {
         },
       };
       await runSweep(resolved, {
-        signal: ac.signal,
+        signal: stopper.signal,
         underLoad,
         reporters: [underLoadFiles, terminal],
         // Progress within a level: the redrawn live view on a terminal, else the plain progress line on stderr.
         pointReporters: (name) => [
           promptCacheReporter(out.err, 'tokenflood sweep: ', `point ${name}: `),
-          ...(tty ? [terminalViewReporter(out.err, level)] : !s.quiet && !simulated ? [progressReporter(out.err, level)] : []),
+          ...(tty ? [terminalViewReporter(out.err, level)] : lines ? [progressReporter(out.err, level)] : []),
           ...(live ? [live.reporter(name)] : []),
           ...(dashboard ? [dashboard.reporter] : []),
         ],
       });
       // Also after Ctrl-C stopped the run: its final counts are worth a scrape.
-      lingering = new AbortController();
-      await live?.close(lingering.signal);
+      stopper.lingering = new AbortController();
+      await live?.close(stopper.lingering.signal);
       live = undefined;
     } finally {
       await live?.close(AbortSignal.abort());
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-      await endCliDashboard(dashboard, out, () => stops > 0);
+      stopper.dispose();
+      await endCliDashboard(dashboard, out, () => stopper.stops > 0);
     }
   });
 }

@@ -1,4 +1,4 @@
-// Live metrics for external tools (--metrics-port, --metrics-host, --metrics-linger, --out prometheus-rw=URL, --out-interval): schema, flags, checks.
+// Live metrics for external tools (--metrics-port, --metrics-host, --metrics-linger, --push prometheus-rw=URL, --out-interval): schema, flags, checks.
 import { z } from 'zod';
 import { flagTable, type FlagMetaTable } from '../util/flags.js';
 import { parseDurationS } from '../util/parse.js';
@@ -13,18 +13,21 @@ export const LiveMetricsSchema = z.object({
   metricsHost: z.string().min(1).default('127.0.0.1'),
   metricsLinger: seconds(0, 3600, 'expected 0 or more').default(0),
   outInterval: seconds(0.5, 3600, 'expected at least 500ms').default(5),
+  // Read into `outputs` by the resolvers (splitOutputs), so never left in a config: its URLs may carry credentials.
+  push: z.union([z.string(), z.array(z.string())]).optional(),
 });
 
 export const LIVE_METRICS_META = {
   metricsPort: { arg: 'port', help: "serve the run's live figures on http://HOST:PORT/metrics in Prometheus text format; 0 = a free port, printed (docs/live-metrics.md)" },
   metricsHost: { arg: 'host', help: 'address --metrics-port binds to; anything but loopback is reachable from other machines and warns' },
   metricsLinger: { arg: 'time', help: 'with --metrics-port: keep answering scrapes this long after the run ended (final counts; tokenflood_run_finished is then 1), e.g. 30s', unit: 's' },
-  outInterval: { arg: 'time', help: 'with --out prometheus-rw=URL: time between two pushes (one more is sent when the run ends)', unit: 's' },
+  outInterval: { arg: 'time', help: 'with --push prometheus-rw=URL: time between two pushes (one more is sent when the run ends)', unit: 's' },
+  push: { arg: 'kind=url', help: "push live figures to a remote output while running, e.g. prometheus-rw=http://host:9090/api/v1/write (Prometheus remote write); repeatable (docs/live-metrics.md)", repeatable: true },
 } satisfies FlagMetaTable<typeof LiveMetricsSchema.shape>;
 
 export const LIVE_METRICS_FLAGS = flagTable(LiveMetricsSchema.shape, LIVE_METRICS_META);
 
-/** Outputs `--out` takes besides the results directory, as KIND=URL (k6's form). */
+/** Remote outputs `--push` takes, as KIND=URL (k6's `--out` form; `--out KIND=URL` is still read, with a deprecation line). */
 export const OUTPUT_KINDS = ['prometheus-rw'] as const;
 export type OutputKind = (typeof OUTPUT_KINDS)[number];
 export interface OutputSpec {
@@ -43,18 +46,38 @@ export function isOutputSpec(v: string): boolean {
   return m !== null && ((OUTPUT_KINDS as readonly string[]).includes(m[1]) || /^[a-z][a-z0-9+.-]*:\/\//i.test(m[2]));
 }
 
-/** Parse KIND=URL; a problem names --out and what was wrong (the URL is shown without user info). */
-export function parseOutputSpec(v: string): OutputSpec | string {
-  const m = KIND_PREFIX.exec(v)!;
-  if (!(OUTPUT_KINDS as readonly string[]).includes(m[1])) return `--out: ${unknownKind(m[1], OUTPUT_KINDS)}`;
+/** Parse KIND=URL; a problem names the flag (`--push`, `--out`) and what was wrong (the URL is shown without user info). */
+export function parseOutputSpec(v: string, flag = '--out'): OutputSpec | string {
+  const m = KIND_PREFIX.exec(v);
+  if (!m) return `${flag}: expected KIND=URL, e.g. prometheus-rw=http://host:9090/api/v1/write (valid kinds: ${OUTPUT_KINDS.join(', ')})`;
+  if (!(OUTPUT_KINDS as readonly string[]).includes(m[1])) return `${flag}: ${unknownKind(m[1], OUTPUT_KINDS)}`;
   let u: URL;
   try {
     u = new URL(m[2]);
   } catch {
-    return `--out: ${m[1]}=: expected an http:// or https:// URL`;
+    return `${flag}: ${m[1]}=: expected an http:// or https:// URL`;
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') return `--out: ${m[1]}=: expected an http:// or https:// URL, not ${u.protocol}`;
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return `${flag}: ${m[1]}=: expected an http:// or https:// URL, not ${u.protocol}`;
   return { kind: m[1] as OutputKind, url: m[2] };
+}
+
+/** The line printed once when `--out` was given a KIND=URL output. */
+export const OUT_KIND_DEPRECATED = '--out prometheus-rw=URL is deprecated: use --push prometheus-rw=URL';
+
+/**
+ * The remote outputs and the results directory of a run or sweep: `--push` values (each KIND=URL), and the old
+ * spelling, `--out KIND=URL`, still read (then `notes` holds the deprecation line); at most one results directory.
+ */
+export function splitOutputs(out: unknown, push: unknown): { dir: unknown; outputs: OutputSpec[]; problems: string[]; notes: string[] } {
+  const old = splitOut(out);
+  const problems = [...old.problems];
+  const outputs: OutputSpec[] = [];
+  for (const v of push === undefined ? [] : Array.isArray(push) ? push.map(String) : [String(push)]) {
+    const p = parseOutputSpec(v, '--push');
+    if (typeof p === 'string') problems.push(p);
+    else outputs.push(p);
+  }
+  return { dir: old.dir, outputs: [...outputs, ...old.outputs], problems, notes: old.outputs.length ? [OUT_KIND_DEPRECATED] : [] };
 }
 
 /**
@@ -75,7 +98,7 @@ export function splitOut(out: unknown): { dir: unknown; outputs: OutputSpec[]; p
     if (typeof p === 'string') problems.push(p);
     else outputs.push(p);
   }
-  if (dirs.length > 1) problems.push(`--out: ${dirs.length} results directories given (${dirs.join(', ')}); give one, and outputs as ${OUTPUT_KINDS.join('|')}=URL`);
+  if (dirs.length > 1) problems.push(`--out: ${dirs.length} results directories given (${dirs.join(', ')}); give one, and outputs as --push ${OUTPUT_KINDS.join('|')}=URL`);
   return { dir: dirs[0], outputs, problems };
 }
 

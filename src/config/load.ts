@@ -11,7 +11,7 @@ import { BACKENDS } from '../backends/registry.js';
 import { configureCustomBackend, loadCustomBackend } from '../backends/custom.js';
 import { backendConfigProblems } from '../backends/backend-config.js';
 import { rampPlan, stagesMs, type RampPlan } from '../scheduler/options.js';
-import { liveMetricsProblems, splitOut } from './live-metrics.js';
+import { liveMetricsProblems, splitOutputs } from './live-metrics.js';
 import type { FlagTable } from '../util/flags.js';
 import { apiKeyProblem, didYouMean, parseHeaders, toCamel, toKebab } from '../util/parse.js';
 import { extraBaseUrlProblems, readTargetsFile, type TargetSpec } from './routing.js';
@@ -65,6 +65,8 @@ export interface ResolvedRun {
   headers: Record<string, string>;
   /** Several endpoints (--base-url given more than once, or --targets); empty for one --base-url or the embedded server. */
   targets?: TargetSpec[];
+  /** Lines for stderr: a deprecated spelling that was still read. */
+  notes?: string[];
 }
 
 /** Validate everything before anything is sent. Throws UsageError listing all problems. */
@@ -88,11 +90,12 @@ export function resolveRunConfig(inp: ResolveInput): ResolvedRun {
   // --base-url may be repeated: the first stays `baseUrl` (server metrics, run.json), all of them become targets.
   let extraUrls: unknown[] = [];
   if (Array.isArray(merged.baseUrl)) [merged.baseUrl, ...extraUrls] = merged.baseUrl as unknown[];
-  // --out may be given again as KIND=URL outputs (k6's --out); at most one value is the results directory.
-  const outs = splitOut(merged.out);
+  // Remote outputs: --push KIND=URL, or the old --out KIND=URL (k6's --out); at most one --out is the results directory.
+  const outs = splitOutputs(merged.out, merged.push);
   problems.push(...outs.problems);
   if (outs.dir === undefined) delete merged.out;
   else merged.out = outs.dir;
+  delete merged.push;
   merged.outputs = outs.outputs;
   if (inp.unsharded) {
     problems.push(...unshardedProblems(inp.unsharded, merged, env));
@@ -163,7 +166,7 @@ export function resolveRunConfig(inp: ResolveInput): ResolvedRun {
     else c.rate = max;
   }
   if (c.concurrency === undefined && c.rate === undefined) c.concurrency = 1;
-  return { config: c, headers, ...(targets.length ? { targets } : {}) };
+  return { config: c, headers, ...(targets.length ? { targets } : {}), ...(outs.notes.length ? { notes: outs.notes } : {}) };
 }
 
 /** The endpoints of a run with several (docs/routing.md); sets `baseUrl` to the first target of a --targets file. */

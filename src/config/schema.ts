@@ -142,6 +142,7 @@ export const OutputSchema = z.object({
   out: z.string().min(1).optional(),
   overwrite: z.boolean().default(false),
   json: z.boolean().default(false),
+  reporter: z.union([z.string(), z.array(z.string())]).optional(),
   quiet: z.boolean().default(false),
   slo: z.string().min(1).optional(),
   failOnSlo: z.boolean().default(false),
@@ -158,7 +159,7 @@ export const RunConfigSchema = TargetSchema.extend(LoadSchema.shape)
   .extend(RoutingSchema.shape)
   .extend(EvalUnderLoadSchema.shape)
   .extend(LiveMetricsSchema.shape)
-  // Set from the KIND=URL values of --out (config/live-metrics.ts splitOut), not a flag of its own.
+  // Set from --push KIND=URL (and the old --out KIND=URL) by config/live-metrics.ts splitOutputs, not a flag of its own.
   .extend({ outputs: z.array(z.object({ kind: z.enum(OUTPUT_KINDS), url: z.string() })).default([]) })
   .extend(UiSchema.shape)
   .extend(ShardSchema.shape)
@@ -203,9 +204,10 @@ export const RUN_FLAGS: FlagTable<Exclude<Extract<keyof RunConfigInput, string>,
     workers: { arg: 'n|auto', help: 'worker threads that send requests, each with its own HTTP pool; auto = 1 for light loads, cores − 1 above 64 concurrent streams or 100 req/s' },
     prewarm: { arg: 'auto|off|n', help: 'keep-alive connections opened before the run clock starts, at most 32 connects at a time; auto = one per --concurrency stream, open loop min(--concurrency, ceil(rate × 2 s), 1024 without it) (docs/reliability.md)' },
     gracePeriod: { arg: 'seconds', help: 'on Ctrl-C/SIGTERM or early stop, wait this long for requests in flight before cancelling them', unit: 's' },
-    out: { arg: 'dir|kind=url', help: 'results directory; given again as prometheus-rw=URL, also push live figures by Prometheus remote write (docs/live-metrics.md)', defaultText: 'results/<timestamp>-<model>/', repeatable: true },
+    out: { arg: 'dir', help: 'results directory (KIND=URL here is the deprecated spelling of --push KIND=URL, still read)', defaultText: 'results/<timestamp>-<model>/', repeatable: true },
     overwrite: { help: 'allow writing into a directory that already holds a run' },
-    json: { help: 'print the summary as one JSON document on stdout (progress goes to stderr)' },
+    json: { help: 'print the summary as one JSON document on stdout (progress goes to stderr); the same as --reporter json' },
+    reporter: { arg: 'name', help: 'what the terminal shows, by name, repeatable: default (start lines, live view on a terminal or progress lines, summary table), live, progress, json (= --json), silent (results files only) (docs/architecture.md#reporters)', defaultText: 'default', repeatable: true },
     quiet: { help: 'no progress display' },
     slo: { arg: 'list', help: 'service level objectives, e.g. ttft_p99=2000ms,tpot_p99=50ms,e2e_p99=30s,error_rate=1%; reports goodput and pass/fail' },
     failOnSlo: { help: 'exit 1 when the --slo objectives are not met' },

@@ -72,6 +72,26 @@ function requestCounts(c: RunConfig): { total: number | undefined; defaultReques
   return { total: measured !== undefined ? measured + c.warmup : undefined, defaultRequests };
 }
 
+/**
+ * The run's own outputs after requests.jsonl, by kind, in the order they run (run.json first: a run cut short
+ * still says what it was); `when` says whether a run writes it. A new built-in output is one row here.
+ */
+export const BUILT_IN_REPORTERS: Readonly<Record<string, { reporter: Reporter; when?: (c: RunConfig) => boolean }>> = {
+  run: { reporter: runJsonReporter },
+  summary: { reporter: summaryJsonReporter },
+  'stats-csv': { reporter: statsCsvReporter },
+  'report-html': { reporter: reportHtmlReporter },
+  'vllm-result': { reporter: vllmResultReporter, when: (c) => c.resultFormat === 'vllm' },
+};
+
+/**
+ * The built-in reporters `c` asks for, in the table's order, with a command's own result files (`results`: eval's)
+ * just before report.html, which draws them.
+ */
+export function builtInReporters(c: RunConfig, results: readonly Reporter[] = []): Reporter[] {
+  return Object.entries(BUILT_IN_REPORTERS).flatMap(([kind, b]) => [...(kind === 'report-html' ? results : []), ...(b.when?.(c) ?? true ? [b.reporter] : [])]);
+}
+
 /** The hooks of older callers as a reporter (onAggregator is called by the lifecycle itself). */
 function hooksReporter(h: RunHooks): Reporter {
   return {
@@ -143,7 +163,7 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
       stop('write_failed');
       driver.cancelAll();
     });
-    const reporters: Reporter[] = [jsonl, runJsonReporter, summaryJsonReporter, statsCsvReporter, ...(opts.results ?? []), reportHtmlReporter, ...(c.resultFormat === 'vllm' ? [vllmResultReporter] : []), ...(opts.hooks ? [hooksReporter(opts.hooks)] : []), ...(opts.reporters ?? [])];
+    const reporters: Reporter[] = [jsonl, ...builtInReporters(c, opts.results), ...(opts.hooks ? [hooksReporter(opts.hooks)] : []), ...(opts.reporters ?? [])];
     // run.json first: a run cut short still says what it was.
     runJsonReporter.runStart!(startEvent());
     // Fed each record as it is kept: the summary comes from here, in memory that does not grow with the events.

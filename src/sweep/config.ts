@@ -10,7 +10,7 @@ import { MAX_TIMER_MESSAGE, MAX_TIMER_S } from '../util/timer.js';
 import { flagTable, type FlagTable } from '../util/flags.js';
 import { EmbeddedSimSchema, EMBEDDED_SIM_META, embeddedSimProblems } from '../config/embedded-sim.js';
 import { parseSlo, type Slo } from '../metrics/slo.js';
-import { splitOut, type OutputSpec } from '../config/live-metrics.js';
+import { splitOutputs, type OutputSpec } from '../config/live-metrics.js';
 import type { Precision } from './slo-search.js';
 import { AS_CONFIGURED, buildGrid, isAsConfigured, makePoint, parseInputOutputList, parseNumberList, type InputOutput, type LoadMode, type LoadStep, type PointSpec } from './grid.js';
 import { DEFAULT_TOKENIZER, tokenizerFound } from '../dataset/tokenizer.js';
@@ -94,7 +94,7 @@ export const SWEEP_FLAGS = flagTable(SweepFlagShape, {
   simAccuracy: EMBEDDED_SIM_META.simAccuracy,
   simQuant: EMBEDDED_SIM_META.simQuant,
   simFault: EMBEDDED_SIM_META.simFault,
-  out: { arg: 'dir|kind=url', help: 'sweep directory; given again as prometheus-rw=URL, also push live figures by Prometheus remote write (docs/live-metrics.md)', defaultText: 'results/<timestamp>-sweep/', repeatable: true },
+  out: { arg: 'dir', help: 'sweep directory (KIND=URL here is the deprecated spelling of --push KIND=URL, still read)', defaultText: 'results/<timestamp>-sweep/', repeatable: true },
   overwrite: { help: 'allow writing into a directory that already holds a sweep' },
   json: { help: 'print sweep.json as one JSON document on stdout (progress goes to stderr)' },
   quiet: { help: 'no per-point progress lines' },
@@ -324,8 +324,9 @@ export function resolveSweepConfig(inp: ResolveSweepInput): ResolvedSweep {
   }
   const merged = { ...file.sweep, ...Object.fromEntries(Object.entries(inp.flags).filter(([, v]) => v !== undefined)) };
   const runFlags = { ...file.run, ...Object.fromEntries(Object.entries(inp.runFlags).filter(([, v]) => v !== undefined)) };
-  // --out may be given again as KIND=URL outputs, as for run.
-  const outs = splitOut(merged.out);
+  // Remote outputs for the whole sweep, as for run: --push KIND=URL, or the old --out KIND=URL.
+  const outs = splitOutputs(merged.out, runFlags.push);
+  delete runFlags.push;
   problems.push(...outs.problems);
   if (outs.dir === undefined) delete merged.out;
   else merged.out = outs.dir;
@@ -344,7 +345,7 @@ export function resolveSweepConfig(inp: ResolveSweepInput): ResolvedSweep {
     }
   }
   const axes = lengthAxes(runFlags, problems);
-  const notes: string[] = [];
+  const notes: string[] = [...outs.notes];
   if (runFlags.resultFile !== undefined) problems.push('--result-file: a sweep writes vllm-result.json in each point\'s directory (--result-format vllm); one file would be overwritten by every point: drop --result-file');
   const gridPoints = s.grid !== undefined ? gridFilePoints(s, axes, runFlags, notes, problems) : undefined;
   let pairs: InputOutput[];

@@ -6,6 +6,8 @@ import type { ExecuteInput, ExecuteResult } from '../execute.js';
 import { blankRaw, classifyNetworkError, MAX_ERROR_BODY } from '../exchange-parts.js';
 import { EventLog } from '../event-log.js';
 import type { WsChunk } from './classify.js';
+import { ExchangeTimers } from '../exchange-timers.js';
+import { settleRecord, type SettleWording } from '../settle.js';
 
 export type WsInput = Pick<ExecuteInput, 'id' | 'attempt' | 'warmup' | 'cls' | 'stream' | 'expectedInputTokens' | 'maxTokens' | 'scheduledAtMs' | 'timeoutMs' | 'idleTimeoutMs' | 'maxLineBytes' | 'register' | 'onContent'> & {
   now: () => number;
@@ -23,6 +25,14 @@ const CLOSE_MEANING: Record<number, string> = {
 /** Server text in a message: one line, control characters dropped, bounded (server text is untrusted). */
 const inert = (s: string, max = 200): string => s.replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]+/g, ' ').trim().slice(0, max);
 
+/** How a WebSocket answer's verdicts are worded (settle.ts): server text made inert, E_WS_PARSE for a message that is not JSON. */
+const WS_WORDING: SettleWording = {
+  parseCode: 'E_WS_PARSE',
+  streamError: (text) => `error message in stream: ${inert(text, MAX_ERROR_BODY)}`,
+  noTokens: 'the stream ended without carrying any tokens',
+  noResults: 'the stream ended without carrying any results',
+};
+
 /**
  * A request in flight on a WebSocket. The sender owns the socket and forwards its events here while this request
  * is the socket's current one; `release` tells the sender whether the socket can serve the next request.
@@ -37,12 +47,7 @@ export class WsExchange {
   /** The last request message is written: only messages after that can be this request's answer. */
   private written = false;
   private settled = false;
-  private timedOut = false;
-  private stalled = false;
-  private readonly ac = new AbortController();
-  private readonly timer: NodeJS.Timeout | undefined;
-  private readonly idleTimer: NodeJS.Timeout | undefined;
-  private readonly unregister: (() => void) | undefined;
+  private readonly timers: ExchangeTimers;
   /** Set by the sender once a socket is attached: drop it (true) or keep it for the next request (false). */
   onRelease: (broken: boolean) => void = () => {};
 
@@ -56,20 +61,11 @@ export class WsExchange {
     // A WebSocket stream is a stream whatever --stream says: the messages are timed one by one.
     this.raw = blankRaw({ ...inp, stream: true }, this.sentAt);
     this.log = new EventLog(this.raw, inp.onContent);
-    const idle = inp.idleTimeoutMs ?? 0;
-    this.idleTimer = idle > 0 ? setTimeout(() => this.expire('stalled'), idle) : undefined;
-    this.timer = inp.timeoutMs > 0 ? setTimeout(() => this.expire('timedOut'), inp.timeoutMs) : undefined;
-    this.ac.signal.addEventListener('abort', () => this.fail(null), { once: true });
-    this.unregister = inp.register?.(this.ac);
+    this.timers = new ExchangeTimers(inp.timeoutMs, inp.idleTimeoutMs ?? 0, inp.register, () => this.fail(null));
   }
 
   get isSettled(): boolean {
     return this.settled;
-  }
-
-  private expire(which: 'stalled' | 'timedOut'): void {
-    this[which] = true;
-    this.ac.abort();
   }
 
   /** The socket is open: `reused` (kept from an earlier request or prewarmed) or opened now in `connectingMs`. */
@@ -105,7 +101,7 @@ export class WsExchange {
     // server sends after its end message): it is not this request's.
     if (this.settled || !this.written) return;
     const t = this.inp.now() - this.sentAt;
-    this.idleTimer?.refresh();
+    this.timers.refresh();
     if (this.ended) {
       this.raw.events_after_done++;
       return;
@@ -143,7 +139,7 @@ export class WsExchange {
       return;
     }
     this.log.mark('h', this.inp.now() - this.sentAt);
-    this.idleTimer?.refresh();
+    this.timers.refresh();
   }
 
   /** The upgrade was answered with an HTTP status instead of 101. */
@@ -178,11 +174,11 @@ export class WsExchange {
     if (this.settled) return;
     const raw = this.raw;
     raw.end_ms = this.inp.now() - this.sentAt;
-    if (this.timedOut) {
+    if (this.timers.timedOut) {
       raw.status = 'timeout';
       raw.code = 'E_TIMEOUT';
       raw.error = `no complete response within ${this.inp.timeoutMs / 1000} s`;
-    } else if (this.stalled) {
+    } else if (this.timers.stalled) {
       raw.status = 'timeout';
       raw.code = 'E_STREAM_STALLED';
       raw.error = `stream stalled: nothing received for ${(this.inp.idleTimeoutMs ?? 0) / 1000} s (--idle-timeout)`;
@@ -204,31 +200,12 @@ export class WsExchange {
     this.onRelease(true);
   }
 
-  /** Stop the timers, judge a finished stream by what it carried (as execute.ts does for SSE), hand back the result. */
+  /** Stop the timers, judge a finished stream by what it carried (settle.ts, as for HTTP), hand back the result. */
   private settle(): void {
     if (this.settled) return;
     this.settled = true;
-    if (this.timer) clearTimeout(this.timer);
-    if (this.idleTimer) clearTimeout(this.idleTimer);
-    this.unregister?.();
-    const raw = this.raw;
-    const { usage, reasoningText, answerText } = this.log.finish(this.inp.maxTokens);
-    const { streamError, parseError } = this.log;
-    if (raw.status === 'ok') {
-      if (streamError) {
-        raw.status = 'http_error';
-        raw.code = 'E_STREAM_ERROR_EVENT';
-        raw.error = `error message in stream: ${inert(streamError, MAX_ERROR_BODY)}`;
-      } else if (parseError) {
-        raw.status = 'parse_error';
-        raw.code = 'E_WS_PARSE';
-        raw.error = parseError;
-      } else if (raw.reasoning_chars + raw.answer_chars === 0) {
-        raw.status = 'empty';
-        raw.code = 'E_EMPTY';
-        raw.error = 'the stream ended without carrying any tokens';
-      }
-    }
-    this.resolve({ raw, retryAfterMs: null, reasoningText, answerText, usage });
+    this.timers.stop();
+    const texts = settleRecord(this.raw, this.log, this.inp.maxTokens, WS_WORDING);
+    this.resolve({ raw: this.raw, retryAfterMs: null, ...texts });
   }
 }
