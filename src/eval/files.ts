@@ -3,9 +3,10 @@ import type { Summary } from '../metrics/summary.js';
 import type { RunEndEvent } from '../report/events.js';
 import { outcomeLine, type EvalSummary } from './summary.js';
 import type { EvalOutcome } from './workload.js';
+import { ARTIFACTS } from '../results/artifacts.js';
 
-export const EVAL_JSONL = 'eval.jsonl';
-export const EVAL_JSON = 'eval.json';
+export const EVAL_JSONL = ARTIFACTS.evalAnswers.file;
+export const EVAL_JSON = ARTIFACTS.eval.file;
 
 /** The run's headline performance, kept beside the accuracy in eval.json. */
 export function performanceOf(s: Summary): Record<string, unknown> {

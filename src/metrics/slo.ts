@@ -185,12 +185,28 @@ export function isGoodRequest(r: RequestRecord, slo: Slo | undefined): boolean {
   return true;
 }
 
+/** Goodput's counts taken one record at a time: a run feeds it each record as it is kept, so its verdict reads no record back. */
+export class GoodRequestCount {
+  /** Measured requests (warmup and cancelled ones excluded). */
+  measured = 0;
+  good = 0;
+  goodOutputTokens = 0;
+  constructor(readonly slo: Slo | undefined) {}
+  add(r: RequestRecord): void {
+    if (r.warmup || r.status === 'cancelled') return;
+    this.measured++;
+    if (!isGoodRequest(r, this.slo)) return;
+    this.good++;
+    this.goodOutputTokens += r.output_tokens ?? 0;
+  }
+}
+
 /**
  * Check a run (or one class of it) against the SLOs. Run-level checks read the summary's statistics;
  * goodput counts the measured requests that were good: goodput_req_s = good / duration_s,
  * goodput_tok_s = Σ output_tokens(good) / duration_s. Without objectives, every successful request is good.
  */
-export function evaluateSlo(summary: MetricsBlock, records: Iterable<RequestRecord>, slo: Slo | undefined): SloResult {
+export function evaluateSlo(summary: MetricsBlock, records: Iterable<RequestRecord> | GoodRequestCount, slo: Slo | undefined): SloResult {
   const checks: SloCheck[] = [];
   const anyOk = summary.requests.ok > 0;
   for (const o of slo?.objectives ?? []) {
@@ -209,17 +225,13 @@ export function evaluateSlo(summary: MetricsBlock, records: Iterable<RequestReco
       checks.push(check({ name: o.name, op: '>=', limit: o.limit, actual, unit: 'tok/s' }, (x) => x >= o.limit, anyOk, ''));
     }
   }
-  // One pass over any iterable, so a report can stream the records instead of holding them.
-  let measured = 0;
-  let good = 0;
-  let goodTok = 0;
-  for (const r of records) {
-    if (r.warmup || r.status === 'cancelled') continue;
-    measured++;
-    if (!isGoodRequest(r, slo)) continue;
-    good++;
-    goodTok += r.output_tokens ?? 0;
+  // One pass over any iterable, so a report can stream the records instead of holding them; or counts taken already.
+  let counts = records instanceof GoodRequestCount ? records : undefined;
+  if (!counts) {
+    counts = new GoodRequestCount(slo);
+    for (const r of records as Iterable<RequestRecord>) counts.add(r);
   }
+  const { measured, good, goodOutputTokens: goodTok } = counts;
   const d = summary.duration_s;
   return {
     passed: checks.every((c) => c.passed),

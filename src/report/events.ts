@@ -5,6 +5,7 @@ import type { Summary } from '../metrics/summary.js';
 import type { WriteError } from '../errors.js';
 import type { LoadControl } from '../scheduler/load-control.js';
 import type { TimelineSample } from '../telemetry/source.js';
+import type { RunArtifacts } from '../results/run-artifacts.js';
 
 export interface RunStartEvent {
   /** The target as shown (redacted); for a simulation, the engine it models. */
@@ -46,6 +47,8 @@ export interface RunEndEvent {
   summary: Summary;
   outDir: string;
   files: ResultFiles;
+  /** What the run holds of its files (summary, run.json, a chart sample, the --slo verdict; every record read once, on demand): read this, not the files. */
+  artifacts: RunArtifacts;
 }
 
 /**

@@ -1,7 +1,5 @@
 // Sweep orchestration: one run per point (grid or --auto search) against one server, then sweep.json, sweep.csv and report.html.
-import { existsSync } from 'node:fs';
 import { makeDirs } from '../outdir.js';
-import { writeFileAtomic } from '../util/atomic-write.js';
 import { join } from 'node:path';
 import { recordsOf, REQUESTS_JSONL } from '../report/results-dir.js';
 import { run, redactedConfig, type Reporter, type RunHooks } from '../run.js';
@@ -23,6 +21,7 @@ import type { AutoRole, AutoSearchReport } from '../report/auto-search-model.js'
 import { evaluateSlo } from '../metrics/slo.js';
 import { writeRunReport } from '../report/html/run-report.js';
 import { writeSweepReport } from '../report/html/sweep-report.js';
+import { ARTIFACTS, hasArtifact, writeArtifact, writeJsonArtifact } from '../results/artifacts.js';
 
 export type { SweepDoc } from '../report/sweep-model.js';
 
@@ -73,7 +72,7 @@ export interface SweepOptions {
 export async function runSweep(resolved: ResolvedSweep, opts: SweepOptions = {}): Promise<SweepResult> {
   const { sweep: s, runFlags, base } = resolved;
   const outDir = s.out ?? defaultSweepDir();
-  if (existsSync(join(outDir, 'sweep.json')) && !s.overwrite)
+  if (hasArtifact(outDir, ARTIFACTS.sweep) && !s.overwrite)
     throw new UsageError([`--out: ${outDir} already holds a sweep; choose another directory or pass --overwrite`]);
   makeDirs(join(outDir, 'points'), '--out');
   const startedAt = new Date().toISOString();
@@ -220,7 +219,7 @@ export async function runSweep(resolved: ResolvedSweep, opts: SweepOptions = {})
 
 /** Write sweep.json, sweep.csv and report.html for a finished sweep. */
 export function writeSweepFiles(outDir: string, doc: SweepDoc): void {
-  writeFileAtomic(join(outDir, 'sweep.json'), JSON.stringify(doc, null, 2) + '\n');
-  writeFileAtomic(join(outDir, 'sweep.csv'), sweepCsv(doc.points));
+  writeJsonArtifact(outDir, ARTIFACTS.sweep, doc);
+  writeArtifact(outDir, ARTIFACTS.sweepCsv, sweepCsv(doc.points));
   writeSweepReport(outDir);
 }

@@ -14,9 +14,10 @@ import { evalSection, readEvalData } from './eval-section.js';
 import { gridHeatmaps } from './sweep-heatmaps.js';
 import { autoSearchSection } from './auto-search-section.js';
 import { escapeHtml as esc } from './escape.js';
+import { ARTIFACTS, artifactPath } from '../../results/artifacts.js';
 
 export function readSweepDoc(dir: string): SweepDoc {
-  const p = join(dir, 'sweep.json');
+  const p = artifactPath(dir, ARTIFACTS.sweep);
   if (!existsSync(p)) throw new UsageError([`${p} not found (is ${dir} a tokenflood sweep directory?)`]);
   return JSON.parse(readFileSync(p, 'utf8')) as SweepDoc;
 }
@@ -165,7 +166,7 @@ export function renderSweepReport(dir: string, doc: SweepDoc): string {
 
 /** Read a sweep directory and write DIR/report.html; returns the path written. */
 export function writeSweepReport(dir: string): string {
-  const path = join(dir, 'report.html');
+  const path = artifactPath(dir, ARTIFACTS.report);
   writeFileAtomic(path, renderSweepReport(dir, readSweepDoc(dir)));
   return path;
 }
