@@ -66,7 +66,7 @@ export async function evalAction(cmd: Command, out: Out): Promise<void> {
       saveEvalFiles(e, outcomes, doc);
       // report.html was drawn before eval.json existed: draw it again with the eval section.
       try {
-        writeRunReport(e.outDir);
+        writeRunReport(e.outDir, {}, e.artifacts);
       } catch (err) {
         out.err.write(`tokenflood: warning: could not add the eval section to report.html: ${(err as Error).message}\n`);
       }

@@ -56,7 +56,7 @@ export async function runUnderLoad(
   if (!c.quiet) out.err.write('tokenflood: idle baseline: the graded set alone at concurrency 1\n');
   await runIdleBaseline(resolved, plan, join(res.outDir, 'eval-baseline'), signal);
   const s = writeUnderLoadFiles(res.outDir, plan);
-  writeRunReport(res.outDir);
+  writeRunReport(res.outDir, {}, res.artifacts);
   res.written.push(EVAL_JSONL, EVAL_JSON);
   print(res, s);
 }
