@@ -10,7 +10,7 @@ import { EVAL_RUN_DEFAULTS } from '../config/eval.js';
 import { outcomeLine, type EvalSummary } from '../eval/summary.js';
 import { EVAL_JSON, EVAL_JSONL } from '../eval/files.js';
 import { accuracyText } from '../eval/terminal.js';
-import { writeFileAtomic } from '../util/atomic-write.js';
+import { ARTIFACTS, writeArtifact, writeJsonArtifact } from '../results/artifacts.js';
 import { writeRunReport } from '../report/html/run-report.js';
 
 /** The probe set of --eval-under-load, read and checked before anything is sent. */
@@ -25,8 +25,8 @@ export function underLoadPlan(c: Pick<RunConfig, 'evalUnderLoad' | 'evalLimit' |
 export function writeUnderLoadFiles(dir: string, plan: UnderLoadPlan): EvalSummary {
   const summary = plan.summary();
   const lines = plan.outcomes().map((x) => JSON.stringify(outcomeLine(x)));
-  writeFileAtomic(join(dir, EVAL_JSONL), lines.join('\n') + (lines.length ? '\n' : ''));
-  writeFileAtomic(join(dir, EVAL_JSON), JSON.stringify(summary, null, 2) + '\n');
+  writeArtifact(dir, ARTIFACTS.evalAnswers, lines.join('\n') + (lines.length ? '\n' : ''));
+  writeJsonArtifact(dir, ARTIFACTS.eval, summary);
   return summary;
 }
 

@@ -176,7 +176,7 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
     const sourceFiles: string[] = [];
     const windows = new WindowTracker();
     // What report.html and the --slo verdict need of the records, taken as they are kept: nothing is read back after the run.
-    const fold = () => ({ chart: new RecordSample(CHART_SAMPLE_MAX), good: new GoodRequestCount(sloSpec) });
+    const fold = () => ({ chart: new RecordSample(CHART_SAMPLE_MAX), good: sloSpec && new GoodRequestCount(sloSpec) });
     let folds = fold();
     const agg = new LiveAggregator(driver.clock.now, driver.contentEvents && (() => driver.contentEvents!()), driver.firstTokens && (() => driver.firstTokens!()));
     for (const r of reporters) if (r !== runJsonReporter) r.runStart?.(startEvent());
@@ -208,7 +208,7 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
         summaryAgg.add(rec);
         windows.add(rec);
         folds.chart.add(rec);
-        folds.good.add(rec);
+        folds.good?.add(rec);
       }
       for (const r of others) r.record!(rec);
     };
@@ -242,12 +242,12 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
     const keptWindows = jsonl.failure ? new WindowTracker() : windows;
     if (jsonl.failure) {
       folds = fold();
-      eachRecord(artifactPath(outDir, ARTIFACTS.requests), (r) => (kept.add(r), keptWindows.add(r), folds.chart.add(r), folds.good.add(r)));
+      eachRecord(artifactPath(outDir, ARTIFACTS.requests), (r) => (kept.add(r), keptWindows.add(r), folds.chart.add(r), folds.good?.add(r)));
     }
     const summary = withGpuSection(outDir, withServerSection(outDir, kept.summary(meta, c.concurrency), keptWindows));
     const files = new FileLedger(outDir);
     for (const f of sourceFiles) files.wrote(f);
-    const slo = sloSpec && { text: sloSpec.text, result: evaluateSlo(summary, folds.good, sloSpec) };
+    const slo = sloSpec && folds.good && { text: sloSpec.text, result: evaluateSlo(summary, folds.good, sloSpec) };
     const artifacts = runArtifacts({ outDir, meta, summary, chartSample: { records: folds.chart.records(), total: folds.chart.total }, slo });
     for (const r of reporters) await r.runEnd?.({ meta, summary, outDir, files, artifacts });
     const result = lazyRecords({ summary, outDir, written: files.written, artifacts });

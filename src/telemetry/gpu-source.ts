@@ -69,6 +69,7 @@ export function gpuSources(c: GpuSourceConfig): TimelineSource[] {
       },
       async stop(): Promise<SourceResult> {
         await stopAll?.();
+        out?.close(); // also when start failed part-way (closing twice is a no-op)
         const failure = out?.failure?.reason;
         const extra = { ...(gpuStats?.() ?? {}), ...(rejected ? { rejected_values: rejected } : {}), ...(cutGpus ? { gpus_past_limit: cutGpus } : {}), ...(failure ? { write_error: failure } : {}) };
         return { meta: { gpu_metrics: { source: c.gpuMetrics ?? null, server_pid: c.serverPid ?? null, samples: lines, interval_ms: intervalMs, ...extra } }, files: failure ? [] : [GPU_METRICS_JSONL] };
