@@ -3,7 +3,7 @@ import { lstatSync, mkdirSync, readdirSync, statSync, unlinkSync, type Stats } f
 import { dirname, join, resolve } from 'node:path';
 import { UsageError, WriteError } from './errors.js';
 import { describeFsError, writeFileAtomic } from './util/atomic-write.js';
-import { RUN_MARKERS } from './results/artifacts.js';
+import { RUN_MARKERS } from './artifacts/registry.js';
 
 const RUN_FILES = RUN_MARKERS.map((a) => a.file);
 

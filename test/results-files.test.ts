@@ -1,11 +1,11 @@
-// Every results-directory file is named in one place: src/results/artifacts.ts. A file name literal elsewhere in src/ fails here.
+// Every results-directory file is named in one place: src/artifacts/registry.ts. A file name literal elsewhere in src/ fails here.
 import { describe, it, expect } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { ARTIFACTS, POINTS_DIR } from '../src/results/artifacts.js';
+import { ARTIFACTS, POINTS_DIR } from '../src/artifacts/registry.js';
 
 const root = join(__dirname, '..');
-const REGISTRY = 'src/results/artifacts.ts';
+const REGISTRY = 'src/artifacts/registry.ts';
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>

@@ -2,14 +2,14 @@
 import { describe, it, expect, vi } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import * as records from '../src/results/records.js';
+import * as records from '../src/artifacts/records.js';
 import { simulate } from '../src/simulate.js';
 import { evaluateSlo, parseSlo } from '../src/metrics/slo.js';
 import { tmpDir } from './helpers.js';
 
 // Every reader of requests.jsonl, counted (the module's own functions pass through).
-vi.mock('../src/results/records.js', async (importOriginal) => {
-  const m = await importOriginal<typeof import('../src/results/records.js')>();
+vi.mock('../src/artifacts/records.js', async (importOriginal) => {
+  const m = await importOriginal<typeof import('../src/artifacts/records.js')>();
   return { ...m, eachRecord: vi.fn(m.eachRecord), recordsOf: vi.fn(m.recordsOf), readRecordsSorted: vi.fn(m.readRecordsSorted), sampleRecords: vi.fn(m.sampleRecords) };
 });
 

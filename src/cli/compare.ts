@@ -12,7 +12,7 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { compareEvalLines, readEvalLines, renderEvalComparison, type EvalComparison } from '../eval/compare.js';
 import { EVAL_JSONL } from '../eval/files.js';
-import { ARTIFACTS, artifactPath } from '../results/artifacts.js';
+import { ARTIFACTS, artifactPath } from '../artifacts/registry.js';
 
 /** `accuracy_drop=N` entries of --fail-on (points) split from the metric names. */
 function splitFailOn(text: string | undefined, problems: string[]): { metrics: string | undefined; dropPoints: number | undefined } {

@@ -10,7 +10,7 @@ import { EVAL_RUN_DEFAULTS } from '../config/eval.js';
 import { outcomeLine, type EvalSummary } from '../eval/summary.js';
 import { EVAL_JSON, EVAL_JSONL } from '../eval/files.js';
 import { accuracyText } from '../eval/terminal.js';
-import { ARTIFACTS, writeArtifact, writeJsonArtifact } from '../results/artifacts.js';
+import { ARTIFACTS, writeArtifact, writeJsonArtifact } from '../artifacts/registry.js';
 import { writeRunReport } from '../report/html/run-report.js';
 
 /** The probe set of --eval-under-load, read and checked before anything is sent. */

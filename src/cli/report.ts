@@ -4,7 +4,7 @@ import { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import type { Summary } from '../metrics/summary.js';
 import { replaySummary, writeJsonFile } from '../report/results-dir.js';
-import { ARTIFACTS, artifactPath, hasArtifact, writeArtifact } from '../results/artifacts.js';
+import { ARTIFACTS, artifactPath, hasArtifact, writeArtifact } from '../artifacts/registry.js';
 import { renderSummary } from '../report/terminal.js';
 import type { Out } from './io.js';
 import { stripControls } from '../util/terminal-text.js';

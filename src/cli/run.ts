@@ -10,7 +10,7 @@ import { UsageError } from '../errors.js';
 import { renderSummary } from '../report/terminal.js';
 import { evaluateSlo, parseSlo, describeSloChecks } from '../metrics/slo.js';
 import { recordsOf, requestsFile } from '../report/results-dir.js';
-import type { RunArtifacts } from '../results/run-artifacts.js';
+import type { RunArtifacts } from '../artifacts/run-artifacts.js';
 import { progressReporter } from '../report/progress.js';
 import { terminalViewReporter } from '../report/live/terminal-view-reporter.js';
 import type { LiveOutputs } from '../report/live/outputs.js';

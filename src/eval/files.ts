@@ -3,7 +3,7 @@ import type { Summary } from '../metrics/summary.js';
 import type { RunEndEvent } from '../report/events.js';
 import { outcomeLine, type EvalSummary } from './summary.js';
 import type { EvalOutcome } from './workload.js';
-import { ARTIFACTS } from '../results/artifacts.js';
+import { ARTIFACTS } from '../artifacts/registry.js';
 
 export const EVAL_JSONL = ARTIFACTS.evalAnswers.file;
 export const EVAL_JSON = ARTIFACTS.eval.file;

@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { barrier, getJson, peerUrl, startCoordServer, type ShardState } from './barrier.js';
-import { ARTIFACTS, hasArtifact } from '../results/artifacts.js';
+import { ARTIFACTS, hasArtifact } from '../artifacts/registry.js';
 
 const MAIN_JS = fileURLToPath(new URL('../cli/main.js', import.meta.url));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -2,7 +2,7 @@
 import { WriteError } from '../errors.js';
 import { RecordWriter } from '../metrics/jsonl.js';
 import type { RequestRecord } from '../metrics/record.js';
-import { ARTIFACTS, artifactPath, jsonText, writeArtifact, writeJsonArtifact } from '../results/artifacts.js';
+import { ARTIFACTS, artifactPath, jsonText, writeArtifact, writeJsonArtifact } from '../artifacts/registry.js';
 import { writeRunReport } from '../report/html/run-report.js';
 import { statsCsv } from '../report/stats-csv.js';
 import type { Reporter, ResultFiles } from '../report/events.js';

@@ -3,7 +3,7 @@ import { WriteError } from '../errors.js';
 import type { LiveAggregator } from '../metrics/live.js';
 import type { RequestRecord } from '../metrics/record.js';
 import type { Summary } from '../metrics/summary.js';
-import type { RunArtifacts } from '../results/run-artifacts.js';
+import type { RunArtifacts } from '../artifacts/run-artifacts.js';
 
 /** The older way to listen to a run (kept for callers and tests); a Reporter (events.ts) sees the same moments. */
 export interface RunHooks {

@@ -7,7 +7,7 @@ import { recordLine, roundMs } from '../metrics/jsonl.js';
 import type { ClientHealth } from '../metrics/health.js';
 import type { Summary } from '../metrics/summary-model.js';
 import { eachRecord, replaySummary, writeJsonFile } from '../report/results-dir.js';
-import { ARTIFACTS, artifactPath } from '../results/artifacts.js';
+import { ARTIFACTS, artifactPath } from '../artifacts/registry.js';
 import { writeRunReport } from '../report/html/run-report.js';
 import { readShards, type ShardDir } from './shards.js';
 import { SeenRecords } from './seen.js';

@@ -1,6 +1,6 @@
 // Whether two compared results measured the same kind of thing: time scale, workload, endpoint, stream, model, tokenizer, load.
 import { existsSync, readFileSync } from 'node:fs';
-import { ARTIFACTS, artifactPath } from '../results/artifacts.js';
+import { ARTIFACTS, artifactPath } from '../artifacts/registry.js';
 
 /** What a run measured, read from its run.json (for a sweep: its first point's run.json). */
 export interface RunKind {

@@ -9,7 +9,7 @@ import { readSweepDoc } from './html/sweep-report.js';
 import { kindWarnings, readRunJson, runKind, type RunKind } from './compare-kind.js';
 import { isFilePath, loadVllmResult, runAsVllm, type LatencySamples } from './compat/vllm-read.js';
 import { EXTRA_PERCENTILE_KEY, extraPercentileMetrics, extraPercentilesOf, extraValuesFromMetrics, extraValuesFromRow } from './compare-percentiles.js';
-import { ARTIFACTS, hasArtifact } from '../results/artifacts.js';
+import { ARTIFACTS, hasArtifact } from '../artifacts/registry.js';
 
 export interface CompareMetric {
   key: string;

@@ -5,7 +5,7 @@ import type { Summary } from '../metrics/summary.js';
 import type { WriteError } from '../errors.js';
 import type { LoadControl } from '../scheduler/load-control.js';
 import type { TimelineSample } from '../telemetry/source.js';
-import type { RunArtifacts } from '../results/run-artifacts.js';
+import type { RunArtifacts } from '../artifacts/run-artifacts.js';
 
 export interface RunStartEvent {
   /** The target as shown (redacted); for a simulation, the engine it models. */

@@ -1,18 +1,18 @@
-// A results directory's summary replayed from its files (requests.jsonl, run.json, the telemetry timelines); the files themselves are named, written and read in src/results/.
+// A results directory's summary replayed from its files (requests.jsonl, run.json, the telemetry timelines); the files themselves are named, written and read in src/artifacts/.
 import { SummaryAggregator } from '../metrics/aggregator.js';
 import type { Summary } from '../metrics/summary-model.js';
 import { WindowTracker } from '../telemetry/window.js';
 import { withServerSection } from '../telemetry/server-section.js';
 import { withGpuSection } from '../telemetry/gpu-source.js';
-import { ARTIFACTS } from '../results/artifacts.js';
-import { eachRecord, requestsFile } from '../results/records.js';
-import { readRunMeta, readSummaryJson } from '../results/run-files.js';
+import { ARTIFACTS } from '../artifacts/registry.js';
+import { eachRecord, requestsFile } from '../artifacts/records.js';
+import { readRunMeta, readSummaryJson } from '../artifacts/run-files.js';
 
-// The readers and writers live in src/results/; re-exported for the callers that import them from here.
-export { byIdThenAttempt, CHART_SAMPLE_MAX, eachRecord, readRecordsSorted, recordsOf, requestsFile, sampleRecords } from '../results/records.js';
-export { readRunMeta, readSummaryJson, writeJsonFile } from '../results/run-files.js';
+// The readers and writers live in src/artifacts/; re-exported for the callers that import them from here.
+export { byIdThenAttempt, CHART_SAMPLE_MAX, eachRecord, readRecordsSorted, recordsOf, requestsFile, sampleRecords } from '../artifacts/records.js';
+export { readRunMeta, readSummaryJson, writeJsonFile } from '../artifacts/run-files.js';
 
-/** The registry's names (src/results/artifacts.ts), under the names older callers use. */
+/** The registry's names (src/artifacts/registry.ts), under the names older callers use. */
 export const RUN_JSON = ARTIFACTS.run.file;
 export const REQUESTS_JSONL = ARTIFACTS.requests.file;
 export const SUMMARY_JSON = ARTIFACTS.summary.file;

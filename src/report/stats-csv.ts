@@ -2,7 +2,7 @@
 import type { MetricsBlock, Summary } from '../metrics/summary-model.js';
 import { DEFAULT_PERCENTILES, percentileKey, type DistStats } from '../metrics/stats.js';
 import { csvCell } from './csv-cell.js';
-import { ARTIFACTS } from '../results/artifacts.js';
+import { ARTIFACTS } from '../artifacts/registry.js';
 
 export const STATS_CSV = ARTIFACTS.stats.file;
 

@@ -21,7 +21,7 @@ import type { AutoRole, AutoSearchReport } from '../report/auto-search-model.js'
 import { evaluateSlo } from '../metrics/slo.js';
 import { writeRunReport } from '../report/html/run-report.js';
 import { writeSweepReport } from '../report/html/sweep-report.js';
-import { ARTIFACTS, hasArtifact, writeArtifact, writeJsonArtifact } from '../results/artifacts.js';
+import { ARTIFACTS, hasArtifact, writeArtifact, writeJsonArtifact } from '../artifacts/registry.js';
 
 export type { SweepDoc } from '../report/sweep-model.js';
 

@@ -9,7 +9,7 @@ import type { LineAppender } from '../util/line-appender.js';
 // Imported up front, not on start: the sources start on the run clock, before the first request, so start() must not
 // spend that time loading a module (a dynamic import here delayed every run's first send by tens of ms).
 import { createHostSampler } from './gpu/host.js';
-import { ARTIFACTS, appendArtifact, artifactPath } from '../results/artifacts.js';
+import { ARTIFACTS, appendArtifact, artifactPath } from '../artifacts/registry.js';
 
 export const GPU_METRICS_JSONL = ARTIFACTS.gpuMetrics.file;
 

@@ -1,7 +1,7 @@
 // server_metrics.jsonl: samples appended as lines through the one JSONL appender, buffered and flushed off the measuring path.
 import type { ServerSample } from './normalize.js';
 import { forEachLine, Thinner, type LineReadOptions } from './jsonl-lines.js';
-import { ARTIFACTS, appendArtifact, artifactPath } from '../results/artifacts.js';
+import { ARTIFACTS, appendArtifact, artifactPath } from '../artifacts/registry.js';
 import type { LineAppender } from '../util/line-appender.js';
 
 export const SERVER_METRICS_JSONL = ARTIFACTS.serverMetrics.file;

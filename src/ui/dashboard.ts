@@ -10,7 +10,7 @@ import { runPercentiles } from '../metrics/aggregator.js';
 import { chartOptions } from './page.js';
 import { startDashboardServer, type DashboardServer } from './server.js';
 import { createToken } from './token.js';
-import { ARTIFACTS } from '../results/artifacts.js';
+import { ARTIFACTS } from '../artifacts/registry.js';
 
 /** Once a second: the floor, and each tick costs the measuring thread (statistics, windowed percentiles, JSON). */
 export const DASHBOARD_SNAPSHOT_MS = 1000;

@@ -7,7 +7,7 @@ import { echartsSource } from '../report/html/echarts-source.js';
 import { CSP, dashboardCss, dashboardHtml } from './page.js';
 import { DASHBOARD_JS } from './client.js';
 import { tokenMatches } from './token.js';
-import { ARTIFACTS } from '../results/artifacts.js';
+import { ARTIFACTS } from '../artifacts/registry.js';
 
 /** A control request body larger than this is refused (a load change is a few bytes). */
 const MAX_BODY_BYTES = 4096;

@@ -11,7 +11,7 @@ import { recordsOf, REQUESTS_JSONL } from '../results-dir.js';
 import { VERSION } from '../../version.js';
 import { DEFINITIONS } from './definitions.js';
 import { handoffOffsetMs, RunRecompute, toolRequest } from './recompute.js';
-import { ARTIFACTS } from '../../results/artifacts.js';
+import { ARTIFACTS } from '../../artifacts/registry.js';
 
 export const VLLM_RESULT_JSON = ARTIFACTS.vllmResult.file;
 

@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { htmlTable, pctText, tiles } from './sections.js';
 import { escapeHtml as esc } from './escape.js';
-import { ARTIFACTS, artifactPath } from '../../results/artifacts.js';
+import { ARTIFACTS, artifactPath } from '../../artifacts/registry.js';
 
 /** What the section reads from eval.json (written by src/eval/); declared here so report/ does not depend on eval/. */
 interface Acc {

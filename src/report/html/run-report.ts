@@ -2,8 +2,8 @@
 import type { RequestRecord } from '../../metrics/record.js';
 import type { Summary } from '../../metrics/summary.js';
 import { CHART_SAMPLE_MAX, readRunMeta, readSummaryJson, recordsOf, replaySummary, requestsFile, sampleRecords } from '../results-dir.js';
-import { ARTIFACTS, hasArtifact, writeArtifact } from '../../results/artifacts.js';
-import type { RunArtifacts } from '../../results/run-artifacts.js';
+import { ARTIFACTS, hasArtifact, writeArtifact } from '../../artifacts/registry.js';
+import type { RunArtifacts } from '../../artifacts/run-artifacts.js';
 import { evaluateSlo, parseSlo, type SloResult } from '../../metrics/slo.js';
 import { renderPage } from './page.js';
 import { cdfChart, errorsChart, histogramChart, itlStalls, overTimeChart, stallsChart, timelineChart } from './run-charts.js';

@@ -14,7 +14,7 @@ import { evalSection, readEvalData } from './eval-section.js';
 import { gridHeatmaps } from './sweep-heatmaps.js';
 import { autoSearchSection } from './auto-search-section.js';
 import { escapeHtml as esc } from './escape.js';
-import { ARTIFACTS, artifactPath } from '../../results/artifacts.js';
+import { ARTIFACTS, artifactPath } from '../../artifacts/registry.js';
 
 export function readSweepDoc(dir: string): SweepDoc {
   const p = artifactPath(dir, ARTIFACTS.sweep);

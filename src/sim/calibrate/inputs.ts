@@ -5,7 +5,7 @@ import { UsageError } from '../../errors.js';
 import { fileLines } from '../../dataset/formats/lines.js';
 import { openRegularFile, readTextFile } from '../../util/read-file.js';
 import { stripControls } from '../../util/terminal-text.js';
-import { ARTIFACTS, artifactPath, hasArtifact } from '../../results/artifacts.js';
+import { ARTIFACTS, artifactPath, hasArtifact } from '../../artifacts/registry.js';
 
 /**
  * Prompt or output tokens of one request above this are not a measurement: 2,097,152 (2 Mi) is above the longest

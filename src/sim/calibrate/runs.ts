@@ -7,7 +7,7 @@ import { recordsOf, REQUESTS_JSONL } from '../../report/results-dir.js';
 import { stripControls } from '../../util/terminal-text.js';
 import { planFromRecords, planFromSummary, type MeasurementPlan } from './trace.js';
 import { cacheWarningOf } from './cached-points.js';
-import { ARTIFACTS, artifactPath, hasArtifact } from '../../results/artifacts.js';
+import { ARTIFACTS, artifactPath, hasArtifact } from '../../artifacts/registry.js';
 
 /** Engine options a run's config may carry (simulate and embedded-sim runs do); the rest come from calibrate's flags. */
 const ENGINE_KEYS = ['gpu', 'modelProfile', 'tp', 'weightDtype', 'kvDtype', 'maxNumSeqs', 'maxNumBatchedTokens', 'gpuMemoryUtilization', 'blockSize', 'prefixCaching', 'numGpuBlocksOverride', 'specMethod', 'specTokens', 'specAcceptance', 'specDraftCost', 'kvOffloadGiB', 'pcieGBps', 'pp', 'disagg', 'disaggLinkGBps', 'disaggLatencyMs'] as const;
