@@ -1,6 +1,8 @@
 // Public library API.
 export { run, RunWriteError, type RunResult, type RunOptions, type RunHooks } from './run.js';
 export type { Reporter, RunStartEvent, SnapshotEvent, RunEndEvent, ResultFiles, SweepStartEvent, PointStartEvent, PointEndEvent, SweepEndEvent } from './report/events.js';
+export type { RunArtifacts } from './artifacts/run-artifacts.js';
+export { ARTIFACTS, type Artifact } from './artifacts/registry.js';
 export { simulate, type SimulateResult } from './simulate.js';
 export { resolveRunConfig } from './config/load.js';
 export { RunConfigSchema, type RunConfig, type RunConfigInput } from './config/schema.js';

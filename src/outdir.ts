@@ -3,8 +3,9 @@ import { lstatSync, mkdirSync, readdirSync, statSync, unlinkSync, type Stats } f
 import { dirname, join, resolve } from 'node:path';
 import { UsageError, WriteError } from './errors.js';
 import { describeFsError, writeFileAtomic } from './util/atomic-write.js';
+import { RUN_MARKERS } from './artifacts/registry.js';
 
-const RUN_FILES = ['requests.jsonl', 'summary.json', 'run.json'];
+const RUN_FILES = RUN_MARKERS.map((a) => a.file);
 
 /** results/<timestamp>-<model><suffix> */
 export function defaultOutDir(model: string, suffix = ''): string {

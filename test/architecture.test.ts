@@ -21,7 +21,7 @@ const LAYERS: { layer: string; rows: Row[] }[] = [
   { layer: 'util', rows: [{ unit: 'src/util/' }] },
   { layer: 'metrics', rows: [{ unit: 'src/metrics/', subfolders: ['registry/'] }] },
   { layer: 'dataset, scheduler', rows: [{ unit: 'src/dataset/', subfolders: ['formats/', 'trace/', 'trace/formats/'] }, { unit: 'src/scheduler/', subfolders: ['executors/'] }] },
-  { layer: 'backends', rows: [{ unit: 'src/backends/', subfolders: ['h1/', 'ws/'] }] },
+  { layer: 'backends, artifacts', rows: [{ unit: 'src/backends/', subfolders: ['h1/', 'ws/'] }, { unit: 'src/artifacts/' }] },
   { layer: 'eval, telemetry', rows: [{ unit: 'src/eval/' }, { unit: 'src/telemetry/', subfolders: ['gpu/'] }] },
   { layer: 'sim', rows: [{ unit: 'src/sim/', subfolders: ['engine/', 'http/'] }] },
   { layer: 'config', rows: [{ unit: 'src/config/' }] },

@@ -5,6 +5,7 @@ import { UsageError } from '../errors.js';
 import { fileLines } from '../dataset/formats/lines.js';
 import { openRegularFile, readTextFile } from '../util/read-file.js';
 import { stripControls } from '../util/terminal-text.js';
+import { ARTIFACTS, artifactPath, hasArtifact } from '../artifacts/registry.js';
 
 /**
  * Prompt or output tokens of one request above this are not a measurement: 2,097,152 (2 Mi) is above the longest
@@ -25,10 +26,10 @@ const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 
 /** The run directories the arguments name: a run dir itself, or a sweep dir's points/* that hold a summary.json. */
 function runDirsOf(arg: string): string[] {
   if (!existsSync(arg) || !statSync(arg).isDirectory()) return [];
-  if (existsSync(join(arg, 'summary.json'))) return [arg];
+  if (hasArtifact(arg, ARTIFACTS.summary)) return [arg];
   const points = join(arg, 'points');
   if (!existsSync(points) || !statSync(points).isDirectory()) return [];
-  return readdirSync(points).filter((n) => existsSync(join(points, n, 'summary.json'))).map((n) => join(points, n));
+  return readdirSync(points).filter((n) => hasArtifact(join(points, n), ARTIFACTS.summary)).map((n) => join(points, n));
 }
 
 /** summary.json's numbers that the fit uses: each finite and in range. */
@@ -131,8 +132,8 @@ export function checkCalibrationInputs(args: readonly string[]): void {
         continue;
       }
       seen.set(real, dir);
-      checkSummary(join(dir, 'summary.json'), problems);
-      const records = join(dir, 'requests.jsonl');
+      checkSummary(artifactPath(dir, ARTIFACTS.summary), problems);
+      const records = artifactPath(dir, ARTIFACTS.requests);
       if (existsSync(records)) checkRecords(records, problems);
     }
   if (problems.length) throw new UsageError(problems.map((p) => `calibrate: ${p}`));

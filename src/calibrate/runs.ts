@@ -7,6 +7,7 @@ import { recordsOf, REQUESTS_JSONL } from '../report/results-dir.js';
 import { stripControls } from '../util/terminal-text.js';
 import { planFromRecords, planFromSummary, type MeasurementPlan } from './trace.js';
 import { cacheWarningOf } from './cached-points.js';
+import { ARTIFACTS, artifactPath, hasArtifact } from '../artifacts/registry.js';
 
 /** Engine options a run's config may carry (simulate and embedded-sim runs do); the rest come from calibrate's flags. */
 const ENGINE_KEYS = ['gpu', 'modelProfile', 'tp', 'weightDtype', 'kvDtype', 'maxNumSeqs', 'maxNumBatchedTokens', 'gpuMemoryUtilization', 'blockSize', 'prefixCaching', 'numGpuBlocksOverride', 'specMethod', 'specTokens', 'specAcceptance', 'specDraftCost', 'kvOffloadGiB', 'pcieGBps', 'pp', 'disagg', 'disaggLinkGBps', 'disaggLatencyMs'] as const;
@@ -66,8 +67,8 @@ export function readRunDir(dir: string, problems: string[]): CalibrationPoint | 
   let run: Record<string, unknown>;
   let summary: Record<string, unknown>;
   try {
-    summary = readJson(join(dir, 'summary.json'), MAX_SUMMARY_BYTES);
-    run = (summary.run as Record<string, unknown>) ?? readJson(join(dir, 'run.json'), MAX_CONFIG_BYTES);
+    summary = readJson(artifactPath(dir, ARTIFACTS.summary), MAX_SUMMARY_BYTES);
+    run = (summary.run as Record<string, unknown>) ?? readJson(artifactPath(dir, ARTIFACTS.run), MAX_CONFIG_BYTES);
   } catch (e) {
     problems.push(`${dir}: cannot read summary.json: ${(e as Error).message}`);
     return undefined;
@@ -138,7 +139,7 @@ export function readCalibrationPoints(dirs: readonly string[]): CalibrationPoint
       problems.push(`${d}: not a directory (give run directories or sweep directories)`);
       continue;
     }
-    if (existsSync(join(d, 'summary.json'))) {
+    if (hasArtifact(d, ARTIFACTS.summary)) {
       const p = readRunDir(d, problems);
       if (p) points.push(p);
       continue;
@@ -148,7 +149,7 @@ export function readCalibrationPoints(dirs: readonly string[]): CalibrationPoint
       problems.push(`${d}: neither a run directory (summary.json) nor a sweep directory (points/)`);
       continue;
     }
-    const names = readdirSync(pointsDir).filter((n) => existsSync(join(pointsDir, n, 'summary.json'))).sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+    const names = readdirSync(pointsDir).filter((n) => hasArtifact(join(pointsDir, n), ARTIFACTS.summary)).sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
     if (names.length === 0) problems.push(`${d}: points/ holds no finished run`);
     for (const n of names) {
       const p = readRunDir(join(pointsDir, n), problems);

@@ -12,6 +12,7 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { compareEvalLines, readEvalLines, renderEvalComparison, type EvalComparison } from '../eval/compare.js';
 import { EVAL_JSONL } from '../eval/file-names.js';
+import { ARTIFACTS, artifactPath } from '../artifacts/registry.js';
 
 /** `accuracy_drop=N` entries of --fail-on (points) split from the metric names. */
 function splitFailOn(text: string | undefined, problems: string[]): { metrics: string | undefined; dropPoints: number | undefined } {
@@ -68,7 +69,7 @@ export function registerCompare(program: Command, out: Out): void {
       let htmlPath: string | undefined;
       // A vLLM result file is not a directory: the page goes to the first results directory, else beside that file.
       const htmlDir = [...candidates, baseline].find((d) => !isFile(d)) ?? dirname(candidates[0]);
-      if (o.html !== false) htmlPath = writeCompareReport(typeof o.html === 'string' ? o.html : join(htmlDir, 'compare.html'), res, [base, ...cands]);
+      if (o.html !== false) htmlPath = writeCompareReport(typeof o.html === 'string' ? o.html : artifactPath(htmlDir, ARTIFACTS.compare), res, [base, ...cands]);
       if (o.json) out.out.write(JSON.stringify({ ...res, ...(isEval ? { eval: evals } : {}), html: htmlPath ?? null }, null, 2) + '\n');
       else out.out.write(`${aligned.definitions === 'vllm' ? `metrics under vLLM bench's definitions: tokenflood runs recomputed from requests.jsonl (docs/metrics.md#other-tools)\n\n` : ''}${stripControls(renderComparison(res))}\n${evals.map((e) => `\n${stripControls(renderEvalComparison(e))}\n`).join('')}${htmlPath ? `\nwrote ${htmlPath}\n` : ''}`);
       if (res.failed || evals.some((e) => e.regressed)) setExitCode(1);

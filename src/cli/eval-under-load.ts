@@ -11,6 +11,8 @@ import type { EvalSummary } from '../eval/summary.js';
 import { saveUnderLoadFiles } from '../eval-run/files.js';
 import { accuracyText } from '../eval/terminal.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
+import { ARTIFACTS, writeArtifact, writeJsonArtifact } from '../artifacts/registry.js';
+import { writeRunReport } from '../report/html/run-report.js';
 
 /** The probe set of --eval-under-load, read and checked before anything is sent. */
 export function underLoadPlan(c: Pick<RunConfig, 'evalUnderLoad' | 'evalLimit' | 'maxModelLen'>): { set: EvalSet; plan: UnderLoadPlan } {

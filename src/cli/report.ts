@@ -1,10 +1,10 @@
 // `tokenflood report DIR`: recompute summary.json from requests.jsonl alone and print the same table.
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import type { Summary } from '../metrics/summary.js';
-import { replaySummary, SUMMARY_JSON, writeJsonFile } from '../report/results-dir.js';
+import { replaySummary, writeJsonFile } from '../report/results-dir.js';
+import { ARTIFACTS, artifactPath, hasArtifact, writeArtifact } from '../artifacts/registry.js';
 import { renderSummary } from '../report/terminal.js';
 import type { Out } from './io.js';
 import { stripControls } from '../util/terminal-text.js';
@@ -24,7 +24,7 @@ export function rebuildSummary(dir: string, percentiles?: Percentiles): { summar
 
 /** A sweep directory's sweep.json, as text and parsed; a file that does not parse is a UsageError naming it. */
 export function readSweepJson(dir: string): { text: string; doc: SweepDoc } {
-  const file = join(dir, 'sweep.json');
+  const file = artifactPath(dir, ARTIFACTS.sweep);
   let text = '';
   try {
     text = readFileSync(file, 'utf8');
@@ -50,14 +50,14 @@ export function registerReport(program: Command, out: Out): void {
       const ps = o.percentiles === undefined ? undefined : parsePercentiles(o.percentiles);
       if (ps && 'problems' in ps) throw new UsageError(ps.problems);
       if (o.as !== undefined) {
-        if (existsSync(join(dir, 'sweep.json'))) throw new UsageError([`--as: ${dir} is a sweep directory; give one point's directory (a run)`]);
+        if (hasArtifact(dir, ARTIFACTS.sweep)) throw new UsageError([`--as: ${dir} is a sweep directory; give one point's directory (a run)`]);
         const { compatReport, renderCompat } = await import('../report/compat/view.js');
         const { report, warnings } = compatReport(dir, o.as);
         for (const w of warnings) out.err.write(`warning: ${stripControls(w)}\n`);
         out.out.write(o.json ? JSON.stringify(report, null, 2) + '\n' : `${stripControls(renderCompat(report))}\n`);
         return;
       }
-      if (existsSync(join(dir, 'sweep.json'))) {
+      if (hasArtifact(dir, ARTIFACTS.sweep)) {
         if (ps) throw new UsageError([`--percentiles: ${dir} is a sweep directory: give --percentiles to the sweep (each point's files hold its own)`]);
         const sweep = readSweepJson(dir);
         if (o.html) out.err.write(`wrote ${writeSweepReport(dir)}\n`);
@@ -67,8 +67,8 @@ export function registerReport(program: Command, out: Out): void {
       const { summary, warnings } = rebuildSummary(dir, ps?.percentiles);
       for (const w of warnings) out.err.write(`warning: ${stripControls(w)}\n`);
       if (o.write) {
-        writeJsonFile(dir, SUMMARY_JSON, summary);
-        writeFileAtomic(join(dir, STATS_CSV), statsCsv(summary));
+        writeJsonFile(dir, ARTIFACTS.summary, summary);
+        writeArtifact(dir, ARTIFACTS.stats, statsCsv(summary));
       }
       if (o.html) out.err.write(`wrote ${writeRunReport(dir)}\n`);
       out.out.write(o.json ? JSON.stringify(summary, null, 2) + '\n' : `${stripControls(renderSummary(summary))}\n`);

@@ -9,8 +9,11 @@ import { addVllmAliases, givenVllmAliases, mapVllmFlags } from '../config/vllm-a
 import { UsageError } from '../errors.js';
 import { renderSummary } from '../report/terminal.js';
 import { evaluateSlo, parseSlo, describeSloChecks } from '../metrics/slo.js';
-import { recordsOf, REQUESTS_JSONL } from '../report/results-dir.js';
+import { recordsOf, requestsFile } from '../report/results-dir.js';
 import { join } from 'node:path';
+import type { RunArtifacts } from '../artifacts/run-artifacts.js';
+import { progressReporter } from '../report/progress.js';
+import { terminalViewReporter } from '../report/live/terminal-view-reporter.js';
 import type { LiveOutputs } from '../report/live/outputs.js';
 import { wantsLiveOutputs } from '../config/live-metrics.js';
 import type { Summary } from '../metrics/summary.js';
@@ -27,8 +30,8 @@ import { chooseReporters, discard, displayReporters, endOut } from './reporters.
  * Print a finished run: one JSON document with --json, else the rendered table; with --slo, the verdict and
  * goodput (and exit 1 under --fail-on-slo when an objective was missed).
  */
-export function printResult(result: Pick<RunResult, 'summary' | 'outDir' | 'written'>, c: RunConfig, out: Out, rendered: string): void {
-  const slo = c.slo ? evaluateSlo(result.summary, recordsOf(join(result.outDir, REQUESTS_JSONL)), parseSlo(c.slo)) : undefined;
+export function printResult(result: Pick<RunResult, 'summary' | 'outDir' | 'written'> & { artifacts?: Pick<RunArtifacts, 'slo'> }, c: RunConfig, out: Out, rendered: string): void {
+  const slo = c.slo ? sloVerdict(result, parseSlo(c.slo)) : undefined;
   if (slo && c.failOnSlo && !slo.passed) setExitCode(1);
   if (c.json) {
     out.out.write(JSON.stringify(slo ? { ...result.summary, slo } : result.summary, null, 2) + '\n');
@@ -42,6 +45,12 @@ export function printResult(result: Pick<RunResult, 'summary' | 'outDir' | 'writ
   // Only files written in full are announced (a write failure is reported separately, naming the file).
   const w = result.written;
   if (w.length) out.out.write(`\nwrote ${result.outDir}/${w.length > 1 ? `${w.slice(0, -1).join(', ')} and ${w.at(-1)}` : w[0]}\n`);
+}
+
+/** The run's own verdict when it counted one for these SLOs (no record read back), else counted from requests.jsonl. */
+function sloVerdict(result: Parameters<typeof printResult>[0], slo: ReturnType<typeof parseSlo>) {
+  const own = result.artifacts?.slo;
+  return own && own.text === slo.text ? own.result : evaluateSlo(result.summary, recordsOf(requestsFile(result.outDir)), slo);
 }
 
 /** The start lines: where requests go, the model, where results are, and what the workload had to skip. */
@@ -79,7 +88,7 @@ export function terminalReporter(c: RunConfig, out: Out, render: (s: Summary, me
         out.err.write(`tokenflood: ${String(e.summary.run.stop_message)}\n`);
         setExitCode(1);
       }
-      printResult({ summary: e.summary, outDir: e.outDir, written: [...e.files.written] }, c, out, render(e.summary, e.meta));
+      printResult({ summary: e.summary, outDir: e.outDir, written: [...e.files.written], artifacts: e.artifacts }, c, out, render(e.summary, e.meta));
     },
   };
 }

@@ -1,11 +1,12 @@
 // What runs inside the pods of `k8s manifest`: the shard agent (barrier, then `tokenflood run`, then serve the results) and the merge pod's gatherer.
 import { spawn } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync } from 'node:fs';
+import { createWriteStream, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { barrier, getJson, peerUrl, startCoordServer, type ShardState } from './barrier.js';
+import { ARTIFACTS, hasArtifact } from '../artifacts/registry.js';
 
 const MAIN_JS = fileURLToPath(new URL('../cli/main.js', import.meta.url));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -66,7 +67,7 @@ export async function runShardAgent(o: ShardAgentOptions, log: (line: string) =>
     coord.setState({ state: 'running' });
     const code = await runChild([...o.runArgs, '--start-at', new Date(start).toISOString(), '--out', o.dir]);
     // A run that wrote its summary is a result to merge (exit 1 may be a failed --fail-on); without one it failed.
-    const state: ShardState = existsSync(join(o.dir, 'summary.json')) ? { state: 'done', exit_code: code } : { state: 'failed', exit_code: code, message: `tokenflood run exited ${code} without a summary.json` };
+    const state: ShardState = hasArtifact(o.dir, ARTIFACTS.summary) ? { state: 'done', exit_code: code } : { state: 'failed', exit_code: code, message: `tokenflood run exited ${code} without a summary.json` };
     coord.setState(state);
     await within(coord.collected, o.lingerMs);
     return code;
@@ -117,7 +118,7 @@ export async function gather(o: GatherOptions, log: (line: string) => void): Pro
         const dir = join(o.to, `shard-${i}`);
         try {
           if (o.copy) await copyFiles(base, dir);
-          if (!existsSync(join(dir, 'summary.json'))) throw new Error(`no summary.json in ${dir}`);
+          if (!hasArtifact(dir, ARTIFACTS.summary)) throw new Error(`no summary.json in ${dir}`);
           finished.set(i, null);
           log(`gathered ${label(i)} into ${dir}`);
         } catch (e) {

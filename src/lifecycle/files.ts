@@ -1,12 +1,10 @@
 // The run's own results files as reporters: requests.jsonl as records arrive, run.json, summary.json, stats.csv and report.html at the end.
-import { join } from 'node:path';
 import { WriteError } from '../errors.js';
-import { writeFileAtomic } from '../util/atomic-write.js';
 import { RecordWriter } from '../metrics/jsonl.js';
 import type { RequestRecord } from '../metrics/record.js';
-import { REQUESTS_JSONL, RUN_JSON, SUMMARY_JSON, writeJsonFile } from '../report/results-dir.js';
+import { ARTIFACTS, artifactPath, jsonText, writeArtifact, writeJsonArtifact } from '../artifacts/registry.js';
 import { writeRunReport } from '../report/html/run-report.js';
-import { STATS_CSV, statsCsv } from '../report/stats-csv.js';
+import { statsCsv } from '../report/stats-csv.js';
 import type { Reporter, ResultFiles } from '../report/events.js';
 
 /** Files written whole (temp + rename) or not at all, with what was written and what failed. */
@@ -16,7 +14,7 @@ export class FileLedger implements ResultFiles {
   constructor(readonly outDir: string) {}
   save(name: string, data: () => string): void {
     try {
-      writeFileAtomic(join(this.outDir, name), data());
+      writeArtifact(this.outDir, { file: name }, data());
       this.written.push(name);
     } catch (e) {
       if (!(e instanceof WriteError)) throw e;
@@ -36,14 +34,14 @@ export class FileLedger implements ResultFiles {
  * told once when a write fails (disk full): nothing more can be recorded, so the run stops sending.
  */
 export class RequestsJsonlReporter implements Reporter {
-  readonly name = 'requests.jsonl';
+  readonly name = ARTIFACTS.requests.file;
   private readonly writer: RecordWriter;
   private told = false;
   constructor(
     outDir: string,
     private readonly onFailure: () => void,
   ) {
-    this.writer = new RecordWriter(join(outDir, REQUESTS_JSONL));
+    this.writer = new RecordWriter(artifactPath(outDir, ARTIFACTS.requests));
   }
   get failure(): WriteError | undefined {
     return this.writer.failure;
@@ -67,34 +65,35 @@ export class RequestsJsonlReporter implements Reporter {
   }
   runEnd(e: { files: ResultFiles }): void {
     if (this.writer.failure) e.files.failed(this.writer.failure);
-    else e.files.wrote(REQUESTS_JSONL);
+    else e.files.wrote(ARTIFACTS.requests.file);
   }
 }
 
 /** run.json: written when the run starts (so an interrupted run still says what it was) and again with how it ended. */
 export const runJsonReporter: Reporter = {
-  name: RUN_JSON,
-  runStart: (e) => writeJsonFile(e.outDir, RUN_JSON, e.meta),
-  runEnd: (e) => e.files.save(RUN_JSON, () => JSON.stringify(e.meta, null, 2) + '\n'),
+  name: ARTIFACTS.run.file,
+  runStart: (e) => writeJsonArtifact(e.outDir, ARTIFACTS.run, e.meta),
+  runEnd: (e) => e.files.save(ARTIFACTS.run.file, () => jsonText(e.meta)),
 };
 
 export const summaryJsonReporter: Reporter = {
-  name: SUMMARY_JSON,
-  runEnd: (e) => e.files.save(SUMMARY_JSON, () => JSON.stringify(e.summary, null, 2) + '\n'),
+  name: ARTIFACTS.summary.file,
+  runEnd: (e) => e.files.save(ARTIFACTS.summary.file, () => jsonText(e.summary)),
 };
 
 /** stats.csv: the run and each class as one row each (docs/output-format.md#statscsv), written whole like summary.json. */
 export const statsCsvReporter: Reporter = {
-  name: STATS_CSV,
-  runEnd: (e) => e.files.save(STATS_CSV, () => statsCsv(e.summary)),
+  name: ARTIFACTS.stats.file,
+  runEnd: (e) => e.files.save(ARTIFACTS.stats.file, () => statsCsv(e.summary)),
 };
 
 export const reportHtmlReporter: Reporter = {
-  name: 'report.html',
+  name: ARTIFACTS.report.file,
   runEnd: (e) => {
     try {
-      writeRunReport(e.outDir);
-      e.files.wrote('report.html');
+      // Drawn from what the run holds (summary, run.json, the chart sample, the SLO verdict): no record is read back.
+      writeRunReport(e.outDir, {}, e.artifacts);
+      e.files.wrote(ARTIFACTS.report.file);
     } catch (err) {
       if (err instanceof WriteError) e.files.failed(err);
       // The measurements are safe on disk; a report that cannot be rendered must not turn the run into an error.

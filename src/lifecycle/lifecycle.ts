@@ -1,5 +1,4 @@
 // The one run lifecycle: workload → driver (clock + backend) → scheduler → aggregator, emitting events to reporters.
-import { join } from 'node:path';
 import { cpus, hostname, platform } from 'node:os';
 import type { RunConfig } from '../config/schema.js';
 import type { Tokenizer } from '../dataset/tokenizer.js';
@@ -12,7 +11,10 @@ import { describeLoadStage, LoadControl } from '../scheduler/load-control.js';
 import { LiveAggregator } from '../metrics/live.js';
 import { SummaryAggregator } from '../metrics/aggregator.js';
 import type { RequestRecord } from '../metrics/record.js';
-import { eachRecord, REQUESTS_JSONL } from '../report/results-dir.js';
+import { ARTIFACTS, artifactPath } from '../artifacts/registry.js';
+import { CHART_SAMPLE_MAX, eachRecord, RecordSample } from '../artifacts/records.js';
+import { runArtifacts } from '../artifacts/run-artifacts.js';
+import { evaluateSlo, GoodRequestCount, parseSlo } from '../metrics/slo.js';
 import { defaultOutDir, prepareOutDir } from '../outdir.js';
 import { VERSION } from '../version.js';
 import type { Driver, OpenedTarget } from '../drivers/driver.js';
@@ -124,6 +126,7 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
   // Ramps and stages (--ramp-up/--ramp-down/--stages) as one stage list, undefined for a constant load.
   const ramp = rampPlan(c);
   const executor = chooseExecutor({ rate: c.rate, arrivalTimesMs: workload.arrivalTimesMs, ramp });
+  const sloSpec = c.slo?.trim() ? parseSlo(c.slo) : undefined;
   const counter = createTokenCounter(c.tokenizer);
   try {
     const target = await driver.open(opts.signal);
@@ -197,6 +200,9 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
     }
     const sourceFiles: string[] = [];
     const windows = new WindowTracker();
+    // What report.html and the --slo verdict need of the records, taken as they are kept: nothing is read back after the run.
+    const fold = () => ({ chart: new RecordSample(CHART_SAMPLE_MAX), good: sloSpec && new GoodRequestCount(sloSpec) });
+    let folds = fold();
     const agg = new LiveAggregator(driver.clock.now, driver.contentEvents && (() => driver.contentEvents!()), driver.firstTokens && (() => driver.firstTokens!()));
     for (const r of reporters) if (r !== runJsonReporter) r.runStart?.(startEvent());
     opts.hooks?.onAggregator?.(agg);
@@ -226,6 +232,8 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
       if (jsonl.record(rec)) {
         summaryAgg.add(rec);
         windows.add(rec);
+        folds.chart.add(rec);
+        folds.good?.add(rec);
       }
       for (const r of others) r.record!(rec);
     };
@@ -257,12 +265,17 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
     // A failed write lost the records of its batch: the summary is then rebuilt from what is on disk, so it still agrees with `report`.
     const kept = jsonl.failure ? new SummaryAggregator() : summaryAgg;
     const keptWindows = jsonl.failure ? new WindowTracker() : windows;
-    if (jsonl.failure) eachRecord(join(outDir, REQUESTS_JSONL), (r) => (kept.add(r), keptWindows.add(r)));
+    if (jsonl.failure) {
+      folds = fold();
+      eachRecord(artifactPath(outDir, ARTIFACTS.requests), (r) => (kept.add(r), keptWindows.add(r), folds.chart.add(r), folds.good?.add(r)));
+    }
     const summary = withGpuSection(outDir, withServerSection(outDir, kept.summary(meta, c.concurrency, c.percentiles), keptWindows));
     const files = new FileLedger(outDir);
     for (const f of sourceFiles) files.wrote(f);
-    for (const r of reporters) await r.runEnd?.({ meta, summary, outDir, files });
-    const result = lazyRecords({ summary, outDir, written: files.written });
+    const slo = sloSpec && folds.good && { text: sloSpec.text, result: evaluateSlo(summary, folds.good, sloSpec) };
+    const artifacts = runArtifacts({ outDir, meta, summary, chartSample: { records: folds.chart.records(), total: folds.chart.total }, slo });
+    for (const r of reporters) await r.runEnd?.({ meta, summary, outDir, files, artifacts });
+    const result = lazyRecords({ summary, outDir, written: files.written, artifacts });
     if (files.failures.length) throw new RunWriteError(files.failures[0], result, files.failures.map((f) => f.file));
     return result;
   } finally {

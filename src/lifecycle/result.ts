@@ -3,7 +3,7 @@ import { WriteError } from '../errors.js';
 import type { LiveAggregator } from '../metrics/live.js';
 import type { RequestRecord } from '../metrics/record.js';
 import type { Summary } from '../metrics/summary.js';
-import { readRecordsSorted } from '../report/results-dir.js';
+import type { RunArtifacts } from '../artifacts/run-artifacts.js';
 
 /** The older way to listen to a run (kept for callers and tests); a Reporter (events.ts) sees the same moments. */
 export interface RunHooks {
@@ -24,6 +24,8 @@ export interface RunResult {
   outDir: string;
   /** Names of the files in outDir that were written in full (only these may be announced). */
   written: string[];
+  /** The run's results as it holds them (RunEndEvent.artifacts): the chart sample, the --slo verdict, the records read once. */
+  artifacts: RunArtifacts;
 }
 
 /** A results file could not be written: sending stopped; `result` holds what was measured and saved, if anything. */
@@ -38,11 +40,7 @@ export class RunWriteError extends WriteError {
   }
 }
 
-/** A RunResult whose `records` are read back from outDir/requests.jsonl on first access, then kept. */
+/** A RunResult whose `records` are its artifacts' (read back from outDir/requests.jsonl on first access, then kept). */
 export function lazyRecords<T extends Omit<RunResult, 'records'>>(r: T): T & RunResult {
-  let records: RequestRecord[] | undefined;
-  return Object.defineProperty(r, 'records', {
-    get: () => (records ??= readRecordsSorted(r.outDir).records),
-    enumerable: true,
-  }) as T & RunResult;
+  return Object.defineProperty(r, 'records', { get: () => r.artifacts.records(), enumerable: true }) as T & RunResult;
 }

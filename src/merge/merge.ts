@@ -1,6 +1,6 @@
 // `tokenflood merge`: N shards' results directories → one run directory, aligned on wall-clock time (docs/distributed.md).
 import { closeSync, openSync, writeSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { UsageError } from '../errors.js';
 import { prepareOutDir } from '../outdir.js';
 import { recordLine, roundMs } from '../metrics/jsonl.js';
@@ -9,6 +9,8 @@ import type { Summary } from '../metrics/summary-model.js';
 import { eachRecord, replaySummary, REQUESTS_JSONL, RUN_JSON, writeJsonFile } from '../report/results-dir.js';
 import { reportHtmlReporter, runJsonReporter, summaryJsonReporter } from '../lifecycle/files.js';
 import { replayRunEnd } from '../lifecycle/replay.js';
+import { ARTIFACTS, artifactPath } from '../artifacts/registry.js';
+import { writeRunReport } from '../report/html/run-report.js';
 import { readShards, type ShardDir } from './shards.js';
 import { SeenRecords } from './seen.js';
 
@@ -103,12 +105,12 @@ export async function mergeShards(dirs: readonly string[], outDir: string, o: { 
   // shard): the first copy is kept, the others dropped, counted and named, so a request is never counted twice.
   const seen = new SeenRecords();
   const duplicates: number[] = shards.map(() => 0);
-  const fd = openSync(join(outDir, REQUESTS_JSONL), 'w');
+  const fd = openSync(artifactPath(outDir, ARTIFACTS.requests), 'w');
   try {
     for (const [k, s] of shards.entries()) {
       const off = s.originUnixMs - baseMs;
       let buf = '';
-      const w = eachRecord(join(s.dir, REQUESTS_JSONL), (r) => {
+      const w = eachRecord(artifactPath(s.dir, ARTIFACTS.requests), (r) => {
         if (!seen.add(r.id, r.attempt)) return void duplicates[k]++;
         r.scheduled_at_ms = roundMs(r.scheduled_at_ms + off);
         r.sent_at_ms = roundMs(r.sent_at_ms + off);
@@ -127,7 +129,7 @@ export async function mergeShards(dirs: readonly string[], outDir: string, o: { 
   if (dropped)
     warnings.push(
       `dropped ${dropped} duplicate record${dropped === 1 ? '' : 's'} (the same id and attempt as a record already merged; the first copy kept): ${shards
-        .map((s, k) => (duplicates[k] ? `${join(s.dir, REQUESTS_JSONL)} ${duplicates[k]}` : ''))
+        .map((s, k) => (duplicates[k] ? `${artifactPath(s.dir, ARTIFACTS.requests)} ${duplicates[k]}` : ''))
         .filter(Boolean)
         .join(', ')}`,
     );
@@ -135,9 +137,9 @@ export async function mergeShards(dirs: readonly string[], outDir: string, o: { 
   if (m.start_spread_ms > START_SPREAD_WARN_MS) warnings.push(`the shards started ${(m.start_spread_ms / 1000).toFixed(1)} s apart (their --start-at had passed, or was not the same): the merged load was lower at the start and end`);
   if (m.clock_skew && m.clock_skew.at_least_ms > 0) warnings.push(`the shards' clocks differ by at least ${m.clock_skew.at_least_ms} ms (Date-header check): times across shards are aligned only that well`);
   // run.json first, as a run writes it at its start: the summary is replayed from the directory.
-  writeJsonFile(outDir, RUN_JSON, meta);
+  writeJsonFile(outDir, ARTIFACTS.run, meta);
   const { summary, warnings: w } = replaySummary(outDir, 'merge');
   warnings.push(...w);
   const files = await replayRunEnd({ meta, summary, outDir }, [runJsonReporter, summaryJsonReporter, reportHtmlReporter]);
-  return { outDir, summary, warnings, written: [REQUESTS_JSONL, ...files.written] };
+  return { outDir, summary, warnings, written: [ARTIFACTS.requests.file, ...files.written] };
 }

@@ -213,7 +213,7 @@ export class RecordLineParser {
   }
 }
 
-/** Read requests.jsonl whole, in file order (src/results/dir.ts streams it instead, sorted or through the aggregator). */
+/** Read requests.jsonl whole, in file order (src/artifacts/records.ts streams it instead, sorted or through the aggregator). */
 export function readRecords(path: string): ReadResult {
   const records: RequestRecord[] = [];
   const parser = new RecordLineParser(path, (r) => records.push(r));

@@ -182,12 +182,28 @@ export function isGoodRequest(r: RequestRecord, slo: Slo | undefined): boolean {
   return true;
 }
 
+/** Goodput's counts taken one record at a time: a run feeds it each record as it is kept, so its verdict reads no record back. */
+export class GoodRequestCount {
+  /** Measured requests (warmup and cancelled ones excluded). */
+  measured = 0;
+  good = 0;
+  goodOutputTokens = 0;
+  constructor(readonly slo: Slo | undefined) {}
+  add(r: RequestRecord): void {
+    if (r.warmup || r.status === 'cancelled') return;
+    this.measured++;
+    if (!isGoodRequest(r, this.slo)) return;
+    this.good++;
+    this.goodOutputTokens += r.output_tokens ?? 0;
+  }
+}
+
 /**
  * Check a run (or one class of it) against the SLOs. Run-level checks read the summary's statistics;
  * goodput counts the measured requests that were good: goodput_req_s = good / duration_s,
  * goodput_tok_s = Σ output_tokens(good) / duration_s. Without objectives, every successful request is good.
  */
-export function evaluateSlo(summary: MetricsBlock, records: Iterable<RequestRecord> | GoodputCounter, slo: Slo | undefined): SloResult {
+export function evaluateSlo(summary: MetricsBlock, records: Iterable<RequestRecord> | GoodRequestCount, slo: Slo | undefined): SloResult {
   const checks: SloCheck[] = [];
   const anyOk = summary.requests.ok > 0;
   for (const o of slo?.objectives ?? []) {
@@ -206,13 +222,13 @@ export function evaluateSlo(summary: MetricsBlock, records: Iterable<RequestReco
       checks.push(check({ name: o.name, op: '>=', limit: o.limit, actual, unit: 'tok/s' }, (x) => x >= o.limit, anyOk, ''));
     }
   }
-  // One pass over any iterable, so a report can stream the records instead of holding them; or counted as they arrived.
-  let counted = records instanceof GoodputCounter ? records : undefined;
-  if (!counted) {
-    counted = new GoodputCounter(slo);
-    for (const r of records as Iterable<RequestRecord>) counted.add(r);
+  // One pass over any iterable, so a report can stream the records instead of holding them; or counts taken already.
+  let counts = records instanceof GoodRequestCount ? records : undefined;
+  if (!counts) {
+    counts = new GoodRequestCount(slo);
+    for (const r of records as Iterable<RequestRecord>) counts.add(r);
   }
-  const { measured, good, goodTokens } = counted;
+  const { measured, good, goodOutputTokens: goodTok } = counts;
   const d = summary.duration_s;
   return {
     passed: checks.every((c) => c.passed),
@@ -220,25 +236,8 @@ export function evaluateSlo(summary: MetricsBlock, records: Iterable<RequestReco
     good_requests: good,
     good_fraction: measured ? good / measured : 0,
     goodput_req_s: d > 0 ? good / d : 0,
-    goodput_tok_s: d > 0 ? goodTokens / d : 0,
+    goodput_tok_s: d > 0 ? goodTok / d : 0,
   };
-}
-
-/** The good requests of a run counted one record at a time (nothing kept), for evaluateSlo without reading the records back. */
-export class GoodputCounter {
-  /** Measured requests that were not cancelled. */
-  measured = 0;
-  good = 0;
-  /** Σ output_tokens of the good requests. */
-  goodTokens = 0;
-  constructor(private readonly slo: Slo | undefined) {}
-  add(r: RequestRecord): void {
-    if (r.warmup || r.status === 'cancelled') return;
-    this.measured++;
-    if (!isGoodRequest(r, this.slo)) return;
-    this.good++;
-    this.goodTokens += r.output_tokens ?? 0;
-  }
 }
 
 export function describeSloChecks(res: SloResult): string[] {

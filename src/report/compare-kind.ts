@@ -1,6 +1,6 @@
 // Whether two compared results measured the same kind of thing: time scale, workload, endpoint, stream, model, tokenizer, load.
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { ARTIFACTS, artifactPath } from '../artifacts/registry.js';
 
 /** What a run measured, read from its run.json (for a sweep: its first point's run.json). */
 export interface RunKind {
@@ -77,7 +77,7 @@ export function runKind(run: Record<string, unknown>, sweepMode?: string): RunKi
 
 /** run.json of a run directory, or {} when missing or unreadable (older results, hand-made directories). */
 export function readRunJson(dir: string): Record<string, unknown> {
-  const p = join(dir, 'run.json');
+  const p = artifactPath(dir, ARTIFACTS.run);
   if (!existsSync(p)) return {};
   try {
     return JSON.parse(readFileSync(p, 'utf8')) as Record<string, unknown>;

@@ -1,5 +1,4 @@
 // Compare runs or sweeps: per-metric absolute and relative deltas, which direction is better, and regressions beyond a threshold.
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
 import type { MetricsBlock, Summary } from '../metrics/summary.js';
@@ -11,6 +10,7 @@ import { kindWarnings, readRunJson, runKind, type RunKind } from './compare-kind
 import { isFilePath, loadVllmResult, runAsVllm, type LatencySamples } from './compat/vllm-read.js';
 import { metricDefs, BUILTIN_METRICS, distOf, shownIn, type MetricDef } from '../metrics/registry/index.js';
 import { isExtraPercentileKey, extraPercentilePrefixes, extraPercentileMetrics, extraPercentilesOf, extraValuesFromMetrics, extraValuesFromRow } from './compare-percentiles.js';
+import { ARTIFACTS, hasArtifact } from '../artifacts/registry.js';
 
 export interface CompareMetric {
   key: string;
@@ -171,7 +171,7 @@ export function loadResult(dir: string): Loaded {
     const v = loadVllmResult(dir);
     return { kind: 'run', dir, values: v.values, format: 'vllm', source: 'vllm-result', samples: v.samples, extraPercentiles: v.extraPercentiles, what: v.what };
   }
-  if (existsSync(join(dir, 'sweep.json'))) {
+  if (hasArtifact(dir, ARTIFACTS.sweep)) {
     const doc = readSweepDoc(dir);
     // The points share one config: the first point that ran speaks for the sweep.
     const first = doc.points.find((r) => r.status !== 'failed');
@@ -179,7 +179,7 @@ export function loadResult(dir: string): Loaded {
     if (typeof doc.sim_time_scale === 'number') Object.assign(what, { sim_time_scale: doc.sim_time_scale, sim_server: true });
     return { kind: 'sweep', dir, doc, what, promptCache: promptCacheOf(dir, undefined, doc) };
   }
-  if (existsSync(join(dir, 'requests.jsonl')) || existsSync(join(dir, 'summary.json'))) {
+  if (hasArtifact(dir, ARTIFACTS.requests) || hasArtifact(dir, ARTIFACTS.summary)) {
     const summary = readRunSummary(dir).summary;
     return { kind: 'run', dir, values: valuesFromMetrics(summary), metrics: summary, format: 'tokenflood', source: 'run', what: runKind((summary.run as Record<string, unknown> | undefined) ?? readRunJson(dir)), promptCache: promptCacheOf(dir, summary) };
   }

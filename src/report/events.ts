@@ -7,6 +7,7 @@ import type { WriteError } from '../errors.js';
 import type { LoadControl } from '../scheduler/load-control.js';
 import type { TimelineSample } from '../telemetry/source.js';
 import type { SweepDoc, SweepRow } from './sweep-model.js';
+import type { RunArtifacts } from '../artifacts/run-artifacts.js';
 
 export interface RunStartEvent {
   /** The target as shown (redacted); for a simulation, the engine it models. */
@@ -48,6 +49,8 @@ export interface RunEndEvent {
   summary: Summary;
   outDir: string;
   files: ResultFiles;
+  /** What the run holds of its files (summary, run.json, a chart sample, the --slo verdict; every record read once, on demand): read this, not the files. */
+  artifacts: RunArtifacts;
 }
 
 export interface SweepStartEvent {

@@ -3,8 +3,9 @@ import type { MetricsBlock, Summary } from '../metrics/summary-model.js';
 import { DEFAULT_PERCENTILES, percentileKey, type DistStats } from '../metrics/stats.js';
 import { csvCell } from './csv-cell.js';
 import { distOf, metricsShownIn, type MetricDef } from '../metrics/registry/index.js';
+import { ARTIFACTS } from '../artifacts/registry.js';
 
-export const STATS_CSV = 'stats.csv';
+export const STATS_CSV = ARTIFACTS.stats.file;
 
 type Cell = string | number | null;
 

@@ -2,7 +2,7 @@
 import type { MetricsBlock, Summary } from '../metrics/summary.js';
 import { percentileKey, type DistStats } from '../metrics/stats.js';
 import type { RequestRecord } from '../metrics/record.js';
-import { evaluateSlo, type GoodputCounter, type Slo } from '../metrics/slo.js';
+import { evaluateSlo, type GoodRequestCount, type Slo } from '../metrics/slo.js';
 import type { SweepRow } from '../report/sweep-model.js';
 import { pairLabel, type PointSpec } from './grid.js';
 import { gradePoint, worstSlo } from './grade.js';
@@ -45,7 +45,7 @@ export function extraPercentiles(m: MetricsBlock & Partial<Pick<Summary, 'percen
   return out;
 }
 
-export function sweepRow(p: PointSpec, dir: string, m: MetricsBlock & Partial<Pick<Summary, 'server' | 'gpu' | 'percentiles'>>, records: Iterable<RequestRecord> | GoodputCounter, ctx: RowContext): SweepRow {
+export function sweepRow(p: PointSpec, dir: string, m: MetricsBlock & Partial<Pick<Summary, 'server' | 'gpu' | 'percentiles'>>, records: Iterable<RequestRecord> | GoodRequestCount, ctx: RowContext): SweepRow {
   const extra = extraPercentiles(m);
   const slo = ctx.slo;
   const ev = evaluateSlo(m, records, slo);

@@ -22,6 +22,9 @@ import { loadWords, type SweepDoc, type SweepRow } from '../report/sweep-model.j
 import { runAutoPair, type PointOutcome } from './auto-run.js';
 import type { AutoRole, AutoSearchReport } from '../report/auto-search-model.js';
 import { evaluateSlo } from '../metrics/slo.js';
+import { writeRunReport } from '../report/html/run-report.js';
+import { writeSweepReport } from '../report/html/sweep-report.js';
+import { ARTIFACTS, hasArtifact, writeArtifact, writeJsonArtifact } from '../artifacts/registry.js';
 
 export type { SweepDoc } from '../report/sweep-model.js';
 
@@ -79,7 +82,7 @@ export interface SweepOptions {
 export async function runSweep(resolved: ResolvedSweep, opts: SweepOptions = {}): Promise<SweepResult> {
   const { sweep: s, runFlags, base, engine } = resolved;
   const outDir = s.out ?? defaultSweepDir(engine !== undefined);
-  if (existsSync(join(outDir, 'sweep.json')) && !s.overwrite)
+  if (hasArtifact(outDir, ARTIFACTS.sweep) && !s.overwrite)
     throw new UsageError([`--out: ${outDir} already holds a sweep; choose another directory or pass --overwrite`]);
   makeDirs(join(outDir, 'points'), '--out');
   const startedAt = new Date().toISOString();

@@ -1,16 +1,17 @@
 // The GPU timeline source: --gpu-metrics (DCGM or nvidia-smi) and host metrics (always; --server-pid adds a process) sampled beside the run into gpu_metrics.jsonl.
-import { appendFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Summary } from '../metrics/summary-model.js';
 import type { SourceContext, SourceResult, TimelineSource } from './source.js';
 import { drop, GpuSummaryBuilder, MAX_GPUS, Running, saneGpuSample, type GpuSample } from './gpu/sample.js';
 import { stripControls } from '../util/terminal-text.js';
 import { forEachLine, Thinner } from './jsonl-lines.js';
+import { TELEMETRY_FLUSH } from './sample-writer.js';
+import type { LineAppender } from '../util/line-appender.js';
 // Imported up front, not on start: the sources start on the run clock, before the first request, so start() must not
 // spend that time loading a module (a dynamic import here delayed every run's first send by tens of ms).
 import { createHostSampler } from './gpu/host.js';
+import { ARTIFACTS, appendArtifact, artifactPath } from '../artifacts/registry.js';
 
-export const GPU_METRICS_JSONL = 'gpu_metrics.jsonl';
+export const GPU_METRICS_JSONL = ARTIFACTS.gpuMetrics.file;
 
 export interface GpuSourceConfig {
   gpuMetrics?: string;
@@ -25,8 +26,8 @@ type Line = { t_ms: number; gpus: Record<string, unknown>[] } | { t_ms: number; 
 /**
  * The source of every measured run (the lifecycle runs no source on the virtual driver): host metrics always (a few
  * os calls and one /proc read per interval), GPUs with --gpu-metrics, a process with --server-pid. The GPU samplers'
- * modules (and pidusage) are loaded only when asked for. Lines are buffered and appended at most once a second,
- * off the request path.
+ * modules (and pidusage) are loaded only when asked for. Lines go through the one JSONL appender, written at most
+ * once a second off the request path; a failed write (disk full) stops the file, and run.json says why.
  */
 export function gpuSources(c: GpuSourceConfig): TimelineSource[] {
   const intervalMs = c.scrapeInterval * 1000;
@@ -34,16 +35,10 @@ export function gpuSources(c: GpuSourceConfig): TimelineSource[] {
   let gpuStats: (() => Record<string, number>) | undefined;
   let rejected = 0;
   let cutGpus = 0;
-  let file = '';
-  let pending: string[] = [];
+  let out: LineAppender | undefined;
   let lines = 0;
-  const flush = () => {
-    if (!pending.length) return;
-    appendFileSync(file, pending.join(''));
-    pending = [];
-  };
   const push = (l: Line) => {
-    pending.push(JSON.stringify(l) + '\n');
+    out!.append(JSON.stringify(l) + '\n');
     lines++;
   };
   return [
@@ -51,8 +46,7 @@ export function gpuSources(c: GpuSourceConfig): TimelineSource[] {
       name: 'gpu',
       async start(ctx: SourceContext) {
         const createGpuSampler = c.gpuMetrics !== undefined ? (await import('./gpu/create.js')).createGpuSampler : undefined;
-        file = join(ctx.outDir, GPU_METRICS_JSONL);
-        writeFileSync(file, '');
+        out = appendArtifact(ctx.outDir, ARTIFACTS.gpuMetrics, { ...TELEMETRY_FLUSH, unit: 'lines' });
         const gpu = c.gpuMetrics !== undefined ? createGpuSampler!(c.gpuMetrics, { intervalMs, onProblem: ctx.notice, now: ctx.now }) : undefined;
         const host = createHostSampler({ intervalMs, serverPid: c.serverPid, onProblem: ctx.notice, now: ctx.now });
         const live = (l: Line) => (push(l), ctx.onSample?.({ source: 'gpu', tMs: l.t_ms, line: l as unknown as Record<string, unknown> }));
@@ -67,18 +61,18 @@ export function gpuSources(c: GpuSourceConfig): TimelineSource[] {
           live({ t_ms: t, gpus: kept as unknown as Record<string, unknown>[] });
         });
         await host.start((h, t) => live({ t_ms: t, host: h as unknown as Record<string, unknown> }));
-        const timer = setInterval(flush, 1000);
-        timer.unref();
         stopAll = async () => {
-          clearInterval(timer);
           await Promise.all([gpu?.stop(), host.stop()]);
-          flush();
+          await out!.flush();
+          out!.close();
         };
       },
       async stop(): Promise<SourceResult> {
         await stopAll?.();
-        const extra = { ...(gpuStats?.() ?? {}), ...(rejected ? { rejected_values: rejected } : {}), ...(cutGpus ? { gpus_past_limit: cutGpus } : {}) };
-        return { meta: { gpu_metrics: { source: c.gpuMetrics ?? null, server_pid: c.serverPid ?? null, samples: lines, interval_ms: intervalMs, ...extra } }, files: [GPU_METRICS_JSONL] };
+        out?.close(); // also when start failed part-way (closing twice is a no-op)
+        const failure = out?.failure?.reason;
+        const extra = { ...(gpuStats?.() ?? {}), ...(rejected ? { rejected_values: rejected } : {}), ...(cutGpus ? { gpus_past_limit: cutGpus } : {}), ...(failure ? { write_error: failure } : {}) };
+        return { meta: { gpu_metrics: { source: c.gpuMetrics ?? null, server_pid: c.serverPid ?? null, samples: lines, interval_ms: intervalMs, ...extra } }, files: failure ? [] : [GPU_METRICS_JSONL] };
       },
     },
   ];
@@ -86,7 +80,7 @@ export function gpuSources(c: GpuSourceConfig): TimelineSource[] {
 
 /** Each line of `dir`/gpu_metrics.jsonl, streamed (never the file as one string); a line cut short by a crash is skipped. */
 export function forEachGpuLine(dir: string, fn: (l: Line) => void): void {
-  forEachLine(join(dir, GPU_METRICS_JSONL), (l) => {
+  forEachLine(artifactPath(dir, ARTIFACTS.gpuMetrics), (l) => {
     try {
       const o = JSON.parse(l) as Line;
       if (o && typeof o.t_ms === 'number') fn(o);

@@ -1,52 +1,47 @@
-// server_metrics.jsonl: samples appended as lines, buffered in memory and flushed off the measuring path.
-import { appendFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+// server_metrics.jsonl: samples appended as lines through the one JSONL appender, buffered and flushed off the measuring path.
 import type { ServerSample } from './normalize.js';
 import { forEachLine, Thinner, type LineReadOptions } from './jsonl-lines.js';
+import { ARTIFACTS, appendArtifact, artifactPath } from '../artifacts/registry.js';
+import type { LineAppender } from '../util/line-appender.js';
 
-export const SERVER_METRICS_JSONL = 'server_metrics.jsonl';
+export const SERVER_METRICS_JSONL = ARTIFACTS.serverMetrics.file;
 
-/** Bytes buffered before a flush is started (one scrape of vLLM is a few KiB). */
-const FLUSH_BYTES = 256 * 1024;
+/** Telemetry lines are a few KiB once an interval: written at most once a second, or once this much waits. */
+export const TELEMETRY_FLUSH = { flushBytes: 256 * 1024, flushMs: 1000 };
 
 export class SampleWriter {
-  private buf: string[] = [];
-  private bytes = 0;
-  private chain: Promise<void>;
+  private readonly out: LineAppender;
+  /** Samples taken (`write` calls). */
   written = 0;
-  failure: string | undefined;
   /** `redact` runs over each line: a server may echo a credential in a label value. */
   constructor(
-    readonly path: string,
+    dir: string,
     private readonly redact: (s: string) => string = (s) => s,
   ) {
-    this.chain = writeFile(path, '').catch((e: Error) => void (this.failure ??= e.message));
+    this.out = appendArtifact(dir, ARTIFACTS.serverMetrics, { ...TELEMETRY_FLUSH, unit: 'samples' });
+  }
+  get path(): string {
+    return this.out.path;
+  }
+  /** Why a write failed (the file is cut back to its last complete line and nothing more is written), if one did. */
+  get failure(): string | undefined {
+    return this.out.failure?.reason;
   }
   write(s: ServerSample): void {
     // ±Infinity (a histogram's last bound) is written as the string "+Inf", as in the exposition format.
-    const line = this.redact(JSON.stringify(s, (_k, v: unknown) => (v === Infinity ? '+Inf' : v))) + '\n';
-    this.buf.push(line);
-    this.bytes += line.length;
+    this.out.append(this.redact(JSON.stringify(s, (_k, v: unknown) => (v === Infinity ? '+Inf' : v))) + '\n');
     this.written++;
-    if (this.bytes >= FLUSH_BYTES) this.flush();
-  }
-  private flush(): void {
-    if (!this.buf.length) return;
-    const text = this.buf.join('');
-    this.buf = [];
-    this.bytes = 0;
-    this.chain = this.chain.then(() => (this.failure ? undefined : appendFile(this.path, text))).catch((e: Error) => void (this.failure ??= e.message));
   }
   async close(): Promise<void> {
-    this.flush();
-    await this.chain;
+    await this.out.flush();
+    this.out.close();
   }
 }
 
 /** Each sample of `dir`/server_metrics.jsonl in file order, streamed (never the file as one string). Unreadable lines are skipped. */
 export function forEachServerSample(dir: string, fn: (s: ServerSample) => void, o?: LineReadOptions): void {
   forEachLine(
-    join(dir, SERVER_METRICS_JSONL),
+    artifactPath(dir, ARTIFACTS.serverMetrics),
     (line) => {
       let s: ServerSample;
       try {

@@ -1,6 +1,5 @@
 // The server-metrics timeline source: scrapes Prometheus text every interval on its own connection, writes server_metrics.jsonl.
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { ProxyChoice } from '../backends/proxy.js';
@@ -161,7 +160,7 @@ export function serverMetricsSource(o: ServerMetricsOptions): TimelineSource {
       if (!rejected) ctx!.notice(`server metrics at ${shownUrl}: a value out of range was dropped (${shown(sample.rejected.first)}); such values are counted, not used (docs/telemetry.md#sanity)`);
       rejected += sample.rejected.count;
     }
-    (writer ??= new SampleWriter(join(ctx!.outDir, SERVER_METRICS_JSONL), o.redact)).write(sample);
+    (writer ??= new SampleWriter(ctx!.outDir, o.redact)).write(sample);
     ctx!.onSample?.({ source: 'server', tMs: t, line: sample as unknown as Record<string, unknown> });
     return true;
   }

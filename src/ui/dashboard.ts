@@ -10,6 +10,7 @@ import { runPercentiles } from '../metrics/aggregator.js';
 import { chartOptions } from './page.js';
 import { startDashboardServer, type DashboardServer } from './server.js';
 import { createToken } from './token.js';
+import { ARTIFACTS } from '../artifacts/registry.js';
 
 /** Once a second: the issue's floor, and each tick costs the measuring thread (statistics, windowed percentiles, JSON). */
 export const DASHBOARD_SNAPSHOT_MS = 1000;
@@ -56,9 +57,10 @@ function files(ended: boolean, written: readonly string[]): { label: string; pat
     { label: 'requests.jsonl (records so far)', path: '/download/requests.jsonl', download: true },
     { label: 'statistics table (stats.csv)', path: '/download/stats.csv', download: true },
   ];
-  if (ended && written.includes('summary.json')) out.push({ label: 'summary.json', path: '/download/summary.json', download: true });
-  if (ended && written.includes('run.json')) out.push({ label: 'run.json', path: '/download/run.json', download: true });
-  if (ended && written.includes('report.html')) out.push({ label: 'report.html (the run report)', path: '/download/report.html', download: false });
+  const { summary, run, report } = ARTIFACTS;
+  if (ended && written.includes(summary.file)) out.push({ label: summary.file, path: `/download/${summary.file}`, download: true });
+  if (ended && written.includes(run.file)) out.push({ label: run.file, path: `/download/${run.file}`, download: true });
+  if (ended && written.includes(report.file)) out.push({ label: `${report.file} (the run report)`, path: `/download/${report.file}`, download: false });
   return out;
 }
 

@@ -7,6 +7,7 @@ import { echartsSource } from '../report/html/echarts-source.js';
 import { CSP, dashboardCss, dashboardHtml } from './page.js';
 import { DASHBOARD_JS } from './client.js';
 import { tokenMatches } from './token.js';
+import { ARTIFACTS } from '../artifacts/registry.js';
 
 /** A control request body larger than this is refused (a load change is a few bytes). */
 const MAX_BODY_BYTES = 4096;
@@ -43,10 +44,10 @@ export interface DashboardServer {
 }
 
 const DOWNLOADS: Record<string, { file: string; type: string; attachment: boolean }> = {
-  '/download/requests.jsonl': { file: 'requests.jsonl', type: 'application/x-ndjson', attachment: true },
-  '/download/summary.json': { file: 'summary.json', type: 'application/json', attachment: true },
-  '/download/run.json': { file: 'run.json', type: 'application/json', attachment: true },
-  '/download/report.html': { file: 'report.html', type: 'text/html; charset=utf-8', attachment: false },
+  '/download/requests.jsonl': { file: ARTIFACTS.requests.file, type: 'application/x-ndjson', attachment: true },
+  '/download/summary.json': { file: ARTIFACTS.summary.file, type: 'application/json', attachment: true },
+  '/download/run.json': { file: ARTIFACTS.run.file, type: 'application/json', attachment: true },
+  '/download/report.html': { file: ARTIFACTS.report.file, type: 'text/html; charset=utf-8', attachment: false },
 };
 
 function send(res: ServerResponse, status: number, type: string, body: string | Buffer, extra: Record<string, string> = {}): void {
@@ -120,7 +121,7 @@ export async function startDashboardServer(o: { host: string; port: number; toke
     if (path === '/assets/dashboard.js') return send(res, 200, 'text/javascript; charset=utf-8', DASHBOARD_JS);
     if (path === '/assets/dashboard.css') return send(res, 200, 'text/css; charset=utf-8', dashboardCss());
     if (path === '/api/state') return json(res, 200, o.backend.init());
-    if (path === '/download/stats.csv') return send(res, 200, 'text/csv; charset=utf-8', o.backend.statsCsv(), { 'content-disposition': 'attachment; filename="stats.csv"' });
+    if (path === '/download/stats.csv') return send(res, 200, 'text/csv; charset=utf-8', o.backend.statsCsv(), { 'content-disposition': `attachment; filename="${ARTIFACTS.stats.file}"` });
     if (path === '/api/events') {
       if (clients.size >= MAX_STREAM_CLIENTS)
         return send(res, 503, 'text/plain; charset=utf-8', `too many live pages: at most ${MAX_STREAM_CLIENTS} event streams at once; close another tab\n`, { 'retry-after': '10' });

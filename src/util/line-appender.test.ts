@@ -154,4 +154,17 @@ describe('LineAppender', () => {
     expect([a.written, a.accepted]).toEqual([3, 3]);
     expect(a.failure?.message).toMatch(/; 3 complete records kept$/);
   });
+
+  it('appends to what the file holds, or with `truncate` starts it empty (a timeline of a directory reused with --overwrite)', () => {
+    const f = tmpFile();
+    writeFileSync(f, 'old\n');
+    const a = new LineAppender(f);
+    a.append('kept\n');
+    a.close();
+    expect(readFileSync(f, 'utf8')).toBe('old\nkept\n');
+    const b = new LineAppender(f, { truncate: true });
+    b.append('new\n');
+    b.close();
+    expect(readFileSync(f, 'utf8')).toBe('new\n');
+  });
 });

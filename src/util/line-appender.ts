@@ -29,6 +29,8 @@ export interface AppenderOptions {
   lowSpaceBytes?: number;
   /** What a line is, for the failure message ("254 complete records kept"). */
   unit?: string;
+  /** Empty the file when opening it (a results directory reused with --overwrite); default: append to what is there. */
+  truncate?: boolean;
 }
 
 interface Batch {
@@ -93,7 +95,7 @@ export class LineAppender {
     private readonly opts: AppenderOptions = {},
   ) {
     // Not O_APPEND: writes go to explicit offsets, so writing a batch again (flushSync) cannot duplicate it.
-    this.fd = openSync(path, constants.O_WRONLY | constants.O_CREAT);
+    this.fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | (opts.truncate ? constants.O_TRUNC : 0));
     this.size = fstatSync(this.fd).size;
     this.flushBytes = opts.flushBytes ?? FLUSH_BYTES;
     this.flushMs = opts.flushMs ?? FLUSH_MS;

@@ -11,8 +11,9 @@ import { recordsOf, REQUESTS_JSONL } from '../results-dir.js';
 import { VERSION } from '../../version.js';
 import { DEFINITIONS } from './definitions.js';
 import { handoffOffsetMs, RunRecompute, toolRequest } from './recompute.js';
+import { ARTIFACTS } from '../../artifacts/registry.js';
 
-export const VLLM_RESULT_JSON = 'vllm-result.json';
+export const VLLM_RESULT_JSON = ARTIFACTS.vllmResult.file;
 
 /**
  * The key vLLM's serve.py writes for percentile `p` of `metric`: `p{p_word}_{metric}_ms` with

@@ -1,8 +1,8 @@
 // The eval section of report.html: accuracy per slice with 95% intervals, per load level, and a few wrong answers (escaped).
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { htmlTable, pctText, tiles } from './sections.js';
 import { escapeHtml as esc } from './escape.js';
+import { ARTIFACTS, artifactPath } from '../../artifacts/registry.js';
 
 /** What the section reads from eval.json (written by src/eval/); declared here so report/ does not depend on eval/. */
 interface Acc {
@@ -40,12 +40,12 @@ const MAX_CHARS = 400;
 
 /** eval.json and the first wrong answers in eval.jsonl, when the run was an eval; undefined otherwise or when unreadable. */
 export function readEvalData(dir: string, warnings: string[]): EvalReportData | undefined {
-  const file = join(dir, 'eval.json');
+  const file = artifactPath(dir, ARTIFACTS.eval);
   if (!existsSync(file)) return undefined;
   try {
     const doc = JSON.parse(readFileSync(file, 'utf8')) as EvalDoc;
     const wrong: WrongLine[] = [];
-    const lines = join(dir, 'eval.jsonl');
+    const lines = artifactPath(dir, ARTIFACTS.evalAnswers);
     if (existsSync(lines))
       for (const l of readFileSync(lines, 'utf8').split('\n')) {
         if (wrong.length >= MAX_WRONG) break;

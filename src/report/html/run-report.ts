@@ -1,10 +1,9 @@
 // HTML reporter for one run: reads a results directory and writes DIR/report.html (self-contained, opens offline).
-import { existsSync } from 'node:fs';
-import { writeFileAtomic } from '../../util/atomic-write.js';
-import { join } from 'node:path';
 import type { RequestRecord } from '../../metrics/record.js';
 import type { Summary } from '../../metrics/summary.js';
-import { CHART_SAMPLE_MAX, readRunMeta, readSummaryJson, recordsOf, replaySummary, requestsFile, RUN_JSON, sampleRecords } from '../results-dir.js';
+import { CHART_SAMPLE_MAX, readRunMeta, readSummaryJson, recordsOf, replaySummary, requestsFile, sampleRecords } from '../results-dir.js';
+import { ARTIFACTS, hasArtifact, writeArtifact } from '../../artifacts/registry.js';
+import type { RunArtifacts } from '../../artifacts/run-artifacts.js';
 import { evaluateSlo, parseSlo, type SloResult } from '../../metrics/slo.js';
 import { renderPage } from './page.js';
 import { cdfChart, errorsChart, histogramChart, itlStalls, overTimeChart, stallsChart, timelineChart } from './run-charts.js';
@@ -41,17 +40,34 @@ export interface RunReportData {
   gpuLines?: ReturnType<typeof readGpuLines>;
   /** eval.json (and a few wrong answers), when the run graded a set (docs/eval.md). */
   eval?: EvalReportData;
+  /** The --slo verdict the run counted (RunArtifacts.slo); else counted here from the records, when run.json has --slo. */
+  slo?: { text: string; result: SloResult };
 }
 
 /** Read a run directory: a bounded sample of requests.jsonl, metadata from run.json, summary.json when present (else replayed). */
 export function readRunDir(dir: string, maxRecords = CHART_SAMPLE_MAX): RunReportData {
   const file = requestsFile(dir);
   const { records, total, warnings } = sampleRecords(dir, maxRecords);
-  const run = existsSync(join(dir, RUN_JSON)) ? readRunMeta(dir, warnings) : {};
+  const run = hasArtifact(dir, ARTIFACTS.run) ? readRunMeta(dir, warnings) : {};
   const summary = readSummaryJson(dir, warnings) ?? replaySummary(dir).summary;
-  const data: RunReportData = { summary, records, run, warnings, totalRecords: total, serverSamples: readServerSamples(dir, CHART_SAMPLES), gpuLines: readGpuLines(dir, CHART_SAMPLES), eval: readEvalData(dir, warnings) };
+  const data = withTimelines(dir, { summary, records, run, warnings, totalRecords: total });
+  if (total > records.length) data.allRecords = () => recordsOf(file);
+  return data;
+}
+
+/** The same data from what a run holds (RunEndEvent.artifacts): its summary, run.json, chart sample and SLO verdict; no record is read back. */
+export function runDataOf(a: RunArtifacts): RunReportData {
+  const { records, total } = a.chartSample;
+  return withTimelines(a.outDir, { summary: a.summary, records, run: a.meta, warnings: [], totalRecords: total, ...(a.slo ? { slo: a.slo } : {}) });
+}
+
+/** Adds the timeline samples and the eval files of `dir` (neither is a request record), and the sampling note. */
+function withTimelines(dir: string, d: RunReportData): RunReportData {
+  const data: RunReportData = { ...d, serverSamples: readServerSamples(dir, CHART_SAMPLES), gpuLines: readGpuLines(dir, CHART_SAMPLES), eval: readEvalData(dir, d.warnings) };
+  const total = d.totalRecords ?? d.records.length;
+  const records = d.records;
+  const warnings = d.warnings;
   if (total > records.length) {
-    data.allRecords = () => recordsOf(file);
     warnings.push(`charts drawn from ${records.length} of ${total} records (an even sample); the tables and figures use all of them`);
   }
   return data;
@@ -104,7 +120,7 @@ export function renderRunReport(d: RunReportData, opts: RunReportOptions = {}): 
   let slo: { text: string; result: SloResult } | undefined;
   if (typeof sloText === 'string' && sloText.trim()) {
     const parsed = parseSlo(sloText);
-    slo = { text: parsed.text, result: evaluateSlo(s, d.allRecords?.() ?? d.records, parsed) };
+    slo = d.slo?.text === parsed.text ? d.slo : { text: parsed.text, result: evaluateSlo(s, d.allRecords?.() ?? d.records, parsed) };
   }
   const stalls = itlStalls(d.records);
   const tl = timelineChart(d.records);
@@ -192,9 +208,7 @@ function gpuSection(d: RunReportData, charts: Record<string, unknown>): { id: st
   };
 }
 
-/** Read a run directory and write DIR/report.html; returns the path written. */
-export function writeRunReport(dir: string, opts: RunReportOptions = {}): string {
-  const path = join(dir, 'report.html');
-  writeFileAtomic(path, renderRunReport(readRunDir(dir), opts));
-  return path;
+/** Write DIR/report.html from a run's artifacts when given (the run's own report), else from the directory's files; returns the path written. */
+export function writeRunReport(dir: string, opts: RunReportOptions = {}, artifacts?: RunArtifacts): string {
+  return writeArtifact(dir, ARTIFACTS.report, renderRunReport(artifacts ? runDataOf(artifacts) : readRunDir(dir), opts));
 }

@@ -15,9 +15,10 @@ import { evalSection, readEvalData } from './eval-section.js';
 import { gridHeatmaps } from './sweep-heatmaps.js';
 import { autoSearchSection } from './auto-search-section.js';
 import { escapeHtml as esc } from './escape.js';
+import { ARTIFACTS, artifactPath } from '../../artifacts/registry.js';
 
 export function readSweepDoc(dir: string): SweepDoc {
-  const p = join(dir, 'sweep.json');
+  const p = artifactPath(dir, ARTIFACTS.sweep);
   if (!existsSync(p)) throw new UsageError([`${p} not found (is ${dir} a tokenflood sweep directory?)`]);
   return JSON.parse(readFileSync(p, 'utf8')) as SweepDoc;
 }
@@ -182,7 +183,7 @@ export function renderSweepReport(dir: string, doc: SweepDoc, boxes?: ReadonlyMa
 
 /** Read a sweep directory and write DIR/report.html; returns the path written. */
 export function writeSweepReport(dir: string, boxes?: ReadonlyMap<string, BoxStats>): string {
-  const path = join(dir, 'report.html');
+  const path = artifactPath(dir, ARTIFACTS.report);
   writeFileAtomic(path, renderSweepReport(dir, readSweepDoc(dir), boxes));
   return path;
 }
