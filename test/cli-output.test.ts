@@ -1,6 +1,6 @@
 // What the CLI prints after a run, a simulation, a capacity plan and dataset stats: true statements, one disclaimer, consistent numbers.
 import { describe, expect, it } from 'vitest';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { main } from '../src/cli/main.js';
 import { readRecords } from '../src/metrics/jsonl.js';
@@ -17,6 +17,15 @@ async function cli(args: string[]): Promise<{ code: number; out: string; err: st
 const sameAsTtftNote = (out: string): string => out.split('\n').find((l) => /equals? TTFT in this run/.test(l)) ?? '';
 
 describe('summary: why TTFAT / first event equal TTFT', () => {
+  /** Every figure of first_event_ms within max(1 ms, 1%) of TTFT's (docs/metrics.md first_event_ms: when the terminal hides the row). */
+  const statsNear = (sum: Record<string, Record<string, number | null>>): boolean =>
+    Object.keys(sum.ttft_ms)
+      .filter((k) => k !== 'count' && k !== 'stdev')
+      .every((k) => {
+        const a = sum.ttft_ms[k];
+        const b = sum.first_event_ms?.[k];
+        return a === null || b === null || b === undefined ? a === b : Math.abs(a - b) <= Math.max(1, 0.01 * Math.abs(a));
+      });
   for (const command of ['simulate', 'run'] as const)
     it(`${command} of the reasoning model: the note gives the reason the data shows, not "no reasoning tokens"`, async () => {
       const out = tmpDir();
@@ -35,8 +44,10 @@ describe('summary: why TTFAT / first event equal TTFT', () => {
       if (records.every((x) => x.first_event_ms === x.ttft_ms)) {
         expect(r.out).not.toMatch(/^first event \(ms\)/m);
         expect(note).toBe("(first event equals TTFT in this run: every stream's first event arrived with its first token (no earlier empty chunk))");
-      } else if (records.every((x) => Math.abs(x.first_event_ms! - x.ttft_ms!) <= 1)) {
-        // The role chunk just ahead of the first token (under 1 ms): the row would repeat TTFT, so it is hidden, with the reason.
+      } else if (statsNear(JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')))) {
+        // The role chunk just ahead of the first token: every figure of the row within 1 ms (or 1%) of TTFT's would
+        // repeat TTFT, so it is hidden, with the reason. (Judged on the summary's figures, as the table shows them:
+        // one record 1.2 ms apart can still leave every figure within 1 ms.)
         expect(r.out).not.toMatch(/^first event \(ms\)/m);
         expect(r.out).toContain('is within 1 ms of TTFT in this run');
       } else {
