@@ -45,7 +45,7 @@ describe('simulate: the server timeline', () => {
     const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
     expect(summary.server).toBeDefined();
     expect(summary.server.sim).toBe(true);
-    expect(readFileSync(join(out, 'report.html'), 'utf8')).toContain('vllm');
+    expect(readFileSync(join(out, 'report.html'), 'utf8')).toContain('id="c-server-load"'); // report.html's server charts
     expect(existsSync(join(out, 'gpu_metrics.jsonl'))).toBe(false); // no host under simulate: not invented
   });
 
