@@ -48,12 +48,12 @@ describe('the same workloads through both drivers', () => {
     const server = await startSimServer({ timeScale: 20 });
     let realDir: string;
     try {
-      // Server metrics are a real-driver feature (no server under simulate): left out to compare the rest.
+      // Server metrics (scraped here, the engine model's under simulate: test/simulate-timeline.test.ts) are left out on both sides to compare the rest.
       realDir = (await run({ ...load, baseUrl: server.baseUrl, out: tmpDir(), quiet: true, serverMetrics: false })).outDir;
     } finally {
       await server.close();
     }
-    const sim = await simulate({ ...load, out: tmpDir(), quiet: true } as never);
+    const sim = await simulate({ ...load, out: tmpDir(), quiet: true, serverMetrics: false } as never);
     const simDir = sim.outDir;
     // The host sampler (gpu_metrics.jsonl, summary.gpu.host) measures the client machine of a real run: no host under simulate.
     const hostOnly = (f: string) => f !== 'gpu_metrics.jsonl';

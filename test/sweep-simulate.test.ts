@@ -16,8 +16,8 @@ import { tmpDir } from './helpers.js';
 const CLI = join(__dirname, '..', 'dist', 'cli', 'main.js');
 const GRID = { concurrency: '1,2,4,8,16', requests: '4' };
 const LENGTHS = { inputTokens: '128', outputTokens: '32' };
-/** Timelines of real hardware, sampled beside a real run only (the server's /metrics, the host and GPUs): no simulation has them. */
-const TIMELINES = new Set(['server_metrics.jsonl', 'gpu_metrics.jsonl']);
+/** Timelines of real hardware, sampled beside a real run only (the host and GPUs): no simulation has them. server_metrics.jsonl both write. */
+const TIMELINES = new Set(['gpu_metrics.jsonl']);
 
 function files(dir: string): string[] {
   const out: string[] = [];

@@ -3,6 +3,7 @@ import type { Waits } from '../scheduler/scheduler.js';
 import type { ExecuteResult } from '../backends/execute.js';
 import type { WireInput } from '../backends/sender.js';
 import type { RequestSpec } from '../dataset/types.js';
+import type { TimelineSource } from '../telemetry/source.js';
 
 /** One request as the lifecycle hands it over; the driver knows where it goes and with which headers. */
 export type RequestInput = Omit<WireInput, 'url' | 'headers'>;
@@ -67,6 +68,8 @@ export interface Driver {
   /** TTFTs of measured requests whose first token arrived since the last call (the live TTFT), when noted. */
   firstTokens?(): number[];
   readonly health?: SendHealth;
+  /** The virtual driver's own timeline sources (the engine model's /metrics on the virtual clock), run instead of the lifecycle's. */
+  timelineSources?(): TimelineSource[];
   /**
    * Run the lifecycle's main loop on this driver's clock. The real driver just awaits it; the virtual one moves
    * virtual time forward whenever everything waiting on the present has run.

@@ -24,6 +24,12 @@ export class VirtualClock implements DriverClock {
 
   now = (): number => this.t;
 
+  /**
+   * Called before time moves from `from` to `to` (a later event): a timeline source samples the state that held in
+   * between. A promise it returns is awaited (it must settle on promises only) before the clock moves on.
+   */
+  onAdvance?: (from: number, to: number) => Promise<void> | undefined;
+
   /** Call `fire` at `atMs` (not before now); returns a function that cancels it. */
   at(atMs: number, fire: () => boolean): () => void {
     const timer: Timer = { at: Math.max(atMs, this.t), seq: this.seq++, fire };
@@ -71,6 +77,14 @@ export class VirtualClock implements DriverClock {
         continue;
       }
       idleSince = undefined;
+      const sampled = next.at > this.t ? this.onAdvance?.(this.t, next.at) : undefined;
+      if (sampled) {
+        // The event goes back (same order): whatever the wait woke is due before it.
+        this.push(next);
+        await sampled;
+        woke = true;
+        continue;
+      }
       this.t = next.at;
       woke = next.fire();
     }

@@ -10,6 +10,8 @@ import { decideOutputTokens } from '../sim/engine/length.js';
 import { outsideEngineMs } from '../sim/engine/overheads.js';
 import { specDecodeStats } from '../sim/engine/spec-decode.js';
 import { createTextSource } from '../sim/http/text.js';
+import { createSimMetrics } from '../sim/http/metrics.js';
+import { virtualServerSource } from './virtual-timeline.js';
 import { workloadSeed } from '../config/workload.js';
 import type { VirtualRecord } from '../sim/virtual.js';
 import { createRng } from '../util/rng.js';
@@ -43,6 +45,9 @@ export interface VirtualRunStats {
 
 interface Live {
   rec: VirtualRecord;
+  /** Virtual ms it entered the engine's schedule, and of its last token (for the /metrics histograms). */
+  startMs?: number;
+  lastMs?: number;
   planned: Planned;
   inp: RequestInput;
   resolve(r: ExecuteResult): void;
@@ -55,6 +60,8 @@ export function createVirtualDriver(c: RunConfig, tok: Tokenizer, o: VirtualDriv
   const wall0 = performance.now();
   const clock = new VirtualClock();
   const engine = createEngine(o.engine);
+  // The engine's /metrics as the sim server exports it (vLLM's names), fed the same observations on the virtual clock.
+  const metrics = createSimMetrics('vllm', { modelName: o.model, counters: engine.counters, kvCapacityTokens: o.engine.kvCapacityTokens, nowSimMs: clock.now, specDecode: o.engine.features.spec !== undefined });
   // Output lengths draw from the engine's own stream, in send order, as the sim server's engine does.
   const lengthRng = createRng(workloadSeed(c)).fork();
   const memo = new Map<string, number[]>();
@@ -92,22 +99,36 @@ export function createVirtualDriver(c: RunConfig, tok: Tokenizer, o: VirtualDriv
     if (!res) return;
     steps++;
     const end = clock.now() + res.durationMs;
+    metrics.step(res.durationMs / 1000, res.started.length > 0 || res.shape.newTokens > res.shape.requests ? 'prefill' : 'decode');
     clock.at(end, () => stepEnded(res, end));
   };
   const stepEnded = (res: StepResult, end: number): boolean => {
     for (const s of res.started) {
       const l = live.get(s.id);
-      if (l) l.rec.cachedTokens = s.cachedTokens;
+      if (!l) continue;
+      l.rec.cachedTokens = s.cachedTokens;
+      l.startMs = Math.max(end - res.durationMs, l.rec.sentMs);
+      metrics.queued((l.startMs - l.rec.sentMs) / 1000);
     }
     const done: Live[] = [];
     for (const out of res.outputs) {
       const l = live.get(out.id);
       if (!l) continue;
       l.rec.tokenTimesMs.push(end);
-      if (out.tokenIndex === 1) l.rec.firstTokenMs = end;
+      const startMs = l.startMs ?? l.rec.sentMs;
+      if (out.tokenIndex === 1) {
+        l.rec.firstTokenMs = end;
+        metrics.firstToken((end - l.rec.sentMs) / 1000, (end - startMs) / 1000);
+      } else metrics.interToken((end - (l.lastMs ?? end)) / 1000);
+      l.lastMs = end;
       l.rec.outputTokens = out.tokenIndex;
       if (out.finished) {
         l.rec.endMs = end;
+        const first = l.rec.firstTokenMs ?? end;
+        metrics.finished({
+          reason: l.rec.finishReason === 'length' ? 'length' : 'stop', e2eS: (end - l.rec.sentMs) / 1000, queueS: (startMs - l.rec.sentMs) / 1000, prefillS: (first - startMs) / 1000,
+          decodeS: (end - first) / 1000, inferenceS: (end - startMs) / 1000, promptTokens: l.rec.promptTokens, outputTokens: out.tokenIndex,
+        });
         live.delete(out.id);
         done.push(l);
       }
@@ -133,6 +154,7 @@ export function createVirtualDriver(c: RunConfig, tok: Tokenizer, o: VirtualDriv
     const ids = req.promptTokenIds ?? [];
     const decision = decideOutputTokens(lengthRng, req);
     const now = clock.now();
+    metrics.arrived(ids.length);
     const rec: VirtualRecord = {
       index: inp.id, scheduledMs: inp.scheduledAtMs, sentMs: now, tokenTimesMs: [], endMs: now,
       promptTokens: ids.length, cachedTokens: 0, outputTokens: 0, finishReason: decision.finishReason,
@@ -203,6 +225,8 @@ export function createVirtualDriver(c: RunConfig, tok: Tokenizer, o: VirtualDriv
       };
     },
     start: async () => ({}),
+    // --no-server-metrics turns the simulated timeline off too; --scrape-interval is its interval of virtual time.
+    timelineSources: () => (c.serverMetrics ? [virtualServerSource(clock, metrics, c.scrapeInterval * 1000, o.engine.maxModelLen)] : []),
     execute,
     cancelAll,
     drive: (main) => clock.drive(main),

@@ -177,9 +177,9 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
     // --shard/--start-at (docs/distributed.md): which shard of which plan, the clock-skew check, the synchronized start.
     const sync = wantsStartSync(c) ? await beginStartSync(c, driver.kind === 'real' ? target.baseUrl : undefined, notice, opts.signal) : undefined;
     Object.assign(meta, shardMeta(c, s.configMeta));
-    // Sampled beside the requests from before the first one to after the last one (never on the virtual clock);
+    // Sampled beside the requests from before the first one to after the last one (on the virtual clock: the driver's own);
     // what takes time to set up (a scrape worker) is prepared before the clock starts.
-    const sources = driver.kind === 'virtual' ? [] : (s.sources?.(target) ?? []);
+    const sources = driver.kind === 'virtual' ? (driver.timelineSources?.() ?? []) : (s.sources?.(target) ?? []);
     await Promise.allSettled(sources.map((src) => src.prepare?.()));
     // The signal also reaches prewarm: Ctrl-C stops a run whose connections are still opening (issue 25 item 17).
     const started = await driver.start(sync ? { sync: true, startAtUnixMs: startAtMs(c), signal: opts.signal } : { signal: opts.signal }).catch(async (e: unknown) => {
@@ -191,7 +191,7 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
     if (sync) meta.start_sync = { ...sync, clock_origin_unix_ms: origin ?? Date.now(), started_late_ms: late ?? null };
     const sampleListeners = reporters.filter((r) => r.sample);
     const onSample = sampleListeners.length ? (x: TimelineSample) => sampleListeners.forEach((r) => r.sample!(x)) : undefined;
-    const starts = await Promise.allSettled(sources.map((src) => src.start({ now: driver.clock.now, outDir, virtual: false, notice, onSample })));
+    const starts = await Promise.allSettled(sources.map((src) => src.start({ now: driver.clock.now, outDir, virtual: driver.kind === 'virtual', notice, onSample })));
     const failedStart = starts.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failedStart) {
       // A source that cannot start (a missing nvidia-smi, no such --server-pid) ends the run before any request; the others stop first.

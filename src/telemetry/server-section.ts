@@ -11,7 +11,7 @@ export function serverSectionOf(dir: string, summary: Summary, windows: WindowTr
   // The simulator speaks vLLM's metric names; its findings name the simulator's flags, not a real engine's settings.
   // Embedded, or a standalone `tokenflood serve` (it answers with x-tokenflood-time-scale, recorded as sim_time_scale).
   const run = summary.run as Record<string, unknown>;
-  const sim = run.embedded_server === true || typeof run.sim_time_scale === 'number';
+  const sim = run.embedded_server === true || typeof run.sim_time_scale === 'number' || run.simulated === true;
   // Streamed sample by sample: a 24 h run's file is larger than any one string may be.
   const b = new ServerSummaryBuilder(windows.window(summary.phases), typeof scale === 'number' && scale > 0 ? scale : 1, { sim });
   forEachServerSample(dir, (s) => b.add(s));

@@ -4,7 +4,7 @@ export interface SourceContext {
   /** The run clock: ms since the run started (0 = when the senders were ready). */
   now(): number;
   outDir: string;
-  /** True on the virtual driver; the lifecycle runs no source then. */
+  /** True on the virtual driver; the lifecycle then runs only the driver's own sources (docs/simulate.md). */
   virtual: boolean;
   /** Print one line for the user (stderr): e.g. that the server serves no metrics. Never secrets; server text made inert. */
   notice(line: string): void;
