@@ -139,6 +139,8 @@ export async function simulate(input: SimulateInput | ResolvedSimulate, opts: Li
     keepText: c.dataset !== undefined,
     engineMeta: engineMeta(engine, eo),
     ignored,
+    // The server timeline's /metrics (prom-client) loads only for a run that writes it.
+    createSimMetrics: c.serverMetrics ? (await import('./sim/http/metrics.js')).createSimMetrics : undefined,
   });
   const configMeta = snakeKeys({ ...redactedConfig(c, r.headers), ...eo }) as Record<string, unknown>;
   const result = await runLifecycle({ config: c, tokenizer, driver, configMeta, redact: (s) => s, outDirSuffix: '-simulated' }, opts);

@@ -10,7 +10,7 @@ import { decideOutputTokens } from '../sim/engine/length.js';
 import { outsideEngineMs } from '../sim/engine/overheads.js';
 import { specDecodeStats } from '../sim/engine/spec-decode.js';
 import { createTextSource } from '../sim/http/text.js';
-import { createSimMetrics } from '../sim/http/metrics.js';
+import type { createSimMetrics } from '../sim/http/metrics.js';
 import { virtualServerSource } from './virtual-timeline.js';
 import { workloadSeed } from '../config/workload.js';
 import type { VirtualRecord } from '../sim/virtual.js';
@@ -31,6 +31,11 @@ export interface VirtualDriverOptions {
   engineMeta: Record<string, unknown>;
   /** Options given that the simulation ignores, for run.json. */
   ignored: string[];
+  /**
+   * The sim server's /metrics factory, for the server timeline (server_metrics.jsonl) on the virtual clock; passed in
+   * by a caller that wants the timeline, so prom-client loads only then (not at CLI start-up, not in calibrate).
+   */
+  createSimMetrics?: typeof createSimMetrics;
 }
 
 /** How the simulation went, for run.json `simulation` and the caller. */
@@ -61,7 +66,7 @@ export function createVirtualDriver(c: RunConfig, tok: Tokenizer, o: VirtualDriv
   const clock = new VirtualClock();
   const engine = createEngine(o.engine);
   // The engine's /metrics as the sim server exports it (vLLM's names), fed the same observations on the virtual clock.
-  const metrics = createSimMetrics('vllm', { modelName: o.model, counters: engine.counters, kvCapacityTokens: o.engine.kvCapacityTokens, nowSimMs: clock.now, specDecode: o.engine.features.spec !== undefined });
+  const metrics = c.serverMetrics ? o.createSimMetrics?.('vllm', { modelName: o.model, counters: engine.counters, kvCapacityTokens: o.engine.kvCapacityTokens, nowSimMs: clock.now, specDecode: o.engine.features.spec !== undefined }) : undefined;
   // Output lengths draw from the engine's own stream, in send order, as the sim server's engine does.
   const lengthRng = createRng(workloadSeed(c)).fork();
   const memo = new Map<string, number[]>();
@@ -99,7 +104,7 @@ export function createVirtualDriver(c: RunConfig, tok: Tokenizer, o: VirtualDriv
     if (!res) return;
     steps++;
     const end = clock.now() + res.durationMs;
-    metrics.step(res.durationMs / 1000, res.started.length > 0 || res.shape.newTokens > res.shape.requests ? 'prefill' : 'decode');
+    metrics?.step(res.durationMs / 1000, res.started.length > 0 || res.shape.newTokens > res.shape.requests ? 'prefill' : 'decode');
     clock.at(end, () => stepEnded(res, end));
   };
   const stepEnded = (res: StepResult, end: number): boolean => {
@@ -108,7 +113,7 @@ export function createVirtualDriver(c: RunConfig, tok: Tokenizer, o: VirtualDriv
       if (!l) continue;
       l.rec.cachedTokens = s.cachedTokens;
       l.startMs = Math.max(end - res.durationMs, l.rec.sentMs);
-      metrics.queued((l.startMs - l.rec.sentMs) / 1000);
+      metrics?.queued((l.startMs - l.rec.sentMs) / 1000);
     }
     const done: Live[] = [];
     for (const out of res.outputs) {
@@ -118,14 +123,14 @@ export function createVirtualDriver(c: RunConfig, tok: Tokenizer, o: VirtualDriv
       const startMs = l.startMs ?? l.rec.sentMs;
       if (out.tokenIndex === 1) {
         l.rec.firstTokenMs = end;
-        metrics.firstToken((end - l.rec.sentMs) / 1000, (end - startMs) / 1000);
-      } else metrics.interToken((end - (l.lastMs ?? end)) / 1000);
+        metrics?.firstToken((end - l.rec.sentMs) / 1000, (end - startMs) / 1000);
+      } else metrics?.interToken((end - (l.lastMs ?? end)) / 1000);
       l.lastMs = end;
       l.rec.outputTokens = out.tokenIndex;
       if (out.finished) {
         l.rec.endMs = end;
         const first = l.rec.firstTokenMs ?? end;
-        metrics.finished({
+        metrics?.finished({
           reason: l.rec.finishReason === 'length' ? 'length' : 'stop', e2eS: (end - l.rec.sentMs) / 1000, queueS: (startMs - l.rec.sentMs) / 1000, prefillS: (first - startMs) / 1000,
           decodeS: (end - first) / 1000, inferenceS: (end - startMs) / 1000, promptTokens: l.rec.promptTokens, outputTokens: out.tokenIndex,
         });
@@ -154,7 +159,7 @@ export function createVirtualDriver(c: RunConfig, tok: Tokenizer, o: VirtualDriv
     const ids = req.promptTokenIds ?? [];
     const decision = decideOutputTokens(lengthRng, req);
     const now = clock.now();
-    metrics.arrived(ids.length);
+    metrics?.arrived(ids.length);
     const rec: VirtualRecord = {
       index: inp.id, scheduledMs: inp.scheduledAtMs, sentMs: now, tokenTimesMs: [], endMs: now,
       promptTokens: ids.length, cachedTokens: 0, outputTokens: 0, finishReason: decision.finishReason,
@@ -226,7 +231,7 @@ export function createVirtualDriver(c: RunConfig, tok: Tokenizer, o: VirtualDriv
     },
     start: async () => ({}),
     // --no-server-metrics turns the simulated timeline off too; --scrape-interval is its interval of virtual time.
-    timelineSources: () => (c.serverMetrics ? [virtualServerSource(clock, metrics, c.scrapeInterval * 1000, o.engine.maxModelLen)] : []),
+    timelineSources: () => (metrics ? [virtualServerSource(clock, metrics, c.scrapeInterval * 1000, o.engine.maxModelLen)] : []),
     execute,
     cancelAll,
     drive: (main) => clock.drive(main),
