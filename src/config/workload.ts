@@ -7,6 +7,11 @@ import { MAX_TIMER_MESSAGE, MAX_TIMER_S } from '../util/timer.js';
 import { parseLengthDist } from '../dataset/distribution.js';
 import { parseMix } from '../dataset/mix.js';
 import { CORPORA } from '../dataset/corpus.js';
+import { TRACE_FORMATS } from '../dataset/trace/registry.js';
+
+/** How a trace's turns are spaced (docs/workloads.md#traces-and-agentic-sessions); a duration instead fixes the pause. */
+export const THINK_TIME_MODES = ['recorded', 'gap', 'none'] as const;
+export type ThinkTimeMode = (typeof THINK_TIME_MODES)[number];
 
 /** A length: a number or a distribution spec (see docs/workloads.md); kept as its canonical string. */
 const lengthSpec = (def: string) =>
@@ -61,11 +66,21 @@ export const WorkloadSchema = z.object({
   datasetMode: z.enum(['reuse', 'once']).default('reuse'),
   strict: z.boolean().default(false),
   thinkTime: z.preprocess(
-    (v) => (v === undefined ? undefined : parseDurationS(v)),
-    z.number({ message: 'expected a duration such as 2s, 500ms or a number of seconds' }).min(0).max(MAX_TIMER_S, MAX_TIMER_MESSAGE).default(0),
+    (v) => (v === undefined ? undefined : typeof v === 'string' && (THINK_TIME_MODES as readonly string[]).includes(v.trim()) ? v.trim() : parseDurationS(v)),
+    z.union([z.enum(THINK_TIME_MODES), z.number({ message: 'expected recorded, gap, none, or a duration such as 2s, 500ms or a number of seconds' }).min(0).max(MAX_TIMER_S, MAX_TIMER_MESSAGE)]).default(0),
   ),
   replay: z.string().min(1).optional(),
   replaySpeed: z.coerce.number().positive().default(1),
+  replayFormat: z.string().default('auto').refine((v) => TRACE_FORMATS.includes(v), { message: `expected one of ${TRACE_FORMATS.join(', ')}` }),
+  traceBlockSize: z.coerce.number().int().positive().optional(),
+  skipBadLines: z.boolean().default(false),
+  sessions: z.coerce.number().int().positive().optional(),
+  sessionAnswers: z.enum(['recorded', 'live']).default('recorded'),
+  maxIdleGap: z.preprocess(
+    (v) => (v === undefined ? undefined : parseDurationS(v)),
+    z.number({ message: 'expected a duration such as 30s, 500ms or a number of seconds' }).min(0).max(MAX_TIMER_S, MAX_TIMER_MESSAGE).optional(),
+  ),
+  startAtFraction: z.coerce.number().min(0).lt(1).default(0),
   maxModelLen: z.coerce.number().int().positive().optional(),
   extraBody: jsonObject,
   temperature: z.coerce.number().min(0).optional(),
@@ -101,9 +116,16 @@ export const WORKLOAD_FLAGS = flagTable(WorkloadSchema.shape, {
   datasetOrder: { help: 'take dataset items in file order or at random (seeded)' },
   datasetMode: { help: 'reuse: cycle through the data as long as the run lasts; once: send each item exactly once, then stop' },
   strict: { help: 'fail the run on any bad dataset line instead of skipping it with a warning' },
-  thinkTime: { arg: 'time', help: 'pause between the turns of a multi-turn conversation, e.g. 2s' },
-  replay: { arg: 'file', help: 'trace replay: JSONL with timestamp (ms; timestamp_s for seconds) plus prompt/messages/body or input_tokens/output_tokens; sent at the recorded times' },
+  thinkTime: { arg: 'time|mode', help: 'pause between the turns of a multi-turn conversation, e.g. 2s; with --replay: recorded (the trace\'s think time or delay, the default), gap (the recorded gap between sends), none, or a fixed duration' },
+  replay: { arg: 'file|dir', help: 'trace replay: a trace file or a directory of session files (--replay-format); sent at the recorded times, sessions turn by turn (docs/workloads.md#traces-and-agentic-sessions)' },
   replaySpeed: { arg: 'x', help: 'replay time compression: 2 sends the trace twice as fast' },
+  replayFormat: { arg: 'format', help: 'format of --replay: auto (detected from the first record, and said), tokenflood, mooncake, bailian, weka, tracelab, burstgpt, azure' },
+  traceBlockSize: { arg: 'n', help: 'tokens per hash id of a --replay trace (--block-size is the engine\'s KV block in simulate)', defaultText: 'the format\'s own: Mooncake 512, Bailian 16, Weka the file\'s or 64, TraceLab 64' },
+  skipBadLines: { help: 'skip bad --replay trace records (counted, the first five named) instead of failing before anything is sent' },
+  sessions: { arg: 'n', help: 'closed loop over a --replay trace\'s sessions: N sessions in flight, each replaying its turns, recycled when the trace runs out' },
+  sessionAnswers: { help: 'what a trace session\'s next turn carries as the previous answer: recorded (synthesized to its recorded length and blocks) or live (the server\'s real answer)' },
+  maxIdleGap: { arg: 'time', help: 'cap on any recorded wait of a --replay trace (gap, think or tool time), e.g. 30s' },
+  startAtFraction: { arg: 'f', help: 'start each --replay session at fraction F of its turns, after a warmup that sends the earlier context with one output token (recorded, excluded like --warmup)' },
   maxModelLen: { help: 'skip (and count) items whose input + max_tokens exceeds the model context N, instead of sending requests certain to fail' },
   extraBody: { arg: 'json', help: 'JSON object merged into every request body, e.g. \'{"chat_template_kwargs":{"enable_thinking":false}}\'' },
   temperature: { arg: 't', help: 'sampling temperature, passed through' },

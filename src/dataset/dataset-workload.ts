@@ -98,7 +98,7 @@ export function createDatasetWorkload(c: WorkloadParams, tok: Tokenizer, rng: Rn
     items: convs.length,
     records: data.records,
     skipped_bad_records: data.problems.length,
-    ...(multiTurn ? { conversations: convs.filter((v) => v.item.turns.length > 1).length, turns: convs.reduce((s, v) => s + v.item.turns.length, 0), think_time_s: c.thinkTime } : {}),
+    ...(multiTurn ? { conversations: convs.filter((v) => v.item.turns.length > 1).length, turns: convs.reduce((s, v) => s + v.item.turns.length, 0), think_time_s: typeof c.thinkTime === 'number' ? c.thinkTime : 0 } : {}),
     ...(limit !== undefined ? { max_model_len: limit, skipped_over_max_model_len: skipped } : {}),
     warnings: [
       ...data.problems.slice(0, 20),
@@ -189,7 +189,7 @@ function createSessionWorkload(
   }, { once: true });
 
   const continueSession = async (s: Session): Promise<RequestSpec | undefined> => {
-    await wait(c.thinkTime * 1000, signal);
+    await wait(typeof c.thinkTime === 'number' ? c.thinkTime * 1000 : 0, signal);
     return specFor(s);
   };
 

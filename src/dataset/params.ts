@@ -30,11 +30,19 @@ export interface WorkloadParams {
   datasetOrder: 'sequential' | 'random';
   datasetMode: 'reuse' | 'once';
   strict: boolean;
-  /** Seconds between the turns of a conversation. */
-  thinkTime: number;
-  /** Trace replay. */
+  /** Seconds between the turns of a conversation; for a --replay trace also recorded, gap or none (0 = recorded there). */
+  thinkTime: number | 'recorded' | 'gap' | 'none';
+  /** Trace replay: the file or directory, its format, and how sessions are replayed (docs/workloads.md#traces-and-agentic-sessions). */
   replay?: string;
   replaySpeed: number;
+  replayFormat: string;
+  traceBlockSize?: number;
+  skipBadLines: boolean;
+  sessions?: number;
+  sessionAnswers: 'recorded' | 'live';
+  /** Seconds: cap on any recorded wait of a trace. */
+  maxIdleGap?: number;
+  startAtFraction: number;
   /** Fresh prompts: the run id when --dataset-seed is not given (docs/workloads.md#fresh-prompts); none keeps them seeded. */
   promptSalt?: string;
 }

@@ -19,12 +19,21 @@ export interface RequestSpec {
   /** Multi-turn: the session (virtual user conversation) and 0-based turn index. */
   sessionId?: string;
   turn?: number;
+  /** Trace replay: the subagent the request belongs to (undefined: the session's main agent). */
+  agent?: string;
+  /** Trace replay: the request's KV-cache block ids (prefix-hash routing can hash on them). */
+  hashIds?: readonly number[];
+  /** Trace replay: prompt tokens an unlimited prefix cache could serve for this request (the trace's cache ceiling, in arrival order). */
+  ceilingTokens?: number;
+  /** Trace replay: how long this turn waited for its subagents to finish (join), and for its predecessor's mocked tool call, ms. */
+  joinWaitMs?: number;
+  toolWaitMs?: number;
   /** Trace replay: when to send, ms relative to the first request. */
   timestampMs?: number;
   /** The shared-prefix group (0-based) of a synthetic prompt with --prefix-tokens: prefix-hash routes on it. */
   prefixGroup?: number;
   /** Let the model stop on its own (graded eval items): no ignore_eos/min_tokens even when the run sends them. */
   natural?: boolean;
-  /** Dataset provenance, e.g. "data.jsonl:17". */
+  /** Dataset or trace provenance, e.g. "data.jsonl:17" (written to the record as `source` for trace replay). */
   source?: string;
 }

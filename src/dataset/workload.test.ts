@@ -13,7 +13,7 @@ const tok = loadTokenizer('cl100k_base');
 const base: WorkloadParams = {
   endpoint: 'chat', requests: 4, warmup: 0, inputTokens: '16', outputTokens: '4', corpus: 'en', prefixTokens: 0, prefixGroups: 1,
   cacheBust: true, cacheAb: false, datasetFormat: 'auto', datasetField: [], datasetOrder: 'sequential', datasetMode: 'reuse', strict: false,
-  thinkTime: 0, replaySpeed: 1,
+  thinkTime: 0, replaySpeed: 1, replayFormat: 'auto', skipBadLines: false, sessionAnswers: 'recorded', startAtFraction: 0,
 };
 const dir = mkdtempSync(join(tmpdir(), 'tokenflood-workload-'));
 const data = join(dir, 'd.jsonl');

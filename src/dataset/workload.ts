@@ -21,6 +21,7 @@ function conflicts(c: WorkloadParams): string[] {
   if (c.replay && c.cacheAb) p.push('--cache-ab: cannot be combined with --replay');
   if (!c.dataset && (c.datasetField.length || c.datasetFormat !== 'auto' || c.datasetMode !== 'reuse' || c.datasetOrder !== 'sequential'))
     p.push('--dataset-field/--dataset-format/--dataset-mode/--dataset-order: only apply with --dataset');
+  if (!c.replay && typeof c.thinkTime === 'string') p.push(`--think-time: ${c.thinkTime} only applies with --replay; give a duration such as 2s`);
   if (c.prefixTokens === 0 && c.prefixGroups !== 1) p.push('--prefix-groups: only applies with --prefix-tokens');
   return p;
 }

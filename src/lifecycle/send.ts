@@ -23,6 +23,19 @@ import { globalIndex, shardLabel, type ShardSpec } from '../scheduler/shard.js';
 import { localLoad } from '../shard/plan.js';
 import { workloadSeed } from '../config/workload.js';
 
+/** A session's identity on its record: multi-turn data and trace replay (session, turn, agent, trace line, ceiling, waits). */
+function copySessionFields(spec: RequestSpec, raw: ExecuteResult['raw']): void {
+  if (spec.sessionId !== undefined) raw.session = spec.sessionId;
+  if (spec.turn !== undefined) raw.turn = spec.turn;
+  if (spec.agent !== undefined) raw.agent = spec.agent;
+  if (spec.ceilingTokens !== undefined) {
+    raw.ceiling_tokens = spec.ceilingTokens;
+    if (spec.source !== undefined) raw.source = spec.source;
+  }
+  if (spec.joinWaitMs !== undefined) raw.join_wait_ms = spec.joinWaitMs;
+  if (spec.toolWaitMs !== undefined) raw.tool_wait_ms = spec.toolWaitMs;
+}
+
 /** --shard: this process's shard, undefined for a whole run. */
 const shardOf = (c: RunConfig): ShardSpec | undefined => (c.shard !== undefined ? parseShard(c.shard) : undefined);
 
@@ -191,6 +204,7 @@ export async function sendLoop(x: SendContext): Promise<{ measuredDone: number; 
     if (route) res.raw.endpoint = route.endpoint;
     if (route || pick) res.raw.model = shownModel(model);
     if (spec.prefixGroup !== undefined) res.raw.prefix_group = spec.prefixGroup;
+    copySessionFields(spec, res.raw);
     // The phase (ramp-up, steady, ramp-down) the scheduler gave the request: the summary covers the steady one.
     res.raw.phase = slot.phase;
     if (slot.stage !== undefined) res.raw.stage = slot.stage;

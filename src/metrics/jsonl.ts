@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import type { WriteError } from '../errors.js';
 import { LineAppender, type AppenderOptions, type WriteAtFn } from '../util/line-appender.js';
-import { REQUEST_PHASES, type RawRequest, type RequestPhase, type RequestRecord } from './record.js';
+import { REQUEST_PHASES, SESSION_FIELDS, type RawRequest, type RequestPhase, type RequestRecord } from './record.js';
 import { toRecord } from './derive.js';
 import { legacyCode } from './error-codes.js';
 import { SERVER_TIMING_FIELDS, type ServerTimings } from './server-timings.js';
@@ -41,6 +41,13 @@ function routingFields(r: RawRequest): Partial<Pick<RawRequest, 'endpoint' | 'mo
   return o;
 }
 
+/** session, turn, agent, source, ceiling_tokens, join_wait_ms, tool_wait_ms: written only when the record has them (trace replay, multi-turn data). */
+function sessionFields(r: RawRequest): Partial<Pick<RawRequest, (typeof SESSION_FIELDS)[number]>> {
+  const o: Record<string, unknown> = {};
+  for (const k of SESSION_FIELDS) if (r[k] !== undefined) o[k] = r[k];
+  return o;
+}
+
 /** The line written for one record: identity and outcome first, derived metrics, then raw timelines. */
 export function recordLine(r: RequestRecord): string {
   const o = {
@@ -56,6 +63,7 @@ export function recordLine(r: RequestRecord): string {
     warmup: r.warmup,
     phase: r.phase ?? 'steady',
     ...routingFields(r),
+    ...sessionFields(r),
     ...(r.stage !== undefined ? { stage: r.stage } : {}),
     ...(r.shard !== undefined ? { shard: r.shard } : {}),
     scheduled_at_ms: r.scheduled_at_ms,
@@ -172,6 +180,9 @@ export function recordFromJson(o: Record<string, unknown>): RequestRecord {
   raw.phase = REQUEST_PHASES.includes(o.phase as RequestPhase) ? o.phase : 'steady';
   for (const k of ['endpoint', 'model', 'served_by'] as const) if (typeof o[k] === 'string') raw[k] = o[k];
   if (Number.isInteger(o.prefix_group)) raw.prefix_group = o.prefix_group;
+  for (const k of ['session', 'agent', 'source'] as const) if (typeof o[k] === 'string') raw[k] = o[k];
+  for (const k of ['turn', 'ceiling_tokens'] as const) if (Number.isInteger(o[k]) && (o[k] as number) >= 0) raw[k] = o[k];
+  for (const k of ['join_wait_ms', 'tool_wait_ms'] as const) if (typeof o[k] === 'number' && (o[k] as number) >= 0) raw[k] = o[k];
   if (Number.isInteger(o.stage) && (o.stage as number) >= 0) raw.stage = o.stage;
   if (typeof o.shard === 'string' && /^\d{1,5}\/\d{1,5}$/.test(o.shard)) raw.shard = o.shard;
   if (typeof o.generated_text === 'string') raw.generated_text = o.generated_text;

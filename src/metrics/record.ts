@@ -107,6 +107,17 @@ export interface RawRequest extends Partial<ServerTimings> {
   model?: string;
   /** Its shared-prefix group, 0-based, with --prefix-tokens (docs/routing.md#cache-locality). */
   prefix_group?: number;
+  /** Trace replay and multi-turn data: the session, the 0-based turn index within its agent, and the subagent (absent: the main agent). */
+  session?: string;
+  turn?: number;
+  agent?: string;
+  /** Trace replay: the trace record it came from ("file:line", or "file requests[3]" for a session file). */
+  source?: string;
+  /** Trace replay: prompt tokens an unlimited prefix cache could serve (from hash_ids, in arrival order). */
+  ceiling_tokens?: number;
+  /** Trace replay: ms this turn waited for its subagents (join), and for its predecessor's mocked tool call, before it was sent. */
+  join_wait_ms?: number;
+  tool_wait_ms?: number;
   /** The server's `x-served-by` response header (a replica behind a router), letters, digits and ._:- only. */
   served_by?: string;
   /** With --shard: the shard that sent it, "I/N" (0-based I); absent in a whole run (docs/distributed.md). */
@@ -116,6 +127,9 @@ export interface RawRequest extends Partial<ServerTimings> {
   /** The answer text, kept only with --result-format vllm (vllm-result.json's generated_texts); at most MAX_GENERATED_TEXT_CHARS. */
   generated_text?: string;
 }
+
+/** The session fields of a record, each written only when set (jsonl.ts). */
+export const SESSION_FIELDS = ['session', 'turn', 'agent', 'source', 'ceiling_tokens', 'join_wait_ms', 'tool_wait_ms'] as const;
 
 /** Metrics derived from RawRequest by the pure functions in derive.ts. */
 export interface DerivedMetrics {

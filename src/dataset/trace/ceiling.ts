@@ -42,7 +42,7 @@ export function cacheCeiling(requests: readonly CeilingRequest[], blockSize: num
   let last = -Infinity;
   for (const r of byIndex) at.set(r, (last = r.atMs ?? last));
   const ordered = byIndex.sort((a, b) => (at.get(a) as number) - (at.get(b) as number) || a.index - b.index);
-  const seen = new Set<number>();
+  const count = createCeilingCounter(blockSize);
   const all = part();
   const turns = new Map<number, CeilingPart>();
   let without = 0;
@@ -51,15 +51,7 @@ export function cacheCeiling(requests: readonly CeilingRequest[], blockSize: num
       without++;
       continue;
     }
-    let cached = 0;
-    let hit = true;
-    for (let i = 0; i < r.hashIds.length; i++) {
-      const h = r.hashIds[i];
-      const covers = Math.max(0, Math.min(blockSize, r.inputLength - i * blockSize));
-      if (hit && seen.has(h)) cached += covers;
-      else hit = false;
-      seen.add(h);
-    }
+    const cached = count(r);
     let t = turns.get(r.turn);
     if (!t) turns.set(r.turn, (t = part()));
     for (const p of [all, t]) {
@@ -74,5 +66,26 @@ export function cacheCeiling(requests: readonly CeilingRequest[], blockSize: num
     block_size: blockSize,
     without_hash_ids: without,
     by_turn: [...turns.entries()].sort((a, b) => a[0] - b[0]).map(([turn, p]) => ({ turn, ...done(p) })),
+  };
+}
+
+/**
+ * The ceiling one request at a time, for a replay that sends in arrival order: the tokens of `r` an unlimited prefix
+ * cache serves given every request counted before it (0 without hash_ids). The set of ids seen grows with the trace's distinct ids.
+ */
+export function createCeilingCounter(blockSize: number): (r: { inputLength: number; hashIds?: readonly number[] }) => number {
+  const seen = new Set<number>();
+  return (r) => {
+    if (!r.hashIds) return 0;
+    let cached = 0;
+    let hit = true;
+    for (let i = 0; i < r.hashIds.length; i++) {
+      const h = r.hashIds[i];
+      const covers = Math.max(0, Math.min(blockSize, r.inputLength - i * blockSize));
+      if (hit && seen.has(h)) cached += covers;
+      else hit = false;
+      seen.add(h);
+    }
+    return cached;
   };
 }
