@@ -43,6 +43,8 @@ export interface WorkloadParams {
   /** Seconds: cap on any recorded wait of a trace. */
   maxIdleGap?: number;
   startAtFraction: number;
+  /** --dataset-seed: seeds trace prompt blocks too (DEFAULT_DATASET_SEED when absent). */
+  datasetSeed?: number;
   /** Fresh prompts: the run id when --dataset-seed is not given (docs/workloads.md#fresh-prompts); none keeps them seeded. */
   promptSalt?: string;
 }

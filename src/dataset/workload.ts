@@ -9,6 +9,8 @@ import { createDatasetWorkload } from './dataset-workload.js';
 import { createReplayWorkload } from './replay.js';
 import { withCacheAb } from './cache-ab.js';
 import { byKind } from '../util/kinds.js';
+import { createTraceWorkload } from './trace/replay/workload.js';
+import { detectTraceKind } from './trace/registry.js';
 
 export type { CompletedRequest, Workload, WorkloadOptions } from './workload-types.js';
 
@@ -26,6 +28,16 @@ function conflicts(c: WorkloadParams): string[] {
   return p;
 }
 
+/** The format of a --replay file: the given one, else detected; a file that cannot be read or told apart is left to tokenflood's replay, which names the problem as before. */
+function replayFormatOf(path: string, given: string): string {
+  if (given !== 'auto') return given;
+  try {
+    return detectTraceKind(path).kind;
+  } catch {
+    return 'tokenflood';
+  }
+}
+
 /** What every workload factory takes: the options, the tokenizer, its random stream, the total request count (warmup included) and the stop signal. */
 export type WorkloadFactory = (c: WorkloadParams, tok: Tokenizer, rng: Rng, total: number | undefined, opts: WorkloadOptions) => Workload;
 
@@ -33,7 +45,8 @@ export type WorkloadFactory = (c: WorkloadParams, tok: Tokenizer, rng: Rng, tota
 export const WORKLOADS = {
   synthetic: (c, tok, rng, total, o) => createSyntheticWorkload(c, tok, rng, total, o.signal),
   dataset: (c, tok, rng, _total, o) => createDatasetWorkload(c, tok, rng, o.signal, o.sleep),
-  replay: (c, tok, rng) => createReplayWorkload(c, tok, rng),
+  // tokenflood's own format (text prompts, given or detected) or any other trace format (TRACE_LOADERS): both describe themselves as replay, with their format.
+  replay: (c, tok, rng, total, o) => (replayFormatOf(c.replay as string, c.replayFormat) === 'tokenflood' ? createReplayWorkload(c, tok, rng) : createTraceWorkload(c, tok, rng, total, o)),
   'cache-ab': (c, tok, rng, _total, o) => withCacheAb(c, tok, rng, o.signal),
 } as const satisfies Record<string, WorkloadFactory>;
 
