@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { describe, it, expect } from 'vitest';
-import { HEALTH_THRESHOLDS, judgeHealth, measureIdleFloor, startHealthMonitor } from './health.js';
+import { HEALTH_THRESHOLDS, judgeHealth, measureIdleFloor, ownShare, startHealthMonitor } from './health.js';
 
 const now = () => performance.now();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -154,5 +154,12 @@ describe('judgeHealth', () => {
     const busy = { ...ok, cpu_percent: { one_core: 150, machine: 75 } };
     expect(judgeHealth(busy, 5000, 2).client_bound).toBe(false);
     expect(judgeHealth(busy, 5000, 1).reasons[0]).toMatch(/150% of one core/);
+  });
+});
+
+describe('own share of the event-loop delay', () => {
+  it('never reads above the delay it is a share of, quantile by quantile', () => {
+    expect(ownShare({ p50: 1, p99: 3.93, max: 9 }, { p50: 2, p99: 3.52, max: 20 })).toEqual({ p50: 1, p99: 3.52, max: 9 });
+    expect(ownShare({ p50: 0.2, p99: 0.5, max: 1 }, { p50: 1, p99: 2, max: 3 })).toEqual({ p50: 0.2, p99: 0.5, max: 1 });
   });
 });

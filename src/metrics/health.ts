@@ -172,6 +172,15 @@ function startDelayProbe(): { stop(): { own: HealthQuantiles; host: HealthQuanti
 }
 
 /**
+ * The own share as reported: the probe's own quantiles, each at most the event-loop delay's. The two come from different
+ * timers (libuv's delay histogram, the probe's interval), so the probe's own p99 could read above the total p99 that
+ * monitorEventLoopDelay measured; the client's share of a delay cannot exceed the delay itself.
+ */
+export function ownShare(own: HealthQuantiles, delay: HealthQuantiles): HealthQuantiles {
+  return { p50: Math.min(own.p50, delay.p50), p99: Math.min(own.p99, delay.p99), max: Math.min(own.max, delay.max) };
+}
+
+/**
  * Start sampling now. `now` is the run clock in ms (only differences are used). Event-loop delay is that of the
  * calling thread; CPU is the whole process's, judged against `threads` cores.
  */
@@ -199,10 +208,11 @@ export function startHealthMonitor(now: () => number, opts: { threads?: number; 
       const windowMs = Math.max(now() - t0, 1e-9);
       const c = process.cpuUsage(cpu0);
       const oneCore = ((c.user + c.system) / 1000 / windowMs) * 100;
+      const delay = quantilesMs(eld, ELD_RESOLUTION_MS);
       result = judgeHealth(
         {
-          event_loop_delay_ms: quantilesMs(eld, ELD_RESOLUTION_MS),
-          own_delay_ms: ownDelay,
+          event_loop_delay_ms: delay,
+          own_delay_ms: ownShare(ownDelay, delay),
           idle_floor_ms: opts.idleFloor ?? null,
           cpu_percent: { one_core: round1(oneCore), machine: round1(oneCore / availableParallelism()) },
           send_lag_ms: { ...quantilesMs(lag, 0), count: lag.count },
