@@ -67,3 +67,16 @@ describe('vLLM flag aliases', () => {
     );
   });
 });
+
+describe('vLLM --sharegpt-output-len', () => {
+  it('is --max-tokens for a ShareGPT file, and refused for other prompts', () => {
+    const m = mapVllmFlags({ vllmDatasetName: 'sharegpt', vllmDatasetPath: 'sg.json', vllmSharegptOutputLen: '64' }, {});
+    expect(m.problems).toEqual([]);
+    expect(m.flags).toMatchObject({ dataset: 'sg.json', datasetFormat: 'sharegpt', maxTokens: 64 });
+    expect(m.notes).toContain('--sharegpt-output-len 64 = --max-tokens 64');
+    expect(mapVllmFlags({ vllmDatasetName: 'random', vllmSharegptOutputLen: '64' }, {}).problems).toEqual([
+      '--sharegpt-output-len: vLLM applies it to --dataset-name sharegpt only, not random; give --max-tokens N for other prompts',
+    ]);
+    expect(mapVllmFlags({ vllmDatasetName: 'sharegpt', vllmDatasetPath: 'sg.json', vllmSharegptOutputLen: '0' }, {}).problems).toHaveLength(1);
+  });
+});

@@ -25,6 +25,7 @@ export const VLLM_ALIASES = {
   vllmPercentileMetrics: { term: '--percentile-metrics <list>', help: 'vLLM bench: accepted and ignored (tokenflood gives percentiles of every metric)' },
   vllmDatasetName: { term: '--dataset-name <name>', help: 'vLLM bench: random = synthetic prompts; sharegpt (or custom, JSONL) with --dataset-path = --dataset PATH --dataset-format sharegpt (jsonl)' },
   vllmDatasetPath: { term: '--dataset-path <path>', help: 'vLLM bench: with --dataset-name sharegpt or custom, = --dataset PATH', same: 'dataset' },
+  vllmSharegptOutputLen: { term: '--sharegpt-output-len <n>', help: 'vLLM bench: with --dataset-name sharegpt, every request\'s output length = --max-tokens N (instead of the recorded answer\'s)', same: 'maxTokens' },
   vllmIgnoreEos: { term: '--ignore-eos', help: 'send ignore_eos (tokenflood does by default; with other vLLM flags and without --ignore-eos, it does not, as vLLM; alone it brings no vLLM defaults)' },
   vllmSaveResult: { term: '--save-result', help: 'vLLM bench: also write vLLM\'s result JSON where vLLM would (--result-dir, --result-filename or vLLM\'s file name) = --result-format vllm --result-file PATH' },
   vllmSaveDetailed: { term: '--save-detailed', help: 'vLLM bench: = --result-format vllm (vllm-result.json holds the per-request lists and generated_texts)' },
@@ -267,6 +268,16 @@ export function mapVllmFlags(aliases: Partial<Record<AliasKey, unknown>>, given:
     }
   } else if (a.vllmDatasetPath !== undefined)
     problems.push(`--dataset-path: vLLM reads a file with --dataset-name sharegpt or custom${dsName === 'random' ? ', not random (synthetic prompts)' : ''}; give one of them, or --dataset FILE`);
+  if (a.vllmSharegptOutputLen !== undefined) {
+    if (dsName !== 'sharegpt') problems.push(`--sharegpt-output-len: vLLM applies it to --dataset-name sharegpt only${dsName ? `, not ${dsName}` : ''}; give --max-tokens N for other prompts`);
+    else {
+      const n = intOf('vllmSharegptOutputLen', a.vllmSharegptOutputLen, 1, problems);
+      if (n !== undefined) {
+        flags.maxTokens = n;
+        notes.push(`--sharegpt-output-len ${n} = --max-tokens ${n}`);
+      }
+    }
+  }
   const ownLengths = flags.dataset !== undefined || flags.replay !== undefined || flags.mix !== undefined;
 
   // Lengths: vLLM's defaults (1024 in, 128 out), spread by the range ratio.
