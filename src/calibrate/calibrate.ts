@@ -34,6 +34,20 @@ export interface CalibrationResult {
   medianFitError: { ttft: number; tpot: number };
   medianLooError?: { ttft: number; tpot: number };
   evaluations: number;
+  /** Said when the fit is weaker than it looks: fewer measured figures (TTFT and TPOT per run) than fitted constants. */
+  warnings: string[];
+}
+
+/**
+ * Each run gives two figures (TTFT and TPOT): with fewer figures than constants the fit is underdetermined, so many sets
+ * of constants fit equally well and the profile may not predict another load.
+ */
+export function calibrationWarnings(runs: number, params: number): string[] {
+  const figures = 2 * runs;
+  if (figures >= params) return [];
+  return [
+    `${runs} run${runs === 1 ? ' gives' : 's give'} ${figures} measured figures (TTFT and TPOT) for ${params} constants: the fit is underdetermined, so its errors look small but other loads may be predicted badly; calibrate on ${Math.ceil(params / 2)} or more runs at different loads (docs/sim.md#engine-profiles-and-tokenflood-calibrate)`,
+  ];
 }
 
 export interface CalibrateOptions {
@@ -186,5 +200,6 @@ export async function calibrate(points: readonly CalibrationPoint[], o: Calibrat
     medianFitError: med((f) => f.fitError),
     medianLooError: points.length >= 3 ? med((f) => f.looError) : undefined,
     evaluations,
+    warnings: calibrationWarnings(points.length, params.length),
   };
 }

@@ -17,6 +17,7 @@ export function profileDocument(r: CalibrationResult): Record<string, unknown> {
     note: 'fitted by tokenflood calibrate; errors are (predicted - measured) / measured',
     median_fit_error: { ttft: round(r.medianFitError.ttft, 4), tpot: round(r.medianFitError.tpot, 4) },
     ...(r.medianLooError ? { median_leave_one_out_error: { ttft: round(r.medianLooError.ttft, 4), tpot: round(r.medianLooError.tpot, 4) } } : {}),
+    ...(r.warnings.length ? { warnings: r.warnings } : {}),
     runs: r.points.map((p) => ({ dir: p.dir, fit_error: errs(p.fitError), ...(p.looError ? { leave_one_out_error: errs(p.looError) } : {}) })),
   };
   return doc;

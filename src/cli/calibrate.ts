@@ -60,7 +60,7 @@ export function registerCalibrate(program: Command, out: Out): void {
     }
     const wallS = (performance.now() - wall0) / 1000;
     if (values.json) {
-      out.out.write(`${JSON.stringify(snakeKeys({ profile: outFile, ...profileDocument(result), constants: result.constants, defaults: result.defaults, points: result.points, evaluations: result.evaluations }), null, 2)}\n`);
+      out.out.write(`${JSON.stringify(snakeKeys({ profile: outFile, ...profileDocument(result), constants: result.constants, defaults: result.defaults, points: result.points, evaluations: result.evaluations, warnings: result.warnings }), null, 2)}\n`);
       return;
     }
     const rows: string[][] = [['run', 'TTFT meas', 'fit', 'err', 'LOO err', 'TPOT meas', 'fit', 'err', 'LOO err']];
@@ -75,5 +75,6 @@ export function registerCalibrate(program: Command, out: Out): void {
     const med = `median |error|: fit TTFT ${(result.medianFitError.ttft * 100).toFixed(1)}%, TPOT ${(result.medianFitError.tpot * 100).toFixed(1)}%` +
       (result.medianLooError ? `; leave-one-out TTFT ${(result.medianLooError.ttft * 100).toFixed(1)}%, TPOT ${(result.medianLooError.tpot * 100).toFixed(1)}%` : '; leave-one-out needs 3 or more runs');
     out.out.write(`calibrated on ${points.length} run${points.length === 1 ? '' : 's'} (${result.evaluations} candidates, ${wallS.toFixed(1)} s)\n${consts}\n\n${table}\n\n${med}\nwrote ${outFile}\n`);
+    for (const w of result.warnings) out.err.write(`WARNING: ${w}\n`);
   });
 }
