@@ -77,6 +77,7 @@ describe('the refused flags', () => {
     const c = capture();
     await main([command, '--help'], c.io);
     expect(c.out).toContain('--out');
-    expect(c.out).not.toMatch(/--shard|--start-at/);
+    // --start-at-fraction (trace sessions, issue 27) is a workload flag of every command; the refused one is --start-at itself.
+    expect(c.out).not.toMatch(/--shard|--start-at(?![-\w])/);
   });
 });
