@@ -153,6 +153,7 @@ export function resolveRunConfig(inp: ResolveInput): ResolvedRun {
   if (c.failOnSlo && !c.slo) problems.push('--fail-on-slo: needs --slo');
   const targets = routingTargets(c, extraUrls as string[], merged, problems);
   if (c.simRouter !== undefined && (c.simReplicas ?? 1) < 2) problems.push('--sim-router: only applies with --sim-replicas 2 or more');
+  if (c.simRouter === 'session' && c.sessionHeader === undefined) problems.push('--sim-router session: needs --session-header NAME, the header that carries each request\'s session to the router');
   problems.push(...embeddedSimProblems(c, c.baseUrl));
   problems.push(...liveMetricsProblems(c, merged));
   problems.push(...uiProblems(c));
