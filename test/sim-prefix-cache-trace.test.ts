@@ -1,0 +1,75 @@
+// The embedded engine's prefix cache in KV blocks on a trace: token-exact prompts from hash_ids hit per block, so the
+// cached tokens approach the trace's ceiling with a big KV cache and fall with eviction in a small one; /metrics counts
+// prefix-cache queries and hits in tokens, as vLLM does.
+import { describe, it, expect, afterEach } from 'vitest';
+import { loadTrace } from '../src/dataset/trace/registry.js';
+import { cacheCeiling } from '../src/dataset/trace/ceiling.js';
+import { createPromptSynth } from '../src/dataset/trace/prompts.js';
+import { DEFAULT_TOKENIZER, loadTokenizer } from '../src/dataset/tokenizer.js';
+import { startSimServer, type SimServerHandle } from '../src/sim/server.js';
+
+// 74 requests of the FAST'25 conversation trace (license beside it): the first 14 conversations (requests sharing
+// hash_ids[1]) with 3 or more turns of at most 12,000 tokens, in file order: 404,631 prompt tokens, ceiling 74%.
+const SLICE = 'test/fixtures/traces/mooncake-chains-74.jsonl';
+const TRACE_BLOCK = 512;
+const MAX_PROMPT = 12_000;
+
+const reqs = loadTrace(SLICE, 'mooncake', { blockSize: TRACE_BLOCK }).requests;
+const ceiling = cacheCeiling(reqs, TRACE_BLOCK);
+const synth = createPromptSynth({ tok: loadTokenizer(DEFAULT_TOKENIZER), blockSize: TRACE_BLOCK, seed: 1, traceId: 'mooncake-chains-74' });
+
+let sim: SimServerHandle | undefined;
+afterEach(async () => {
+  await sim?.close();
+  sim = undefined;
+});
+
+/** Replay the slice one request at a time (no contention: only the cache size decides what hits). */
+async function replay(numGpuBlocksOverride: number): Promise<{ prompt: number; cached: number; queries: number; hits: number }> {
+  sim = await startSimServer({ numGpuBlocksOverride, maxModelLen: MAX_PROMPT + 16, timeScale: 2000 });
+  let prompt = 0;
+  let cached = 0;
+  for (const r of reqs) {
+    const text = synth.text({ index: r.index, inputLength: r.inputLength, hashIds: r.hashIds });
+    const res = await fetch(`${sim.baseUrl}/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: text, max_tokens: 1, ignore_eos: true }) });
+    const u = ((await res.json()) as { usage: { prompt_tokens: number; prompt_tokens_details: { cached_tokens: number } } }).usage;
+    // Token-exact: the server counts exactly input_length prompt tokens.
+    expect(u.prompt_tokens).toBe(r.inputLength);
+    prompt += u.prompt_tokens;
+    cached += u.prompt_tokens_details.cached_tokens;
+  }
+  const metrics = await (await fetch(`${sim.baseUrl.replace(/\/v1$/, '')}/metrics`)).text();
+  const counter = (name: string) => {
+    const m = new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+]+)$`, 'm').exec(metrics);
+    expect(m, `${name} in /metrics`).not.toBeNull();
+    return Number(m![1]);
+  };
+  return { prompt, cached, queries: counter('vllm:prefix_cache_queries_total'), hits: counter('vllm:prefix_cache_hits_total') };
+}
+
+describe('engine prefix cache on a trace slice', () => {
+  it('a KV cache holding the whole slice serves close to the ceiling; /metrics counts queries and hits in tokens', async () => {
+    expect(reqs.length).toBe(74);
+    expect(Math.max(...reqs.map((r) => r.inputLength))).toBeLessThanOrEqual(MAX_PROMPT);
+    expect(ceiling.ratio).toBeGreaterThan(0.5);
+    // 40,000 blocks of 16 tokens (640,000): more than every prompt of the slice together (no eviction).
+    const big = await replay(40_000);
+    expect(big.prompt).toBe(ceiling.prompt_tokens);
+    // Per 16-token block, chained: a request loses at most its last partial block and the one token computed to sample.
+    expect(big.cached).toBeLessThanOrEqual(ceiling.cached_tokens);
+    expect(big.cached / ceiling.cached_tokens).toBeGreaterThan(0.97);
+    expect(big.queries).toBe(big.prompt);
+    expect(big.hits).toBe(big.cached);
+    console.log(`trace slice: ${reqs.length} requests, ${ceiling.prompt_tokens} prompt tokens, ceiling ${ceiling.cached_tokens} (${(ceiling.ratio! * 100).toFixed(1)}%), big KV cached ${big.cached}`);
+  }, 60_000);
+
+  it('a KV cache of one long prompt evicts: the hits fall well below the ceiling', async () => {
+    // 800 blocks = 12,800 tokens: room for the request being served and little of the past.
+    const small = await replay(800);
+    expect(small.prompt).toBe(ceiling.prompt_tokens);
+    expect(small.cached).toBeLessThan(0.8 * ceiling.cached_tokens);
+    expect(small.queries).toBe(small.prompt);
+    expect(small.hits).toBe(small.cached);
+    console.log(`small KV (800 blocks) cached ${small.cached} = ${((small.cached / ceiling.cached_tokens) * 100).toFixed(1)}% of the ceiling`);
+  }, 60_000);
+});
