@@ -61,6 +61,8 @@ export const SIM_SERVER_FLAG_META = {
   weightDtype: { defaultText: RELEASED_DTYPE_TEXT },
   servedModelName: { defaultText: 'the model profile id' },
   accuracy: { defaultText: "the model profile's (docs/sim.md#oracle)" },
+  sessionHeader: { arg: 'name' },
+  routerPrefixTokens: { arg: 'tokens' },
 } as const;
 
 export type SimServerOptions = z.input<typeof simServerOptionsSchema>;
