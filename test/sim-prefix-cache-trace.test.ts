@@ -7,6 +7,9 @@ import { cacheCeiling } from '../src/dataset/trace/ceiling.js';
 import { createPromptSynth } from '../src/dataset/trace/prompts.js';
 import { DEFAULT_TOKENIZER, loadTokenizer } from '../src/dataset/tokenizer.js';
 import { startSimServer, type SimServerHandle } from '../src/sim/server.js';
+import { resolveEngine } from '../src/sim/engine/config.js';
+import { createEngine } from '../src/sim/engine/engine.js';
+import { blockHashesFromIds } from '../src/sim/engine/hash.js';
 
 // 74 requests of the FAST'25 conversation trace (license beside it): the first 14 conversations (requests sharing
 // hash_ids[1]) with 3 or more turns of at most 12,000 tokens, in file order: 404,631 prompt tokens, ceiling 74%.
@@ -72,4 +75,30 @@ describe('engine prefix cache on a trace slice', () => {
     expect(small.hits).toBe(small.cached);
     console.log(`small KV (800 blocks) cached ${small.cached} = ${((small.cached / ceiling.cached_tokens) * 100).toFixed(1)}% of the ceiling`);
   }, 60_000);
+
+  it('the engine alone (as simulate drives it), one request at a time: the same hits, by KV size', () => {
+    const run = (numGpuBlocksOverride: number) => {
+      const engine = createEngine(resolveEngine({ numGpuBlocksOverride, maxModelLen: MAX_PROMPT + 16 }));
+      let cached = 0;
+      for (const r of reqs) {
+        const ids = synth.tokens({ index: r.index, inputLength: r.inputLength, hashIds: r.hashIds });
+        expect(engine.add({ id: String(r.index), promptTokens: ids.length, outputTokens: 1, blockHashes: blockHashesFromIds(ids, engine.spec.blockSize) })).toBeUndefined();
+        while (engine.hasWork()) for (const s of engine.step()?.started ?? []) cached += s.cachedTokens;
+      }
+      const c = engine.counters();
+      expect(c.prefixHitsTokens).toBe(cached);
+      expect(c.prefixQueriesTokens).toBe(ceiling.prompt_tokens);
+      return cached;
+    };
+    const big = run(40_000);
+    const small = run(800);
+    expect(big / ceiling.cached_tokens).toBeGreaterThan(0.97);
+    expect(big).toBeLessThanOrEqual(ceiling.cached_tokens);
+    expect(small).toBeLessThan(0.8 * big);
+    // Hits fall steadily as the cache shrinks between the two.
+    const mid = run(1_600);
+    expect(mid).toBeLessThan(big);
+    expect(mid).toBeGreaterThan(small);
+    console.log(`engine alone: cached ${big} (40,000 blocks), ${mid} (1,600), ${small} (800); ceiling ${ceiling.cached_tokens}`);
+  });
 });
