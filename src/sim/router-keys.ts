@@ -1,8 +1,8 @@
 // What the sim's built-in router (serve --replicas N --router ...) keys a request on: its prompt's first tokens, or its session header.
 import type { Tokenizer } from '../dataset/tokenizer.js';
 
-/** Characters of text tokenized per wanted token: far more than any BPE token spans, so the cut never reaches the first N tokens. */
-const CHARS_PER_TOKEN = 32;
+/** Characters tokenized per wanted token at first (doubled until the cut lies past the first N tokens). */
+const CHARS_PER_TOKEN = 6;
 
 /** The text prefix-hash reads: the first message's content (a system prompt, or a trace's one user message), else the prompt. */
 export function firstText(body: string): string {
@@ -22,7 +22,12 @@ export function firstText(body: string): string {
  */
 export function prefixTokensKey(body: string, tok: Tokenizer, tokens: number): string {
   const text = firstText(body);
-  return tok.encode(text.slice(0, tokens * CHARS_PER_TOKEN)).slice(0, tokens).join(',');
+  // Only the start is tokenized (a trace prompt may be 100k tokens); the cut must leave at least one token after the
+  // first N, so the cut cannot change them (BPE pre-tokenizers split before words: a cut only touches its own word).
+  for (let chars = tokens * CHARS_PER_TOKEN; ; chars *= 2) {
+    const ids = tok.encode(text.slice(0, chars));
+    if (ids.length > tokens || chars >= text.length) return ids.slice(0, tokens).join(',');
+  }
 }
 
 /** session's key: the session header's value (the first, if repeated), or undefined when the request has none. */
