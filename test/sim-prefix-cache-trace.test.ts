@@ -10,6 +10,7 @@ import { startSimServer, type SimServerHandle } from '../src/sim/server.js';
 import { resolveEngine } from '../src/sim/engine/config.js';
 import { createEngine } from '../src/sim/engine/engine.js';
 import { blockHashesFromIds } from '../src/sim/engine/hash.js';
+import { startSim } from '../src/sim/replicas.js';
 
 // 74 requests of the FAST'25 conversation trace (license beside it): the first 14 conversations (requests sharing
 // hash_ids[1]) with 3 or more turns of at most 12,000 tokens, in file order: 404,631 prompt tokens, ceiling 74%.
@@ -28,26 +29,30 @@ afterEach(async () => {
 });
 
 /** Replay the slice one request at a time (no contention: only the cache size decides what hits). */
-async function replay(numGpuBlocksOverride: number): Promise<{ prompt: number; cached: number; queries: number; hits: number }> {
-  sim = await startSimServer({ numGpuBlocksOverride, maxModelLen: MAX_PROMPT + 16, timeScale: 2000 });
+async function replay(numGpuBlocksOverride: number, router?: 'prefix-hash' | 'round-robin'): Promise<{ prompt: number; cached: number; queries: number; hits: number; replicas: Set<string> }> {
+  const o = { numGpuBlocksOverride, maxModelLen: MAX_PROMPT + 16, timeScale: 2000 };
+  sim = router ? await startSim({ ...o, replicas: 4, router }) : await startSimServer(o);
   let prompt = 0;
   let cached = 0;
+  const replicas = new Set<string>();
   for (const r of reqs) {
     const text = synth.text({ index: r.index, inputLength: r.inputLength, hashIds: r.hashIds });
     const res = await fetch(`${sim.baseUrl}/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: text, max_tokens: 1, ignore_eos: true }) });
+    replicas.add(res.headers.get('x-served-by') ?? 'one');
     const u = ((await res.json()) as { usage: { prompt_tokens: number; prompt_tokens_details: { cached_tokens: number } } }).usage;
     // Token-exact: the server counts exactly input_length prompt tokens.
     expect(u.prompt_tokens).toBe(r.inputLength);
     prompt += u.prompt_tokens;
     cached += u.prompt_tokens_details.cached_tokens;
   }
+  if (router) return { prompt, cached, queries: NaN, hits: NaN, replicas };
   const metrics = await (await fetch(`${sim.baseUrl.replace(/\/v1$/, '')}/metrics`)).text();
   const counter = (name: string) => {
     const m = new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+]+)$`, 'm').exec(metrics);
     expect(m, `${name} in /metrics`).not.toBeNull();
     return Number(m![1]);
   };
-  return { prompt, cached, queries: counter('vllm:prefix_cache_queries_total'), hits: counter('vllm:prefix_cache_hits_total') };
+  return { prompt, cached, queries: counter('vllm:prefix_cache_queries_total'), hits: counter('vllm:prefix_cache_hits_total'), replicas };
 }
 
 describe('engine prefix cache on a trace slice', () => {
@@ -101,4 +106,15 @@ describe('engine prefix cache on a trace slice', () => {
     expect(mid).toBeGreaterThan(small);
     console.log(`engine alone: cached ${big} (40,000 blocks), ${mid} (1,600), ${small} (800); ceiling ${ceiling.cached_tokens}`);
   });
+
+  it('serve --replicas 4: prefix-hash (first 1024 tokens = two trace blocks) keeps a conversation on one replica, round-robin does not', async () => {
+    const ph = await replay(40_000, 'prefix-hash');
+    await sim!.close();
+    const rr = await replay(40_000, 'round-robin');
+    console.log(`4 replicas: prefix-hash cached ${ph.cached} (${((ph.cached / ceiling.cached_tokens) * 100).toFixed(1)}% of the ceiling), round-robin ${rr.cached} (${((rr.cached / ceiling.cached_tokens) * 100).toFixed(1)}%)`);
+    expect(ph.cached / ceiling.cached_tokens).toBeGreaterThan(0.9);
+    // ...while spreading the 14 conversations: hashing only block 0 (shared by all) would use one replica.
+    expect(ph.replicas.size).toBeGreaterThanOrEqual(3);
+    expect(rr.cached).toBeLessThan(0.75 * ph.cached);
+  }, 60_000);
 });
