@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { synthSpec, SYNTH_DEFAULTS, type SynthFlags } from '../dataset/trace/synth-options.js';
-import { synthTrace } from '../dataset/trace/synth.js';
+import { emptySummary, synthSessions } from '../dataset/trace/synth.js';
 import { outProblem, writeSynthTrace } from '../dataset/trace/synth-write.js';
 import type { Out } from './io.js';
 
@@ -47,8 +47,8 @@ export function registerTraceSynth(trace: Command, out: Out): void {
       if (p) problems.push(p);
     }
     if (problems.length || !spec || !o.out) throw new UsageError(problems);
-    const { sessions, summary } = synthTrace(spec);
-    const files = writeSynthTrace(o.out, sessions, !!o.force);
+    const summary = emptySummary(spec);
+    const files = writeSynthTrace(o.out, synthSessions(spec, summary), spec.sessions, !!o.force);
     if (o.json) out.out.write(JSON.stringify({ out: o.out, format: 'weka', files: files.length, ...summary }, null, 2) + '\n');
     else
       out.out.write(

@@ -25,21 +25,24 @@ export function outProblem(out: string, sessions: number, force: boolean): strin
 
 const json = (s: WekaSession): string => JSON.stringify(s) + '\n';
 
-/** Write the sessions to `out` (checked with outProblem first); returns the files written. */
-export function writeSynthTrace(out: string, sessions: WekaSession[], force: boolean): string[] {
-  const problem = outProblem(out, sessions.length, force);
+/** Write `count` sessions to `out` (checked with outProblem first), each as it is drawn; returns the files written. */
+export function writeSynthTrace(out: string, sessions: Iterable<WekaSession>, count: number, force: boolean): string[] {
+  const problem = outProblem(out, count, force);
   if (problem) throw new UsageError([problem]);
   if (isFileOut(out)) {
-    writeFileAtomic(out, json(sessions[0]));
+    for (const s of sessions) writeFileAtomic(out, json(s));
     return [out];
   }
   const tag = `${process.pid}.${Date.now()}`;
   const tmp = join(dirname(out), `.${basename(out)}.${tag}.tmp`);
   const old = join(dirname(out), `.${basename(out)}.${tag}.old`);
-  const names = sessions.map((_, i) => sessionFileName(i, sessions.length));
+  const names: string[] = [];
   try {
     mkdirSync(tmp);
-    sessions.forEach((s, i) => writeFileSync(join(tmp, names[i]), json(s)));
+    for (const s of sessions) {
+      names.push(sessionFileName(names.length, count));
+      writeFileSync(join(tmp, names[names.length - 1]), json(s));
+    }
     if (existsSync(out)) renameSync(out, old);
     renameSync(tmp, out);
   } catch (e) {

@@ -63,7 +63,7 @@ describe('a synthetic trace read back with the Weka loader', () => {
   it('loads without problems; sessions, turn range and the cache ceiling are what was asked', () => {
     const out = dir();
     const { sessions, summary } = synthTrace(spec({ sessions: '7', turns: 'uniform:4,9', systemTokens: '2000', subagentProbability: '0', rate: '0.5' }));
-    writeSynthTrace(out, sessions, false);
+    writeSynthTrace(out, sessions, sessions.length, false);
     expect(readdirSync(out)).toHaveLength(7);
     const t = loadTrace(out);
     expect(t.summary).toMatchObject({ kind: 'weka', blockSize: B, skippedBadRecords: 0, droppedSubagents: 0, warnings: [] });
@@ -85,7 +85,7 @@ describe('a synthetic trace read back with the Weka loader', () => {
   it('without hash_id_scope "trace" the loader keeps each file its own namespace: no system prompt shared', () => {
     const out = dir();
     const { sessions } = synthTrace(spec({ sessions: '3', turns: '2', subagentProbability: '0' }));
-    writeSynthTrace(out, sessions, false);
+    writeSynthTrace(out, sessions, sessions.length, false);
     for (const f of readdirSync(out)) {
       const o = JSON.parse(readFileSync(join(out, f), 'utf8'));
       delete o.hash_id_scope;
@@ -98,7 +98,7 @@ describe('a synthetic trace read back with the Weka loader', () => {
   it('subagents at probability 1: every main turn spawns them, each after its parent turn and before the turn that joins it', () => {
     const out = dir();
     const { sessions, summary } = synthTrace(spec({ sessions: '3', turns: 'uniform:2,4', subagentProbability: '1', subagentFanout: '2', subagentTurns: 'uniform:1,3' }));
-    writeSynthTrace(out, sessions, false);
+    writeSynthTrace(out, sessions, sessions.length, false);
     const t = loadTrace(out);
     const s = traceStats(t.requests, t.summary, edges);
     const turns = sessions.reduce((n, x) => n + mains(x).length, 0);

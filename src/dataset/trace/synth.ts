@@ -180,37 +180,48 @@ export interface SynthSummary {
   seed: number;
 }
 
-/** Every session of the trace, in arrival order, with its summary. Deterministic in the spec (seed included). */
-export function synthTrace(spec: SynthSpec): { sessions: WekaSession[]; summary: SynthSummary } {
+/**
+ * The sessions of the trace in arrival order, drawn one at a time (memory stays one session), counted into `summary`
+ * as they are yielded. Deterministic in the spec (seed included).
+ */
+export function* synthSessions(spec: SynthSpec, summary: SynthSummary): Generator<WekaSession> {
   const rng = createRng(spec.seed);
   const arrivals = rng.fork();
   const synth = new TraceSynth(spec);
-  const sessions: WekaSession[] = [];
+  summary.shared_prefix_blocks = synth.sharedBlocks;
+  summary.shared_prefix_tokens = synth.sharedBlocks * spec.blockSize;
   let start = 0;
-  const sum: SynthSummary = {
-    sessions: spec.sessions, requests: 0, main_requests: 0, subagents: 0, subagent_requests: 0, prompt_tokens: 0, output_tokens: 0,
-    block_size: spec.blockSize, shared_prefix_tokens: synth.sharedBlocks * spec.blockSize, shared_prefix_blocks: synth.sharedBlocks, span_s: 0, seed: spec.seed,
-  };
   const count = (r: WekaRequest): void => {
-    sum.requests++;
-    sum.prompt_tokens += r.in;
-    sum.output_tokens += r.out;
-    sum.span_s = Math.max(sum.span_s, r.t);
+    summary.requests++;
+    summary.prompt_tokens += r.in;
+    summary.output_tokens += r.out;
+    summary.span_s = Math.max(summary.span_s, r.t);
   };
   for (let i = 0; i < spec.sessions; i++) {
     if (i > 0 && spec.ratePerS > 0) start += arrivals.exponential(1000 / spec.ratePerS);
     const s = synth.session(i, start, rng.fork());
     for (const r of s.requests) {
       if (r.type === 'subagent') {
-        sum.subagents++;
-        sum.subagent_requests += r.requests.length;
+        summary.subagents++;
+        summary.subagent_requests += r.requests.length;
         r.requests.forEach(count);
       } else {
-        sum.main_requests++;
+        summary.main_requests++;
         count(r);
       }
     }
-    sessions.push(s);
+    yield s;
   }
-  return { sessions, summary: sum };
+}
+
+/** An empty summary for `spec`, filled in by synthSessions. */
+export const emptySummary = (spec: SynthSpec): SynthSummary => ({
+  sessions: spec.sessions, requests: 0, main_requests: 0, subagents: 0, subagent_requests: 0, prompt_tokens: 0, output_tokens: 0,
+  block_size: spec.blockSize, shared_prefix_tokens: 0, shared_prefix_blocks: 0, span_s: 0, seed: spec.seed,
+});
+
+/** The whole trace in memory (tests, small traces). */
+export function synthTrace(spec: SynthSpec): { sessions: WekaSession[]; summary: SynthSummary } {
+  const summary = emptySummary(spec);
+  return { sessions: [...synthSessions(spec, summary)], summary };
 }
