@@ -67,7 +67,7 @@ export function createSessionTraceWorkload(ctx: TraceReplayContext): Workload {
   let cursor = 0;
   let pass = 0;
   const info: Record<string, unknown> = {
-    kind: 'trace',
+    kind: 'replay',
     file: ctx.path,
     format: summary.kind,
     ...(summary.detected ? { detected: summary.detected } : {}),
@@ -154,7 +154,7 @@ export function createSessionTraceWorkload(ctx: TraceReplayContext): Workload {
   /** A join turn whose subagents finished at `doneMs`: due then, or at its own time if later; the wait is its join_wait_ms. */
   const release = (held: Item, doneMs: number): void => {
     const at = Math.max(held.atMs, doneMs);
-    push(held.agent, held.req, at, { ...(held.toolWaitMs !== undefined ? { toolWaitMs: held.toolWaitMs } : {}), joinWaitMs: at - held.atMs });
+    push(held.agent, held.req, at, { ...(held.toolWaitMs !== undefined ? { toolWaitMs: held.toolWaitMs } : {}), joinWaitMs: Math.round((at - held.atMs) * 1000) / 1000 });
   };
 
   /** The agent's turn `prev` ended: its subagents spawn, and its next turn is due (or held for a join). */
