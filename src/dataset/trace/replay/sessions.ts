@@ -222,8 +222,11 @@ export function createSessionTraceWorkload(ctx: TraceReplayContext): Workload {
         ...(text !== undefined ? { text } : {}),
         ...(it.startWarmup ? { maxTokens: 1 } : {}),
       });
-      spec.sessionId = a.session.id;
-      spec.turn = it.req.turn;
+      // A stand-alone request (no session in the trace) is a one-turn session of its own, without a session on its record.
+      if (it.req.session !== undefined) {
+        spec.sessionId = a.session.id;
+        spec.turn = it.req.turn;
+      }
       if (it.startWarmup) spec.class = 'warmup';
       a.lastText = spec.prompt;
       a.lastReq = it.req;
