@@ -134,10 +134,13 @@ describe('trace sessions on simulate (virtual clock)', () => {
     for (const r of recs) expect([...span.values()].filter(([a, b]) => a <= r.sent_at_ms && r.sent_at_ms < b - 0.01).length).toBeLessThanOrEqual(2);
     expect(res.summary.run.workload).toMatchObject({ replay: 'sessions-closed-loop', sessions_in_flight: 2 });
     expect((res.summary.run.workload as { passes: number }).passes).toBeGreaterThanOrEqual(3);
-    // A new pass has its own cache-bust marker: s1#1's first prompt shares no cached block with s1's (same hash ids).
-    const first = recs.find((r) => r.session === 's1' && r.turn === 0)!;
+    // A new pass has its own cache-bust marker: s1#1's first prompt (the same hash ids as s1's) finds nothing cached,
+    // and its ceiling counts from an empty cache; with --no-cache-bust the blocks repeat and hit the engine's cache.
     const again = recs.find((r) => r.session === 's1#1' && r.turn === 0)!;
-    expect(again.ceiling_tokens).toBe(first.ceiling_tokens);
+    expect(again.ceiling_tokens).toBe(0);
+    expect(again.cached_tokens).toBe(0);
+    const same = await simulate({ replay: f, endpoint: 'completions', sessions: 2, requests: 11, thinkTime: 'none', cacheBust: false, datasetSeed: 1, out: tmpDir() });
+    expect(same.records.find((r) => r.session === 's1#1' && r.turn === 0)!.cached_tokens).toBeGreaterThan(500);
   });
 
   it('--start-at-fraction: each session starts partway after a warmup (the earlier turn, max_tokens 1), recorded as warmup and excluded', async () => {

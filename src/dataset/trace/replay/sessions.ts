@@ -216,7 +216,7 @@ export function createSessionTraceWorkload(ctx: TraceReplayContext): Workload {
       const p = a.session.pass;
       const text = it.startWarmup ? undefined : liveText(a, it.req, answers.get(a));
       const spec = traceSpec(it.req, ctx.specOptions(p), {
-        ceilingTokens: ceilingOf(p)(it.req),
+        ceilingTokens: ceilingOf(c.cacheBust ? p : 0)(it.req),
         ...(it.joinWaitMs !== undefined ? { joinWaitMs: it.joinWaitMs } : {}),
         ...(it.toolWaitMs !== undefined ? { toolWaitMs: it.toolWaitMs } : {}),
         ...(text !== undefined ? { text } : {}),
