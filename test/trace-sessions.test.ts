@@ -28,8 +28,8 @@ const cli = (args: string[]): Promise<{ code: number | null; out: string; err: s
 
 /**
  * A Weka session: main turns 0 (t 0), 1 (t 6 s), 2 (t 9 s, think 0.5 s). Subagent A (2 turns) is spawned by turn 0 and
- * joined by turn 1; subagent B (1 long turn) is spawned by turn 1 and has no following turn… but turn 2 follows, so B is
- * joined by 2; subagent C after the last turn runs in the background.
+ * joined by turn 1; subagent B (one long turn) is spawned by turn 1 and joined by turn 2; subagent C, after the last
+ * turn, runs in the background.
  */
 const WEKA = {
   id: 'sess-1',
@@ -103,6 +103,14 @@ describe('trace sessions on simulate (virtual clock)', () => {
     [t0, t1] = turns(gap);
     expect(t1.sent_at_ms - endOf(t0)).toBeCloseTo(0, 1);
     expect(rec.summary.run.workload).toMatchObject({ kind: 'replay', format: 'mooncake', replay: 'sessions', sessions: 2, turns: 4, think_time: 'recorded' });
+
+    // Bailian: a follow-up chat joins its root's session; each turn leaves at max(previous end, previous send + recorded spacing / 10).
+    const bl = await simulate({ replay: join(__dirname, 'fixtures', 'traces', 'bailian.jsonl'), endpoint: 'completions', replaySpeed: 10, out: tmpDir() });
+    const b159 = bl.records.filter((r) => r.session === '159').sort((x, y) => x.turn! - y.turn!);
+    expect(b159.map((r) => r.turn)).toEqual([0, 1, 2]);
+    const at = [61.114, 62.5];
+    expect(b159[1].sent_at_ms).toBeCloseTo(Math.max(endOf(b159[0]), b159[0].sent_at_ms + ((at[1] - at[0]) * 1000) / 10), 1);
+    expect(b159[2].sent_at_ms).toBeGreaterThanOrEqual(endOf(b159[1]) - 0.01);
 
     // TraceLab round 0 made tool calls (860 + … ms recorded): round 1 waits that tool time / 10 before it goes.
     const tl = await simulate({ replay: TRACELAB, endpoint: 'completions', replaySpeed: 10, thinkTime: 'none', out: tmpDir() });

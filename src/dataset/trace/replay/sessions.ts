@@ -55,7 +55,7 @@ export function createSessionTraceWorkload(ctx: TraceReplayContext): Workload {
   const plans = planned.plans;
   const timing: SessionTimingOptions = { thinkTime: c.thinkTime, speed: c.replaySpeed, maxIdleGapS: c.maxIdleGap };
   const closed = c.sessions;
-  const origin = Math.min(...plans.map((p) => p.firstAtMs));
+  const origin = plans.reduce((m, p) => Math.min(m, p.firstAtMs), Infinity);
   const heap = new DueHeap<Item>();
   const byIndex = new Map<number, Item>();
   const bySpec = new Map<RequestSpec, Item>();
