@@ -27,8 +27,8 @@ const cli = (args: string[]): Promise<{ code: number | null; out: string; err: s
   new Promise((resolve) => execFile(process.execPath, [CLI, ...args], { timeout: 30_000 }, (e, out, err) => resolve({ code: e ? ((e as { code?: number }).code ?? 1) : 0, out, err })));
 
 /**
- * A Weka session: main turns 0 (t 0), 1 (t 6 s), 2 (t 9 s, think 0.5 s). Subagent A (2 turns) is spawned by turn 0 and
- * joined by turn 1; subagent B (one long turn) is spawned by turn 1 and joined by turn 2; subagent C, after the last
+ * A Weka session: main turns 0 (t 0), 1 (t 6 s), 2 (t 9 s, think 0.5 s). Subagents A (2 turns) and A2 (one long turn,
+ * beside A) are spawned by turn 0 and joined by turn 1; subagent B (one long turn) is spawned by turn 1 and joined by turn 2; subagent C, after the last
  * turn, runs in the background.
  */
 const WEKA = {
@@ -37,6 +37,7 @@ const WEKA = {
   requests: [
     { t: 0, type: 's', in: 200, out: 20, hash_ids: [1, 2, 3, 4] },
     { t: 1, type: 'subagent', agent_id: 'A', requests: [{ t: 0, type: 's', in: 64, out: 10, hash_ids: [1] }, { t: 2, type: 'n', in: 128, out: 10, hash_ids: [1, 7] }] },
+    { t: 1.2, type: 'subagent', agent_id: 'A2', requests: [{ t: 0, type: 's', in: 64, out: 200, hash_ids: [20] }] },
     { t: 6, type: 's', in: 300, out: 20, hash_ids: [1, 2, 3, 4, 5] },
     { t: 6.5, type: 'subagent', agent_id: 'B', requests: [{ t: 0, type: 's', in: 64, out: 300, hash_ids: [9] }] },
     { t: 9, type: 's', in: 400, out: 20, hash_ids: [1, 2, 3, 4, 5, 6, 10], think_time: 0.5 },
@@ -50,13 +51,13 @@ describe('trace sessions on simulate (virtual clock)', () => {
     const res = await simulate({ replay: f, endpoint: 'completions', replaySpeed: 10, out: tmpDir() });
     const recs = res.records;
     expect(res.summary.run.executor).toMatchObject({ kind: 'sessions', max_vus: null });
-    expect(recs).toHaveLength(7);
+    expect(recs).toHaveLength(8);
     const by = (agent: string | undefined, turn: number) => recs.find((r) => r.agent === agent && r.turn === turn)!;
     const m0 = by(undefined, 0), m1 = by(undefined, 1), m2 = by(undefined, 2);
-    const a0 = by('A', 0), a1 = by('A', 1), b0 = by('B', 0), c0 = by('C', 0);
+    const a0 = by('A', 0), a1 = by('A', 1), a2 = by('A2', 0), b0 = by('B', 0), c0 = by('C', 0);
     for (const r of recs) expect(r).toMatchObject({ session: 'sess-1', status: 'ok' });
     expect(a0.source).toBe(`${f} session sess-1 requests[1].requests[0]`);
-    expect(m1.source).toBe(`${f} session sess-1 requests[2]`);
+    expect(m1.source).toBe(`${f} session sess-1 requests[3]`);
     // Spawn: a subagent's first send comes after its spawning turn ended, at the recorded spacing (1 s / 10) when faster.
     expect(a0.sent_at_ms).toBeGreaterThanOrEqual(endOf(m0));
     expect(a0.sent_at_ms).toBeCloseTo(Math.max(endOf(m0), 100), 0);
@@ -65,6 +66,8 @@ describe('trace sessions on simulate (virtual clock)', () => {
     expect(a1.sent_at_ms).toBeGreaterThanOrEqual(endOf(a0));
     // Join: turn 1 waits for A's last turn, turn 2 for B (B's 300 output tokens outlast the recorded 0.5 s think time).
     expect(m1.sent_at_ms).toBeGreaterThanOrEqual(endOf(a1));
+    expect(m1.sent_at_ms).toBeGreaterThanOrEqual(endOf(a2));
+    expect(a2.sent_at_ms).toBeGreaterThanOrEqual(endOf(m0));
     expect(m2.sent_at_ms).toBeCloseTo(endOf(b0), 3);
     expect(m2.join_wait_ms).toBeGreaterThan(0);
     // join_wait_ms = the join's send − when it was due without the subagents (its predecessor's end + think 500 ms / 10).
@@ -75,7 +78,14 @@ describe('trace sessions on simulate (virtual clock)', () => {
     expect(c0.join_wait_ms).toBeUndefined();
     expect(endOf(c0)).toBeGreaterThan(endOf(m2));
     // The prompts are exact: completions send input_length tokens.
-    expect(recs.map((r) => r.input_tokens).sort((x, y) => (x ?? 0) - (y ?? 0))).toEqual([64, 64, 64, 128, 200, 300, 400]);
+    expect(recs.map((r) => r.input_tokens).sort((x, y) => (x ?? 0) - (y ?? 0))).toEqual([64, 64, 64, 64, 128, 200, 300, 400]);
+    // --concurrency 1 caps requests in flight (none by default: above, A's and A2's turns overlap).
+    const overlaps = (rs: RequestRecord[]) => rs.some((x) => rs.some((y) => x !== y && x.sent_at_ms <= y.sent_at_ms && y.sent_at_ms < endOf(x) - 0.01));
+    expect(overlaps(recs)).toBe(true);
+    const one = await simulate({ replay: f, endpoint: 'completions', replaySpeed: 10, concurrency: 1, out: tmpDir() });
+    expect(one.records).toHaveLength(8);
+    expect(overlaps(one.records)).toBe(false);
+    expect(one.summary.run.executor).toMatchObject({ kind: 'sessions', max_vus: 1 });
   });
 
   it('think waits (Mooncake delay, gap, none, --max-idle-gap) and tool waits (TraceLab) hold on the run clock', async () => {
