@@ -88,6 +88,19 @@ describe('trace sessions on simulate (virtual clock)', () => {
     expect(one.summary.run.executor).toMatchObject({ kind: 'sessions', max_vus: 1 });
   });
 
+  it('the engine serves the trace\'s shared blocks on chat as on completions: cached prompt tokens near the ceiling, never above it', async () => {
+    const f = file('session.json', JSON.stringify(WEKA));
+    const sum = (recs: RequestRecord[], k: 'cached_tokens' | 'ceiling_tokens') => recs.reduce((s, r) => s + ((r[k] as number | null | undefined) ?? 0), 0);
+    for (const endpoint of ['chat', 'completions'] as const) {
+      const recs = (await simulate({ replay: f, endpoint, replaySpeed: 10, out: tmpDir() })).records;
+      const ceiling = sum(recs, 'ceiling_tokens');
+      expect(ceiling, endpoint).toBeGreaterThan(500);
+      // The engine caches whole 16-token blocks only; the ceiling counts tokens, so it may sit a partial block below.
+      expect(sum(recs, 'cached_tokens'), endpoint).toBeGreaterThanOrEqual(0.8 * ceiling);
+      expect(sum(recs, 'cached_tokens'), endpoint).toBeLessThanOrEqual(ceiling);
+    }
+  });
+
   it('think waits (Mooncake delay, gap, none, --max-idle-gap) and tool waits (TraceLab) hold on the run clock', async () => {
     const f = file('mc.jsonl', jsonl([
       { session_id: 'a', timestamp: 0, input_length: 600, output_length: 10, hash_ids: [1, 2] },

@@ -43,7 +43,9 @@ function promptIds(spec: RequestSpec, index: number, c: RunConfig, tok: Tokenize
   };
   if (c.endpoint === 'completions') return enc(spec.prompt);
   const ids: number[] = [];
-  if (c.cacheBust && !c.dataset) {
+  // Only the synthetic workload's prompts carry the nonce: dataset items and --replay traces (token-exact blocks from
+  // hash_ids) share what they share, so they are encoded as sent.
+  if (c.cacheBust && !c.dataset && !c.replay) {
     for (const m of spec.messages) if (m.role === 'system') for (const id of enc(m.content)) ids.push(id);
     for (let i = ids.length; i < spec.inputTokens; i++) ids.push(UNIQUE_FILLER + index);
     return ids;
