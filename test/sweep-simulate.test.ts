@@ -16,8 +16,6 @@ import { tmpDir } from './helpers.js';
 const CLI = join(__dirname, '..', 'dist', 'cli', 'main.js');
 const GRID = { concurrency: '1,2,4,8,16', requests: '4' };
 const LENGTHS = { inputTokens: '128', outputTokens: '32' };
-/** Timelines of real hardware, sampled beside a real run only (the host and GPUs): no simulation has them. server_metrics.jsonl both write. */
-const TIMELINES = new Set(['gpu_metrics.jsonl']);
 
 function files(dir: string): string[] {
   const out: string[] = [];
@@ -55,8 +53,10 @@ describe('sweep --simulate', () => {
 
     const real = join(tmpDir(), 'real');
     await runSweep(resolveSweepConfig({ flags: { ...GRID, out: real, simTimeScale: 50, quiet: true }, runFlags: { ...LENGTHS } }));
-    const realFiles = files(real).filter((f) => !TIMELINES.has(f.split('/').at(-1)!));
+    // Every file, timelines included: server_metrics.jsonl and gpu_metrics.jsonl are the engine model's on the simulated side.
+    const realFiles = files(real);
     expect(files(sim)).toEqual(realFiles);
+    expect(realFiles).toContain(join('points', 'c16-in128-out32', 'gpu_metrics.jsonl'));
     expect(realFiles).toContain('sweep.json');
     expect(realFiles).toContain(join('points', 'c16-in128-out32', 'requests.jsonl'));
   }, 90_000);

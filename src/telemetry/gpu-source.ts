@@ -21,7 +21,7 @@ export interface GpuSourceConfig {
 }
 
 /** One line of gpu_metrics.jsonl: the GPUs at one moment, or the host at one moment; t_ms on the run clock. */
-type Line = { t_ms: number; gpus: Record<string, unknown>[] } | { t_ms: number; host: Record<string, unknown> };
+type Line = { t_ms: number; source?: string; gpus: Record<string, unknown>[] } | { t_ms: number; host: Record<string, unknown> };
 
 /**
  * The source of every measured run (the lifecycle runs no source on the virtual driver): host metrics always (a few
@@ -120,9 +120,11 @@ export function withGpuSection(dir: string, summary: Summary): Summary {
   let txRate = 0;
   let t0: number | undefined;
   let t1 = 0;
+  let modelled = false;
   forEachGpuLine(dir, (l) => {
     if ('gpus' in l && Array.isArray(l.gpus)) {
       sets++;
+      if (l.source === 'model') modelled = true;
       gpus.add(l.gpus as unknown as GpuSample[]);
     } else if ('host' in l && l.host && typeof l.host === 'object') {
       const h = l.host;
@@ -158,6 +160,7 @@ export function withGpuSection(dir: string, summary: Summary): Summary {
     server_cpu_pct_mean: srvCpu.mean,
     server_rss_mib_max: srvRss.max,
   });
-  summary.gpu = { ...(sets ? gpus.summary() : {}), samples: sets, host };
+  // A simulated sweep's GPUs are the engine model's (lines with `source: "model"`), and it has no host.
+  summary.gpu = { ...(modelled ? { source: 'model' } : {}), ...(sets ? gpus.summary() : {}), samples: sets, ...(hosts || !modelled ? { host } : {}) };
   return summary;
 }
