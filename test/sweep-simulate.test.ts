@@ -50,6 +50,14 @@ describe('sweep --simulate', () => {
     expect(doc.target_url).toContain('(simulated)');
     expect(doc.points.map((p) => [p.load, p.status, p.ok])).toEqual([1, 2, 4, 8, 16].map((c) => [c, 'done', 4]));
     for (const p of doc.points) expect(JSON.parse(readFileSync(join(sim, p.dir, 'run.json'), 'utf8')).simulated).toBe(true);
+    // The GPUs of each point are the engine model's: every line says so, as do run.json and summary.gpu.
+    for (const p of doc.points) {
+      const lines = readFileSync(join(sim, p.dir, 'gpu_metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      expect(lines.length).toBeGreaterThan(0);
+      expect(lines.every((l) => l.source === 'model' && l.gpus.length === 1)).toBe(true);
+      expect(JSON.parse(readFileSync(join(sim, p.dir, 'run.json'), 'utf8')).gpu_metrics.source).toBe('model');
+      expect(JSON.parse(readFileSync(join(sim, p.dir, 'summary.json'), 'utf8')).gpu.source).toBe('model');
+    }
 
     const real = join(tmpDir(), 'real');
     await runSweep(resolveSweepConfig({ flags: { ...GRID, out: real, simTimeScale: 50, quiet: true }, runFlags: { ...LENGTHS } }));
