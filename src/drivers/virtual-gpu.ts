@@ -1,8 +1,8 @@
 // The virtual driver's GPU timeline: the engine model's GPUs (busy time of its steps, KV blocks in use) sampled every
 // scrape interval of virtual time into gpu_metrics.jsonl, each line marked `source: "model"`. Modelled, not measured.
 import type { EngineSpec } from '../sim/engine/config.js';
-import type { EngineCounters, StepResult } from '../sim/engine/engine.js';
-import { gpuReading, simGpuLabels, stepOccupancy } from '../sim/engine/gpu-model.js';
+import type { EngineCounters } from '../sim/engine/engine.js';
+import { gpuReading, simGpuLabels, stepOccupancy, type StepCostShare } from '../sim/engine/gpu-model.js';
 import { ARTIFACTS, appendArtifact } from '../artifacts/registry.js';
 import { TELEMETRY_FLUSH } from '../telemetry/sample-writer.js';
 import type { SourceContext, SourceResult, TimelineSource } from '../telemetry/source.js';
@@ -14,7 +14,7 @@ export const MODELLED_GPU_SOURCE = 'model';
 
 export interface VirtualGpuSource extends TimelineSource {
   /** Each engine step as it is planned (virtual ms): the GPUs are busy from `startMs` to `endMs`. */
-  step(res: Pick<StepResult, 'cost'>, startMs: number, endMs: number): void;
+  step(res: StepCostShare, startMs: number, endMs: number): void;
 }
 
 /**

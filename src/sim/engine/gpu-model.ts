@@ -1,6 +1,5 @@
 // The simulated GPUs' readings as pure formulas: SM occupancy of a step, board power, and one reading from busy time and KV use.
 import type { EngineSpec } from './config.js';
-import type { StepResult } from './engine.js';
 
 const MiB = 1024 * 1024;
 /** Temperature model: ambient-ish idle plus a rise proportional to utilization (°C). */
@@ -9,11 +8,16 @@ const TEMP_RISE_C = 40;
 /** An idle GPU drops to a low P-state; its SM clock reads this share of the boost clock. */
 const IDLE_SM_CLOCK_SHARE = 0.35;
 
+/** What the occupancy of a step needs: its compute and memory times (ms). */
+export interface StepCostShare {
+  cost: { computeMs: number; memoryMs: number };
+}
+
 /**
  * SM occupancy of a step: a memory-bound decode step keeps about half the SMs' warps resident, a compute-bound
  * prefill all of them: 0.5 + 0.5 · computeMs / max(computeMs, memoryMs).
  */
-export function stepOccupancy(step: Pick<StepResult, 'cost'>): number {
+export function stepOccupancy(step: StepCostShare): number {
   const { computeMs, memoryMs } = step.cost;
   const roof = Math.max(computeMs, memoryMs);
   return roof > 0 ? 0.5 + (0.5 * computeMs) / roof : 0.5;
