@@ -50,6 +50,9 @@ export const RUN_MARKERS: readonly Artifact[] = [ARTIFACTS.requests, ARTIFACTS.s
 /** The sweep points' directories under a sweep directory: `points/<name>/`. */
 export const POINTS_DIR = 'points';
 
+/** --eval-under-load's idle baseline: a run directory of its own inside the run's (or the sweep's) directory. */
+export const EVAL_BASELINE_DIR = 'eval-baseline';
+
 /** Anything naming a file of the registry (an Artifact, or `{ file }` from ResultFiles.save). */
 type Named = Pick<Artifact, 'file'>;
 
