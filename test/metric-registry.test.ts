@@ -67,6 +67,12 @@ describe('a metric registered by a library user', () => {
     expect(cells.at(-1)).toBe(fmt(s.ttft_share.max));
   });
 
+  it('has a row in report.html\'s percentile table', () => {
+    const html = readFileSync(join(base, 'report.html'), 'utf8');
+    expect(html).toContain('TTFT share of E2E');
+    expect(readFileSync(join(cand, 'report.html'), 'utf8')).toContain('TTFT share of E2E');
+  });
+
   it('has percentile columns in stats.csv', () => {
     const s = readJson(base, 'summary.json');
     const [head, all] = readFileSync(join(base, 'stats.csv'), 'utf8').trim().split('\n').map((l) => l.split(','));
