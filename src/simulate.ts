@@ -119,12 +119,18 @@ function engineMeta(engine: EngineSpec, eo: ResolvedSimEngineOptions): Record<st
   };
 }
 
+/** What the virtual driver models beyond the engine's answers. */
+export interface SimulateModelOptions {
+  /** The GPUs' telemetry (gpu_metrics.jsonl, `source: "model"`): sweep --simulate's points, so they hold a real sweep's files. */
+  gpuModel?: boolean;
+}
+
 /**
  * Predict a run: the same lifecycle, workload and scheduler as run(), on the virtual driver (a virtual clock and the
  * engine model), writing the same files; run.json says `simulated: true` and times in records are virtual ms.
  * Throws UsageError for bad options or an engine that does not fit.
  */
-export async function simulate(input: SimulateInput | ResolvedSimulate, opts: LifecycleOptions = {}): Promise<SimulateResult> {
+export async function simulate(input: SimulateInput | ResolvedSimulate, opts: LifecycleOptions = {}, model: SimulateModelOptions = {}): Promise<SimulateResult> {
   const wall0 = performance.now();
   const { run: r, engine: eo, ignored } = 'engine' in input && 'run' in input ? input : resolveSimulate(input as Record<string, unknown>);
   const c = r.config;
@@ -141,6 +147,7 @@ export async function simulate(input: SimulateInput | ResolvedSimulate, opts: Li
     ignored,
     // The server timeline's /metrics (prom-client) loads only for a run that writes it.
     createSimMetrics: c.serverMetrics ? (await import('./sim/http/metrics.js')).createSimMetrics : undefined,
+    gpuModel: model.gpuModel,
   });
   const configMeta = snakeKeys({ ...redactedConfig(c, r.headers), ...eo }) as Record<string, unknown>;
   const result = await runLifecycle({ config: c, tokenizer, driver, configMeta, redact: (s) => s, outDirSuffix: '-simulated' }, opts);

@@ -1,4 +1,4 @@
-// A new metric is one module: defined and registered here only, it reaches summary.json, the terminal table, compare and stats.csv.
+// A new metric is one module: defined and registered here only, it reaches summary.json, the terminal table, compare, stats.csv and sweep rows (sweep.json, sweep.csv).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,6 +10,9 @@ import { compareResults, loadResult } from '../src/report/compare.js';
 import { renderComparison } from '../src/report/compare-terminal.js';
 import { evaluateSlo, parseSlo } from '../src/metrics/slo.js';
 import type { DistStats } from '../src/metrics/stats.js';
+import { resolveSweepConfig } from '../src/sweep/config.js';
+import { runSweep } from '../src/sweep/sweep.js';
+import type { SweepDoc } from '../src/report/sweep-model.js';
 import { tmpDir } from './helpers.js';
 
 /** ttft_share = ttft_ms / e2e_ms: the part of a request's time spent waiting for its first token. */
@@ -19,10 +22,11 @@ const ttftShare: MetricDef = {
   unit: 'share',
   of: (r) => (r.ttft_ms !== null && r.e2e_ms ? r.ttft_ms / r.e2e_ms : null),
   aggregations: ALL_AGGREGATIONS,
-  shown: ['summary', 'terminal', 'report', 'compare', 'stats_csv', 'slo'],
+  shown: ['summary', 'terminal', 'report', 'compare', 'stats_csv', 'slo', 'sweep'],
   compare: { key: 'ttft_share', label: 'TTFT share', unit: 'share', better: 'lower', stats: ['p50', 'p99'], sweepSuffix: 'share' },
   statsCsv: { name: 'ttft_share', suffix: '' },
   slo: { name: 'ttft_share', op: '<=' },
+  sweep: { name: 'ttft_share', suffix: 'share' },
 };
 
 let unregister: () => void;
@@ -63,6 +67,12 @@ describe('a metric registered by a library user', () => {
     expect(cells.at(-1)).toBe(fmt(s.ttft_share.max));
   });
 
+  it('has a row in report.html\'s percentile table', () => {
+    const html = readFileSync(join(base, 'report.html'), 'utf8');
+    expect(html).toContain('TTFT share of E2E');
+    expect(readFileSync(join(cand, 'report.html'), 'utf8')).toContain('TTFT share of E2E');
+  });
+
   it('has percentile columns in stats.csv', () => {
     const s = readJson(base, 'summary.json');
     const [head, all] = readFileSync(join(base, 'stats.csv'), 'utf8').trim().split('\n').map((l) => l.split(','));
@@ -92,4 +102,31 @@ describe('a metric registered by a library user', () => {
     expect(res.checks[0]).toMatchObject({ name: 'ttft_share_p99', op: '<=', unit: 'share', passed: false });
     expect(res.checks[0].actual).toBeCloseTo(s.ttft_share.p99, 12);
   });
+
+  it('has columns in sweep rows and sweep.csv, and is compared between sweeps', async () => {
+    const sweep = async (outputTokens: string) => {
+      const out = tmpDir();
+      await runSweep(resolveSweepConfig({ flags: { concurrency: '1,4', requests: '8', out, simulate: true, quiet: true }, runFlags: { inputTokens: '256', outputTokens }, engineFlags: {} }));
+      return out;
+    };
+    const a = await sweep('32');
+    const doc = readJson(a, 'sweep.json') as SweepDoc;
+    const [head, ...lines] = readFileSync(join(a, 'sweep.csv'), 'utf8').trim().split('\n').map((l) => l.split(','));
+    for (const col of ['ttft_share_mean_share', 'ttft_share_p50_share', 'ttft_share_p90_share', 'ttft_share_p99_share']) expect(head).toContain(col);
+    expect(head.indexOf('ttft_share_mean_share')).toBeGreaterThan(head.indexOf('auto_role'));
+    expect(doc.points.length).toBe(2);
+    for (const [i, r] of doc.points.entries()) {
+      const d = readJson(join(a, r.dir), 'summary.json').ttft_share as DistStats;
+      const row = r as unknown as Record<string, number>;
+      expect(d.count).toBeGreaterThan(0);
+      expect(row.ttft_share_p50_share).toBeCloseTo(d.p50!, 12);
+      expect(row.ttft_share_mean_share).toBeCloseTo(d.mean!, 12);
+      expect(Number(lines[i][head.indexOf('ttft_share_p99_share')])).toBeCloseTo(d.p99!, 5);
+    }
+    // compare of two sweeps reads the rows' columns (point by point; a sweep against itself: no change).
+    const res = compareResults(loadResult(a), [loadResult(a)], 5, ['ttft_share_p50']);
+    const deltas = res.comparisons[0].points.map((p) => p.deltas.find((x) => x.metric === 'ttft_share_p50'));
+    expect(deltas.map((d) => d?.baseline)).toEqual(doc.points.map((r) => (r as unknown as Record<string, number>).ttft_share_p50_share));
+    expect(deltas.every((d) => d!.delta === 0 && !d!.regressed)).toBe(true);
+  }, 30_000);
 });

@@ -16,8 +16,6 @@ import { tmpDir } from './helpers.js';
 const CLI = join(__dirname, '..', 'dist', 'cli', 'main.js');
 const GRID = { concurrency: '1,2,4,8,16', requests: '4' };
 const LENGTHS = { inputTokens: '128', outputTokens: '32' };
-/** Timelines of real hardware, sampled beside a real run only (the host and GPUs): no simulation has them. server_metrics.jsonl both write. */
-const TIMELINES = new Set(['gpu_metrics.jsonl']);
 
 function files(dir: string): string[] {
   const out: string[] = [];
@@ -52,11 +50,21 @@ describe('sweep --simulate', () => {
     expect(doc.target_url).toContain('(simulated)');
     expect(doc.points.map((p) => [p.load, p.status, p.ok])).toEqual([1, 2, 4, 8, 16].map((c) => [c, 'done', 4]));
     for (const p of doc.points) expect(JSON.parse(readFileSync(join(sim, p.dir, 'run.json'), 'utf8')).simulated).toBe(true);
+    // The GPUs of each point are the engine model's: every line says so, as do run.json and summary.gpu.
+    for (const p of doc.points) {
+      const lines = readFileSync(join(sim, p.dir, 'gpu_metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      expect(lines.length).toBeGreaterThan(0);
+      expect(lines.every((l) => l.source === 'model' && l.gpus.length === 1)).toBe(true);
+      expect(JSON.parse(readFileSync(join(sim, p.dir, 'run.json'), 'utf8')).gpu_metrics.source).toBe('model');
+      expect(JSON.parse(readFileSync(join(sim, p.dir, 'summary.json'), 'utf8')).gpu.source).toBe('model');
+    }
 
     const real = join(tmpDir(), 'real');
     await runSweep(resolveSweepConfig({ flags: { ...GRID, out: real, simTimeScale: 50, quiet: true }, runFlags: { ...LENGTHS } }));
-    const realFiles = files(real).filter((f) => !TIMELINES.has(f.split('/').at(-1)!));
+    // Every file, timelines included: server_metrics.jsonl and gpu_metrics.jsonl are the engine model's on the simulated side.
+    const realFiles = files(real);
     expect(files(sim)).toEqual(realFiles);
+    expect(realFiles).toContain(join('points', 'c16-in128-out32', 'gpu_metrics.jsonl'));
     expect(realFiles).toContain('sweep.json');
     expect(realFiles).toContain(join('points', 'c16-in128-out32', 'requests.jsonl'));
   }, 90_000);

@@ -33,10 +33,10 @@ export const ARTIFACTS = {
   stats: { file: 'stats.csv', format: 'csv', dir: 'run', writer: 'lifecycle/files.ts statsCsvReporter (report/stats-csv.ts); report (rewrites)', reader: 'none (for spreadsheets)' },
   report: { file: 'report.html', format: 'html', dir: 'run', writer: 'lifecycle/files.ts reportHtmlReporter (report/html/run-report.ts); merge, eval under load; a sweep writes its own', reader: 'none (for browsers)' },
   serverMetrics: { file: 'server_metrics.jsonl', format: 'jsonl', dir: 'run', writer: 'telemetry/server-source.ts (telemetry/sample-writer.ts SampleWriter, appended)', reader: 'telemetry/sample-writer.ts forEachServerSample, readServerSamples' },
-  gpuMetrics: { file: 'gpu_metrics.jsonl', format: 'jsonl', dir: 'run', writer: 'telemetry/gpu-source.ts (appended)', reader: 'telemetry/gpu-source.ts forEachGpuLine, readGpuLines' },
+  gpuMetrics: { file: 'gpu_metrics.jsonl', format: 'jsonl', dir: 'run', writer: 'telemetry/gpu-source.ts (appended); drivers/virtual-gpu.ts (sweep --simulate, the engine model\'s GPUs)', reader: 'telemetry/gpu-source.ts forEachGpuLine, readGpuLines' },
   vllmResult: { file: 'vllm-result.json', format: 'json', dir: 'run', writer: 'report/compat/vllm-result.ts vllmResultReporter (--result-format vllm)', reader: 'report/compat/vllm-read.ts (compare)' },
-  eval: { file: 'eval.json', format: 'json', dir: 'run', writer: 'eval/files.ts saveEvalFiles; cli/eval-under-load.ts', reader: 'report/html/eval-section.ts readEvalData; eval/compare.ts' },
-  evalAnswers: { file: 'eval.jsonl', format: 'jsonl', dir: 'run', writer: 'eval/files.ts saveEvalFiles (written whole, sorted by request id); cli/eval-under-load.ts', reader: 'report/html/eval-section.ts readEvalData; eval/compare.ts' },
+  eval: { file: 'eval.json', format: 'json', dir: 'run', writer: 'eval-run/files.ts saveEvalFiles, saveUnderLoadFiles (through the run\'s ledger: cli/eval-under-load.ts; the sweep\'s: sweep/sweep.ts)', reader: 'report/html/eval-section.ts readEvalData; eval/compare.ts' },
+  evalAnswers: { file: 'eval.jsonl', format: 'jsonl', dir: 'run', writer: 'eval-run/files.ts saveEvalFiles, saveUnderLoadFiles (written whole, sorted by request id)', reader: 'report/html/eval-section.ts readEvalData; eval/compare.ts' },
   sweep: { file: 'sweep.json', format: 'json', schemaVersion: 1, dir: 'sweep', writer: 'sweep/files.ts sweepJsonReporter', reader: 'report/html/sweep-report.ts readSweepDoc; cli/report.ts readSweepJson; report/compare.ts' },
   sweepCsv: { file: 'sweep.csv', format: 'csv', dir: 'sweep', writer: 'sweep/files.ts sweepCsvReporter (sweep/row.ts sweepCsv)', reader: 'none (for spreadsheets)' },
   compare: { file: 'compare.html', format: 'html', dir: 'compare', writer: 'cli/compare.ts (report/html/compare-report.ts), unless --html names another file', reader: 'none (for browsers)' },
@@ -49,6 +49,9 @@ export const RUN_MARKERS: readonly Artifact[] = [ARTIFACTS.requests, ARTIFACTS.s
 
 /** The sweep points' directories under a sweep directory: `points/<name>/`. */
 export const POINTS_DIR = 'points';
+
+/** --eval-under-load's idle baseline: a run directory of its own inside the run's (or the sweep's) directory. */
+export const EVAL_BASELINE_DIR = 'eval-baseline';
 
 /** Anything naming a file of the registry (an Artifact, or `{ file }` from ResultFiles.save). */
 type Named = Pick<Artifact, 'file'>;

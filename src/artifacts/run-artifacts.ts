@@ -20,6 +20,11 @@ export interface RunArtifacts {
   /** The --slo verdict, counted as records were kept; undefined without --slo. */
   readonly slo?: { readonly text: string; readonly result: SloResult };
   /**
+   * The timelines' chart samples (server_metrics.jsonl samples, gpu_metrics.jsonl lines; an even subset of at most
+   * twice TIMELINE_CHART_SAMPLES each), taken in the one pass that derived the summary's server and gpu sections.
+   */
+  readonly timelines?: { readonly server: readonly object[]; readonly gpu: readonly object[] };
+  /**
    * Every record, sorted by id then attempt: requests.jsonl is read on the first call only, and the same array is
    * returned after (memory then holds every record, for the caller that asked).
    */
@@ -32,7 +37,11 @@ export interface RunArtifactsInput {
   summary: Summary;
   chartSample: { records: RequestRecord[]; total: number };
   slo?: { text: string; result: SloResult };
+  timelines?: { server: object[]; gpu: object[] };
 }
+
+/** How many timeline samples a report's charts draw (an even subset: at most twice this many). */
+export const TIMELINE_CHART_SAMPLES = 2000;
 
 export function runArtifacts(o: RunArtifactsInput): RunArtifacts {
   let records: RequestRecord[] | undefined;
@@ -42,6 +51,7 @@ export function runArtifacts(o: RunArtifactsInput): RunArtifacts {
     summary: JSON.parse(jsonText(o.summary)) as Summary,
     chartSample: o.chartSample,
     ...(o.slo ? { slo: o.slo } : {}),
+    ...(o.timelines ? { timelines: o.timelines } : {}),
     records: () => (records ??= readRecordsSorted(o.outDir).records),
   };
 }

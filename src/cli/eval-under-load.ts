@@ -10,9 +10,7 @@ import { EVAL_RUN_DEFAULTS } from '../eval/options.js';
 import type { EvalSummary } from '../eval/summary.js';
 import { saveUnderLoadFiles } from '../eval-run/files.js';
 import { accuracyText } from '../eval/terminal.js';
-import { writeFileAtomic } from '../util/atomic-write.js';
-import { ARTIFACTS, writeArtifact, writeJsonArtifact } from '../artifacts/registry.js';
-import { writeRunReport } from '../report/html/run-report.js';
+import { EVAL_BASELINE_DIR } from '../artifacts/registry.js';
 
 /** The probe set of --eval-under-load, read and checked before anything is sent. */
 export function underLoadPlan(c: Pick<RunConfig, 'evalUnderLoad' | 'evalLimit' | 'maxModelLen'>): { set: EvalSet; plan: UnderLoadPlan } {
@@ -20,11 +18,6 @@ export function underLoadPlan(c: Pick<RunConfig, 'evalUnderLoad' | 'evalLimit' |
   if (c.evalLimit !== undefined) set.items = set.items.slice(0, c.evalLimit);
   const maxTokens = Math.min(EVAL_RUN_DEFAULTS.maxTokens, c.maxModelLen ?? Infinity);
   return { set, plan: createUnderLoadPlan({ set, grading: { mode: set.mode }, maxTokens }) };
-}
-
-/** eval.jsonl (every probe and baseline answer, with its level) and eval.json into `dir` (a sweep's directory). */
-export function writeUnderLoadFiles(dir: string, plan: UnderLoadPlan): EvalSummary {
-  return saveUnderLoadFiles({ save: (name, data) => writeFileAtomic(join(dir, name), data()) }, plan);
 }
 
 /** Terminal lines: accuracy at each level against idle. */
@@ -56,7 +49,7 @@ export async function runUnderLoad(
     runEnd: async (e) => {
       if (signal?.aborted) return;
       if (!c.quiet) out.err.write('tokenflood: idle baseline: the graded set alone at concurrency 1\n');
-      await runIdleBaseline(resolved, plan, join(e.outDir, 'eval-baseline'), signal);
+      await runIdleBaseline(resolved, plan, join(e.outDir, EVAL_BASELINE_DIR), signal);
       s = saveUnderLoadFiles(e.files, plan);
     },
   };

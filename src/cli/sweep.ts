@@ -7,7 +7,6 @@ import { UsageError } from '../errors.js';
 import { setExitCode, type Out } from './io.js';
 import { PASS_THROUGH_RUN_FLAGS, resolveSweepConfig, SWEEP_FLAGS } from '../sweep/config.js';
 import { runSweep } from '../sweep/sweep.js';
-import { writeSweepReport } from '../report/html/sweep-report.js';
 import { pointLine, renderSweep } from '../sweep/terminal.js';
 import { safeTerminalText } from '../report/format.js';
 import { stripControls } from '../util/terminal-text.js';
@@ -78,7 +77,6 @@ export function registerSweep(program: Command, out: Out): void {
       const underLoad = ul ? ul.underLoadPlan(resolved.base.config).plan : undefined;
       // One metrics server and one remote writer for the whole sweep; each point's figures carry its name as `point`.
       live = simulated ? undefined : await startLiveOutputsFor({ ...resolved.base.config, outputs: s.outputs }, out, true);
-      let ev: ReturnType<NonNullable<typeof ul>['writeUnderLoadFiles']> | undefined;
       // The sweep's outputs on the terminal as one reporter on its events (and each point's run events).
       const terminal: Reporter = {
         name: 'sweep terminal',
@@ -103,7 +101,7 @@ export function registerSweep(program: Command, out: Out): void {
           inPoint = false;
           if (!s.quiet) info.write(`${safeTerminalText(pointLine(row, doneCount++, s.auto ? undefined : s.points.length), 400)}\n`);
         },
-        sweepEnd: ({ doc, outDir }) => {
+        sweepEnd: ({ doc, outDir, eval: ev }) => {
           const shown = endOut(choice, out);
           if (s.json) shown.out.write(JSON.stringify(ev ? { ...doc, eval: ev } : doc, null, 2) + '\n');
           else shown.out.write(`\n${stripControls(renderSweep(doc))}\n${ev && ul ? `\n${stripControls(ul.renderLevels(ev))}\n` : ''}\nwrote ${outDir}/sweep.csv, sweep.json${ev ? ', eval.jsonl, eval.json' : ''} and report.html\n`);
@@ -114,18 +112,10 @@ export function registerSweep(program: Command, out: Out): void {
           }
         },
       };
-      // Accuracy per level against the idle baseline (docs/eval.md#under-load), beside sweep.json; the report then shows it.
-      const underLoadFiles: Reporter = {
-        name: 'eval under load',
-        sweepEnd: ({ outDir }) => {
-          ev = ul && underLoad && underLoad.outcomes().length ? ul.writeUnderLoadFiles(outDir, underLoad) : undefined;
-          if (ev) writeSweepReport(outDir);
-        },
-      };
       await runSweep(resolved, {
         signal: stopper.signal,
         underLoad,
-        reporters: [underLoadFiles, terminal],
+        reporters: [terminal],
         // Progress within a level: the redrawn live view on a terminal, else the plain progress line on stderr.
         pointReporters: (name) => [
           promptCacheReporter(out.err, 'tokenflood sweep: ', `point ${name}: `),

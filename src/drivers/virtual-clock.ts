@@ -1,6 +1,9 @@
 // A virtual clock for discrete-event runs: time jumps to the next event once everything waiting on the present has run.
 import type { DriverClock } from './driver.js';
 
+/** Samples the state between two events (see VirtualClock.onAdvance). */
+export type AdvanceListener = (from: number, to: number) => Promise<void> | undefined;
+
 interface Timer {
   at: number;
   seq: number;
@@ -24,11 +27,28 @@ export class VirtualClock implements DriverClock {
 
   now = (): number => this.t;
 
+  private advances: AdvanceListener[] = [];
+
   /**
-   * Called before time moves from `from` to `to` (a later event): a timeline source samples the state that held in
-   * between. A promise it returns is awaited (it must settle on promises only) before the clock moves on.
+   * `fn` is called before time moves from `from` to `to` (a later event): a timeline source samples the state that
+   * held in between. Promises returned are awaited (they must settle on promises only) before the clock moves on.
+   * Returns a function that removes `fn`.
    */
-  onAdvance?: (from: number, to: number) => Promise<void> | undefined;
+  onAdvance(fn: AdvanceListener): () => void {
+    this.advances.push(fn);
+    return () => {
+      this.advances = this.advances.filter((f) => f !== fn);
+    };
+  }
+
+  private advance(from: number, to: number): Promise<unknown> | undefined {
+    let waits: Promise<void>[] | undefined;
+    for (const f of this.advances) {
+      const p = f(from, to);
+      if (p) (waits ??= []).push(p);
+    }
+    return waits && (waits.length === 1 ? waits[0] : Promise.all(waits));
+  }
 
   /** Call `fire` at `atMs` (not before now); returns a function that cancels it. */
   at(atMs: number, fire: () => boolean): () => void {
@@ -77,7 +97,7 @@ export class VirtualClock implements DriverClock {
         continue;
       }
       idleSince = undefined;
-      const sampled = next.at > this.t ? this.onAdvance?.(this.t, next.at) : undefined;
+      const sampled = next.at > this.t && this.advances.length ? this.advance(this.t, next.at) : undefined;
       if (sampled) {
         // The event goes back (same order): whatever the wait woke is due before it.
         this.push(next);

@@ -15,6 +15,7 @@ export function virtualServerSource(clock: VirtualClock, metrics: SimMetrics, in
   let writer: SampleWriter | undefined;
   let nextDue = intervalMs;
   let stopped = false;
+  let unlisten: (() => void) | undefined;
   let engine: ServerSample['engine'] | null = null;
   let rejected = 0;
 
@@ -43,12 +44,12 @@ export function virtualServerSource(clock: VirtualClock, metrics: SimMetrics, in
       ctx = c;
       await sample(clock.now());
       nextDue = clock.now() + intervalMs;
-      clock.onAdvance = advance;
+      unlisten = clock.onAdvance(advance);
     },
     async stop(): Promise<SourceResult> {
       if (ctx && !stopped) {
         stopped = true;
-        clock.onAdvance = undefined;
+        unlisten?.();
         await sample(clock.now()); // one last sample after the last answer, as the real scraper takes
       }
       stopped = true;

@@ -12,6 +12,7 @@ import { specDecodeStats } from '../sim/engine/spec-decode.js';
 import { createTextSource } from '../sim/http/text.js';
 import type { createSimMetrics } from '../sim/http/metrics.js';
 import { virtualServerSource } from './virtual-timeline.js';
+import { virtualGpuSource } from './virtual-gpu.js';
 import { workloadSeed } from '../config/workload.js';
 import type { VirtualRecord } from '../sim/virtual.js';
 import { createRng } from '../util/rng.js';
@@ -36,6 +37,11 @@ export interface VirtualDriverOptions {
    * by a caller that wants the timeline, so prom-client loads only then (not at CLI start-up, not in calibrate).
    */
   createSimMetrics?: typeof createSimMetrics;
+  /**
+   * Model the GPUs' telemetry too (gpu_metrics.jsonl, `source: "model"`, every --scrape-interval of virtual time):
+   * `sweep --simulate` asks for it so its points hold the files of a real sweep's; plain `simulate` does not.
+   */
+  gpuModel?: boolean;
 }
 
 /** How the simulation went, for run.json `simulation` and the caller. */
@@ -68,6 +74,7 @@ export function createVirtualDriver(c: RunConfig, tok: Tokenizer, o: VirtualDriv
   // The engine's /metrics as the sim server exports it (vLLM's names), fed the same observations on the virtual clock.
   const metrics = c.serverMetrics ? o.createSimMetrics?.('vllm', { modelName: o.model, counters: engine.counters, kvCapacityTokens: o.engine.kvCapacityTokens, nowSimMs: clock.now, specDecode: o.engine.features.spec !== undefined }) : undefined;
   // Output lengths draw from the engine's own stream, in send order, as the sim server's engine does.
+  const gpu = o.gpuModel ? virtualGpuSource(clock, o.engine, engine.counters, c.scrapeInterval * 1000) : undefined;
   const lengthRng = createRng(workloadSeed(c)).fork();
   const memo = new Map<string, number[]>();
   const x: ConvertContext = {
@@ -104,6 +111,7 @@ export function createVirtualDriver(c: RunConfig, tok: Tokenizer, o: VirtualDriv
     if (!res) return;
     steps++;
     const end = clock.now() + res.durationMs;
+    gpu?.step(res, clock.now(), end);
     metrics?.step(res.durationMs / 1000, res.started.length > 0 || res.shape.newTokens > res.shape.requests ? 'prefill' : 'decode');
     clock.at(end, () => stepEnded(res, end));
   };
@@ -231,7 +239,7 @@ export function createVirtualDriver(c: RunConfig, tok: Tokenizer, o: VirtualDriv
     },
     start: async () => ({}),
     // --no-server-metrics turns the simulated timeline off too; --scrape-interval is its interval of virtual time.
-    timelineSources: () => (metrics ? [virtualServerSource(clock, metrics, c.scrapeInterval * 1000, o.engine.maxModelLen)] : []),
+    timelineSources: () => [...(metrics ? [virtualServerSource(clock, metrics, c.scrapeInterval * 1000, o.engine.maxModelLen)] : []), ...(gpu ? [gpu] : [])],
     execute,
     cancelAll,
     drive: (main) => clock.drive(main),

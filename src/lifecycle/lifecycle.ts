@@ -13,7 +13,7 @@ import { SummaryAggregator } from '../metrics/aggregator.js';
 import type { RequestRecord } from '../metrics/record.js';
 import { ARTIFACTS, artifactPath } from '../artifacts/registry.js';
 import { CHART_SAMPLE_MAX, eachRecord, RecordSample } from '../artifacts/records.js';
-import { runArtifacts } from '../artifacts/run-artifacts.js';
+import { runArtifacts, TIMELINE_CHART_SAMPLES } from '../artifacts/run-artifacts.js';
 import { evaluateSlo, GoodRequestCount, parseSlo } from '../metrics/slo.js';
 import { defaultOutDir, prepareOutDir } from '../outdir.js';
 import { VERSION } from '../version.js';
@@ -21,7 +21,9 @@ import type { Driver, OpenedTarget } from '../drivers/driver.js';
 import type { TimelineSample, TimelineSource } from '../telemetry/source.js';
 import { WindowTracker } from '../telemetry/window.js';
 import { withServerSection } from '../telemetry/server-section.js';
-import { withGpuSection } from '../telemetry/gpu-source.js';
+import { withGpuSection, type GpuLine } from '../telemetry/gpu-source.js';
+import { Thinner } from '../telemetry/jsonl-lines.js';
+import type { ServerSample } from '../telemetry/normalize.js';
 import type { Reporter, RunStartEvent } from '../report/events.js';
 import { FileLedger, RequestsJsonlReporter, reportHtmlReporter, runJsonReporter, statsCsvReporter, summaryJsonReporter } from './files.js';
 import { startSnapshots } from './snapshots.js';
@@ -271,11 +273,15 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
       folds = fold();
       eachRecord(artifactPath(outDir, ARTIFACTS.requests), (r) => (kept.add(r), keptWindows.add(r), folds.chart.add(r), folds.good?.add(r)));
     }
-    const summary = withGpuSection(outDir, withServerSection(outDir, kept.summary(meta, c.concurrency, c.percentiles), keptWindows));
+    // Each timeline file is read once: the summary's section and the report's chart sample from the same pass.
+    const serverChart = new Thinner<ServerSample>(TIMELINE_CHART_SAMPLES);
+    const gpuChart = new Thinner<GpuLine>(TIMELINE_CHART_SAMPLES);
+    const summary = withGpuSection(outDir, withServerSection(outDir, kept.summary(meta, c.concurrency, c.percentiles), keptWindows, (x) => serverChart.add(x)), (l) => gpuChart.add(l));
+    const timelines = { server: serverChart.result(), gpu: gpuChart.result() };
     const files = new FileLedger(outDir);
     for (const f of sourceFiles) files.wrote(f);
     const slo = sloSpec && folds.good && { text: sloSpec.text, result: evaluateSlo(summary, folds.good, sloSpec) };
-    const artifacts = runArtifacts({ outDir, meta, summary, chartSample: { records: folds.chart.records(), total: folds.chart.total }, slo });
+    const artifacts = runArtifacts({ outDir, meta, summary, chartSample: { records: folds.chart.records(), total: folds.chart.total }, slo, timelines });
     for (const r of reporters) await r.runEnd?.({ meta, summary, outDir, files, artifacts });
     const result = lazyRecords({ summary, outDir, written: files.written, artifacts });
     if (files.failures.length) throw new RunWriteError(files.failures[0], result, files.failures.map((f) => f.file));

@@ -4,6 +4,7 @@ import type { RequestRecord } from '../metrics/record.js';
 import type { LiveSnapshot } from '../metrics/live.js';
 import type { Summary } from '../metrics/summary.js';
 import type { WriteError } from '../errors.js';
+import type { EvalSummary } from '../eval/summary.js';
 import type { LoadControl } from '../scheduler/load-control.js';
 import type { TimelineSample } from '../telemetry/source.js';
 import type { SweepDoc, SweepRow } from './sweep-model.js';
@@ -94,6 +95,8 @@ export interface SweepEndEvent {
   outDir: string;
   /** The sweep directory's own files (sweep.json, sweep.csv, report.html) as for a run. */
   files: ResultFiles;
+  /** --eval-under-load: the accuracy per level against the idle baseline, as eval.json holds it (written before report.html). */
+  eval?: EvalSummary;
 }
 
 /**

@@ -22,7 +22,7 @@ export function sweepReportHtmlReporter(boxes: ReadonlyMap<string, BoxStats>): R
     name: ARTIFACTS.report.file,
     sweepEnd: (e) => {
       try {
-        writeSweepReport(e.outDir, boxes);
+        writeSweepReport(e.outDir, boxes, e.doc);
         e.files.wrote(ARTIFACTS.report.file);
       } catch (err) {
         if (!(err instanceof WriteError)) throw err;

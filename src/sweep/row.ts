@@ -7,7 +7,7 @@ import type { SweepRow } from '../report/sweep-model.js';
 import { pairLabel, type PointSpec } from './grid.js';
 import { gradePoint, worstSlo } from './grade.js';
 import { csvCell } from '../report/csv-cell.js';
-import { distOf, metricsShownIn } from '../metrics/registry/index.js';
+import { BUILTIN_METRICS, distOf, metricsShownIn, shownIn, type MetricDef } from '../metrics/registry/index.js';
 
 export type { SweepRow } from '../report/sweep-model.js';
 
@@ -31,6 +31,26 @@ export interface RowContext {
 
 /** The row's own percentile columns; --percentiles adds the others it names (extraPercentiles). */
 const ROW_PERCENTILES: readonly number[] = [50, 90, 99];
+
+type SweepMetric = MetricDef & Required<Pick<MetricDef, 'sweep'>>;
+const withSweep = (defs: readonly MetricDef[]): SweepMetric[] => defs.filter((d): d is SweepMetric => shownIn(d, 'sweep') && d.sweep !== undefined);
+
+/** A sweep metric's row columns: `<name>_mean_<suffix>` and `<name>_p50|p90|p99_<suffix>` (ttft_p99_ms). */
+const metricColumns = (d: SweepMetric): string[] => ['mean', ...ROW_PERCENTILES.map(percentileKey)].map((st) => `${d.sweep.name}_${st}_${d.sweep.suffix}`);
+
+/** The registry's sweep metrics' columns of one point (built-in and registered), null where the summary lacks them. */
+function metricRowColumns(m: MetricsBlock, defs: readonly SweepMetric[] = withSweep(metricsShownIn('sweep'))): Record<string, number | null> {
+  const out: Record<string, number | null> = {};
+  for (const d of defs) {
+    const dist = distOf(m, d);
+    const stats = [dist?.mean, ...ROW_PERCENTILES.map((p) => dist?.[percentileKey(p)])];
+    metricColumns(d).forEach((col, i) => (out[col] = stats[i] ?? null));
+  }
+  return out;
+}
+
+/** Registered metrics shown in sweeps (a library user's, a test's): their columns follow the built-in ones. */
+const registeredSweepMetrics = (): SweepMetric[] => withSweep(metricsShownIn('sweep')).filter((d) => !BUILTIN_METRICS.includes(d));
 
 /** The registry's sweep metrics (TTFT, TPOT, ITL, E2E) at each percentile the run asked for beyond ROW_PERCENTILES, keyed `ttft_p99_9_ms`; undefined when none. */
 export function extraPercentiles(m: MetricsBlock & Partial<Pick<Summary, 'percentiles'>>): Record<string, number | null> | undefined {
@@ -73,22 +93,8 @@ export function sweepRow(p: PointSpec, dir: string, m: MetricsBlock & Partial<Pi
     request_throughput: m.request_throughput,
     output_throughput: m.output_throughput,
     total_token_throughput: m.total_token_throughput,
-    ttft_mean_ms: m.ttft_ms.mean,
-    ttft_p50_ms: m.ttft_ms.p50,
-    ttft_p90_ms: m.ttft_ms.p90,
-    ttft_p99_ms: m.ttft_ms.p99,
-    tpot_mean_ms: m.tpot_ms.mean,
-    tpot_p50_ms: m.tpot_ms.p50,
-    tpot_p90_ms: m.tpot_ms.p90,
-    tpot_p99_ms: m.tpot_ms.p99,
-    itl_mean_ms: m.itl_ms.mean,
-    itl_p50_ms: m.itl_ms.p50,
-    itl_p90_ms: m.itl_ms.p90,
-    itl_p99_ms: m.itl_ms.p99,
-    e2e_mean_ms: m.e2e_ms.mean,
-    e2e_p50_ms: m.e2e_ms.p50,
-    e2e_p90_ms: m.e2e_ms.p90,
-    e2e_p99_ms: m.e2e_ms.p99,
+    // TTFT, TPOT, ITL, E2E and any registered sweep metric: mean, p50, p90, p99 each, from the registry.
+    ...(metricRowColumns(m) as unknown as Pick<SweepRow, (typeof BUILTIN_LATENCY)[number]>),
     output_speed_mean_tok_s: m.output_speed_tok_s.mean,
     output_speed_p50_tok_s: m.output_speed_tok_s.p50,
     tpot_cv: coefficientOfVariation(m.tpot_ms),
@@ -126,7 +132,7 @@ function serverColumns(m: Partial<Pick<Summary, 'server' | 'gpu'>>): Pick<SweepR
 }
 
 export function failedRow(p: PointSpec, dir: string, reason: string, configured: string): SweepRow {
-  const nulls = Object.fromEntries(LATENCY_COLUMNS.map((k) => [k, null])) as Pick<SweepRow, (typeof LATENCY_COLUMNS)[number]>;
+  const nulls = Object.fromEntries([...LATENCY_COLUMNS, ...registeredSweepMetrics().flatMap(metricColumns)].map((k) => [k, null])) as Pick<SweepRow, (typeof LATENCY_COLUMNS)[number]>;
   return {
     name: p.name, dir, mode: p.mode, load: p.load, concurrency: p.mode === 'concurrency' ? p.load : null, rate: p.mode === 'rate' ? p.load : null,
     input_tokens: p.inputTokens, output_tokens: p.outputTokens, lengths: pointLengths(p, configured), input_tokens_mean: null, output_tokens_mean: null,
@@ -137,9 +143,16 @@ export function failedRow(p: PointSpec, dir: string, reason: string, configured:
   };
 }
 
-const LATENCY_COLUMNS = [
+/** The built-in sweep metrics' columns (the registry's TTFT, TPOT, ITL, E2E), typed as SweepRow's fields. */
+const BUILTIN_LATENCY = [
   'ttft_mean_ms', 'ttft_p50_ms', 'ttft_p90_ms', 'ttft_p99_ms', 'tpot_mean_ms', 'tpot_p50_ms', 'tpot_p90_ms', 'tpot_p99_ms',
   'itl_mean_ms', 'itl_p50_ms', 'itl_p90_ms', 'itl_p99_ms', 'e2e_mean_ms', 'e2e_p50_ms', 'e2e_p90_ms', 'e2e_p99_ms',
+] as const;
+// The registry and SweepRow's typed fields agree (a renamed metric or suffix fails at load, not in a file).
+if (withSweep(BUILTIN_METRICS).flatMap(metricColumns).join() !== BUILTIN_LATENCY.join()) throw new Error('sweep/row.ts: the built-in sweep metrics changed; update BUILTIN_LATENCY');
+
+const LATENCY_COLUMNS = [
+  ...BUILTIN_LATENCY,
   'output_speed_mean_tok_s', 'output_speed_p50_tok_s', 'tpot_cv', 'e2e_cv', 'concurrency_efficiency',
 ] as const;
 
@@ -147,8 +160,7 @@ const LATENCY_COLUMNS = [
 export const SWEEP_COLUMNS: (keyof SweepRow)[] = [
   'name', 'dir', 'mode', 'load', 'concurrency', 'rate', 'input_tokens', 'output_tokens', 'requests', 'ok', 'failed', 'error_rate',
   'duration_s', 'request_throughput', 'output_throughput', 'total_token_throughput',
-  'ttft_mean_ms', 'ttft_p50_ms', 'ttft_p90_ms', 'ttft_p99_ms', 'tpot_mean_ms', 'tpot_p50_ms', 'tpot_p90_ms', 'tpot_p99_ms',
-  'itl_mean_ms', 'itl_p50_ms', 'itl_p90_ms', 'itl_p99_ms', 'e2e_mean_ms', 'e2e_p50_ms', 'e2e_p90_ms', 'e2e_p99_ms',
+  ...BUILTIN_LATENCY,
   'output_speed_mean_tok_s', 'output_speed_p50_tok_s', 'tpot_cv', 'e2e_cv', 'concurrency_efficiency', 'mean_in_flight',
   'goodput_req_s', 'goodput_tok_s', 'good_fraction', 'slo_passed', 'slo_failed',
   'lengths', 'input_tokens_mean', 'output_tokens_mean', 'status', 'error', 'client_bound',
@@ -166,7 +178,10 @@ const NOT_MEASURED = new Set<keyof SweepRow>([
 export function sweepCsv(rows: readonly SweepRow[]): string {
   // A point that never ran measured nothing: its counts and rates are empty cells, not zeros.
   const cell = (r: SweepRow, c: keyof SweepRow) => csvCell(r.status === 'failed' && NOT_MEASURED.has(c) ? null : r[c]);
+  // Registered sweep metrics' columns come after the fixed ones, then the --percentiles extras.
+  const registered = registeredSweepMetrics().flatMap(metricColumns);
+  const own = (r: SweepRow, k: string) => csvCell((r as unknown as Record<string, number | null | undefined>)[k] ?? null);
   const extra = [...new Set(rows.flatMap((r) => Object.keys(r.extra_percentiles ?? {})))];
-  const line = (r: SweepRow) => [...SWEEP_COLUMNS.map((c) => cell(r, c)), ...extra.map((k) => csvCell(r.extra_percentiles?.[k] ?? null))].join(',');
-  return [[...SWEEP_COLUMNS, ...extra].join(','), ...rows.map(line)].join('\n') + '\n';
+  const line = (r: SweepRow) => [...SWEEP_COLUMNS.map((c) => cell(r, c)), ...registered.map((k) => own(r, k)), ...extra.map((k) => csvCell(r.extra_percentiles?.[k] ?? null))].join(',');
+  return [[...SWEEP_COLUMNS, ...registered, ...extra].join(','), ...rows.map(line)].join('\n') + '\n';
 }

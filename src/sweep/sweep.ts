@@ -1,12 +1,13 @@
 // Sweep orchestration: a sequence of run lifecycles (grid or --auto search) on one driver, real or virtual, emitting
 // sweep and point events to reporters; sweep.json, sweep.csv and report.html are the sweep's own reporters.
-import { existsSync } from 'node:fs';
 import { makeDirs } from '../outdir.js';
 import { join } from 'node:path';
 import { redactedConfig, type Reporter, type RunHooks, type RunResult } from '../run.js';
 import type { RunConfigInput } from '../config/schema.js';
 import { TokenfloodError, UsageError } from '../errors.js';
 import type { UnderLoadPlan } from '../eval/under-load.js';
+import type { EvalSummary } from '../eval/summary.js';
+import { saveUnderLoadFiles } from '../eval-run/files.js';
 import { VERSION } from '../version.js';
 import { lengthFlags, type ResolvedSweep } from './config.js';
 import { pairLabel, type InputOutput, type PointSpec } from './grid.js';
@@ -22,9 +23,7 @@ import { loadWords, type SweepDoc, type SweepRow } from '../report/sweep-model.j
 import { runAutoPair, type PointOutcome } from './auto-run.js';
 import type { AutoRole, AutoSearchReport } from '../report/auto-search-model.js';
 import { evaluateSlo } from '../metrics/slo.js';
-import { writeRunReport } from '../report/html/run-report.js';
-import { writeSweepReport } from '../report/html/sweep-report.js';
-import { ARTIFACTS, hasArtifact, writeArtifact, writeJsonArtifact } from '../artifacts/registry.js';
+import { ARTIFACTS, EVAL_BASELINE_DIR, hasArtifact } from '../artifacts/registry.js';
 
 export type { SweepDoc } from '../report/sweep-model.js';
 
@@ -40,6 +39,8 @@ export interface SweepHooks {
 export interface SweepResult {
   doc: SweepDoc;
   outDir: string;
+  /** --eval-under-load: the accuracy per level (eval.json). */
+  eval?: EvalSummary;
 }
 
 function defaultSweepDir(simulated: boolean): string {
@@ -90,7 +91,15 @@ export async function runSweep(resolved: ResolvedSweep, opts: SweepOptions = {})
   const target = engine ? virtualTarget(engine) : await openRealTarget(s, runFlags.baseUrl as string | undefined);
   // The levels' boxes for report.html, taken as each point's records arrived (nothing is read back for them).
   const boxes = new Map<string, BoxStats>();
-  const own = [sweepJsonReporter, sweepCsvReporter, sweepReportHtmlReporter(boxes)];
+  // --eval-under-load: eval.jsonl and eval.json through the sweep's ledger, before report.html (which shows them).
+  let evalSummary: EvalSummary | undefined;
+  const underLoadFiles: Reporter = {
+    name: 'eval under load',
+    sweepEnd: ({ files }) => {
+      if (opts.underLoad?.outcomes().length) evalSummary = saveUnderLoadFiles(files, opts.underLoad);
+    },
+  };
+  const own = [sweepJsonReporter, sweepCsvReporter, ...(opts.underLoad ? [underLoadFiles] : []), sweepReportHtmlReporter(boxes)];
   const listeners = [...(opts.hooks ? [hooksReporter(opts.hooks)] : []), ...(opts.reporters ?? [])];
   const emit = <K extends 'sweepStart' | 'pointStart' | 'pointEnd'>(k: K, e: Parameters<NonNullable<Reporter[K]>>[0]) => {
     for (const r of listeners) (r[k] as ((x: typeof e) => void) | undefined)?.call(r, e);
@@ -201,7 +210,7 @@ export async function runSweep(resolved: ResolvedSweep, opts: SweepOptions = {})
     const idle = opts.underLoad && rows.some((r) => r.ok > 0) && !opts.signal?.aborted ? target.resolve(runFlags) : undefined;
     if (idle && opts.underLoad) {
       const { runIdleBaseline } = await import('../eval-run/baseline.js');
-      await runIdleBaseline(idle, opts.underLoad, join(outDir, 'eval-baseline'), opts.signal);
+      await runIdleBaseline(idle, opts.underLoad, join(outDir, EVAL_BASELINE_DIR), opts.signal);
     }
   } catch (e) {
     // Stopped during a point's preflight: the points done so far are the sweep.
@@ -244,7 +253,7 @@ export async function runSweep(resolved: ResolvedSweep, opts: SweepOptions = {})
   const files = new FileLedger(outDir);
   for (const r of own) await r.sweepEnd!({ doc, outDir, files });
   if (files.failures.length) throw files.failures[0];
-  for (const r of listeners) await r.sweepEnd?.({ doc, outDir, files });
-  return { doc, outDir };
+  for (const r of listeners) await r.sweepEnd?.({ doc, outDir, files, ...(evalSummary ? { eval: evalSummary } : {}) });
+  return { doc, outDir, ...(evalSummary ? { eval: evalSummary } : {}) };
 }
 

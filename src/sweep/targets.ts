@@ -48,7 +48,8 @@ export function virtualTarget(engine: SweepEngine): SweepTarget {
     resolve: () => undefined,
     runPoint: (flags, opts) => {
       const point = resolveSimulate({ ...(flags as Record<string, unknown>), ...engine.flags });
-      return simulate(point, opts(point.run.config));
+      // The modelled GPU timeline too: a real sweep's points always hold gpu_metrics.jsonl (host, and GPUs when asked).
+      return simulate(point, opts(point.run.config), { gpuModel: true });
     },
     close: async () => {},
   };

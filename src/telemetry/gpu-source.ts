@@ -21,7 +21,8 @@ export interface GpuSourceConfig {
 }
 
 /** One line of gpu_metrics.jsonl: the GPUs at one moment, or the host at one moment; t_ms on the run clock. */
-type Line = { t_ms: number; gpus: Record<string, unknown>[] } | { t_ms: number; host: Record<string, unknown> };
+export type GpuLine = Line;
+type Line = { t_ms: number; source?: string; gpus: Record<string, unknown>[] } | { t_ms: number; host: Record<string, unknown> };
 
 /**
  * The source of every measured run (the lifecycle runs no source on the virtual driver): host metrics always (a few
@@ -103,10 +104,11 @@ const MB = 1e6;
  * Adds summary.gpu (in place) from gpu_metrics.jsonl, streamed: the GPU summary (docs/gpu-telemetry.md) and a `host`
  * block (client CPU % mean and max, memory used max, network bytes received and sent with their MB/s; the
  * --server-pid process's CPU % mean and RSS max). The same in run and report, since both derive it from the file.
+ * `also` sees every line of the same pass (the lifecycle keeps the report's chart sample so: the file is read once).
  * MB/s = bytes of every host sample after the first ÷ the time from the first sample to the last (each sample's
  * bytes are those since the one before it).
  */
-export function withGpuSection(dir: string, summary: Summary): Summary {
+export function withGpuSection(dir: string, summary: Summary, also?: (l: Line) => void): Summary {
   const gpus = new GpuSummaryBuilder();
   let sets = 0;
   let hosts = 0;
@@ -120,9 +122,12 @@ export function withGpuSection(dir: string, summary: Summary): Summary {
   let txRate = 0;
   let t0: number | undefined;
   let t1 = 0;
+  let modelled = false;
   forEachGpuLine(dir, (l) => {
+    also?.(l); // the same pass feeds the caller (the report's chart sample)
     if ('gpus' in l && Array.isArray(l.gpus)) {
       sets++;
+      if (l.source === 'model') modelled = true;
       gpus.add(l.gpus as unknown as GpuSample[]);
     } else if ('host' in l && l.host && typeof l.host === 'object') {
       const h = l.host;
@@ -158,6 +163,7 @@ export function withGpuSection(dir: string, summary: Summary): Summary {
     server_cpu_pct_mean: srvCpu.mean,
     server_rss_mib_max: srvRss.max,
   });
-  summary.gpu = { ...(sets ? gpus.summary() : {}), samples: sets, host };
+  // A simulated sweep's GPUs are the engine model's (lines with `source: "model"`), and it has no host.
+  summary.gpu = { ...(modelled ? { source: 'model' } : {}), ...(sets ? gpus.summary() : {}), samples: sets, ...(hosts || !modelled ? { host } : {}) };
   return summary;
 }

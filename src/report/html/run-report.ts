@@ -3,7 +3,7 @@ import type { RequestRecord } from '../../metrics/record.js';
 import type { Summary } from '../../metrics/summary.js';
 import { CHART_SAMPLE_MAX, readRunMeta, readSummaryJson, recordsOf, replaySummary, requestsFile, sampleRecords } from '../results-dir.js';
 import { ARTIFACTS, hasArtifact, writeArtifact } from '../../artifacts/registry.js';
-import type { RunArtifacts } from '../../artifacts/run-artifacts.js';
+import { TIMELINE_CHART_SAMPLES, type RunArtifacts } from '../../artifacts/run-artifacts.js';
 import { evaluateSlo, parseSlo, type SloResult } from '../../metrics/slo.js';
 import { renderPage } from './page.js';
 import { cdfChart, errorsChart, histogramChart, itlStalls, overTimeChart, stallsChart, timelineChart } from './run-charts.js';
@@ -22,7 +22,7 @@ import { evalSection, readEvalData, type EvalReportData } from './eval-section.j
 import { minOf } from '../../util/min-max.js';
 
 /** Timeline samples drawn per chart, about (a day of 1 s scrapes is thinned evenly; summary figures use every sample). */
-const CHART_SAMPLES = 2000;
+const CHART_SAMPLES = TIMELINE_CHART_SAMPLES;
 
 export interface RunReportData {
   summary: Summary;
@@ -58,12 +58,14 @@ export function readRunDir(dir: string, maxRecords = CHART_SAMPLE_MAX): RunRepor
 /** The same data from what a run holds (RunEndEvent.artifacts): its summary, run.json, chart sample and SLO verdict; no record is read back. */
 export function runDataOf(a: RunArtifacts): RunReportData {
   const { records, total } = a.chartSample;
-  return withTimelines(a.outDir, { summary: a.summary, records, run: a.meta, warnings: [], totalRecords: total, ...(a.slo ? { slo: a.slo } : {}) });
+  return withTimelines(a.outDir, { summary: a.summary, records, run: a.meta, warnings: [], totalRecords: total, ...(a.slo ? { slo: a.slo } : {}) }, a.timelines);
 }
 
-/** Adds the timeline samples and the eval files of `dir` (neither is a request record), and the sampling note. */
-function withTimelines(dir: string, d: RunReportData): RunReportData {
-  const data: RunReportData = { ...d, serverSamples: readServerSamples(dir, CHART_SAMPLES), gpuLines: readGpuLines(dir, CHART_SAMPLES), eval: readEvalData(dir, d.warnings) };
+/** Adds the timeline samples (the run's own when it kept them, else read) and the eval files of `dir` (neither is a request record), and the sampling note. */
+function withTimelines(dir: string, d: RunReportData, kept?: RunArtifacts['timelines']): RunReportData {
+  const serverSamples = kept ? (kept.server as ServerSample[]) : readServerSamples(dir, CHART_SAMPLES);
+  const gpuLines = kept ? (kept.gpu as ReturnType<typeof readGpuLines>) : readGpuLines(dir, CHART_SAMPLES);
+  const data: RunReportData = { ...d, serverSamples, gpuLines, eval: readEvalData(dir, d.warnings) };
   const total = d.totalRecords ?? d.records.length;
   const records = d.records;
   const warnings = d.warnings;

@@ -1,6 +1,5 @@
 // HTML reporter for a sweep: reads sweep.json and each point's records, writes DIR/report.html.
 import { existsSync, readFileSync } from 'node:fs';
-import { writeFileAtomic } from '../../util/atomic-write.js';
 import { join } from 'node:path';
 import { UsageError } from '../../errors.js';
 import { CHART_SAMPLE_MAX, REQUESTS_JSONL, sampleRecords } from '../results-dir.js';
@@ -15,7 +14,7 @@ import { evalSection, readEvalData } from './eval-section.js';
 import { gridHeatmaps } from './sweep-heatmaps.js';
 import { autoSearchSection } from './auto-search-section.js';
 import { escapeHtml as esc } from './escape.js';
-import { ARTIFACTS, artifactPath } from '../../artifacts/registry.js';
+import { ARTIFACTS, artifactPath, writeArtifact } from '../../artifacts/registry.js';
 
 export function readSweepDoc(dir: string): SweepDoc {
   const p = artifactPath(dir, ARTIFACTS.sweep);
@@ -181,9 +180,7 @@ export function renderSweepReport(dir: string, doc: SweepDoc, boxes?: ReadonlyMa
   });
 }
 
-/** Read a sweep directory and write DIR/report.html; returns the path written. */
-export function writeSweepReport(dir: string, boxes?: ReadonlyMap<string, BoxStats>): string {
-  const path = artifactPath(dir, ARTIFACTS.report);
-  writeFileAtomic(path, renderSweepReport(dir, readSweepDoc(dir), boxes));
-  return path;
+/** Write DIR/report.html of a sweep: from `doc` when the sweep holds it (nothing read back), else sweep.json; returns the path written. */
+export function writeSweepReport(dir: string, boxes?: ReadonlyMap<string, BoxStats>, doc?: SweepDoc): string {
+  return writeArtifact(dir, ARTIFACTS.report, renderSweepReport(dir, doc ?? readSweepDoc(dir), boxes));
 }

@@ -2,13 +2,9 @@
 import { Gauge, type Registry } from 'prom-client';
 import type { EngineSpec } from '../engine/config.js';
 import type { EngineCounters, StepResult } from '../engine/engine.js';
+import { gpuReading, simGpuLabels, stepOccupancy } from '../engine/gpu-model.js';
 
-const MiB = 1024 * 1024;
-/** Temperature model: ambient-ish idle plus a rise proportional to utilization (°C). */
-const TEMP_IDLE_C = 32;
-const TEMP_RISE_C = 40;
-/** An idle GPU drops to a low P-state; its SM clock reads this share of the boost clock. */
-const IDLE_SM_CLOCK_SHARE = 0.35;
+export { powerW, stepOccupancy } from '../engine/gpu-model.js';
 
 const BINS = 20;
 
@@ -51,21 +47,6 @@ export function createBusyBins(windowSimMs: number) {
   };
 }
 
-/**
- * SM occupancy of a step: a memory-bound decode step keeps about half the SMs' warps resident, a compute-bound
- * prefill all of them: 0.5 + 0.5 · computeMs / max(computeMs, memoryMs).
- */
-export function stepOccupancy(step: Pick<StepResult, 'cost'>): number {
-  const { computeMs, memoryMs } = step.cost;
-  const roof = Math.max(computeMs, memoryMs);
-  return roof > 0 ? 0.5 + (0.5 * computeMs) / roof : 0.5;
-}
-
-/** Board power (W) = idle + (TDP − idle) × utilization (0..1). */
-export function powerW(tdpW: number, idleW: number, utilization: number): number {
-  return idleW + (tdpW - idleW) * Math.min(1, Math.max(0, utilization));
-}
-
 export interface SimGpuTelemetry {
   /** Call for each delivered engine step (simulated ms). */
   onStep(step: StepResult, startSimMs: number, endSimMs: number): void;
@@ -83,12 +64,6 @@ export interface SimGpuTelemetryOptions {
 
 export function createSimGpuTelemetry(o: SimGpuTelemetryOptions): SimGpuTelemetry {
   const { spec, registry } = o;
-  const g = spec.gpu;
-  const tdp = g.tdpW ?? 300;
-  const idle = g.idleW ?? 0.15 * tdp;
-  const smClock = g.smClockMhz ?? 1500;
-  const memClock = g.memClockMhz ?? 1500;
-  const totalMiB = g.memBytes / MiB;
   const bins = createBusyBins(o.windowSimMs);
   // One read of the model per scrape, shared by every series and GPU.
   let cache: { at: number; v: Record<string, number> } | undefined;
@@ -96,18 +71,16 @@ export function createSimGpuTelemetry(o: SimGpuTelemetryOptions): SimGpuTelemetr
     const now = o.nowSimMs();
     if (cache && cache.at === now) return cache.v;
     const [util, smActive] = bins.fraction(now);
-    const c = o.counters();
-    // Weights plus the KV blocks in use on one GPU (tensor parallel splits both).
-    const usedMiB = (spec.weightBytesPerGpu + c.kvUsage * spec.numBlocks * spec.blockSize * spec.kvBytesPerTokenPerGpu) / MiB;
+    const r = gpuReading(spec, util, smActive, o.counters().kvUsage);
     const v = {
-      DCGM_FI_DEV_GPU_UTIL: Math.round(util * 100),
-      DCGM_FI_PROF_SM_ACTIVE: smActive,
-      DCGM_FI_DEV_FB_USED: Math.round(usedMiB),
-      DCGM_FI_DEV_FB_FREE: Math.max(0, Math.round(totalMiB - usedMiB)),
-      DCGM_FI_DEV_POWER_USAGE: powerW(tdp, idle, util),
-      DCGM_FI_DEV_GPU_TEMP: Math.round(TEMP_IDLE_C + TEMP_RISE_C * util),
-      DCGM_FI_DEV_SM_CLOCK: Math.round(util > 0 ? smClock : smClock * IDLE_SM_CLOCK_SHARE),
-      DCGM_FI_DEV_MEM_CLOCK: memClock,
+      DCGM_FI_DEV_GPU_UTIL: r.utilPct,
+      DCGM_FI_PROF_SM_ACTIVE: r.smActive,
+      DCGM_FI_DEV_FB_USED: r.fbUsedMib,
+      DCGM_FI_DEV_FB_FREE: r.fbFreeMib,
+      DCGM_FI_DEV_POWER_USAGE: r.powerW,
+      DCGM_FI_DEV_GPU_TEMP: r.tempC,
+      DCGM_FI_DEV_SM_CLOCK: r.smClockMhz,
+      DCGM_FI_DEV_MEM_CLOCK: r.memClockMhz,
     };
     cache = { at: now, v };
     return v;
@@ -122,13 +95,7 @@ export function createSimGpuTelemetry(o: SimGpuTelemetryOptions): SimGpuTelemetr
     ['DCGM_FI_DEV_SM_CLOCK', 'SM clock frequency (in MHz).'],
     ['DCGM_FI_DEV_MEM_CLOCK', 'Memory clock frequency (in MHz).'],
   ];
-  const gpus = Array.from({ length: spec.tp }, (_, i) => ({
-    gpu: String(i),
-    UUID: `GPU-5e1d0000-0000-4000-8000-${i.toString(16).padStart(12, '0')}`,
-    device: `nvidia${i}`,
-    modelName: g.name ?? g.id,
-    Hostname: 'tokenflood-sim',
-  }));
+  const gpus = simGpuLabels(spec).map((l, i) => ({ gpu: l.gpu, UUID: l.uuid, device: `nvidia${i}`, modelName: l.modelName, Hostname: 'tokenflood-sim' }));
   for (const [name, help] of series) {
     new Gauge({
       name, help, labelNames: ['gpu', 'UUID', 'device', 'modelName', 'Hostname'], registers: [registry],
