@@ -1,44 +1,10 @@
 // Sessions and turns in the summary: by_turn pooling, per-session figures, waits, and prefix reuse against the ceiling.
 import { describe, it, expect } from 'vitest';
-import { buildSummary } from './summary.js';
-import { distStats, percentile } from './stats.js';
-import { toRecord } from './derive.js';
-import { normalizeRaw } from './jsonl.js';
-import { NO_CONNECTION, type RawRequest, type RequestRecord } from './record.js';
-import { TURN_POOL_FROM, turnKey } from './sessions.js';
-
-let nextId = 0;
-/** One streamed record: first token at `ttft`, then `gaps` token events 2 ms apart; session fields as given. */
-function rec(o: Partial<RawRequest> & { ttft?: number; tokens?: number }): RequestRecord {
-  const ttft = o.ttft ?? 10;
-  const n = o.tokens ?? 4;
-  const events = Array.from({ length: n }, (_, k) => ttft + k * 2);
-  const ok = (o.status ?? 'ok') === 'ok';
-  const raw: RawRequest = {
-    ...NO_CONNECTION,
-    id: nextId++, attempt: 1, reconnected: false, warmup: false, class: undefined, status: 'ok', http_status: 200, error: null, code: null,
-    scheduled_at_ms: o.sent_at_ms ?? 0, sent_at_ms: 0, headers_ms: 1, end_ms: ok ? events[n - 1] + 1 : 5, streamed: true,
-    event_times_ms: ok ? events : [], event_kinds: ok ? 'a'.repeat(n) : '', reasoning_chars: 0, answer_chars: 4 * n,
-    input_tokens: 100, output_tokens: ok ? n : null, reasoning_tokens: 0, cached_tokens: null, token_source: 'usage',
-    expected_input_tokens: 100, max_tokens: 16, finish_reason: 'stop', usage_rejected: null, events_after_done: 0,
-    ...o,
-  };
-  delete (raw as { ttft?: number }).ttft;
-  delete (raw as { tokens?: number }).tokens;
-  return toRecord(normalizeRaw(raw));
-}
-
-/** Session "a": 20 main-agent turns (turn t: TTFT 10 + t, sent at 100·t); session "b": 2 turns and a subagent with join and tool waits. */
-function fixture(): RequestRecord[] {
-  const out: RequestRecord[] = [];
-  for (let t = 0; t < 20; t++) out.push(rec({ session: 'a', turn: t, sent_at_ms: 100 * t, ttft: 10 + t, input_tokens: 1000 + t, ceiling_tokens: t === 0 ? 0 : 900, cached_tokens: t === 0 ? 0 : 450 }));
-  out.push(rec({ session: 'b', turn: 0, sent_at_ms: 50, ttft: 40, input_tokens: 500, ceiling_tokens: 0, cached_tokens: 0 }));
-  out.push(rec({ session: 'b', turn: 0, agent: 'b.sub1', sent_at_ms: 120, ttft: 30, input_tokens: 600, ceiling_tokens: 400, cached_tokens: 400 }));
-  out.push(rec({ session: 'b', turn: 1, sent_at_ms: 300, ttft: 60, input_tokens: 800, ceiling_tokens: 500, cached_tokens: 100, join_wait_ms: 75, tool_wait_ms: 20 }));
-  out.push(rec({ session: 'b', turn: 1, agent: 'b.sub1', sent_at_ms: 400, status: 'timeout', http_status: null, code: 'E_TIMEOUT', error: 'timed out', tool_wait_ms: 5, ceiling_tokens: 300 }));
-  out.push(rec({ session: 'b', turn: 0, sent_at_ms: 0, warmup: true, join_wait_ms: 9999 })); // warmup: left out everywhere
-  return out;
-}
+import { buildSummary } from '../src/metrics/summary.js';
+import { distStats, percentile } from '../src/metrics/stats.js';
+import type { RequestRecord } from '../src/metrics/record.js';
+import { TURN_POOL_FROM, turnKey } from '../src/metrics/sessions.js';
+import { rec, sessionRecords as fixture } from './fixtures/session-records.js';
 
 const run = { model: 'm' };
 

@@ -1,0 +1,72 @@
+// Sessions and turns on the terminal and in --json: a real multi-turn dataset on simulate, and trace-replay record fixtures.
+import { describe, expect, it } from 'vitest';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { main } from '../src/cli/main.js';
+import { readRecords } from '../src/metrics/jsonl.js';
+import { distStats } from '../src/metrics/stats.js';
+import { buildSummary } from '../src/metrics/summary.js';
+import { renderSummary } from '../src/report/terminal.js';
+import { capture } from './io-capture.js';
+import { tmpDir } from './helpers.js';
+import { sessionRecords } from './fixtures/session-records.js';
+
+async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const cap = capture();
+  const code = await main(args, cap.io);
+  return { code, out: cap.out, err: cap.err };
+}
+
+/** `convs` ShareGPT conversations of `turns` turns each, prompts growing with the turn. */
+function multiTurn(dir: string, convs: number, turns: number): string {
+  const data = Array.from({ length: convs }, (_, c) => ({
+    conversations: Array.from({ length: turns }, (_, t) => [{ from: 'human', value: `conv ${c} turn ${t} ${'word '.repeat(40 + 30 * t)}` }, { from: 'gpt', value: 'ok' }]).flat(),
+  }));
+  const f = join(dir, 'multi.json');
+  writeFileSync(f, JSON.stringify(data));
+  return f;
+}
+
+describe('sessions and turns: terminal and --json', () => {
+  it('simulate on a multi-turn dataset: --json carries by_turn and sessions, matching the records; the terminal shows the per-turn table', async () => {
+    const dir = tmpDir();
+    const f = multiTurn(dir, 6, 3);
+    const out = join(dir, 'r');
+    const j = await cli(['simulate', '--dataset', f, '--dataset-mode', 'once', '--concurrency', '3', '--quiet', '--json', '--out', out]);
+    expect(j.code, j.err).toBe(0);
+    const s = JSON.parse(j.out);
+    const { records } = readRecords(join(out, 'requests.jsonl'));
+    expect(Object.keys(s.by_turn)).toEqual(['0', '1', '2']);
+    for (const k of ['0', '1', '2']) {
+      const turn = records.filter((r) => !r.warmup && r.turn === Number(k) && r.status === 'ok');
+      expect(turn).toHaveLength(6);
+      expect(s.by_turn[k].ttft_ms).toEqual(JSON.parse(JSON.stringify(distStats(turn.map((r) => r.ttft_ms!)))));
+    }
+    // Later turns carry longer prompts (history + a longer message): their TTFT is higher on the engine model.
+    expect(s.by_turn['2'].ttft_ms.p50).toBeGreaterThan(s.by_turn['0'].ttft_ms.p50);
+    expect(s.sessions.count).toBe(6);
+    expect(s.sessions.turns.min).toBe(3);
+    expect(s.sessions.turns.max).toBe(3);
+    expect(s.sessions.duration_ms.min).toBeGreaterThan(0);
+    expect(s.prefix_reuse).toBeUndefined(); // no ceiling without a trace
+
+    const t = await cli(['simulate', '--dataset', f, '--dataset-mode', 'once', '--concurrency', '3', '--out', join(dir, 't')]);
+    expect(t.code, t.err).toBe(0);
+    const lines = t.out.split('\n');
+    const at = lines.findIndex((l) => l.startsWith('by turn'));
+    expect(at).toBeGreaterThan(0);
+    expect(lines[at + 1]).toMatch(/^turn\s+requests\s+ok\s+TTFT p50/);
+    expect(lines.slice(at + 3, at + 6).map((l) => l.split(/\s+/).slice(0, 3))).toEqual([['0', '6', '6'], ['1', '6', '6'], ['2', '6', '6']]);
+    expect(t.out).toMatch(/^sessions: 6, duration p50 [\d.]+ s/m);
+  }, 30_000);
+
+  it('trace-replay records: the per-turn table gains ceiling and cached shares; sessions and prefix reuse lines give the sums', () => {
+    const s = buildSummary(sessionRecords(), { model: 'm' });
+    const txt = renderSummary(s);
+    expect(txt).toMatch(/^turn\s+requests\s+ok\s+TTFT p50\s+TTFT p99\s+TPOT p50\s+E2E p50\s+E2E p99\s+ceiling\s+cached$/m);
+    expect(txt).toMatch(/^16\+\s+4\s+4\s/m);
+    const p = s.prefix_reuse!;
+    expect(txt).toContain(`prefix reuse: ${p.cached_tokens} cached of ${p.ceiling_tokens} ceiling tokens (${((p.cached_tokens / p.ceiling_tokens) * 100).toFixed(1)}% of the ceiling)`);
+    expect(txt).toMatch(/sessions: 2, .*1 subagent in 1 session; join wait 0\.07\d? s in all over 1 turn .*; tool wait 0\.03\d? s in all over 2 turns/);
+  });
+});
