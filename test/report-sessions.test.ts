@@ -44,6 +44,7 @@ describe('report.html: sessions and turns', () => {
     const cached = 19 * 450 + 500;
     expect(page.text).toContain(`cached prompt tokens against a cache ceiling of ${ceiling.toLocaleString('en-US')}`);
     expect(page.text).toContain(`${((cached / ceiling) * 100).toFixed(1)}% of the ceiling`);
+    expect(page.text).toMatch(/2 sessions; duration \(first send to last token\) p50 [\d.]+ s, p90 [\d.]+ s, max 1\.94 s; main-agent turns per session p50 11\.0, max 20; 1 subagent in 1 session; join wait 0\.07 s in all over 1 turn/);
     expect(page.text).toMatch(/16\+\t4\t4\t/);
     expect(page.text).toMatch(/\n2\t1\t1\t.*\t1,002\t900\t450\t89\.8%\t50\.0%\n/);
     // The 7 charts of every run, the errors chart (one timeout) and the two of this section.
@@ -65,6 +66,7 @@ describe('report.html: sessions and turns', () => {
     const page = await checkPage(browser, join(out, 'report.html'));
     expect(page.errors).toEqual([]);
     expect(page.text).toMatch(/By turn index/);
+    expect(page.text).toMatch(/4 sessions; .*max 3; no subagents \(docs/);
     expect(page.text).toMatch(/^2\t4\t4\t/m);
     expect(page.drawn).toBe(page.canvases);
   }, 30_000);

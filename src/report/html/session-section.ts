@@ -9,6 +9,8 @@ import { escapeHtml as esc } from './escape.js';
 /** Sessions listed by duration in the table of longest sessions. */
 export const LONGEST_SESSIONS = 10;
 
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
 const turnAxis = (turns: readonly string[]) => ({ type: 'category', name: 'turn index (0-based)', nameLocation: 'middle', nameGap: 30, data: [...turns] });
 
 /** TTFT p50/p99 and E2E p50 per turn index (ms, left axis), TPOT p50 (ms, right axis). */
@@ -30,16 +32,17 @@ export function turnLatencyChart(byTurn: NonNullable<Summary['by_turn']>): Recor
   };
 }
 
-/** Per turn index: prompt tokens, the trace's cache ceiling and the server's cached tokens (bars), and cached ÷ ceiling (line, right axis). */
+/** Per turn index: prompt tokens, the trace's cache ceiling and the server's cached tokens per request (bars), and cached ÷ ceiling (line, right axis). */
 export function turnReuseChart(byTurn: Record<string, ReuseBlock>): Record<string, unknown> {
   const turns = Object.keys(byTurn);
-  const bar = (name: string, f: (b: ReuseBlock) => number) => ({ type: 'bar', name, data: turns.map((k) => f(byTurn[k])) });
+  // Means per request, so the pooled 16+ bar is comparable with the others.
+  const bar = (name: string, f: (b: ReuseBlock) => number) => ({ type: 'bar', name, data: turns.map((k) => (byTurn[k].requests ? Math.round(f(byTurn[k]) / byTurn[k].requests) : null)) });
   return {
     ...base('Prefix reuse by turn: cache ceiling beside cached tokens'),
     legend: LEGEND_ROW,
     grid: { left: 72, right: 64, top: GRID_TOP_WITH_LEGEND, bottom: 48 },
     xAxis: turnAxis(turns),
-    yAxis: [valueAxis('tokens', { nameGap: 52 }), valueAxis('cached ÷ ceiling %', { position: 'right', nameGap: 40, min: 0, splitLine: { show: false } })],
+    yAxis: [valueAxis('tokens per request', { nameGap: 52 }), valueAxis('cached ÷ ceiling %', { position: 'right', nameGap: 40, min: 0, splitLine: { show: false } })],
     series: [
       bar('prompt tokens', (b) => b.prompt_tokens),
       bar('ceiling', (b) => b.ceiling_tokens),
@@ -90,10 +93,10 @@ export function sessionSection(s: Summary, records: readonly RequestRecord[], ch
   const reuse = s.prefix_reuse;
   const x = s.sessions;
   if (x) {
-    const waits = (name: string, w: typeof x.join_wait_ms) => (w.per_request.count > 0 ? `; ${name} ${num(w.total_ms / 1000)} s in all over ${w.per_request.count} turns (p50 ${num(w.per_request.p50)} ms)` : '');
+    const waits = (name: string, w: typeof x.join_wait_ms) => (w.per_request.count > 0 ? `; ${name} ${num(w.total_ms / 1000)} s in all over ${plural(w.per_request.count, 'turn')} (p50 ${num(w.per_request.p50)} ms)` : '');
     parts.push(
-      `<p class="muted">${x.count} sessions; duration (first send to last token) p50 ${num((x.duration_ms.p50 ?? 0) / 1000)} s, p90 ${num((x.duration_ms.p90 ?? 0) / 1000)} s, max ${num((x.duration_ms.max ?? 0) / 1000)} s; ` +
-        `main-agent turns per session p50 ${num(x.turns.p50, 1)}, max ${num(x.turns.max, 0)}; ${x.subagents} subagents in ${x.sessions_with_subagents} sessions${waits('join wait', x.join_wait_ms)}${waits('tool wait', x.tool_wait_ms)} (docs/metrics.md#sessions-and-turns).</p>`,
+      `<p class="muted">${plural(x.count, 'session')}; duration (first send to last token) p50 ${num((x.duration_ms.p50 ?? 0) / 1000)} s, p90 ${num((x.duration_ms.p90 ?? 0) / 1000)} s, max ${num((x.duration_ms.max ?? 0) / 1000)} s; ` +
+        `main-agent turns per session p50 ${num(x.turns.p50, 1)}, max ${num(x.turns.max, 0)}; ${x.subagents ? `${plural(x.subagents, 'subagent')} in ${plural(x.sessions_with_subagents, 'session')}` : 'no subagents'}${waits('join wait', x.join_wait_ms)}${waits('tool wait', x.tool_wait_ms)} (docs/metrics.md#sessions-and-turns).</p>`,
     );
   }
   if (reuse)
