@@ -1,6 +1,6 @@
 // compare shows TTFT per turn index for runs with turns, as information: it never counts as a regression.
 import { describe, expect, it } from 'vitest';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { registerCompare } from '../src/cli/compare.js';
 import { recordLine } from '../src/metrics/jsonl.js';
@@ -35,6 +35,12 @@ describe('compare: TTFT by turn index', () => {
     expect(t3.ttft_p50.relative).toBeCloseTo(40 / 13, 6);
     expect(turns.filter((t) => t.turn !== '3').every((t) => t.ttft_p50.delta === 0)).toBe(true);
     expect(res.comparisons[0].regressions.map((r: { metric: string }) => r.metric).some((m: string) => m.includes('turn'))).toBe(false);
+
+    const h = await runCli(registerCompare, ['compare', base, cand, '--html', join(cand, 'cmp.html')]);
+    expect(h.code, h.err).toBe(0);
+    const html = readFileSync(join(cand, 'cmp.html'), 'utf8');
+    expect(html).toContain('<h3>TTFT by turn index</h3>');
+    expect(html).toContain('<tr><td>3</td><td>1/1</td><td>13.00</td><td>53.00</td><td>+307.7%</td>');
 
     const t = await runCli(registerCompare, ['compare', base, cand, '--no-html']);
     expect(t.out).toContain('TTFT by turn index (informational: not a regression check):');
