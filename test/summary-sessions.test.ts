@@ -2,7 +2,6 @@
 import { describe, it, expect } from 'vitest';
 import { buildSummary } from '../src/metrics/summary.js';
 import { distStats, percentile } from '../src/metrics/stats.js';
-import type { RequestRecord } from '../src/metrics/record.js';
 import { TURN_POOL_FROM, turnKey } from '../src/metrics/sessions.js';
 import { rec, sessionRecords as fixture } from './fixtures/session-records.js';
 
