@@ -7,6 +7,7 @@ import { readRecords } from '../src/metrics/jsonl.js';
 import { distStats } from '../src/metrics/stats.js';
 import { buildSummary } from '../src/metrics/summary.js';
 import { renderSummary } from '../src/report/terminal.js';
+import { fmt, pct } from '../src/report/format.js';
 import { capture } from './io-capture.js';
 import { tmpDir } from './helpers.js';
 import { sessionRecords } from './fixtures/session-records.js';
@@ -58,12 +59,18 @@ describe('sessions and turns: terminal and --json', () => {
     expect(lines[at + 1]).toMatch(/^turn\s+requests\s+ok\s+TTFT p50/);
     expect(lines.slice(at + 3, at + 6).map((l) => l.split(/\s+/).slice(0, 3))).toEqual([['0', '6', '6'], ['1', '6', '6'], ['2', '6', '6']]);
     expect(t.out).toMatch(/^sessions: 6, duration p50 [\d.]+ s/m);
+    // --percentiles sets the columns, as in the other breakdown tables.
+    const p = await cli(['simulate', '--dataset', f, '--dataset-mode', 'once', '--concurrency', '3', '--percentiles', '50,99,99.9', '--out', join(dir, 'p')]);
+    expect(p.out).toMatch(/^turn\s+requests\s+ok\s+TTFT p50\s+TTFT p99\s+TTFT p99\.9\s+TPOT p50\s+E2E p99\s+E2E p99\.9$/m);
   }, 30_000);
 
   it('trace-replay records: the per-turn table gains ceiling and cached shares; sessions and prefix reuse lines give the sums', () => {
     const s = buildSummary(sessionRecords(), { model: 'm' });
     const txt = renderSummary(s);
-    expect(txt).toMatch(/^turn\s+requests\s+ok\s+TTFT p50\s+TTFT p99\s+TPOT p50\s+E2E p50\s+E2E p99\s+ceiling\s+cached$/m);
+    expect(txt).toMatch(/^turn\s+requests\s+ok\s+TTFT p50\s+TTFT p99\s+TPOT p50\s+E2E p99\s+ceiling\s+cached$/m);
+    // Turn 1: TTFTs 11 (a), 60 (b); ceiling 1400 of 1801 prompt tokens, cached 550.
+    const t1 = txt.split('\n').find((l) => l.startsWith('1 '))!.trim().split(/\s+/);
+    expect(t1).toEqual(['1', '3', '2', fmt(s.by_turn!['1'].ttft_ms.p50), fmt(s.by_turn!['1'].ttft_ms.p99), fmt(s.by_turn!['1'].tpot_ms.p50), fmt(s.by_turn!['1'].e2e_ms.p99), pct(1400 / 1801), pct(550 / 1801)]);
     expect(txt).toMatch(/^16\+\s+4\s+4\s/m);
     const p = s.prefix_reuse!;
     expect(txt).toContain(`prefix reuse: ${p.cached_tokens} cached of ${p.ceiling_tokens} ceiling tokens (${((p.cached_tokens / p.ceiling_tokens) * 100).toFixed(1)}% of the ceiling)`);

@@ -2,6 +2,7 @@
 import type { Summary } from '../metrics/summary.js';
 import type { ReuseBlock } from '../metrics/sessions.js';
 import { fmt, pct, table } from './format.js';
+import { latencyColumns } from './breakdown-columns.js';
 
 const ratio = (x: number | null): string => (x === null ? '-' : pct(x));
 const seconds = (ms: number | null): string => (ms === null ? '-' : fmt(ms / 1000));
@@ -12,12 +13,14 @@ export function sessionLines(s: Summary): string[] {
   const reuse = s.prefix_reuse;
   if (s.by_turn) {
     const withReuse = reuse !== undefined;
+    // The columns of the other breakdown tables (by class, endpoint, …): TTFT p50 and the tail, TPOT p50, E2E's tail.
+    const lat = latencyColumns(s.percentiles);
     const rows = Object.entries(s.by_turn).map(([k, b]) => {
       const r: ReuseBlock | undefined = reuse?.by_turn[k];
-      return [k, String(b.requests), String(b.ok), fmt(b.ttft_ms.p50), fmt(b.ttft_ms.p99), fmt(b.tpot_ms.p50), fmt(b.e2e_ms.p50), fmt(b.e2e_ms.p99), ...(withReuse ? [r ? ratio(r.ceiling_share) : '-', r ? ratio(r.cached_share) : '-'] : [])];
+      return [k, String(b.requests), String(b.ok), ...lat.map((c) => fmt(c.value(b))), ...(withReuse ? [r ? ratio(r.ceiling_share) : '-', r ? ratio(r.cached_share) : '-'] : [])];
     });
-    out.push('', 'by turn (0-based turn index):');
-    out.push(table(['turn', 'requests', 'ok', 'TTFT p50', 'TTFT p99', 'TPOT p50', 'E2E p50', 'E2E p99', ...(withReuse ? ['ceiling', 'cached'] : [])], rows));
+    out.push('', withReuse ? 'by turn (0-based turn index; ceiling and cached: shares of prompt tokens):' : 'by turn (0-based turn index):');
+    out.push(table(['turn', 'requests', 'ok', ...lat.map((c) => c.head), ...(withReuse ? ['ceiling', 'cached'] : [])], rows));
   }
   const x = s.sessions;
   if (x) {
