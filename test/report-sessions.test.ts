@@ -52,6 +52,20 @@ describe('report.html: sessions and turns', () => {
     expect(page.drawn).toBe(page.canvases);
   }, 30_000);
 
+  it('open-loop trace records (a ceiling, no session or turn): the section still sets the cached tokens beside the ceiling', async () => {
+    const dir = tmpDir();
+    const recs = sessionRecords().map((r) => ({ ...r, session: undefined, turn: undefined, agent: undefined, join_wait_ms: undefined, tool_wait_ms: undefined }));
+    writeFileSync(join(dir, 'requests.jsonl'), recs.map((r) => recordLine(r)).join(''));
+    writeFileSync(join(dir, 'run.json'), JSON.stringify({ model: 'm', target_url: 'http://127.0.0.1:1' }));
+    const html = readFileSync(writeRunReport(dir), 'utf8');
+    expect(html).toContain('Sessions and turns');
+    expect(html).not.toContain('id="c-turn-latency"');
+    expect(html).not.toContain('Longest sessions');
+    const ceiling = 19 * 900 + 900;
+    const cached = 19 * 450 + 500;
+    expect(html).toContain(`<td>23</td><td>22,090</td><td>${ceiling.toLocaleString('en-US')}</td><td>${cached.toLocaleString('en-US')}</td>`);
+  });
+
   it('a multi-turn dataset on simulate: the run\'s own report has the per-turn chart and table', async () => {
     const dir = tmpDir();
     const f = join(dir, 'multi.json');

@@ -64,6 +64,14 @@ describe('sessions and turns: terminal and --json', () => {
     expect(p.out).toMatch(/^turn\s+requests\s+ok\s+TTFT p50\s+TTFT p99\s+TTFT p99\.9\s+TPOT p50\s+E2E p99\s+E2E p99\.9$/m);
   }, 30_000);
 
+  it('open-loop trace records (a ceiling, no session or turn): only the prefix-reuse line', () => {
+    const recs = sessionRecords().map((r) => ({ ...r, session: undefined, turn: undefined, agent: undefined }));
+    const txt = renderSummary(buildSummary(recs, { model: 'm' }));
+    expect(txt).not.toContain('by turn');
+    expect(txt).not.toMatch(/^sessions:/m);
+    expect(txt).toMatch(/\n\nprefix reuse: \d+ cached of \d+ ceiling tokens/);
+  });
+
   it('trace-replay records: the per-turn table gains ceiling and cached shares; sessions and prefix reuse lines give the sums', () => {
     const s = buildSummary(sessionRecords(), { model: 'm' });
     const txt = renderSummary(s);

@@ -86,9 +86,9 @@ const tokens = (x: number): string => Math.round(x).toLocaleString('en-US');
 const reuseCells = (b: ReuseBlock | undefined): string[] =>
   b ? [tokens(b.prompt_tokens), tokens(b.ceiling_tokens), tokens(b.cached_tokens), pctText(b.ceiling_share), pctText(b.cached_vs_ceiling)] : ['–', '–', '–', '–', '–'];
 
-/** The "Sessions and turns" section, or undefined when the records carry no turn or session. */
+/** The "Sessions and turns" section, or undefined when the records carry no turn, session or ceiling. */
 export function sessionSection(s: Summary, records: readonly RequestRecord[], charts: Record<string, unknown>, sampled = false): { id: string; title: string; html: string } | undefined {
-  if (!s.by_turn && !s.sessions) return undefined;
+  if (!s.by_turn && !s.sessions && !s.prefix_reuse) return undefined;
   const parts: string[] = [];
   const reuse = s.prefix_reuse;
   const x = s.sessions;
@@ -103,6 +103,13 @@ export function sessionSection(s: Summary, records: readonly RequestRecord[], ch
     parts.push(
       `<p class="muted">Prefix reuse: the server reported ${esc(tokens(reuse.cached_tokens))} cached prompt tokens against a cache ceiling of ${esc(tokens(reuse.ceiling_tokens))} ` +
         `(${esc(pctText(reuse.cached_vs_ceiling))} of the ceiling; the ceiling is ${esc(pctText(reuse.ceiling_share))} of ${esc(tokens(reuse.prompt_tokens))} prompt tokens): the ceiling is what an unlimited prefix cache could serve, from the trace's hash_ids in arrival order.</p>`,
+    );
+  if (reuse)
+    parts.push(
+      htmlTable(
+        ['requests', 'prompt tokens', 'ceiling', 'cached (server)', 'ceiling ÷ prompt', 'cached ÷ prompt', 'cached ÷ ceiling'],
+        [[String(reuse.requests), tokens(reuse.prompt_tokens), tokens(reuse.ceiling_tokens), tokens(reuse.cached_tokens), pctText(reuse.ceiling_share), pctText(reuse.cached_share), pctText(reuse.cached_vs_ceiling)]],
+      ),
     );
   if (s.by_turn) {
     charts['c-turn-latency'] = turnLatencyChart(s.by_turn);
