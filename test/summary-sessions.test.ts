@@ -4,6 +4,8 @@ import { buildSummary } from '../src/metrics/summary.js';
 import { distStats, percentile } from '../src/metrics/stats.js';
 import { TURN_POOL_FROM, turnKey } from '../src/metrics/sessions.js';
 import { rec, sessionRecords as fixture } from './fixtures/session-records.js';
+import { loadTrace } from '../src/dataset/trace/registry.js';
+import { cacheCeiling, createCeilingCounter } from '../src/dataset/trace/ceiling.js';
 
 const run = { model: 'm' };
 
@@ -81,5 +83,32 @@ describe('summary by_turn, sessions and prefix_reuse', () => {
     const a = buildSummary(recs, run);
     const b = buildSummary([...recs].reverse(), run);
     expect({ t: b.by_turn, s: b.sessions, p: b.prefix_reuse }).toEqual({ t: a.by_turn, s: a.sessions, p: a.prefix_reuse });
+  });
+
+  it.each(['data/traces/mooncake-conversation-200.jsonl', 'test/fixtures/traces/mooncake-sessions.jsonl'])('%s: records carrying the replay\'s per-request ceiling sum to the trace\'s own ceiling (trace stats), overall and per turn', (file) => {
+    const t = loadTrace(file);
+    const bs = t.summary.blockSize!;
+    const expected = cacheCeiling(t.requests, bs);
+    // Arrival order, as the replay sends (a turn given only its delay keeps its file place), ceiling counted per request.
+    let last = -Infinity;
+    const at = new Map(t.requests.map((r) => [r, (last = r.atMs ?? last)]));
+    const ordered = [...t.requests].sort((a, b) => at.get(a)! - at.get(b)! || a.index - b.index);
+    const count = createCeilingCounter(bs);
+    const recs = ordered.map((r) => {
+      const ceiling = count(r);
+      return rec({ input_tokens: r.inputLength, ceiling_tokens: ceiling, cached_tokens: Math.floor(ceiling / bs) * bs, turn: r.turn, ...(r.session ? { session: r.session } : {}) });
+    });
+    const p = buildSummary(recs, run).prefix_reuse!;
+    expect(p.prompt_tokens).toBe(expected.prompt_tokens);
+    expect(p.ceiling_tokens).toBe(expected.cached_tokens);
+    expect(p.ceiling_share).toBeCloseTo(expected.ratio!, 12);
+    // A server that caches whole blocks only reaches the ceiling less each request's partial last block.
+    expect(p.cached_vs_ceiling).toBeGreaterThan(0);
+    expect(p.cached_vs_ceiling).toBeLessThanOrEqual(1);
+    for (const bt of expected.by_turn) {
+      const mine = p.by_turn[turnKey(bt.turn)];
+      if (bt.turn >= TURN_POOL_FROM) continue;
+      expect([mine.requests, mine.prompt_tokens, mine.ceiling_tokens]).toEqual([bt.requests, bt.prompt_tokens, bt.cached_tokens]);
+    }
   });
 });
