@@ -42,7 +42,7 @@ export type ResolvedSimEngineOptions = z.output<typeof simEngineOptionsSchema>;
 export const SIM_ENGINE_KEYS = Object.keys(simEngineOptionsSchema.shape) as (keyof SimEngineOptions)[];
 
 /** Run options that only mean something against a real server; accepted (so a run config file works) and ignored. */
-export const NOT_MODELLED_KEYS = ['baseUrl', 'backendConfig', 'apiKey', 'header', 'prewarm', 'timeout', 'idleTimeout', 'maxLineBytes', 'retry', 'maxErrorRate', 'gracePeriod', 'transport', 'workers', 'serverMetrics', 'serverMetricsUrl', 'scrapeInterval', 'serverMetricsAuth', 'scrapeMaxBytes', ...EMBEDDED_SIM_KEYS, 'targets', 'route',
+export const NOT_MODELLED_KEYS = ['baseUrl', 'backendConfig', 'apiKey', 'header', 'prewarm', 'timeout', 'idleTimeout', 'maxLineBytes', 'retry', 'maxErrorRate', 'gracePeriod', 'transport', 'workers', 'serverMetrics', 'serverMetricsUrl', 'scrapeInterval', 'serverMetricsAuth', 'scrapeMaxBytes', ...EMBEDDED_SIM_KEYS, 'targets', 'route', 'sessionHeader',
   // GPU and host telemetry sample real hardware next to a real run.
   'gpuMetrics', 'serverPid',
   // Graded probes need a server's answers; the virtual engine produces no text worth grading.

@@ -34,7 +34,7 @@ describe('tokenflood trace stats', () => {
     // The ceiling: the sum of input_length, and the tokens of blocks seen before in each request's prefix.
     expect(s.cache_ceiling).toMatchObject({ requests: 200, prompt_tokens: 2782179, cached_tokens: 164864 });
     expect(bad.code).toBe(2);
-    expect(bad.err).toBe(`tokenflood: ${f}:2: hash_ids: 1 blocks of 512 tokens cannot cover input_length 2290 (needs 4 or 5; --block-size sets the block size)\n`);
+    expect(bad.err).toBe(`tokenflood: ${f}:2: hash_ids: 1 blocks of 512 tokens cannot cover input_length 2290 (needs 4 or 5; --trace-block-size sets the block size)\n`);
   });
 
   it('the terminal text: format and why, requests, arrivals, the ceiling, per-turn rows and subagents for a session trace', () => {

@@ -167,6 +167,21 @@ describe('multi-turn conversations', () => {
     expect(res.records.filter((r) => r.class === 'turn-2+').every((r) => r.schedule_lag_ms >= 0)).toBe(true);
   });
 
+  it('once mode: a user that finds no new conversation waits for one still going on instead of leaving (each next() takes a request index)', async () => {
+    const f = file('one.json', JSON.stringify([{ conversations: [0, 1, 2].flatMap((t) => [{ from: 'human', value: `turn ${t}` }, { from: 'gpt', value: 'a' }]) }]));
+    const w = createWorkload(config({ dataset: f, datasetMode: 'once', concurrency: 2 }), tok, createRng(1));
+    expect(w.size).toBe(3);
+    const first = (await w.next(0)) as RequestSpec;
+    let second: RequestSpec | undefined | 'pending' = 'pending';
+    const p = Promise.resolve(w.next(1)).then((s) => (second = s));
+    await new Promise((r) => setTimeout(r, 20));
+    // The only conversation is in flight: the second user must not be told the data ran out.
+    expect(second).toBe('pending');
+    w.complete?.({ spec: first, ok: true, answerText: 'answer 0', reasoningText: '', record: { output_tokens: null, reasoning_tokens: null, token_source: 'none' } as never });
+    await p;
+    expect((second as unknown as RequestSpec).turn).toBe(1);
+  });
+
   it('JSONL lines with a session id and turn order form one conversation', () => {
     const f = file('sessions.jsonl', [
       { session: 's1', turn: 2, prompt: 'third' },

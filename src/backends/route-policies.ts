@@ -1,7 +1,7 @@
 // Route policies: which of several endpoints a request goes to (--route), as a lookup table of pure pickers.
 import { createHashRing, fnv1a } from '../util/hash-ring.js';
 
-export const ROUTE_POLICIES = ['round-robin', 'random', 'least-in-flight', 'weighted', 'prefix-hash'] as const;
+export const ROUTE_POLICIES = ['round-robin', 'random', 'least-in-flight', 'weighted', 'prefix-hash', 'session'] as const;
 export type RoutePolicy = (typeof ROUTE_POLICIES)[number];
 
 export interface RouteMember {
@@ -13,6 +13,8 @@ export interface RouteMember {
 export interface RouteRequest {
   /** The request's shared-prefix key (its prefix group, else the start of its prompt): prefix-hash's key. */
   prefixKey: string;
+  /** The request's session (a trace's conversation): session's key; a request without one is routed round-robin. */
+  sessionKey?: string;
 }
 
 export interface Router {
@@ -93,6 +95,16 @@ export const ROUTERS: Record<RoutePolicy, Factory> = {
       m.map((x) => x.weight),
     );
     return { pick: (req) => ring.pick(req.prefixKey), ...inFlight(m.length) };
+  },
+  // Session affinity: a consistent hash of the session id (the same weighted ring), so every turn of a conversation
+  // reaches the endpoint that holds its earlier turns' KV blocks; requests without a session go round-robin.
+  session: (m) => {
+    const ring = createHashRing(
+      m.map((x) => x.name),
+      m.map((x) => x.weight),
+    );
+    let next = 0;
+    return { pick: (req) => (req.sessionKey !== undefined ? ring.pick(`session:${req.sessionKey}`) : next++ % m.length), ...inFlight(m.length) };
   },
 };
 

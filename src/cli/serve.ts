@@ -52,7 +52,11 @@ export function serveOptionsFromFlags(values: Record<string, unknown>): SimServe
   if (Object.keys(faults).length) input.faults = faults;
   const r = simServerOptionsSchema.safeParse(input);
   if (!r.success) problems.push(...issueProblems(r.error.issues));
-  else if (input.router !== undefined && r.data.replicas < 2) problems.push('--router: only applies with --replicas 2 or more');
+  else {
+    if (input.router !== undefined && r.data.replicas < 2) problems.push('--router: only applies with --replicas 2 or more');
+    if (input.sessionHeader !== undefined && r.data.router !== 'session') problems.push('--session-header: only applies with --router session');
+    if (input.routerPrefixTokens !== undefined && r.data.router !== 'prefix-hash') problems.push('--router-prefix-tokens: only applies with --router prefix-hash');
+  }
   if (problems.length) throw new UsageError(problems);
   return input as SimServerOptions;
 }

@@ -1,4 +1,5 @@
-// `tokenflood trace stats FILE`: the shape of a trace before it is replayed (requests, sessions, lengths, arrivals, subagents, cache ceiling).
+// `tokenflood trace stats FILE`: the shape of a trace before it is replayed (requests, sessions, lengths, arrivals, subagents, cache ceiling);
+// `tokenflood trace synth`: a synthetic agentic trace (Weka shape) for users who have none.
 import { Command, Option } from 'commander';
 import { UsageError } from '../errors.js';
 import { loadTrace, TRACE_FORMATS } from '../dataset/trace/registry.js';
@@ -7,9 +8,12 @@ import { parseBuckets, DEFAULT_BUCKETS } from '../dataset/stats.js';
 import type { DistStats } from '../metrics/stats.js';
 import { pct, table } from '../report/format.js';
 import type { Out } from './io.js';
+import { registerTraceSynth } from './trace-synth.js';
 
 interface TraceStatsOptions {
   replayFormat: string;
+  traceBlockSize?: string;
+  /** The old name of --trace-block-size, still accepted (hidden). */
   blockSize?: string;
   buckets: string;
   json?: boolean;
@@ -63,7 +67,8 @@ export function registerTrace(program: Command, out: Out): void {
     .command('stats <file>')
     .description('requests, sessions, turns, length histograms, arrival rate over time, subagent fan-out and the cache ceiling of a trace')
     .addOption(new Option('--replay-format <format>', `trace format; one of ${TRACE_FORMATS.join(', ')}`).choices([...TRACE_FORMATS]).default('auto'))
-    .option('--block-size <n>', 'tokens per hash id; unset, the format\'s own: 512 for mooncake, 16 for bailian, the file\'s block_size (64) for weka, 64 for tracelab')
+    .option('--trace-block-size <n>', 'tokens per hash id; unset, the format\'s own: 512 for mooncake, 16 for bailian, the file\'s block_size (64) for weka, 64 for tracelab')
+    .addOption(new Option('--block-size <n>', 'old name of --trace-block-size').hideHelp())
     .option('--buckets <edges>', 'histogram bucket edges, k = 1024', DEFAULT_BUCKETS)
     .option('--json', 'print the statistics as one JSON document')
     .option('--skip-bad-lines', 'skip bad records (counted, the first five named) instead of failing');
@@ -76,12 +81,14 @@ export function registerTrace(program: Command, out: Out): void {
     } catch (e) {
       problems.push(`--buckets: ${(e as Error).message}`);
     }
-    const blockSize = o.blockSize !== undefined ? Number(o.blockSize) : undefined;
-    if (blockSize !== undefined && !(Number.isInteger(blockSize) && blockSize > 0)) problems.push(`--block-size: expected a positive integer, got "${o.blockSize}"`);
+    const [flag, given] = o.traceBlockSize !== undefined ? ['--trace-block-size', o.traceBlockSize] : ['--block-size', o.blockSize];
+    const blockSize = given !== undefined ? Number(given) : undefined;
+    if (blockSize !== undefined && !(Number.isInteger(blockSize) && blockSize > 0)) problems.push(`${flag}: expected a positive integer, got "${given}"`);
     if (problems.length) throw new UsageError(problems);
     const t = loadTrace(file, o.replayFormat, { blockSize, skipBadLines: o.skipBadLines });
     const s = traceStats(t.requests, t.summary, edges);
     if (o.json) out.out.write(JSON.stringify({ file, ...s }, null, 2) + '\n');
     else out.out.write(renderTraceStats(file, s) + '\n');
   });
+  registerTraceSynth(trace, out);
 }

@@ -9,7 +9,7 @@ export const EmbeddedSimSchema = z.object({
   simGpu: z.string().min(1).optional(),
   simModel: z.string().min(1).optional(),
   simReplicas: z.coerce.number().int().min(1).max(64).optional(),
-  simRouter: z.enum(['round-robin', 'prefix-hash']).optional(),
+  simRouter: simServerOptionsSchema.shape.router.unwrap().optional(),
   simAccuracy: z.coerce.number().min(0).max(1).optional(),
   simQuant: simServerOptionsSchema.shape.weightDtype,
   simFault: z

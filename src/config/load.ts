@@ -11,6 +11,7 @@ import { BACKENDS } from '../backends/registry.js';
 import { configureCustomBackend, loadCustomBackend } from '../backends/custom.js';
 import { backendConfigProblems } from '../backends/backend-config.js';
 import { rampPlan, stagesMs, type RampPlan } from '../scheduler/options.js';
+import { replaysTraceSessions } from '../dataset/trace/replay/session-detect.js';
 import { liveMetricsProblems, splitOutputs } from './live-metrics.js';
 import type { FlagTable } from '../util/flags.js';
 import { apiKeyProblem, didYouMean, parseHeaders, toCamel, toKebab } from '../util/parse.js';
@@ -153,6 +154,7 @@ export function resolveRunConfig(inp: ResolveInput): ResolvedRun {
   if (c.failOnSlo && !c.slo) problems.push('--fail-on-slo: needs --slo');
   const targets = routingTargets(c, extraUrls as string[], merged, problems);
   if (c.simRouter !== undefined && (c.simReplicas ?? 1) < 2) problems.push('--sim-router: only applies with --sim-replicas 2 or more');
+  if (c.simRouter === 'session' && c.sessionHeader === undefined) problems.push('--sim-router session: needs --session-header NAME, the header that carries each request\'s session to the router');
   problems.push(...embeddedSimProblems(c, c.baseUrl));
   problems.push(...liveMetricsProblems(c, merged));
   problems.push(...uiProblems(c));
@@ -165,7 +167,8 @@ export function resolveRunConfig(inp: ResolveInput): ResolvedRun {
     if (ramp.of === 'vus') c.concurrency = max;
     else c.rate = max;
   }
-  if (c.concurrency === undefined && c.rate === undefined) c.concurrency = 1;
+  // Trace sessions (issue 27) have no in-flight cap unless --concurrency is given; every other closed loop defaults to 1.
+  if (c.concurrency === undefined && c.rate === undefined && !replaysTraceSessions(c)) c.concurrency = 1;
   return { config: c, headers, ...(targets.length ? { targets } : {}), ...(outs.notes.length ? { notes: outs.notes } : {}) };
 }
 

@@ -36,11 +36,16 @@ export const RoutingSchema = z.object({
   // The message names the kind and lists the valid ones, as for --backend.
   route: z.enum(ROUTE_POLICIES, { error: (iss) => unknownKind(String(iss.input), ROUTE_POLICIES) }).default('round-robin'),
   models: parsedString(parseModels),
+  sessionHeader: z
+    .string()
+    .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'expected an HTTP header name, e.g. x-session-id')
+    .optional(),
 });
 
 export const ROUTING_FLAGS = flagTable(RoutingSchema.shape, {
   targets: { arg: 'file', help: 'YAML/JSON list of endpoints: url, and optional name, weight, model, headers, api_key (docs/routing.md); instead of --base-url' },
-  route: { help: 'how each request picks its endpoint among several --base-url/--targets (docs/routing.md); prefix-hash keeps one shared prefix on one endpoint' },
+  route: { help: 'how each request picks its endpoint among several --base-url/--targets (docs/routing.md); prefix-hash keeps one shared prefix on one endpoint, session one session (a multi-turn conversation, a trace session) on one endpoint' },
+  sessionHeader: { arg: 'name', help: "send each request's session id (a multi-turn conversation's, a trace replay's session) as this HTTP header on every turn, for a router's session affinity (docs/routing.md#session-affinity); the embedded server's --sim-router session reads the same header", defaultText: 'off' },
   models: { arg: 'list', help: 'spread the run over models behind the endpoint, e.g. a:70%,b:30%; records and the summary carry the model' },
 });
 

@@ -161,9 +161,10 @@ function createSessionWorkload(
   info.sessions_cut_short = 0;
   info.turns_skipped = 0;
   const limit = c.maxModelLen;
-  // Closed loop: a user whose conversation goes on always comes back for it, so others may leave when the data
-  // runs out. Open loop (--rate): an arrival must wait for a conversation to continue, or the schedule would end.
-  const waitForTurns = c.rate !== undefined;
+  // Reused data (closed loop) never runs out: a user whose conversation goes on comes back for it. Once mode and open
+  // loop (--rate) must wait while a conversation still has turns: each call of next() takes one of the run's request
+  // indexes (once mode's run is exactly the data's turns), so a user leaving early would leave a later turn unsent.
+  const waitForTurns = c.rate !== undefined || c.datasetMode === 'once';
 
   const specFor = (s: Session): RequestSpec => {
     const turn = s.conv.item.turns[s.turn];

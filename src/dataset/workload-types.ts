@@ -1,6 +1,7 @@
 // The Workload interface every workload implements, and what the run tells a workload about a finished request.
 import type { RequestSpec } from './types.js';
 import type { RequestRecord } from '../metrics/record.js';
+import type { DynamicSchedule } from '../scheduler/executors/types.js';
 
 /** What the run tells the workload about a finished request (multi-turn sessions feed answers back). */
 export interface CompletedRequest {
@@ -28,6 +29,8 @@ export interface Workload {
   size?: number;
   /** Send times (ms from the start) for trace replay; when present they replace the arrival process. */
   arrivalTimesMs?: number[];
+  /** A schedule that grows as requests finish (trace sessions); when present the run uses the `sessions` executor. */
+  schedule?: DynamicSchedule;
   /** What the workload is (and anything it skipped), for the run metadata. */
   describe(): Record<string, unknown>;
 }

@@ -73,10 +73,22 @@ interface Endpoint {
   sender?: RequestSender;
 }
 
-/** Prefix-hash's key: the prefix group when the workload has one, else the start of the first message (a system prompt). */
+/** Hash ids of a trace request that prefix-hash keys on: a trace's first block is often shared by every request. */
+export const PREFIX_HASH_IDS = 2;
+
+/**
+ * Prefix-hash's key: the prefix group when the workload has one, else a trace request's first PREFIX_HASH_IDS hash ids,
+ * else the start of the first message (a system prompt).
+ */
 export function prefixKey(spec: RequestSpec): string {
   if (spec.prefixGroup !== undefined) return `group:${spec.prefixGroup}`;
+  if (spec.hashIds?.length) return `hash:${spec.hashIds.slice(0, PREFIX_HASH_IDS).join(',')}`;
   return (spec.messages[0]?.content ?? spec.prompt).slice(0, 256);
+}
+
+/** --session-header NAME: the endpoint's headers plus NAME: <session id> for a request of a session (else unchanged). */
+export function sessionHeaders(headers: Record<string, string>, name: string | undefined, sessionId: string | undefined): Record<string, string> {
+  return name !== undefined && sessionId !== undefined ? { ...headers, [name]: sessionId } : headers;
 }
 
 /**
@@ -194,15 +206,16 @@ export function createRealDriver(c: RunConfig, extraHeaders: Record<string, stri
     },
     route: targets.length
       ? (spec) => {
-          const i = router!.pick({ prefixKey: prefixKey(spec) });
+          const i = router!.pick({ prefixKey: prefixKey(spec), ...(spec.sessionId !== undefined ? { sessionKey: spec.sessionId } : {}) });
           return { target: i, endpoint: endpoints[i].name!, model: endpoints[i].model };
         }
       : undefined,
-    execute(inp, _spec, target = 0) {
+    execute(inp, spec, target = 0) {
       const ep = endpoints[target];
-      if (!router) return ep.sender!.execute({ ...inp, url: ep.url, headers: ep.headers });
+      const headers = sessionHeaders(ep.headers, c.sessionHeader, spec?.sessionId);
+      if (!router) return ep.sender!.execute({ ...inp, url: ep.url, headers });
       router.started(target);
-      return ep.sender!.execute({ ...inp, url: ep.url, headers: ep.headers }).finally(() => router!.finished(target));
+      return ep.sender!.execute({ ...inp, url: ep.url, headers }).finally(() => router!.finished(target));
     },
     cancelAll: () => {
       for (const ep of endpoints) ep.sender?.cancelAll();

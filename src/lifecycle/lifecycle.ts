@@ -119,13 +119,15 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
   const base = (): Workload => createWorkload(wc, s.tokenizer, rng.fork(), total, { signal: stopSending.signal, sleep: (ms, sig) => driver.clock.sleepUntil(driver.clock.now() + ms, sig) });
   const workload: Workload = opts.workload ? opts.workload(base, { tokenizer: s.tokenizer, redact: s.redact }) : base();
   // A multi-turn conversation continues on the process that started it: it cannot be split by request yet.
+  if (c.shard !== undefined && workload.schedule)
+    throw new UsageError(['--shard: trace sessions (a --replay trace with sessions, or --sessions N) cannot be split over shards: a turn waits for its predecessor on the same process; run them unsharded']);
   if (c.shard !== undefined && Number(workload.describe().conversations ?? 0) > 0)
     throw new UsageError(['--shard: multi-turn datasets cannot be split over shards yet; run them unsharded']);
   const requests = c.requests ?? (workload.size !== undefined && c.duration === undefined ? Math.max(0, workload.size - c.warmup) : defaultRequests);
   const backend = backendOf(c);
   // Ramps and stages (--ramp-up/--ramp-down/--stages) as one stage list, undefined for a constant load.
   const ramp = rampPlan(c);
-  const executor = chooseExecutor({ rate: c.rate, arrivalTimesMs: workload.arrivalTimesMs, ramp });
+  const executor = chooseExecutor({ rate: c.rate, arrivalTimesMs: workload.arrivalTimesMs, ramp, dynamic: workload.schedule });
   const sloSpec = c.slo?.trim() ? parseSlo(c.slo) : undefined;
   const counter = createTokenCounter(c.tokenizer);
   try {

@@ -271,6 +271,7 @@ export async function sendLoop(x: SendContext): Promise<{ measuredDone: number; 
       warmup: c.warmup,
       requests: x.requests,
       arrivalTimesMs: workload.arrivalTimesMs,
+      dynamic: workload.schedule,
       durationMs: c.duration !== undefined ? c.duration * 1000 : undefined,
       rng: x.rng.fork(),
       ramp: x.ramp,

@@ -43,7 +43,16 @@ export const simServerOptionsSchema = z.object({
   corruptAbove: z.number().int().min(1).optional().describe('oracle mode fault: a reply whose first token is computed in an engine step with more than N sequences gets a wrong answer (batch-dependent numerics)'),
   faults: faultOptionsSchema.optional().describe('fault injection (all off by default)'),
   replicas: z.number().int().min(1).max(64).default(1).describe('simulated engines behind this one port, each with its own KV and prefix cache, picked by --router (docs/routing.md)'),
-  router: z.enum(['round-robin', 'prefix-hash']).default('round-robin').describe('how the built-in router picks a replica with --replicas: in turn, or by a hash of the prompt start (one shared prefix, one replica)'),
+  router: z
+    .enum(['round-robin', 'prefix-hash', 'session'])
+    .default('round-robin')
+    .describe('how the built-in router picks a replica with --replicas: in turn; by a hash of the first --router-prefix-tokens prompt tokens (one shared prefix, one replica); or by the --session-header value (one session, one replica)'),
+  sessionHeader: z
+    .string()
+    .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'expected an HTTP header name')
+    .default('x-session-id')
+    .describe('request header naming the session, read by --router session (tokenflood run sends it with --session-header)'),
+  routerPrefixTokens: z.number().int().min(1).max(1_000_000).default(1024).describe("prompt tokens that --router prefix-hash hashes: the first N of the first message (the prompt for completions), fewer if it is shorter; 1024 = two 512-token trace blocks, since a trace's first block is often shared by every request"),
 });
 
 /** Defaults decided when the engine is built (no `.default()` in the schema), shown in the flags' help. */
@@ -52,6 +61,8 @@ export const SIM_SERVER_FLAG_META = {
   weightDtype: { defaultText: RELEASED_DTYPE_TEXT },
   servedModelName: { defaultText: 'the model profile id' },
   accuracy: { defaultText: "the model profile's (docs/sim.md#oracle)" },
+  sessionHeader: { arg: 'name' },
+  routerPrefixTokens: { arg: 'tokens' },
 } as const;
 
 export type SimServerOptions = z.input<typeof simServerOptionsSchema>;

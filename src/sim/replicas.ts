@@ -5,29 +5,16 @@ import { sendError } from './http/errors.js';
 import { parseSimServerOptions, type SimServerOptions } from './options.js';
 import { startSimServer, type SimServerHandle } from './server.js';
 import { listen } from './http/listen.js';
+import { loadTokenizer } from '../dataset/tokenizer.js';
+import { prefixTokensKey, sessionKey } from './router-keys.js';
 
-export const SIM_ROUTERS = ['round-robin', 'prefix-hash'] as const;
+export const SIM_ROUTERS = ['round-robin', 'prefix-hash', 'session'] as const;
 export type SimRouter = (typeof SIM_ROUTERS)[number];
-
-/** Characters of the prompt's start that prefix-hash hashes: a shared system prompt differs from another well within them. */
-export const PREFIX_KEY_CHARS = 256;
 
 /** The sim server, or with `replicas` > 1 that many behind a router on the requested port. */
 export function startSim(opts: SimServerOptions = {}): Promise<SimServerHandle> {
   const o = parseSimServerOptions(opts);
   return o.replicas > 1 ? startReplicatedSimServer(opts) : startSimServer(opts);
-}
-
-/** What prefix-hash hashes: the first message's content (a system prompt), else the prompt, cut to PREFIX_KEY_CHARS. */
-export function bodyPrefixKey(body: string): string {
-  try {
-    const b = JSON.parse(body) as { messages?: { content?: unknown }[]; prompt?: unknown };
-    const first = Array.isArray(b.messages) ? b.messages[0]?.content : b.prompt;
-    const text = typeof first === 'string' ? first : JSON.stringify(first ?? '');
-    return text.slice(0, PREFIX_KEY_CHARS);
-  } catch {
-    return body.slice(0, PREFIX_KEY_CHARS);
-  }
 }
 
 function readAll(req: IncomingMessage): Promise<Buffer> {
@@ -53,7 +40,14 @@ export async function startReplicatedSimServer(opts: SimServerOptions): Promise<
   const ring = createHashRing(names);
   const agent = new Agent({ keepAlive: true });
   let next = 0;
-  const pick = (body: Buffer): number => (o.router === 'prefix-hash' ? ring.pick(bodyPrefixKey(body.toString('utf8'))) : next++ % replicas.length);
+  // The replicas' own tokenizer (they have loaded it already: a bad name failed above).
+  const tok = o.router === 'prefix-hash' ? loadTokenizer(o.tokenizer) : undefined;
+  const pick = (req: IncomingMessage, body: Buffer): number => {
+    if (tok) return ring.pick(`prefix:${prefixTokensKey(body.toString('utf8'), tok, o.routerPrefixTokens)}`);
+    const s = o.router === 'session' ? sessionKey(req.headers, o.sessionHeader) : undefined;
+    // A request without the session header goes round-robin, as every request does under round-robin.
+    return s !== undefined ? ring.pick(`session:${s}`) : next++ % replicas.length;
+  };
 
   const forward = (i: number, req: IncomingMessage, res: ServerResponse, body: Buffer | undefined): void => {
     const headers = { ...req.headers, host: `127.0.0.1:${replicas[i].port}` };
@@ -77,7 +71,7 @@ export async function startReplicatedSimServer(opts: SimServerOptions): Promise<
     }
     if (req.method !== 'POST') return forward(0, req, res, undefined);
     readAll(req).then(
-      (body) => forward(pick(body), req, res, body),
+      (body) => forward(pick(req, body), req, res, body),
       () => res.destroy(),
     );
   });
@@ -90,7 +84,7 @@ export async function startReplicatedSimServer(opts: SimServerOptions): Promise<
     baseUrl,
     port,
     host: o.host,
-    description: `${o.replicas}x (${replicas[0].description}), router ${o.router}`,
+    description: `${o.replicas}x (${replicas[0].description}), router ${o.router}${o.router === 'session' ? ` (header ${o.sessionHeader})` : o.router === 'prefix-hash' ? ` (first ${o.routerPrefixTokens} tokens)` : ''}`,
     models: replicas[0].models,
     timeScale: replicas[0].timeScale,
     close() {

@@ -45,4 +45,16 @@ describe('the cache ceiling', () => {
     // A repeated id inside one request is not served from that same request (it is cached only after it).
     expect(cacheCeiling([{ index: 0, atMs: 0, inputLength: 8, hashIds: [7, 7], turn: 0 }], 4).cached_tokens).toBe(0);
   });
+
+  it('serves an id seen only as a partial last block up to the tokens it covered, and ends the hit there', () => {
+    const c = cacheCeiling(
+      [
+        { index: 0, atMs: 0, inputLength: 6, hashIds: [1, 2], turn: 0 }, // block 2 is partial: 2 of its 4 tokens
+        { index: 1, atMs: 1, inputLength: 12, hashIds: [1, 2, 3], turn: 1 }, // 1 (4) + 2 (2 of 4 cached), then the hit ends: 6
+        { index: 2, atMs: 2, inputLength: 12, hashIds: [1, 2, 3], turn: 2 }, // all three now cached in full: 12
+      ],
+      4,
+    );
+    expect(c.by_turn.map((t) => t.cached_tokens)).toEqual([0, 6, 12]);
+  });
 });

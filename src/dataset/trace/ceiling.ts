@@ -32,8 +32,10 @@ const part = (): CeilingPart => ({ requests: 0, prompt_tokens: 0, cached_tokens:
 /**
  * Requests are taken in arrival order (recorded time, then file order; one without a time right after its predecessor in the file). Request r's block i covers
  * c_i = min(B, input_length - i*B) tokens; it is served when its id was in some earlier request and every block before
- * it in r was served (a prefix cache: the first miss ends the hit). cached(r) = sum of c_i over served blocks;
- * ratio = sum cached / sum input_length over requests with hash_ids. Every block of r is cached after r (unlimited, no eviction).
+ * it in r was served in full (a prefix cache: the first miss ends the hit). A block is served up to the tokens of it
+ * cached so far: an id seen before only as a request's partial last block (k < c_i tokens) serves k tokens and ends the
+ * hit. cached(r) = sum of the served tokens; ratio = sum cached / sum input_length over requests with hash_ids. Every
+ * block of r is cached after r (unlimited, no eviction).
  */
 export function cacheCeiling(requests: readonly CeilingRequest[], blockSize: number): CacheCeiling {
   // A request with no recorded time (a Mooncake turn given only its delay) keeps its place after the one before it in the file.
@@ -74,7 +76,8 @@ export function cacheCeiling(requests: readonly CeilingRequest[], blockSize: num
  * cache serves given every request counted before it (0 without hash_ids). The set of ids seen grows with the trace's distinct ids.
  */
 export function createCeilingCounter(blockSize: number): (r: { inputLength: number; hashIds?: readonly number[] }) => number {
-  const seen = new Set<number>();
+  // Per id, the most tokens of its block any request so far covered (a partial last block covers fewer than B).
+  const seen = new Map<number, number>();
   return (r) => {
     if (!r.hashIds) return 0;
     let cached = 0;
@@ -82,9 +85,12 @@ export function createCeilingCounter(blockSize: number): (r: { inputLength: numb
     for (let i = 0; i < r.hashIds.length; i++) {
       const h = r.hashIds[i];
       const covers = Math.max(0, Math.min(blockSize, r.inputLength - i * blockSize));
-      if (hit && seen.has(h)) cached += covers;
-      else hit = false;
-      seen.add(h);
+      const have = seen.get(h);
+      if (hit && have !== undefined) {
+        cached += Math.min(covers, have);
+        if (have < covers) hit = false;
+      } else hit = false;
+      if (have === undefined || covers > have) seen.set(h, covers);
     }
     return cached;
   };

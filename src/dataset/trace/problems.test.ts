@@ -42,8 +42,8 @@ describe('bad traces are named by file, line (or session) and field, all at once
     const p = problemsOf(() => loadTrace(f, 'mooncake'));
     expect(p[0]).toMatch(new RegExp(`^${f}:2: record: not valid JSON`));
     expect(p.slice(1)).toEqual([
-      `${f}:3: hash_ids: 2 blocks of 512 tokens cannot cover input_length 2290 (needs 4 or 5; --block-size sets the block size)`,
-      `${f}:4: hash_ids: 2 blocks of 512 tokens are more than input_length 100 fills (needs 0 or 1; --block-size sets the block size)`,
+      `${f}:3: hash_ids: 2 blocks of 512 tokens cannot cover input_length 2290 (needs 4 or 5; --trace-block-size sets the block size)`,
+      `${f}:4: hash_ids: 2 blocks of 512 tokens are more than input_length 100 fills (needs 0 or 1; --trace-block-size sets the block size)`,
       `${f}:5: input_length: must be a positive integer, got 0`,
       `${f}:5: output_length: must be a non-negative integer, got -1`,
     ]);

@@ -62,8 +62,8 @@ export function hashCoverageProblem(hashIds: readonly number[], inputLength: num
   if (n >= lo && n <= hi) return undefined;
   const need = lo === hi ? `${lo}` : `${lo} or ${hi}`;
   return n < lo
-    ? `${n} blocks of ${blockSize} tokens cannot cover input_length ${inputLength} (needs ${need}; --block-size sets the block size)`
-    : `${n} blocks of ${blockSize} tokens are more than input_length ${inputLength} fills (needs ${need}; --block-size sets the block size)`;
+    ? `${n} blocks of ${blockSize} tokens cannot cover input_length ${inputLength} (needs ${need}; --trace-block-size sets the block size)`
+    : `${n} blocks of ${blockSize} tokens are more than input_length ${inputLength} fills (needs ${need}; --trace-block-size sets the block size)`;
 }
 
 /** Why a hash_ids value is not a list of non-negative safe integers, or undefined. */

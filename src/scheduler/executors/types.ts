@@ -65,6 +65,29 @@ export interface ScheduleOptions {
    * of the one global sequence whose index ≡ i (mod N) (k6's execution segments).
    */
   shard?: ShardSpec;
+  /** A schedule that grows as requests finish (trace sessions): replaces the arrival process; runs the `sessions` executor. */
+  dynamic?: DynamicSchedule;
+}
+
+/** One request the dynamic schedule has made due: when (ms on the run clock) and whether it is a warmup. */
+export interface DueItem {
+  atMs: number;
+  warmup: boolean;
+}
+
+/**
+ * A schedule whose items become known only as earlier requests finish (a session's turn is due after its predecessor
+ * ended): the workload keeps the due items, the executor sends the earliest once its time has come.
+ */
+export interface DynamicSchedule {
+  /** Called once when the run starts: the run clock, and `notify` to call whenever an item is added or the schedule ends. */
+  begin(now: () => number, notify: () => void): void;
+  /** The earliest due item known now, undefined when none is. */
+  peek(): DueItem | undefined;
+  /** Takes the earliest item for request `index`: the workload's next(index) returns its spec. */
+  take(index: number): void;
+  /** True when no item will ever be added again. */
+  done(): boolean;
 }
 
 /** `send` returns false when the workload has nothing more for this slot: that ends the loop. */

@@ -39,9 +39,11 @@ interface Turn {
  * parent's following turn waits for it (join); with no following turn it runs in the background; with no preceding turn
  * it is dropped and counted. Subagent request times are relative to the marker's `t` (kv-cache-tester), unless every
  * subagent's first request is at or after its marker's `t` (absolute, as SemiAnalysis publishes them).
- * Hash ids are per conversation, so file k of n maps id h to h * n + k: one namespace across the directory.
+ * Hash ids are per conversation, so file k of n maps id h to h * n + k: one namespace across the directory. A session
+ * with `"hash_id_scope": "trace"` (tokenflood's `trace synth`) shares ids with the others that say so: they all map h to
+ * h * n + k0, k0 the first such file (a slot no per-conversation file uses), so a shared system prompt stays shared.
  */
-function* readSession(file: string, fileIndex: number, files: number, ctx: TraceReadContext, next: { index: number }): Generator<TraceRequest> {
+function* readSession(file: string, fileIndex: number, files: number, ctx: TraceReadContext, next: { index: number; sharedSlot?: number }): Generator<TraceRequest> {
   const { problems } = ctx;
   const doc = jsonDocument(file);
   if (doc.problem || !isObj(doc.value)) {
@@ -55,7 +57,8 @@ function* readSession(file: string, fileIndex: number, files: number, ctx: Trace
   const blockSize = ctx.options.blockSize ?? (nonNegInt(s.block_size) || ctx.blockSize);
   if (fileIndex === 0 && ctx.options.blockSize === undefined) ctx.summary.blockSize = blockSize;
   const clock = new SessionClock();
-  const mapIds = (ids: number[]): number[] => (files === 1 ? ids : ids.map((h) => h * files + fileIndex));
+  const slot = s.hash_id_scope === 'trace' ? (next.sharedSlot ??= fileIndex) : fileIndex;
+  const mapIds = (ids: number[]): number[] => (files === 1 ? ids : ids.map((h) => h * files + slot));
 
   /** A request entry checked; undefined when bad (the problem recorded). */
   const request = (o: Obj, where: string, timeKey: string, offsetMs: number): Omit<TraceRequest, 'index' | 'turn' | 'source'> | undefined => {
@@ -166,7 +169,7 @@ export const weka: TraceLoader = {
   detect: ({ json }) => (json && Array.isArray(json.requests) ? 'first record is a session with requests[] (Weka)' : undefined),
   *read(path, ctx) {
     const files = sessionFiles(path);
-    const next = { index: 0 };
+    const next: { index: number; sharedSlot?: number } = { index: 0 };
     for (let k = 0; k < files.length; k++) yield* readSession(files[k], k, files.length, ctx, next);
   },
 };

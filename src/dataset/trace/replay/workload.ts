@@ -27,7 +27,7 @@ export function createTraceWorkload(c: WorkloadParams, tok: Tokenizer, rng: Rng,
     let s = synths.get(pass);
     if (!s) {
       const marker = c.cacheBust && c.promptSalt ? `#${c.promptSalt}` : '';
-      s = createPromptSynth({ tok, blockSize, seed, traceId: `${basename(path)}${marker}${pass ? `/pass${pass}` : ''}` });
+      s = createPromptSynth({ tok, blockSize, seed, traceId: `${basename(path)}${marker}${pass && c.cacheBust ? `/pass${pass}` : ''}` });
       synths.set(pass, s);
     }
     return s;
