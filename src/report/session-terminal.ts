@@ -5,6 +5,8 @@ import { fmt, pct, table } from './format.js';
 import { latencyColumns } from './breakdown-columns.js';
 
 const ratio = (x: number | null): string => (x === null ? '-' : pct(x));
+/** A token count, whole. */
+const tokens = (x: number): string => String(Math.round(x));
 const seconds = (ms: number | null): string => (ms === null ? '-' : fmt(ms / 1000));
 
 /** The per-turn table and the session and prefix-reuse lines; nothing for a run whose records carry no turn, session or ceiling. */
@@ -37,8 +39,8 @@ export function sessionLines(s: Summary): string[] {
   if (reuse)
     out.push(
       ...(x ? [] : ['']),
-      `prefix reuse: ${fmt(reuse.cached_tokens, 0)} cached of ${fmt(reuse.ceiling_tokens, 0)} ceiling tokens (${ratio(reuse.cached_vs_ceiling)} of the ceiling` +
-        `${reuse.cached_reported === 0 ? '; the server reported no cached tokens' : ''}); ceiling ${ratio(reuse.ceiling_share)} and cached ${ratio(reuse.cached_share)} of ${fmt(reuse.prompt_tokens, 0)} prompt tokens`,
+      `prefix reuse: ${tokens(reuse.cached_tokens)} cached of ${tokens(reuse.ceiling_tokens)} ceiling tokens (${ratio(reuse.cached_vs_ceiling)} of the ceiling` +
+        `${reuse.cached_reported === 0 ? '; the server reported no cached tokens' : ''}); ceiling ${ratio(reuse.ceiling_share)} and cached ${ratio(reuse.cached_share)} of ${tokens(reuse.prompt_tokens)} prompt tokens`,
     );
   return out;
 }
