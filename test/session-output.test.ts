@@ -64,6 +64,29 @@ describe('sessions and turns: terminal and --json', () => {
     expect(p.out).toMatch(/^turn\s+requests\s+ok\s+TTFT p50\s+TTFT p99\s+TTFT p99\.9\s+TPOT p50\s+E2E p99\s+E2E p99\.9$/m);
   }, 30_000);
 
+  it('a session trace with subagents replayed on simulate: sessions, joins and the ceiling match the records and the trace\'s own stats', async () => {
+    const dir = tmpDir();
+    const trace = 'test/fixtures/traces/weka';
+    const j = await cli(['simulate', '--replay', trace, '--endpoint', 'completions', '--replay-speed', '20', '--quiet', '--json', '--out', dir]);
+    expect(j.code, j.err).toBe(0);
+    const s = JSON.parse(j.out);
+    const { records } = readRecords(join(dir, 'requests.jsonl'));
+    const measured = records.filter((r) => !r.warmup);
+    expect(s.sessions.count).toBe(new Set(measured.map((r) => r.session)).size);
+    expect(s.sessions.subagents).toBe(new Set(measured.filter((r) => r.agent).map((r) => `${r.session}/${r.agent}`)).size);
+    expect(s.sessions.subagents).toBeGreaterThan(0);
+    const joins = measured.filter((r) => r.join_wait_ms !== undefined);
+    expect(joins.length).toBeGreaterThan(0);
+    expect(s.sessions.join_wait_ms.total_ms).toBeCloseTo(joins.reduce((a, r) => a + r.join_wait_ms!, 0), 6);
+    const st = await cli(['trace', 'stats', trace, '--json']);
+    const ceiling = JSON.parse(st.out).cache_ceiling;
+    expect(s.prefix_reuse.ceiling_tokens).toBe(ceiling.cached_tokens);
+    expect(s.prefix_reuse.prompt_tokens).toBe(ceiling.prompt_tokens);
+    // The embedded engine's prefix cache is large here: it serves the ceiling, within its block rounding.
+    expect(s.prefix_reuse.cached_vs_ceiling).toBeGreaterThan(0.9);
+    expect(s.prefix_reuse.cached_vs_ceiling).toBeLessThanOrEqual(1);
+  }, 30_000);
+
   it('open-loop trace records (a ceiling, no session or turn): only the prefix-reuse line', () => {
     const recs = sessionRecords().map((r) => ({ ...r, session: undefined, turn: undefined, agent: undefined }));
     const txt = renderSummary(buildSummary(recs, { model: 'm' }));
