@@ -6,6 +6,7 @@ import type { ClientHealth } from './health.js';
 import type { PromptCacheCheck } from './prompt-cache.js';
 import type { ServerSummary } from './server-model.js';
 import type { PrefixGroupsSummary } from './cache-locality.js';
+import type { PrefixReuseSummary, SessionsSummary, TurnBlock } from './sessions.js';
 import { BUILTIN_METRICS } from './registry/index.js';
 
 export interface ErrorCount {
@@ -115,6 +116,12 @@ export interface Summary extends MetricsBlock {
   prefix_groups?: PrefixGroupsSummary;
   /** One entry per live load stage (records carry `stage`): the load it ran under (run.json load_stages) and its metrics. */
   by_stage?: StageBlock[];
+  /** Per 0-based turn index (turns 16 and later pooled as "16+"), when records carry `turn`: docs/metrics.md#sessions-and-turns. */
+  by_turn?: Record<string, TurnBlock>;
+  /** Per-session figures (duration, turns, join and tool waits, subagents), when records carry `session`. */
+  sessions?: SessionsSummary;
+  /** Prompt tokens, the trace's cache ceiling and the server's cached tokens, overall and per turn, when records carry `ceiling_tokens`. */
+  prefix_reuse?: PrefixReuseSummary;
   /** The client's own health during the run: was the load generator the bottleneck? (docs/performance.md) */
   client?: ClientHealth;
   /** The cached share of prompt tokens, and a warning when a prefix cache answered a run that did not ask for it (docs/output-format.md#prompt-cache). */

@@ -16,12 +16,15 @@ export function ttftPercentiles(ps: readonly number[] = DEFAULT_PERCENTILES): nu
   return [...new Set([ps[0] ?? 50, ...tailPercentiles(ps)])];
 }
 
+/** What a latency column reads: a metrics block, or a by_turn block (summary.json, which has these three). */
+export type LatencyDists = Pick<MetricsBlock, 'ttft_ms' | 'tpot_ms' | 'e2e_ms'>;
+
 export interface BreakdownColumn {
   head: string;
-  value: (m: MetricsBlock) => number | null;
+  value: (m: LatencyDists) => number | null;
 }
 
-const at = (k: 'ttft_ms' | 'tpot_ms' | 'e2e_ms', p: number) => (m: MetricsBlock) => (m[k] as DistStats)[percentileKey(p)] ?? null;
+const at = (k: 'ttft_ms' | 'tpot_ms' | 'e2e_ms', p: number) => (m: LatencyDists) => (m[k] as DistStats)[percentileKey(p)] ?? null;
 
 /** The latency columns of a breakdown table: TTFT at ttftPercentiles, TPOT p50 (unless `tpot: false`), E2E at tailPercentiles (defaults: TTFT p50, p99, TPOT p50, E2E p99). */
 export function latencyColumns(ps: readonly number[] = DEFAULT_PERCENTILES, o: { tpot?: boolean } = {}): BreakdownColumn[] {

@@ -1,6 +1,7 @@
 // Terminal reporter for `compare`: one side-by-side table per compared point, regressions marked.
 import { fmt, safeTerminalText, table } from './format.js';
 import type { CompareResult, MetricDelta } from './compare.js';
+import type { TurnTtftDelta } from './compare-turns.js';
 
 function show(x: number | null, unit: string): string {
   if (x === null) return '-';
@@ -15,6 +16,18 @@ function deltaText(d: MetricDelta): string {
 
 const relText = (d: MetricDelta): string => (d.relative === null ? '-' : `${d.relative > 0 ? '+' : ''}${(d.relative * 100).toFixed(1)}%`);
 const verdict = (d: MetricDelta): string => (d.regressed ? 'REGRESSED' : d.improved ? 'better' : d.delta === null ? 'n/a' : 'same');
+
+type Pair = TurnTtftDelta['ttft_p50'];
+const signed = (x: number | null): string => (x === null ? '-' : `${x > 0 ? '+' : ''}${fmt(x)}`);
+const rel = (p: Pair): string => (p.relative === null ? '-' : `${p.relative > 0 ? '+' : ''}${(p.relative * 100).toFixed(1)}%`);
+
+/** Per turn: requests on each side, TTFT p50 and p99 baseline → candidate with the delta. */
+function turnTable(rows: readonly TurnTtftDelta[]): string {
+  return table(
+    ['turn', 'requests', 'TTFT p50 base', 'cand', 'delta', 'delta %', 'TTFT p99 base', 'cand', 'delta'],
+    rows.map((r) => [r.turn, `${r.baseline_requests}/${r.candidate_requests}`, fmt(r.ttft_p50.baseline), fmt(r.ttft_p50.candidate), signed(r.ttft_p50.delta), rel(r.ttft_p50), fmt(r.ttft_p99.baseline), fmt(r.ttft_p99.candidate), signed(r.ttft_p99.delta)]),
+  );
+}
 
 export function renderComparison(res: CompareResult): string {
   const out: string[] = [];
@@ -32,6 +45,7 @@ export function renderComparison(res: CompareResult): string {
         ),
       );
     }
+    if (c.by_turn) out.push('', 'TTFT by turn index (informational: not a regression check):', turnTable(c.by_turn));
     for (const u of c.unmatched) out.push(`not compared: ${u}`);
     out.push(
       '',

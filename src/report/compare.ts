@@ -11,6 +11,7 @@ import { isFilePath, loadVllmResult, runAsVllm, type LatencySamples } from './co
 import { metricDefs, BUILTIN_METRICS, distOf, shownIn, type MetricDef } from '../metrics/registry/index.js';
 import { isExtraPercentileKey, extraPercentilePrefixes, extraPercentileMetrics, extraPercentilesOf, extraValuesFromMetrics, extraValuesFromRow } from './compare-percentiles.js';
 import { ARTIFACTS, hasArtifact } from '../artifacts/registry.js';
+import { turnTtftDeltas, type TurnTtftDelta } from './compare-turns.js';
 
 export interface CompareMetric {
   key: string;
@@ -127,6 +128,8 @@ export interface CandidateComparison {
   warnings: string[];
   /** Runs (or sweep points) of either side answered from a prefix cache they did not ask for (summary.prompt_cache), each naming its side and run. */
   prompt_cache_warnings: string[];
+  /** Runs with turns (summary by_turn): TTFT per turn index on both sides, informational only (docs/output-format.md#compare). */
+  by_turn?: TurnTtftDelta[];
 }
 
 export interface CompareResult {
@@ -236,6 +239,13 @@ export function parseFailOn(text: string | undefined): string[] {
   return names;
 }
 
+/** The per-turn TTFT deltas of two runs with tokenflood summaries, when either has by_turn. */
+function turnsOf(base: Loaded, cand: Loaded): { by_turn?: TurnTtftDelta[] } {
+  if (base.kind !== 'run' || cand.kind !== 'run' || !base.metrics || !cand.metrics) return {};
+  const t = turnTtftDeltas(base.metrics, cand.metrics);
+  return t ? { by_turn: t } : {};
+}
+
 /** Compare each candidate with the baseline. */
 export function compareResults(baseline: Loaded, candidates: readonly Loaded[], thresholdPct: number, failOn: readonly string[]): CompareResult {
   const comparisons = candidates.map((cand): CandidateComparison => {
@@ -244,7 +254,7 @@ export function compareResults(baseline: Loaded, candidates: readonly Loaded[], 
     return { baseline: baseline.dir, candidate: cand.dir, kind: baseline.kind, points, unmatched, regressions, warnings: kindWarnings(baseline.what, cand.what), prompt_cache_warnings: [
       ...(baseline.promptCache ?? []).map((w) => `baseline ${baseline.dir}: ${w}`),
       ...(cand.promptCache ?? []).map((w) => `candidate ${cand.dir}: ${w}`),
-    ] };
+    ], ...turnsOf(baseline, cand) };
   });
   // A --fail-on percentile row (ttft_p99_9) exists only when the baseline asked for that percentile.
   const rows = new Set(comparisons.flatMap((c) => c.points.flatMap((p) => p.deltas.map((d) => d.metric))));

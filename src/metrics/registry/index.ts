@@ -14,6 +14,8 @@ import { outputTokens } from './output-tokens.js';
 import { reasoningTokens } from './reasoning-tokens.js';
 import { cachedTokens } from './cached-tokens.js';
 import { scheduleLag } from './schedule-lag.js';
+import { joinWait } from './join-wait.js';
+import { toolWait } from './tool-wait.js';
 
 export * from './metric-def.js';
 
@@ -21,6 +23,13 @@ export * from './metric-def.js';
 export const BUILTIN_METRICS: readonly MetricDef[] = [
   ttft, ttftFromScheduled, ttfat, firstEvent, tpot, itl, e2e, outputSpeed, inputTokens, outputTokens, reasoningTokens, cachedTokens, scheduleLag,
 ];
+
+/**
+ * The metrics broken down by turn index (summary.json by_turn, docs/metrics.md#sessions-and-turns), and the session
+ * waits (summary.json sessions): kept out of BUILTIN_METRICS so the metrics block of a run without sessions is unchanged.
+ */
+export const TURN_METRICS: readonly MetricDef[] = [ttft, tpot, e2e];
+export const SESSION_WAIT_METRICS: readonly MetricDef[] = [joinWait, toolWait];
 
 const extra: MetricDef[] = [];
 

@@ -83,6 +83,19 @@ function warningBlock(warnings: readonly string[]): string {
   return `<div class="compare-warnings"><p class="fail">WARNING: these inputs differ in kind, so the deltas may not mean better or worse:</p><ul>${warnings.map((w) => `<li>${esc(w)}</li>`).join('')}</ul></div>`;
 }
 
+/** TTFT per turn index on both sides (runs with turns): information, never a regression. */
+function turnTable(rows: CompareResult['comparisons'][number]['by_turn']): string {
+  if (!rows) return '';
+  const pctOf = (r: number | null) => (r === null ? '–' : `${r > 0 ? '+' : ''}${(r * 100).toFixed(1)}%`);
+  return (
+    '<h3>TTFT by turn index</h3><p class="muted">Informational: not a regression check (docs/commands/compare.md#json).</p>' +
+    htmlTable(
+      ['turn', 'requests (base/cand)', 'TTFT p50 baseline', 'candidate', 'delta %', 'TTFT p99 baseline', 'candidate', 'delta %'],
+      rows.map((t) => [t.turn, `${t.baseline_requests}/${t.candidate_requests}`, num(t.ttft_p50.baseline), num(t.ttft_p50.candidate), pctOf(t.ttft_p50.relative), num(t.ttft_p99.baseline), num(t.ttft_p99.candidate), pctOf(t.ttft_p99.relative)]),
+    )
+  );
+}
+
 export function renderCompareReport(res: CompareResult, all: readonly Loaded[]): string {
   const names = labels(all.map((l) => l.dir));
   const isSweep = all[0]?.kind === 'sweep';
@@ -94,7 +107,7 @@ export function renderCompareReport(res: CompareResult, all: readonly Loaded[]):
         p.deltas.map((d) => [...(isSweep ? [p.point] : []), `${d.label}`, d.better, show(d.baseline, d.unit), show(d.candidate, d.unit), rel(d), { html: mark(d) }]),
       );
       const unmatched = c.unmatched.length ? `<p class="muted">Not compared: ${esc(c.unmatched.join('; '))}</p>` : '';
-      return head + warningBlock(c.warnings) + htmlTable([...(isSweep ? ['point'] : []), 'metric', 'better', 'baseline', 'candidate', 'delta %', ''], rows) + unmatched;
+      return head + warningBlock(c.warnings) + htmlTable([...(isSweep ? ['point'] : []), 'metric', 'better', 'baseline', 'candidate', 'delta %', ''], rows) + unmatched + turnTable(c.by_turn);
     })
     .join('');
   const chartDivs = Object.keys(charts).map((id) => `<div class="chart" id="${id}"></div>`).join('');
