@@ -21,6 +21,10 @@ export interface Planned {
 
 /** Encoded texts kept for reuse at most (a run of unique prompts must not keep them all). */
 const MEMO_LIMIT = 4096;
+/** Characters of text kept in the memo at most: 4096 trace prompts of 12k tokens would hold ~700 MB of texts and ids. */
+const MEMO_CHARS = 4_000_000;
+/** Texts longer than this are encoded each time: long prompts (trace turns, documents) are rarely sent twice verbatim. */
+const MEMO_MAX_TEXT = 64_000;
 
 /** Token ids no tokenizer produces: filler for prompt text that is unique to one request. */
 const UNIQUE_FILLER = 0x40000000;
@@ -31,13 +35,19 @@ const UNIQUE_FILLER = 0x40000000;
  * so only the shared system prefix is encoded and the rest (spec.inputTokens, an exact count) is per-request filler:
  * same block hashes as far as sharing goes, without tokenizing every prompt twice.
  */
+/** Characters held by each memo. */
+const memoChars = new WeakMap<Map<string, number[]>, number>();
+
 function promptIds(spec: RequestSpec, index: number, c: RunConfig, tok: Tokenizer, memo: Map<string, number[]>): number[] {
+  if (!memoChars.has(memo)) memoChars.set(memo, 0);
   const enc = (s: string): number[] => {
+    if (s.length > MEMO_MAX_TEXT) return tok.encode(s);
     let ids = memo.get(s);
     if (!ids) {
-      // Repeated texts (system prompts, reused dataset items) are encoded once; the memo stays bounded.
-      if (memo.size >= MEMO_LIMIT) memo.clear();
+      // Repeated texts (system prompts, reused dataset items) are encoded once; the memo stays bounded in count and size.
+      if (memo.size >= MEMO_LIMIT || memoChars.get(memo)! + s.length > MEMO_CHARS) (memo.clear(), memoChars.set(memo, 0));
       memo.set(s, (ids = tok.encode(s)));
+      memoChars.set(memo, memoChars.get(memo)! + s.length);
     }
     return ids;
   };
