@@ -27,7 +27,7 @@ export interface Workload {
   /** Number of requests the workload holds, when finite (once-mode datasets); used as the default request count. */
   size?: number;
   /** Send times (ms from the start) for trace replay; when present they replace the arrival process. */
-  arrivalTimesMs?: number[];
+  arrivalTimesMs?: ArrayLike<number>;
   /** What the workload is (and anything it skipped), for the run metadata. */
   describe(): Record<string, unknown>;
 }
