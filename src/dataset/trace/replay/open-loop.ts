@@ -9,6 +9,14 @@ import { UsageError } from '../../../errors.js';
 import { createCeilingCounter } from '../ceiling.js';
 import { traceSpec } from '../spec.js';
 import { passTimes, readArrivals } from './arrivals.js';
+import type { PromptSynth } from '../prompts.js';
+import { promptWorkerFile, startPromptsAhead, type BuiltAhead, type PromptsAhead } from './prompt-ahead.js';
+
+/**
+ * Prompts are built on a worker thread, ahead of their send times, for replays of at least `workerFrom` requests (when
+ * the build is there); smaller ones build each prompt when it is due. `ahead`: most requests built before they are taken.
+ */
+export const OPEN_LOOP_TUNING = { workerFrom: 1000, ahead: 64 };
 
 /** Session-only options, refused for a trace replayed open loop (they would do nothing). */
 function sessionOnly(ctx: TraceReplayContext): string[] {
@@ -66,10 +74,31 @@ export function createOpenLoopTraceWorkload(ctx: TraceReplayContext): Workload {
       }
     }
   };
-  const next = (i: number): RequestSpec | undefined => {
+  // On a worker thread: the same requests, prompts and ceiling shares, built ahead.
+  const file = times.length >= OPEN_LOOP_TUNING.workerFrom ? promptWorkerFile() : undefined;
+  const ahead: PromptsAhead | undefined = file && startPromptsAhead(file, {
+    path: ctx.path, kind: summary.kind, blockSize: ctx.blockSize, skipBadLines: c.skipBadLines, seed: c.datasetSeed ?? 42,
+    traceIds: Array.from({ length: passes }, (_, p) => ctx.traceId(p)), perPass: n, total: times.length,
+    maxTokens: c.maxTokens, maxModelLen: c.maxModelLen, alphabet: ctx.synth(0).alphabet, tokenizer: ctx.tok.name, ahead: OPEN_LOOP_TUNING.ahead,
+  }, ctx.opts.signal);
+  const fromWorker = (i: number, b: BuiltAhead): RequestSpec => {
+    const pass = Math.floor(i / n);
+    const base = ctx.specOptions(pass);
+    const synth: PromptSynth = { ...base.synth, text: () => b.text };
+    ceilingTokens += b.ceiling;
+    built++;
+    return { ...traceSpec(b.r, { ...base, synth }, { ceilingTokens: b.ceiling }), timestampMs: times[i] };
+  };
+  const next = (i: number): RequestSpec | undefined | Promise<RequestSpec> => {
     if (i >= times.length) {
       cur?.it.return?.();
+      ahead?.close();
       return undefined;
+    }
+    if (ahead) {
+      const b = ahead.take(i);
+      if (i === times.length - 1) void Promise.resolve(b).then(() => ahead.close(), () => ahead.close());
+      return b instanceof Promise ? b.then((x) => fromWorker(i, x)) : fromWorker(i, b);
     }
     const pass = Math.floor(i / n);
     const k = i % n;
@@ -100,6 +129,7 @@ export function createOpenLoopTraceWorkload(ctx: TraceReplayContext): Workload {
       format: summary.kind,
       ...(summary.detected ? { detected: summary.detected } : {}),
       mode: 'open-loop',
+      prompts_built_on: ahead ? 'worker thread' : 'sending thread',
       file: ctx.path,
       requests: n,
       passes,
