@@ -15,6 +15,8 @@ import { createRng } from '../src/util/rng.js';
 import { cacheCeiling } from '../src/dataset/trace/ceiling.js';
 import { loadTrace } from '../src/dataset/trace/registry.js';
 import type { RequestRecord } from '../src/metrics/record.js';
+import { OPEN_LOOP_TUNING } from '../src/dataset/trace/replay/open-loop.js';
+import { promptWorkerFile } from '../src/dataset/trace/replay/prompt-ahead.js';
 import { tmpDir } from './helpers.js';
 
 const SAMPLE = join(__dirname, '..', 'data', 'traces', 'mooncake-conversation-200.jsonl');
@@ -130,6 +132,29 @@ describe('open-loop trace replay', () => {
     const pass = (p: number) => specs.slice(p * 200, p * 200 + 50).map((s) => s.ceilingTokens);
     expect(pass(1)).toEqual(pass(0));
     expect(w.describe()).toMatchObject({ passes: 3, requests: 200, built: 450 });
+  });
+
+  it.skipIf(!promptWorkerFile())('prompts built ahead on the worker thread are the ones built inline: same text, ceiling share, source and time', async () => {
+    const c = config({ replay: SAMPLE, endpoint: 'completions', requests: 450, warmup: 0, datasetSeed: 3 });
+    const inline = createWorkload(c, tok, createRng(1), 450);
+    const saved = OPEN_LOOP_TUNING.workerFrom;
+    OPEN_LOOP_TUNING.workerFrom = 1;
+    try {
+      const w = createWorkload(c, tok, createRng(1), 450);
+      for (let i = 0; i < 450; i++) {
+        if (i % 5 === 0) await new Promise((r) => setTimeout(r, 3)); // time for the worker to get ahead
+        const [a, b] = [inline.next(i) as RequestSpec, w.next(i) as RequestSpec];
+        expect(b).not.toBeInstanceOf(Promise); // never waits: a late worker's request is built here
+        expect([b.prompt, b.ceilingTokens, b.source, b.timestampMs, b.maxTokens]).toEqual([a.prompt, a.ceilingTokens, a.source, a.timestampMs, a.maxTokens]);
+      }
+      expect(w.next(450)).toBeUndefined();
+      const d = w.describe();
+      expect(d.built).toBe(450);
+      expect(d.prompts_built_ahead).toBeGreaterThan(100); // most came from the worker
+      expect(d.ceiling_tokens).toBe(inline.describe().ceiling_tokens);
+    } finally {
+      OPEN_LOOP_TUNING.workerFrom = saved;
+    }
   });
 
   it('--max-model-len skips requests in both passes alike; a request over it is never sent', () => {

@@ -60,6 +60,7 @@ export function createOpenLoopTraceWorkload(ctx: TraceReplayContext): Workload {
   let cur: Pass | undefined;
   let ceilingTokens = 0;
   let built = 0;
+  let byWorker = 0;
   const open = (pass: number): Pass => {
     cur?.it.return?.();
     return { pass, it: trace.requests[Symbol.iterator](), k: 0, ceiling: createCeilingCounter(ctx.blockSize) };
@@ -87,19 +88,19 @@ export function createOpenLoopTraceWorkload(ctx: TraceReplayContext): Workload {
     const synth: PromptSynth = { ...base.synth, text: () => b.text };
     ceilingTokens += b.ceiling;
     built++;
+    byWorker++;
     return { ...traceSpec(b.r, { ...base, synth }, { ceilingTokens: b.ceiling }), timestampMs: times[i] };
   };
-  const next = (i: number): RequestSpec | undefined | Promise<RequestSpec> => {
+  const next = (i: number): RequestSpec | undefined => {
     if (i >= times.length) {
       cur?.it.return?.();
       ahead?.close();
       return undefined;
     }
-    if (ahead) {
-      const b = ahead.take(i);
-      if (i === times.length - 1) void Promise.resolve(b).then(() => ahead.close(), () => ahead.close());
-      return b instanceof Promise ? b.then((x) => fromWorker(i, x)) : fromWorker(i, b);
-    }
+    // Built ahead by the worker, or (the worker late, or a simulation's clock far ahead of it) here and now.
+    const b = ahead?.take(i);
+    if (i === times.length - 1) ahead?.close();
+    if (b) return fromWorker(i, b);
     const pass = Math.floor(i / n);
     const k = i % n;
     if (!cur || pass > cur.pass) cur = open(pass);
@@ -129,7 +130,7 @@ export function createOpenLoopTraceWorkload(ctx: TraceReplayContext): Workload {
       format: summary.kind,
       ...(summary.detected ? { detected: summary.detected } : {}),
       mode: 'open-loop',
-      prompts_built_on: ahead ? 'worker thread' : 'sending thread',
+      prompts_built_ahead: ahead ? byWorker : null,
       file: ctx.path,
       requests: n,
       passes,

@@ -12,8 +12,11 @@ export interface BuiltAhead {
 }
 
 export interface PromptsAhead {
-  /** Request `i` (an index not taken before, above every one taken): at once when built, else when the worker gets to it. */
-  take(i: number): BuiltAhead | Promise<BuiltAhead>;
+  /**
+   * Request `i` (above every index taken before) if the worker has built it, else undefined: the caller builds it
+   * itself, and the worker skips it. Never waits, so a late worker shows as the caller's build time, not as a stall.
+   */
+  take(i: number): BuiltAhead | undefined;
   close(): void;
 }
 
@@ -30,24 +33,14 @@ export function startPromptsAhead(file: URL, init: PromptWorkerInit, signal?: Ab
   const worker = new Worker(file, { workerData: init });
   worker.unref();
   const built = new Map<number, BuiltAhead>();
-  const waiting = new Map<number, { resolve: (b: BuiltAhead) => void; reject: (e: Error) => void }>();
   let failure: Error | undefined;
   let closed = false;
-  const fail = (e: Error): void => {
-    failure ??= e;
-    for (const w of waiting.values()) w.reject(failure);
-    waiting.clear();
-  };
+  let taken = -1;
   worker.on('message', (m: FromPromptWorker) => {
-    if (m.type === 'failed') return fail(new Error(`trace replay: ${m.message}`));
-    const w = waiting.get(m.i);
-    const b = { r: m.r, text: m.text, ceiling: m.ceiling };
-    if (w) {
-      waiting.delete(m.i);
-      w.resolve(b);
-    } else built.set(m.i, b);
+    if (m.type === 'failed') failure ??= new Error(`trace replay: ${m.message}`);
+    else if (m.i > taken) built.set(m.i, { r: m.r, text: m.text, ceiling: m.ceiling });
   });
-  worker.on('error', (e) => fail(e));
+  worker.on('error', (e) => (failure ??= e));
   const close = (): void => {
     if (closed) return;
     closed = true;
@@ -58,15 +51,13 @@ export function startPromptsAhead(file: URL, init: PromptWorkerInit, signal?: Ab
   return {
     take(i) {
       if (failure) throw failure;
-      // Requests below i were skipped (another shard's): drop what was built for them.
+      taken = i;
+      // Requests below i were skipped (another shard's) or built by the caller: drop what was built for them.
       for (const j of built.keys()) if (j < i) built.delete(j);
       worker.postMessage({ type: 'taken', upTo: i } satisfies ToPromptWorker);
       const b = built.get(i);
-      if (b) {
-        built.delete(i);
-        return b;
-      }
-      return new Promise<BuiltAhead>((resolve, reject) => waiting.set(i, { resolve, reject }));
+      built.delete(i);
+      return b;
     },
     close,
   };

@@ -48,10 +48,19 @@ async function produce(o: PromptWorkerInit, port: NonNullable<typeof parentPort>
       if (k >= o.perPass || i >= o.total) break;
       if (!keep(r)) continue;
       while (i - taken > o.ahead) await new Promise<void>((res) => (wake = res));
+      if (i <= taken) {
+        // Already taken (built by the sending thread when this one was late): only its ceiling share counts.
+        ceiling(r);
+        i++;
+        k++;
+        if (i % 64 === 0) await new Promise<void>((res) => setImmediate(res)); // hear the latest 'taken'
+        continue;
+      }
       const text = synth.text({ index: r.index, inputLength: r.inputLength, hashIds: r.hashIds });
       port.postMessage({ type: 'item', i, r, text, ceiling: ceiling(r) } satisfies FromPromptWorker);
       i++;
       k++;
+      await new Promise<void>((res) => setImmediate(res)); // hear 'taken' between prompts
     }
     if (k < o.perPass && i < o.total) throw new Error(`${o.path} ended after ${k} requests on its second read (it had ${o.perPass}); was it changed during the run?`);
   }
