@@ -1,11 +1,12 @@
 // Open-loop trace replay of a whole trace (default: the 12,031-request Mooncake conversation trace): what building each
 // request costs on the thread that schedules it, how much memory the replay holds, and whether a real replay keeps up.
 // Run after `npm run build`:
-//   node bench/trace-replay.mjs [TRACE] [--speed 10] [--duration 60] [--no-run] [--json]
+//   node bench/trace-replay.mjs [TRACE] [--speed 10] [--duration 60] [--inline] [--no-run] [--json]
 // Part 1 (in process, no server): the workload's first pass (send times only), then next(i) for every request, timed one
 // by one (the token-exact prompt, its ceiling share, the spec), with the heap before and after.
 // Part 2: `run --replay TRACE --replay-speed X --duration S` against bench/emitter.mjs (own process, streams 16 tokens
-// per request, 5 ms apart), --concurrency 4000 (a true open loop): send lag (schedule_lag_ms) and the client's health.
+// per request, 5 ms apart), --concurrency 4000 (a true open loop): send lag (schedule_lag_ms) and the client's health,
+// with the prompts built ahead on the worker thread (the default for 1000+ requests) or, with --inline, each when due.
 import { existsSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { tmpdir } from 'node:os';
@@ -16,6 +17,7 @@ import { loadTokenizer } from '../dist/dataset/tokenizer.js';
 import { resolveRunConfig } from '../dist/config/load.js';
 import { createRng } from '../dist/util/rng.js';
 import { run } from '../dist/run.js';
+import { OPEN_LOOP_TUNING } from '../dist/dataset/trace/replay/open-loop.js';
 import { startEmitter } from './procs.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -31,6 +33,7 @@ const has = (name) => {
 const speed = Number(flag('--speed', '10'));
 const durationS = Number(flag('--duration', '60'));
 const noRun = has('--no-run');
+const inline = has('--inline');
 const asJson = has('--json');
 const file = args[0] ?? [join(root, '..', 'shared'), join(root, '..', '..', 'shared')].map((d) => join(d, 'traces', 'mooncake-conversation.jsonl')).find(existsSync);
 if (!file) throw new Error('no trace given and no ../shared/traces/mooncake-conversation.jsonl');
@@ -47,7 +50,9 @@ const dist = (xs) => {
 };
 const mib = (b) => +(b / 2 ** 20).toFixed(1);
 
-// Part 1: building the requests, one at a time, on this thread.
+// Part 1: building the requests, one at a time, on this thread (no worker: its cost is what is measured).
+const workerFrom = OPEN_LOOP_TUNING.workerFrom;
+OPEN_LOOP_TUNING.workerFrom = Infinity;
 const tok = loadTokenizer('cl100k_base');
 const config = resolveRunConfig({ flags: { replay: file, endpoint: 'completions', replaySpeed: speed, concurrency: 4000, warmup: 0 } }).config;
 globalThis.gc?.();
@@ -77,6 +82,7 @@ const need = { requests_per_s: +(w.size / spanS).toFixed(1), span_s: +spanS.toFi
 const out = { trace: file, speed, first_pass: firstPass, build, memory, need, ceiling_tokens: w.describe().ceiling_tokens };
 
 // Part 2: a real replay of the first `durationS` seconds (scaled) against the emitter.
+OPEN_LOOP_TUNING.workerFrom = inline ? Infinity : workerFrom;
 if (!noRun) {
   const em = await startEmitter({ intervalMs: 5, batch: 1 });
   try {
@@ -90,6 +96,8 @@ if (!noRun) {
       requests: res.records.length,
       ok: res.records.filter((r) => r.status === 'ok').length,
       workers: res.summary.run.workers,
+      prompts: inline ? 'inline' : 'worker thread',
+      prompts_built_ahead: res.summary.run.workload.prompts_built_ahead,
       schedule_lag_ms: dist(lag),
       late_over_10ms: lag.filter((x) => x > 10).length,
       client_event_loop_delay_ms: client.event_loop_delay_ms,
@@ -110,7 +118,7 @@ else {
   console.log(`heap: ${memory.heap_before_mib} MiB before, ${memory.heap_peak_sampled_mib} MiB peak (sampled), ${memory.heap_after_mib} MiB after`);
   if (out.run) {
     const r = out.run;
-    console.log(`replay of the first ${durationS} s: ${r.requests} requests (${r.ok} ok), ${r.workers} worker thread(s); schedule_lag_ms p50 ${r.schedule_lag_ms.p50}, p99 ${r.schedule_lag_ms.p99}, max ${r.schedule_lag_ms.max}; ${r.late_over_10ms} later than 10 ms`);
+    console.log(`replay of the first ${durationS} s: ${r.requests} requests (${r.ok} ok), prompts ${r.prompts} (${r.prompts_built_ahead ?? 0} built ahead), --workers ${r.workers}; schedule_lag_ms p50 ${r.schedule_lag_ms.p50}, p99 ${r.schedule_lag_ms.p99}, max ${r.schedule_lag_ms.max}; ${r.late_over_10ms} later than 10 ms`);
     console.log(`client event loop delay ${JSON.stringify(r.client_event_loop_delay_ms)}, cpu ${JSON.stringify(r.client_cpu_percent)}`);
   }
 }

@@ -121,7 +121,8 @@ export function createOpenLoopTraceWorkload(ctx: TraceReplayContext): Workload {
     ...(arrivals.withSession ? [`${arrivals.withSession} requests carry a session id, but the first does not: all are replayed open loop as stand-alone requests (--sessions N replays sessions)`] : []),
   ];
   return {
-    prefetchable: true,
+    // With the worker building ahead, the run takes no first wave of prompts before its clock starts (up to 1024 held at once).
+    prefetchable: !ahead,
     next,
     size: times.length,
     arrivalTimesMs: times,
