@@ -31,7 +31,6 @@ export function promptWorkerFile(): URL | undefined {
 /** Start the worker; it stops itself from holding the process open, and is ended by close() or `signal`. */
 export function startPromptsAhead(file: URL, init: PromptWorkerInit, signal?: AbortSignal): PromptsAhead {
   const worker = new Worker(file, { workerData: init });
-  worker.unref();
   const built = new Map<number, BuiltAhead>();
   let failure: Error | undefined;
   let closed = false;
@@ -41,6 +40,8 @@ export function startPromptsAhead(file: URL, init: PromptWorkerInit, signal?: Ab
     else if (m.i > taken) built.set(m.i, { r: m.r, text: m.text, ceiling: m.ceiling });
   });
   worker.on('error', (e) => (failure ??= e));
+  // After the listeners (a 'message' listener refs the worker again): the worker never keeps the process alive.
+  worker.unref();
   const close = (): void => {
     if (closed) return;
     closed = true;
