@@ -1,12 +1,12 @@
 // Open-loop trace replay of a whole trace (default: the 12,031-request Mooncake conversation trace): what building each
 // request costs on the thread that schedules it, how much memory the replay holds, and whether a real replay keeps up.
 // Run after `npm run build`:
-//   node bench/trace-replay.mjs [TRACE] [--speed 10] [--duration 60] [--inline] [--no-run] [--json]
+//   node bench/trace-replay.mjs [TRACE] [--speed 10] [--duration 60] [--worker] [--no-run] [--json]
 // Part 1 (in process, no server): the workload's first pass (send times only), then next(i) for every request, timed one
 // by one (the token-exact prompt, its ceiling share, the spec), with the heap before and after.
 // Part 2: `run --replay TRACE --replay-speed X --duration S` against bench/emitter.mjs (own process, streams 16 tokens
 // per request, 5 ms apart), --concurrency 4000 (a true open loop): send lag (schedule_lag_ms) and the client's health,
-// with the prompts built ahead on the worker thread (the default for 1000+ requests) or, with --inline, each when due.
+// with each prompt built when due (the default) or, with --worker, ahead on the prompt worker thread.
 import { existsSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { tmpdir } from 'node:os';
@@ -33,7 +33,7 @@ const has = (name) => {
 const speed = Number(flag('--speed', '10'));
 const durationS = Number(flag('--duration', '60'));
 const noRun = has('--no-run');
-const inline = has('--inline');
+const inline = !has('--worker');
 const asJson = has('--json');
 const file = args[0] ?? [join(root, '..', 'shared'), join(root, '..', '..', 'shared')].map((d) => join(d, 'traces', 'mooncake-conversation.jsonl')).find(existsSync);
 if (!file) throw new Error('no trace given and no ../shared/traces/mooncake-conversation.jsonl');
@@ -82,7 +82,7 @@ const need = { requests_per_s: +(w.size / spanS).toFixed(1), span_s: +spanS.toFi
 const out = { trace: file, speed, first_pass: firstPass, build, memory, need, ceiling_tokens: w.describe().ceiling_tokens };
 
 // Part 2: a real replay of the first `durationS` seconds (scaled) against the emitter.
-OPEN_LOOP_TUNING.workerFrom = inline ? Infinity : workerFrom;
+OPEN_LOOP_TUNING.workerFrom = inline ? workerFrom : 0;
 if (!noRun) {
   const em = await startEmitter({ intervalMs: 5, batch: 1 });
   try {

@@ -14,9 +14,11 @@ import { promptWorkerFile, startPromptsAhead, type BuiltAhead, type PromptsAhead
 
 /**
  * Prompts are built on a worker thread, ahead of their send times, for replays of at least `workerFrom` requests (when
- * the build is there); smaller ones build each prompt when it is due. `ahead`: most requests built before they are taken.
+ * the build is there); otherwise each prompt is built when it is due. Off by default: on a loaded 2-core machine the
+ * worker's lag was higher than building inline (docs/performance.md#open-loop-trace-replay-node-benchtrace-replaymjs).
+ * `ahead`: most requests built before they are taken.
  */
-export const OPEN_LOOP_TUNING = { workerFrom: 1000, ahead: 64 };
+export const OPEN_LOOP_TUNING = { workerFrom: Number.POSITIVE_INFINITY, ahead: 64 };
 
 /** Session-only options, refused for a trace replayed open loop (they would do nothing). */
 function sessionOnly(ctx: TraceReplayContext): string[] {
