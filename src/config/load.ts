@@ -11,7 +11,7 @@ import { BACKENDS } from '../backends/registry.js';
 import { configureCustomBackend, loadCustomBackend } from '../backends/custom.js';
 import { backendConfigProblems } from '../backends/backend-config.js';
 import { rampPlan, stagesMs, type RampPlan } from '../scheduler/options.js';
-import { replaysTraceSessions } from '../dataset/trace/replay/session-detect.js';
+import { replaysUncappedTrace } from '../dataset/trace/replay/uncapped.js';
 import { liveMetricsProblems, splitOutputs } from './live-metrics.js';
 import type { FlagTable } from '../util/flags.js';
 import { apiKeyProblem, didYouMean, parseHeaders, toCamel, toKebab } from '../util/parse.js';
@@ -167,8 +167,9 @@ export function resolveRunConfig(inp: ResolveInput): ResolvedRun {
     if (ramp.of === 'vus') c.concurrency = max;
     else c.rate = max;
   }
-  // Trace sessions (issue 27) have no in-flight cap unless --concurrency is given; every other closed loop defaults to 1.
-  if (c.concurrency === undefined && c.rate === undefined && !replaysTraceSessions(c)) c.concurrency = 1;
+  // Traces of other formats (issue 27: open loop and sessions) have no in-flight cap unless --concurrency is given;
+  // tokenflood's own --replay and every closed loop default to 1.
+  if (c.concurrency === undefined && c.rate === undefined && !replaysUncappedTrace(c)) c.concurrency = 1;
   return { config: c, headers, ...(targets.length ? { targets } : {}), ...(outs.notes.length ? { notes: outs.notes } : {}) };
 }
 

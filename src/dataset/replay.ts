@@ -124,6 +124,7 @@ export function createReplayWorkload(c: WorkloadParams, tok: Tokenizer, rng: Rng
   if (!specs.length) throw new UsageError([`--max-model-len: every request of ${file} exceeds ${c.maxModelLen} tokens (input + max_tokens)`]);
   const info: Record<string, unknown> = {
     kind: 'replay',
+    format: 'tokenflood',
     file,
     requests: specs.length,
     speed: c.replaySpeed,

@@ -28,7 +28,7 @@ export interface Workload {
   /** Number of requests the workload holds, when finite (once-mode datasets); used as the default request count. */
   size?: number;
   /** Send times (ms from the start) for trace replay; when present they replace the arrival process. */
-  arrivalTimesMs?: number[];
+  arrivalTimesMs?: ArrayLike<number>;
   /** A schedule that grows as requests finish (trace sessions); when present the run uses the `sessions` executor. */
   schedule?: DynamicSchedule;
   /** What the workload is (and anything it skipped), for the run metadata. */

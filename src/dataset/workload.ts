@@ -24,6 +24,20 @@ function conflicts(c: WorkloadParams): string[] {
   if (!c.dataset && (c.datasetField.length || c.datasetFormat !== 'auto' || c.datasetMode !== 'reuse' || c.datasetOrder !== 'sequential'))
     p.push('--dataset-field/--dataset-format/--dataset-mode/--dataset-order: only apply with --dataset');
   if (!c.replay && typeof c.thinkTime === 'string') p.push(`--think-time: ${c.thinkTime} only applies with --replay; give a duration such as 2s`);
+  if (!c.replay) {
+    // Trace-only options do nothing without a trace: refused rather than silently ignored.
+    const given = [
+      c.replayFormat !== 'auto' && '--replay-format',
+      c.replaySpeed !== 1 && '--replay-speed',
+      c.traceBlockSize !== undefined && '--trace-block-size',
+      c.skipBadLines && '--skip-bad-lines',
+      c.sessions !== undefined && '--sessions',
+      c.sessionAnswers !== 'recorded' && '--session-answers',
+      c.maxIdleGap !== undefined && '--max-idle-gap',
+      c.startAtFraction !== 0 && '--start-at-fraction',
+    ].filter((f): f is string => typeof f === 'string');
+    for (const f of given) p.push(`${f}: only applies with --replay (a trace file)`);
+  }
   if (c.prefixTokens === 0 && c.prefixGroups !== 1) p.push('--prefix-groups: only applies with --prefix-tokens');
   return p;
 }

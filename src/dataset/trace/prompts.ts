@@ -82,6 +82,8 @@ export interface PromptSynthOptions {
   traceId: string;
   /** Full blocks kept as text (least recently used dropped); memory stays bounded however many ids a trace has. */
   cachedBlocks?: number;
+  /** The tokenizer's block alphabet, when already built (a worker thread gets it from the thread that loaded the tokenizer). */
+  alphabet?: BlockAlphabet;
 }
 
 /** What a prompt is built from. `index` seeds the fresh tokens past the listed ids. */
@@ -108,7 +110,7 @@ export interface PromptSynth {
  * blocks in order, the last cut to what `inputLength` leaves; tokens past the listed ids are fresh, seeded by the request.
  */
 export function createPromptSynth(o: PromptSynthOptions): PromptSynth {
-  const a = blockAlphabet(o.tok);
+  const a = o.alphabet ?? blockAlphabet(o.tok);
   const M = 2 ** a.bits;
   const k = Math.ceil(53 / a.bits);
   const B = o.blockSize;

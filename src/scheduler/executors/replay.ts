@@ -3,7 +3,7 @@ import type { Executor, ScheduleOptions, SendFn } from './types.js';
 import { openLoop } from './open-loop.js';
 
 /** Explicit send times (trace replay) cut to --requests and --duration, lazily like the arrival process. */
-function* explicitTimes(times: readonly number[], o: ScheduleOptions): Generator<number, void, undefined> {
+function* explicitTimes(times: ArrayLike<number>, o: ScheduleOptions): Generator<number, void, undefined> {
   const count = o.requests !== undefined ? Math.min(times.length, o.warmup + o.requests) : times.length;
   const first = times[Math.min(o.warmup, count - 1)] ?? 0;
   for (let i = 0; i < count; i++) if (o.durationMs === undefined || i < o.warmup || times[i] - first < o.durationMs) yield times[i];

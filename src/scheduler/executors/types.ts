@@ -51,7 +51,7 @@ export interface ScheduleOptions {
   /** Stops issuing new requests when aborted (graceful stop). */
   signal?: AbortSignal;
   /** Explicit send times (ms from start), e.g. trace replay; replaces the rate's arrival process. */
-  arrivalTimesMs?: number[];
+  arrivalTimesMs?: ArrayLike<number>;
   /**
    * Ramps and stages (--ramp-up/--ramp-down/--stages): the load follows these targets, and `durationMs` then counts
    * from the start of the stages, warmup included.

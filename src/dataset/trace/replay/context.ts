@@ -29,6 +29,8 @@ export interface TraceReplayContext {
    * blocks within a pass.
    */
   synth(pass: number): PromptSynth;
+  /** The id the prompts of pass `pass` are seeded with (what synth(pass) uses), for a worker thread that builds them. */
+  traceId(pass: number): string;
   specOptions(pass: number): TraceSpecOptions;
 }
 

@@ -23,17 +23,19 @@ export function createTraceWorkload(c: WorkloadParams, tok: Tokenizer, rng: Rng,
   const blockSize = trace.summary.blockSize ?? 512;
   const seed = c.datasetSeed ?? 42;
   const synths = new Map<number, PromptSynth>();
+  const marker = c.cacheBust && c.promptSalt ? `#${c.promptSalt}` : '';
+  // --no-cache-bust: every pass repeats the same blocks (a second pass hits the cache the first warmed).
+  const traceId = (pass: number): string => `${basename(path)}${marker}${pass && c.cacheBust ? `/pass${pass}` : ''}`;
   const synth = (pass: number): PromptSynth => {
     let s = synths.get(pass);
     if (!s) {
-      const marker = c.cacheBust && c.promptSalt ? `#${c.promptSalt}` : '';
-      s = createPromptSynth({ tok, blockSize, seed, traceId: `${basename(path)}${marker}${pass && c.cacheBust ? `/pass${pass}` : ''}` });
+      s = createPromptSynth({ tok, blockSize, seed, traceId: traceId(pass) });
       synths.set(pass, s);
     }
     return s;
   };
   const ctx: TraceReplayContext = {
-    c, tok, rng, opts, total, path, trace, first, rest: it, blockSize, synth,
+    c, tok, rng, opts, total, path, trace, first, rest: it, blockSize, synth, traceId,
     specOptions: (pass) => ({ tok, endpoint: c.endpoint, synth: synth(pass), maxTokens: c.maxTokens }),
   };
   return first.session !== undefined || c.sessions !== undefined ? createSessionTraceWorkload(ctx) : createOpenLoopTraceWorkload(ctx);
