@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
 
 // Two projects so the cheap tests don't pay a fresh process each:
@@ -5,6 +6,9 @@ import { configDefaults, defineConfig } from 'vitest/config';
 //   without restoring them in the same test (spies restored, env and PATH put back in finally); a new unit test that
 //   does must restore what it changes, or go to the integration project.
 // - integration: test/**/*.test.ts, each file in its own fresh process (servers, CLI runs, signals, exit codes).
+//   These files mostly wait (on loopback servers, child processes, paced schedules): the suite used about a third of
+//   one core over its run. Vitest's default (cores - 1 workers) ran them one at a time on 2 cores, so this project
+//   runs at least 4 files at once.
 export default defineConfig({
   test: {
     testTimeout: 60_000,
@@ -24,6 +28,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'integration',
+          maxWorkers: Math.max(4, availableParallelism() - 1),
           include: ['test/**/*.test.ts'],
           // Wall-clock calibration against a real server: a benchmark (npm run bench:calibrate, vitest.calibrate.config.ts).
           exclude: [...configDefaults.exclude, 'test/calibrate-serve.test.ts'],
