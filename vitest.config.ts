@@ -6,9 +6,11 @@ import { configDefaults, defineConfig } from 'vitest/config';
 //   without restoring them in the same test (spies restored, env and PATH put back in finally); a new unit test that
 //   does must restore what it changes, or go to the integration project.
 // - integration: test/**/*.test.ts, each file in its own fresh process (servers, CLI runs, signals, exit codes).
-//   These files mostly wait (on loopback servers, child processes, paced schedules): the suite used about a third of
-//   one core over its run. Vitest's default (cores - 1 workers) ran them one at a time on 2 cores, so this project
-//   runs at least 4 files at once.
+// The unit files run first (sequence.groupOrder 0), on every core: they are CPU-bound and take seconds. Then the
+// test/ files, which mostly wait (on loopback servers, child processes, paced schedules): run one at a time, they
+// used about a third of one core, and vitest's default (cores - 1 workers) ran one at a time on 2 cores. So they run
+// at least 4 at once. They do not share the machine with the unit files: their timing assertions (TTFT, E2E within
+// a tolerance) failed when the CPU-bound unit files ran beside them.
 export default defineConfig({
   test: {
     testTimeout: 60_000,
@@ -22,14 +24,17 @@ export default defineConfig({
           name: 'unit',
           include: ['src/**/*.test.ts'],
           isolate: false,
+          maxWorkers: availableParallelism(),
+          sequence: { groupOrder: 0 },
         },
       },
       {
         extends: true,
         test: {
           name: 'integration',
-          maxWorkers: Math.max(4, availableParallelism() - 1),
           include: ['test/**/*.test.ts'],
+          maxWorkers: Math.max(4, availableParallelism() - 1),
+          sequence: { groupOrder: 1 },
           // Wall-clock calibration against a real server: a benchmark (npm run bench:calibrate, vitest.calibrate.config.ts).
           exclude: [...configDefaults.exclude, 'test/calibrate-serve.test.ts'],
         },
