@@ -1,13 +1,46 @@
+import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
 
+// Two projects so the cheap tests don't pay a fresh process each:
+// - unit: the pure src/**/*.test.ts files, run in reused workers (isolate: false). None of them changes globals
+//   without restoring them in the same test (spies restored, env and PATH put back in finally); a new unit test that
+//   does must restore what it changes, or go to the integration project.
+// - integration: test/**/*.test.ts, each file in its own fresh process (servers, CLI runs, signals, exit codes).
+// The unit files run first (sequence.groupOrder 0), on every core: they are CPU-bound and take seconds. Then the
+// test/ files, which mostly wait (on loopback servers, child processes, paced schedules): run one at a time, they
+// used about a third of one core, and vitest's default (cores - 1 workers) ran one at a time on 2 cores. So they run
+// at least 2 at once. They do not share the machine with the unit files: their timing assertions (TTFT, E2E within
+// a tolerance) failed when the CPU-bound unit files ran beside them. Two, not more: on a shared 2-core machine the
+// full suite took 241 s at four (2 of 1574 failed on wall-clock tolerances), 263 s and 288 s at three (1 failed each
+// time) and 360 s at two (all passed); one at a time it took 1056 s.
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-    // Wall-clock calibration against a real server: a benchmark (npm run bench:calibrate, vitest.calibrate.config.ts).
-    exclude: [...configDefaults.exclude, 'test/calibrate-serve.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
     execArgv: ['--expose-gc'],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['src/**/*.test.ts'],
+          isolate: false,
+          maxWorkers: availableParallelism(),
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['test/**/*.test.ts'],
+          maxWorkers: Math.max(2, availableParallelism() - 1),
+          sequence: { groupOrder: 1 },
+          // Wall-clock calibration against a real server: a benchmark (npm run bench:calibrate, vitest.calibrate.config.ts).
+          exclude: [...configDefaults.exclude, 'test/calibrate-serve.test.ts'],
+        },
+      },
+    ],
   },
 });
