@@ -1,5 +1,6 @@
 // A virtual clock for discrete-event runs: time jumps to the next event once everything waiting on the present has run.
 import type { DriverClock } from './driver.js';
+import { MinHeap } from '../util/min-heap.js';
 
 /** Samples the state between two events (see VirtualClock.onAdvance). */
 export type AdvanceListener = (from: number, to: number) => Promise<void> | undefined;
@@ -23,7 +24,7 @@ const STALL_MS = 30_000;
 export class VirtualClock implements DriverClock {
   private t = 0;
   private seq = 0;
-  private heap: Timer[] = [];
+  private heap = new MinHeap<Timer>(before);
 
   now = (): number => this.t;
 
@@ -53,7 +54,7 @@ export class VirtualClock implements DriverClock {
   /** Call `fire` at `atMs` (not before now); returns a function that cancels it. */
   at(atMs: number, fire: () => boolean): () => void {
     const timer: Timer = { at: Math.max(atMs, this.t), seq: this.seq++, fire };
-    this.push(timer);
+    this.heap.push(timer);
     return () => {
       timer.fire = () => false;
     };
@@ -87,7 +88,7 @@ export class VirtualClock implements DriverClock {
     while (!settled) {
       if (woke) await new Promise((r) => setImmediate(r));
       if (settled) break;
-      const next = this.pop();
+      const next = this.heap.pop();
       if (!next) {
         // Nothing due on the clock, yet main waits: something outside it (a file, a thread) has to answer first.
         idleSince ??= performance.now();
@@ -100,7 +101,7 @@ export class VirtualClock implements DriverClock {
       const sampled = next.at > this.t && this.advances.length ? this.advance(this.t, next.at) : undefined;
       if (sampled) {
         // The event goes back (same order): whatever the wait woke is due before it.
-        this.push(next);
+        this.heap.push(next);
         await sampled;
         woke = true;
         continue;
@@ -109,39 +110,6 @@ export class VirtualClock implements DriverClock {
       woke = next.fire();
     }
     return p;
-  }
-
-  private push(x: Timer): void {
-    const h = this.heap;
-    h.push(x);
-    let i = h.length - 1;
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (!before(h[i], h[parent])) break;
-      [h[i], h[parent]] = [h[parent], h[i]];
-      i = parent;
-    }
-  }
-
-  private pop(): Timer | undefined {
-    const h = this.heap;
-    const top = h[0];
-    const last = h.pop();
-    if (h.length > 0 && last) {
-      h[0] = last;
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < h.length && before(h[l], h[m])) m = l;
-        if (r < h.length && before(h[r], h[m])) m = r;
-        if (m === i) break;
-        [h[i], h[m]] = [h[m], h[i]];
-        i = m;
-      }
-    }
-    return top;
   }
 }
 
