@@ -1,6 +1,6 @@
 // --eval-under-load on a sweep: a sim fault that corrupts answers in engine steps of more than 8 sequences is found at 16, not at 8.
 import { describe, it, expect } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { registerSweep } from '../src/cli/sweep.js';
 import { registerRun } from '../src/cli/run.js';
@@ -47,5 +47,15 @@ describe('sweep --eval-under-load', () => {
     expect(doc.by_class.eval.requests.total).toBe(20);
     expect(Object.keys(doc.eval.levels)).toEqual(['idle', 'concurrency 4']);
     expect(doc.eval.levels['concurrency 4']).toMatchObject({ total: 20, lost: 0, gained: 0, significant: false });
+  }, 60_000);
+
+  it('on a replay of trace sessions: refused with exit 2 before anything is sent (turns wait for answers; no index for a probe)', async () => {
+    const out = tmpDir();
+    const trace = join(tmpDir(), 'session.json');
+    writeFileSync(trace, JSON.stringify({ id: 's1', block_size: 64, requests: [{ t: 0, type: 's', in: 64, out: 4, hash_ids: [1] }, { t: 1, type: 's', in: 128, out: 4, hash_ids: [1, 2] }] }));
+    const r = await runCli(registerRun, ['run', '--replay', trace, '--eval-under-load', 'mmlu', '--eval-limit', '5', '--out', out, '--quiet']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/--eval-under-load: does not apply to a replay of trace sessions/);
+    expect(existsSync(join(out, 'requests.jsonl'))).toBe(false);
   }, 60_000);
 });

@@ -6,6 +6,7 @@ import type { EvalSet } from './sets.js';
 import { createEvalWorkload, type EvalOutcome, type EvalWorkload } from './workload.js';
 import { accuracyOf, summarizeEval, type Accuracy, type EvalSummary } from './summary.js';
 import { mcnemarExact } from './stats.js';
+import { UsageError } from '../errors.js';
 
 /** Every PROBE_EVERY-th request of a load run is a graded item (while items last), so probes share the load's batches. */
 export const PROBE_EVERY = 2;
@@ -18,6 +19,8 @@ export type LevelAccuracy = Accuracy & { delta_points?: number; lost?: number; g
 
 /** Probes inside `base`: request i (after warmup) is probe (i − warmup) / PROBE_EVERY when that is a whole number below the item count. */
 export function withProbes(base: Workload, probes: EvalWorkload, warmup: number, level: string): Workload {
+  // A session schedule hands out turns as answers come back: there is no request index to give a probe.
+  if (base.schedule) throw new UsageError(['--eval-under-load: does not apply to a replay of trace sessions (each turn waits for its predecessor); replay stand-alone requests or use a synthetic or dataset load']);
   const probeOf = (i: number): number | undefined => {
     const j = i - warmup;
     if (j < 0 || j % PROBE_EVERY !== PROBE_EVERY - 1) return undefined;
