@@ -101,6 +101,17 @@ describe('trace sessions on simulate (virtual clock)', () => {
     }
   });
 
+  it('--max-model-len: a turn over it is not sent and counted; its session goes on (the next turns and the join)', async () => {
+    const f = file('session.json', JSON.stringify(WEKA));
+    const res = await simulate({ replay: f, endpoint: 'completions', replaySpeed: 10, maxModelLen: 410, maxTokens: 20, out: tmpDir() });
+    // With max_tokens 20 the last main turn (400 in + 20) is over 410; the other 7 requests go out, the background
+    // subagent C (spawned by that skipped turn) included.
+    expect(res.records).toHaveLength(7);
+    expect(res.records.some((r) => r.agent === undefined && r.turn === 2)).toBe(false);
+    expect(res.records.some((r) => r.agent === 'C')).toBe(true);
+    expect(res.summary.run.workload).toMatchObject({ max_model_len: 410, skipped_over_max_model_len: 1, warnings: [expect.stringContaining('1 turns skipped')] });
+  });
+
   it('think waits (Mooncake delay, gap, none, --max-idle-gap) and tool waits (TraceLab) hold on the run clock', async () => {
     const f = file('mc.jsonl', jsonl([
       { session_id: 'a', timestamp: 0, input_length: 600, output_length: 10, hash_ids: [1, 2] },

@@ -84,6 +84,7 @@ export function createSessionTraceWorkload(ctx: TraceReplayContext): Workload {
     session_answers: c.sessionAnswers,
     start_at_fraction: c.startAtFraction,
     ...(c.startAtFraction > 0 ? { warmup_requests: plans.filter((p) => p.warmup).length, skipped_turns: planned.skippedTurns, skipped_subagents: planned.skippedSubagents } : {}),
+    ...(c.maxModelLen !== undefined ? { max_model_len: c.maxModelLen, skipped_over_max_model_len: 0 } : {}),
     skipped_bad_records: summary.skippedBadRecords,
     dropped_subagents: summary.droppedSubagents,
     sessions_started: 0,
@@ -91,7 +92,15 @@ export function createSessionTraceWorkload(ctx: TraceReplayContext): Workload {
     warnings: summary.warnings,
   };
 
+  const limit = c.maxModelLen;
+  const overLimit = (req: TraceRequest): boolean => limit !== undefined && req.inputLength + (c.maxTokens ?? Math.max(1, req.outputLength)) > limit;
   const push = (agent: AgentRun, req: TraceRequest, atMs: number, extra: Partial<Item> = {}): void => {
+    if (!extra.startWarmup && overLimit(req)) {
+      // Over --max-model-len: not sent, counted; the session goes on as if the turn had taken no time.
+      info.skipped_over_max_model_len = ((info.skipped_over_max_model_len as number) ?? 0) + 1;
+      advance(agent, req, atMs, atMs);
+      return;
+    }
     heap.push({ atMs, warmup: false, seq: seq++, agent, req, ...extra });
     notify();
   };
@@ -255,6 +264,9 @@ export function createSessionTraceWorkload(ctx: TraceReplayContext): Workload {
       }
       advance(a, it.req, sentMs, endMs);
     },
-    describe: () => info,
+    describe: () => {
+      const skipped = (info.skipped_over_max_model_len as number | undefined) ?? 0;
+      return skipped ? { ...info, warnings: [...summary.warnings, `${skipped} turns skipped: input + max_tokens exceeds --max-model-len ${limit}`] } : info;
+    },
   };
 }
