@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { main } from '../src/cli/main.js';
 import { writeRunReport } from '../src/report/html/run-report.js';
+import { sessionTimelineChart } from '../src/report/html/session-section.js';
 import { recordLine } from '../src/metrics/jsonl.js';
 import { checkPage, hasChromium, launch, NO_CHROMIUM } from './fixtures/browser.js';
 import { capture } from './io-capture.js';
@@ -31,7 +32,7 @@ describe('report.html: sessions and turns', () => {
     const path = writeRunReport(dir);
     const html = readFileSync(path, 'utf8');
     expect(html).toContain('Sessions and turns');
-    for (const id of ['c-turn-latency', 'c-turn-reuse']) expect(html).toContain(`id="${id}"`);
+    for (const id of ['c-turn-latency', 'c-turn-reuse', 'c-session-timeline']) expect(html).toContain(`id="${id}"`);
     expect(html).not.toContain('<img src=x');
     if (!browser) return console.warn(NO_CHROMIUM);
     const page = await checkPage(browser, path);
@@ -47,10 +48,28 @@ describe('report.html: sessions and turns', () => {
     expect(page.text).toMatch(/2 sessions; duration \(first send to last token\) p50 [\d.]+ s, p90 [\d.]+ s, max 1\.94 s; main-agent turns per session p50 11\.0, max 20; 1 subagent in 1 session; join wait 0\.07 s in all over 1 turn/);
     expect(page.text).toMatch(/16\+\t4\t4\t/);
     expect(page.text).toMatch(/\n2\t1\t1\t.*\t1,002\t900\t450\t89\.8%\t50\.0%\n/);
-    // The 7 charts of every run, the errors chart (one timeout) and the two of this section.
-    expect(page.charts).toBe(10);
+    // The 7 charts of every run, the errors chart (one timeout) and the three of this section.
+    expect(page.charts).toBe(11);
     expect(page.drawn).toBe(page.canvases);
   }, 30_000);
+
+  it('the session timeline: tool wait after the same agent\'s previous turn, then think, join wait, first token and decoding, on the session\'s clock', () => {
+    const chart = sessionTimelineChart(sessionRecords(), 'b') as { yAxis: { data: string[] }; series: { name: string; data: number[] }[] };
+    // In send order: main #0 (sent 50), b.sub1 #0 (120), main #1 (300: join 75, tool 20), b.sub1 #1 (400, tool 5; timed out).
+    expect(chart.yAxis.data).toEqual(['main #0', 'b.sub1 #0', 'main #1', 'b.sub1 #1']);
+    const seg = (name: string) => chart.series.find((x) => x.name === name)!.data;
+    // main #1: its predecessor main #0 ended at 50 + 47 = 97 ms; the session began at 50 ms (main #0's send).
+    expect(seg('offset')[2]).toBeCloseTo(0.047, 6);
+    expect(seg('tool wait')[2]).toBeCloseTo(0.02, 6);
+    expect(seg('think')[2]).toBeCloseTo((300 - 75 - 117) / 1000, 6);
+    expect(seg('join wait')[2]).toBeCloseTo(0.075, 6);
+    expect(seg('waiting for first token')[2]).toBeCloseTo(0.06, 6);
+    // b.sub1 #1 follows b.sub1 #0 (ended at 120 + 37): tool 5 ms, then think up to its send at 400.
+    expect(seg('offset')[3]).toBeCloseTo(0.107, 6);
+    expect(seg('tool wait')[3]).toBeCloseTo(0.005, 6);
+    expect(seg('think')[3]).toBeCloseTo(0.238, 6);
+    expect(sessionTimelineChart(sessionRecords(), 'nope')).toBeUndefined();
+  });
 
   it('open-loop trace records (a ceiling, no session or turn): the section still sets the cached tokens beside the ceiling', async () => {
     const dir = tmpDir();

@@ -5,6 +5,7 @@ import type { ReuseBlock } from '../../metrics/sessions.js';
 import { chartBase as base, GRID_TOP_WITH_LEGEND, LEGEND_ROW, valueAxis } from './chart-kit.js';
 import { htmlTable, num, pctText } from './sections.js';
 import { escapeHtml as esc } from './escape.js';
+import { chartText } from './run-charts.js';
 
 /** Sessions listed by duration in the table of longest sessions. */
 export const LONGEST_SESSIONS = 10;
@@ -80,6 +81,59 @@ export function longestSessions(records: readonly RequestRecord[], n = LONGEST_S
   return [...by.values()].sort((a, b) => b.last - b.first - (a.last - a.first) || (a.id < b.id ? -1 : 1)).slice(0, n);
 }
 
+/** Requests of one session the timeline draws at most (the first ones, in send order). */
+export const TIMELINE_REQUESTS = 80;
+
+const r3 = (x: number): number => Math.round(x * 1000) / 1000;
+
+/**
+ * One session's timeline (the longest): a row per request in send order, each a stack of segments on the run clock:
+ * the mocked tool call after its predecessor (the same agent's previous turn) ended, the think time up to when it was
+ * due, the join wait for its subagents, then waiting for the first token and decoding. A request without a
+ * predecessor among the records (a session's or subagent's first turn) starts with its own waits.
+ */
+export function sessionTimelineChart(records: readonly RequestRecord[], session: string): Record<string, unknown> | undefined {
+  const recs = records.filter((r) => r.session === session && !r.warmup).sort((a, b) => a.sent_at_ms - b.sent_at_ms).slice(0, TIMELINE_REQUESTS);
+  if (recs.length === 0) return undefined;
+  const endOf = (r: RequestRecord): number => r.sent_at_ms + (r.end_ms ?? 0);
+  const key = (agent: string | undefined, turn: number | undefined) => `${agent ?? ''}\u0000${turn ?? -1}`;
+  const byTurn = new Map(recs.map((r) => [key(r.agent, r.turn), r]));
+  const t0 = Math.min(...recs.map((r) => r.sent_at_ms - (r.join_wait_ms ?? 0) - (r.tool_wait_ms ?? 0)));
+  const rows = recs.map((r) => {
+    const join = r.join_wait_ms ?? 0;
+    const tool = r.tool_wait_ms ?? 0;
+    const pred = r.turn !== undefined && r.turn > 0 ? byTurn.get(key(r.agent, r.turn - 1)) : undefined;
+    const predEnd = pred ? Math.min(endOf(pred), r.sent_at_ms - join - tool) : r.sent_at_ms - join - tool;
+    const ttft = r.ttft_ms ?? r.end_ms ?? 0;
+    return {
+      label: `${r.agent === undefined ? 'main' : chartText(r.agent)} #${r.turn ?? 0}`,
+      offset: (predEnd - t0) / 1000,
+      tool: tool / 1000,
+      think: Math.max(0, r.sent_at_ms - join - (predEnd + tool)) / 1000,
+      join: join / 1000,
+      wait: ttft / 1000,
+      decode: Math.max(0, (r.end_ms ?? 0) - ttft) / 1000,
+    };
+  });
+  const seg = (name: string, color: string, f: (x: (typeof rows)[number]) => number) => ({ type: 'bar', name, stack: 't', itemStyle: { color }, data: rows.map((x) => r3(f(x))) });
+  return {
+    ...base(`Session timeline: ${chartText(session)}${recs.length === TIMELINE_REQUESTS ? ` (first ${TIMELINE_REQUESTS} requests)` : ''}`),
+    legend: { ...LEGEND_ROW, data: ['tool wait', 'think', 'join wait', 'waiting for first token', 'decoding'] },
+    grid: { left: 96, right: 28, top: GRID_TOP_WITH_LEGEND, bottom: 48 },
+    tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' }, confine: true },
+    xAxis: valueAxis('seconds since the session began'),
+    yAxis: { type: 'category', inverse: true, data: rows.map((x) => x.label), axisLabel: { show: rows.length <= 40 } },
+    series: [
+      { type: 'bar', name: 'offset', stack: 't', itemStyle: { color: 'rgba(0,0,0,0)' }, emphasis: { disabled: true }, tooltip: { show: false }, data: rows.map((x) => r3(x.offset)) },
+      seg('tool wait', '#8e44ad', (x) => x.tool),
+      seg('think', '#bdc3c7', (x) => x.think),
+      seg('join wait', '#16a085', (x) => x.join),
+      seg('waiting for first token', '#e8a33a', (x) => x.wait),
+      seg('decoding', '#3b6fd6', (x) => x.decode),
+    ],
+  };
+}
+
 /** A token count: whole, with thousands separators. */
 const tokens = (x: number): string => Math.round(x).toLocaleString('en-US');
 
@@ -128,5 +182,13 @@ export function sessionSection(s: Summary, records: readonly RequestRecord[], ch
         longest.map((r) => [{ text: r.id.slice(0, 120) }, String(r.requests), String(r.failed), num((r.last - r.first) / 1000), num(r.join), num(r.tool)]),
       ),
     );
+  const timeline = longest.length ? sessionTimelineChart(records, longest[0].id) : undefined;
+  if (timeline) {
+    charts['c-session-timeline'] = timeline;
+    parts.push(
+      '<h3>Timeline of the longest session</h3><p class="muted">Each request of the session in send order: the mocked tool call after the same agent\'s previous turn, the think time, the wait for its subagents (join), then the wait for the first token and decoding.</p>',
+      '<div class="chart tall" id="c-session-timeline"></div>',
+    );
+  }
   return { id: 'sessions', title: 'Sessions and turns', html: parts.join('') };
 }
