@@ -5,6 +5,34 @@ export interface ChatMessage {
   content: string;
 }
 
+/**
+ * One media item of a request (issue 28: images, video, audio), synthetic or from a dataset. It belongs to the request's
+ * last user message; each backend renders it as its protocol's content part (docs/workloads.md#images-video-and-audio).
+ */
+export interface MediaPart {
+  kind: 'image' | 'audio' | 'video';
+  /** MIME type: image/png, image/jpeg, audio/wav, audio/mpeg, video/mp4 …; for a remote `url`, as declared or guessed. */
+  mime: string;
+  /** The encoded bytes (a backend base64-encodes them into a data URL or a base64 source); absent for a remote `url`. */
+  data?: Uint8Array;
+  /** A remote URL, passed through as given (datasets); the run must have been told about its host. */
+  url?: string;
+  /** Images and video: pixels per image or frame. */
+  width?: number;
+  height?: number;
+  /** Video: frames and frames per second (a clip, or sent as `frames` images where the protocol has no video part). */
+  frames?: number;
+  fps?: number;
+  /** Audio: length, sample rate, channels. */
+  seconds?: number;
+  sampleRate?: number;
+  channels?: number;
+  /** Hex digest of the bytes (of the URL when remote): equal media, equal hash (a server's multimodal cache key). */
+  hash: string;
+  /** Client time spent generating and encoding it, ms (off the measuring thread). */
+  encodeMs?: number;
+}
+
 export interface RequestSpec {
   /** Chat form of the prompt (used by the chat endpoint). */
   messages: ChatMessage[];
@@ -36,4 +64,6 @@ export interface RequestSpec {
   natural?: boolean;
   /** Dataset or trace provenance, e.g. "data.jsonl:17" (written to the record as `source` for trace replay). */
   source?: string;
+  /** Images, video and audio of the last user message, in order (issue 28). */
+  media?: MediaPart[];
 }

@@ -8,7 +8,7 @@ import { createWorkload } from '../dataset/workload.js';
 import { loadTokenizer } from '../dataset/tokenizer.js';
 import { createRng } from '../util/rng.js';
 import type { Driver } from '../drivers/driver.js';
-import { FIRST_WAVE_MAX, prepareFirstWave } from './send.js';
+import { FIRST_WAVE_MAX, copyMediaFields, prepareFirstWave } from './send.js';
 
 const tok = loadTokenizer('cl100k_base');
 const httpDriver = { needsBody: true } as Driver;
@@ -46,5 +46,21 @@ describe('prepareFirstWave', () => {
     const c = resolveRunConfig({ flags: { concurrency: 3, requests: 9 } }).config;
     const virtual = prepareFirstWave({ c, driver: { needsBody: false } as Driver, model: 'm', workload: createWorkload(c, tok, createRng(1), 9) }, 9);
     expect([...virtual.values()].map((e) => e.body)).toEqual(['', '', '']);
+  });
+});
+
+describe('copyMediaFields (issue 28)', () => {
+  it('counts images, video frames and audio seconds, sums pixels, bytes and encode time onto the record', () => {
+    const raw = {} as Parameters<typeof copyMediaFields>[1];
+    copyMediaFields(
+      [
+        { kind: 'image', mime: 'image/png', data: new Uint8Array(1000), width: 1024, height: 512, hash: 'a', encodeMs: 2.5 },
+        { kind: 'image', mime: 'image/jpeg', url: 'https://img.example/x.jpg', width: 10, height: 10, hash: 'b' },
+        { kind: 'video', mime: 'video/mp4', data: new Uint8Array(5000), width: 64, height: 32, frames: 8, fps: 4, hash: 'c', encodeMs: 1 },
+        { kind: 'audio', mime: 'audio/wav', data: new Uint8Array(300), seconds: 1.25, sampleRate: 16000, channels: 1, hash: 'd' },
+      ],
+      raw,
+    );
+    expect(raw).toEqual({ images: 2, video_frames: 8, audio_seconds: 1.25, image_pixels: 1024 * 512 + 100 + 8 * 64 * 32, media_bytes: 6300, media_encode_ms: 3.5 });
   });
 });

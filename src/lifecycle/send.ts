@@ -3,7 +3,7 @@ import { MAX_GENERATED_TEXT_CHARS } from '../config/result-format.js';
 import { randomBytes } from 'node:crypto';
 import type { RunConfig } from '../config/schema.js';
 import type { TokenCounter } from '../dataset/count-pool.js';
-import type { RequestSpec } from '../dataset/types.js';
+import type { MediaPart, RequestSpec } from '../dataset/types.js';
 import type { Workload } from '../dataset/workload.js';
 import { BACKENDS, backendOf } from '../backends/registry.js';
 import { BATCH_BACKENDS } from '../backends/backend-config.js';
@@ -34,6 +34,27 @@ function copySessionFields(spec: RequestSpec, raw: ExecuteResult['raw']): void {
   }
   if (spec.joinWaitMs !== undefined) raw.join_wait_ms = spec.joinWaitMs;
   if (spec.toolWaitMs !== undefined) raw.tool_wait_ms = spec.toolWaitMs;
+  if (spec.media?.length) copyMediaFields(spec.media, raw);
+}
+
+/** What a request's media were (issue 28): counts, pixels, bytes and encode time on its record. */
+export function copyMediaFields(media: readonly MediaPart[], raw: ExecuteResult['raw']): void {
+  let images = 0, frames = 0, seconds = 0, pixels = 0, bytes = 0, encode = 0;
+  for (const m of media) {
+    if (m.kind === 'image') images++;
+    const n = m.kind === 'video' ? (m.frames ?? 0) : m.kind === 'image' ? 1 : 0;
+    if (m.kind === 'video') frames += n;
+    pixels += n * (m.width ?? 0) * (m.height ?? 0);
+    if (m.kind === 'audio') seconds += m.seconds ?? 0;
+    bytes += m.data?.byteLength ?? 0;
+    encode += m.encodeMs ?? 0;
+  }
+  raw.images = images;
+  if (frames) raw.video_frames = frames;
+  if (seconds) raw.audio_seconds = Math.round(seconds * 1000) / 1000;
+  raw.image_pixels = pixels;
+  raw.media_bytes = bytes;
+  raw.media_encode_ms = Math.round(encode * 1000) / 1000;
 }
 
 /** --shard: this process's shard, undefined for a whole run. */

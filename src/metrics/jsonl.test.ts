@@ -144,3 +144,17 @@ describe('phase', () => {
     expect(readRecords(path).records.map((r) => r.phase)).toEqual(['ramp-up', 'ramp-down', 'steady', 'steady', 'steady']);
   });
 });
+
+describe('media fields (issue 28)', () => {
+  it('are written only when set and read back as written (null image/audio tokens: the server gave none)', () => {
+    const dir = tmpDir();
+    const path = join(dir, 'requests.jsonl');
+    const plain = toRecord(raw(1));
+    const media = toRecord({ ...raw(2), images: 2, video_frames: 8, audio_seconds: 1.5, image_pixels: 2 * 1024 * 1024, media_bytes: 123_456, media_encode_ms: 4.25, image_tokens: 2592, audio_tokens: null });
+    expect(recordLine(plain)).not.toMatch(/"images"|media_bytes|image_tokens/);
+    writeFileSync(path, recordLine(plain) + recordLine(media));
+    const back = readRecords(path).records;
+    expect(back[1]).toMatchObject({ images: 2, video_frames: 8, audio_seconds: 1.5, image_pixels: 2 * 1024 * 1024, media_bytes: 123_456, media_encode_ms: 4.25, image_tokens: 2592, audio_tokens: null });
+    expect(back[0].images).toBeUndefined();
+  });
+});

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import type { WriteError } from '../errors.js';
 import { LineAppender, type AppenderOptions, type WriteAtFn } from '../util/line-appender.js';
-import { REQUEST_PHASES, SESSION_FIELDS, type RawRequest, type RequestPhase, type RequestRecord } from './record.js';
+import { MEDIA_FIELDS, REQUEST_PHASES, SESSION_FIELDS, type RawRequest, type RequestPhase, type RequestRecord } from './record.js';
 import { toRecord } from './derive.js';
 import { legacyCode } from './error-codes.js';
 import { SERVER_TIMING_FIELDS, type ServerTimings } from './server-timings.js';
@@ -41,10 +41,11 @@ function routingFields(r: RawRequest): Partial<Pick<RawRequest, 'endpoint' | 'mo
   return o;
 }
 
-/** session, turn, agent, source, ceiling_tokens, join_wait_ms, tool_wait_ms: written only when the record has them (trace replay, multi-turn data). */
+/** session, turn, agent, source, ceiling_tokens, join_wait_ms, tool_wait_ms (trace replay, multi-turn data) and the media fields: written only when the record has them. */
 function sessionFields(r: RawRequest): Partial<Pick<RawRequest, (typeof SESSION_FIELDS)[number]>> {
   const o: Record<string, unknown> = {};
   for (const k of SESSION_FIELDS) if (r[k] !== undefined) o[k] = r[k];
+  for (const k of MEDIA_FIELDS) if (r[k] !== undefined) o[k] = r[k];
   return o;
 }
 
@@ -183,6 +184,7 @@ export function recordFromJson(o: Record<string, unknown>): RequestRecord {
   for (const k of ['session', 'agent', 'source'] as const) if (typeof o[k] === 'string') raw[k] = o[k];
   for (const k of ['turn', 'ceiling_tokens'] as const) if (Number.isInteger(o[k]) && (o[k] as number) >= 0) raw[k] = o[k];
   for (const k of ['join_wait_ms', 'tool_wait_ms'] as const) if (typeof o[k] === 'number' && (o[k] as number) >= 0) raw[k] = o[k];
+  for (const k of MEDIA_FIELDS) if ((typeof o[k] === 'number' && (o[k] as number) >= 0) || (o[k] === null && (k === 'image_tokens' || k === 'audio_tokens'))) raw[k] = o[k];
   if (Number.isInteger(o.stage) && (o.stage as number) >= 0) raw.stage = o.stage;
   if (typeof o.shard === 'string' && /^\d{1,5}\/\d{1,5}$/.test(o.shard)) raw.shard = o.shard;
   if (typeof o.generated_text === 'string') raw.generated_text = o.generated_text;

@@ -118,6 +118,19 @@ export interface RawRequest extends Partial<ServerTimings> {
   /** Trace replay: ms this turn waited for its subagents (join), and for its predecessor's mocked tool call, before it was sent. */
   join_wait_ms?: number;
   tool_wait_ms?: number;
+  /**
+   * Multimodal requests (issue 28), written only when the request carried media: images (video frames not counted),
+   * video frames, audio seconds, pixels of all images and frames, media bytes (encoded, before base64), client encode ms,
+   * and the server's `usage.prompt_tokens_details` image/audio tokens when it gave them (null: not given).
+   */
+  images?: number;
+  video_frames?: number;
+  audio_seconds?: number;
+  image_pixels?: number;
+  media_bytes?: number;
+  media_encode_ms?: number;
+  image_tokens?: number | null;
+  audio_tokens?: number | null;
   /** The server's `x-served-by` response header (a replica behind a router), letters, digits and ._:- only. */
   served_by?: string;
   /** With --shard: the shard that sent it, "I/N" (0-based I); absent in a whole run (docs/distributed.md). */
@@ -130,6 +143,8 @@ export interface RawRequest extends Partial<ServerTimings> {
 
 /** The session fields of a record, each written only when set (jsonl.ts). */
 export const SESSION_FIELDS = ['session', 'turn', 'agent', 'source', 'ceiling_tokens', 'join_wait_ms', 'tool_wait_ms'] as const;
+/** Media fields of a record (issue 28): written only when set. */
+export const MEDIA_FIELDS = ['images', 'video_frames', 'audio_seconds', 'image_pixels', 'media_bytes', 'media_encode_ms', 'image_tokens', 'audio_tokens'] as const;
 
 /** Metrics derived from RawRequest by the pure functions in derive.ts. */
 export interface DerivedMetrics {
