@@ -13,6 +13,19 @@ import { configDefaults, defineConfig } from 'vitest/config';
 // a tolerance) failed when the CPU-bound unit files ran beside them. Two, not more: on a shared 2-core machine the
 // full suite took 241 s at four (2 of 1574 failed on wall-clock tolerances), 263 s and 288 s at three (1 failed each
 // time) and 360 s at two (all passed); one at a time it took 1056 s.
+// - serial: the test/ files whose assertions are wall-clock tolerances that failed when another file ran beside them
+//   (a sweep's knee read from the server's queue, a compare gate at 15%, send times to a fraction of a millisecond, a
+//   pod killed and gathered within a deadline): they run last (groupOrder 2), one at a time, alone on the machine.
+const SERIAL = [
+  'test/sweep-server.test.ts',
+  'test/compare.test.ts',
+  'test/send-time.test.ts',
+  'test/shards.test.ts',
+  'test/run-sim.test.ts',
+  'test/embeddings.test.ts',
+  'test/server-metrics-flavors.test.ts',
+];
+
 export default defineConfig({
   test: {
     testTimeout: 60_000,
@@ -38,7 +51,16 @@ export default defineConfig({
           maxWorkers: Math.max(2, availableParallelism() - 1),
           sequence: { groupOrder: 1 },
           // Wall-clock calibration against a real server: a benchmark (npm run bench:calibrate, vitest.calibrate.config.ts).
-          exclude: [...configDefaults.exclude, 'test/calibrate-serve.test.ts'],
+          exclude: [...configDefaults.exclude, 'test/calibrate-serve.test.ts', ...SERIAL],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'serial',
+          include: SERIAL,
+          maxWorkers: 1,
+          sequence: { groupOrder: 2 },
         },
       },
     ],
