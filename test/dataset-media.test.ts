@@ -121,5 +121,25 @@ describe('datasets with media', () => {
     expect(bad.stderr).toMatch(/cli-url\.jsonl:1: image .*host img\.example\.net is not in --media-hosts/);
     const ok = spawnSync(process.execPath, [CLI, 'dataset', 'stats', u, '--media-hosts', 'img.example.net', '--json'], { encoding: 'utf8', timeout: 20_000 });
     expect(ok.status).toBe(0);
+    expect(JSON.parse(ok.stdout).media).toMatchObject({ images: 1, remote_urls: 1, media_bytes: 0 });
+  }, 40_000);
+
+  it('dataset stats counts images per request, bytes and dimensions', () => {
+    writeFileSync(join(dir, 'img', 'b.png'), pngBytes(10, 200));
+    const f = write('stats.jsonl', [
+      { prompt: 'two', images: ['img/a.png', 'img/b.png'] },
+      { prompt: 'one', images: ['img/a.png'], audio: 'clip.wav' },
+      { prompt: 'none' },
+    ]);
+    const r = spawnSync(process.execPath, [CLI, 'dataset', 'stats', f, '--json'], { encoding: 'utf8', timeout: 20_000 });
+    expect(r.status).toBe(0);
+    const m = JSON.parse(r.stdout).media;
+    const b = pngBytes(10, 200).length;
+    expect(m).toMatchObject({ requests_with_media: 2, images: 3, audio: 1, images_per_request: { max: 2 }, distinct: 3, image_width: { min: 10, max: 64 }, image_height: { min: 48, max: 200 } });
+    expect(m.images_per_request.mean).toBeCloseTo(1, 9);
+    expect(m.media_bytes).toBe(2 * png.length + b + wav.length);
+    expect(m.audio_seconds).toBeCloseTo(0.5, 6);
+    const text = spawnSync(process.execPath, [CLI, 'dataset', 'stats', f], { encoding: 'utf8', timeout: 20_000 });
+    expect(text.stdout).toMatch(/media: 2 requests carry media: 3 images \(1\.00 per request, max 2\)/);
   }, 40_000);
 });
