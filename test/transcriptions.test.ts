@@ -93,6 +93,16 @@ describe.each(['h1', 'undici'] as const)('openai-transcriptions (%s)', (transpor
   }, 30_000);
 });
 
+describe('openai-transcriptions through worker threads', () => {
+  it('the multipart bytes cross to the worker intact (--workers 2)', async () => {
+    server = await startScriptServer(() => ({ steps: [{ at: 5, write: sse({ type: 'transcript.text.delta', delta: 'hi' }) }, { at: 10, write: sse({ type: 'transcript.text.done', text: 'hi' }) }] }));
+    const res = await run({ baseUrl: server.baseUrl, backend: 'openai-transcriptions', dataset, requests: 4, concurrency: 2, workers: 2, out: tmpDir(), quiet: true, serverMetrics: false });
+    expect(res.records.map((r) => r.status)).toEqual(['ok', 'ok', 'ok', 'ok']);
+    expect(server.rawBodies).toHaveLength(4);
+    for (let i = 0; i < 4; i++) expect(parseMultipart(server.rawBodies[i], header(server.rawHeaders[i], 'content-type')).get('file')!.bytes.equals(wav)).toBe(true);
+  }, 30_000);
+});
+
 describe('openai-transcriptions without audio', () => {
   it('refuses a request with no audio before anything is sent', async () => {
     server = await startScriptServer(() => ({ steps: [] }));
