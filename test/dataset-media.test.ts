@@ -92,6 +92,21 @@ describe('datasets with media', () => {
     expect(spec?.media?.[0]).toMatchObject({ kind: 'image', width: 64, height: 48 });
   });
 
+  it('a conversation sends each turn with its own media (<image> in the second human turn)', async () => {
+    const f = write('conv.jsonl', [
+      { image: 'img/a.png', conversations: [{ from: 'human', value: 'hello' }, { from: 'gpt', value: 'hi' }, { from: 'human', value: '<image>\nand this?' }, { from: 'gpt', value: 'a square' }] },
+    ]);
+    const c = RunConfigSchema.parse({ dataset: f, concurrency: 1 });
+    const w = createDatasetWorkload(c, loadTokenizer('cl100k_base'), createRng(1));
+    const first = (await w.next(0))!;
+    expect(first.media).toBeUndefined();
+    w.complete?.({ spec: first, ok: true, answerText: 'hi', reasoningText: '', record: { output_tokens: null, reasoning_tokens: null, token_source: 'none' } as never });
+    const second = (await w.next(1))!;
+    expect(second.turn).toBe(1);
+    expect(second.messages[second.messages.length - 1]).toEqual({ role: 'user', content: 'and this?' });
+    expect(second.media?.map((m) => [m.kind, m.width, m.height])).toEqual([['image', 64, 48]]);
+  });
+
   it('bad media: text named .png, a URL to an unlisted host, a file over the limit, wrong kind — each names file:line', () => {
     const f = write('bad.jsonl', [
       { prompt: 'ok', images: ['img/a.png'] },
