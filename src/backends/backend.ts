@@ -62,6 +62,10 @@ export interface Backend extends ResponseClassifier {
   readonly streamOnly?: boolean;
   /** The JSON body of one request. */
   buildBody(spec: RequestSpec, o: BodyOptions): Record<string, unknown>;
+  /** A body that is not JSON (multipart/form-data uploads): its bytes, sent with `contentType` instead of buildBody's JSON. */
+  encodeBody?(spec: RequestSpec, o: BodyOptions): Uint8Array;
+  /** The request content-type when not application/json. */
+  readonly contentType?: string;
   /** The headers that carry the API key (and protocol version); absent: `Authorization: Bearer <key>`. */
   authHeaders?(apiKey: string | undefined): Record<string, string>;
 }

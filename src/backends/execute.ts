@@ -28,7 +28,7 @@ export interface ExecuteInput {
   cls: string | undefined;
   url: string;
   headers: Record<string, string>;
-  body: string;
+  body: string | Uint8Array;
   stream: boolean;
   expectedInputTokens: number;
   maxTokens: number;

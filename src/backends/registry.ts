@@ -13,12 +13,15 @@ import { llamacpp } from './llamacpp.js';
 import { tgi } from './tgi.js';
 import { triton } from './triton.js';
 import { customNdjson, customSse } from './custom.js';
+import { openaiTranscriptions } from './openai-transcriptions.js';
 
 export const BACKENDS = {
   'openai-chat': openaiChat,
   'openai-completions': openaiCompletions,
   'openai-responses': openaiResponses,
   'anthropic-messages': anthropicMessages,
+  // Speech to text: multipart upload of the request's audio (docs/backends.md#openai-transcriptions).
+  'openai-transcriptions': openaiTranscriptions,
   // Native engine APIs with server-side timings (docs/backends.md#native-engine-backends-and-custom-gateways).
   ollama,
   'ollama-generate': ollamaGenerate,

@@ -8,6 +8,20 @@ import { readTrace } from '../dataset/replay.js';
 import type { DatasetItem } from '../dataset/items.js';
 import { pct, table } from '../report/format.js';
 import type { Out } from './io.js';
+import { mediaOptions } from '../dataset/dataset-workload.js';
+import { DEFAULT_MAX_MEDIA_BYTES } from '../dataset/media-load.js';
+import type { MediaStats } from '../dataset/media-stats.js';
+
+const mib = (b: number): string => (b >= 1024 * 1024 ? `${(b / 1024 / 1024).toFixed(1)} MiB` : b >= 1024 ? `${(b / 1024).toFixed(1)} KiB` : `${b} B`);
+const range = (r: { min: number | null; max: number | null }): string => (r.min === null ? '-' : r.min === r.max ? String(r.min) : `${r.min}-${r.max}`);
+
+function renderMedia(m: MediaStats): string[] {
+  return [
+    '',
+    `media: ${m.requests_with_media} requests carry media: ${m.images} images (${m.images_per_request.mean.toFixed(2)} per request, max ${m.images_per_request.max}), ${m.audio} audio (${m.audio_seconds.toFixed(1)} s), ${m.video} video; ${m.remote_urls} remote URLs`,
+    `  bytes sent ${mib(m.media_bytes)} (${m.distinct} distinct media, ${mib(m.distinct_bytes)} held); image width ${range(m.image_width)}, height ${range(m.image_height)} px`,
+  ];
+}
 
 interface StatsOptions {
   buckets: string;
@@ -17,6 +31,8 @@ interface StatsOptions {
   datasetFormat: DatasetFormat | 'replay';
   datasetField: string[];
   strict?: boolean;
+  maxMediaBytes?: string;
+  mediaHosts: string[];
 }
 
 function render(file: string, tokenizer: string, s: DatasetStats, problems: string[]): string {
@@ -34,6 +50,7 @@ function render(file: string, tokenizer: string, s: DatasetStats, problems: stri
     '',
     table(['bucket', 'inputs', 'share', 'outputs', 'share'], rows(s.input_tokens.histogram, s.output_tokens.histogram)),
   ];
+  if (s.media) out.push(...renderMedia(s.media));
   if (s.output_tokens.unknown) out.push('', `${s.output_tokens.unknown} requests give no output length (the run uses --output-tokens for them)`);
   if (s.max_model_len) {
     const m = s.max_model_len;
@@ -53,7 +70,9 @@ function items(file: string, o: StatsOptions): { items: DatasetItem[]; problems:
       format: 'replay',
     };
   }
-  const d = loadDataset(file, { format: o.datasetFormat, fields: o.datasetField, strict: o.strict, flag: 'FILE' });
+  const maxMediaBytes = o.maxMediaBytes === undefined ? undefined : Number(o.maxMediaBytes);
+  if (maxMediaBytes !== undefined && !(Number.isInteger(maxMediaBytes) && maxMediaBytes > 0)) throw new UsageError([`--max-media-bytes: expected a positive integer, got "${o.maxMediaBytes}"`]);
+  const d = loadDataset(file, { format: o.datasetFormat, fields: o.datasetField, strict: o.strict, flag: 'FILE', media: mediaOptions({ maxMediaBytes, mediaHosts: o.mediaHosts }) });
   return { items: d.items, problems: d.problems, format: d.format };
 }
 
@@ -68,7 +87,9 @@ export function registerDataset(program: Command, out: Out): void {
     .option('--tokenizer <name|path>', 'tokenizer: cl100k_base, o200k_base or a Hugging Face tokenizer folder / tokenizer.json', 'cl100k_base')
     .addOption(new Option('--dataset-format <format>', 'file format; one of auto, jsonl, sharegpt, csv, replay').choices(['auto', 'jsonl', 'sharegpt', 'csv', 'replay']).default('auto'))
     .option('--dataset-field <key=column,...>', 'field mapping, e.g. prompt=question,max_tokens=len; repeatable', (v: string, prev: string[]) => [...prev, v], [] as string[])
-    .option('--strict', 'fail on any bad record');
+    .option('--strict', 'fail on any bad record')
+    .option('--max-media-bytes <n>', `largest media file in bytes (default ${DEFAULT_MAX_MEDIA_BYTES}, 20 MiB)`)
+    .option('--media-hosts <host,...>', 'hosts that media URLs may name; repeatable', (v: string, prev: string[]) => [...prev, v], [] as string[]);
   stats.action((file: string) => {
     const o = stats.opts() as StatsOptions;
     const problems: string[] = [];

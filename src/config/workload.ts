@@ -7,6 +7,7 @@ import { MAX_TIMER_MESSAGE, MAX_TIMER_S } from '../util/timer.js';
 import { parseLengthDist } from '../dataset/distribution.js';
 import { parseMix } from '../dataset/mix.js';
 import { CORPORA } from '../dataset/corpus.js';
+import { DEFAULT_MAX_MEDIA_BYTES } from '../dataset/media-load.js';
 import { TRACE_FORMATS } from '../dataset/trace/registry.js';
 
 /** How a trace's turns are spaced (docs/workloads.md#traces-and-agentic-sessions); a duration instead fixes the pause. */
@@ -65,6 +66,8 @@ export const WorkloadSchema = z.object({
   datasetOrder: z.enum(['sequential', 'random']).default('sequential'),
   datasetMode: z.enum(['reuse', 'once']).default('reuse'),
   strict: z.boolean().default(false),
+  maxMediaBytes: z.coerce.number().int().positive().default(DEFAULT_MAX_MEDIA_BYTES),
+  mediaHosts: stringList.default([]),
   thinkTime: z.preprocess(
     (v) => (v === undefined ? undefined : typeof v === 'string' && (THINK_TIME_MODES as readonly string[]).includes(v.trim()) ? v.trim() : parseDurationS(v)),
     z.union([z.enum(THINK_TIME_MODES), z.number({ message: 'expected recorded, gap, none, or a duration such as 2s, 500ms or a number of seconds' }).min(0).max(MAX_TIMER_S, MAX_TIMER_MESSAGE)]).default(0),
@@ -116,6 +119,8 @@ export const WORKLOAD_FLAGS = flagTable(WorkloadSchema.shape, {
   datasetOrder: { help: 'take dataset items in file order or at random (seeded)' },
   datasetMode: { help: 'reuse: cycle through the data as long as the run lasts; once: send each item exactly once, then stop' },
   strict: { help: 'fail the run on any bad dataset line instead of skipping it with a warning' },
+  maxMediaBytes: { arg: 'n', help: 'largest dataset media file (image, audio, video) in bytes; a larger one is bad media (exit 2) (docs/workloads.md#datasets-with-media)', defaultText: '20971520 (20 MiB)' },
+  mediaHosts: { arg: 'host,...', help: 'hosts that dataset media URLs may name (host, host:port or *.domain); a URL to any other host is bad media (exit 2); repeatable', repeatable: true },
   thinkTime: { arg: 'time|mode', help: 'pause between the turns of a multi-turn conversation, e.g. 2s; with --replay: recorded (the trace\'s think time or delay, the default), gap (the recorded gap between sends), none, or a fixed duration' },
   replay: { arg: 'file|dir', help: 'trace replay: a trace file or a directory of session files (--replay-format); sent at the recorded times, sessions turn by turn (docs/workloads.md#traces-and-agentic-sessions)' },
   replaySpeed: { arg: 'x', help: 'replay time compression: 2 sends the trace twice as fast' },

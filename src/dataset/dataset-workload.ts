@@ -12,6 +12,13 @@ import { countPrompt, flatPrompt } from './prompt.js';
 import { resolveLength } from './lengths.js';
 import { sampleLength, type LengthDist } from './distribution.js';
 import { estimateTokens } from './token-estimate.js';
+import type { MediaOptions } from './media-load.js';
+
+/** --max-media-bytes and --media-hosts (comma lists, possibly repeated) as the loader's media options. */
+export const mediaOptions = (c: Pick<WorkloadParams, 'maxMediaBytes' | 'mediaHosts'>): MediaOptions => ({
+  maxBytes: c.maxMediaBytes,
+  hosts: (c.mediaHosts ?? []).flatMap((h) => h.split(',')).map((h) => h.trim()).filter(Boolean),
+});
 
 /** Output length of a turn: --max-tokens, else the data's max_tokens, else the recorded answer's length, else --output-tokens. */
 export function turnOutputTokens(c: WorkloadParams, turn: DatasetTurn, tok: Tokenizer, dist: LengthDist, rng: Rng): number {
@@ -76,7 +83,7 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 
 export function createDatasetWorkload(c: WorkloadParams, tok: Tokenizer, rng: Rng, signal?: AbortSignal, wait: typeof sleep = sleep): Workload {
   const file = c.dataset as string;
-  const data = loadDataset(file, { format: c.datasetFormat, fields: c.datasetField, strict: c.strict });
+  const data = loadDataset(file, { format: c.datasetFormat, fields: c.datasetField, strict: c.strict, media: mediaOptions(c) });
   const outDist = resolveLength(c.outputTokens, '--output-tokens');
   const lenRng = rng.fork();
   const limit = c.maxModelLen;
@@ -116,6 +123,7 @@ export function createDatasetWorkload(c: WorkloadParams, tok: Tokenizer, rng: Rn
     maxTokens: v.outTokens[0],
     ...(cls !== undefined ? { class: cls } : {}),
     source: v.item.source,
+    ...(v.item.turns[0].media?.length ? { media: v.item.turns[0].media } : {}),
     ...extra,
   });
   const size = c.datasetMode === 'once' ? convs.reduce((s, v) => s + v.item.turns.length, 0) : undefined;
@@ -179,6 +187,7 @@ function createSessionWorkload(
       sessionId: s.id,
       turn: s.turn,
       source: s.conv.item.source,
+      ...(turn.media?.length ? { media: turn.media } : {}),
     };
   };
   const finish = (s: Session) => {

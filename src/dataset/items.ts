@@ -1,5 +1,6 @@
 // Dataset items: what a file holds once parsed, independent of its format (JSONL, ShareGPT, CSV, replay).
-import type { ChatMessage } from './types.js';
+import type { ChatMessage, MediaPart } from './types.js';
+import type { MediaRef } from './media-refs.js';
 
 export interface DatasetTurn {
   /** New messages of this turn (for the first turn: any system prompt and the first user message). */
@@ -8,6 +9,10 @@ export interface DatasetTurn {
   maxTokens?: number;
   /** The recorded answer (ShareGPT `gpt` turns): its token count is the turn's output length when no max_tokens is given. */
   answer?: string;
+  /** Media of the turn's user message as written in the data (paths, URLs), checked and read at load into `media`. */
+  mediaRefs?: MediaRef[];
+  /** The checked media of the turn's user message (RequestSpec.media). */
+  media?: MediaPart[];
 }
 
 export interface DatasetItem {
@@ -33,6 +38,8 @@ export interface ParsedDataset {
   items: DatasetItem[];
   /** One line per bad record, each starting with `file:line:`. */
   problems: string[];
+  /** Bad media (`file:line: field "ref": reason`): loadDataset refuses the file when any. */
+  mediaProblems?: string[];
   format: 'jsonl' | 'sharegpt' | 'csv';
   /** Records read (good and bad). */
   records: number;

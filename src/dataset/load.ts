@@ -9,6 +9,7 @@ import { openRegularFile } from '../util/read-file.js';
 import { jsonArrayRecords } from './formats/json-array.js';
 import { csvRecords } from './formats/csv.js';
 import { recordToItem, turnIndex } from './record.js';
+import { MediaResolver, type MediaOptions } from './media-load.js';
 
 export type DatasetFormat = 'auto' | 'jsonl' | 'sharegpt' | 'csv';
 
@@ -67,9 +68,13 @@ function groupSessions(rows: { item: DatasetItem; turn: number | undefined; line
   return out;
 }
 
-/** Turn records into items as they are read, so the parsed records of the whole file are never all held at once. */
-function collect(file: string, raw: Iterable<RawRecord>, map: FieldMap): { rows: { item: DatasetItem; turn: number | undefined; line: number }[]; problems: string[]; records: number } {
+/**
+ * Turn records into items as they are read, so the parsed records of the whole file are never all held at once.
+ * Media are checked and read as their record is (bad media go to `mediaProblems`: always fatal, unlike bad records).
+ */
+function collect(file: string, raw: Iterable<RawRecord>, map: FieldMap, media: MediaResolver): { rows: { item: DatasetItem; turn: number | undefined; line: number }[]; problems: string[]; mediaProblems: string[]; records: number } {
   const problems: string[] = [];
+  const mediaProblems: string[] = [];
   const rows: { item: DatasetItem; turn: number | undefined; line: number }[] = [];
   let records = 0;
   for (const r of raw) {
@@ -83,9 +88,13 @@ function collect(file: string, raw: Iterable<RawRecord>, map: FieldMap): { rows:
     const turn = turnIndex(r.value, map);
     if (typeof item === 'string') problems.push(`${where}: ${item}`);
     else if (Number.isNaN(turn)) problems.push(`${where}: turn must be a number`);
-    else rows.push({ item, turn, line: r.line });
+    else {
+      const bad = media.resolveItem(item);
+      if (bad.length) mediaProblems.push(...bad.map((p) => `${where}: ${p}`));
+      else rows.push({ item, turn, line: r.line });
+    }
   }
-  return { rows, problems, records };
+  return { rows, problems, mediaProblems, records };
 }
 
 /** Records of a dataset in `fmt`, read from its lines (JSONL, CSV) or, for a JSON array, its byte chunks. */
@@ -103,15 +112,15 @@ function records(file: string, fmt: 'jsonl' | 'sharegpt' | 'csv', first: string,
 
 function finish(file: string, fmt: 'jsonl' | 'sharegpt' | 'csv', c: ReturnType<typeof collect>, nonBlank: boolean): ParsedDataset {
   if (fmt === 'csv' && c.records === 0 && nonBlank) c.problems.push(`${file}:1: a CSV dataset needs a header row and at least one record`);
-  return { items: groupSessions(c.rows), problems: c.problems, format: fmt, records: c.records };
+  return { items: groupSessions(c.rows), problems: c.problems, ...(c.mediaProblems.length ? { mediaProblems: c.mediaProblems } : {}), format: fmt, records: c.records };
 }
 
 /** Parse the text of a dataset file. Never throws for bad records: they come back in `problems`. */
-export function parseDataset(file: string, text: string, format: DatasetFormat = 'auto', map: FieldMap = {}): ParsedDataset {
+export function parseDataset(file: string, text: string, format: DatasetFormat = 'auto', map: FieldMap = {}, media: MediaOptions = {}): ParsedDataset {
   const fmt = format === 'auto' ? detectFormat(file, text) : format;
   const nonBlank = { seen: false };
   const first = text.trimStart()[0] ?? '';
-  const c = collect(file, records(file, fmt, first, () => textLines(text, file), () => [Buffer.from(text, 'utf8')], nonBlank), map);
+  const c = collect(file, records(file, fmt, first, () => textLines(text, file), () => [Buffer.from(text, 'utf8')], nonBlank), map, new MediaResolver(file, media));
   return finish(file, fmt, c, nonBlank.seen);
 }
 
@@ -122,6 +131,8 @@ export interface DatasetOptions {
   strict?: boolean;
   /** The flag that named the file, for messages (default --dataset). */
   flag?: string;
+  /** Media checks: --max-media-bytes and --media-hosts (docs/workloads.md#datasets-with-media). */
+  media?: MediaOptions;
 }
 
 /** The first bytes of an open file that are not whitespace (read with pread, so the file position stays at 0). */
@@ -150,13 +161,15 @@ export function loadDataset(file: string, o: DatasetOptions = {}): ParsedDataset
     const first = head(opened.fd)[0] ?? '';
     const fmt = (o.format ?? 'auto') === 'auto' ? detectFormat(file, first) : (o.format as 'jsonl' | 'sharegpt' | 'csv');
     const nonBlank = { seen: false };
-    parsed = finish(file, fmt, collect(file, records(file, fmt, first, () => fileLines(opened.fd, file), () => fileChunks(opened.fd), nonBlank), map), nonBlank.seen);
+    parsed = finish(file, fmt, collect(file, records(file, fmt, first, () => fileLines(opened.fd, file), () => fileChunks(opened.fd), nonBlank), map, new MediaResolver(file, o.media)), nonBlank.seen);
   } catch (e) {
     if (e instanceof UsageError) throw new UsageError(e.problems.map((p) => (p.startsWith(flag) || p.startsWith('--') ? p : `${flag}: ${p}`)));
     throw new UsageError([`${flag}: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`]);
   } finally {
     closeSync(opened.fd);
   }
+  // Bad media stop the run whatever --strict says: a file that is not what the data claims is a broken dataset, not a stray line.
+  if (parsed.mediaProblems?.length) throw new UsageError([...parsed.mediaProblems, ...(o.strict ? parsed.problems : [])]);
   if (o.strict && parsed.problems.length) throw new UsageError(parsed.problems);
   if (parsed.items.length === 0)
     throw new UsageError([`${flag}: ${file} holds no usable item`, ...parsed.problems.slice(0, 20)]);

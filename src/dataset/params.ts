@@ -30,6 +30,9 @@ export interface WorkloadParams {
   datasetOrder: 'sequential' | 'random';
   datasetMode: 'reuse' | 'once';
   strict: boolean;
+  /** Dataset media checks: largest file, and the hosts remote media URLs may name (comma lists, possibly repeated). */
+  maxMediaBytes?: number;
+  mediaHosts?: string[];
   /** Seconds between the turns of a conversation; for a --replay trace also recorded, gap or none (0 = recorded there). */
   thinkTime: number | 'recorded' | 'gap' | 'none';
   /** Trace replay: the file or directory, its format, and how sessions are replayed (docs/workloads.md#traces-and-agentic-sessions). */

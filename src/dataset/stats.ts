@@ -3,6 +3,7 @@ import type { Tokenizer } from './tokenizer.js';
 import type { ChatMessage } from './types.js';
 import type { DatasetItem } from './items.js';
 import { distStats, type DistStats } from '../metrics/stats.js';
+import { mediaStats, type MediaStats } from './media-stats.js';
 
 export const DEFAULT_BUCKETS = '0,1k,4k,16k,32k,48k,64k';
 
@@ -56,6 +57,8 @@ export interface DatasetStats {
   /** Output lengths where known (max_tokens / output_tokens, or a recorded answer). */
   output_tokens: DistStats & { histogram: Bucket[]; unknown: number };
   max_model_len?: { limit: number; over: number; share: number; unknown_output: number };
+  /** Images, audio and video of the requests (only when some request has media). */
+  media?: MediaStats;
 }
 
 /**
@@ -91,6 +94,8 @@ export function datasetStats(items: readonly DatasetItem[], tok: Tokenizer, edge
     input_tokens: { ...distStats(inputs), histogram: histogram(inputs, edges) },
     output_tokens: { ...distStats(outputs), histogram: histogram(outputs, edges), unknown },
   };
+  const media = mediaStats(items);
+  if (media) stats.media = media;
   if (maxModelLen !== undefined) stats.max_model_len = { limit: maxModelLen, over, share: inputs.length ? over / inputs.length : 0, unknown_output: overUnknown };
   return stats;
 }

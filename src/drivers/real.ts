@@ -38,9 +38,9 @@ export function resolveWorkers(c: Pick<RunConfig, 'workers' | 'concurrency' | 'r
  * Request headers: JSON, no compression unless asked, the API key as the backend carries it (a bearer token unless
  * it has its own auth headers, e.g. x-api-key), each unless the user sends that header with --header.
  */
-export function requestHeaders(apiKey: string | undefined, extra: Record<string, string>, auth?: Backend['authHeaders']): Record<string, string> {
+export function requestHeaders(apiKey: string | undefined, extra: Record<string, string>, auth?: Backend['authHeaders'], contentType = 'application/json'): Record<string, string> {
   // identity: a compressed stream delays and batches events (tokenflood still decodes one, see content.ts).
-  const headers: Record<string, string> = { 'content-type': 'application/json', 'accept-encoding': 'identity', ...extra };
+  const headers: Record<string, string> = { 'content-type': contentType, 'accept-encoding': 'identity', ...extra };
   for (const k of Object.keys(extra)) if (k !== 'accept-encoding' && k.toLowerCase() === 'accept-encoding') delete headers['accept-encoding'];
   const own = new Set(Object.keys(extra).map((k) => k.toLowerCase()));
   const authHeaders = auth ? auth(apiKey) : apiKey ? { authorization: `Bearer ${apiKey}` } : {};
@@ -97,7 +97,8 @@ export function sessionHeaders(headers: Record<string, string>, name: string | u
  */
 export function createRealDriver(c: RunConfig, extraHeaders: Record<string, string>, backend: BackendKind, redact: (s: string) => string, targets: readonly TargetSpec[] = [], opts: { livePool?: boolean } = {}): Driver {
   const auth = getBackend(backend).authHeaders;
-  const headers = requestHeaders(c.apiKey, extraHeaders, auth);
+  const contentType = getBackend(backend).contentType;
+  const headers = requestHeaders(c.apiKey, extraHeaders, auth, contentType);
   const clock = wallClock();
   let endpoints: Endpoint[] = [];
   let router: Router | undefined;
@@ -112,7 +113,7 @@ export function createRealDriver(c: RunConfig, extraHeaders: Record<string, stri
   /** Open one endpoint: the proxy that applies to it and its preflight (the model it serves). */
   const openEndpoint = async (t: TargetSpec | undefined, signal: AbortSignal | undefined): Promise<{ ep: Endpoint; pf: Awaited<ReturnType<typeof preflight>> }> => {
     const target = await openTarget(t ? t.baseUrl : c.baseUrl, c.tokenizer, c);
-    const h = t ? requestHeaders(t.apiKey ?? c.apiKey, { ...extraHeaders, ...t.headers }, auth) : headers;
+    const h = t ? requestHeaders(t.apiKey ?? c.apiKey, { ...extraHeaders, ...t.headers }, auth, contentType) : headers;
     // HTTP_PROXY/HTTPS_PROXY/NO_PROXY (src/backends/proxy.ts): a proxy, when one applies, carries the preflight and the run.
     const via = proxyForRun(target.baseUrl, c.transport);
     // On the run's transport: an h1 run never loads undici.

@@ -26,7 +26,7 @@ describe('prepareFirstWave', () => {
     for (const [i, e] of early) {
       const spec = later.next(i);
       expect(e.spec).toEqual(spec);
-      const body = JSON.parse(e.body) as { model: string; messages: unknown[]; max_tokens: number; stream: boolean };
+      const body = JSON.parse(e.body as string) as { model: string; messages: unknown[]; max_tokens: number; stream: boolean };
       expect(body).toMatchObject({ model: 'm', stream: true, max_tokens: 4 });
       expect(body.messages).toEqual((spec as { messages: unknown[] }).messages);
     }

@@ -8,6 +8,7 @@ import type { Workload } from '../dataset/workload.js';
 import { BACKENDS, backendOf } from '../backends/registry.js';
 import { BATCH_BACKENDS } from '../backends/backend-config.js';
 import type { ExecuteResult } from '../backends/execute.js';
+import type { Backend, BodyOptions } from '../backends/backend.js';
 import type { Executor, RampPlan, Slot } from '../scheduler/scheduler.js';
 import type { LoadControl } from '../scheduler/load-control.js';
 import { toRecord } from '../metrics/derive.js';
@@ -130,7 +131,7 @@ export const newRunId = (): string => randomBytes(6).toString('hex');
 export interface PreparedRequest {
   spec: RequestSpec;
   model: string;
-  body: string;
+  body: string | Uint8Array;
 }
 
 /** --models: the model of request i (docs/routing.md); else undefined, and the run's (or the endpoint's) model applies. */
@@ -139,14 +140,14 @@ function modelOf(c: RunConfig): ((index: number) => string) | undefined {
 }
 
 /** The JSON body of a request, or '' for a driver that never reads one (the engine model takes the spec). */
-function bodyBuilder(x: Pick<SendContext, 'c' | 'driver'>): (spec: RequestSpec, model: string) => string {
+function bodyBuilder(x: Pick<SendContext, 'c' | 'driver'>): (spec: RequestSpec, model: string) => string | Uint8Array {
   const { c } = x;
-  const backend = BACKENDS[backendOf(c)];
+  const backend: Backend = BACKENDS[backendOf(c)];
   if (!x.driver.needsBody) return () => '';
-  return (spec, model) =>
-    JSON.stringify(
-      backend.buildBody(spec, { model, stream: c.stream, ignoreEos: c.ignoreEos, temperature: c.temperature, topP: c.topP, topK: c.topK, seed: c.seed, extraBody: c.extraBody, batchSize: c.batchSize }),
-    );
+  const opts = (model: string): BodyOptions => ({ model, stream: c.stream, ignoreEos: c.ignoreEos, temperature: c.temperature, topP: c.topP, topK: c.topK, seed: c.seed, extraBody: c.extraBody, batchSize: c.batchSize });
+  // A backend with its own encoding (multipart uploads) gives bytes; every other body is JSON.
+  if (backend.encodeBody) return (spec, model) => backend.encodeBody!(spec, opts(model));
+  return (spec, model) => JSON.stringify(backend.buildBody(spec, opts(model)));
 }
 
 /** Most requests whose specs and bodies are built before the clock starts. */
@@ -196,7 +197,7 @@ export async function sendLoop(x: SendContext): Promise<{ measuredDone: number; 
   // Model ids as stored: redacted once each (a server may echo a key in one), not once per request.
   const shown = new Map<string, string>();
   const shownModel = (m: string): string => shown.get(m) ?? (shown.set(m, x.redact(m)), shown.get(m)!);
-  const attempt = async (slot: Slot, spec: RequestSpec, built: { model: string; body: string }, n: number, scheduledAtMs: number): Promise<{ res: ExecuteResult; rec: RequestRecord }> => {
+  const attempt = async (slot: Slot, spec: RequestSpec, built: { model: string; body: string | Uint8Array }, n: number, scheduledAtMs: number): Promise<{ res: ExecuteResult; rec: RequestRecord }> => {
     // Several endpoints: each attempt picks its own (a retry may go elsewhere); its model may be the endpoint's.
     const route = driver.route?.(spec);
     const model = pick?.(slot.index) ?? route?.model ?? x.model;

@@ -77,7 +77,7 @@ export class Pending {
   sent = false;
 
   constructor(
-    readonly bytes: string,
+    readonly bytes: string | Buffer,
     readonly isHead: boolean,
     readonly h: H1Handlers,
   ) {}

@@ -7,7 +7,7 @@ export interface H1Request {
   path: string;
   headers: Record<string, string>;
   /** Sent as UTF-8 with a Content-Length; omit for no body. */
-  body?: string;
+  body?: string | Uint8Array;
 }
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -21,7 +21,7 @@ const OWN = new Set(['host', 'content-length', 'transfer-encoding', 'connection'
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
 /** The request as one string (head in ASCII, body in UTF-8); throws E_INVALID_REQUEST for unsafe input. */
-export function serializeRequest(req: H1Request, host: string): string {
+export function serializeRequest(req: H1Request, host: string): string | Buffer {
   const { method, path, headers, body } = req;
   if (!TOKEN.test(method)) throw invalid(`bad method "${method}"`);
   if (path[0] !== '/' || BAD_PATH.test(path)) throw invalid(`bad path "${path.slice(0, 80)}": must start with / and contain no whitespace`);
@@ -39,6 +39,8 @@ export function serializeRequest(req: H1Request, host: string): string {
     head += `${name}: ${value}\r\n`;
   }
   head = `${head}host: ${hostHeader}\r\n`;
+  // A binary body (multipart uploads) goes out as its bytes after the ASCII head.
+  if (body instanceof Uint8Array) return Buffer.concat([Buffer.from(`${head}content-length: ${body.length}\r\n\r\n`, 'latin1'), body]);
   if (body !== undefined) return `${head}content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
   if (BODY_METHODS.has(method)) return `${head}content-length: 0\r\n\r\n`;
   return `${head}\r\n`;

@@ -89,7 +89,7 @@ export function wsSender(o: WsSenderOptions): RequestSender {
       const ex = new WsExchange({ ...inp, now, register: live.register, onContent }, classify, resolve);
       let messages: string[];
       try {
-        messages = requestMessages(o.config, inp.body, inp.id);
+        messages = requestMessages(o.config, typeof inp.body === 'string' ? inp.body : Buffer.from(inp.body).toString('utf8'), inp.id);
       } catch (e) {
         return ex.fail(e);
       }
