@@ -15,6 +15,9 @@ export interface UsageReport {
   completion_tokens: unknown;
   reasoning_tokens: unknown;
   cached_tokens: unknown;
+  /** usage.prompt_tokens_details.image_tokens / audio_tokens (OpenAI Realtime's and the sim's names; OpenAI chat sends audio_tokens). */
+  image_tokens?: unknown;
+  audio_tokens?: unknown;
 }
 
 /**
@@ -78,11 +81,27 @@ export function mergeUsage(earlier: UsageReport, later: UsageReport): UsageRepor
     completion_tokens: later.completion_tokens ?? earlier.completion_tokens,
     reasoning_tokens: later.reasoning_tokens ?? earlier.reasoning_tokens,
     cached_tokens: later.cached_tokens ?? earlier.cached_tokens,
+    image_tokens: later.image_tokens ?? earlier.image_tokens,
+    audio_tokens: later.audio_tokens ?? earlier.audio_tokens,
   };
 }
 
 /** The fields of a raw record that a server's usage report sets once it is judged (checkUsage). */
-export type UsageFields = Pick<RawRequest, 'usage_rejected' | 'input_tokens' | 'output_tokens' | 'reasoning_tokens' | 'cached_tokens' | 'token_source'>;
+export type UsageFields = Pick<RawRequest, 'usage_rejected' | 'input_tokens' | 'output_tokens' | 'reasoning_tokens' | 'cached_tokens' | 'token_source' | 'image_tokens' | 'audio_tokens'>;
+
+/** A media token count from usage: a sane count (≤ prompt_tokens when that is known), else undefined. */
+function mediaCount(v: unknown, prompt: number | null): number | undefined {
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0 || v > MAX_TOKENS_VALUE) return undefined;
+  return prompt !== null && v > prompt ? undefined : v;
+}
+
+/** The server's image/audio token counts into the record, when it gave sane ones (a media request without them keeps null). */
+export function applyMediaUsage(raw: UsageFields, r: UsageReport, promptTokens: number | null): void {
+  const img = mediaCount(r.image_tokens, promptTokens);
+  const aud = mediaCount(r.audio_tokens, promptTokens);
+  if (img !== undefined) raw.image_tokens = img;
+  if (aud !== undefined) raw.audio_tokens = aud;
+}
 
 /** Judge a response's usage report and set the record's token fields from it: the one place both stream readers (HTTP, WebSocket) do it. */
 export function applyUsage(raw: UsageFields, r: UsageReport, maxTokens: number): Usage {
@@ -94,5 +113,6 @@ export function applyUsage(raw: UsageFields, r: UsageReport, maxTokens: number):
   raw.reasoning_tokens = u.reasoningTokens;
   raw.cached_tokens = u.cachedTokens;
   raw.token_source = 'usage';
+  applyMediaUsage(raw, r, u.inputTokens);
   return u;
 }
