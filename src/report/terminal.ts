@@ -6,6 +6,7 @@ import { fmt, pct, table, safeTerminalText } from './format.js';
 import { serverLines } from './server-terminal.js';
 import { routingLines } from './routing-terminal.js';
 import { sessionLines } from './session-terminal.js';
+import { mediaLines } from './media-terminal.js';
 import { latencyColumns } from './breakdown-columns.js';
 
 /** Whether the grace period had to cancel anything; `inFlight` is absent in runs recorded before it was written. */
@@ -130,6 +131,7 @@ export function renderSummary(s: Summary): string {
   }
   out.push(...routingLines(s));
   out.push(...sessionLines(s));
+  out.push(...mediaLines(s));
   if (s.by_stage && s.by_stage.length > 1) {
     // Live load changes (--ui): which load each stretch of the run ran under.
     out.push('', 'by stage (live load changes):');
