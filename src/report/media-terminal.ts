@@ -19,7 +19,7 @@ export function mediaLines(s: Summary): string[] {
   out.push(`media: ${parts.join(', ')}`);
   const c = m.client;
   out.push(
-    `client media: encode p50 ${fmt(c.encode_ms.p50)} ms, p99 ${fmt(c.encode_ms.p99)} ms per request, ${fmt(c.encode_total_ms, 0)} CPU-ms in all` +
+    `client media: encode p50 ${fmt(c.encode_ms.p50)} ms, p99 ${fmt(c.encode_ms.p99)} ms per request, ${Math.round(c.encode_total_ms)} CPU-ms in all` +
       `${c.encode_share === null ? '' : ` (${fmt(c.encode_share * 100, 1)}% of the window)`}, ${perS(c.media_bytes_per_s === null ? null : c.media_bytes_per_s / 1e6)} MB/s sent`,
   );
   for (const w of c.warnings) out.push(`MEDIA-ENCODE-BOUND: ${w}`);
