@@ -2,6 +2,7 @@
 import { describe, it, expect } from 'vitest';
 import { buildSummary } from '../src/metrics/summary.js';
 import { imagesKey, ENCODE_SHARE_WARN } from '../src/metrics/media.js';
+import { SummaryAggregator } from '../src/metrics/aggregator.js';
 import { mediaRecords, MEDIA_IMAGE_COUNTS, ttftOf } from './fixtures/media-records.js';
 import { sessionRecords, rec } from './fixtures/session-records.js';
 import { parseUsage } from '../src/backends/openai-common.js';
@@ -30,6 +31,15 @@ describe('media summary', () => {
     expect(b['1'].e2e_ms.p50).toBeCloseTo(ttftOf(1) + 7, 6);
     expect(imagesKey(7)).toBe('7');
     expect(imagesKey(8)).toBe('8+');
+  });
+
+  it('by_images ITL past the exact limit moves to the histogram, as the run\'s does: same count, min, max, mean', () => {
+    const agg = new SummaryAggregator(4);
+    for (const r of mediaRecords()) agg.add(r);
+    const itl = agg.summary({}).by_images!['2'].itl_ms;
+    expect([itl.count, itl.min, itl.max]).toEqual([12, 2, 2]);
+    expect(itl.mean).toBeCloseTo(2, 6);
+    expect(itl.p99).toBeCloseTo(2, 2);
   });
 
   it('media totals and rates divide by the measured window; image tokens average over the requests that reported them', () => {

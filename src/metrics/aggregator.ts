@@ -322,7 +322,7 @@ export class SummaryAggregator {
   private readonly models = new Map<string, PhaseBlocks>();
   private readonly locality = new CacheLocalityAggregator();
   private readonly turns = new SessionAggregator();
-  private readonly media = new MediaAggregator();
+  private readonly media: MediaAggregator;
   private readonly stages = new Map<number, PhaseBlocks>();
   /** Measured (not warmup) requests per phase. */
   private readonly phases = { steady: 0, ramp_up: 0, ramp_down: 0 };
@@ -330,6 +330,7 @@ export class SummaryAggregator {
   count = 0;
   constructor(private readonly itlExactLimit = ITL_EXACT_LIMIT) {
     this.all = new PhaseBlocks(itlExactLimit);
+    this.media = new MediaAggregator((d) => (d.store === 'histogram' ? new ItlStore(itlExactLimit) : new ExactStore()));
   }
   add(r: RequestRecord): void {
     this.count++;

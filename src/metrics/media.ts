@@ -72,10 +72,30 @@ export interface MediaFigures {
   by_images?: Record<string, ImagesBlock>;
 }
 
+/** Where one metric's values go: every value kept, or (ITL) exact up to a limit, then a histogram (the aggregator's stores). */
+export interface ValueStore {
+  add(x: number): void;
+  stats(asked?: readonly number[]): DistStats;
+}
+
+/** Every value kept: the default store. */
+class ExactValues implements ValueStore {
+  private readonly v: number[] = [];
+  add(x: number): void {
+    this.v.push(x);
+  }
+  stats(asked?: readonly number[]): DistStats {
+    return distStats(this.v, asked);
+  }
+}
+
 class ImagesAcc {
   requests = 0;
   ok = 0;
-  readonly cols: number[][] = MEDIA_METRICS.map(() => []);
+  readonly cols: ValueStore[];
+  constructor(store: (def: MetricDef) => ValueStore) {
+    this.cols = MEDIA_METRICS.map(store);
+  }
 }
 
 const hasMedia = (r: RequestRecord): boolean => r.images !== undefined || r.media_bytes !== undefined || r.video_frames !== undefined || r.audio_seconds !== undefined;
@@ -83,6 +103,8 @@ const rate = (x: number, s: number): number | null => (s > 0 ? x / s : null);
 
 /** Collects the measured records' media; the result does not depend on the order they arrive in. */
 export class MediaAggregator {
+  /** `store`: where a metric's values go (the summary passes its own stores, so by_images' ITL is bounded as the run's is). */
+  constructor(private readonly store: (def: MetricDef) => ValueStore = () => new ExactValues()) {}
   private readonly byImages = new Map<string, ImagesAcc>();
   private withMedia = 0;
   private images = 0;
@@ -98,7 +120,7 @@ export class MediaAggregator {
     if (r.warmup) return;
     const k = imagesKey(r.images ?? 0);
     let a = this.byImages.get(k);
-    if (!a) this.byImages.set(k, (a = new ImagesAcc()));
+    if (!a) this.byImages.set(k, (a = new ImagesAcc(this.store)));
     a.requests++;
     if (r.status === 'ok') {
       a.ok++;
@@ -132,7 +154,7 @@ export class MediaAggregator {
     const keys = [...this.byImages.keys()].sort((a, b) => parseInt(a, 10) - parseInt(b, 10));
     for (const k of keys) {
       const a = this.byImages.get(k)!;
-      const [ttft_ms, tpot_ms, itl_ms, e2e_ms] = a.cols.map((c) => distStats(c, ps));
+      const [ttft_ms, tpot_ms, itl_ms, e2e_ms] = a.cols.map((c) => c.stats(ps));
       by_images[k] = { requests: a.requests, ok: a.ok, ttft_ms, tpot_ms, itl_ms, e2e_ms };
     }
     const share = durationS > 0 ? this.encodeTotal / (durationS * 1000) : null;
@@ -174,8 +196,8 @@ export class MediaAggregator {
 }
 
 /** `def`'s value(s) of `r` into `col` (null: none). */
-function put(def: MetricDef, r: RequestRecord, col: number[]): void {
+function put(def: MetricDef, r: RequestRecord, col: ValueStore): void {
   const v = def.of(r);
-  if (typeof v === 'number') col.push(v);
-  else if (v !== null) for (const x of v) col.push(x);
+  if (typeof v === 'number') col.add(v);
+  else if (v !== null) for (const x of v) col.add(x);
 }
