@@ -10,6 +10,7 @@ import { startSimServer } from '../src/sim/server.js';
 import type { MediaPart, RequestSpec } from '../src/dataset/types.js';
 import type { Workload } from '../src/dataset/workload.js';
 import { renderSummary } from '../src/report/terminal.js';
+import { startHostileServer, sseChunk } from './fixtures/hostile-server.js';
 import { checkPage, hasChromium, launch, NO_CHROMIUM } from './fixtures/browser.js';
 import { tmpDir } from './helpers.js';
 import { mediaRecords, ttftOf } from './fixtures/media-records.js';
@@ -94,6 +95,41 @@ describe('report.html: images, video and audio', () => {
       expect(json.media.images).toBe(40);
       const html = readFileSync(join(out, 'report.html'), 'utf8');
       expect(html).toContain('id="c-images-latency"');
+    } finally {
+      await server.close();
+    }
+  }, 30_000);
+
+  it('a scripted server: usage.prompt_tokens_details.image_tokens reaches the records and media.mean_image_tokens; a server without them leaves null', async () => {
+    let n = 0;
+    const server = await startHostileServer((req, res) => {
+      if (req.method === 'GET') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        return void res.end(JSON.stringify({ data: [{ id: 'vlm' }] }));
+      }
+      // Every third request's usage has no details (a server that does not break prompt tokens down).
+      const k = n++;
+      const details = k % 3 === 2 ? {} : { prompt_tokens_details: { cached_tokens: 0, image_tokens: 1296 + k } };
+      const usage = { prompt_tokens: 2000, completion_tokens: 2, ...details };
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(sseChunk('a') + sseChunk('b') + `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', choices: [], usage })}\n\n` + 'data: [DONE]\n\n');
+    });
+    try {
+      const addImage = (base: () => Workload): Workload => {
+        const w = base();
+        return { ...w, describe: () => w.describe(), next: (i: number) => {
+          const s = w.next(i) as RequestSpec | undefined;
+          return s && { ...s, media: [{ kind: 'image', mime: 'image/png', width: 8, height: 8, data: new Uint8Array(10), hash: `x${i}` }] };
+        } };
+      };
+      const res = await run({ baseUrl: `${server.origin}/v1`, requests: 6, concurrency: 1, inputTokens: 8, outputTokens: 4, out: tmpDir(), quiet: true }, { workload: addImage });
+      const recs = res.records;
+      expect(recs.map((r) => r.image_tokens)).toEqual([1296, 1297, null, 1299, 1300, null]);
+      expect(recs.every((r) => r.images === 1 && r.audio_tokens === undefined)).toBe(true);
+      const m = res.summary.media!;
+      expect(m.image_tokens_reported).toBe(4);
+      expect(m.mean_image_tokens).toBeCloseTo((1296 + 1297 + 1299 + 1300) / 4, 9);
+      expect(renderSummary(res.summary)).toContain('image tokens 1298/request (4 reported)');
     } finally {
       await server.close();
     }
