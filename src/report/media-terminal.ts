@@ -10,7 +10,9 @@ export function mediaLines(s: Summary): string[] {
   const m = s.media;
   if (!m) return [];
   const out: string[] = [''];
-  const parts = [`${m.requests_with_media} requests with media`, `${m.images} images (${perS(m.images_per_s)}/s, ${perS(m.megapixels_per_s)} Mpx/s)`];
+  const parts = [`${m.requests_with_media} requests with media`];
+  // Images are named unless the run sent only video or audio.
+  if (m.images || !(m.video_frames || m.audio_seconds)) parts.push(`${m.images} images (${perS(m.images_per_s)}/s, ${perS(m.megapixels_per_s)} Mpx/s)`);
   if (m.video_frames) parts.push(`${m.video_frames} video frames (${perS(m.video_frames_per_s)}/s)`);
   if (m.audio_seconds) parts.push(`${fmt(m.audio_seconds, 1)} s audio (${perS(m.audio_seconds_per_s)} s/s)`);
   parts.push(`${perS(m.media_mb_per_s)} MB/s of media (10^6 bytes)`);
