@@ -63,6 +63,16 @@ describe('media summary', () => {
     expect([m.mean_audio_tokens, m.audio_tokens_reported]).toEqual([63, 1]);
   });
 
+  it('with a ramp the media window is every phase\'s (as its totals are), longer than the steady duration_s', () => {
+    const recs = mediaRecords().map((r, i) => (i < 3 ? { ...r, phase: 'ramp-up' as const } : r));
+    const s = buildSummary(recs, {});
+    expect(s.phases?.summarized).toBe('steady');
+    const all = buildSummary(mediaRecords(), {});
+    expect(s.media!.duration_s).toBeCloseTo(all.duration_s, 9);
+    expect(s.media!.duration_s).toBeGreaterThan(s.duration_s + 0.25);
+    expect(s.media!.images).toBe(all.media!.images);
+  });
+
   it('client: encode time per request, CPU-ms in all, bytes/s; a warning only when encoding fills more than half the window', () => {
     const s = buildSummary(mediaRecords(), {});
     const c = s.media!.client;

@@ -386,7 +386,7 @@ export class SummaryAggregator {
     }
     if (this.stages.size > 0) summary.by_stage = this.stageBlocks(run, which, ps);
     Object.assign(summary, this.turns.summary(ps));
-    Object.assign(summary, this.media.summary(summary.duration_s, ps));
+    Object.assign(summary, this.media.summary(ps));
     return summary;
   }
   /** Each stage's metrics, labelled with its load from run.json `load_stages`; a stage's concurrency is its own (closed loop). */

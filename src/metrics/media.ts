@@ -50,7 +50,7 @@ export interface MediaSummary {
   audio_seconds: number;
   image_pixels: number;
   media_bytes: number;
-  /** The window the rates divide by: the metrics block's duration_s. */
+  /** The window the rates divide by: (last response end − first send) / 1000 over the measured records of every phase (= duration_s without ramps). */
   duration_s: number;
   images_per_s: number | null;
   video_frames_per_s: number | null;
@@ -115,9 +115,14 @@ export class MediaAggregator {
   private readonly encode: number[] = [];
   private encodeTotal = 0;
   private readonly tokens = { image: 0, imageN: 0, audio: 0, audioN: 0 };
+  /** The measured window, every phase: first send to last response end over the measured records (duration_s's formula). */
+  private start = Infinity;
+  private end = -Infinity;
 
   add(r: RequestRecord): void {
     if (r.warmup) return;
+    this.start = Math.min(this.start, r.sent_at_ms);
+    this.end = Math.max(this.end, r.sent_at_ms + (r.end_ms ?? 0));
     const k = imagesKey(r.images ?? 0);
     let a = this.byImages.get(k);
     if (!a) this.byImages.set(k, (a = new ImagesAcc(this.store)));
@@ -147,9 +152,13 @@ export class MediaAggregator {
     }
   }
 
-  /** media and by_images when any measured record carried media (formulas: docs/metrics.md#images-video-and-audio); rates over `durationS`. */
-  summary(durationS: number, ps: Percentiles): MediaFigures {
+  /**
+   * media and by_images when any measured record carried media (formulas: docs/metrics.md#images-video-and-audio). Rates
+   * divide by the window of every measured record (every phase, as the totals are): the run's duration_s without ramps.
+   */
+  summary(ps: Percentiles): MediaFigures {
     if (this.withMedia === 0) return {};
+    const durationS = Math.max(this.end - this.start, 1e-3) / 1000;
     const by_images: Record<string, ImagesBlock> = {};
     const keys = [...this.byImages.keys()].sort((a, b) => parseInt(a, 10) - parseInt(b, 10));
     for (const k of keys) {
