@@ -86,6 +86,9 @@ describe('report.html: images, video and audio', () => {
       expect(s.media!.images).toBe(40);
       expect(s.media!.image_pixels).toBe(40 * 1024 * 1024);
       expect(s.media!.client.encode_total_ms).toBe(80);
+      // The client's media cost also sits with its health.
+      expect(s.client!.media).toEqual(s.media!.client);
+      expect(renderSummary(s)).toMatch(/\nclient: event-loop delay .*\n(CLIENT-BOUND: .*\n)?client media: encode p50 4\.00 ms, p99 4\.00 ms per request, 80 CPU-ms in all/);
       // The embedded server reports no image tokens yet: null on every record, so no mean.
       expect(res.records.filter((r) => r.images === 2).every((r) => r.image_tokens === null)).toBe(true);
       expect(s.media!.image_tokens_reported).toBe(0);

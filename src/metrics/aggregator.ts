@@ -386,7 +386,10 @@ export class SummaryAggregator {
     }
     if (this.stages.size > 0) summary.by_stage = this.stageBlocks(run, which, ps);
     Object.assign(summary, this.turns.summary(ps));
-    Object.assign(summary, this.media.summary(ps));
+    const media = this.media.summary(ps);
+    Object.assign(summary, media);
+    // The client's media cost also sits with its health, where a user looks for the client as the limit.
+    if (media.media && summary.client) summary.client = { ...summary.client, media: media.media.client };
     return summary;
   }
   /** Each stage's metrics, labelled with its load from run.json `load_stages`; a stage's concurrency is its own (closed loop). */

@@ -5,7 +5,21 @@ import { latencyColumns } from './breakdown-columns.js';
 
 const perS = (x: number | null, digits = 2): string => (x === null ? '-' : fmt(x, digits));
 
-/** The media line, the client's encode line and the by-image-count table; nothing for a run whose records carry no media. */
+/** The client's media cost (encode time, MB/s sent) and the encode-bound warning: printed under the client health line. */
+export function clientMediaLines(s: Summary): string[] {
+  const m = s.media;
+  if (!m) return [];
+  const out: string[] = [];
+  const c = m.client;
+  out.push(
+    `client media: encode p50 ${fmt(c.encode_ms.p50)} ms, p99 ${fmt(c.encode_ms.p99)} ms per request, ${Math.round(c.encode_total_ms)} CPU-ms in all` +
+      `${c.encode_share === null ? '' : ` (${fmt(c.encode_share * 100, 1)}% of the window)`}, ${perS(c.media_bytes_per_s === null ? null : c.media_bytes_per_s / 1e6)} MB/s sent`,
+  );
+  for (const w of c.warnings) out.push(`MEDIA-ENCODE-BOUND: ${w}`);
+  return out;
+}
+
+/** The media line and the by-image-count table; nothing for a run whose records carry no media. */
 export function mediaLines(s: Summary): string[] {
   const m = s.media;
   if (!m) return [];
@@ -19,12 +33,6 @@ export function mediaLines(s: Summary): string[] {
   if (m.mean_image_tokens !== null) parts.push(`image tokens ${fmt(m.mean_image_tokens, 1)}/request (${m.image_tokens_reported} reported)`);
   if (m.mean_audio_tokens !== null) parts.push(`audio tokens ${fmt(m.mean_audio_tokens, 1)}/request (${m.audio_tokens_reported} reported)`);
   out.push(`media: ${parts.join(', ')}`);
-  const c = m.client;
-  out.push(
-    `client media: encode p50 ${fmt(c.encode_ms.p50)} ms, p99 ${fmt(c.encode_ms.p99)} ms per request, ${Math.round(c.encode_total_ms)} CPU-ms in all` +
-      `${c.encode_share === null ? '' : ` (${fmt(c.encode_share * 100, 1)}% of the window)`}, ${perS(c.media_bytes_per_s === null ? null : c.media_bytes_per_s / 1e6)} MB/s sent`,
-  );
-  for (const w of c.warnings) out.push(`MEDIA-ENCODE-BOUND: ${w}`);
   if (s.by_images) {
     const lat = latencyColumns(s.percentiles);
     const rows = Object.entries(s.by_images).map(([k, b]) => [k, String(b.requests), String(b.ok), ...lat.map((col) => fmt(col.value(b))), fmt(b.itl_ms.p99)]);
