@@ -140,3 +140,39 @@ describe('media tokens from usage', () => {
     expect(rec({}).image_tokens).toBeUndefined();
   });
 });
+
+describe('compare: TTFT by image count', () => {
+  it('both runs\' image counts side by side with the delta, informational (no regression from it)', async () => {
+    const { writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpDir } = await import('./helpers.js');
+    const { capture } = await import('./io-capture.js');
+    const { main } = await import('../src/cli/main.js');
+    const dir = (slower: number, drop?: string) => {
+      const d = tmpDir();
+      const recs = mediaRecords()
+        .filter((r) => drop === undefined || String(r.images ?? 0) !== drop)
+        .map((r) => ({ ...r, ttft_ms: r.ttft_ms === null ? null : r.ttft_ms * slower }));
+      writeFileSync(join(d, 'summary.json'), JSON.stringify(buildSummary(recs, { model: 'm' })));
+      writeFileSync(join(d, 'run.json'), JSON.stringify({ model: 'm' }));
+      return d;
+    };
+    const a = dir(1);
+    const b = dir(2, '1');
+    const cap = capture();
+    await main(['compare', a, b, '--json', '--no-html'], cap.io);
+    const doc = JSON.parse(cap.out);
+    const rows = doc.comparisons[0].by_images as { images: string; baseline_requests: number; candidate_requests: number; ttft_p50: { baseline: number; candidate: number | null; delta: number | null } }[];
+    expect(rows.map((r) => r.images)).toEqual(['0', '1', '2', '8+']);
+    const two = rows.find((r) => r.images === '2')!;
+    expect(two.ttft_p50.baseline).toBeCloseTo(ttftOf(2), 6);
+    expect(two.ttft_p50.delta).toBeCloseTo(ttftOf(2), 6);
+    const one = rows.find((r) => r.images === '1')!;
+    expect([one.candidate_requests, one.ttft_p50.candidate]).toEqual([0, null]);
+    expect(doc.comparisons[0].regressions.some((x: { metric: string }) => /image/.test(x.metric))).toBe(false);
+    const text = capture();
+    await main(['compare', a, b, '--no-html'], text.io);
+    expect(text.out).toContain('TTFT by image count (informational: not a regression check):');
+    expect(text.out).toMatch(/^images\s+requests\s+TTFT p50 base/m);
+  });
+});
