@@ -125,6 +125,7 @@ describe('media tokens from usage', () => {
       const raw = fields();
       applyUsage(raw, parseUsage({ prompt_tokens: 1000, completion_tokens: 1, prompt_tokens_details: { image_tokens: bad } })!, 16);
       expect(raw.image_tokens, String(bad)).toBeUndefined();
+      expect(raw.usage_rejected, String(bad)).toMatch(/^image_tokens=.* is (not a non-negative integer|more than prompt_tokens \(1000\))$/);
     }
     const merged = mergeUsage(parseUsage({ prompt_tokens: 10, prompt_tokens_details: { image_tokens: 4 } })!, parseUsage({ completion_tokens: 2 })!);
     expect(merged.image_tokens).toBe(4);

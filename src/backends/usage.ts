@@ -89,18 +89,26 @@ export function mergeUsage(earlier: UsageReport, later: UsageReport): UsageRepor
 /** The fields of a raw record that a server's usage report sets once it is judged (checkUsage). */
 export type UsageFields = Pick<RawRequest, 'usage_rejected' | 'input_tokens' | 'output_tokens' | 'reasoning_tokens' | 'cached_tokens' | 'token_source' | 'image_tokens' | 'audio_tokens'>;
 
-/** A media token count from usage: a sane count (≤ prompt_tokens when that is known), else undefined. */
-function mediaCount(v: unknown, prompt: number | null): number | undefined {
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0 || v > MAX_TOKENS_VALUE) return undefined;
-  return prompt !== null && v > prompt ? undefined : v;
+/** A media token count from usage: a sane count (≤ prompt_tokens when that is known), else why not (absent: undefined). */
+function mediaCount(name: string, v: unknown, prompt: number | null): number | string | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (!isCount(v)) return `${name}=${show(v)} is not a non-negative integer`;
+  if (v > MAX_TOKENS_VALUE) return `${name}=${v} is more than ${MAX_TOKENS_VALUE}`;
+  return prompt !== null && v > prompt ? `${name}=${v} is more than prompt_tokens (${prompt})` : v;
 }
 
-/** The server's image/audio token counts into the record, when it gave sane ones (a media request without them keeps null). */
+/**
+ * The server's image/audio token counts (usage.prompt_tokens_details) into the record when sane; a value that is not
+ * is left out and named in usage_rejected. A media request without them keeps null (send.ts copyMediaFields).
+ */
 export function applyMediaUsage(raw: UsageFields, r: UsageReport, promptTokens: number | null): void {
-  const img = mediaCount(r.image_tokens, promptTokens);
-  const aud = mediaCount(r.audio_tokens, promptTokens);
-  if (img !== undefined) raw.image_tokens = img;
-  if (aud !== undefined) raw.audio_tokens = aud;
+  const why: string[] = [];
+  for (const [name, field] of [['image_tokens', 'image_tokens'], ['audio_tokens', 'audio_tokens']] as const) {
+    const v = mediaCount(name, r[field], promptTokens);
+    if (typeof v === 'number') raw[field] = v;
+    else if (typeof v === 'string') why.push(v);
+  }
+  if (why.length) raw.usage_rejected = [raw.usage_rejected, ...why].filter(Boolean).join('; ');
 }
 
 /** Judge a response's usage report and set the record's token fields from it: the one place both stream readers (HTTP, WebSocket) do it. */
