@@ -30,6 +30,8 @@ export function parseUsage(u: unknown): UsageReport | null {
     completion_tokens: o.completion_tokens,
     reasoning_tokens: ctd?.reasoning_tokens,
     cached_tokens: ptd?.cached_tokens,
+    image_tokens: ptd?.image_tokens,
+    audio_tokens: ptd?.audio_tokens,
   };
 }
 

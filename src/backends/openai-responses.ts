@@ -23,6 +23,8 @@ export function responsesUsage(u: unknown): UsageReport | null {
     completion_tokens: o.output_tokens,
     reasoning_tokens: obj(o.output_tokens_details)?.reasoning_tokens,
     cached_tokens: obj(o.input_tokens_details)?.cached_tokens,
+    image_tokens: obj(o.input_tokens_details)?.image_tokens,
+    audio_tokens: obj(o.input_tokens_details)?.audio_tokens,
   };
 }
 

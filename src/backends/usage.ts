@@ -15,6 +15,9 @@ export interface UsageReport {
   completion_tokens: unknown;
   reasoning_tokens: unknown;
   cached_tokens: unknown;
+  /** usage.prompt_tokens_details.image_tokens / audio_tokens (OpenAI Realtime's and the sim's names; OpenAI chat sends audio_tokens). */
+  image_tokens?: unknown;
+  audio_tokens?: unknown;
 }
 
 /**
@@ -78,11 +81,35 @@ export function mergeUsage(earlier: UsageReport, later: UsageReport): UsageRepor
     completion_tokens: later.completion_tokens ?? earlier.completion_tokens,
     reasoning_tokens: later.reasoning_tokens ?? earlier.reasoning_tokens,
     cached_tokens: later.cached_tokens ?? earlier.cached_tokens,
+    image_tokens: later.image_tokens ?? earlier.image_tokens,
+    audio_tokens: later.audio_tokens ?? earlier.audio_tokens,
   };
 }
 
 /** The fields of a raw record that a server's usage report sets once it is judged (checkUsage). */
-export type UsageFields = Pick<RawRequest, 'usage_rejected' | 'input_tokens' | 'output_tokens' | 'reasoning_tokens' | 'cached_tokens' | 'token_source'>;
+export type UsageFields = Pick<RawRequest, 'usage_rejected' | 'input_tokens' | 'output_tokens' | 'reasoning_tokens' | 'cached_tokens' | 'token_source' | 'image_tokens' | 'audio_tokens'>;
+
+/** A media token count from usage: a sane count (≤ prompt_tokens when that is known), else why not (absent: undefined). */
+function mediaCount(name: string, v: unknown, prompt: number | null): number | string | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (!isCount(v)) return `${name}=${show(v)} is not a non-negative integer`;
+  if (v > MAX_TOKENS_VALUE) return `${name}=${v} is more than ${MAX_TOKENS_VALUE}`;
+  return prompt !== null && v > prompt ? `${name}=${v} is more than prompt_tokens (${prompt})` : v;
+}
+
+/**
+ * The server's image/audio token counts (usage.prompt_tokens_details) into the record when sane; a value that is not
+ * is left out and named in usage_rejected. A media request without them keeps null (send.ts copyMediaFields).
+ */
+export function applyMediaUsage(raw: UsageFields, r: UsageReport, promptTokens: number | null): void {
+  const why: string[] = [];
+  for (const [name, field] of [['image_tokens', 'image_tokens'], ['audio_tokens', 'audio_tokens']] as const) {
+    const v = mediaCount(name, r[field], promptTokens);
+    if (typeof v === 'number') raw[field] = v;
+    else if (typeof v === 'string') why.push(v);
+  }
+  if (why.length) raw.usage_rejected = [raw.usage_rejected, ...why].filter(Boolean).join('; ');
+}
 
 /** Judge a response's usage report and set the record's token fields from it: the one place both stream readers (HTTP, WebSocket) do it. */
 export function applyUsage(raw: UsageFields, r: UsageReport, maxTokens: number): Usage {
@@ -94,5 +121,6 @@ export function applyUsage(raw: UsageFields, r: UsageReport, maxTokens: number):
   raw.reasoning_tokens = u.reasoningTokens;
   raw.cached_tokens = u.cachedTokens;
   raw.token_source = 'usage';
+  applyMediaUsage(raw, r, u.inputTokens);
   return u;
 }

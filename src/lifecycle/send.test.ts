@@ -61,6 +61,6 @@ describe('copyMediaFields (issue 28)', () => {
       ],
       raw,
     );
-    expect(raw).toEqual({ images: 2, video_frames: 8, audio_seconds: 1.25, image_pixels: 1024 * 512 + 100 + 8 * 64 * 32, media_bytes: 6300, media_encode_ms: 3.5 });
+    expect(raw).toEqual({ images: 2, video_frames: 8, audio_seconds: 1.25, image_pixels: 1024 * 512 + 100 + 8 * 64 * 32, media_bytes: 6300, media_encode_ms: 3.5, image_tokens: null, audio_tokens: null });
   });
 });

@@ -56,6 +56,9 @@ export function copyMediaFields(media: readonly MediaPart[], raw: ExecuteResult[
   raw.image_pixels = pixels;
   raw.media_bytes = bytes;
   raw.media_encode_ms = Math.round(encode * 1000) / 1000;
+  // Not given by the server's usage (prompt_tokens_details): null, so "not reported" differs from 0.
+  if (images || frames) raw.image_tokens ??= null;
+  if (seconds) raw.audio_tokens ??= null;
 }
 
 /** --shard: this process's shard, undefined for a whole run. */

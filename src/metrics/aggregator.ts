@@ -9,6 +9,7 @@ import type { ClientHealth } from './health.js';
 import { promptCacheCheck, tokenSums } from './prompt-cache.js';
 import { CacheLocalityAggregator } from './cache-locality.js';
 import { SessionAggregator } from './sessions.js';
+import { MediaAggregator } from './media.js';
 import { metricDefs, type MetricDef } from './registry/index.js';
 
 /** ITL gaps kept exactly (8 bytes each) up to this many per block; beyond it they move to an HDR histogram (docs/metrics.md). */
@@ -321,6 +322,7 @@ export class SummaryAggregator {
   private readonly models = new Map<string, PhaseBlocks>();
   private readonly locality = new CacheLocalityAggregator();
   private readonly turns = new SessionAggregator();
+  private readonly media: MediaAggregator;
   private readonly stages = new Map<number, PhaseBlocks>();
   /** Measured (not warmup) requests per phase. */
   private readonly phases = { steady: 0, ramp_up: 0, ramp_down: 0 };
@@ -328,6 +330,7 @@ export class SummaryAggregator {
   count = 0;
   constructor(private readonly itlExactLimit = ITL_EXACT_LIMIT) {
     this.all = new PhaseBlocks(itlExactLimit);
+    this.media = new MediaAggregator((d) => (d.store === 'histogram' ? new ItlStore(itlExactLimit) : new ExactStore()));
   }
   add(r: RequestRecord): void {
     this.count++;
@@ -337,6 +340,7 @@ export class SummaryAggregator {
     if (r.model !== undefined) this.keyed(this.models, r.model).add(r);
     this.locality.add(r);
     this.turns.add(r);
+    this.media.add(r);
     if (r.stage !== undefined) {
       let s = this.stages.get(r.stage);
       if (!s) this.stages.set(r.stage, (s = new PhaseBlocks(this.itlExactLimit)));
@@ -382,6 +386,10 @@ export class SummaryAggregator {
     }
     if (this.stages.size > 0) summary.by_stage = this.stageBlocks(run, which, ps);
     Object.assign(summary, this.turns.summary(ps));
+    const media = this.media.summary(ps);
+    Object.assign(summary, media);
+    // The client's media cost also sits with its health, where a user looks for the client as the limit.
+    if (media.media && summary.client) summary.client = { ...summary.client, media: media.media.client };
     return summary;
   }
   /** Each stage's metrics, labelled with its load from run.json `load_stages`; a stage's concurrency is its own (closed loop). */

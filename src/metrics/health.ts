@@ -1,5 +1,6 @@
 // Client self-health: was the load generator itself the bottleneck? Event-loop delay, CPU, send lag, drops.
 import { availableParallelism } from 'node:os';
+import type { MediaClient } from './media.js';
 import { createHistogram, monitorEventLoopDelay, type RecordableHistogram } from 'node:perf_hooks';
 
 export interface HealthQuantiles {
@@ -29,6 +30,8 @@ export interface ClientHealth {
   client_bound: boolean;
   /** One plain sentence per crossed threshold. */
   reasons: string[];
+  /** Runs with media (summary.json only): the client's media cost, the same object as summary.media.client (docs/metrics.md#images-video-and-audio). */
+  media?: MediaClient;
 }
 
 /**

@@ -7,6 +7,7 @@ import type { PromptCacheCheck } from './prompt-cache.js';
 import type { ServerSummary } from './server-model.js';
 import type { PrefixGroupsSummary } from './cache-locality.js';
 import type { PrefixReuseSummary, SessionsSummary, TurnBlock } from './sessions.js';
+import type { ImagesBlock, MediaSummary } from './media.js';
 import { BUILTIN_METRICS } from './registry/index.js';
 
 export interface ErrorCount {
@@ -122,6 +123,10 @@ export interface Summary extends MetricsBlock {
   sessions?: SessionsSummary;
   /** Prompt tokens, the trace's cache ceiling and the server's cached tokens, overall and per turn, when records carry `ceiling_tokens`. */
   prefix_reuse?: PrefixReuseSummary;
+  /** Images, video and audio totals, rates and the client's encode cost, when records carry media (docs/metrics.md#images-video-and-audio). */
+  media?: MediaSummary;
+  /** TTFT/TPOT/ITL/E2E per image count of a request ("0" … "7", "8+"), when records carry media. */
+  by_images?: Record<string, ImagesBlock>;
   /** The client's own health during the run: was the load generator the bottleneck? (docs/performance.md) */
   client?: ClientHealth;
   /** The cached share of prompt tokens, and a warning when a prefix cache answered a run that did not ask for it (docs/output-format.md#prompt-cache). */

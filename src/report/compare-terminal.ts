@@ -21,11 +21,11 @@ type Pair = TurnTtftDelta['ttft_p50'];
 const signed = (x: number | null): string => (x === null ? '-' : `${x > 0 ? '+' : ''}${fmt(x)}`);
 const rel = (p: Pair): string => (p.relative === null ? '-' : `${p.relative > 0 ? '+' : ''}${(p.relative * 100).toFixed(1)}%`);
 
-/** Per turn: requests on each side, TTFT p50 and p99 baseline → candidate with the delta. */
-function turnTable(rows: readonly TurnTtftDelta[]): string {
+/** Per turn (or image count: `head`): requests on each side, TTFT p50 and p99 baseline → candidate with the delta. */
+function turnTable(rows: readonly Omit<TurnTtftDelta, 'turn'>[], key: (i: number) => string = (i) => (rows[i] as TurnTtftDelta).turn, head = 'turn'): string {
   return table(
-    ['turn', 'requests', 'TTFT p50 base', 'cand', 'delta', 'delta %', 'TTFT p99 base', 'cand', 'delta'],
-    rows.map((r) => [r.turn, `${r.baseline_requests}/${r.candidate_requests}`, fmt(r.ttft_p50.baseline), fmt(r.ttft_p50.candidate), signed(r.ttft_p50.delta), rel(r.ttft_p50), fmt(r.ttft_p99.baseline), fmt(r.ttft_p99.candidate), signed(r.ttft_p99.delta)]),
+    [head, 'requests', 'TTFT p50 base', 'cand', 'delta', 'delta %', 'TTFT p99 base', 'cand', 'delta'],
+    rows.map((r, i) => [key(i), `${r.baseline_requests}/${r.candidate_requests}`, fmt(r.ttft_p50.baseline), fmt(r.ttft_p50.candidate), signed(r.ttft_p50.delta), rel(r.ttft_p50), fmt(r.ttft_p99.baseline), fmt(r.ttft_p99.candidate), signed(r.ttft_p99.delta)]),
   );
 }
 
@@ -46,6 +46,7 @@ export function renderComparison(res: CompareResult): string {
       );
     }
     if (c.by_turn) out.push('', 'TTFT by turn index (informational: not a regression check):', turnTable(c.by_turn));
+    if (c.by_images) out.push('', 'TTFT by image count (informational: not a regression check):', turnTable(c.by_images, (i) => c.by_images![i].images, 'images'));
     for (const u of c.unmatched) out.push(`not compared: ${u}`);
     out.push(
       '',

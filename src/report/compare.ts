@@ -12,6 +12,7 @@ import { metricDefs, BUILTIN_METRICS, distOf, shownIn, type MetricDef } from '..
 import { isExtraPercentileKey, extraPercentilePrefixes, extraPercentileMetrics, extraPercentilesOf, extraValuesFromMetrics, extraValuesFromRow } from './compare-percentiles.js';
 import { ARTIFACTS, hasArtifact } from '../artifacts/registry.js';
 import { turnTtftDeltas, type TurnTtftDelta } from './compare-turns.js';
+import { imagesTtftDeltas, type ImagesTtftDelta } from './compare-images.js';
 
 export interface CompareMetric {
   key: string;
@@ -130,6 +131,8 @@ export interface CandidateComparison {
   prompt_cache_warnings: string[];
   /** Runs with turns (summary by_turn): TTFT per turn index on both sides, informational only (docs/output-format.md#compare). */
   by_turn?: TurnTtftDelta[];
+  /** Runs with media (summary by_images): TTFT per image count on both sides, informational only. */
+  by_images?: ImagesTtftDelta[];
 }
 
 export interface CompareResult {
@@ -240,10 +243,11 @@ export function parseFailOn(text: string | undefined): string[] {
 }
 
 /** The per-turn TTFT deltas of two runs with tokenflood summaries, when either has by_turn. */
-function turnsOf(base: Loaded, cand: Loaded): { by_turn?: TurnTtftDelta[] } {
+function turnsOf(base: Loaded, cand: Loaded): { by_turn?: TurnTtftDelta[]; by_images?: ImagesTtftDelta[] } {
   if (base.kind !== 'run' || cand.kind !== 'run' || !base.metrics || !cand.metrics) return {};
   const t = turnTtftDeltas(base.metrics, cand.metrics);
-  return t ? { by_turn: t } : {};
+  const i = imagesTtftDeltas(base.metrics, cand.metrics);
+  return { ...(t ? { by_turn: t } : {}), ...(i ? { by_images: i } : {}) };
 }
 
 /** Compare each candidate with the baseline. */

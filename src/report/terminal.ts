@@ -6,6 +6,7 @@ import { fmt, pct, table, safeTerminalText } from './format.js';
 import { serverLines } from './server-terminal.js';
 import { routingLines } from './routing-terminal.js';
 import { sessionLines } from './session-terminal.js';
+import { clientMediaLines, mediaLines } from './media-terminal.js';
 import { latencyColumns } from './breakdown-columns.js';
 
 /** Whether the grace period had to cancel anything; `inFlight` is absent in runs recorded before it was written. */
@@ -113,6 +114,8 @@ export function renderSummary(s: Summary): string {
     );
     if (h.client_bound) out.push(`CLIENT-BOUND: the load generator itself was a bottleneck; latencies may include client time: ${h.reasons.join('; ')}`);
   }
+  const clientMedia = clientMediaLines(s);
+  if (clientMedia.length) out.push(...(s.client ? [] : ['']), ...clientMedia);
   if (s.server) out.push('', ...serverLines(s.server));
   if (s.server_timings) out.push('', serverTimingsLine(s.server_timings));
   const estimated = s.token_source.estimate ?? 0; // absent in summaries written before estimates existed
@@ -130,6 +133,7 @@ export function renderSummary(s: Summary): string {
   }
   out.push(...routingLines(s));
   out.push(...sessionLines(s));
+  out.push(...mediaLines(s));
   if (s.by_stage && s.by_stage.length > 1) {
     // Live load changes (--ui): which load each stretch of the run ran under.
     out.push('', 'by stage (live load changes):');

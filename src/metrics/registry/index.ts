@@ -29,6 +29,8 @@ export const BUILTIN_METRICS: readonly MetricDef[] = [
  * waits (summary.json sessions): kept out of BUILTIN_METRICS so the metrics block of a run without sessions is unchanged.
  */
 export const TURN_METRICS: readonly MetricDef[] = [ttft, tpot, e2e];
+/** The latency metrics broken down by image count per request (summary.json by_images, docs/metrics.md#images-video-and-audio). */
+export const MEDIA_METRICS: readonly MetricDef[] = [ttft, tpot, itl, e2e];
 export const SESSION_WAIT_METRICS: readonly MetricDef[] = [joinWait, toolWait];
 
 const extra: MetricDef[] = [];

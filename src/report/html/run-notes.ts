@@ -32,6 +32,7 @@ export function runNotes(s: Summary, stalls: Stalls, slo: { text: string; result
   if (h?.client_bound) out.push(`CLIENT-BOUND: the load generator itself was a bottleneck, so latencies may include client time: ${h.reasons.join('; ')}.`);
   else if (h)
     out.push(`The client was healthy: event-loop delay p99 ${num(h.event_loop_delay_ms.p99)} ms${h.own_delay_ms ? ` (${num(h.own_delay_ms.p99)} ms of it its own work${h.idle_floor_ms ? `, idle floor ${num(h.idle_floor_ms.p99)} ms` : ''})` : ''}, ${num(h.cpu_percent.one_core, 0)}% of one core, send lag p99 ${num(h.send_lag_ms.p99)} ms.`);
+  for (const w of s.media?.client.warnings ?? []) out.push(`MEDIA-ENCODE-BOUND: ${w}.`);
   if (run.simulated === true) out.push('These are predictions of the simulated engine model on a virtual clock, not measurements of a server.');
   const scale = run.sim_time_scale;
   if (typeof scale === 'number' && scale !== 1) out.push(`The simulated server ran ${scale}x faster than real time: latencies are scaled, not real.`);
