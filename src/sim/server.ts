@@ -15,7 +15,9 @@ import { pickFaults, STATUS_FAULTS } from './http/faults.js';
 import { Registry } from 'prom-client';
 import { createSimMetrics } from './http/metrics.js';
 import { createSimGpuTelemetry } from './http/metrics-dcgm.js';
+import { createMediaMetrics } from './http/metrics-media.js';
 import { parseGenerationBody, parseTypedBody, type EndpointKind } from './http/parse.js';
+import { mediaUsage } from './media-count.js';
 import { createWire, type Protocol } from './http/wire.js';
 import { createSession, type Session } from './http/session.js';
 import { createTextSource } from './http/text.js';
@@ -97,7 +99,7 @@ export async function startSimServer(opts: SimServerOptions = {}, hooks: { log?:
   const nowSimMs = (): number => loop.nowSimMs();
   const metrics = createSimMetrics(o.metricsFlavor, { modelName: served, counters: engine.counters, kvCapacityTokens: spec.kvCapacityTokens, nowSimMs, specDecode: spec.features.spec !== undefined });
   const gpu = createSimGpuTelemetry({ registry: new Registry(), spec, counters: engine.counters, nowSimMs, windowSimMs: 1000 * o.timeScale });
-  const allMetrics = Registry.merge([metrics.registry, gpu.registry]);
+  const allMetrics = Registry.merge([metrics.registry, gpu.registry, createMediaMetrics(served, engine.counters)]);
   const faultRng = createRng(o.seed ^ 0x5eed);
   const faults = o.faults ?? {};
   const created = Math.floor(Date.now() / 1000);
@@ -156,7 +158,7 @@ export async function startSimServer(opts: SimServerOptions = {}, hooks: { log?:
     } catch (e) {
       return sendError(res, 400, `Invalid JSON body: ${(e as Error).message}`);
     }
-    const parsed = protocol === 'responses' || protocol === 'messages' ? parseTypedBody(protocol, body, tok) : parseGenerationBody(kind, native ? nativeToOpenAi(native, body) : body, tok);
+    const parsed = protocol === 'responses' || protocol === 'messages' ? parseTypedBody(protocol, body, tok, spec.model.id) : parseGenerationBody(kind, native ? nativeToOpenAi(native, body) : body, tok, spec.model.id);
     if (!parsed.ok) return sendError(res, 400, parsed.message);
     const g = parsed.value;
     const model = g.model ?? served;
@@ -187,6 +189,7 @@ export async function startSimServer(opts: SimServerOptions = {}, hooks: { log?:
       res, kind, identity, wire: createWire(protocol, kind, identity, promptTokens, g.includeUsage),
       stream: g.stream, includeUsage: g.includeUsage, promptTokens, outputTokens: decision.outputTokens, reasoningTokens,
       finishReason: decision.finishReason, tokensPerChunk: o.tokensPerChunk, faults: active, text: scripted ? scriptedText(text, pieces) : text, rng, headers: {},
+      mediaUsage: mediaUsage(g.media),
       onDrop: () => {
         if (live.delete(id)) engine.abort(id);
       },
@@ -199,7 +202,8 @@ export async function startSimServer(opts: SimServerOptions = {}, hooks: { log?:
         return { queueMs, promptEvalMs, evalMs, totalMs: queueMs + promptEvalMs + evalMs };
       },
     });
-    const add = () => engine.add({ id, promptTokens, outputTokens: decision.outputTokens, blockHashes: blockHashesFromIds(g.promptTokenIds, spec.blockSize) });
+    const media = g.media.map((m) => ({ hash: m.hash, tokens: m.tokens, flops: m.flops }));
+    const add = () => engine.add({ id, promptTokens, outputTokens: decision.outputTokens, blockHashes: blockHashesFromIds(g.promptTokenIds, spec.blockSize), media });
     // API server, tokenization and streaming time outside the engine (engine/overheads.ts) before admission.
     const outside = outsideEngineMs(spec, promptTokens, o.tokensPerChunk);
     if (outside <= 0) {
