@@ -1,0 +1,113 @@
+// Sim server over real HTTP with images and audio: usage details, encoder cache counters, TTFT with an image.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadTokenizer } from '../dataset/tokenizer.js';
+import { startSimServer, type SimServerHandle } from './server.js';
+import { pngBytes, wavBytes } from './media-fixtures.js';
+
+const tok = loadTokenizer('cl100k_base');
+const TEXT = 'Describe this picture in one sentence.';
+const dataUrl = (mime: string, b: Buffer): string => `data:${mime};base64,${b.toString('base64')}`;
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+async function chat(base: string, content: unknown, extra: Record<string, unknown> = {}): Promise<{ status: number; body: any; ttftMs: number }> {
+  const t0 = performance.now();
+  const r = await fetch(`${base}/chat/completions`, {
+    method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ messages: [{ role: 'user', content }], max_tokens: 2, ignore_eos: true, ...extra }),
+  });
+  const body = await r.json();
+  return { status: r.status, body, ttftMs: performance.now() - t0 };
+}
+
+async function metric(base: string, name: string): Promise<number> {
+  const text = await (await fetch(base.replace(/\/v1$/, '/metrics'))).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${name}{`));
+  return line ? Number(line.split(' ').pop()) : NaN;
+}
+
+describe('sim server with media (qwen2.5-vl-7b)', () => {
+  let sim: SimServerHandle;
+  beforeAll(async () => {
+    sim = await startSimServer({ port: 0, modelProfile: 'qwen2.5-vl-7b', gpu: 'h100', prefixCaching: false });
+  });
+  afterAll(() => sim.close());
+
+  it('a 1008x1008 PNG is 1,296 image tokens + 2 markers on top of the text', async () => {
+    const png = pngBytes(1008, 1008, 1);
+    const r = await chat(sim.baseUrl, [{ type: 'text', text: TEXT }, { type: 'image_url', image_url: { url: dataUrl('image/png', png) } }]);
+    expect(r.status).toBe(200);
+    expect(r.body.usage.prompt_tokens_details.image_tokens).toBe(1296);
+    expect(r.body.usage.prompt_tokens).toBe(tok.encode(TEXT).length + 1298);
+    expect(r.body.usage.prompt_tokens_details.audio_tokens).toBeUndefined();
+  });
+
+  it('text only: no image_tokens field', async () => {
+    const r = await chat(sim.baseUrl, TEXT);
+    expect(r.body.usage.prompt_tokens).toBe(tok.encode(TEXT).length);
+    expect(r.body.usage.prompt_tokens_details).toEqual({ cached_tokens: 0 });
+  });
+
+  it('a repeated image hits the encoder cache (counters) and is not re-encoded', async () => {
+    const url = dataUrl('image/png', pngBytes(448, 448, 7));
+    const q0 = await metric(sim.baseUrl, 'tokenflood_sim_mm_cache_queries_total');
+    const h0 = await metric(sim.baseUrl, 'tokenflood_sim_mm_cache_hits_total');
+    const f0 = await metric(sim.baseUrl, 'tokenflood_sim_encoder_flops_total');
+    await chat(sim.baseUrl, [{ type: 'image_url', image_url: { url } }]);
+    const f1 = await metric(sim.baseUrl, 'tokenflood_sim_encoder_flops_total');
+    await chat(sim.baseUrl, [{ type: 'image_url', image_url: { url } }]);
+    expect(await metric(sim.baseUrl, 'tokenflood_sim_mm_cache_queries_total')).toBe(q0 + 2);
+    expect(await metric(sim.baseUrl, 'tokenflood_sim_mm_cache_hits_total')).toBe(h0 + 1);
+    // 448x448 = 32x32 patches of 14 px; 2 x 670M params x 1,024 patches.
+    expect(f1 - f0).toBeCloseTo(2 * 670e6 * 1024, -6);
+    expect(await metric(sim.baseUrl, 'tokenflood_sim_encoder_flops_total')).toBe(f1);
+  });
+
+  it('audio: a WAV input_audio part counts audio tokens by the served rule', async () => {
+    const r = await chat(sim.baseUrl, [{ type: 'input_audio', input_audio: { data: wavBytes(4).toString('base64'), format: 'wav' } }]);
+    expect(r.status).toBe(200);
+    // qwen2.5-vl has no audio tower: the fallback (Qwen2-Audio) rule, 25 tokens a second.
+    expect(r.body.usage.prompt_tokens_details.audio_tokens).toBe(100);
+  });
+
+  it('a part that is not the image it claims is a 400 naming where', async () => {
+    const r = await chat(sim.baseUrl, [{ type: 'text', text: 'x' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,aGVsbG8gd29ybGQ=' } }]);
+    expect(r.status).toBe(400);
+    expect(JSON.stringify(r.body)).toContain('messages.0.content.1.image_url: not a PNG, JPEG, GIF or WebP image');
+  });
+
+  it('Anthropic image blocks and Responses input_image count the same', async () => {
+    const png = pngBytes(1008, 1008, 3);
+    const m = await fetch(`${sim.baseUrl}/messages`, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ max_tokens: 2, ignore_eos: true, messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: png.toString('base64') } }] }] }),
+    });
+    expect((await m.json()).usage.input_tokens).toBe(1298);
+    const rr = await fetch(`${sim.baseUrl}/responses`, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ max_output_tokens: 2, ignore_eos: true, input: [{ role: 'user', content: [{ type: 'input_image', image_url: dataUrl('image/png', png) }] }] }),
+    });
+    expect((await rr.json()).usage.input_tokens).toBe(1298);
+  });
+});
+
+describe('TTFT with and without an image', () => {
+  it('an image (encoder + its prompt tokens) makes the first token later', async () => {
+    // llava-1.5-7b on a slow device: the vision tower and 576 extra prompt tokens show clearly in wall-clock time.
+    const sim = await startSimServer({ port: 0, modelProfile: 'llava-1.5-7b', gpu: 'l4', prefixCaching: false });
+    try {
+      const text: number[] = [];
+      const image: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        text.push((await chat(sim.baseUrl, TEXT)).ttftMs);
+        const r = await chat(sim.baseUrl, [{ type: 'text', text: TEXT }, { type: 'image_url', image_url: { url: dataUrl('image/png', pngBytes(336, 336, 100 + i)) } }]);
+        expect(r.body.usage.prompt_tokens_details.image_tokens).toBe(576);
+        image.push(r.ttftMs);
+      }
+      const med = (a: number[]) => [...a].sort((x, y) => x - y)[1];
+      // Modelled: 576 tokens of prefill on an L4 (~7 B params: ~70 ms) + encoder (2 x 304M x 577 / (121 TFLOPS x 0.65): ~4.5 ms).
+      expect(med(image) - med(text)).toBeGreaterThan(25);
+    } finally {
+      await sim.close();
+    }
+  });
+});
