@@ -173,7 +173,8 @@ export function createVirtualDriver(c: RunConfig, tok: Tokenizer, o: VirtualDriv
       promptTokens: ids.length, cachedTokens: 0, outputTokens: 0, finishReason: decision.finishReason,
     };
     const key = String(seq++);
-    const add = () => engine.add({ id: key, promptTokens: ids.length, outputTokens: decision.outputTokens, blockHashes: blockHashesFromIds(ids, o.engine.blockSize) });
+    const media = planned.media.map((m) => ({ hash: m.hash, tokens: m.tokens, flops: m.flops }));
+    const add = () => engine.add({ id: key, promptTokens: ids.length, outputTokens: decision.outputTokens, blockHashes: blockHashesFromIds(ids, o.engine.blockSize), media });
     const outside = outsideEngineMs(o.engine, ids.length, o.tokensPerChunk);
     if (outside <= 0) {
       const err = add();

@@ -81,12 +81,12 @@ describe('sim server with media (qwen2.5-vl-7b)', () => {
       method: 'POST', headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ max_tokens: 2, ignore_eos: true, messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: png.toString('base64') } }] }] }),
     });
-    expect((await m.json()).usage.input_tokens).toBe(1298);
+    expect(((await m.json()) as { usage: { input_tokens: number } }).usage.input_tokens).toBe(1298);
     const rr = await fetch(`${sim.baseUrl}/responses`, {
       method: 'POST', headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ max_output_tokens: 2, ignore_eos: true, input: [{ role: 'user', content: [{ type: 'input_image', image_url: dataUrl('image/png', png) }] }] }),
     });
-    expect((await rr.json()).usage.input_tokens).toBe(1298);
+    expect(((await rr.json()) as { usage: { input_tokens: number } }).usage.input_tokens).toBe(1298);
   });
 });
 
