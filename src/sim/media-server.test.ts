@@ -75,6 +75,35 @@ describe('sim server with media (qwen2.5-vl-7b)', () => {
     expect(JSON.stringify(r.body)).toContain('messages.0.content.1.image_url: not a PNG, JPEG, GIF or WebP image');
   });
 
+  it('video_url: an MP4 sampled at 2 frames/s, one Qwen grid per 2 frames', async () => {
+    const box = (type: string, body: Buffer): Buffer => {
+      const h = Buffer.alloc(8);
+      h.writeUInt32BE(8 + body.length, 0);
+      h.write(type, 4, 'ascii');
+      return Buffer.concat([h, body]);
+    };
+    const mvhd = Buffer.alloc(100);
+    mvhd.writeUInt32BE(1000, 12);
+    mvhd.writeUInt32BE(4500, 16);
+    const tkhd = Buffer.alloc(84);
+    tkhd.writeUInt32BE(640 * 65536, 76);
+    tkhd.writeUInt32BE(360 * 65536, 80);
+    const mp4 = Buffer.concat([box('ftyp', Buffer.from('isom0000')), box('moov', Buffer.concat([box('mvhd', mvhd), box('trak', box('tkhd', tkhd))]))]);
+    const r = await chat(sim.baseUrl, [{ type: 'video_url', video_url: { url: dataUrl('video/mp4', mp4) } }]);
+    // 4.5 s → 10 frames → 5 grids of 644x364 px (23x13 = 299 tokens).
+    expect(r.body.usage.prompt_tokens_details.image_tokens).toBe(5 * 299);
+    expect(r.body.usage.prompt_tokens).toBe(5 * 299 + 2);
+  });
+
+  it('Ollama /api/chat images count as images', async () => {
+    const r = await fetch(sim.baseUrl.replace(/\/v1$/, '/api/chat'), {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'qwen2.5-vl-7b', stream: false, options: { num_predict: 2 }, messages: [{ role: 'user', content: 'hi', images: [pngBytes(1008, 1008, 9).toString('base64')] }] }),
+    });
+    const body = (await r.json()) as { prompt_eval_count: number };
+    expect(body.prompt_eval_count).toBe(tok.encode('hi').length + 1298);
+  });
+
   it('Anthropic image blocks and Responses input_image count the same', async () => {
     const png = pngBytes(1008, 1008, 3);
     const m = await fetch(`${sim.baseUrl}/messages`, {
