@@ -57,6 +57,9 @@ describe('sim server with media (qwen2.5-vl-7b)', () => {
     await chat(sim.baseUrl, [{ type: 'image_url', image_url: { url } }]);
     expect(await metric(sim.baseUrl, 'tokenflood_sim_mm_cache_queries_total')).toBe(q0 + 2);
     expect(await metric(sim.baseUrl, 'tokenflood_sim_mm_cache_hits_total')).toBe(h0 + 1);
+    // vLLM's names (in items) follow the same counters.
+    expect(await metric(sim.baseUrl, 'vllm:mm_cache_hits_total')).toBe(await metric(sim.baseUrl, 'tokenflood_sim_mm_cache_hits_total'));
+    expect(await metric(sim.baseUrl, 'vllm:mm_cache_queries_total')).toBe(await metric(sim.baseUrl, 'tokenflood_sim_mm_cache_queries_total'));
     // 448x448 = 32x32 patches of 14 px; 2 x 670M params x 1,024 patches.
     expect(f1 - f0).toBeCloseTo(2 * 670e6 * 1024, -6);
     expect(await metric(sim.baseUrl, 'tokenflood_sim_encoder_flops_total')).toBe(f1);
