@@ -88,7 +88,10 @@ export function plan(spec: RequestSpec, index: number, c: RunConfig, engine: Eng
   const media = c.endpoint === 'completions' ? [] : (spec.media ?? []).map((m) => countMediaPart(engine.model.id, m));
   if (media.length > 0) {
     ids = [...ids];
-    for (const m of media) for (const id of placeholderIds(m)) ids.push(id);
+    for (const m of media) {
+      m.offset = ids.length;
+      for (const id of placeholderIds(m)) ids.push(id);
+    }
   }
   const tooLong = contextLengthError(engine.maxModelLen, ids.length, spec.maxTokens);
   // A rejected request is given ignore_eos so the engine sees prompt + max_tokens and rejects it with the same message.

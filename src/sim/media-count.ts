@@ -7,7 +7,14 @@ import { audioHeader, decodeDataUrl, imageHeader, videoHeader } from './media-he
 export interface CountedMedia extends MediaTokens {
   kind: 'image' | 'audio' | 'video';
   hash: string;
+  /** Index of its first placeholder token in the prompt (set where the prompt is assembled). */
+  offset?: number;
 }
+
+/** The engine's view of a counted item (encoder cache key, size, cost, place in the prompt). */
+export const engineMedia = (m: CountedMedia): { hash: string; tokens: number; flops: number; offset?: number; span: number } => ({
+  hash: m.hash, tokens: m.tokens, flops: m.flops, offset: m.offset, span: m.promptTokens,
+});
 
 /** What the sim assumes for media it cannot measure (a remote URL it does not fetch, a clip it cannot read). */
 export const ASSUMED = { width: 1024, height: 1024, videoSeconds: 8, videoWidth: 448, videoHeight: 448, audioSeconds: 10 } as const;

@@ -17,7 +17,7 @@ import { createSimMetrics } from './http/metrics.js';
 import { createSimGpuTelemetry } from './http/metrics-dcgm.js';
 import { createMediaMetrics } from './http/metrics-media.js';
 import { parseGenerationBody, parseTypedBody, type EndpointKind } from './http/parse.js';
-import { hashBytes, mediaUsage } from './media-count.js';
+import { engineMedia, hashBytes, mediaUsage } from './media-count.js';
 import { audioTokens } from './engine/media.js';
 import { createTranscriptionSession, parseTranscription, TRANSCRIBE_PROMPT_TOKENS, TRANSCRIPT_TOKENS_PER_SEC } from './http/transcribe.js';
 import { createWire, type Protocol } from './http/wire.js';
@@ -208,7 +208,7 @@ export async function startSimServer(opts: SimServerOptions = {}, hooks: { log?:
         return { queueMs, promptEvalMs, evalMs, totalMs: queueMs + promptEvalMs + evalMs };
       },
     });
-    const media = g.media.map((m) => ({ hash: m.hash, tokens: m.tokens, flops: m.flops }));
+    const media = g.media.map(engineMedia);
     const add = () => engine.add({ id, promptTokens, outputTokens: decision.outputTokens, blockHashes: blockHashesFromIds(g.promptTokenIds, spec.blockSize), media });
     // API server, tokenization and streaming time outside the engine (engine/overheads.ts) before admission.
     const outside = outsideEngineMs(spec, promptTokens, o.tokensPerChunk);

@@ -8,11 +8,14 @@ export interface EngineMedia {
   tokens: number;
   /** FLOPs to encode it. */
   flops: number;
+  /** Where its placeholder tokens sit in the prompt: [offset, offset + span); an item inside the prefix-cache hit is not encoded. */
+  offset?: number;
+  span?: number;
 }
 
 export interface EncoderCache {
   /** Items of one request looked up; the FLOPs of the misses (which are then cached). */
-  charge(media: readonly EngineMedia[]): { flops: number; hits: number; misses: number };
+  charge(media: readonly EngineMedia[], cachedPrefixTokens?: number): { flops: number; hits: number; misses: number };
   readonly capacityTokens: number;
   usedTokens(): number;
 }
@@ -23,11 +26,16 @@ export function createEncoderCache(capacityTokens: number): EncoderCache {
   return {
     capacityTokens,
     usedTokens: () => used,
-    charge(media) {
+    charge(media, cachedPrefixTokens = 0) {
       let flops = 0;
       let hits = 0;
       let misses = 0;
       for (const m of media) {
+        // vLLM schedules no encoder input for an item whose placeholders the prefix cache already holds.
+        if (m.offset !== undefined && m.span !== undefined && m.offset + m.span <= cachedPrefixTokens) {
+          hits++;
+          continue;
+        }
         const have = entries.get(m.hash);
         if (have !== undefined) {
           hits++;

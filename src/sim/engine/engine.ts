@@ -334,7 +334,7 @@ function createColocatedEngine(spec: EngineSpec): Engine {
           c.prefixHitsTokens += r.computed;
           started.push({ id: r.id, cachedTokens: r.computed });
           if (r.media.length > 0) {
-            const e = encoderCache.charge(r.media);
+            const e = encoderCache.charge(r.media, r.computed);
             c.mmCacheQueries += r.media.length;
             c.mmCacheHits += e.hits;
             encodeFlops += e.flops;

@@ -81,6 +81,14 @@ describe('encoder cache', () => {
     expect(c.usedTokens()).toBe(600);
     expect(c.charge([{ hash: 'a', tokens: 600, flops: 5 }]).misses).toBe(1);
   });
+  it('an item inside the prefix-cache hit is not encoded even when evicted from the encoder cache', () => {
+    const c = createEncoderCache(100);
+    const item = { hash: 'p', tokens: 600, flops: 9, offset: 10, span: 602 };
+    // Larger than the cache: never stored, so only the prefix cache can spare it.
+    expect(c.charge([item], 0)).toEqual({ flops: 9, hits: 0, misses: 1 });
+    expect(c.charge([item], 611)).toEqual({ flops: 9, hits: 0, misses: 1 });
+    expect(c.charge([item], 612)).toEqual({ flops: 0, hits: 1, misses: 0 });
+  });
   it('the engine charges encoder time before prefill and skips it on a cache hit', () => {
     expect(MODELS['qwen2.5-vl-7b']).toBeDefined();
     const spec = resolveEngine({ model: 'qwen2.5-vl-7b', gpu: 'h100' });

@@ -79,7 +79,7 @@ function chatPromptIds(tok: Tokenizer, messages: z.infer<typeof message>[], medi
   const add = (src: MediaSource, where: string): void => {
     const r = countMedia(mediaModel, src);
     if (!r.ok) throw new MediaError(`${where}: ${r.message}`);
-    media.push(r.media);
+    media.push({ ...r.media, offset: ids.length });
     for (const id of placeholderIds(r.media)) ids.push(id);
   };
   messages.forEach((m, i) => {
