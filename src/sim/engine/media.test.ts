@@ -112,4 +112,20 @@ describe('encoder cache', () => {
     expect(k.mmCacheHits).toBe(1);
     expect(k.encoderMs).toBeCloseTo(expected, 6);
   });
+  it('disaggregated prefill runs the encoder before the prefill', () => {
+    const spec = resolveEngine({ model: 'qwen2.5-vl-7b', gpu: 'h100', disagg: '1:1' });
+    const img = imageTokens('qwen2.5-vl-7b', 1008, 1008);
+    const ttft = (media?: { hash: string; tokens: number; flops: number }[]): number => {
+      const e = createEngine(spec);
+      e.add({ id: 'a', promptTokens: 1400, outputTokens: 2, media });
+      let ms = 0;
+      for (;;) {
+        const s = e.step()!;
+        ms += s.durationMs;
+        if (s.outputs.some((o) => o.tokenIndex === 1)) return ms;
+      }
+    };
+    const expected = (img.flops / spec.flopsPerSec) * 1000;
+    expect(ttft([{ hash: 'x', tokens: img.tokens, flops: img.flops }]) - ttft()).toBeGreaterThan(expected * 0.8);
+  });
 });
