@@ -1,7 +1,9 @@
 // Requests of a simulated run: a workload's spec as the engine's request, the engine's answer as the record a real run would write.
 import type { RunConfig } from '../config/schema.js';
 import type { Tokenizer } from '../dataset/tokenizer.js';
-import type { RequestSpec } from '../dataset/types.js';
+import type { MediaPart, RequestSpec } from '../dataset/types.js';
+import { audioTokens, imageTokens, videoTokens } from '../sim/engine/media.js';
+import { ASSUMED, countMedia, mediaUsage, placeholderIds, type CountedMedia } from '../sim/media-count.js';
 import type { RawRequest } from '../metrics/record.js';
 import { httpCode } from '../metrics/error-codes.js';
 import type { EngineSpec } from '../sim/engine/config.js';
@@ -17,6 +19,22 @@ export interface Planned {
   virtual: VirtualRequest;
   /** vLLM's 400 message when prompt + max_tokens exceeds max_model_len (checked on max_tokens, as the server does). */
   tooLong?: string;
+  /** The request's media as the sim server counts them (tokens in virtual.promptTokenIds), and its usage details. */
+  media: CountedMedia[];
+}
+
+/**
+ * One MediaPart as the sim server would count it: from its declared size / length, else from its bytes' header
+ * (as the server reads them), else the server's assumption for media it cannot measure (a remote URL).
+ */
+export function countMediaPart(modelId: string, m: MediaPart): CountedMedia {
+  const base = { kind: m.kind, hash: m.hash };
+  if (m.kind === 'image' && m.width && m.height) return { ...base, ...imageTokens(modelId, m.width, m.height) };
+  if (m.kind === 'audio' && m.seconds !== undefined) return { ...base, ...audioTokens(modelId, m.seconds) };
+  if (m.kind === 'video' && m.frames && m.width && m.height) return { ...base, ...videoTokens(modelId, m.width, m.height, m.frames) };
+  const r = countMedia(modelId, { kind: m.kind, bytes: m.data, url: m.data ? undefined : m.url });
+  if (r.ok) return { ...r.media, hash: m.hash };
+  return { ...base, ...(m.kind === 'audio' ? audioTokens(modelId, ASSUMED.audioSeconds) : imageTokens(modelId, ASSUMED.width, ASSUMED.height)) };
 }
 
 /** Encoded texts kept for reuse at most (a run of unique prompts must not keep them all). */
@@ -65,11 +83,20 @@ function promptIds(spec: RequestSpec, index: number, c: RunConfig, tok: Tokenize
 }
 
 export function plan(spec: RequestSpec, index: number, c: RunConfig, engine: EngineSpec, tok: Tokenizer, memo: Map<string, number[]>): Planned {
-  const ids = promptIds(spec, index, c, tok, memo);
+  let ids = promptIds(spec, index, c, tok, memo);
+  // Media of the last user message after its text, as content parts the server counts (sim/media-count.ts).
+  const media = c.endpoint === 'completions' ? [] : (spec.media ?? []).map((m) => countMediaPart(engine.model.id, m));
+  if (media.length > 0) {
+    ids = [...ids];
+    for (const m of media) {
+      m.offset = ids.length;
+      for (const id of placeholderIds(m)) ids.push(id);
+    }
+  }
   const tooLong = contextLengthError(engine.maxModelLen, ids.length, spec.maxTokens);
   // A rejected request is given ignore_eos so the engine sees prompt + max_tokens and rejects it with the same message.
   const ignoreEos = c.ignoreEos || tooLong !== undefined;
-  return { spec, tooLong, virtual: { promptTokenIds: ids, maxTokens: spec.maxTokens, minTokens: c.ignoreEos ? spec.maxTokens : 0, ignoreEos } };
+  return { spec, tooLong, media, virtual: { promptTokenIds: ids, maxTokens: spec.maxTokens, minTokens: c.ignoreEos ? spec.maxTokens : 0, ignoreEos } };
 }
 
 export interface StreamShape {
@@ -180,6 +207,11 @@ export function toRawRequest(v: VirtualRecord, p: Planned, x: ConvertContext, wh
   raw.output_tokens = n;
   raw.reasoning_tokens = reasoningTokens;
   raw.cached_tokens = v.cachedTokens;
+  if (p.media.length > 0) {
+    const u = mediaUsage(p.media);
+    if (u.image_tokens !== undefined) raw.image_tokens = u.image_tokens;
+    if (u.audio_tokens !== undefined) raw.audio_tokens = u.audio_tokens;
+  }
   raw.token_source = 'usage';
   raw.finish_reason = v.finishReason ?? null;
   return out;

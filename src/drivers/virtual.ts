@@ -15,6 +15,7 @@ import { virtualServerSource } from './virtual-timeline.js';
 import { virtualGpuSource } from './virtual-gpu.js';
 import { workloadSeed } from '../config/workload.js';
 import type { VirtualRecord } from '../sim/virtual.js';
+import { engineMedia } from '../sim/media-count.js';
 import { createRng } from '../util/rng.js';
 import type { Driver, OpenedTarget, RequestInput } from './driver.js';
 import { VirtualClock } from './virtual-clock.js';
@@ -173,7 +174,8 @@ export function createVirtualDriver(c: RunConfig, tok: Tokenizer, o: VirtualDriv
       promptTokens: ids.length, cachedTokens: 0, outputTokens: 0, finishReason: decision.finishReason,
     };
     const key = String(seq++);
-    const add = () => engine.add({ id: key, promptTokens: ids.length, outputTokens: decision.outputTokens, blockHashes: blockHashesFromIds(ids, o.engine.blockSize) });
+    const media = planned.media.map(engineMedia);
+    const add = () => engine.add({ id: key, promptTokens: ids.length, outputTokens: decision.outputTokens, blockHashes: blockHashesFromIds(ids, o.engine.blockSize), media });
     const outside = outsideEngineMs(o.engine, ids.length, o.tokensPerChunk);
     if (outside <= 0) {
       const err = add();

@@ -15,7 +15,11 @@ import { pickFaults, STATUS_FAULTS } from './http/faults.js';
 import { Registry } from 'prom-client';
 import { createSimMetrics } from './http/metrics.js';
 import { createSimGpuTelemetry } from './http/metrics-dcgm.js';
+import { createMediaMetrics } from './http/metrics-media.js';
 import { parseGenerationBody, parseTypedBody, type EndpointKind } from './http/parse.js';
+import { engineMedia, hashBytes, mediaUsage } from './media-count.js';
+import { audioTokens } from './engine/media.js';
+import { createTranscriptionSession, parseTranscription, TRANSCRIBE_PROMPT_TOKENS, TRANSCRIPT_TOKENS_PER_SEC } from './http/transcribe.js';
 import { createWire, type Protocol } from './http/wire.js';
 import { createSession, type Session } from './http/session.js';
 import { createTextSource } from './http/text.js';
@@ -59,7 +63,11 @@ interface Live {
   corrupt?: () => void;
 }
 
-function readBody(req: IncomingMessage): Promise<string | undefined> {
+async function readBody(req: IncomingMessage): Promise<string | undefined> {
+  return (await readBodyBytes(req))?.toString('utf8');
+}
+
+function readBodyBytes(req: IncomingMessage): Promise<Buffer | undefined> {
   return new Promise((resolve, reject) => {
     const parts: Buffer[] = [];
     let size = 0;
@@ -67,7 +75,7 @@ function readBody(req: IncomingMessage): Promise<string | undefined> {
       size += c.length;
       if (size <= MAX_BODY_BYTES) parts.push(c);
     });
-    req.on('end', () => resolve(size > MAX_BODY_BYTES ? undefined : Buffer.concat(parts).toString('utf8')));
+    req.on('end', () => resolve(size > MAX_BODY_BYTES ? undefined : Buffer.concat(parts)));
     req.on('error', reject);
   });
 }
@@ -97,7 +105,7 @@ export async function startSimServer(opts: SimServerOptions = {}, hooks: { log?:
   const nowSimMs = (): number => loop.nowSimMs();
   const metrics = createSimMetrics(o.metricsFlavor, { modelName: served, counters: engine.counters, kvCapacityTokens: spec.kvCapacityTokens, nowSimMs, specDecode: spec.features.spec !== undefined });
   const gpu = createSimGpuTelemetry({ registry: new Registry(), spec, counters: engine.counters, nowSimMs, windowSimMs: 1000 * o.timeScale });
-  const allMetrics = Registry.merge([metrics.registry, gpu.registry]);
+  const allMetrics = Registry.merge([metrics.registry, gpu.registry, createMediaMetrics(served, engine.counters)]);
   const faultRng = createRng(o.seed ^ 0x5eed);
   const faults = o.faults ?? {};
   const created = Math.floor(Date.now() / 1000);
@@ -156,7 +164,7 @@ export async function startSimServer(opts: SimServerOptions = {}, hooks: { log?:
     } catch (e) {
       return sendError(res, 400, `Invalid JSON body: ${(e as Error).message}`);
     }
-    const parsed = protocol === 'responses' || protocol === 'messages' ? parseTypedBody(protocol, body, tok) : parseGenerationBody(kind, native ? nativeToOpenAi(native, body) : body, tok);
+    const parsed = protocol === 'responses' || protocol === 'messages' ? parseTypedBody(protocol, body, tok, spec.model.id) : parseGenerationBody(kind, native ? nativeToOpenAi(native, body) : body, tok, spec.model.id);
     if (!parsed.ok) return sendError(res, 400, parsed.message);
     const g = parsed.value;
     const model = g.model ?? served;
@@ -187,6 +195,7 @@ export async function startSimServer(opts: SimServerOptions = {}, hooks: { log?:
       res, kind, identity, wire: createWire(protocol, kind, identity, promptTokens, g.includeUsage),
       stream: g.stream, includeUsage: g.includeUsage, promptTokens, outputTokens: decision.outputTokens, reasoningTokens,
       finishReason: decision.finishReason, tokensPerChunk: o.tokensPerChunk, faults: active, text: scripted ? scriptedText(text, pieces) : text, rng, headers: {},
+      mediaUsage: mediaUsage(g.media),
       onDrop: () => {
         if (live.delete(id)) engine.abort(id);
       },
@@ -199,7 +208,8 @@ export async function startSimServer(opts: SimServerOptions = {}, hooks: { log?:
         return { queueMs, promptEvalMs, evalMs, totalMs: queueMs + promptEvalMs + evalMs };
       },
     });
-    const add = () => engine.add({ id, promptTokens, outputTokens: decision.outputTokens, blockHashes: blockHashesFromIds(g.promptTokenIds, spec.blockSize) });
+    const media = g.media.map(engineMedia);
+    const add = () => engine.add({ id, promptTokens, outputTokens: decision.outputTokens, blockHashes: blockHashesFromIds(g.promptTokenIds, spec.blockSize), media });
     // API server, tokenization and streaming time outside the engine (engine/overheads.ts) before admission.
     const outside = outsideEngineMs(spec, promptTokens, o.tokensPerChunk);
     if (outside <= 0) {
@@ -226,6 +236,46 @@ export async function startSimServer(opts: SimServerOptions = {}, hooks: { log?:
       loop.wake();
     }, outside / o.timeScale);
     admitTimers.add(timer);
+  };
+
+  // /v1/audio/transcriptions: the audio encoder (the served model's audio rule; whisper-large-v3: 1,500 frames per
+  // 30 s into cross-attention) before a short decoder prompt, then ~3 transcript tokens per second of audio.
+  const transcribe = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const raw = await readBodyBytes(req);
+    if (raw === undefined) return sendError(res, 413, `request body larger than ${MAX_BODY_BYTES} bytes`);
+    const p = parseTranscription(req.headers['content-type'], raw);
+    if (!p.ok) return sendError(res, 400, p.message);
+    const t = p.value;
+    if (t.model !== undefined && !models.includes(t.model)) return sendError(res, 404, `The model \`${t.model}\` does not exist.`);
+    const a = audioTokens(spec.model.id, t.seconds);
+    const promptTokens = TRANSCRIBE_PROMPT_TOKENS + a.promptTokens;
+    const room = spec.maxModelLen - promptTokens;
+    if (room < 1) return sendError(res, 400, contextLengthError(spec.maxModelLen, promptTokens, 1) ?? 'audio too long');
+    const outputTokens = Math.max(1, Math.min(room, Math.ceil(t.seconds * TRANSCRIPT_TOKENS_PER_SEC)));
+    const n = ++requestCount;
+    const id = `trsc-${randomUUID().replace(/-/g, '')}`;
+    const usage = {
+      type: 'tokens' as const, input_tokens: promptTokens + (a.promptTokens === 0 ? a.tokens : 0),
+      input_token_details: { text_tokens: TRANSCRIBE_PROMPT_TOKENS, audio_tokens: a.tokens }, output_tokens: outputTokens, total_tokens: 0,
+    };
+    usage.total_tokens = usage.input_tokens + outputTokens;
+    const session = createTranscriptionSession({ res, stream: t.stream, responseFormat: t.responseFormat, seconds: t.seconds, text, rng: createRng((o.seed * 1_000_003 + n) >>> 0), usage });
+    const now = loop.nowSimMs();
+    live.set(id, { session, reason: 'stop', arrivalSim: now, startSim: now, firstSim: now, lastSim: now, promptTokens });
+    metrics.arrived(promptTokens);
+    open.add(session);
+    res.on('close', () => {
+      open.delete(session);
+      if (live.delete(id)) engine.abort(id);
+      session.close();
+    });
+    session.open();
+    const err = engine.add({ id, promptTokens, outputTokens, media: [{ hash: hashBytes(t.audio), tokens: a.tokens, flops: a.flops }] });
+    if (err) {
+      live.delete(id);
+      return sendError(res, 400, err);
+    }
+    loop.wake();
   };
 
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -256,8 +306,12 @@ export async function startSimServer(opts: SimServerOptions = {}, hooks: { log?:
       case '/v1/responses':
         if (allow('POST')) await generate('chat', req, res, 'responses');
         return;
+      case '/v1/audio/transcriptions':
+        if (allow('POST')) await transcribe(req, res);
+        return;
       case '/v1/messages':
         if (allow('POST')) await generate('chat', req, res, 'messages');
+        return;
       case '/v1/embeddings':
       case '/v1/embed':
       case '/embed':

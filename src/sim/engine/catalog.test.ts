@@ -35,7 +35,7 @@ describe('catalog', () => {
         for (const weightDtype of ['bf16', 'fp8'] as const) {
           let r;
           try {
-            r = planCapacity({ modelProfile: model, gpu, weightDtype, inputTokens: 512, outputTokens: 128, concurrency: 8 });
+            r = planCapacity({ modelProfile: model, gpu, weightDtype, inputTokens: Math.min(512, (MODELS[model].maxModelLen ?? 8192) - 192), outputTokens: 128, concurrency: 8 });
           } catch (e) {
             expect(e, `${model} on ${gpu}`).toBeInstanceOf(UsageError);
             expect((e as Error).message).toMatch(/needs [\d.]+ GiB per GPU before any KV cache/);

@@ -90,6 +90,17 @@ export const MODELS: Record<string, ModelProfile> = {
   // Gemma 3 (text_config): every 6th layer global, the other five local with a 1,024-token window; embeddings tied.
   'gemma-3-12b': { id: 'gemma-3-12b', hfName: 'google/gemma-3-12b-it', layers: 48, hidden: 3840, heads: 16, kvHeads: 8, headDim: 256, intermediate: 15360, vocab: 262208, tiedEmbeddings: true, slidingWindow: 1024, slidingLayers: 40, maxModelLen: 131072 },
   'gemma-3-27b': { id: 'gemma-3-27b', hfName: 'google/gemma-3-27b-it', layers: 62, hidden: 5376, heads: 32, kvHeads: 16, headDim: 128, intermediate: 21504, vocab: 262208, tiedEmbeddings: true, slidingWindow: 1024, slidingLayers: 52, maxModelLen: 131072 },
+  // Multimodal models (issue 28): the language model's shape here; image/audio token rules and tower sizes in media.ts.
+  'qwen2.5-vl-7b': { id: 'qwen2.5-vl-7b', hfName: 'Qwen/Qwen2.5-VL-7B-Instruct', layers: 28, hidden: 3584, heads: 28, kvHeads: 4, headDim: 128, intermediate: 18944, vocab: 152064, maxModelLen: 128000 },
+  'qwen2.5-vl-72b': { id: 'qwen2.5-vl-72b', hfName: 'Qwen/Qwen2.5-VL-72B-Instruct', layers: 80, hidden: 8192, heads: 64, kvHeads: 8, headDim: 128, intermediate: 29568, vocab: 152064, maxModelLen: 128000 },
+  'llava-1.5-7b': { id: 'llava-1.5-7b', hfName: 'llava-hf/llava-1.5-7b-hf', layers: 32, hidden: 4096, heads: 32, kvHeads: 32, headDim: 128, intermediate: 11008, vocab: 32064, maxModelLen: 4096 },
+  // 40 decoder layers, 8 of them cross-attention to the image (modelled as ordinary layers).
+  'llama-3.2-11b-vision': { id: 'llama-3.2-11b-vision', hfName: 'meta-llama/Llama-3.2-11B-Vision-Instruct', layers: 40, hidden: 4096, heads: 32, kvHeads: 8, headDim: 128, intermediate: 14336, vocab: 128256, maxModelLen: 131072 },
+  'internvl3-8b': { id: 'internvl3-8b', hfName: 'OpenGVLab/InternVL3-8B', layers: 28, hidden: 3584, heads: 28, kvHeads: 4, headDim: 128, intermediate: 18944, vocab: 151674, maxModelLen: 32768 },
+  // Qwen-7B language model (Qwen2-Audio-7B-Instruct text_config).
+  'qwen2-audio-7b': { id: 'qwen2-audio-7b', hfName: 'Qwen/Qwen2-Audio-7B-Instruct', layers: 32, hidden: 4096, heads: 32, kvHeads: 32, headDim: 128, intermediate: 11008, vocab: 156032, maxModelLen: 8192 },
+  // Whisper-large-v3's decoder (32 layers, d_model 1280, 20 heads, 448 target positions); the encoder is in media.ts.
+  'whisper-large-v3': { id: 'whisper-large-v3', hfName: 'openai/whisper-large-v3', layers: 32, hidden: 1280, heads: 20, kvHeads: 20, headDim: 64, intermediate: 5120, vocab: 51866, tiedEmbeddings: true, maxModelLen: 448 },
   // Not a real model: ~60M parameters, for fast tests.
   tiny: { id: 'tiny', layers: 4, hidden: 512, heads: 8, kvHeads: 2, headDim: 64, intermediate: 2048, vocab: 32000, maxModelLen: 8192 },
 };

@@ -9,6 +9,7 @@ interface PoolRequest {
   promptTokens: number;
   outputTokens: number;
   prefilled?: boolean;
+  media?: readonly { flops: number }[];
 }
 interface PoolStep {
   durationMs: number;
@@ -76,7 +77,9 @@ export function createDisaggEngine<R extends PoolRequest, C extends PoolCounters
       let k = 0;
       for (let i = 1; i < freeAt.length; i++) if (freeAt[i] < freeAt[k]) k = i;
       const startMs = Math.max(now, freeAt[k]);
-      freeAt[k] = startMs + prefillOnlyMs(spec, req.promptTokens);
+      // The prefill instance also runs the request's vision/audio encoder (no encoder cache there), before its prefill.
+      const encoderFlops = (req.media ?? []).reduce((a, m) => a + m.flops, 0);
+      freeAt[k] = startMs + prefillOnlyMs(spec, req.promptTokens) + (encoderFlops / spec.tp / spec.flopsPerSec) * 1000;
       pending.push({ req, startMs, readyMs: freeAt[k] + kvTransferMs(spec, req.promptTokens), announced: false });
       return undefined;
     },

@@ -7,6 +7,9 @@ import { createHostTier } from './offload.js';
 import { engineStepCost, splitShape, stageSpec } from './pipeline.js';
 import { createAcceptance, draftMs } from './spec-decode.js';
 import { createDisaggEngine } from './disagg.js';
+import { createEncoderCache, type EngineMedia } from './encoder-cache.js';
+
+export type { EngineMedia } from './encoder-cache.js';
 
 export interface EngineRequest {
   id: string;
@@ -17,6 +20,8 @@ export interface EngineRequest {
   blockHashes?: readonly number[];
   /** Disaggregated decode pool: the prompt's KV arrived from a prefill instance, which also produced the first token. */
   prefilled?: boolean;
+  /** Images / clips in the prompt: encoded (unless in the encoder cache) in the step that first schedules the request. */
+  media?: readonly EngineMedia[];
 }
 
 export interface StepOutput {
@@ -55,6 +60,11 @@ export interface EngineCounters {
   /** KV offload: prompt tokens served from host memory, and bytes moved over PCIe either way. */
   offloadHitsTokens: number;
   offloadTransferBytes: number;
+  /** Encoder cache: media items looked up and found (not re-encoded); encoder FLOPs spent and time charged (ms). */
+  mmCacheQueries: number;
+  mmCacheHits: number;
+  encoderFlops: number;
+  encoderMs: number;
 }
 
 export interface Engine {
@@ -88,6 +98,7 @@ interface Req {
   hostHits: number;
   /** Disaggregated decode: the KV in `swapped` arrives from a prefill instance, not from host memory. */
   remote: boolean;
+  media: readonly EngineMedia[];
 }
 
 /** vLLM's 400 message when prompt + max_tokens exceeds max_model_len; undefined when it fits. */
@@ -122,7 +133,10 @@ function createColocatedEngine(spec: EngineSpec): Engine {
   // through step N+1 (`staged`) and is first schedulable in step N+2.
   let inbox: Req[] = [];
   let staged: Req[] = [];
-  const c = { prefixQueriesTokens: 0, prefixHitsTokens: 0, preemptions: 0, promptTokens: 0, generationTokens: 0, steps: 0, specDrafts: 0, specDraftTokens: 0, specAcceptedTokens: 0, offloadHitsTokens: 0, offloadTransferBytes: 0 };
+  const c = { prefixQueriesTokens: 0, prefixHitsTokens: 0, preemptions: 0, promptTokens: 0, generationTokens: 0, steps: 0, specDrafts: 0, specDraftTokens: 0, specAcceptedTokens: 0, offloadHitsTokens: 0, offloadTransferBytes: 0, mmCacheQueries: 0, mmCacheHits: 0, encoderFlops: 0, encoderMs: 0 };
+  // Bounded like vLLM's encoder cache budget, with room for cross-request reuse (docs/sim.md#multimodal).
+  const encoderCache = createEncoderCache(Math.max(spec.maxNumBatchedTokens, 16384));
+  let encodeFlops = 0;
 
   const total = (r: Req): number => r.prompt + r.output;
   const free = (r: Req): void => {
@@ -205,6 +219,7 @@ function createColocatedEngine(spec: EngineSpec): Engine {
         swapped: 0,
         hostHits: 0,
         remote: req.prefilled === true,
+        media: req.media ?? [],
       };
       if (r.remote) {
         r.output = 1;
@@ -318,6 +333,12 @@ function createColocatedEngine(spec: EngineSpec): Engine {
           c.prefixQueriesTokens += r.prompt;
           c.prefixHitsTokens += r.computed;
           started.push({ id: r.id, cachedTokens: r.computed });
+          if (r.media.length > 0) {
+            const e = encoderCache.charge(r.media, r.computed);
+            c.mmCacheQueries += r.media.length;
+            c.mmCacheHits += e.hits;
+            encodeFlops += e.flops;
+          }
         }
         r.state = 'running';
         running.push(r);
@@ -337,6 +358,15 @@ function createColocatedEngine(spec: EngineSpec): Engine {
       }
       const cost = engineStepCost(spec, instances > 1 ? splitShape(shape, instances) : shape, stage);
       let durationMs = cost.totalMs;
+      // The vision/audio encoder runs before the LM forward of the step that admits its request, on the same roofline
+      // (compute-bound: FLOPs / (peak · mfu), the tower split over TP like the LM).
+      if (encodeFlops > 0) {
+        const ms = (encodeFlops / spec.tp / spec.flopsPerSec) * 1000;
+        durationMs += ms;
+        c.encoderFlops += encodeFlops;
+        c.encoderMs += ms;
+        encodeFlops = 0;
+      }
       if (sd && draft.requests > 0) durationMs += draftMs(sd, engineStepCost(spec, draft, stage).totalMs);
       // Offload copies are serialized with the step (no overlap with compute): bytes / PCIe bandwidth.
       if (host && transferBytes > 0) {

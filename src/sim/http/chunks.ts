@@ -5,16 +5,17 @@ export interface Usage {
   prompt_tokens: number;
   total_tokens: number;
   completion_tokens: number;
-  prompt_tokens_details: { cached_tokens: number };
+  /** image_tokens / audio_tokens only when the prompt had images (or video) / audio. */
+  prompt_tokens_details: { cached_tokens: number; image_tokens?: number; audio_tokens?: number };
   completion_tokens_details: { reasoning_tokens: number };
 }
 
-export function usage(promptTokens: number, completionTokens: number, cachedTokens: number, reasoningTokens: number): Usage {
+export function usage(promptTokens: number, completionTokens: number, cachedTokens: number, reasoningTokens: number, media: { image_tokens?: number; audio_tokens?: number } = {}): Usage {
   return {
     prompt_tokens: promptTokens,
     total_tokens: promptTokens + completionTokens,
     completion_tokens: completionTokens,
-    prompt_tokens_details: { cached_tokens: cachedTokens },
+    prompt_tokens_details: { cached_tokens: cachedTokens, ...media },
     completion_tokens_details: { reasoning_tokens: reasoningTokens },
   };
 }

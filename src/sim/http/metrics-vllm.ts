@@ -18,6 +18,8 @@ export function vllmFlavor(ctx: FlavorContext): SimObservations {
   k.mirrored('vllm:prefix_cache_queries_total', 'Prefix cache queries, in terms of number of queried tokens.', (c) => c.prefixQueriesTokens);
   k.mirrored('vllm:prefix_cache_hits_total', 'Prefix cache hits, in terms of number of cached tokens.', (c) => c.prefixHitsTokens);
   k.mirrored('vllm:num_preemptions_total', 'Cumulative number of preemption from the engine.', (c) => c.preemptions);
+  k.mirrored('vllm:mm_cache_queries_total', 'Multi-modal cache queries, in terms of number of queried items.', (c) => c.mmCacheQueries);
+  k.mirrored('vllm:mm_cache_hits_total', 'Multi-modal cache hits, in terms of number of cached items.', (c) => c.mmCacheHits);
   k.mirrored('vllm:prompt_tokens_total', 'Number of prefill tokens processed.', (c) => c.promptTokens);
   k.mirrored('vllm:generation_tokens_total', 'Number of generation tokens processed.', (c) => c.generationTokens);
   if (ctx.specDecode) {

@@ -1,6 +1,7 @@
 // Parse and validate chat/completions request bodies into what the sim needs (prompt token ids, lengths, flags).
 import { z } from 'zod';
 import type { Tokenizer } from '../../dataset/tokenizer.js';
+import { countMedia, placeholderIds, type CountedMedia, type MediaSource } from '../media-count.js';
 
 export type EndpointKind = 'chat' | 'completions';
 
@@ -17,12 +18,26 @@ export interface GenerationRequest {
   ignoreEos: boolean;
   stream: boolean;
   includeUsage: boolean;
+  /** Images, clips and videos in the prompt, in order (their tokens are in promptTokenIds). */
+  media: CountedMedia[];
 }
 
-const part = z.object({ type: z.string(), text: z.string().optional() });
+const urlRef = z.union([z.string(), z.object({ url: z.string() })]);
+const part = z.object({
+  type: z.string(),
+  text: z.string().optional(),
+  // OpenAI chat: image_url / video_url {url}, input_audio {data, format}; Responses: input_image image_url (a string).
+  image_url: urlRef.optional(),
+  video_url: urlRef.optional(),
+  input_audio: z.object({ data: z.string(), format: z.string().optional() }).optional(),
+  // Anthropic Messages: {type: 'image', source: {type: 'base64', media_type, data} | {type: 'url', url}}.
+  source: z.object({ type: z.string(), media_type: z.string().optional(), data: z.string().optional(), url: z.string().optional() }).optional(),
+});
 const message = z.object({
   role: z.string(),
   content: z.union([z.string(), z.array(part), z.null()]).optional(),
+  // Ollama /api/chat: base64 images beside the text.
+  images: z.array(z.string()).optional(),
 });
 const common = {
   model: z.string().optional(),
@@ -41,16 +56,42 @@ const completionBody = z.object({
   ...common,
 });
 
+const url = (r: z.infer<typeof urlRef>): string => (typeof r === 'string' ? r : r.url);
+
+/** The media source of a content part, or undefined for text and unknown parts. */
+function mediaOf(p: z.infer<typeof part>): MediaSource | undefined {
+  if (p.image_url !== undefined && (p.type === 'image_url' || p.type === 'input_image')) return { kind: 'image', url: url(p.image_url) };
+  if (p.video_url !== undefined && p.type === 'video_url') return { kind: 'video', url: url(p.video_url) };
+  if (p.input_audio && p.type === 'input_audio') return { kind: 'audio', bytes: new Uint8Array(Buffer.from(p.input_audio.data, 'base64')), format: p.input_audio.format };
+  if (p.source && p.type === 'image') return p.source.data !== undefined ? { kind: 'image', bytes: new Uint8Array(Buffer.from(p.source.data, 'base64')) } : { kind: 'image', url: p.source.url };
+  return undefined;
+}
+
+class MediaError extends Error {}
+
 /**
- * Chat prompt tokens = Σ tokens(content of each message), text parts only, no template overhead, so a client
- * counting each message with the same tokenizer gets exactly usage.prompt_tokens.
+ * Chat prompt tokens = Σ tokens(content of each message) + each media item's tokens (engine/media.ts rule of
+ * `mediaModel`, markers included), no template overhead, so a client counting each message's text with the same
+ * tokenizer gets usage.prompt_tokens minus the media tokens. Media items append to `media`.
  */
-function chatPromptIds(tok: Tokenizer, messages: z.infer<typeof message>[]): number[] {
+function chatPromptIds(tok: Tokenizer, messages: z.infer<typeof message>[], mediaModel: string, media: CountedMedia[], at = 'messages'): number[] {
   const ids: number[] = [];
-  for (const m of messages) {
+  const add = (src: MediaSource, where: string): void => {
+    const r = countMedia(mediaModel, src);
+    if (!r.ok) throw new MediaError(`${where}: ${r.message}`);
+    media.push({ ...r.media, offset: ids.length });
+    for (const id of placeholderIds(r.media)) ids.push(id);
+  };
+  messages.forEach((m, i) => {
     if (typeof m.content === 'string') ids.push(...tok.encode(m.content));
-    else if (Array.isArray(m.content)) for (const p of m.content) if (p.text) ids.push(...tok.encode(p.text));
-  }
+    else if (Array.isArray(m.content))
+      m.content.forEach((p, j) => {
+        if (p.text) ids.push(...tok.encode(p.text));
+        const src = mediaOf(p);
+        if (src) add(src, `${at}.${i}.content.${j}.${p.type}`);
+      });
+    (m.images ?? []).forEach((b64, j) => add({ kind: 'image', bytes: new Uint8Array(Buffer.from(b64, 'base64')) }, `${at}.${i}.images.${j}`));
+  });
   return ids;
 }
 
@@ -72,7 +113,17 @@ function completionText(prompt: z.infer<typeof completionBody>['prompt']): strin
 
 export type ParseResult = { ok: true; value: GenerationRequest } | { ok: false; message: string };
 
-export function parseGenerationBody(kind: EndpointKind, body: unknown, tok: Tokenizer): ParseResult {
+/** `mediaModel`: the catalog model whose image/audio token rules apply (text-only models use the fallback rule). */
+export function parseGenerationBody(kind: EndpointKind, body: unknown, tok: Tokenizer, mediaModel = 'llama-3.1-8b'): ParseResult {
+  try {
+    return parseGeneration(kind, body, tok, mediaModel);
+  } catch (e) {
+    if (e instanceof MediaError) return { ok: false, message: e.message };
+    throw e;
+  }
+}
+
+function parseGeneration(kind: EndpointKind, body: unknown, tok: Tokenizer, mediaModel: string): ParseResult {
   const r = (kind === 'chat' ? chatBody : completionBody).safeParse(body);
   if (!r.success) {
     const msg = r.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ');
@@ -80,9 +131,10 @@ export function parseGenerationBody(kind: EndpointKind, body: unknown, tok: Toke
   }
   const b = r.data;
   const promptText = kind === 'chat' ? chatText((b as z.infer<typeof chatBody>).messages) : completionText((b as z.infer<typeof completionBody>).prompt);
+  const media: CountedMedia[] = [];
   const promptTokenIds =
     kind === 'chat'
-      ? chatPromptIds(tok, (b as z.infer<typeof chatBody>).messages)
+      ? chatPromptIds(tok, (b as z.infer<typeof chatBody>).messages, mediaModel, media)
       : completionPromptIds(tok, (b as z.infer<typeof completionBody>).prompt);
   return {
     ok: true,
@@ -96,6 +148,7 @@ export function parseGenerationBody(kind: EndpointKind, body: unknown, tok: Toke
       ignoreEos: b.ignore_eos ?? false,
       stream: b.stream ?? false,
       includeUsage: b.stream_options?.include_usage ?? false,
+      media,
     },
   };
 }
@@ -121,21 +174,31 @@ const messagesBody = z.object({
  * Prompt tokens count as for chat: the text of the system prompt and of every message, no template overhead.
  * Usage is sent unless `stream_options.include_usage` is false (both APIs always send it).
  */
-export function parseTypedBody(protocol: 'responses' | 'messages', body: unknown, tok: Tokenizer): ParseResult {
+export function parseTypedBody(protocol: 'responses' | 'messages', body: unknown, tok: Tokenizer, mediaModel = 'llama-3.1-8b'): ParseResult {
+  try {
+    return parseTyped(protocol, body, tok, mediaModel);
+  } catch (e) {
+    if (e instanceof MediaError) return { ok: false, message: e.message };
+    throw e;
+  }
+}
+
+function parseTyped(protocol: 'responses' | 'messages', body: unknown, tok: Tokenizer, mediaModel: string): ParseResult {
   const r = protocol === 'responses' ? responsesBody.safeParse(body) : messagesBody.safeParse(body);
   if (!r.success) return { ok: false, message: r.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ') };
   const b = r.data;
   let ids: number[];
   let maxTokens: number | undefined;
   let promptText: string;
+  const media: CountedMedia[] = [];
   if ('input' in b) {
-    ids = typeof b.input === 'string' ? tok.encode(b.input) : chatPromptIds(tok, b.input);
+    ids = typeof b.input === 'string' ? tok.encode(b.input) : chatPromptIds(tok, b.input, mediaModel, media, 'input');
     promptText = typeof b.input === 'string' ? b.input : chatText(b.input);
     maxTokens = b.max_output_tokens ?? undefined;
   } else {
     const m = b as z.infer<typeof messagesBody>;
     const system = typeof m.system === 'string' ? tok.encode(m.system) : (m.system ?? []).flatMap((p) => (p.text ? tok.encode(p.text) : []));
-    ids = [...system, ...chatPromptIds(tok, m.messages)];
+    ids = [...system, ...chatPromptIds(tok, m.messages, mediaModel, media)];
     const systemText = typeof m.system === 'string' ? m.system : (m.system ?? []).map((p) => p.text ?? '').join('');
     promptText = [systemText, chatText(m.messages)].filter((t) => t !== '').join('\n');
     maxTokens = m.max_tokens;
@@ -144,7 +207,7 @@ export function parseTypedBody(protocol: 'responses' | 'messages', body: unknown
     ok: true,
     value: {
       kind: 'chat', model: b.model, promptTokenIds: ids, promptText, maxTokens, minTokens: b.min_tokens ?? 0, ignoreEos: b.ignore_eos ?? false,
-      stream: b.stream ?? false, includeUsage: b.stream_options?.include_usage ?? true,
+      stream: b.stream ?? false, includeUsage: b.stream_options?.include_usage ?? true, media,
     },
   };
 }

@@ -30,6 +30,8 @@ export interface SessionInit {
   onDrop(): void;
   /** The engine's timings of this request so far (read when the last token is written). */
   timings?(): SimTimings;
+  /** usage.prompt_tokens_details image_tokens / audio_tokens (media in the prompt). */
+  mediaUsage?: { image_tokens?: number; audio_tokens?: number };
 }
 
 export interface Session {
@@ -124,7 +126,7 @@ export function createSession(s: SessionInit): Session {
     buffer = '';
     buffered = 0;
   };
-  const u = () => usage(s.promptTokens, s.outputTokens, cached, s.reasoningTokens);
+  const u = () => usage(s.promptTokens, s.outputTokens, cached, s.reasoningTokens, s.mediaUsage);
 
   return {
     open() {
