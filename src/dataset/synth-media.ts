@@ -89,8 +89,11 @@ export function imagePixels(j: Pick<ImageJob, 'width' | 'height' | 'content' | '
 export function encodeImage(j: ImageJob): Uint8Array {
   if (j.format === 'png') return encodePng({ width: j.width, height: j.height, data: imagePixels(j, 3), channels: 3, depth: 8 });
   const out = jpeg.encode({ width: j.width, height: j.height, data: imagePixels(j, 4) }, j.quality);
-  return new Uint8Array(out.data.buffer, out.data.byteOffset, out.data.byteLength);
+  return new Uint8Array(out.data);
 }
+
+/** The bytes in a buffer of their own (so a worker can transfer it without taking a pooled neighbour's memory). */
+const own = (b: Uint8Array): Uint8Array => (b.byteOffset === 0 && b.byteLength === b.buffer.byteLength ? b : b.slice());
 
 /** 16-bit PCM samples, interleaved: a sine tone (pitch from the seed, 220–880 Hz) or white noise, at 30% of full scale. */
 export function audioSamples(j: Pick<AudioJob, 'seconds' | 'sampleRate' | 'channels' | 'content' | 'seed'>): Int16Array {
@@ -169,7 +172,7 @@ export function renderMedia(j: MediaJob): MediaPart {
     const mime = j.format === 'wav' ? 'audio/wav' : 'audio/mpeg';
     return { kind: 'audio', mime, data, seconds: j.seconds, sampleRate: j.sampleRate, channels: j.channels, hash: sha256(data), encodeMs: performance.now() - t0 };
   }
-  const data = encodeImage(j);
+  const data = own(encodeImage(j));
   const mime = j.format === 'png' ? 'image/png' : 'image/jpeg';
   const part: MediaPart = { kind: j.kind, mime, data, width: j.width, height: j.height, hash: sha256(data), encodeMs: 0 };
   if (j.kind === 'video') {

@@ -1,0 +1,83 @@
+// Synthetic media off the measuring thread: one worker thread renders requests' media ahead of their sends.
+import { Worker } from 'node:worker_threads';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { renderMedia, type MediaJob } from './synth-media.js';
+import type { MediaPart } from './types.js';
+import type { FromMedia, ToMedia } from './media-worker.js';
+
+export interface MediaPool {
+  /** Render one request's media; on the worker thread when there is one, else (tests from sources) in this thread. */
+  render(jobs: MediaJob[]): Promise<MediaPart[]>;
+  /** Whether rendering runs on a worker thread. */
+  readonly threaded: boolean;
+  close(): Promise<void>;
+}
+
+function workerFile(): URL | undefined {
+  const here = new URL('./media-worker.js', import.meta.url);
+  if (existsSync(fileURLToPath(here))) return here;
+  const dist = new URL('../../dist/dataset/media-worker.js', import.meta.url);
+  return existsSync(fileURLToPath(dist)) ? dist : undefined;
+}
+
+export function createMediaPool(): MediaPool {
+  const file = workerFile();
+  const pending = new Map<number, { resolve(p: MediaPart[]): void; reject(e: Error): void; jobs: MediaJob[] }>();
+  let worker: Worker | undefined;
+  let seq = 0;
+  let closed = false;
+  const refresh = () => (pending.size ? worker?.ref() : worker?.unref());
+  const start = (): Worker => {
+    const w = new Worker(file as URL);
+    w.on('message', (m: FromMedia) => {
+      const p = pending.get(m.id);
+      if (!p) return;
+      pending.delete(m.id);
+      if (m.type === 'done') p.resolve(m.parts.map((x) => ({ ...x, data: x.data && new Uint8Array(x.data.buffer, x.data.byteOffset, x.data.byteLength) })));
+      else p.reject(new Error(m.error));
+      refresh();
+    });
+    const failed = (e?: Error) => {
+      if (w !== worker) return;
+      worker = undefined;
+      // A thread that died: its requests are rendered here instead, so no request is lost.
+      for (const [id, p] of pending) {
+        pending.delete(id);
+        try {
+          p.resolve(p.jobs.map(renderMedia));
+        } catch (err) {
+          p.reject(e ?? (err as Error));
+        }
+      }
+    };
+    w.on('error', failed);
+    w.on('exit', () => failed());
+    return w;
+  };
+  return {
+    threaded: file !== undefined,
+    render(jobs) {
+      if (!file || closed) {
+        try {
+          return Promise.resolve(jobs.map(renderMedia));
+        } catch (e) {
+          return Promise.reject(e as Error);
+        }
+      }
+      worker ??= start();
+      const id = seq++;
+      return new Promise((resolve, reject) => {
+        pending.set(id, { resolve, reject, jobs });
+        refresh();
+        (worker as Worker).postMessage({ id, jobs } satisfies ToMedia);
+      });
+    },
+    async close() {
+      closed = true;
+      const w = worker;
+      worker = undefined;
+      await w?.terminate().catch(() => {});
+    },
+  };
+}
