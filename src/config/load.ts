@@ -11,6 +11,7 @@ import { BACKENDS } from '../backends/registry.js';
 import { configureCustomBackend, loadCustomBackend } from '../backends/custom.js';
 import { backendConfigProblems } from '../backends/backend-config.js';
 import { mediaNeeds } from '../backends/media-content.js';
+import { createMediaPlan } from '../dataset/media-plan.js';
 import { backendOf } from '../backends/registry.js';
 import { rampPlan, stagesMs, type RampPlan } from '../scheduler/options.js';
 import { replaysUncappedTrace } from '../dataset/trace/replay/uncapped.js';
@@ -216,6 +217,11 @@ function rampProblems(c: RunConfig, given: Record<string, unknown>, problems: st
 
 /** Synthetic media the protocol cannot carry, or that the workload would not send: named before anything is sent. */
 function mediaProblems(c: RunConfig): string[] {
+  try {
+    createMediaPlan(c);
+  } catch (e) {
+    return [(e as Error).message];
+  }
   const needs = mediaNeeds(c);
   if (!needs.length) return [];
   const flags = [c.images !== undefined && '--images', c.videoFrames && '--video-frames', c.audioSeconds && '--audio-seconds'].filter(Boolean).join(', ');

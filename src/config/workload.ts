@@ -118,6 +118,7 @@ export const WorkloadSchema = z.object({
   audioSampleRate: z.coerce.number().int().min(8000).max(192000).default(MEDIA_DEFAULTS.audioSampleRate),
   audioChannels: z.coerce.number().int().min(1).max(2).default(MEDIA_DEFAULTS.audioChannels),
   audioContent: z.enum(AUDIO_CONTENTS).default(MEDIA_DEFAULTS.audioContent),
+  mediaThreads: z.coerce.number().int().min(1).max(64).optional(),
 });
 
 export type WorkloadConfig = z.output<typeof WorkloadSchema>;
@@ -176,5 +177,6 @@ export const WORKLOAD_FLAGS = flagTable(WorkloadSchema.shape, {
   audioSampleRate: { arg: 'hz', help: 'sample rate of synthetic audio' },
   audioChannels: { arg: 'n', help: 'channels of synthetic audio: 1 or 2' },
   audioContent: { help: 'synthetic audio signal: tone (a sine, pitch seeded per request) or noise' },
+  mediaThreads: { arg: 'n', help: 'worker threads that generate and encode synthetic media ahead of the sends (never the measuring thread)', defaultText: 'one per core beyond the first, 1 to 4' },
   tokenizer: { arg: 'name|path', help: 'tokenizer that counts prompt tokens: cl100k_base, o200k_base, a Hugging Face tokenizer folder / tokenizer.json, or a Hugging Face id (org/name) shipped or in the local hub cache, never downloaded (docs/vllm-compat.md#tokenizer)' },
 });

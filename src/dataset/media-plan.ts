@@ -23,6 +23,7 @@ export interface MediaParams {
   audioSampleRate: number;
   audioChannels: number;
   audioContent: (typeof AUDIO_CONTENTS)[number];
+  mediaThreads?: number;
   datasetSeed?: number;
   promptSalt?: string;
 }
@@ -71,6 +72,8 @@ export interface MediaPlan {
   jobs(index: number): MediaJob[];
   /** Upper bound of the raw pixel/sample bytes of one request (sizes the read-ahead). */
   rawBytesPerRequest: number;
+  /** --media-threads (undefined: the pool's default). */
+  threads?: number;
   describe(): Record<string, unknown>;
 }
 
@@ -105,6 +108,7 @@ export function createMediaPlan(given: Partial<MediaParams>): MediaPlan | undefi
   const raw = maxImages * maxPx * 4 + (p.videoFrames ?? 0) * videoSize.width * videoSize.height * 4 + (p.audioSeconds ?? 0) * p.audioSampleRate * p.audioChannels * 2;
   return {
     rawBytesPerRequest: raw,
+    threads: p.mediaThreads,
     jobs(index) {
       const r = createRng((base ^ Math.imul(index + 1, 0x9e3779b1)) >>> 0);
       const seed = () => Math.floor(r.next() * 4294967296);

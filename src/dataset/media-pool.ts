@@ -1,6 +1,7 @@
 // Synthetic media off the measuring thread: one worker thread renders requests' media ahead of their sends.
 import { Worker } from 'node:worker_threads';
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { renderMedia, type MediaJob } from './synth-media.js';
 import type { MediaPart } from './types.js';
@@ -9,8 +10,9 @@ import type { FromMedia, ToMedia } from './media-worker.js';
 export interface MediaPool {
   /** Render one request's media; on the worker thread when there is one, else (tests from sources) in this thread. */
   render(jobs: MediaJob[]): Promise<MediaPart[]>;
-  /** Whether rendering runs on a worker thread. */
+  /** Whether rendering runs on worker threads, and how many. */
   readonly threaded: boolean;
+  readonly threads: number;
   close(): Promise<void>;
 }
 
@@ -21,7 +23,24 @@ function workerFile(): URL | undefined {
   return existsSync(fileURLToPath(dist)) ? dist : undefined;
 }
 
-export function createMediaPool(): MediaPool {
+/** Media threads when --media-threads is not given: one per core beyond the measuring thread's, 1 to 4. */
+export const defaultMediaThreads = (): number => Math.max(1, Math.min(4, availableParallelism() - 1));
+
+/** `threads` worker threads, requests dealt round-robin. */
+export function createMediaPool(threads = defaultMediaThreads()): MediaPool {
+  const shards = Array.from({ length: Math.max(1, threads) }, () => createOne());
+  let turn = 0;
+  return {
+    threaded: shards[0].threaded,
+    threads: shards.length,
+    render: (jobs) => shards[turn++ % shards.length].render(jobs),
+    close: async () => {
+      await Promise.all(shards.map((s) => s.close()));
+    },
+  };
+}
+
+function createOne(): MediaPool {
   const file = workerFile();
   const pending = new Map<number, { resolve(p: MediaPart[]): void; reject(e: Error): void; jobs: MediaJob[] }>();
   let worker: Worker | undefined;
@@ -57,6 +76,7 @@ export function createMediaPool(): MediaPool {
   };
   return {
     threaded: file !== undefined,
+    threads: 1,
     render(jobs) {
       if (!file || closed) {
         try {

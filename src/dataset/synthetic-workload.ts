@@ -166,13 +166,13 @@ const MEDIA_INITIAL_MS = 500;
  * request then waits for its media, never the thread: counted as media_waited in the workload's description).
  */
 function createMediaAhead(plan: MediaPlan, info: Record<string, unknown>, signal?: AbortSignal) {
-  const pool = createMediaPool();
-  const ahead = Math.max(2, Math.min(MEDIA_AHEAD_MAX, Math.floor(MEDIA_AHEAD_BYTES / Math.max(1, plan.rawBytesPerRequest))));
+  const pool = createMediaPool(plan.threads);
+  const ahead = Math.max(2 * pool.threads, Math.min(MEDIA_AHEAD_MAX, Math.floor(MEDIA_AHEAD_BYTES / Math.max(1, plan.rawBytesPerRequest))));
   const ready = new Map<number, MediaPart[]>();
   const inflight = new Map<number, Promise<MediaPart[]>>();
   let next = 0; // lowest index not yet asked of the pool
   let taken = 0;
-  info.media = { ...plan.describe(), read_ahead: ahead, threaded: pool.threaded, media_waited: 0 };
+  info.media = { ...plan.describe(), read_ahead: ahead, threaded: pool.threaded, threads: pool.threaded ? pool.threads : 0, media_waited: 0 };
   const stats = info.media as Record<string, unknown>;
   const request = (k: number) => {
     const p = pool.render(plan.jobs(k));
