@@ -13,6 +13,8 @@ export interface MediaPool {
   /** Whether rendering runs on worker threads, and how many. */
   readonly threaded: boolean;
   readonly threads: number;
+  /** Keep the process alive for `p` (a request waits for it); renders ahead alone never hold the process open. */
+  hold<T>(p: Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -34,6 +36,10 @@ export function createMediaPool(threads = defaultMediaThreads()): MediaPool {
     threaded: shards[0].threaded,
     threads: shards.length,
     render: (jobs) => shards[turn++ % shards.length].render(jobs),
+    hold: (p) => {
+      for (const s of shards) s.hold(p);
+      return p;
+    },
     close: async () => {
       await Promise.all(shards.map((s) => s.close()));
     },
@@ -46,7 +52,8 @@ function createOne(): MediaPool {
   let worker: Worker | undefined;
   let seq = 0;
   let closed = false;
-  const refresh = () => (pending.size ? worker?.ref() : worker?.unref());
+  let held = 0;
+  const refresh = () => (held > 0 && pending.size ? worker?.ref() : worker?.unref());
   const start = (): Worker => {
     const w = new Worker(file as URL);
     w.on('message', (m: FromMedia) => {
@@ -70,6 +77,7 @@ function createOne(): MediaPool {
         }
       }
     };
+    w.unref();
     w.on('error', failed);
     w.on('exit', () => failed());
     return w;
@@ -77,6 +85,16 @@ function createOne(): MediaPool {
   return {
     threaded: file !== undefined,
     threads: 1,
+    hold(p) {
+      held++;
+      refresh();
+      const done = () => {
+        held--;
+        refresh();
+      };
+      p.then(done, done);
+      return p;
+    },
     render(jobs) {
       if (!file || closed) {
         try {

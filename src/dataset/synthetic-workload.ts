@@ -86,7 +86,7 @@ export function createSyntheticWorkload(c: WorkloadParams, tok: Tokenizer, rng: 
     ...(c.mix ? { mix: classes.map((k) => ({ class: k.name, weight: k.weight, input: k.input.spec, output: k.output.spec })) } : {}),
     ...(limit !== undefined ? { max_model_len: limit, skipped_over_max_model_len: 0 } : {}),
   };
-  const media = plan && createMediaAhead(plan, info, signal);
+  const media = plan && createMediaAhead(plan, info, total, signal);
   const make = (): RequestSpec => {
     for (let draw = 0; ; draw++) {
       const k = classes.length > 1 ? classes[pickClass(classes, lengthRng.next())] : classes[0];
@@ -165,7 +165,8 @@ const MEDIA_INITIAL_MS = 500;
  * (MEDIA_AHEAD_BYTES / MEDIA_AHEAD_MAX). take(i) answers at once when i is ready, else with a promise of it (the
  * request then waits for its media, never the thread: counted as media_waited in the workload's description).
  */
-function createMediaAhead(plan: MediaPlan, info: Record<string, unknown>, signal?: AbortSignal) {
+function createMediaAhead(plan: MediaPlan, info: Record<string, unknown>, total: number | undefined, signal?: AbortSignal) {
+  const end = total ?? Number.POSITIVE_INFINITY;
   const pool = createMediaPool(plan.threads);
   const ahead = Math.max(2 * pool.threads, Math.min(MEDIA_AHEAD_MAX, Math.floor(MEDIA_AHEAD_BYTES / Math.max(1, plan.rawBytesPerRequest))));
   const ready = new Map<number, MediaPart[]>();
@@ -189,10 +190,10 @@ function createMediaAhead(plan: MediaPlan, info: Record<string, unknown>, signal
   };
   const top = () => {
     if (signal?.aborted) return;
-    while (next < taken + ahead && ready.size + inflight.size < ahead) request(next++);
+    while (next < end && next < taken + ahead && ready.size + inflight.size < ahead) request(next++);
   };
   const t0 = performance.now();
-  while (next < ahead && performance.now() - t0 < MEDIA_INITIAL_MS) ready.set(next, plan.jobs(next++).map(renderMedia));
+  while (next < ahead && next < end && performance.now() - t0 < MEDIA_INITIAL_MS) ready.set(next, plan.jobs(next++).map(renderMedia));
   top();
   signal?.addEventListener('abort', () => void pool.close(), { once: true });
   return {
@@ -208,7 +209,7 @@ function createMediaAhead(plan: MediaPlan, info: Record<string, unknown>, signal
       stats.media_waited = (stats.media_waited as number) + 1;
       const p = inflight.get(i) ?? (i >= next ? ((next = Math.max(next, i + 1)), request(i)) : pool.render(plan.jobs(i)));
       top();
-      return p;
+      return pool.hold(p);
     },
   };
 }
