@@ -83,6 +83,8 @@ describe.each(['h1', 'undici'] as const)('synthetic images at an OpenAI chat ser
     }
     // Noise differs per image and per request (no accidental cache hits).
     expect(new Set(hashes).size).toBe(4);
+    // Encoded on the media thread, not the measuring one.
+    expect(res.summary.run.workload).toMatchObject({ media: { threaded: true, images: '2', image_format: format } });
     for (const r of res.records) {
       expect(r.images).toBe(2);
       expect(r.image_pixels).toBe(2 * w * h);
@@ -191,6 +193,15 @@ describe.each(['h1', 'undici'] as const)('every backend shape carries images (tr
     expect(typeof u.content).toBe('string');
     expect(u.images).toHaveLength(1);
     expect(dims('image/png', Buffer.from(u.images![0], 'base64'))).toEqual({ width: 17, height: 9 });
+  });
+
+  it('ollama-generate: `images` beside the prompt of /api/generate', async () => {
+    server = await startScriptServer(() => ({ headers: { 'content-type': 'application/x-ndjson' }, steps: [{ at: 1, write: nd({ response: 'ok', done: false }) + nd({ response: '', done: true, done_reason: 'stop', prompt_eval_count: 8, eval_count: 1 }) }] }));
+    const res = await run({ baseUrl: server.baseUrl, backend: 'ollama-generate', model: 'm', requests: 1, concurrency: 1, inputTokens: 8, outputTokens: 4, out: tmpDir(), quiet: true, transport, serverMetrics: false, images: 2, imageSize: '5x6', imageFormat: 'jpeg' });
+    expect(res.records[0].status).toBe('ok');
+    const b = server.bodies[0] as { prompt: string; images: string[] };
+    expect(typeof b.prompt).toBe('string');
+    expect(b.images.map((x) => dims('image/jpeg', Buffer.from(x, 'base64')))).toEqual([{ width: 5, height: 6 }, { width: 5, height: 6 }]);
   });
 });
 
