@@ -84,7 +84,8 @@ describe.each(['h1', 'undici'] as const)('synthetic images at an OpenAI chat ser
     // Noise differs per image and per request (no accidental cache hits).
     expect(new Set(hashes).size).toBe(4);
     // Encoded on the media thread, not the measuring one.
-    expect(res.summary.run.workload).toMatchObject({ media: { threaded: true, images: '2', image_format: format } });
+    // …a bounded read-ahead: both requests' media were ready before their sends (none waited).
+    expect(res.summary.run.workload).toMatchObject({ media: { threaded: true, images: '2', image_format: format, media_waited: 0 } });
     for (const r of res.records) {
       expect(r.images).toBe(2);
       expect(r.image_pixels).toBe(2 * w * h);
