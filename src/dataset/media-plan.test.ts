@@ -33,6 +33,15 @@ describe('media plan', () => {
     expect(() => createMediaPlan({ videoFrames: 2, videoFormat: 'mp4' })).toThrow(/--video-format mp4.*H\.264/);
   });
 
+  it('--image-width/--image-height distributions: each image draws its own size within the bounds; one without the other is refused', () => {
+    const p = createMediaPlan({ images: '2', imageWidth: 'uniform:10,20', imageHeight: '7' })!;
+    const sizes = [0, 1, 2, 3, 4, 5].flatMap((i) => p.jobs(i)).map((j) => j.kind !== 'audio' && [j.width, j.height]);
+    expect(sizes.every((s) => s && s[0] >= 10 && s[0] <= 20 && s[1] === 7)).toBe(true);
+    expect(new Set(sizes.map((s) => s && s[0])).size).toBeGreaterThan(1);
+    expect(() => createMediaPlan({ images: '1', imageWidth: '10' })).toThrow(/--image-width: give --image-width and --image-height together/);
+    expect(() => createMediaPlan({ images: '1', imageWidth: '9000', imageHeight: '5' })).toThrow(/--image-width: at least 9000 px/);
+  });
+
   it('pixels: solid ignores the seed, noise and gradient follow it', () => {
     const px = (content: 'solid' | 'noise' | 'gradient', seed: number) => Buffer.from(imagePixels({ width: 9, height: 7, content, seed }, 3)).toString('hex');
     expect(px('solid', 1)).toBe(px('solid', 2));

@@ -1,6 +1,6 @@
 // What media each synthetic request carries (--images, --video-frames, --audio-seconds …): parsed once, drawn per request index.
 import { createRng } from '../util/rng.js';
-import { parseLengthDist, sampleLength, type LengthDist } from './distribution.js';
+import { distLowest, parseLengthDist, sampleLength, type LengthDist } from './distribution.js';
 import type { AudioJob, ImageJob, MediaJob } from './synth-media.js';
 import { AUDIO_CONTENTS, AUDIO_FORMATS, IMAGE_CONTENTS, IMAGE_FORMATS } from './synth-media.js';
 
@@ -11,6 +11,9 @@ export const MAX_SIDE = 8192;
 export interface MediaParams {
   images?: string;
   imageSize: string;
+  /** Width and height distributions (px, length-distribution syntax); given, they replace --image-size. */
+  imageWidth?: string;
+  imageHeight?: string;
   imageFormat: (typeof IMAGE_FORMATS)[number];
   imageQuality: number;
   imageContent: (typeof IMAGE_CONTENTS)[number];
@@ -32,7 +35,7 @@ export interface MediaParams {
 export type CountDist = { kind: 'fixed'; value: number; spec: string } | { kind: 'uniform'; lo: number; hi: number; spec: string } | { kind: 'dist'; dist: LengthDist; spec: string };
 
 export function parseCount(spec: string): CountDist {
-  const s = spec.trim();
+  const s = String(spec).trim();
   let m = /^(?:fixed:)?(\d+)$/.exec(s);
   if (m) return { kind: 'fixed', value: Number(m[1]), spec: s };
   m = /^uniform:\s*(\d+)\s*,\s*(\d+)$/.exec(s);
@@ -99,12 +102,21 @@ export function createMediaPlan(given: Partial<MediaParams>): MediaPlan | undefi
     throw new Error('--video-format mp4: encoding an MP4 clip needs an H.264 encoder, and none that is pure JavaScript/WebAssembly ships with tokenflood; use --video-format frames (each frame sent as an image part)');
   const count = p.images !== undefined ? wrap('--images', () => parseCount(p.images as string)) : undefined;
   const imageSizes = wrap('--image-size', () => parseSizes(p.imageSize));
+  const side = (flag: string, spec: string | undefined) => {
+    if (spec === undefined) return undefined;
+    const d = wrap(flag, () => parseLengthDist(spec));
+    if (distLowest(d) > MAX_SIDE) throw new Error(`${flag}: at least ${distLowest(d)} px, above the ${MAX_SIDE} px limit`);
+    return { ...d, max: Math.min(d.max, MAX_SIDE) };
+  };
+  const widthDist = side('--image-width', p.imageWidth);
+  const heightDist = side('--image-height', p.imageHeight);
+  if ((widthDist === undefined) !== (heightDist === undefined)) throw new Error(`${widthDist ? '--image-width' : '--image-height'}: give --image-width and --image-height together`);
   const videoSize = wrap('--video-size', () => parseSizes(p.videoSize))[0];
   const hasImages = count !== undefined && !(count.kind === 'fixed' && count.value === 0);
   if (!hasImages && !p.videoFrames && !p.audioSeconds) return undefined;
   const base = fnv(`${p.datasetSeed ?? 42}|${p.promptSalt ?? ''}`);
   const maxImages = !count ? 0 : count.kind === 'fixed' ? count.value : count.kind === 'uniform' ? count.hi : Math.min(count.dist.max, 64);
-  const maxPx = Math.max(...imageSizes.map((s) => s.width * s.height));
+  const maxPx = widthDist && heightDist ? Math.min(widthDist.max, MAX_SIDE) * Math.min(heightDist.max, MAX_SIDE) : Math.max(...imageSizes.map((s) => s.width * s.height));
   const raw = maxImages * maxPx * 4 + (p.videoFrames ?? 0) * videoSize.width * videoSize.height * 4 + (p.audioSeconds ?? 0) * p.audioSampleRate * p.audioChannels * 2;
   return {
     rawBytesPerRequest: raw,
@@ -115,7 +127,12 @@ export function createMediaPlan(given: Partial<MediaParams>): MediaPlan | undefi
       const out: MediaJob[] = [];
       const n = count ? drawCount(count, r) : 0;
       for (let k = 0; k < n; k++) {
-        const size = imageSizes.length > 1 ? imageSizes[r.int(0, imageSizes.length - 1)] : imageSizes[0];
+        const size =
+          widthDist && heightDist
+            ? { width: sampleLength(widthDist, r), height: sampleLength(heightDist, r) }
+            : imageSizes.length > 1
+              ? imageSizes[r.int(0, imageSizes.length - 1)]
+              : imageSizes[0];
         out.push({ kind: 'image', ...size, format: p.imageFormat, quality: p.imageQuality, content: p.imageContent, seed: seed() } satisfies ImageJob);
       }
       for (let k = 0; k < (p.videoFrames ?? 0); k++)
@@ -125,7 +142,7 @@ export function createMediaPlan(given: Partial<MediaParams>): MediaPlan | undefi
       return out;
     },
     describe: () => ({
-      ...(hasImages ? { images: count?.spec, image_size: p.imageSize, image_format: p.imageFormat, image_quality: p.imageFormat === 'jpeg' ? p.imageQuality : undefined, image_content: p.imageContent } : {}),
+      ...(hasImages ? { images: count?.spec, image_size: widthDist ? undefined : p.imageSize, image_width: p.imageWidth, image_height: p.imageHeight, image_format: p.imageFormat, image_quality: p.imageFormat === 'jpeg' ? p.imageQuality : undefined, image_content: p.imageContent } : {}),
       ...(p.videoFrames ? { video_frames: p.videoFrames, video_size: p.videoSize, video_fps: p.videoFps, video_format: 'frames' } : {}),
       ...(p.audioSeconds ? { audio_seconds: p.audioSeconds, audio_format: p.audioFormat, audio_sample_rate: p.audioSampleRate, audio_channels: p.audioChannels, audio_content: p.audioContent } : {}),
     }),
