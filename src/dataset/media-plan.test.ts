@@ -1,7 +1,7 @@
 // The media plan: counts and sizes parsed with a named reason, jobs drawn per request index (repeatable, bounded).
 import { describe, expect, it } from 'vitest';
 import { createMediaPlan, parseCount, parseSizes } from './media-plan.js';
-import { createMediaPool } from './media-pool.js';
+import { createMediaPool, defaultMediaThreads, mediaThreadsOf } from './media-pool.js';
 import { audioSamples, imagePixels, wavFile } from './synth-media.js';
 
 describe('media plan', () => {
@@ -40,6 +40,13 @@ describe('media plan', () => {
     expect(new Set(sizes.map((s) => s && s[0])).size).toBeGreaterThan(1);
     expect(() => createMediaPlan({ images: '1', imageWidth: '10' })).toThrow(/--image-width: give --image-width and --image-height together/);
     expect(() => createMediaPlan({ images: '1', imageWidth: '9000', imageHeight: '5' })).toThrow(/--image-width: at least 9000 px/);
+  });
+
+  it('media threads the health check adds: none without media, --media-threads or the default with', () => {
+    expect(mediaThreadsOf({})).toBe(0);
+    expect(mediaThreadsOf({ images: '0' })).toBe(0);
+    expect(mediaThreadsOf({ images: '1', mediaThreads: 3 })).toBe(3);
+    expect(mediaThreadsOf({ audioSeconds: 1 })).toBe(defaultMediaThreads());
   });
 
   it('pixels: solid ignores the seed, noise and gradient follow it', () => {

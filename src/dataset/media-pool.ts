@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { renderMedia, type MediaJob } from './synth-media.js';
 import type { MediaPart } from './types.js';
 import type { FromMedia, ToMedia } from './media-worker.js';
+import { createMediaPlan, type MediaParams } from './media-plan.js';
 
 export interface MediaPool {
   /** Render one request's media; on the worker thread when there is one, else (tests from sources) in this thread. */
@@ -118,4 +119,16 @@ function createOne(): MediaPool {
       await w?.terminate().catch(() => {});
     },
   };
+}
+
+/**
+ * The media threads a run starts (0 without synthetic media): the client-health check judges the process's CPU
+ * against its request threads plus these, as their encoding is CPU the measuring thread does not spend.
+ */
+export function mediaThreadsOf(p: Partial<MediaParams>): number {
+  try {
+    return createMediaPlan(p) ? (p.mediaThreads ?? defaultMediaThreads()) : 0;
+  } catch {
+    return 0;
+  }
 }
