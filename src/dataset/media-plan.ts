@@ -116,7 +116,8 @@ export function createMediaPlan(given: Partial<MediaParams>): MediaPlan | undefi
   if (!hasImages && !p.videoFrames && !p.audioSeconds) return undefined;
   const base = fnv(`${p.datasetSeed ?? 42}|${p.promptSalt ?? ''}`);
   const maxImages = !count ? 0 : count.kind === 'fixed' ? count.value : count.kind === 'uniform' ? count.hi : Math.min(count.dist.max, 64);
-  const maxPx = widthDist && heightDist ? Math.min(widthDist.max, MAX_SIDE) * Math.min(heightDist.max, MAX_SIDE) : Math.max(...imageSizes.map((s) => s.width * s.height));
+  const top = (d: LengthDist) => Math.min(d.max, MAX_SIDE, d.kind === 'fixed' ? d.value : d.kind === 'uniform' ? d.hi : MAX_SIDE);
+  const maxPx = widthDist && heightDist ? top(widthDist) * top(heightDist) : Math.max(...imageSizes.map((s) => s.width * s.height));
   const raw = maxImages * maxPx * 4 + (p.videoFrames ?? 0) * videoSize.width * videoSize.height * 4 + (p.audioSeconds ?? 0) * p.audioSampleRate * p.audioChannels * 2;
   return {
     rawBytesPerRequest: raw,
