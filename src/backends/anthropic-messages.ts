@@ -3,6 +3,7 @@ import type { Backend, BodyOptions, ChunkInfo } from './backend.js';
 import type { RequestSpec } from '../dataset/types.js';
 import type { UsageReport } from './usage.js';
 import { classifyErrorEvent, errorText, sseEventObject } from './openai-common.js';
+import { anthropicParts, onLastUser } from './media-content.js';
 import { blankInfo, eosExtensions, obj, sampling, str, type Json } from './native-common.js';
 
 /** The API version sent unless a --header anthropic-version overrides it. */
@@ -15,7 +16,7 @@ export const ANTHROPIC_VERSION = '2023-06-01';
  */
 export function messagesBody(spec: RequestSpec, o: BodyOptions): Record<string, unknown> {
   const system = spec.messages.filter((m) => m.role === 'system');
-  const body: Record<string, unknown> = { model: o.model, max_tokens: spec.maxTokens, stream: o.stream, messages: spec.messages.filter((m) => m.role !== 'system') };
+  const body: Record<string, unknown> = { model: o.model, max_tokens: spec.maxTokens, stream: o.stream, messages: onLastUser(spec.messages.filter((m) => m.role !== 'system'), (t) => (spec.media?.length ? anthropicParts(t, spec.media) : t)) };
   if (system.length) body.system = system.map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content))).join('\n\n');
   const { seed: _seed, ...sampled } = sampling(o);
   Object.assign(body, eosExtensions(spec, o), sampled);
@@ -106,6 +107,7 @@ export function classifyMessagesData(data: string, event?: string): ChunkInfo {
 
 export const anthropicMessages: Backend = {
   kind: 'anthropic-messages',
+  media: ['image'],
   path: '/messages',
   endpoint: 'chat',
   buildBody: messagesBody,

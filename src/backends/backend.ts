@@ -1,5 +1,6 @@
 // The Backend interface every protocol implements: the request path and body, and what a response's data carried.
 import type { RequestSpec } from '../dataset/types.js';
+import type { MediaCarry } from './media-content.js';
 import type { EventKind } from '../metrics/record.js';
 import type { UsageReport } from './usage.js';
 import type { ServerTimings } from '../metrics/server-timings.js';
@@ -60,6 +61,8 @@ export interface Backend extends ResponseClassifier {
   readonly endpoint: 'chat' | 'completions';
   /** The server streams whatever the body says (TGI's and Triton's generate_stream): --no-stream cannot apply. */
   readonly streamOnly?: boolean;
+  /** The media kinds its body carries (docs/workloads.md#images-video-and-audio); absent: text only. */
+  readonly media?: readonly MediaCarry[];
   /** The JSON body of one request. */
   buildBody(spec: RequestSpec, o: BodyOptions): Record<string, unknown>;
   /** A body that is not JSON (multipart/form-data uploads): its bytes, sent with `contentType` instead of buildBody's JSON. */

@@ -2,6 +2,7 @@
 import type { Backend, BodyOptions, ChunkInfo } from './backend.js';
 import type { RequestSpec } from '../dataset/types.js';
 import { errorEvent, kindOf, openEvent, obj, str, type Json } from './native-common.js';
+import { ollamaImages } from './media-content.js';
 import { nsToMs, serverNumber, compactTimings } from '../metrics/server-timings.js';
 
 function body(spec: RequestSpec, o: BodyOptions, prompt: Json): Json {
@@ -14,6 +15,13 @@ function body(spec: RequestSpec, o: BodyOptions, prompt: Json): Json {
   const b: Json = { model: o.model, stream: o.stream, ...prompt, options };
   if (o.extraBody) Object.assign(b, o.extraBody);
   return b;
+}
+
+/** The last user message carries the images (Ollama's `images`: base64 strings beside the text). */
+function withImages(messages: RequestSpec['messages'], images: string[]): Json[] {
+  let last = -1;
+  messages.forEach((m, i) => m.role === 'user' && (last = i));
+  return messages.map((m, i) => (i === last ? { ...m, images } : { ...m }));
 }
 
 /**
@@ -51,7 +59,8 @@ export const ollama: Backend = {
   path: '/api/chat',
   endpoint: 'chat',
   framing: 'ndjson',
-  buildBody: (spec, o) => body(spec, o, { messages: spec.messages }),
+  media: ['image'],
+  buildBody: (spec, o) => body(spec, o, { messages: spec.media?.length ? withImages(spec.messages, ollamaImages(spec.media)) : spec.messages }),
   classifyData: classifyOllama,
   classifyErrorEvent: errorEvent,
   endEvent: '"done": true',
@@ -62,7 +71,8 @@ export const ollamaGenerate: Backend = {
   path: '/api/generate',
   endpoint: 'completions',
   framing: 'ndjson',
-  buildBody: (spec, o) => body(spec, o, { prompt: spec.prompt }),
+  media: ['image'],
+  buildBody: (spec, o) => body(spec, o, spec.media?.length ? { prompt: spec.prompt, images: ollamaImages(spec.media) } : { prompt: spec.prompt }),
   classifyData: classifyOllama,
   classifyErrorEvent: errorEvent,
   endEvent: '"done": true',

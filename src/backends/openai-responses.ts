@@ -3,12 +3,13 @@ import type { Backend, BodyOptions, ChunkInfo } from './backend.js';
 import type { RequestSpec } from '../dataset/types.js';
 import type { UsageReport } from './usage.js';
 import { classifyErrorEvent, errorText, sseEventObject } from './openai-common.js';
+import { onLastUser, responsesParts } from './media-content.js';
 import { blankInfo, eosExtensions, obj, sampling, str, type Json } from './native-common.js';
 
 
 /** The body: the chat messages as `input`, max_output_tokens; the vLLM/SGLang extensions as for chat (--no-ignore-eos for hosted APIs). */
 export function responsesBody(spec: RequestSpec, o: BodyOptions): Record<string, unknown> {
-  const body: Record<string, unknown> = { model: o.model, input: spec.messages, max_output_tokens: spec.maxTokens, stream: o.stream };
+  const body: Record<string, unknown> = { model: o.model, input: spec.media?.length ? onLastUser(spec.messages, (t) => responsesParts(t, spec.media ?? [])) : spec.messages, max_output_tokens: spec.maxTokens, stream: o.stream };
   Object.assign(body, eosExtensions(spec, o), sampling(o));
   if (o.extraBody) Object.assign(body, o.extraBody);
   return body;
@@ -121,6 +122,7 @@ export function classifyResponsesData(data: string, event?: string): ChunkInfo {
 
 export const openaiResponses: Backend = {
   kind: 'openai-responses',
+  media: ['image'],
   path: '/responses',
   endpoint: 'chat',
   buildBody: responsesBody,

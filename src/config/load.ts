@@ -10,6 +10,9 @@ import { shardFromEnv, shardProblems, unshardedProblems, type UnshardedCommand }
 import { BACKENDS } from '../backends/registry.js';
 import { configureCustomBackend, loadCustomBackend } from '../backends/custom.js';
 import { backendConfigProblems } from '../backends/backend-config.js';
+import { mediaNeeds } from '../backends/media-content.js';
+import { createMediaPlan } from '../dataset/media-plan.js';
+import { backendOf } from '../backends/registry.js';
 import { rampPlan, stagesMs, type RampPlan } from '../scheduler/options.js';
 import { replaysUncappedTrace } from '../dataset/trace/replay/uncapped.js';
 import { liveMetricsProblems, splitOutputs } from './live-metrics.js';
@@ -145,6 +148,7 @@ export function resolveRunConfig(inp: ResolveInput): ResolvedRun {
     problems.push(`--backend: ${c.backend} loads --endpoint ${BACKENDS[c.backend].endpoint}, not --endpoint ${c.endpoint}: give one of the two`);
   else if (c.backend) c.endpoint = BACKENDS[c.backend].endpoint;
   problems.push(...backendConfigProblems(c));
+  problems.push(...mediaProblems(c));
   if (c.slo)
     try {
       parseSlo(c.slo);
@@ -209,4 +213,23 @@ function rampProblems(c: RunConfig, given: Record<string, unknown>, problems: st
   if (c.duration !== undefined && rampsS >= c.duration)
     problems.push(`${first}: --ramp-up plus --ramp-down (${rampsS} s) must be shorter than --duration (${c.duration} s), leaving a steady phase`);
   return rampPlan(c);
+}
+
+/** Synthetic media the protocol cannot carry, or that the workload would not send: named before anything is sent. */
+function mediaProblems(c: RunConfig): string[] {
+  try {
+    createMediaPlan(c);
+  } catch (e) {
+    return [(e as Error).message];
+  }
+  const needs = mediaNeeds(c);
+  if (!needs.length) return [];
+  const flags = [c.images !== undefined && '--images', c.videoFrames && '--video-frames', c.audioSeconds && '--audio-seconds'].filter(Boolean).join(', ');
+  if (c.dataset || c.replay) return [`${flags}: synthetic media go with synthetic prompts only, not with ${c.dataset ? '--dataset' : '--replay'}`];
+  const kind = backendOf(c);
+  const carries = BACKENDS[kind].media ?? [];
+  const missing = needs.filter((n) => !carries.includes(n));
+  if (!missing.length) return [];
+  const can = Object.values(BACKENDS).filter((b) => missing.every((n) => b.media?.includes(n))).map((b) => b.kind);
+  return [`${flags}: --backend ${kind} cannot carry ${missing.map((m) => (m === 'image' ? 'images (or video frames)' : 'audio')).join(' or ')}${can.length ? `; backends that can: ${can.join(', ')}` : ''}`];
 }

@@ -9,6 +9,21 @@ import { parseMix } from '../dataset/mix.js';
 import { CORPORA } from '../dataset/corpus.js';
 import { DEFAULT_MAX_MEDIA_BYTES } from '../dataset/media-load.js';
 import { TRACE_FORMATS } from '../dataset/trace/registry.js';
+import { MEDIA_DEFAULTS, parseCount, parseSizes } from '../dataset/media-plan.js';
+import { AUDIO_CONTENTS, AUDIO_FORMATS, IMAGE_CONTENTS, IMAGE_FORMATS } from '../dataset/synth-media.js';
+
+/** A string checked by a parser that throws a one-line reason. */
+const checked = (parse: (s: string) => unknown) =>
+  z
+    .union([z.number(), z.string().min(1)])
+    .transform((v) => String(v).trim())
+    .superRefine((v, ctx) => {
+      try {
+        parse(v);
+      } catch (e) {
+        ctx.addIssue({ code: 'custom', message: (e as Error).message });
+      }
+    });
 
 /** How a trace's turns are spaced (docs/workloads.md#traces-and-agentic-sessions); a duration instead fixes the pause. */
 export const THINK_TIME_MODES = ['recorded', 'gap', 'none'] as const;
@@ -92,6 +107,23 @@ export const WorkloadSchema = z.object({
   seed: z.coerce.number().int().optional(),
   datasetSeed: z.coerce.number().int().optional(),
   tokenizer: z.string().min(1).default('cl100k_base'),
+  images: checked(parseCount).optional(),
+  imageSize: checked(parseSizes).default(MEDIA_DEFAULTS.imageSize),
+  imageWidth: checked((s) => parseLengthDist(s)).optional(),
+  imageHeight: checked((s) => parseLengthDist(s)).optional(),
+  imageFormat: z.enum(IMAGE_FORMATS).default(MEDIA_DEFAULTS.imageFormat),
+  imageQuality: z.coerce.number().int().min(1).max(100).default(MEDIA_DEFAULTS.imageQuality),
+  imageContent: z.enum(IMAGE_CONTENTS).default(MEDIA_DEFAULTS.imageContent),
+  videoFrames: z.coerce.number().int().positive().max(1024).optional(),
+  videoSize: checked(parseSizes).default(MEDIA_DEFAULTS.videoSize),
+  videoFps: z.coerce.number().positive().max(240).default(MEDIA_DEFAULTS.videoFps),
+  videoFormat: z.enum(['frames', 'mp4']).default(MEDIA_DEFAULTS.videoFormat),
+  audioSeconds: z.coerce.number().positive().max(3600).optional(),
+  audioFormat: z.enum(AUDIO_FORMATS).default(MEDIA_DEFAULTS.audioFormat),
+  audioSampleRate: z.coerce.number().int().min(8000).max(192000).default(MEDIA_DEFAULTS.audioSampleRate),
+  audioChannels: z.coerce.number().int().min(1).max(2).default(MEDIA_DEFAULTS.audioChannels),
+  audioContent: z.enum(AUDIO_CONTENTS).default(MEDIA_DEFAULTS.audioContent),
+  mediaThreads: z.coerce.number().int().min(1).max(64).optional(),
 });
 
 export type WorkloadConfig = z.output<typeof WorkloadSchema>;
@@ -138,5 +170,22 @@ export const WORKLOAD_FLAGS = flagTable(WorkloadSchema.shape, {
   topK: { arg: 'k', help: 'top_k, passed through' },
   seed: { help: 'sampling seed sent to the server, passed through' },
   datasetSeed: { help: 'seed of the workload and arrival generator: same seed, same run, prompt text included (a second run then finds its prompts in a prefix cache). Without it, lengths, order and arrivals are seeded with 42 and prompt text is fresh per run (docs/workloads.md#fresh-prompts)', defaultText: '42, prompts fresh per run' },
+  images: { arg: 'n|dist', help: 'synthetic images per request (synthetic prompts only): N (0 allowed), uniform:MIN,MAX (MIN may be 0), or any --input-tokens distribution (docs/workloads.md#images-video-and-audio)' },
+  imageSize: { arg: 'WxH[,WxH…]', help: 'size of each synthetic image; several sizes are picked uniformly per image' },
+  imageWidth: { arg: 'px|dist', help: 'width of each synthetic image as a distribution (like --input-tokens, e.g. uniform:256,1024), drawn per image; with --image-height, replaces --image-size' },
+  imageHeight: { arg: 'px|dist', help: 'height of each synthetic image as a distribution, drawn per image; with --image-width' },
+  imageFormat: { help: 'encoding of synthetic images and video frames: jpeg (jpeg-js) or png (fast-png)' },
+  imageQuality: { arg: 'q', help: 'JPEG quality 1-100 of synthetic images and frames' },
+  imageContent: { help: 'pixels of synthetic images: gradient (seeded per request), noise (seeded per request, incompressible) or solid (identical bytes every request, to hit a server\'s multimodal cache on purpose)' },
+  videoFrames: { arg: 'n', help: 'a synthetic video of N frames per request, sent as N image parts (--image-format, --image-content)' },
+  videoSize: { arg: 'WxH', help: 'size of each synthetic video frame' },
+  videoFps: { arg: 'f', help: 'frame rate recorded with the synthetic video (frames are sent as images)' },
+  videoFormat: { help: 'frames: the video as image parts; mp4 (a video_url clip) is refused: no pure-JS H.264 encoder ships with tokenflood' },
+  audioSeconds: { arg: 's', help: 'a synthetic audio clip of S seconds per request, sent as an OpenAI input_audio part' },
+  audioFormat: { help: 'encoding of synthetic audio: wav (16-bit PCM) or mp3 (lamejs)' },
+  audioSampleRate: { arg: 'hz', help: 'sample rate of synthetic audio' },
+  audioChannels: { arg: 'n', help: 'channels of synthetic audio: 1 or 2' },
+  audioContent: { help: 'synthetic audio signal: tone (a sine, pitch seeded per request) or noise' },
+  mediaThreads: { arg: 'n', help: 'worker threads that generate and encode synthetic media ahead of the sends (never the measuring thread)', defaultText: 'one per core beyond the first, 1 to 4' },
   tokenizer: { arg: 'name|path', help: 'tokenizer that counts prompt tokens: cl100k_base, o200k_base, a Hugging Face tokenizer folder / tokenizer.json, or a Hugging Face id (org/name) shipped or in the local hub cache, never downloaded (docs/vllm-compat.md#tokenizer)' },
 });

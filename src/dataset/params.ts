@@ -1,9 +1,10 @@
 // What the workloads read from the run config. Declared here so that config/ (whose RunConfig satisfies it) depends on dataset/, never the reverse.
 import type { CorpusName } from './corpus.js';
 import type { DatasetFormat } from './load.js';
+import type { MediaParams } from './media-plan.js';
 
 /** The run-config fields the workloads use; a RunConfig is one (the compiler checks it where run and simulate build the workload). */
-export interface WorkloadParams {
+export interface WorkloadParams extends Partial<MediaParams> {
   /** Chat messages or a flat prompt: decides how prompts are built and counted. */
   endpoint: 'chat' | 'completions';
   /** Open loop when set: multi-turn sessions then wait for their previous turn instead of pacing the slot. */

@@ -10,6 +10,10 @@ import { loadEmpiricalFile } from './empirical.js';
 import { parseMix, pickClass, type ResolvedClass } from './mix.js';
 import { resolveLength } from './lengths.js';
 import { createPromptBuilder } from './prompt.js';
+import { createMediaPlan, type MediaPlan } from './media-plan.js';
+import { createMediaPool } from './media-pool.js';
+import { renderMedia } from './synth-media.js';
+import type { MediaPart } from './types.js';
 
 /** Resolve --mix (or the single implicit class) into sampleable classes; every problem names its flag. */
 export function resolveClasses(c: WorkloadParams): ResolvedClass[] {
@@ -53,6 +57,12 @@ export function createSyntheticWorkload(c: WorkloadParams, tok: Tokenizer, rng: 
     const fits = classes.some((k) => c.prefixTokens + distLowest(k.input) + (c.maxTokens ?? distLowest(k.output)) <= limit);
     if (!fits) throw new UsageError([`--max-model-len: ${limit} is smaller than the shortest possible request (prefix + input + output)`]);
   }
+  let plan: MediaPlan | undefined;
+  try {
+    plan = createMediaPlan(c);
+  } catch (e) {
+    throw new UsageError([(e as Error).message]);
+  }
   const lengthRng = rng.fork();
   const builder = createPromptBuilder({
     tok,
@@ -76,6 +86,7 @@ export function createSyntheticWorkload(c: WorkloadParams, tok: Tokenizer, rng: 
     ...(c.mix ? { mix: classes.map((k) => ({ class: k.name, weight: k.weight, input: k.input.spec, output: k.output.spec })) } : {}),
     ...(limit !== undefined ? { max_model_len: limit, skipped_over_max_model_len: 0 } : {}),
   };
+  const media = plan && createMediaAhead(plan, info, total, signal);
   const make = (): RequestSpec => {
     for (let draw = 0; ; draw++) {
       const k = classes.length > 1 ? classes[pickClass(classes, lengthRng.next())] : classes[0];
@@ -132,9 +143,73 @@ export function createSyntheticWorkload(c: WorkloadParams, tok: Tokenizer, rng: 
         if (built === i) built++;
       }
       if (built < wanted()) queueRefill();
-      return spec;
+      if (!media) return spec;
+      const s = spec;
+      const parts = media.take(i);
+      return parts instanceof Promise ? parts.then((m) => ({ ...s, media: m })) : { ...s, media: parts };
     },
     // A live object: counts that grow during the run reach summary.run.workload.
     describe: () => info,
+  };
+}
+
+/** Requests' media rendered ahead, at most this many bytes of raw pixels/samples' worth in flight or waiting. */
+export const MEDIA_AHEAD_BYTES = 64 * 1024 * 1024;
+/** … and at most this many requests ahead (at least 2). */
+export const MEDIA_AHEAD_MAX = 64;
+/** Media rendered in this thread before the run (the first wave leaves with its media ready), at most this long. */
+const MEDIA_INITIAL_MS = 500;
+
+/**
+ * Media for request indexes taken in order, rendered on the media thread a bounded number of requests ahead
+ * (MEDIA_AHEAD_BYTES / MEDIA_AHEAD_MAX). take(i) answers at once when i is ready, else with a promise of it (the
+ * request then waits for its media, never the thread: counted as media_waited in the workload's description).
+ */
+function createMediaAhead(plan: MediaPlan, info: Record<string, unknown>, total: number | undefined, signal?: AbortSignal) {
+  const end = total ?? Number.POSITIVE_INFINITY;
+  const pool = createMediaPool(plan.threads);
+  const ahead = Math.max(2 * pool.threads, Math.min(MEDIA_AHEAD_MAX, Math.floor(MEDIA_AHEAD_BYTES / Math.max(1, plan.rawBytesPerRequest))));
+  const ready = new Map<number, MediaPart[]>();
+  const inflight = new Map<number, Promise<MediaPart[]>>();
+  let next = 0; // lowest index not yet asked of the pool
+  let taken = 0;
+  info.media = { ...plan.describe(), read_ahead: ahead, threaded: pool.threaded, threads: pool.threaded ? pool.threads : 0, media_waited: 0 };
+  const stats = info.media as Record<string, unknown>;
+  const request = (k: number) => {
+    const p = pool.render(plan.jobs(k));
+    inflight.set(k, p);
+    p.then(
+      (m) => {
+        inflight.delete(k);
+        if (k >= taken) ready.set(k, m);
+        top();
+      },
+      () => inflight.delete(k),
+    );
+    return p;
+  };
+  const top = () => {
+    if (signal?.aborted) return;
+    while (next < end && next < taken + ahead && ready.size + inflight.size < ahead) request(next++);
+  };
+  const t0 = performance.now();
+  while (next < ahead && next < end && performance.now() - t0 < MEDIA_INITIAL_MS) ready.set(next, plan.jobs(next++).map(renderMedia));
+  top();
+  signal?.addEventListener('abort', () => void pool.close(), { once: true });
+  return {
+    take(i: number): MediaPart[] | Promise<MediaPart[]> {
+      taken = Math.max(taken, i + 1);
+      for (const k of ready.keys()) if (k < i) ready.delete(k);
+      const got = ready.get(i);
+      if (got) {
+        ready.delete(i);
+        top();
+        return got;
+      }
+      stats.media_waited = (stats.media_waited as number) + 1;
+      const p = inflight.get(i) ?? (i >= next ? ((next = Math.max(next, i + 1)), request(i)) : pool.render(plan.jobs(i)));
+      top();
+      return pool.hold(p);
+    },
   };
 }

@@ -16,6 +16,7 @@ import { webSocketUrl } from '../backends/websocket.js';
 import { loadWebSocketConfig } from '../backends/ws/config.js';
 import { openTarget, preflight, type Target } from '../target.js';
 import { measureIdleFloor, startHealthMonitor, type HealthMonitor } from '../metrics/health.js';
+import { mediaThreadsOf } from '../dataset/media-pool.js';
 import { joinUrl, redactUrl } from '../util/url.js';
 import { realWaits } from '../scheduler/scheduler.js';
 import type { Driver, DriverClock, OpenedTarget } from './driver.js';
@@ -201,7 +202,7 @@ export function createRealDriver(c: RunConfig, extraHeaders: Record<string, stri
       const sync = so?.sync ? { clock_origin_unix_ms: Date.now(), started_late_ms: late !== undefined ? Math.round(late * 10) / 10 : null } : {};
       for (const ep of endpoints) ep.sender!.setOrigin(origin);
       // Client self-health: event-loop delay of this thread, process CPU judged against the threads doing request work.
-      health = startHealthMonitor(clock.now, { threads: workers * endpoints.length, idleFloor });
+      health = startHealthMonitor(clock.now, { threads: workers * endpoints.length + mediaThreadsOf(c), idleFloor });
       const proxy = endpoints[0].proxy;
       return { workers, transport: backend === 'websocket' ? 'websocket' : transport, proxy: proxy ? redactProxyUrl(proxy.uri) : null, connections: { prewarmed: warm.opened, failed: warm.failed, ms: Math.round(warm.ms * 10) / 10 }, ...sync };
     },
