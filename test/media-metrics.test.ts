@@ -90,6 +90,19 @@ describe('media summary', () => {
     expect(renderSummary({ ...slow, run: { model: 'm' } })).toContain('MEDIA-ENCODE-BOUND: media encoding took');
   });
 
+  it('threaded synthetic media: encode-bound only when requests waited for their media, whatever the encode share', () => {
+    const slow = mediaRecords().map((r) => (r.media_encode_ms !== undefined ? { ...r, media_encode_ms: r.media_encode_ms * 20 } : r));
+    const withMedia = slow.filter((r) => !r.warmup && r.media_bytes !== undefined).length;
+    // Encoded ahead on a thread and nobody waited: not bound, though encoding took more than half the window.
+    const ahead = buildSummary(slow, { workload: { media: { threaded: true, threads: 1, media_waited: 0 } } });
+    expect(ahead.media!.client.encode_share!).toBeGreaterThan(ENCODE_SHARE_WARN);
+    expect([ahead.media!.client.encode_bound, ahead.media!.client.media_waited, ahead.media!.client.warnings]).toEqual([false, 0, []]);
+    // Most requests waited for their media: bound, and the sentence names the threads.
+    const waited = buildSummary(mediaRecords(), { workload: { media: { threaded: true, threads: 2, media_waited: withMedia - 1 } } });
+    expect(waited.media!.client.encode_bound).toBe(true);
+    expect(waited.media!.client.warnings[0]).toMatch(new RegExp(`^${withMedia - 1} of ${withMedia} requests waited for their media \\(2 encoding threads`));
+  });
+
   it('no media block and no by_images for records without media', () => {
     const s = buildSummary(sessionRecords(), {});
     expect(s.media).toBeUndefined();

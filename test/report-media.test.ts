@@ -14,6 +14,7 @@ import { startHostileServer, sseChunk } from './fixtures/hostile-server.js';
 import { checkPage, hasChromium, launch, NO_CHROMIUM } from './fixtures/browser.js';
 import { tmpDir } from './helpers.js';
 import { mediaRecords, ttftOf } from './fixtures/media-records.js';
+import { pngBytes } from './fixtures/media-files.js';
 
 const EVIL_MODEL = '<img src=x onerror="window.__pwned=3">m';
 
@@ -64,7 +65,9 @@ describe('report.html: images, video and audio', () => {
   it('a run whose specs carry 0 or 2 images of 1024×1024 against the embedded server: summary, terminal and report break latency down by image count', async () => {
     const server = await startSimServer({ timeScale: 20 });
     try {
-      const image = (i: number): MediaPart => ({ kind: 'image', mime: 'image/png', width: 1024, height: 1024, data: new Uint8Array(3000 + i), hash: `h${i}`, encodeMs: 2 });
+      // A real PNG: the backend sends it as an image_url part and the embedded server reads its header.
+      const png = pngBytes(1024, 1024);
+      const image = (i: number): MediaPart => ({ kind: 'image', mime: 'image/png', width: 1024, height: 1024, data: png, hash: `h${i}`, encodeMs: 2 });
       const withMedia = (base: () => Workload): Workload => {
         const w = base();
         return {
@@ -89,9 +92,14 @@ describe('report.html: images, video and audio', () => {
       // The client's media cost also sits with its health.
       expect(s.client!.media).toEqual(s.media!.client);
       expect(renderSummary(s)).toMatch(/\nclient: event-loop delay .*\n(CLIENT-BOUND: .*\n)?client media: encode p50 4\.00 ms, p99 4\.00 ms per request, 80 CPU-ms in all/);
-      // The embedded server reports no image tokens yet: null on every record, so no mean.
-      expect(res.records.filter((r) => r.images === 2).every((r) => r.image_tokens === null)).toBe(true);
-      expect(s.media!.image_tokens_reported).toBe(0);
+      // The embedded server counts the images by its model's rule (docs/sim.md#multimodal) and reports them in
+      // usage.prompt_tokens_details: the same positive count on every request with two images, and that as the mean.
+      const tokens = new Set(res.records.filter((r) => r.images === 2).map((r) => r.image_tokens));
+      expect(tokens.size).toBe(1);
+      const [perRequest] = [...tokens] as number[];
+      expect(perRequest).toBeGreaterThan(2 * 1000);
+      expect(s.media!.image_tokens_reported).toBe(20);
+      expect(s.media!.mean_image_tokens).toBe(perRequest);
       expect(renderSummary(s)).toContain('by image count (images per request):');
       const json = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
       expect(Object.keys(json.by_images)).toEqual(['0', '2']);

@@ -386,7 +386,7 @@ export class SummaryAggregator {
     }
     if (this.stages.size > 0) summary.by_stage = this.stageBlocks(run, which, ps);
     Object.assign(summary, this.turns.summary(ps));
-    const media = this.media.summary(ps);
+    const media = this.media.summary(ps, (run.workload as { media?: { threaded?: boolean; threads?: number; media_waited?: number } } | undefined)?.media);
     Object.assign(summary, media);
     // The client's media cost also sits with its health, where a user looks for the client as the limit.
     if (media.media && summary.client) summary.client = { ...summary.client, media: media.media.client };

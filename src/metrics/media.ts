@@ -14,6 +14,8 @@ export const imagesKey = (n: number): string => (n >= IMAGES_POOL_FROM ? `${IMAG
  * the measured window (one core busy encoding for half the run): the send interval is then mostly encode time.
  */
 export const ENCODE_SHARE_WARN = 0.5;
+/** With media encoded ahead on worker threads: the share of requests with media that waited for it above which the run was encode-bound. */
+export const WAITED_SHARE_WARN = 0.05;
 
 /** One image count's figures: measured requests, the ok ones, and TTFT/TPOT/ITL/E2E of the ok ones (MEDIA_METRICS). */
 export interface ImagesBlock {
@@ -35,7 +37,12 @@ export interface MediaClient {
   encode_share: number | null;
   /** media_bytes / duration_s: encoded media bytes sent per second (before base64). */
   media_bytes_per_s: number | null;
-  /** True when encode_share > ENCODE_SHARE_WARN. */
+  /** Media encoded ahead on worker threads: requests that had to wait for theirs (from the workload). */
+  media_waited?: number;
+  /**
+   * Threaded media: media_waited / requests with media > WAITED_SHARE_WARN; otherwise (inline, or no word from the
+   * workload) encode_share > ENCODE_SHARE_WARN.
+   */
   encode_bound: boolean;
   /** One plain sentence when encode_bound. */
   warnings: string[];
@@ -156,7 +163,7 @@ export class MediaAggregator {
    * media and by_images when any measured record carried media (formulas: docs/metrics.md#images-video-and-audio). Rates
    * divide by the window of every measured record (every phase, as the totals are): the run's duration_s without ramps.
    */
-  summary(ps: Percentiles): MediaFigures {
+  summary(ps: Percentiles, workload?: { threaded?: boolean; threads?: number; media_waited?: number }): MediaFigures {
     if (this.withMedia === 0) return {};
     const durationS = Math.max(this.end - this.start, 1e-3) / 1000;
     const by_images: Record<string, ImagesBlock> = {};
@@ -167,7 +174,11 @@ export class MediaAggregator {
       by_images[k] = { requests: a.requests, ok: a.ok, ttft_ms, tpot_ms, itl_ms, e2e_ms };
     }
     const share = durationS > 0 ? this.encodeTotal / (durationS * 1000) : null;
-    const bound = share !== null && share > ENCODE_SHARE_WARN;
+    // Encoded ahead on worker threads (synthetic media), encoding limits the run only when requests had to wait for
+    // their media: then the share of requests that waited decides. Otherwise (encoded inline, or no word from the
+    // workload) the encode share of the window does.
+    const waited = workload?.threaded ? (workload.media_waited ?? 0) : undefined;
+    const bound = waited !== undefined ? waited / this.withMedia > WAITED_SHARE_WARN : share !== null && share > ENCODE_SHARE_WARN;
     const t = this.tokens;
     const audio = Math.round(this.audioS * 1000) / 1000;
     return {
@@ -194,9 +205,12 @@ export class MediaAggregator {
           encode_share: share,
           media_bytes_per_s: rate(this.bytes, durationS),
           encode_bound: bound,
-          warnings: bound
-            ? [`media encoding took ${Math.round(share! * 100)}% of the measured window (${Math.round(this.encodeTotal)} CPU-ms in ${durationS.toFixed(1)} s): the client's encoding, not the server, may limit the send rate`]
-            : [],
+          ...(waited !== undefined ? { media_waited: waited } : {}),
+          warnings: !bound
+            ? []
+            : waited !== undefined
+              ? [`${waited} of ${this.withMedia} requests waited for their media (${workload!.threads ?? 1} encoding threads, ${Math.round(this.encodeTotal)} CPU-ms in ${durationS.toFixed(1)} s): the client's encoding, not the server, limited the send rate (--media-threads)`]
+              : [`media encoding took ${Math.round(share! * 100)}% of the measured window (${Math.round(this.encodeTotal)} CPU-ms in ${durationS.toFixed(1)} s): the client's encoding, not the server, may limit the send rate`],
         },
       },
       by_images,
