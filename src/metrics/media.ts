@@ -66,6 +66,10 @@ export interface MediaSummary {
   megapixels_per_s: number | null;
   /** media_bytes / 10^6 / duration_s (MB = 10^6 bytes). */
   media_mb_per_s: number | null;
+  /** Σ request_bytes of the requests with media: their bodies as sent (base64 media and the JSON around it). */
+  request_bytes: number;
+  /** request_bytes / 10^6 / duration_s: the practice's request MB/s. */
+  request_mb_per_s: number | null;
   /** Σ image_tokens / requests whose server reported them; null when none did. `image_tokens_reported` counts them. */
   mean_image_tokens: number | null;
   image_tokens_reported: number;
@@ -119,6 +123,7 @@ export class MediaAggregator {
   private audioS = 0;
   private pixels = 0;
   private bytes = 0;
+  private requestBytes = 0;
   private readonly encode: number[] = [];
   private encodeTotal = 0;
   private readonly tokens = { image: 0, imageN: 0, audio: 0, audioN: 0 };
@@ -145,6 +150,7 @@ export class MediaAggregator {
     this.audioS += r.audio_seconds ?? 0;
     this.pixels += r.image_pixels ?? 0;
     this.bytes += r.media_bytes ?? 0;
+    this.requestBytes += r.request_bytes ?? 0;
     if (r.media_encode_ms !== undefined) {
       this.encode.push(r.media_encode_ms);
       this.encodeTotal += r.media_encode_ms;
@@ -195,6 +201,8 @@ export class MediaAggregator {
         audio_seconds_per_s: rate(audio, durationS),
         megapixels_per_s: rate(this.pixels / 1e6, durationS),
         media_mb_per_s: rate(this.bytes / 1e6, durationS),
+        request_bytes: this.requestBytes,
+        request_mb_per_s: rate(this.requestBytes / 1e6, durationS),
         mean_image_tokens: t.imageN ? t.image / t.imageN : null,
         image_tokens_reported: t.imageN,
         mean_audio_tokens: t.audioN ? t.audio / t.audioN : null,

@@ -128,6 +128,8 @@ export interface RawRequest extends Partial<ServerTimings> {
   audio_seconds?: number;
   image_pixels?: number;
   media_bytes?: number;
+  /** The request body's bytes as sent (JSON with base64 media, or multipart): requests with media only. */
+  request_bytes?: number;
   media_encode_ms?: number;
   image_tokens?: number | null;
   audio_tokens?: number | null;
@@ -144,7 +146,7 @@ export interface RawRequest extends Partial<ServerTimings> {
 /** The session fields of a record, each written only when set (jsonl.ts). */
 export const SESSION_FIELDS = ['session', 'turn', 'agent', 'source', 'ceiling_tokens', 'join_wait_ms', 'tool_wait_ms'] as const;
 /** Media fields of a record (issue 28): written only when set. */
-export const MEDIA_FIELDS = ['images', 'video_frames', 'audio_seconds', 'image_pixels', 'media_bytes', 'media_encode_ms', 'image_tokens', 'audio_tokens'] as const;
+export const MEDIA_FIELDS = ['images', 'video_frames', 'audio_seconds', 'image_pixels', 'media_bytes', 'request_bytes', 'media_encode_ms', 'image_tokens', 'audio_tokens'] as const;
 
 /** Metrics derived from RawRequest by the pure functions in derive.ts. */
 export interface DerivedMetrics {

@@ -29,7 +29,7 @@ export function mediaLines(s: Summary): string[] {
   if (m.images || !(m.video_frames || m.audio_seconds)) parts.push(`${m.images} images (${perS(m.images_per_s)}/s, ${perS(m.megapixels_per_s)} Mpx/s)`);
   if (m.video_frames) parts.push(`${m.video_frames} video frames (${perS(m.video_frames_per_s)}/s)`);
   if (m.audio_seconds) parts.push(`${fmt(m.audio_seconds, 1)} s audio (${perS(m.audio_seconds_per_s)} s/s)`);
-  parts.push(`${perS(m.media_mb_per_s)} MB/s of media (10^6 bytes)`);
+  parts.push(`${perS(m.media_mb_per_s)} MB/s of media (10^6 bytes)`, `${perS(m.request_mb_per_s)} MB/s of request bodies`);
   if (m.mean_image_tokens !== null) parts.push(`image tokens ${fmt(m.mean_image_tokens, 1)}/request (${m.image_tokens_reported} reported)`);
   if (m.mean_audio_tokens !== null) parts.push(`audio tokens ${fmt(m.mean_audio_tokens, 1)}/request (${m.audio_tokens_reported} reported)`);
   out.push(`media: ${parts.join(', ')}`);

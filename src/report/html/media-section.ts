@@ -35,6 +35,7 @@ export function mediaSection(s: Summary, charts: Record<string, unknown>): { id:
     ['images', num(m.images, 0), rate(m.images_per_s, '/s')],
     ['image pixels', `${num(m.image_pixels / 1e6)} Mpx`, rate(m.megapixels_per_s, 'Mpx/s')],
     ['media bytes (encoded, before base64)', `${num(m.media_bytes / 1e6)} MB`, rate(m.media_mb_per_s, 'MB/s')],
+    ['request bodies (as sent, requests with media)', `${num(m.request_bytes / 1e6)} MB`, rate(m.request_mb_per_s, 'MB/s')],
   ];
   if (m.video_frames) rows.splice(1, 0, ['video frames', num(m.video_frames, 0), rate(m.video_frames_per_s, '/s')]);
   if (m.audio_seconds) rows.push(['audio', `${num(m.audio_seconds)} s`, rate(m.audio_seconds_per_s, 's/s')]);
