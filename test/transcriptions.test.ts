@@ -76,7 +76,7 @@ describe.each(['h1', 'undici'] as const)('openai-transcriptions (%s)', (transpor
     expect(s.seconds).toBeCloseTo(0.25, 6);
     const r = res.records[0];
     expect(r.status).toBe('ok');
-    expect(r.ttft_ms!).toBeGreaterThanOrEqual(118);
+    expect(r.ttft_ms!).toBeGreaterThanOrEqual(110); // the server writes its first delta at 120 ms; timers may fire a little early
     expect(r.ttft_ms!).toBeLessThan(120 + 250);
     expect(r.output_tokens).toBe(3);
     expect(r.input_tokens).toBe(14);
