@@ -24,6 +24,10 @@ const SERIAL = [
   'test/run-sim.test.ts',
   'test/embeddings.test.ts',
   'test/server-metrics-flavors.test.ts',
+  // These judge the client's own CPU share (client-bound findings): a file beside them takes CPU time from them.
+  'test/sweep-client-bound-marks.test.ts',
+  'test/sweep-findings.test.ts',
+  'test/client-health.test.ts',
 ];
 
 export default defineConfig({
