@@ -19,7 +19,7 @@ interface Row {
 const LAYERS: { layer: string; rows: Row[] }[] = [
   { layer: 'base', rows: [{ unit: 'src/errors.ts' }, { unit: 'src/version.ts' }] },
   { layer: 'util', rows: [{ unit: 'src/util/' }] },
-  { layer: 'metrics', rows: [{ unit: 'src/metrics/', subfolders: ['registry/'] }] },
+  { layer: 'metrics', rows: [{ unit: 'src/metrics/', subfolders: ['registry/', 'inference/'] }] },
   { layer: 'dataset, scheduler', rows: [{ unit: 'src/dataset/', subfolders: ['formats/', 'trace/', 'trace/formats/', 'trace/replay/'] }, { unit: 'src/scheduler/', subfolders: ['executors/'] }] },
   { layer: 'backends, artifacts', rows: [{ unit: 'src/backends/', subfolders: ['h1/', 'ws/'] }, { unit: 'src/artifacts/' }] },
   { layer: 'eval, telemetry', rows: [{ unit: 'src/eval/' }, { unit: 'src/telemetry/', subfolders: ['gpu/'] }] },

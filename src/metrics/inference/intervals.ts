@@ -1,0 +1,65 @@
+// Confidence intervals of one sample: distribution-free order-statistic intervals for percentiles, t-intervals for means (docs/metrics.md#confidence-intervals).
+import { binomialCdf, normalQuantile, tQuantile } from './distributions.js';
+
+/** A two-sided interval [low, high]; null where the sample is too small to give one at the asked confidence. */
+export type Interval = [number, number];
+
+/** Exact binomial search up to this many values; beyond, the normal approximation to the binomial (error < 1 rank). */
+const EXACT_RANKS_UP_TO = 2000;
+
+/**
+ * The 0-based ranks of the order statistics X(r), X(s) that bracket the q-quantile ξ with coverage ≥ conf, the classical
+ * distribution-free interval: with B ~ Binomial(n, q) the count of values ≤ ξ, P(X(r) ≤ ξ ≤ X(s)) = P(r ≤ B ≤ s − 1).
+ * r is the largest rank with P(B ≤ r − 1) ≤ α/2, s the smallest with P(B ≥ s) ≤ α/2 (each tail at most α/2).
+ * Exact up to EXACT_RANKS_UP_TO values, then r, s = nq ∓ z·√(nq(1−q)) rounded outwards. null when the sample is too
+ * small for that coverage (at 95%: p50 needs n ≥ 6, p90 n ≥ 36, p99 n ≥ 368).
+ */
+export function orderStatisticRanks(n: number, q: number, conf = 0.95): [number, number] | null {
+  if (n < 2) return null;
+  const a = (1 - conf) / 2;
+  let lo: number;
+  let hi: number;
+  if (n <= EXACT_RANKS_UP_TO) {
+    // lo = largest r with P(B ≤ r − 1) ≤ a (r = 1-based rank of the lower bound); hi = smallest s with P(B ≥ s) ≤ a.
+    lo = 0;
+    while (lo + 1 <= n && binomialCdf(lo, n, q) <= a) lo++;
+    hi = n + 1;
+    while (hi - 1 >= 1 && 1 - binomialCdf(hi - 2, n, q) <= a) hi--;
+  } else {
+    const z = normalQuantile(1 - a);
+    const sd = Math.sqrt(n * q * (1 - q));
+    lo = Math.floor(n * q - z * sd);
+    hi = Math.ceil(n * q + z * sd) + 1;
+  }
+  // lo, hi are 1-based ranks here; 0 or n+1 would mean an unbounded side.
+  if (lo < 1 || hi > n) return null;
+  return [lo - 1, hi - 1];
+}
+
+/** Distribution-free 95% interval of the p-th percentile (p in 0–100) of an ascending sample, or null when too small. */
+export function percentileInterval(sorted: ArrayLike<number>, p: number, conf = 0.95): Interval | null {
+  const r = orderStatisticRanks(sorted.length, p / 100, conf);
+  return r ? [sorted[r[0]], sorted[r[1]]] : null;
+}
+
+/** Mean, sample standard deviation (n − 1) and the t-interval mean ± t(1−α/2, n−1)·s/√n; null interval for n < 2. */
+export function meanInterval(values: ArrayLike<number>, conf = 0.95): { mean: number | null; sd: number | null; ci: Interval | null } {
+  const n = values.length;
+  if (n === 0) return { mean: null, sd: null, ci: null };
+  let sum = 0;
+  for (let i = 0; i < n; i++) sum += values[i];
+  const mean = sum / n;
+  if (n < 2) return { mean, sd: null, ci: null };
+  let ss = 0;
+  for (let i = 0; i < n; i++) ss += (values[i] - mean) ** 2;
+  const sd = Math.sqrt(ss / (n - 1));
+  const half = tQuantile(1 - (1 - conf) / 2, n - 1) * (sd / Math.sqrt(n));
+  return { mean, sd, ci: [mean - half, mean + half] };
+}
+
+/**
+ * Batch means: the series (one value per time slice, e.g. tokens/s in each 10 s slice) treated as k roughly independent
+ * batch means, the interval mean ± t(0.975, k−1)·s/√k. Needs k ≥ 2 slices; assumes slices long enough that their
+ * means are nearly uncorrelated (docs/metrics.md#confidence-intervals).
+ */
+export const batchMeansInterval = (batches: ArrayLike<number>, conf = 0.95): Interval | null => meanInterval(batches, conf).ci;
