@@ -42,17 +42,27 @@ export function percentileInterval(sorted: ArrayLike<number>, p: number, conf = 
   return r ? [sorted[r[0]], sorted[r[1]]] : null;
 }
 
+/** The arithmetic mean of a non-empty sample. */
+export function sampleMean(x: ArrayLike<number>): number {
+  let s = 0;
+  for (let i = 0; i < x.length; i++) s += x[i];
+  return s / x.length;
+}
+
+/** The sample variance Σ(x − m)² / (n − 1) around the sample's mean `m` (n ≥ 2). */
+export function sampleVariance(x: ArrayLike<number>, m: number): number {
+  let s = 0;
+  for (let i = 0; i < x.length; i++) s += (x[i] - m) ** 2;
+  return s / (x.length - 1);
+}
+
 /** Mean, sample standard deviation (n − 1) and the t-interval mean ± t(1−α/2, n−1)·s/√n; null interval for n < 2. */
 export function meanInterval(values: ArrayLike<number>, conf = 0.95): { mean: number | null; sd: number | null; ci: Interval | null } {
   const n = values.length;
   if (n === 0) return { mean: null, sd: null, ci: null };
-  let sum = 0;
-  for (let i = 0; i < n; i++) sum += values[i];
-  const mean = sum / n;
+  const mean = sampleMean(values);
   if (n < 2) return { mean, sd: null, ci: null };
-  let ss = 0;
-  for (let i = 0; i < n; i++) ss += (values[i] - mean) ** 2;
-  const sd = Math.sqrt(ss / (n - 1));
+  const sd = Math.sqrt(sampleVariance(values, mean));
   const half = tQuantile(1 - (1 - conf) / 2, n - 1) * (sd / Math.sqrt(n));
   return { mean, sd, ci: [mean - half, mean + half] };
 }

@@ -1,7 +1,7 @@
 // Two-sample tests for compare: Welch's t-test, Mann–Whitney U and a bootstrap interval of a difference in a statistic.
 import { createRng } from '../../util/rng.js';
 import { normalCdf, tCdf, tQuantile } from './distributions.js';
-import type { Interval } from './intervals.js';
+import { sampleMean as mean, sampleVariance as variance, type Interval } from './intervals.js';
 
 export interface TestResult {
   /** The candidate's statistic minus the baseline's. */
@@ -13,16 +13,6 @@ export interface TestResult {
   method: 'welch' | 'mann-whitney' | 'bootstrap';
 }
 
-const mean = (x: ArrayLike<number>): number => {
-  let s = 0;
-  for (let i = 0; i < x.length; i++) s += x[i];
-  return s / x.length;
-};
-const variance = (x: ArrayLike<number>, m: number): number => {
-  let s = 0;
-  for (let i = 0; i < x.length; i++) s += (x[i] - m) ** 2;
-  return s / (x.length - 1);
-};
 
 /**
  * Welch's t-test of mean(b) − mean(a): t = d / √(va/na + vb/nb), Welch–Satterthwaite df; needs ≥ 2 values a side.
