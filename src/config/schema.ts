@@ -11,6 +11,7 @@ import { LiveMetricsSchema, LIVE_METRICS_FLAGS, OUTPUT_KINDS } from './live-metr
 import { flagTable, type FlagTable } from '../util/flags.js';
 import { EvalUnderLoadSchema, EVAL_UNDER_LOAD_FLAGS } from '../eval/options.js';
 import { ShardSchema, SHARD_FLAGS } from './shard.js';
+import { StatisticsSchema, STATISTICS_FLAGS } from './statistics.js';
 import { HEADER_NAME, parseDurationS } from '../util/parse.js';
 import { MAX_TIMER_MESSAGE, MAX_TIMER_S } from '../util/timer.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../backends/sse.js';
@@ -163,6 +164,7 @@ export const RunConfigSchema = TargetSchema.extend(LoadSchema.shape)
   .extend({ outputs: z.array(z.object({ kind: z.enum(OUTPUT_KINDS), url: z.string() })).default([]) })
   .extend(UiSchema.shape)
   .extend(ShardSchema.shape)
+  .extend(StatisticsSchema.shape)
   .strict();
 
 export type RunConfigInput = z.input<typeof RunConfigSchema>;
@@ -229,6 +231,7 @@ export const RUN_FLAGS: FlagTable<Exclude<Extract<keyof RunConfigInput, string>,
   ...LIVE_METRICS_FLAGS,
   ...UI_FLAGS,
   ...SHARD_FLAGS,
+  ...STATISTICS_FLAGS,
 };
 
 /** Turn zod issues into one line each, naming the flag (or config key) that was wrong. */

@@ -21,6 +21,11 @@ export interface DistStats {
   p90: number | null;
   p95: number | null;
   p99: number | null;
+  /**
+   * 95% confidence intervals, keyed like the figures they belong to (mean, p50, p90, …, p99_9): [low, high], or null
+   * when the sample is too small for one (docs/metrics.md#confidence-intervals). Absent in summaries written before it.
+   */
+  ci95?: Record<string, [number, number] | null>;
   /** Extra percentiles asked for with --percentiles, keyed by percentileKey (p99.9 → p99_9). */
   [extra: `p${number}_${number}` | `p${number}`]: number | null;
 }

@@ -70,6 +70,12 @@ export interface MetricsBlock {
   token_source: { usage: number; tokenizer: number; estimate: number };
   /** What native engine APIs reported per request (server_* record fields), when any request carried them. */
   server_timings?: Partial<Record<ServerTimingField, DistStats>>;
+  /**
+   * 95% batch-means intervals of the block's rates (request_throughput, qpm, input_throughput, output_throughput,
+   * total_token_throughput), over time slices of the run: docs/metrics.md#confidence-intervals. null per key when too
+   * few slices; absent in summaries written before it.
+   */
+  ci95?: Record<string, [number, number] | null>;
   /** Embeddings and rerank runs only: results (vectors, scores) the ok requests returned, and per second. */
   samples?: number;
   sample_throughput?: number;
@@ -98,6 +104,52 @@ export interface StageBlock {
   metrics: MetricsBlock;
 }
 
+/** One time slice of a run (--slice): requests that completed in [start_s, end_s) of the run clock. */
+export interface SliceBlock {
+  index: number;
+  start_s: number;
+  end_s: number;
+  /** Requests completed in the slice (ok and failed). */
+  completed: number;
+  ok: number;
+  failed: number;
+  request_throughput: number;
+  output_throughput: number;
+  /** Time-weighted mean of requests in flight over the slice. */
+  mean_in_flight: number;
+  ttft_ms: { mean: number | null; p50: number | null; p90: number | null; p99: number | null };
+  tpot_ms: { mean: number | null; p50: number | null; p90: number | null; p99: number | null };
+  e2e_ms: { mean: number | null; p50: number | null; p90: number | null; p99: number | null };
+}
+
+/** Per-slice figures (--slice): docs/metrics.md#time-slices. */
+export interface SlicesSummary {
+  slice_s: number;
+  series: SliceBlock[];
+}
+
+/** What --warmup auto trimmed: the start of the steady state found by `rule` on the slice series. */
+export interface SteadyStateSummary {
+  rule: 'MSER-5';
+  /** The series the rule ran on (e.g. ttft_ms.mean per batch of 5 slices' requests). */
+  series: string;
+  /** Seconds of the run clock trimmed as the transient ([0, trimmed_s)). */
+  trimmed_s: number;
+  /** Measured requests left out because they were sent in the transient. */
+  trimmed_requests: number;
+}
+
+/** The over-saturation test on the slice series: docs/metrics.md#over-saturation. */
+export interface SaturationSummary {
+  saturated: boolean;
+  /** The run stopped early because of it (--stop-on-saturation). */
+  stopped: boolean;
+  /** What grew without bound: in_flight, ttft, or both; empty when not saturated. */
+  growing: string[];
+  /** Human-readable statement of the test and its figures. */
+  detail: string;
+}
+
 export interface Summary extends MetricsBlock {
   schema_version: 1;
   run: Record<string, unknown>;
@@ -105,6 +157,12 @@ export interface Summary extends MetricsBlock {
   percentiles?: number[];
   /** Only in runs with a ramp: how many requests each phase had, and which phase the figures below cover. */
   phases?: PhaseCounts;
+  /** Per-slice figures, with --slice (docs/metrics.md#time-slices). */
+  slices?: SlicesSummary;
+  /** With --warmup auto: the transient the steady-state rule trimmed. */
+  steady_state?: SteadyStateSummary;
+  /** The over-saturation test's verdict, when the run had enough slices for it. */
+  saturation?: SaturationSummary;
   /** The same metrics for each traffic class, when requests carry one. */
   by_class?: Record<string, MetricsBlock>;
   /** The same metrics per endpoint (target name), when requests went to two or more (docs/routing.md). */
