@@ -1,6 +1,5 @@
 // compare's test of each row: per-request tests between two single runs, Welch's t-test between repeated runs (docs/metrics.md#tests-in-compare).
-import { bootstrapDiff, mannWhitney, sampleMean, sampleVariance, tCdf, tQuantile, welchTest, type Interval } from '../metrics/inference/index.js';
-import { percentile } from '../metrics/stats.js';
+import { bootstrapDiffs, mannWhitney, sampleMean, sampleVariance, tCdf, tQuantile, welchTest, type BootStat, type Interval, type TestResult } from '../metrics/inference/index.js';
 import { metricDefs, shownIn, type MetricDef } from '../metrics/registry/index.js';
 import type { RunSamples } from './compare-samples.js';
 
@@ -37,6 +36,26 @@ export function rowStat(key: string): RowStat | undefined {
   return undefined;
 }
 
+/** The statistics bootstrapped together for a metric (its rows share the resamples); a row asking another adds it. */
+const BOOT_STATS: readonly BootStat[] = ['mean', 50, 90, 95, 99];
+
+/** Bootstraps already drawn, per pair of runs and metric, so a metric's rows (p50, p99, p99.9 …) resample once. */
+const boots = new WeakMap<Float64Array, WeakMap<Float64Array, Map<BootStat, TestResult | null>>>();
+
+function bootstrapOf(xa: Float64Array, xb: Float64Array, stat: BootStat): TestResult | null {
+  let byB = boots.get(xa);
+  if (!byB) boots.set(xa, (byB = new WeakMap()));
+  let done = byB.get(xb);
+  if (!done?.has(stat)) {
+    const stats = done ? [stat] : [...new Set([...BOOT_STATS, stat])];
+    const res = bootstrapDiffs(xa, xb, stats);
+    done ??= new Map();
+    stats.forEach((s, i) => done!.set(s, res[i]));
+    byB.set(xb, done);
+  }
+  return done.get(stat)!;
+}
+
 const RATE_ROWS = new Set(['output_throughput', 'request_throughput', 'total_token_throughput']);
 
 /**
@@ -50,15 +69,14 @@ export function perRequestTest(key: string, a: RunSamples, b: RunSamples): Signi
   if (key === 'error_rate') {
     if (a.errors.length < 2 || b.errors.length < 2) return untested('fewer than 2 requests on a side');
     const mw = mannWhitney(a.errors, b.errors)!;
-    return { test: 'mann-whitney', ci95: bootstrapDiff(a.errors, b.errors, sampleMean)!.ci, p: mw.p };
+    return { test: 'mann-whitney', ci95: bootstrapOf(a.errors, b.errors, 'mean')!.ci, p: mw.p };
   }
   const rs = rowStat(key);
   if (!rs) return untested('no per-request sample for this row');
   const xa = a.values.get(rs.def.id);
   const xb = b.values.get(rs.def.id);
   if (!xa || !xb || xa.length < 2 || xb.length < 2) return untested('fewer than 2 values on a side');
-  const stat = rs.stat === 'mean' ? sampleMean : (s: Float64Array) => percentile(s, rs.stat as number) ?? NaN;
-  const boot = bootstrapDiff(xa, xb, stat)!;
+  const boot = bootstrapOf(xa, xb, rs.stat)!;
   if (rs.stat === 'mean' || rs.stat === 50) return { test: 'mann-whitney', ci95: boot.ci, p: mannWhitney(xa, xb)!.p };
   return { test: 'bootstrap', ci95: boot.ci, p: boot.p };
 }
