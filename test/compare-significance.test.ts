@@ -9,6 +9,8 @@ import { runCli } from './fixtures/cli-harness.js';
 import { recordsOf, ttftsAround, writeRepeatedRuns, writeRunDir } from './fixtures/run-dirs.js';
 import { rec } from './fixtures/session-records.js';
 import { tmpDir } from './helpers.js';
+import { resolveSweepConfig } from '../src/sweep/config.js';
+import { runSweep } from '../src/sweep/sweep.js';
 
 type Row = { metric: string; delta: number; relative: number; test: string | null; p: number | null; ci95: [number, number] | null; verdict: string; regressed: boolean; beyond_threshold: boolean; threshold_pct: number; note?: string };
 const rows = (doc: { comparisons: { points: { deltas: Row[] }[] }[] }): Record<string, Row> => Object.fromEntries(doc.comparisons[0].points[0].deltas.map((d) => [d.metric, d]));
@@ -163,4 +165,32 @@ describe('compare --baseline: the noise floor of a setup', () => {
     expect(one.code).toBe(2);
     expect(one.err).toMatch(/--baseline: the noise floor needs at least 2 runs/);
   });
+});
+
+describe('compare of two sweeps: per-request tests point by point', () => {
+  it('tests each matched point from its own requests.jsonl', async () => {
+    // simulate: a virtual clock, so the points are deterministic and the test has no timing at stake.
+    const sweep = async (gpu: string) => {
+      const out = tmpDir();
+      await runSweep(resolveSweepConfig({ flags: { concurrency: '1,4', requests: '8', out, simulate: true, quiet: true }, runFlags: { inputTokens: '256', outputTokens: '32' }, engineFlags: { gpu } }));
+      return out;
+    };
+    const [a, b] = [await sweep('h100'), await sweep('a100-40gb')];
+    const r = await compare(a, b, '--fail-on', 'e2e_p50=5%', '--json');
+    expect(r.code).toBe(1);
+    const doc = JSON.parse(r.out);
+    const points = doc.comparisons[0].points as { point: string; deltas: Row[] }[];
+    expect(points).toHaveLength(2);
+    for (const p of points) {
+      const e2e = p.deltas.find((d) => d.metric === 'e2e_p50')!;
+      expect(e2e, p.point).toMatchObject({ test: 'mann-whitney', verdict: 'regressed' });
+      expect(e2e.p!).toBeLessThan(0.01);
+      expect(e2e.ci95![0]).toBeGreaterThan(0);
+      expect(p.deltas.find((d) => d.metric === 'output_throughput')!.test).toBeNull();
+    }
+    expect(doc.gate.map((g: { point: string; failed: boolean }) => [g.point, g.failed])).toEqual(points.map((p) => [p.point, true]));
+    // A sweep against itself: identical samples, Mann–Whitney's p is 1.
+    const same = JSON.parse((await compare(a, a, '--json')).out);
+    for (const p of same.comparisons[0].points as { deltas: Row[] }[]) expect(p.deltas.find((d) => d.metric === 'e2e_p50')!.p).toBe(1);
+  }, 60_000);
 });

@@ -43,7 +43,7 @@ interface CompareOpts {
 export function registerCompare(program: Command, out: Out): void {
   program
     .command('compare')
-    .description('compare runs or sweeps with a baseline: deltas per metric, regressions beyond --threshold, compare.html with overlaid curves')
+    .description('compare runs or sweeps with a baseline: deltas per metric with their 95% interval and p-value, regressions beyond --threshold that are significant, compare.html with overlaid curves')
     .argument('[baseline]', 'results directory of the baseline run, repeated runs (run-1/, run-2/, …) or sweep, or a vLLM bench result JSON (vllm bench serve --save-result)')
     .argument('[candidates...]', 'one or more results directories (or vLLM bench result JSON files) to compare with it; with a vLLM result on either side, runs are recomputed under vLLM\'s definitions')
     .option('--threshold <percent>', 'a metric regressed when it is worse than the baseline by more than this percentage (error_rate: by more than 1 percentage point) and, unless --fail-on-mode strict, the difference is significant at --alpha', '5')

@@ -292,6 +292,13 @@ function testOf(key: string, base: Loaded & { kind: 'run' }, cand: Loaded & { ki
   return a && b ? perRequestTest(key, a, b) : untested('no requests.jsonl on a side');
 }
 
+/** Per-request tests between two sweep points, from each point's own requests.jsonl. */
+const pointTest = (baseDir: string, r: SweepRow, candDir: string, c: SweepRow) => (key: string): Significance => {
+  const a = runSamples(join(baseDir, r.dir));
+  const b = runSamples(join(candDir, c.dir));
+  return a && b ? perRequestTest(key, a, b) : untested('no requests.jsonl in a sweep point');
+};
+
 function comparePoints(base: Loaded, cand: Loaded, thresholdPct: number, o: JudgeOptions): { points: PointComparison[]; unmatched: string[] } {
   // The baseline's --percentiles beyond the fixed rows add rows (TTFT p99.9, …); a side without them shows none.
   // Under vLLM's definitions (no metrics block) the values already hold them: a vLLM result's p99.9_ttft_ms, or a recomputed run's.
@@ -317,7 +324,7 @@ function comparePoints(base: Loaded, cand: Loaded, thresholdPct: number, o: Judg
   const unmatched: string[] = [...notRun(base.doc.points, 'baseline'), ...notRun(cand.doc.points, 'candidate')];
   for (const r of ran(base.doc.points)) {
     const c = cmap.get(pointKey(r));
-    if (c) points.push({ point: pointKey(r), load: r.load, deltas: deltas(fromRow(r), fromRow(c), () => untested('sweep points are compared by threshold only')) });
+    if (c) points.push({ point: pointKey(r), load: r.load, deltas: deltas(fromRow(r), fromRow(c), pointTest(base.dir, r, cand.dir, c)) });
     else if (!ckeys.has(pointKey(r))) unmatched.push(`${pointKey(r)} (baseline only)`);
   }
   for (const r of ran(cand.doc.points)) if (!bkeys.has(pointKey(r))) unmatched.push(`${pointKey(r)} (candidate only)`);
