@@ -112,6 +112,8 @@ describe('compare of repeated runs (run-1/, run-2/, …): Welch on run-level val
     const far = await compare(da, dc, '--fail-on', 'ttft_p50=5%');
     expect(far.code).toBe(1);
     expect(far.out).toMatch(/ttft_p50: \+\d+\.\d% \(threshold 5%, p 0\.0\d+\): REGRESSED/);
+    expect(far.out).toMatch(/^baseline  \S+ \(3 runs: their mean\)$/m);
+    expect(JSON.parse(near.out).comparisons[0]).toMatchObject({ baseline_runs: 3, candidate_runs: 3 });
   });
 
   it('one single run against repeated runs: the one-run t-test (the repeated side\'s run-to-run deviation), either way round', async () => {

@@ -58,7 +58,9 @@ function turnTable(rows: readonly Omit<TurnTtftDelta, 'turn'>[], key: (i: number
 export function renderComparison(res: CompareResult): string {
   const out: string[] = [];
   for (const c of res.comparisons) {
-    out.push(`baseline  ${c.baseline}`, `candidate ${c.candidate}`);
+    // A repeated-run side shows the mean of its runs, and its rows are tested across runs.
+    const runs = (n: number | null) => (n !== null && n > 1 ? ` (${n} runs: their mean)` : '');
+    out.push(`baseline  ${c.baseline}${runs(c.baseline_runs)}`, `candidate ${c.candidate}${runs(c.candidate_runs)}`);
     // Run metadata can carry server text (model names): keep control sequences off the terminal.
     if (c.warnings.length) out.push('WARNING: these inputs differ in kind, so the deltas below may not mean better or worse:', ...c.warnings.map((w) => `  - ${safeTerminalText(w, 400)}`));
     if (c.prompt_cache_warnings.length) out.push('WARNING: a prefix cache answered prompts meant to be fresh, so these figures are not those of uncached prompts:', ...c.prompt_cache_warnings.map((w) => `  - ${safeTerminalText(w, 700)}`));

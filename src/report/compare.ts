@@ -179,6 +179,9 @@ export interface CandidateComparison {
   warnings: string[];
   /** Runs (or sweep points) of either side answered from a prefix cache they did not ask for (summary.prompt_cache), each naming its side and run. */
   prompt_cache_warnings: string[];
+  /** How many runs each side holds: 1 for a run, K for a repeated-run directory (run-1/ … run-K/; its values are their means); null for a sweep. */
+  baseline_runs: number | null;
+  candidate_runs: number | null;
   /** Runs with turns (summary by_turn): TTFT per turn index on both sides, informational only (docs/output-format.md#compare). */
   by_turn?: TurnTtftDelta[];
   /** Runs with media (summary by_images): TTFT per image count on both sides, informational only. */
@@ -370,13 +373,15 @@ function turnsOf(base: Loaded, cand: Loaded): { by_turn?: TurnTtftDelta[]; by_im
   return { ...(t ? { by_turn: t } : {}), ...(i ? { by_images: i } : {}) };
 }
 
+const runCount = (l: Loaded): number | null => (l.kind === 'run' ? (l.repeated?.dirs.length ?? 1) : null);
+
 /** Compare each candidate with the baseline. */
 export function compareResults(baseline: Loaded, candidates: readonly Loaded[], thresholdPct: number, failOn: readonly string[], judge: Partial<JudgeOptions> = {}): CompareResult {
   const o: JudgeOptions = { ...DEFAULT_JUDGE, ...judge };
   const comparisons = candidates.map((cand): CandidateComparison => {
     const { points, unmatched } = comparePoints(baseline, cand, thresholdPct, o);
     const regressions = points.flatMap((p) => p.deltas.filter((d) => d.regressed).map((d) => ({ point: p.point, metric: d.metric })));
-    return { baseline: baseline.dir, candidate: cand.dir, kind: baseline.kind, points, unmatched, regressions, warnings: kindWarnings(baseline.what, cand.what), prompt_cache_warnings: [
+    return { baseline: baseline.dir, candidate: cand.dir, kind: baseline.kind, baseline_runs: runCount(baseline), candidate_runs: runCount(cand), points, unmatched, regressions, warnings: kindWarnings(baseline.what, cand.what), prompt_cache_warnings: [
       ...(baseline.promptCache ?? []).map((w) => `baseline ${baseline.dir}: ${w}`),
       ...(cand.promptCache ?? []).map((w) => `candidate ${cand.dir}: ${w}`),
     ], ...turnsOf(baseline, cand) };
