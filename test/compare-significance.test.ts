@@ -163,6 +163,9 @@ describe('compare --baseline: the noise floor of a setup', () => {
     const again = JSON.parse((await runCli(registerCompare, ['compare', '--baseline', rep, '--json'])).out).noise_floor;
     expect(again.runs).toEqual([1, 2, 3].map((k) => join(rep, `run-${k}`)));
     expect(again.metrics.find((m: { metric: string }) => m.metric === 'ttft_p50').max_pairwise_pct).toBeCloseTo(t.max_pairwise_pct, 10);
+    const mixed = await runCli(registerCompare, ['compare', '--baseline', ...dirs, '--fail-on', 'ttft_p50']);
+    expect(mixed.code).toBe(2);
+    expect(mixed.err).toMatch(/--fail-on: not with --baseline/);
     const one = await runCli(registerCompare, ['compare', '--baseline', dirs[0]]);
     expect(one.code).toBe(2);
     expect(one.err).toMatch(/--baseline: the noise floor needs at least 2 runs/);

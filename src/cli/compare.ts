@@ -63,6 +63,7 @@ export function registerCompare(program: Command, out: Out): void {
       if (o.failOnMode !== 'significant' && o.failOnMode !== 'strict') problems.push(`--fail-on-mode: expected significant or strict, got "${o.failOnMode}"`);
       if (o.baseline) {
         if (baseline !== undefined) problems.push(`--baseline: measures the noise floor of its runs alone; give no other directories (got ${[baseline, ...candidates].join(', ')})`);
+        if (o.failOn !== undefined) problems.push('--fail-on: not with --baseline, which measures the noise floor and judges nothing');
         if (problems.length) throw new UsageError(problems);
         const nf = noiseFloor(o.baseline, alpha);
         out.out.write(o.json ? JSON.stringify({ noise_floor: nf }, null, 2) + '\n' : `${stripControls(renderNoiseFloor(nf))}\n`);

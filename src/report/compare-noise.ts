@@ -2,7 +2,7 @@
 import { sampleMean, sampleVariance, tQuantile } from '../metrics/inference/index.js';
 import { UsageError } from '../errors.js';
 import { fmt, table } from './format.js';
-import { compareMetrics, loadResult, valuesFromMetrics, type CompareMetric, type MetricValues } from './compare.js';
+import { compareMetrics, loadResult, valuesFromMetrics, type MetricValues } from './compare.js';
 import { extraPercentileMetrics, extraPercentilesOf, extraValuesFromMetrics } from './compare-percentiles.js';
 import { repeatedRunDirs } from './compare-runs.js';
 import { runSamples } from './compare-samples.js';
@@ -46,12 +46,13 @@ function expand(dirs: readonly string[]): string[] {
   return dirs.flatMap((d) => {
     const runs = repeatedRunDirs(d);
     if (runs.length) return runs;
-    if (loadResult(d).kind !== 'run') throw new UsageError([`--baseline: ${d} is a sweep; the noise floor is measured over runs`]);
+    const l = loadResult(d);
+    if (l.kind !== 'run' || l.source !== 'run') throw new UsageError([`--baseline: ${d} is ${l.kind === 'sweep' ? 'a sweep' : 'a vLLM result file'}; the noise floor is measured over tokenflood runs`]);
     return [d];
   });
 }
 
-function row(m: CompareMetric, xs: readonly number[], n: number, alpha: number, pairP: readonly number[]): Omit<NoiseRow, 'metric' | 'label' | 'unit'> {
+function row(xs: readonly number[], n: number, alpha: number, pairP: readonly number[]): Omit<NoiseRow, 'metric' | 'label' | 'unit'> {
   const k = xs.length;
   const empty = { runs: k, mean: null, sd: null, cv: null, max_pairwise_pct: null, min_significant_pct: null, pairs_significant: null, pairs: 0, min_pair_p: null, suggested_threshold_pct: null };
   if (k < 2) return { ...empty, mean: k ? xs[0] : null };
@@ -97,7 +98,7 @@ export function noiseFloor(dirs: readonly string[], alpha: number): NoiseFloor {
           const p = a && b ? perRequestTest(m.key, a, b).p : null;
           if (p !== null) pairP.push(p);
         }
-      return { metric: m.key, label: m.label, unit: m.unit, ...row(m, xs, xs.length, alpha, pairP) };
+      return { metric: m.key, label: m.label, unit: m.unit, ...row(xs, xs.length, alpha, pairP) };
     }),
   };
 }
