@@ -19,6 +19,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
 const SERIAL = [
   'test/sweep-server.test.ts',
   'test/compare.test.ts',
+  'test/compare-gate-sim.test.ts',
   'test/send-time.test.ts',
   'test/shards.test.ts',
   'test/run-sim.test.ts',

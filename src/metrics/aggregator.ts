@@ -77,6 +77,10 @@ export class ItlStore {
   private record(gapMs: number): void {
     this.hist!.recordValue(Math.max(0, Math.round(gapMs * 1000)));
   }
+  /** Every gap, or null once they moved to the histogram (a store made with exactLimit Infinity never moves). */
+  values(): Float64Array | null {
+    return this.exact ? this.exact.values() : null;
+  }
   stats(asked?: readonly number[]): DistStats {
     if (this.exact) return distStats(this.exact.values(), asked);
     const h = this.hist!;
@@ -97,6 +101,7 @@ export class ItlStore {
 interface MetricStore {
   add(x: number): void;
   stats(asked?: readonly number[]): DistStats;
+  values(): Float64Array | null;
 }
 
 /** Every value kept, so percentiles are exactly those of distStats. */
@@ -107,6 +112,9 @@ class ExactStore implements MetricStore {
   }
   stats(asked?: readonly number[]): DistStats {
     return distStats(this.col.values(), asked);
+  }
+  values(): Float64Array {
+    return this.col.values();
   }
 }
 
@@ -268,6 +276,19 @@ export class BlockAggregator {
     };
   }
 
+  /**
+   * Each metric's values as the summary's distribution saw them (by summary id, in arrival order), for compare's
+   * per-request tests; a metric whose values moved to a histogram is left out.
+   */
+  metricValues(): Map<string, Float64Array> {
+    const out = new Map<string, Float64Array>();
+    this.defs.forEach((d, i) => {
+      const v = this.stores[i].values();
+      if (v) out.set(d.id, v);
+    });
+    return out;
+  }
+
   /** Distributions of the server_* fields, in SERVER_TIMING_FIELDS order (only those some record carried). */
   private serverTimings(percentiles: readonly number[]): Partial<Record<ServerTimingField, DistStats>> {
     const out: Partial<Record<ServerTimingField, DistStats>> = {};
@@ -362,6 +383,10 @@ export class SummaryAggregator {
   }
   metrics(concurrency?: number): MetricsBlock {
     return this.all.pick(this.phaseCounts()?.summarized ?? 'steady').metrics(concurrency);
+  }
+  /** The headline block's per-request values (BlockAggregator.metricValues), the same records its metrics cover. */
+  metricValues(): Map<string, Float64Array> {
+    return this.all.pick(this.phaseCounts()?.summarized ?? 'steady').metricValues();
   }
   /** The summary; its distributions carry `percentiles` (default: the list run.json's config asked for, else p50/p90/p95/p99). */
   summary(run: Record<string, unknown>, concurrency?: number, percentiles: Percentiles = runPercentiles(run)): Summary {

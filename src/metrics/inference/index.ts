@@ -2,3 +2,4 @@
 export * from './distributions.js';
 export * from './intervals.js';
 export * from './tests.js';
+export * from './bootstrap-stats.js';

@@ -11,7 +11,17 @@ import { rowPairLabel } from '../sweep-model.js';
 
 const show = (x: number | null, unit: string) => (x === null ? '–' : unit === 'ratio' ? `${(x * 100).toFixed(2)}%` : num(x));
 const rel = (d: MetricDelta) => (d.relative === null ? '–' : `${d.relative > 0 ? '+' : ''}${(d.relative * 100).toFixed(1)}%`);
-const mark = (d: MetricDelta) => (d.regressed ? '<span class="fail">regressed</span>' : d.improved ? '<span class="pass">better</span>' : '<span class="muted">same</span>');
+const mark = (d: MetricDelta) =>
+  d.regressed ? '<span class="fail">regressed</span>' : d.improved ? '<span class="pass">better</span>' : `<span class="muted">${esc(d.verdict)}</span>`;
+const pText = (p: number | null) => (p === null ? 'n/a' : p < 0.001 ? '&lt;0.001' : p.toFixed(3));
+/** The delta's 95% interval in the row's unit (ratios in percentage points). */
+const ciText = (d: MetricDelta) => {
+  if (!d.ci95) return '–';
+  const f = (x: number) => (d.unit === 'ratio' ? (x * 100).toFixed(2) : num(x));
+  return `[${f(d.ci95[0])}, ${f(d.ci95[1])}]${d.unit === 'ratio' ? ' pp' : ''}`;
+};
+/** Why a row has no test, as a tooltip on its p cell. */
+const pCell = (d: MetricDelta) => ({ html: d.note ? `<span title="${esc(d.note)}">${pText(d.p)}</span>` : `${pText(d.p)}${d.test ? ` <span class="muted">${esc(d.test)}</span>` : ''}` });
 
 /** Short names for the legend: the directory's last path part, numbered when two are alike. */
 function labels(dirs: readonly string[]): string[] {
@@ -102,19 +112,27 @@ export function renderCompareReport(res: CompareResult, all: readonly Loaded[]):
   const charts = isSweep ? sweepCurves(all, names) : runCurves(all, names);
   const tables = res.comparisons
     .map((c) => {
-      const head = `<h3>${esc(c.candidate)} vs ${esc(c.baseline)}</h3><p>${c.regressions.length ? `<span class="fail">${c.regressions.length} regression(s)</span>` : '<span class="pass">no regressions</span>'} beyond ${esc(res.threshold_pct)}%.</p>`;
+      const judged = res.fail_on_mode === 'strict' ? '' : ` and significant at alpha ${esc(res.alpha)}`;
+      const head = `<h3>${esc(c.candidate)} vs ${esc(c.baseline)}</h3><p>${c.regressions.length ? `<span class="fail">${c.regressions.length} regression(s)</span>` : '<span class="pass">no regressions</span>'} beyond ${esc(res.threshold_pct)}%${judged}.</p>`;
       const rows = c.points.flatMap((p) =>
-        p.deltas.map((d) => [...(isSweep ? [p.point] : []), `${d.label}`, d.better, show(d.baseline, d.unit), show(d.candidate, d.unit), rel(d), { html: mark(d) }]),
+        p.deltas.map((d) => [...(isSweep ? [p.point] : []), `${d.label}`, d.better, show(d.baseline, d.unit), show(d.candidate, d.unit), rel(d), ciText(d), pCell(d), { html: mark(d) }]),
       );
       const unmatched = c.unmatched.length ? `<p class="muted">Not compared: ${esc(c.unmatched.join('; '))}</p>` : '';
-      return head + warningBlock(c.warnings) + htmlTable([...(isSweep ? ['point'] : []), 'metric', 'better', 'baseline', 'candidate', 'delta %', ''], rows) + unmatched + turnTable(c.by_turn);
+      return head + warningBlock(c.warnings) + htmlTable([...(isSweep ? ['point'] : []), 'metric', 'better', 'baseline', 'candidate', 'delta %', 'delta 95% CI', 'p', ''], rows) + unmatched + turnTable(c.by_turn);
     })
     .join('');
   const chartDivs = Object.keys(charts).map((id) => `<div class="chart" id="${id}"></div>`).join('');
+  const gate = res.gate.length
+    ? htmlTable(
+        ['candidate', 'point', 'metric', 'delta %', 'threshold', 'p', 'verdict'],
+        res.gate.map((g) => [g.candidate, g.point, g.metric, g.relative === null ? '–' : `${g.relative > 0 ? '+' : ''}${(g.relative * 100).toFixed(1)}%`, `${g.threshold_pct}%`, { html: pText(g.p) }, { html: g.failed ? '<span class="fail">regressed</span>' : `<span class="pass">${g.verdict === 'improved' ? 'improved' : 'within noise'}</span>` }]),
+      )
+    : '';
+  const how = res.fail_on_mode === 'strict' ? 'strict: the threshold alone' : `beyond the threshold and significant at alpha ${esc(res.alpha)}`;
   const verdict = res.fail_on.length
-    ? res.failed
-      ? `<p class="fail">FAILED: --fail-on metrics regressed (${esc([...new Set(res.failures.map((f) => f.metric))].join(', '))}).</p>`
-      : `<p class="pass">Passed: no --fail-on metric regressed.</p>`
+    ? (res.failed
+        ? `<p class="fail">FAILED: --fail-on metrics regressed (${esc([...new Set(res.failures.map((f) => f.metric))].join(', '))}; ${how}).</p>`
+        : `<p class="pass">Passed: no --fail-on metric regressed (${how}).</p>`) + gate
     : '';
   return renderPage({
     title: `tokenflood compare · ${all.length} ${isSweep ? 'sweeps' : 'runs'}`,
