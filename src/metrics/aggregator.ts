@@ -11,6 +11,7 @@ import { CacheLocalityAggregator } from './cache-locality.js';
 import { SessionAggregator } from './sessions.js';
 import { MediaAggregator } from './media.js';
 import { metricDefs, type MetricDef } from './registry/index.js';
+import { SliceColumns, sliceSections } from './slices.js';
 
 /** ITL gaps kept exactly (8 bytes each) up to this many per block; beyond it they move to an HDR histogram (docs/metrics.md). */
 export const ITL_EXACT_LIMIT = 1_000_000;
@@ -328,6 +329,8 @@ export class SummaryAggregator {
   private readonly phases = { steady: 0, ramp_up: 0, ramp_down: 0 };
   /** Records added (warmup included). */
   count = 0;
+  /** The measured requests' columns for time slices, the throughput interval and the saturation test (slices.ts). */
+  readonly sliceCols = new SliceColumns();
   constructor(private readonly itlExactLimit = ITL_EXACT_LIMIT) {
     this.all = new PhaseBlocks(itlExactLimit);
     this.media = new MediaAggregator((d) => (d.store === 'histogram' ? new ItlStore(itlExactLimit) : new ExactStore()));
@@ -341,6 +344,7 @@ export class SummaryAggregator {
     this.locality.add(r);
     this.turns.add(r);
     this.media.add(r);
+    this.sliceCols.add(r);
     if (r.stage !== undefined) {
       let s = this.stages.get(r.stage);
       if (!s) this.stages.set(r.stage, (s = new PhaseBlocks(this.itlExactLimit)));
@@ -390,6 +394,7 @@ export class SummaryAggregator {
     Object.assign(summary, media);
     // The client's media cost also sits with its health, where a user looks for the client as the limit.
     if (media.media && summary.client) summary.client = { ...summary.client, media: media.media.client };
+    Object.assign(summary, sliceSections(this.sliceCols, run, phases !== undefined));
     return summary;
   }
   /** Each stage's metrics, labelled with its load from run.json `load_stages`; a stage's concurrency is its own (closed loop). */
