@@ -279,7 +279,7 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
     meta.workload = workload.describe(); // final counts (skipped items, conversations cut short)
     if (state.stoppedReason === 'max_error_rate')
       meta.stop_message = `stopped early: more than ${(c.maxErrorRate! * 100).toFixed(1)}% of requests failed (${outcome.measuredFailed} of ${outcome.measuredDone})`;
-    if (state.stoppedReason === 'saturated') meta.stop_message = `stopped early (--stop-on-saturation): ${(meta.saturation_stop as { detail: string }).detail}`;
+    if (state.stoppedReason === 'saturated') meta.stop_message = `--stop-on-saturation: ${(meta.saturation_stop as { detail: string }).detail}`;
     if (state.stoppedReason === 'write_failed') meta.stop_message = jsonl.failure!.message;
     // A failed write lost the records of its batch: the summary is then rebuilt from what is on disk, so it still agrees with `report`.
     const kept = jsonl.failure ? new SummaryAggregator() : summaryAgg;

@@ -329,8 +329,11 @@ export class SummaryAggregator {
   private readonly phases = { steady: 0, ramp_up: 0, ramp_down: 0 };
   /** Records added (warmup included). */
   count = 0;
-  /** The measured requests' columns for time slices, the throughput interval and the saturation test (slices.ts). */
-  readonly sliceCols = new SliceColumns();
+  /**
+   * The measured requests' columns for time slices, the throughput interval and the saturation test (slices.ts), split
+   * by phase as the blocks are: the steady requests', and every phase's (a run of nothing but ramps).
+   */
+  private readonly sliceCols = { steady: new SliceColumns(), all: new SliceColumns() };
   constructor(private readonly itlExactLimit = ITL_EXACT_LIMIT) {
     this.all = new PhaseBlocks(itlExactLimit);
     this.media = new MediaAggregator((d) => (d.store === 'histogram' ? new ItlStore(itlExactLimit) : new ExactStore()));
@@ -344,7 +347,8 @@ export class SummaryAggregator {
     this.locality.add(r);
     this.turns.add(r);
     this.media.add(r);
-    this.sliceCols.add(r);
+    if ((r.phase ?? 'steady') === 'steady') this.sliceCols.steady.add(r);
+    this.sliceCols.all.add(r);
     if (r.stage !== undefined) {
       let s = this.stages.get(r.stage);
       if (!s) this.stages.set(r.stage, (s = new PhaseBlocks(this.itlExactLimit)));
@@ -357,6 +361,10 @@ export class SummaryAggregator {
     let b = m.get(k);
     if (!b) m.set(k, (b = new PhaseBlocks(this.itlExactLimit)));
     return b;
+  }
+  /** The slice columns of the requests the headline covers (`summarized`). */
+  slicesOf(summarized: PhaseCounts['summarized'] = this.phaseCounts()?.summarized ?? 'steady'): SliceColumns {
+    return summarized === 'all' ? this.sliceCols.all : this.sliceCols.steady;
   }
   /** Which requests the headline figures cover: undefined when the run had no ramp (all of them, as always). */
   private phaseCounts(): PhaseCounts | undefined {
@@ -394,7 +402,7 @@ export class SummaryAggregator {
     Object.assign(summary, media);
     // The client's media cost also sits with its health, where a user looks for the client as the limit.
     if (media.media && summary.client) summary.client = { ...summary.client, media: media.media.client };
-    Object.assign(summary, sliceSections(this.sliceCols, run, phases !== undefined));
+    Object.assign(summary, sliceSections(this.slicesOf(which), run));
     return summary;
   }
   /** Each stage's metrics, labelled with its load from run.json `load_stages`; a stage's concurrency is its own (closed loop). */

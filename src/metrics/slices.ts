@@ -188,12 +188,12 @@ export function saturationPoints(series: SliceSeries): SaturationPoint[] {
 }
 
 /**
- * The summary's slice-derived parts: `slices` (with --slice), the headline block's throughput `ci95` (not with ramps:
- * the headline then covers the steady phase only, the slices every phase) and the saturation verdict. The batches are
+ * The summary's slice-derived parts over the requests the headline covers (with ramps: the steady phase's): `slices`
+ * (with --slice), the headline block's throughput `ci95` and the saturation verdict. The batches are
  * --slice long, else batchSeconds' default. A run stopped by --stop-on-saturation keeps the verdict that stopped it
  * (run.json `saturation_stop`).
  */
-export function sliceSections(cols: SliceColumns, run: Record<string, unknown>, hasRamps: boolean): Pick<Summary, 'ci95' | 'slices' | 'saturation'> {
+export function sliceSections(cols: SliceColumns, run: Record<string, unknown>): Pick<Summary, 'ci95' | 'slices' | 'saturation'> {
   const slice = (run.config as { slice?: unknown } | undefined)?.slice;
   const sliceS = typeof slice === 'number' && slice > 0 ? slice : undefined;
   const batchS = batchSeconds(cols, sliceS);
@@ -202,7 +202,7 @@ export function sliceSections(cols: SliceColumns, run: Record<string, unknown>, 
   const series = sliceSeries(cols, batchS);
   const saturation = live ?? saturationTest(saturationPoints(series), batchS);
   return {
-    ...(hasRamps ? {} : { ci95: throughputCi95(series) }),
+    ci95: throughputCi95(series),
     ...(sliceS !== undefined ? { slices: { slice_s: sliceS, series: series.slices } } : {}),
     ...(saturation ? { saturation } : {}),
   };

@@ -103,7 +103,7 @@ export function withSteadyState(trimmed: Summary, full: Summary, cut: SteadyCut)
  * feeds each one, e.g. from requests.jsonl) into a fresh aggregator with the transient marked warmup.
  */
 export function steadySummary(full: SummaryAggregator, replay: (each: (r: RequestRecord) => void) => void, run: Record<string, unknown>, concurrency: number | undefined, percentiles?: Percentiles): Summary {
-  const cut = steadyStateCut(full.sliceCols);
+  const cut = steadyStateCut(full.slicesOf());
   const fullSummary = full.summary(run, concurrency, percentiles);
   if (cut.summary.truncated_batches === 0) return { ...fullSummary, steady_state: cut.summary };
   const trimmed = new SummaryAggregator();
