@@ -62,14 +62,16 @@ describe('throughput interval (batch means)', () => {
     expect(ci.total_token_throughput![1]).toBeCloseTo((mean + half) * 110, 9);
   });
 
-  it('defaults to 20 equal batches of the span, fewer with few requests, none below 5 batches', () => {
+  it('defaults to 20 equal batches of the span, fewer with few requests or long ones, none below 5 batches', () => {
     const many = cols(Array.from({ length: 400 }, (_, i) => rec(i * 10, 50)));
     const span = many.span()!;
     expect(batchSeconds(many, undefined)).toBeCloseTo((span[1] - span[0]) / 1000 / 20, 12);
     expect(batchSeconds(many, 2)).toBe(2);
-    const some = cols(Array.from({ length: 30 }, (_, i) => rec(i * 10, 50)));
+    const some = cols(Array.from({ length: 30 }, (_, i) => rec(i * 10, 5)));
     expect(batchSeconds(some, undefined)).toBeCloseTo((some.span()![1] - some.span()![0]) / 1000 / 6, 12);
-    expect(batchSeconds(cols(Array.from({ length: 24 }, (_, i) => rec(i * 10, 50))), undefined)).toBeNull();
+    expect(batchSeconds(cols(Array.from({ length: 24 }, (_, i) => rec(i * 10, 5))), undefined)).toBeNull();
+    // Requests of 1 s over a 5 s span: batches must be ≥ 2 s, so only 2 of them: no interval.
+    expect(batchSeconds(cols(Array.from({ length: 400 }, (_, i) => rec(i * 10, 1000))), undefined)).toBeNull();
     const sections = sliceSections(many, { config: {} });
     expect(sections.slices).toBeUndefined();
     expect(sections.ci95!.request_throughput).not.toBeNull();

@@ -49,6 +49,14 @@ export class SliceColumns {
     for (let i = 0; i < s.length; i++) if (s[i] === OK) n++;
     return n;
   }
+  /** Mean E2E of the ok requests (ms), 0 when there are none. */
+  meanOkE2eMs(): number {
+    const e = this.e2e.values();
+    let s = 0;
+    let n = 0;
+    for (let i = 0; i < e.length; i++) if (!Number.isNaN(e[i])) (s += e[i]), n++;
+    return n ? s / n : 0;
+  }
   /** [first send, last end] of the measured requests, ms on the run clock; null when there are none. */
   span(): [number, number] | null {
     if (this.length === 0) return null;
@@ -149,12 +157,16 @@ export function sliceSeries(cols: SliceColumns, sliceS: number): SliceSeries {
 
 /**
  * The batch length for the throughput interval and the saturation test: --slice when given, else the measured span cut
- * into min(DEFAULT_BATCHES, ⌊ok / MIN_REQUESTS_PER_BATCH⌋) equal batches (a whole number of them, so none is partial).
+ * into k = min(DEFAULT_BATCHES, ⌊ok / MIN_REQUESTS_PER_BATCH⌋, ⌊span / (2 · mean E2E)⌋) equal batches (a whole number
+ * of them, so none is partial). A batch at least twice the mean request time long keeps neighbouring batches from
+ * sharing most of their requests, so their rates are roughly independent; null when k < MIN_BATCHES (too short a run).
  */
 export function batchSeconds(cols: SliceColumns, sliceS: number | undefined): number | null {
   if (sliceS !== undefined) return sliceS;
   const span = cols.span();
-  const k = Math.min(DEFAULT_BATCHES, Math.floor(cols.okCount / MIN_REQUESTS_PER_BATCH));
+  const e2e = cols.meanOkE2eMs();
+  const byE2e = span && e2e > 0 ? Math.floor((span[1] - span[0]) / (2 * e2e)) : Infinity;
+  const k = Math.min(DEFAULT_BATCHES, Math.floor(cols.okCount / MIN_REQUESTS_PER_BATCH), byE2e);
   if (!span || k < MIN_BATCHES || span[1] <= span[0]) return null;
   return (span[1] - span[0]) / 1000 / k;
 }
