@@ -89,3 +89,14 @@ describe('throughput interval (batch means)', () => {
     expect(pts[0].t).toBeCloseTo(0.5, 12);
   });
 });
+
+describe('order', () => {
+  it('gives the same slices, interval and verdict whatever order the records arrive in', () => {
+    const rs = Array.from({ length: 300 }, (_, i) => rec(i * 7.3, 20 + ((i * 37) % 101) * 1.7, { ttft_ms: 3 + ((i * 13) % 17) * 0.31, input_tokens: 50 + (i % 9) }));
+    const reversed = [...rs].reverse();
+    const a = sliceSections(cols(rs), { config: { slice: 0.2 } });
+    const b = sliceSections(cols(reversed), { config: { slice: 0.2 } });
+    expect(JSON.stringify(b)).toBe(JSON.stringify(a));
+    expect(JSON.stringify(sliceSections(cols(reversed), { config: {} }))).toBe(JSON.stringify(sliceSections(cols(rs), { config: {} })));
+  });
+});

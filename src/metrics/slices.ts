@@ -54,8 +54,9 @@ export class SliceColumns {
     const e = this.e2e.values();
     let s = 0;
     let n = 0;
-    for (let i = 0; i < e.length; i++) if (!Number.isNaN(e[i])) (s += e[i]), n++;
-    return n ? s / n : 0;
+    // Whole µs, so the sum (and the batches it decides) does not depend on record order.
+    for (let i = 0; i < e.length; i++) if (!Number.isNaN(e[i])) (s += Math.round(e[i] * 1000)), n++;
+    return n ? s / 1000 / n : 0;
   }
   /** [first send, last end] of the measured requests, ms on the run clock; null when there are none. */
   span(): [number, number] | null {
@@ -103,7 +104,7 @@ export function sliceSeries(cols: SliceColumns, sliceS: number): SliceSeries {
   const sliceMs = sliceS * 1000;
   const n = Math.max(1, Math.ceil((t1 - t0) / sliceMs - 1e-9));
   const at = (t: number) => Math.min(n - 1, Math.max(0, Math.floor((t - t0) / sliceMs)));
-  const counts = Array.from({ length: n }, () => ({ ok: 0, failed: 0, cancelled: 0, inTok: 0, outTok: 0, busyMs: 0, ttft: [] as number[], tpot: [] as number[], e2e: [] as number[] }));
+  const counts = Array.from({ length: n }, () => ({ ok: 0, failed: 0, cancelled: 0, inTok: 0, outTok: 0, busyUs: 0, ttft: [] as number[], tpot: [] as number[], e2e: [] as number[] }));
   const sent = cols.sent.values();
   const end = cols.end.values();
   const status = cols.status.values();
@@ -127,7 +128,8 @@ export function sliceSeries(cols: SliceColumns, sliceS: number): SliceSeries {
     for (let k = at(sent[i]); k <= at(end[i]); k++) {
       const lo = Math.max(sent[i], t0 + k * sliceMs);
       const hi = Math.min(end[i], t0 + (k + 1) * sliceMs);
-      if (hi > lo) counts[k].busyMs += hi - lo;
+      // In whole µs: the sum, and so the summary, does not depend on the order records arrive in.
+      if (hi > lo) counts[k].busyUs += Math.round((hi - lo) * 1000);
     }
   }
   const slices: SliceBlock[] = [];
@@ -146,7 +148,7 @@ export function sliceSeries(cols: SliceColumns, sliceS: number): SliceSeries {
       failed: c.failed,
       request_throughput: c.ok / lenS,
       output_throughput: c.outTok / lenS,
-      mean_in_flight: c.busyMs / 1000 / lenS,
+      mean_in_flight: c.busyUs / 1e6 / lenS,
       ttft_ms: figures(c.ttft),
       tpot_ms: figures(c.tpot),
       e2e_ms: figures(c.e2e),
