@@ -12,6 +12,9 @@ import { SessionAggregator } from './sessions.js';
 import { MediaAggregator } from './media.js';
 import { metricDefs, type MetricDef } from './registry/index.js';
 import { SliceColumns, sliceSections } from './slices.js';
+import { Column } from './column.js';
+
+export { Column } from './column.js';
 
 /** ITL gaps kept exactly (8 bytes each) up to this many per block; beyond it they move to an HDR histogram (docs/metrics.md). */
 export const ITL_EXACT_LIMIT = 1_000_000;
@@ -24,23 +27,6 @@ export const ITL_HISTOGRAM_DIGITS = 3;
 const require = createRequire(import.meta.url);
 const buildHistogram = (): Histogram =>
   (require('hdr-histogram-js') as typeof import('hdr-histogram-js')).build({ numberOfSignificantValueDigits: ITL_HISTOGRAM_DIGITS, useWebAssembly: false });
-
-/** A growable Float64Array (capacity doubles), so n values cost 8n bytes, not a JS array of boxed numbers. */
-export class Column {
-  private buf = new Float64Array(64);
-  length = 0;
-  push(x: number): void {
-    if (this.length === this.buf.length) {
-      const next = new Float64Array(this.buf.length * 2);
-      next.set(this.buf);
-      this.buf = next;
-    }
-    this.buf[this.length++] = x;
-  }
-  values(): Float64Array {
-    return this.buf.subarray(0, this.length);
-  }
-}
 
 /**
  * Inter-token gaps: exact up to `exactLimit` values, then an HDR histogram of microseconds (mergeable, fixed size).

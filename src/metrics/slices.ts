@@ -4,7 +4,7 @@ import { batchMeansInterval, type Interval } from './inference/index.js';
 import type { RequestRecord } from './record.js';
 import type { SaturationSummary, SliceBlock, Summary } from './summary-model.js';
 import { saturationTest, type SaturationPoint } from './saturation.js';
-import { Column } from './aggregator.js';
+import { Column } from './column.js';
 
 /** Status of a sliced request: 0 ok, 1 failed, 2 cancelled. */
 const OK = 0;
