@@ -86,6 +86,10 @@ function headline(s: Summary, slo: SloResult | undefined): Tile[] {
     { label: 'duration', value: num(s.duration_s), unit: 's' },
     { label: 'request throughput', value: num(s.request_throughput), unit: 'req/s' },
   ];
+  // The batch-means interval of the rate (docs/metrics.md#throughput-intervals), and a run that never reached a steady state.
+  const ci = s.ci95?.request_throughput;
+  if (ci) t.push({ label: 'request throughput 95% CI', value: `${num(ci[0])} – ${num(ci[1])}`, unit: 'req/s' });
+  if (s.saturation?.saturated) t.push({ label: 'over-saturation', value: s.saturation.stopped ? 'saturated, stopped' : 'saturated', tone: 'bad' });
   // Embeddings and rerank generate nothing: samples and input tokens per second and latency instead.
   if (s.sample_throughput !== undefined)
     t.push(
