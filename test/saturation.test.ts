@@ -8,6 +8,7 @@ import { rebuildSummary } from '../src/cli/report.js';
 import type { Summary } from '../src/metrics/summary.js';
 import { capture } from './io-capture.js';
 import { tmpDir } from './helpers.js';
+import { checkPage, hasChromium, launch, NO_CHROMIUM } from './fixtures/browser.js';
 
 async function cli(args: string[]): Promise<{ code: number; out: string; err: string; ms: number }> {
   const cap = capture();
@@ -21,11 +22,11 @@ describe('over-saturation on the embedded sim', () => {
   it('a rate far above what a 4-sequence L4 can serve stops early with exit 3 and writes every file', async () => {
     const out = tmpDir();
     // ~2 req/s of capacity (4 sequences of 32 tokens at ~67 ms per token) against 30 req/s: the queue grows ~28 a second.
-    const r = await cli(['run', '--sim-gpu', 'l4', '--sim-max-num-seqs', '4', '--rate', '30', '--duration', '60', '--slice', '1s', '--stop-on-saturation', '--grace-period', '1', '--input-tokens', '64', '--output-tokens', '32', '--quiet', '--out', out]);
+    const r = await cli(['run', '--sim-gpu', 'l4', '--sim-max-num-seqs', '4', '--rate', '30', '--duration', '120', '--slice', '1s', '--stop-on-saturation', '--grace-period', '1', '--input-tokens', '64', '--output-tokens', '32', '--quiet', '--out', out]);
     expect(r.code).toBe(EXIT_SATURATED);
     expect(r.err).toMatch(/--stop-on-saturation: over-saturated: in-flight requests/);
-    // Stopped after the 8 slices the test needs (plus the grace period), far from its 60 s; generous for a loaded machine.
-    expect(r.ms).toBeLessThan(40_000);
+    // Stopped after the 8 slices the test needs (plus the grace period), far from its 120 s; generous for a loaded machine.
+    expect(r.ms).toBeLessThan(60_000);
     for (const f of ['requests.jsonl', 'run.json', 'summary.json', 'stats.csv', 'report.html']) expect(existsSync(join(out, f))).toBe(true);
     const s = summaryOf(out);
     expect(s.run.stopped_reason).toBe('saturated');
@@ -41,6 +42,19 @@ describe('over-saturation on the embedded sim', () => {
     expect(r.out).toMatch(/time slices of 1\.00 s/);
     const html = readFileSync(join(out, 'report.html'), 'utf8');
     expect(html).toContain('Time slices');
+    expect(html).toContain('c-slices-rate');
+    if (!hasChromium) return console.warn(NO_CHROMIUM);
+    // The slice charts draw offline without errors, beside the run's other charts.
+    const browser = await launch();
+    try {
+      const page = await checkPage(browser, join(out, 'report.html'));
+      expect(page.errors).toEqual([]);
+      expect(page.network).toEqual([]);
+      expect(page.text).toContain('over-saturation');
+      expect(page.drawn).toBe(page.canvases);
+    } finally {
+      await browser.close();
+    }
   });
 
   it('a light run is not saturated, runs its whole duration and carries a throughput interval around its rate', async () => {
