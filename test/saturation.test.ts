@@ -39,6 +39,8 @@ describe('over-saturation on the embedded sim', () => {
     const inFlight = s.slices!.series.map((x) => x.mean_in_flight);
     expect(inFlight[6]).toBeGreaterThan(inFlight[1] * 2);
     expect(r.out).toMatch(/STOPPED EARLY: --stop-on-saturation/);
+    // `report` rebuilds the same summary, verdict included (run.json keeps the verdict that stopped the run).
+    expect(JSON.parse(JSON.stringify(rebuildSummary(out).summary))).toEqual(s);
     expect(r.out).toMatch(/time slices of 1\.00 s/);
     const html = readFileSync(join(out, 'report.html'), 'utf8');
     expect(html).toContain('Time slices');

@@ -123,7 +123,7 @@ export const LoadSchema = z.object({
         .int({ error: 'expected a whole number of requests or auto' })
         .min(0, { error: 'expected a number of requests (0 or more) or auto' })
         .max(LOAD_LIMITS.warmup, { message: `at most ${LOAD_LIMITS.warmup.toLocaleString('en-US')} warmup requests` }),
-    ], { error: 'expected a number of requests (0 or more) or auto' })
+    ], { error: (iss) => (iss.code === 'invalid_union' ? 'expected a number of requests (0 or more) or auto' : undefined) })
     .default(0),
   maxErrorRate: fraction,
   workers: z.union([z.literal('auto'), z.coerce.number().int().min(1).max(64)]).default('auto'),
