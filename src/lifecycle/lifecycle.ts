@@ -218,6 +218,7 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
     // --stop-on-saturation: the over-saturation test at each slice boundary stops the run as --max-error-rate does.
     const watch = c.stopOnSaturation
       ? new SaturationWatch(c.slice ?? LIVE_SLICE_S, agg, driver.clock, (v) => {
+          if (stopSending.signal.aborted) return; // already stopping for another reason: that one stands
           meta.saturation_stop = v;
           stop('saturated');
         })
