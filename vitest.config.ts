@@ -23,6 +23,8 @@ const SERIAL = [
   'test/send-time.test.ts',
   'test/shards.test.ts',
   'test/run-sim.test.ts',
+  // Judges growth of the in-flight count on the wall clock: a file beside it could make a light run look queued.
+  'test/saturation.test.ts',
   'test/embeddings.test.ts',
   'test/server-metrics-flavors.test.ts',
   // These judge the client's own CPU share (client-bound findings): a file beside them takes CPU time from them.

@@ -2,7 +2,7 @@
 import { join } from 'node:path';
 import { run, type Reporter, type RunResult } from '../run.js';
 import type { ResolvedRun } from '../config/load.js';
-import type { RunConfig } from '../config/schema.js';
+import { warmupRequests, type RunConfig } from '../config/schema.js';
 import { runIdleBaseline } from '../eval-run/baseline.js';
 import { loadEvalSet, type EvalSet } from '../eval/sets.js';
 import { createUnderLoadPlan, IDLE, type UnderLoadPlan } from '../eval/under-load.js';
@@ -53,6 +53,6 @@ export async function runUnderLoad(
       s = saveUnderLoadFiles(e.files, plan);
     },
   };
-  const res = await run(resolved, { signal, results: [...reporters, baseline], workload: plan.probes(level, c.warmup) });
+  const res = await run(resolved, { signal, results: [...reporters, baseline], workload: plan.probes(level, warmupRequests(c)) });
   if (s) print(res, s);
 }

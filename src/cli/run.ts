@@ -1,6 +1,7 @@
 // `tokenflood run`: one benchmark against a server (or the embedded simulated server).
 import { Command } from 'commander';
 import { RUN_FLAGS } from '../config/schema.js';
+import { EXIT_SATURATED } from '../config/statistics.js';
 import { resolveRunConfig } from '../config/load.js';
 import { run, type Reporter, type RunResult } from '../run.js';
 import type { RunConfig } from '../config/schema.js';
@@ -84,6 +85,10 @@ export function terminalReporter(c: RunConfig, out: Out, render: (s: Summary, me
         out.err.write(`tokenflood: WARNING: the client was too busy for its timings to be fully trusted (client_bound): ${ch.reasons.join('; ')}\n`);
       const cached = promptCacheWarning(e.summary);
       if (cached) out.err.write(`tokenflood: WARNING: ${safeTerminalText(cached, 600)}\n`);
+      if (e.summary.run.stopped_reason === 'saturated') {
+        out.err.write(`tokenflood: ${String(e.summary.run.stop_message)}\n`);
+        setExitCode(EXIT_SATURATED);
+      } else if (e.summary.saturation?.saturated) out.err.write(`tokenflood: WARNING: ${e.summary.saturation.detail} (docs/metrics.md#over-saturation)\n`);
       if (e.summary.run.stopped_reason === 'max_error_rate') {
         out.err.write(`tokenflood: ${String(e.summary.run.stop_message)}\n`);
         setExitCode(1);

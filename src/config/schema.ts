@@ -114,11 +114,16 @@ export const LoadSchema = z.object({
     (v) => (Array.isArray(v) ? v.map((x: unknown) => (x && typeof x === 'object' ? `${String((x as Record<string, unknown>).duration)}:${String((x as Record<string, unknown>).target)}` : String(x))).join(',') : v),
     parsedString((v) => parseStages(v, { vus: LOAD_LIMITS.concurrency, ratePerS: LOAD_LIMITS.ratePerS })),
   ),
-  warmup: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(LOAD_LIMITS.warmup, { message: `at most ${LOAD_LIMITS.warmup.toLocaleString('en-US')} warmup requests` })
+  // A request count, or `auto`: the transient found by MSER-5 after the run (docs/metrics.md#steady-state).
+  warmup: z
+    .union([
+      z.literal('auto'),
+      z.coerce
+        .number({ error: 'expected a number of requests or auto' })
+        .int({ error: 'expected a whole number of requests or auto' })
+        .min(0, { error: 'expected a number of requests (0 or more) or auto' })
+        .max(LOAD_LIMITS.warmup, { message: `at most ${LOAD_LIMITS.warmup.toLocaleString('en-US')} warmup requests` }),
+    ], { error: (iss) => (iss.code === 'invalid_union' ? 'expected a number of requests (0 or more) or auto' : undefined) })
     .default(0),
   maxErrorRate: fraction,
   workers: z.union([z.literal('auto'), z.coerce.number().int().min(1).max(64)]).default('auto'),
@@ -169,6 +174,11 @@ export const RunConfigSchema = TargetSchema.extend(LoadSchema.shape)
 
 export type RunConfigInput = z.input<typeof RunConfigSchema>;
 export type RunConfig = z.output<typeof RunConfigSchema>;
+/** A run's config with --warmup as the number of warmup requests sent (auto sends none: it trims after the run). */
+export type SendConfig = RunConfig & { warmup: number };
+/** The warmup requests a run sends: --warmup N, or 0 for --warmup auto (docs/metrics.md#steady-state). */
+export const warmupRequests = (c: Pick<RunConfig, 'warmup'>): number => (c.warmup === 'auto' ? 0 : c.warmup);
+export const sendConfig = (c: RunConfig): SendConfig => ({ ...c, warmup: warmupRequests(c) });
 
 const RunOwnShape = { ...TargetSchema.shape, ...LoadSchema.shape, ...OutputSchema.shape };
 
@@ -201,7 +211,7 @@ export const RUN_FLAGS: FlagTable<Exclude<Extract<keyof RunConfigInput, string>,
     rampUp: { arg: 'time', help: 'closed loop: the --concurrency streams start evenly over this period; with --rate: the rate climbs linearly from 0; the summary then covers the steady phase only (docs/metrics.md#phases)' },
     rampDown: { arg: 'time', help: 'with --duration: over its last part the streams stop evenly (closed loop) or the rate falls linearly to 0 (--rate)' },
     stages: { arg: 'list', help: "k6-style load shape, duration:target per stage, e.g. 30s:100,2m:100,30s:0 (targets are VUs) or 30s:20/s,2m:20/s,30s:0 (requests per second); the target moves linearly within a stage; not with --ramp-up/--ramp-down or --rate" },
-    warmup: { help: 'requests sent first and left out of every statistic' },
+    warmup: { arg: 'n|auto', help: 'requests sent first and left out of every statistic; auto: find the start of the steady state (MSER-5 on TTFT, docs/metrics.md#steady-state) and leave the transient out' },
     maxErrorRate: { arg: 'fraction', help: 'stop the run early when more than this share of requests fail (after at least 20), e.g. 0.5 or 50%' },
     workers: { arg: 'n|auto', help: 'worker threads that send requests, each with its own HTTP pool; auto = 1 for light loads, cores − 1 above 64 concurrent streams or 100 req/s' },
     prewarm: { arg: 'auto|off|n', help: 'keep-alive connections opened before the run clock starts, at most 32 connects at a time; auto = one per --concurrency stream, open loop min(--concurrency, ceil(rate × 2 s), 1024 without it) (docs/reliability.md)' },

@@ -1,6 +1,6 @@
 // The one run lifecycle: workload → driver (clock + backend) → scheduler → aggregator, emitting events to reporters.
 import { cpus, hostname, platform } from 'node:os';
-import type { RunConfig } from '../config/schema.js';
+import { sendConfig, type RunConfig, type SendConfig } from '../config/schema.js';
 import type { Tokenizer } from '../dataset/tokenizer.js';
 import { createTokenCounter } from '../dataset/count-pool.js';
 import { createWorkload, type Workload } from '../dataset/workload.js';
@@ -34,6 +34,8 @@ import { beginStartSync, wantsStartSync } from '../shard/start-sync.js';
 import { shardMeta, startAtMs } from '../shard/plan.js';
 import { UsageError } from '../errors.js';
 import { workloadSeed } from '../config/workload.js';
+import { SaturationWatch, LIVE_SLICE_S } from './saturation-watch.js';
+import { steadySummary, wantsSteadyState } from '../metrics/steady-state.js';
 
 export interface RunSetup {
   config: RunConfig;
@@ -70,7 +72,7 @@ export interface LifecycleOptions {
 }
 
 /** Measured requests and the total the workload builds for: 100 by default unless a duration or a finite workload decides. */
-function requestCounts(c: RunConfig): { total: number | undefined; defaultRequests: number | undefined } {
+function requestCounts(c: SendConfig): { total: number | undefined; defaultRequests: number | undefined } {
   const defaultRequests = c.duration === undefined ? 100 : undefined;
   const measured = c.requests ?? defaultRequests;
   return { total: measured !== undefined ? measured + c.warmup : undefined, defaultRequests };
@@ -107,7 +109,9 @@ function hooksReporter(h: RunHooks): Reporter {
 
 /** Run one benchmark on `driver`. Throws UsageError (exit 2) for a bad workload or an unreachable server, before anything is sent. */
 export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Promise<RunResult> {
-  const { config: c, driver } = s;
+  const { driver } = s;
+  // --warmup auto sends no warmup requests: it trims the transient after the run (docs/metrics.md#steady-state).
+  const c = sendConfig(s.config);
   const rng = createRng(workloadSeed(c));
   // Request ids `<run id>-<id>` join records with server logs (docs/output-format.md#request-ids). Without
   // --dataset-seed the run id also salts the prompts, so no earlier run's are in a prefix cache (docs/workloads.md#fresh-prompts).
@@ -211,6 +215,15 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
     for (const r of reporters) if (r !== runJsonReporter) r.runStart?.(startEvent());
     opts.hooks?.onAggregator?.(agg);
     const stopSnapshots = startSnapshots(reporters, agg, driver.clock, driver.kind === 'virtual');
+    // --stop-on-saturation: the over-saturation test at each slice boundary stops the run as --max-error-rate does.
+    const watch = c.stopOnSaturation
+      ? new SaturationWatch(c.slice ?? LIVE_SLICE_S, agg, driver.clock, (v) => {
+          if (stopSending.signal.aborted) return; // already stopping for another reason: that one stands
+          meta.saturation_stop = v;
+          stop('saturated');
+        })
+      : undefined;
+    watch?.start(driver.kind === 'virtual');
 
     let graceStop: AbortController | undefined;
     function stop(reason: StopReason): void {
@@ -239,6 +252,7 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
         folds.chart.add(rec);
         folds.good?.add(rec);
       }
+      watch?.record(rec);
       for (const r of others) r.record!(rec);
     };
 
@@ -252,6 +266,7 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
       control?.close();
       graceStop?.abort();
       stopSnapshots();
+      watch?.stop();
       Object.assign(meta, driver.finish());
       opts.signal?.removeEventListener('abort', onAbort);
       jsonl.close();
@@ -265,6 +280,7 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
     meta.workload = workload.describe(); // final counts (skipped items, conversations cut short)
     if (state.stoppedReason === 'max_error_rate')
       meta.stop_message = `stopped early: more than ${(c.maxErrorRate! * 100).toFixed(1)}% of requests failed (${outcome.measuredFailed} of ${outcome.measuredDone})`;
+    if (state.stoppedReason === 'saturated') meta.stop_message = `--stop-on-saturation: ${(meta.saturation_stop as { detail: string }).detail}`;
     if (state.stoppedReason === 'write_failed') meta.stop_message = jsonl.failure!.message;
     // A failed write lost the records of its batch: the summary is then rebuilt from what is on disk, so it still agrees with `report`.
     const kept = jsonl.failure ? new SummaryAggregator() : summaryAgg;
@@ -276,7 +292,11 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
     // Each timeline file is read once: the summary's section and the report's chart sample from the same pass.
     const serverChart = new Thinner<ServerSample>(TIMELINE_CHART_SAMPLES);
     const gpuChart = new Thinner<GpuLine>(TIMELINE_CHART_SAMPLES);
-    const summary = withGpuSection(outDir, withServerSection(outDir, kept.summary(meta, c.concurrency, c.percentiles), keptWindows, (x) => serverChart.add(x)), (l) => gpuChart.add(l));
+    // --warmup auto: the records are read back once more, with the transient the rule found marked warmup.
+    const base = wantsSteadyState(s.config)
+      ? steadySummary(kept, (each) => eachRecord(artifactPath(outDir, ARTIFACTS.requests), each), meta, c.concurrency, c.percentiles)
+      : kept.summary(meta, c.concurrency, c.percentiles);
+    const summary = withGpuSection(outDir, withServerSection(outDir, base, keptWindows, (x) => serverChart.add(x)), (l) => gpuChart.add(l));
     const timelines = { server: serverChart.result(), gpu: gpuChart.result() };
     const files = new FileLedger(outDir);
     for (const f of sourceFiles) files.wrote(f);

@@ -4,6 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { resolveRunConfig } from '../config/load.js';
+import { sendConfig } from '../config/schema.js';
 import { createWorkload } from '../dataset/workload.js';
 import { loadTokenizer } from '../dataset/tokenizer.js';
 import { createRng } from '../util/rng.js';
@@ -13,7 +14,7 @@ import { FIRST_WAVE_MAX, copyMediaFields, prepareFirstWave } from './send.js';
 const tok = loadTokenizer('cl100k_base');
 const httpDriver = { needsBody: true } as Driver;
 const wave = (flags: Record<string, unknown>) => {
-  const c = resolveRunConfig({ flags }).config;
+  const c = sendConfig(resolveRunConfig({ flags }).config);
   const make = () => createWorkload(c, tok, createRng(c.datasetSeed ?? 42).fork(), (c.requests ?? 100) + c.warmup);
   const early = prepareFirstWave({ c, driver: httpDriver, model: 'm', workload: make() }, c.requests);
   return { c, early, later: make() };
@@ -43,7 +44,7 @@ describe('prepareFirstWave', () => {
     const f = join(dir, 'multi.json');
     writeFileSync(f, JSON.stringify([{ conversations: [{ from: 'human', value: 'a' }, { from: 'gpt', value: 'b' }, { from: 'human', value: 'c' }] }]));
     expect(wave({ dataset: f, concurrency: 4 }).early.size).toBe(0);
-    const c = resolveRunConfig({ flags: { concurrency: 3, requests: 9 } }).config;
+    const c = sendConfig(resolveRunConfig({ flags: { concurrency: 3, requests: 9 } }).config);
     const virtual = prepareFirstWave({ c, driver: { needsBody: false } as Driver, model: 'm', workload: createWorkload(c, tok, createRng(1), 9) }, 9);
     expect([...virtual.values()].map((e) => e.body)).toEqual(['', '', '']);
   });

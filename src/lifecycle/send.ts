@@ -1,7 +1,7 @@
 // Sending: the executor's slots become requests (body, retries, token counts, redaction) and each outcome a record.
 import { MAX_GENERATED_TEXT_CHARS } from '../config/result-format.js';
 import { randomBytes } from 'node:crypto';
-import type { RunConfig } from '../config/schema.js';
+import type { RunConfig, SendConfig } from '../config/schema.js';
 import type { TokenCounter } from '../dataset/count-pool.js';
 import type { MediaPart, RequestSpec } from '../dataset/types.js';
 import type { Workload } from '../dataset/workload.js';
@@ -67,7 +67,7 @@ const shardOf = (c: RunConfig): ShardSpec | undefined => (c.shard !== undefined 
 /** The streams (closed loop) or in-flight cap (open loop) this process runs: its shard's part of --concurrency. */
 const localConcurrency = (c: RunConfig): number | undefined => localLoad(c).concurrency;
 
-export type StopReason = 'completed' | 'interrupted' | 'max_error_rate' | 'write_failed';
+export type StopReason = 'completed' | 'interrupted' | 'max_error_rate' | 'write_failed' | 'saturated';
 
 /** An open-loop send later than this (or than one mean inter-arrival gap, if longer) missed its slot. */
 const LATE_SEND_MS = 10;
@@ -102,7 +102,7 @@ async function completeTokenCounts(res: ExecuteResult, counter: TokenCounter): P
 }
 
 export interface SendContext {
-  c: RunConfig;
+  c: SendConfig;
   driver: Driver;
   workload: Workload;
   executor: Executor;

@@ -11,6 +11,10 @@ import { CacheLocalityAggregator } from './cache-locality.js';
 import { SessionAggregator } from './sessions.js';
 import { MediaAggregator } from './media.js';
 import { metricDefs, type MetricDef } from './registry/index.js';
+import { SliceColumns, sliceSections } from './slices.js';
+import { Column } from './column.js';
+
+export { Column } from './column.js';
 
 /** ITL gaps kept exactly (8 bytes each) up to this many per block; beyond it they move to an HDR histogram (docs/metrics.md). */
 export const ITL_EXACT_LIMIT = 1_000_000;
@@ -23,23 +27,6 @@ export const ITL_HISTOGRAM_DIGITS = 3;
 const require = createRequire(import.meta.url);
 const buildHistogram = (): Histogram =>
   (require('hdr-histogram-js') as typeof import('hdr-histogram-js')).build({ numberOfSignificantValueDigits: ITL_HISTOGRAM_DIGITS, useWebAssembly: false });
-
-/** A growable Float64Array (capacity doubles), so n values cost 8n bytes, not a JS array of boxed numbers. */
-export class Column {
-  private buf = new Float64Array(64);
-  length = 0;
-  push(x: number): void {
-    if (this.length === this.buf.length) {
-      const next = new Float64Array(this.buf.length * 2);
-      next.set(this.buf);
-      this.buf = next;
-    }
-    this.buf[this.length++] = x;
-  }
-  values(): Float64Array {
-    return this.buf.subarray(0, this.length);
-  }
-}
 
 /**
  * Inter-token gaps: exact up to `exactLimit` values, then an HDR histogram of microseconds (mergeable, fixed size).
@@ -349,6 +336,11 @@ export class SummaryAggregator {
   private readonly phases = { steady: 0, ramp_up: 0, ramp_down: 0 };
   /** Records added (warmup included). */
   count = 0;
+  /**
+   * The measured requests' columns for time slices, the throughput interval and the saturation test (slices.ts), split
+   * by phase as the blocks are: the steady requests', and every phase's (a run of nothing but ramps).
+   */
+  private readonly sliceCols = { steady: new SliceColumns(), all: new SliceColumns() };
   constructor(private readonly itlExactLimit = ITL_EXACT_LIMIT) {
     this.all = new PhaseBlocks(itlExactLimit);
     this.media = new MediaAggregator((d) => (d.store === 'histogram' ? new ItlStore(itlExactLimit) : new ExactStore()));
@@ -362,6 +354,8 @@ export class SummaryAggregator {
     this.locality.add(r);
     this.turns.add(r);
     this.media.add(r);
+    if ((r.phase ?? 'steady') === 'steady') this.sliceCols.steady.add(r);
+    this.sliceCols.all.add(r);
     if (r.stage !== undefined) {
       let s = this.stages.get(r.stage);
       if (!s) this.stages.set(r.stage, (s = new PhaseBlocks(this.itlExactLimit)));
@@ -374,6 +368,10 @@ export class SummaryAggregator {
     let b = m.get(k);
     if (!b) m.set(k, (b = new PhaseBlocks(this.itlExactLimit)));
     return b;
+  }
+  /** The slice columns of the requests the headline covers (`summarized`). */
+  slicesOf(summarized: PhaseCounts['summarized'] = this.phaseCounts()?.summarized ?? 'steady'): SliceColumns {
+    return summarized === 'all' ? this.sliceCols.all : this.sliceCols.steady;
   }
   /** Which requests the headline figures cover: undefined when the run had no ramp (all of them, as always). */
   private phaseCounts(): PhaseCounts | undefined {
@@ -415,6 +413,7 @@ export class SummaryAggregator {
     Object.assign(summary, media);
     // The client's media cost also sits with its health, where a user looks for the client as the limit.
     if (media.media && summary.client) summary.client = { ...summary.client, media: media.media.client };
+    Object.assign(summary, sliceSections(this.slicesOf(which), run));
     return summary;
   }
   /** Each stage's metrics, labelled with its load from run.json `load_stages`; a stage's concurrency is its own (closed loop). */

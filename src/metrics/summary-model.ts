@@ -137,6 +137,11 @@ export interface SteadyStateSummary {
   trimmed_s: number;
   /** Measured requests left out because they were sent in the transient. */
   trimmed_requests: number;
+  /** Batches of 5 the rule ran on, and how many of them it dropped (d). */
+  batches: number;
+  truncated_batches: number;
+  /** Why nothing was trimmed, when the series was too short for the rule. */
+  note?: string;
 }
 
 /** The over-saturation test on the slice series: docs/metrics.md#over-saturation. */
@@ -148,6 +153,11 @@ export interface SaturationSummary {
   growing: string[];
   /** Human-readable statement of the test and its figures. */
   detail: string;
+  /** Slice length (s) and how many full slices the test saw: the last half of them is the window tested. */
+  slice_s: number;
+  slices: number;
+  /** Per series tested: least-squares slope per second over the window, its 95% lower bound, and growth last/first third. */
+  tests: Record<string, { slope_per_s: number; slope_low: number; growth: number; growing: boolean } | null>;
 }
 
 export interface Summary extends MetricsBlock {

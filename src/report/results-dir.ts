@@ -1,5 +1,6 @@
 // A results directory's summary replayed from its files (requests.jsonl, run.json, the telemetry timelines); the files themselves are named, written and read in src/artifacts/.
 import { SummaryAggregator } from '../metrics/aggregator.js';
+import { steadySummary, wantsSteadyState } from '../metrics/steady-state.js';
 import type { Summary } from '../metrics/summary-model.js';
 import type { Percentiles } from '../metrics/stats.js';
 import { WindowTracker } from '../telemetry/window.js';
@@ -31,9 +32,11 @@ export function replaySummary(dir: string, who?: string, percentiles?: Percentil
   const windows = new WindowTracker();
   const warnings = eachRecord(file, (r) => (agg.add(r), windows.add(r)));
   const run = readRunMeta(dir, warnings);
+  // --warmup auto: the same rule, and a second pass with the transient marked warmup, as the run did.
+  const base = wantsSteadyState(run.config) ? steadySummary(agg, (each) => eachRecord(file, each), run, runConcurrency(run), percentiles) : agg.summary(run, runConcurrency(run), percentiles);
   // The server section is re-derived from server_metrics.jsonl, as the run derived it.
   // The percentiles are run.json's (--percentiles), unless `report --percentiles` asks for others.
-  return { summary: withGpuSection(dir, withServerSection(dir, agg.summary(run, runConcurrency(run), percentiles), windows)), warnings };
+  return { summary: withGpuSection(dir, withServerSection(dir, base, windows)), warnings };
 }
 
 /** The run's summary: summary.json when readable, else replayed from requests.jsonl. */

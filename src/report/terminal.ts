@@ -8,6 +8,7 @@ import { routingLines } from './routing-terminal.js';
 import { sessionLines } from './session-terminal.js';
 import { clientMediaLines, mediaLines } from './media-terminal.js';
 import { latencyColumns } from './breakdown-columns.js';
+import { sliceTableLines, steadyAndSaturationLines, throughputCiLine } from './slices-terminal.js';
 
 /** Whether the grace period had to cancel anything; `inFlight` is absent in runs recorded before it was written. */
 function interruptedOutcome(cancelled: number, inFlight: unknown): string {
@@ -78,6 +79,9 @@ export function renderSummary(s: Summary): string {
       ? `throughput: ${fmt(s.request_throughput)} req/s (${fmt(s.qpm)} QPM), ${fmt(s.sample_throughput!)} samples/s, input ${fmt(s.input_throughput)} tok/s, mean in flight ${fmt(s.mean_in_flight)}`
       : `throughput: ${fmt(s.request_throughput)} req/s (${fmt(s.qpm)} QPM), output ${fmt(s.output_throughput)} tok/s, total ${fmt(s.total_token_throughput)} tok/s, mean in flight ${fmt(s.mean_in_flight)}`,
   );
+  const ci = throughputCiLine(s);
+  if (ci) out.push(ci);
+  out.push(...steadyAndSaturationLines(s));
   out.push('');
   // Rows that carry something: token counts that were all zero (no reasoning, no cache hits) are left out.
   // TTFAT and first event repeat TTFT unless the model reasons or the server sends an early role chunk: say so once.
@@ -142,6 +146,7 @@ export function renderSummary(s: Summary): string {
     const srow = s.by_stage.map((st) => [String(st.stage), load(st), String(st.metrics.requests.ok), ...slat.map((col) => fmt(col.value(st.metrics))), fmt(st.metrics.output_throughput)]);
     out.push(table(['stage', 'load', 'ok', ...slat.map((col) => col.head), 'out tok/s'], srow));
   }
+  out.push(...sliceTableLines(s));
   return out.join('\n');
 }
 

@@ -3,7 +3,7 @@
 import { makeDirs } from '../outdir.js';
 import { join } from 'node:path';
 import { redactedConfig, type Reporter, type RunHooks, type RunResult } from '../run.js';
-import type { RunConfigInput } from '../config/schema.js';
+import { warmupRequests, type RunConfigInput } from '../config/schema.js';
 import { TokenfloodError, UsageError } from '../errors.js';
 import type { UnderLoadPlan } from '../eval/under-load.js';
 import type { EvalSummary } from '../eval/summary.js';
@@ -152,7 +152,7 @@ export async function runSweep(resolved: ResolvedSweep, opts: SweepOptions = {})
         signal: opts.signal,
         hooks: opts.hooks?.run,
         // --eval-under-load: graded probes inside this level's load, labelled by the point's name.
-        workload: engine ? undefined : opts.underLoad?.probes(name, c.warmup),
+        workload: engine ? undefined : opts.underLoad?.probes(name, warmupRequests(c)),
         reporters: [tally, ...(opts.reporters ?? []), ...(opts.pointReporters?.(name) ?? [])],
       }));
     } catch (e) {

@@ -14,6 +14,9 @@ export function runNotes(s: Summary, stalls: Stalls, slo: { text: string; result
   out.push(`${r.ok} of ${r.total} measured requests succeeded${r.failed ? `; ${r.failed} failed (${pctText(r.error_rate)})` : ''}${r.cancelled ? `; ${r.cancelled} were cancelled when the run stopped` : ''}.`);
   if (s.sample_throughput !== undefined) out.push(`${num(s.sample_throughput)} samples/s (${num(s.request_throughput)} req/s, input ${num(s.input_throughput)} tok/s) over ${num(s.duration_s)} s with ${num(s.mean_in_flight)} requests in flight on average.`);
   else out.push(`Output throughput ${num(s.output_throughput)} tok/s (${num(s.request_throughput)} req/s) over ${num(s.duration_s)} s with ${num(s.mean_in_flight)} requests in flight on average.`);
+  if (s.saturation?.saturated) out.push(`Over-saturated: ${s.saturation.detail}. The figures describe a queue that was still growing; they depend on how long the run lasted.`);
+  const st = s.steady_state;
+  if (st && st.truncated_batches > 0) out.push(`--warmup auto: ${st.rule} found the transient; the ${st.trimmed_requests} requests sent before ${num(st.trimmed_s)} s are left out of the figures.`);
   const conc = (run.config as { concurrency?: number } | undefined)?.concurrency;
   if (typeof conc === 'number' && conc > 0 && s.mean_in_flight < conc * 0.8 && r.total >= conc * 2)
     out.push(`Only ${num(s.mean_in_flight)} of ${conc} concurrent slots were busy on average: ramp-up/drain or client-side delays kept the server below the intended load.`);

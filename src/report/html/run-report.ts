@@ -18,6 +18,7 @@ import { readGpuLines } from '../../telemetry/gpu-source.js';
 import { routingSection } from './routing-section.js';
 import { sessionSection } from './session-section.js';
 import { mediaSection } from './media-section.js';
+import { slicesSection } from './slices-section.js';
 import { latencyColumns } from '../breakdown-columns.js';
 import { engineLabel } from '../server-terminal.js';
 import { evalSection, readEvalData, type EvalReportData } from './eval-section.js';
@@ -85,6 +86,10 @@ function headline(s: Summary, slo: SloResult | undefined): Tile[] {
     { label: 'duration', value: num(s.duration_s), unit: 's' },
     { label: 'request throughput', value: num(s.request_throughput), unit: 'req/s' },
   ];
+  // The batch-means interval of the rate (docs/metrics.md#throughput-intervals), and a run that never reached a steady state.
+  const ci = s.ci95?.request_throughput;
+  if (ci) t.push({ label: 'request throughput 95% CI', value: `${num(ci[0])} – ${num(ci[1])}`, unit: 'req/s' });
+  if (s.saturation?.saturated) t.push({ label: 'over-saturation', value: s.saturation.stopped ? 'saturated, stopped' : 'saturated', tone: 'bad' });
   // Embeddings and rerank generate nothing: samples and input tokens per second and latency instead.
   if (s.sample_throughput !== undefined)
     t.push(
@@ -144,6 +149,7 @@ export function renderRunReport(d: RunReportData, opts: RunReportOptions = {}): 
   const routing = routingSection(s, d.records, charts);
   const sessions = sessionSection(s, d.records, charts, (d.totalRecords ?? d.records.length) > d.records.length);
   const media = mediaSection(s, charts);
+  const slices = slicesSection(s, charts);
   const div = (id: string, cls = 'chart') => `<div class="${cls}" id="${id}"></div>`;
   const lat = latencyColumns(s.percentiles);
   const byClass = s.by_class
@@ -161,6 +167,7 @@ export function renderRunReport(d: RunReportData, opts: RunReportOptions = {}): 
     { id: 'distributions', title: 'Distributions', html: `<div class="grid2">${div('c-ttft-hist')}${div('c-tpot-hist')}${div('c-ttft-cdf')}${div('c-tpot-cdf')}</div>` },
     { id: 'timeline', title: 'Request timeline', html: `<p class="muted">${esc(tl.note)} Orange: waiting for the first token; then decoding; red: failed.</p>${div('c-timeline', 'chart tall')}` },
     { id: 'over-time', title: 'Load over time', html: div('c-overtime') },
+    ...(slices ? [slices] : []),
     { id: 'stalls', title: 'ITL stalls', html: `<p class="muted">Gaps between tokens longer than 5x the run's median gap, at the time they ended${stalls.count > stalls.points.length ? ` (the ${stalls.points.length} longest of ${stalls.count} shown)` : ''}.</p>${div('c-stalls')}` },
     ...(sessions ? [sessions] : []),
     ...(media ? [media] : []),
