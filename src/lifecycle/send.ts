@@ -252,7 +252,8 @@ export async function sendLoop(x: SendContext): Promise<{ measuredDone: number; 
     const rec = toRecord(normalizeRaw(res.raw));
     x.onRecord(rec);
     agg.finished(rec);
-    if (rec.status === 'ok' && !rec.warmup && rec.e2e_ms !== null) cancels?.observeOk(rec.e2e_ms);
+    // Warmup answers count too: they are the same server's, and they come before the first measured cancel.
+    if (rec.status === 'ok' && rec.e2e_ms !== null) cancels?.observeOk(rec.e2e_ms);
     if (!rec.warmup && rec.status !== 'cancelled') {
       measuredDone++;
       if (rec.status !== 'ok') measuredFailed++;
