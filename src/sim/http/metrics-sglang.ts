@@ -58,12 +58,13 @@ export function sglangFlavor(ctx: FlavorContext): SimObservations {
 /**
  * SGLang's speculative-decoding gauges, over the interval since the previous scrape (SGLang sets them per log
  * interval): spec_accept_length = 1 + Δaccepted ÷ Δdrafts (tokens per verify step), spec_accept_rate = Δaccepted ÷
- * Δdraft tokens. An interval without drafts keeps the last values.
+ * Δdraft tokens. An interval without drafts keeps the last values; before the first draft they are not exported.
  */
 function specGauges(ctx: FlavorContext, l: Record<string, string>): void {
   let last = { drafts: 0, draftTokens: 0, accepted: 0 };
-  let length = 1;
-  let rate = 0;
+  // Unset (no series on the page) until the first draft: an idle server's 0 would drag the run's mean down.
+  let length: number | undefined;
+  let rate: number | undefined;
   const update = () => {
     const c = ctx.counters();
     const now = { drafts: c.specDrafts, draftTokens: c.specDraftTokens, accepted: c.specAcceptedTokens };
@@ -78,14 +79,14 @@ function specGauges(ctx: FlavorContext, l: Record<string, string>): void {
     name: 'sglang:spec_accept_length', help: 'The average acceptance length of speculative decoding.', labelNames: Object.keys(l), registers: [ctx.registry],
     collect() {
       update();
-      this.set(l, length);
+      if (length !== undefined) this.set(l, length);
     },
   });
   new Gauge({
     name: 'sglang:spec_accept_rate', help: 'The average acceptance rate of speculative decoding.', labelNames: Object.keys(l), registers: [ctx.registry],
     collect() {
       update();
-      this.set(l, rate);
+      if (rate !== undefined) this.set(l, rate);
     },
   });
 }
