@@ -5,6 +5,8 @@ import { startSimServer, type SimServerHandle } from '../src/sim/server.js';
 import { cancelDraws } from '../src/lifecycle/cancel-plan.js';
 import { renderSummary } from '../src/report/terminal.js';
 import { registerRun } from '../src/cli/run.js';
+import { registerSweep } from '../src/cli/sweep.js';
+import { registerSimulate } from '../src/cli/simulate.js';
 import { runCli } from './fixtures/cli-harness.js';
 import { tmpDir, within } from './helpers.js';
 
@@ -96,6 +98,9 @@ describe('--cancel-after and --cancel-rate', () => {
     const bad = await runCli(registerRun, ['run', '--base-url', 'http://127.0.0.1:9', '--cancel-rate', '150%', '--requests', '1']);
     expect(bad.code).toBe(2);
     expect(bad.err).toContain('--cancel-rate');
+    const sim = await runCli(registerSimulate, ['simulate', '--cancel-after', '1s', '--requests', '1', '--out', tmpDir()]);
+    expect(sim.code).toBe(2);
+    expect(sim.err).toContain('--cancel-after: simulate does not model cancelled requests');
   });
 });
 
@@ -135,5 +140,18 @@ describe('--users and --user-rate (user-centric executor)', () => {
     const alone = await runCli(registerRun, ['run', '--base-url', 'http://127.0.0.1:9', '--user-rate', '2', '--requests', '1']);
     expect(alone.code).toBe(2);
     expect(alone.err).toContain('--user-rate: needs --users N');
+    const sweep = await runCli(registerSweep, ['sweep', '--concurrency', '1,2', '--users', '2', '--user-rate', '1', '--requests', '2', '--out', tmpDir()]);
+    expect(sweep.code).toBe(2);
+    expect(sweep.err).toContain("--users: a sweep sets each point's load");
+    expect(sweep.err).not.toContain('drop --concurrency');
+  });
+
+  it('simulate runs the same executor on the virtual clock: exactly 24 requests, each user 500 ms apart', async () => {
+    const out = tmpDir();
+    const r = await runCli(registerSimulate, ['simulate', '--users', '4', '--user-rate', '2', '--duration', '3', '--output-tokens', '16', '--out', out, '--json']);
+    expect(r.code).toBe(0);
+    const s = JSON.parse(r.out);
+    expect(s.requests.total).toBe(24);
+    expect(s.users).toMatchObject({ users: 4, target_rate: 8, requests_per_user: { min: 6, max: 6 }, send_gap_ms: { min: 500, mean: 500 } });
   });
 });
