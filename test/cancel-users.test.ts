@@ -59,6 +59,9 @@ describe('--cancel-after and --cancel-rate', () => {
       expect(s.ttft_ms.count).toBe(0);
       expect(s.e2e_ms.count).toBe(0);
       expect(renderSummary(s)).toMatch(/cancelled by the client \(--cancel-after\/--cancel-rate\): 8 \(100(\.0)?%\)/);
+      // The server section saw the engine drop them (the last few may land after the final scrape).
+      expect(s.server!.aborted_requests).toBeGreaterThan(0);
+      expect(renderSummary(s)).toMatch(/\d+ aborted \(client gone\)/);
       // The sim aborted the generations on the disconnects: nothing left running, each counted as an abort.
       expect(await eventually(async () => (await metric('vllm:num_requests_running')) === 0)).toBe(true);
       expect(await eventually(async () => (await metric('vllm:request_success_total', 'finished_reason="abort"')) - abortedBefore === 8)).toBe(true);

@@ -14,6 +14,7 @@ export class ExchangeTimers {
   private readonly idleTimer: NodeJS.Timeout | undefined;
   private readonly timer: NodeJS.Timeout | undefined;
   private readonly cancelTimer: NodeJS.Timeout | undefined;
+  private cancelRestarted = false;
   private readonly unregister: (() => void) | undefined;
 
   constructor(
@@ -29,6 +30,16 @@ export class ExchangeTimers {
     this.cancelTimer = cancelAfterMs !== undefined ? setTimeout(() => this.expire('cancelledByClient'), Math.max(0, cancelAfterMs)) : undefined;
     this.ac.signal.addEventListener('abort', () => onAbort(this.ac.signal.reason as Error), { once: true });
     this.unregister = register?.(this.ac);
+  }
+
+  /**
+   * The request's last byte went out (its measured send time): the planned cancel counts from here, not from the
+   * hand-over to the HTTP client (a wait for a connection would otherwise eat into it). Once: a re-send keeps it.
+   */
+  sent(): void {
+    if (this.cancelRestarted || this.ac.signal.aborted) return;
+    this.cancelRestarted = true;
+    this.cancelTimer?.refresh();
   }
 
   /** Bytes arrived: the idle timer starts again. */

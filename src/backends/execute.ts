@@ -165,6 +165,7 @@ class Exchange implements Dispatcher.DispatchHandler, TracedRequest, BodyOwner {
   /** h1: the request is on the wire (see H1SendTiming). */
   onSent(t: H1SendTiming): void {
     this.clock.sent(this.raw, t);
+    this.timers.sent();
   }
 
   /** undici: the socket the request is being written to (undici-trace.ts). */
@@ -174,6 +175,7 @@ class Exchange implements Dispatcher.DispatchHandler, TracedRequest, BodyOwner {
 
   tracedSent(at: number): void {
     this.clock.tracedSent(this.raw, at);
+    this.timers.sent();
   }
 
   onResponseStart(_c: Dispatcher.DispatchController | null, statusCode: number, headers: Record<string, string | string[] | undefined>): void {

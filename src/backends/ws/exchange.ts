@@ -92,6 +92,7 @@ export class WsExchange {
         if (this.raw.event_times_ms.length === 0) {
           this.sentAt += at - this.handedAt;
           this.raw.sent_at_ms = this.sentAt;
+          this.timers.sent();
         }
       }),
     );
