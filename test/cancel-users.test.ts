@@ -68,6 +68,15 @@ describe('--cancel-after and --cancel-rate', () => {
     });
   }
 
+  it('--backend websocket: the socket is closed ≈200 ms after the request went out, and the sim drops the generation', async () => {
+    const res = await run({ baseUrl: sim.baseUrl, backend: 'websocket', requests: 4, concurrency: 2, inputTokens: 64, outputTokens: 2000, ignoreEos: true, cancelAfter: 0.2, out: tmpDir(), quiet: true });
+    for (const r of res.records) {
+      expect([r.status, r.code]).toEqual(['cancelled', 'E_CANCELLED_BY_CLIENT']);
+      expect(within(r.end_ms, 195, 800), `end_ms ${r.end_ms}`).toBe(true);
+    }
+    expect(await eventually(async () => (await metric('vllm:num_requests_running')) === 0)).toBe(true);
+  });
+
   it('--cancel-rate 50% cancels the share its seed draws: the exact requests for --dataset-seed 7, about half', async () => {
     const n = 24;
     const expected = Array.from({ length: n }, (_, i) => i).filter((i) => cancelDraws(7, i)[0] < 0.5);
