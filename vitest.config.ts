@@ -27,6 +27,8 @@ const SERIAL = [
   'test/saturation.test.ts',
   'test/embeddings.test.ts',
   'test/server-metrics-flavors.test.ts',
+  // Cancels ≈200 ms after send and user sends 1/R apart: wall-clock tolerances.
+  'test/cancel-users.test.ts',
   // These judge the client's own CPU share (client-bound findings): a file beside them takes CPU time from them.
   'test/sweep-client-bound-marks.test.ts',
   'test/sweep-findings.test.ts',

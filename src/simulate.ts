@@ -82,6 +82,9 @@ export function resolveSimulate(values: Record<string, unknown>): ResolvedSimula
   }
   // The engine model generates tokens: an encoder's load (embeddings, rerank) is not modelled.
   if (run && BATCH_BACKENDS.includes(run.config.backend ?? '')) problems.push(`--backend: simulate models text generation, not ${run.config.backend}: run it against a server (tokenflood run)`);
+  // The engine model has no client disconnect: a cancelled request would run to its end there.
+  const cancelFlag = runValues.cancelAfter !== undefined ? '--cancel-after' : runValues.cancelRate !== undefined ? '--cancel-rate' : undefined;
+  if (cancelFlag) problems.push(`${cancelFlag}: simulate does not model cancelled requests; run it against the embedded sim server (tokenflood run without --base-url)`);
   let withProfile = engineValues;
   try {
     withProfile = withEngineProfile(engineValues);

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { registerSimulate } from '../src/cli/simulate.js';
 import { runCli } from './fixtures/cli-harness.js';
 import { run } from '../src/run.js';
-import { tmpDir } from './helpers.js';
+import { tmpDir, within } from './helpers.js';
+import { renderSummary } from '../src/report/terminal.js';
 
 let sim: SimServerHandle;
 beforeAll(async () => {
@@ -67,4 +68,45 @@ describe('sim server with --spec-method', () => {
       expect(res.summary.requests.failed).toBe(0);
     });
   }
+
+  it('a run against it has the acceptance in summary.json\'s server section and beside TPOT in the terminal and report.html', async () => {
+    const out = tmpDir();
+    const res = await run({ baseUrl: sim.baseUrl, model: 'tiny', requests: 12, concurrency: 4, inputTokens: 32, outputTokens: 200, ignoreEos: true, out, quiet: true, scrapeInterval: 0.1 });
+    const sd = res.summary.server!.spec_decode!;
+    expect(sd.draft_tokens).toBe(3 * sd.drafts!);
+    expect(sd.draft_tokens_per_draft).toBe(3);
+    expect(Math.abs(sd.acceptance_rate! - draftAcceptanceRate(0.7, 3))).toBeLessThan(0.05);
+    expect(sd.mean_acceptance_length).toBeCloseTo(1 + sd.accepted_tokens! / sd.drafts!, 2);
+    expect(within(sd.mean_acceptance_length, 1.5, 4)).toBe(true);
+    // Each verify step emits mean_acceptance_length tokens: the step a sequence waits for is TPOT × that.
+    expect(sd.implied_step_ms).toBeCloseTo(res.summary.tpot_ms.mean! * sd.mean_acceptance_length!, 1);
+    const text = renderSummary(res.summary);
+    const lines = text.split('\n');
+    const tpotRow = lines.findIndex((l) => l.startsWith('TPOT (ms)'));
+    const spec = lines.findIndex((l) => l.startsWith('(TPOT with speculative decoding:'));
+    expect(tpotRow).toBeGreaterThan(0);
+    expect(spec).toBeGreaterThan(tpotRow);
+    expect(lines[spec]).toMatch(/\d\.\d+ tokens per verify step, acceptance \d+(\.\d)?%; TPOT mean [\d.]+ ms × [\d.]+ = [\d.]+ ms per step\)/);
+    expect(readFileSync(join(out, 'report.html'), 'utf8')).toContain('tokens per verify step');
+  });
 });
+
+describe('sim server with --spec-method and SGLang metric names', () => {
+  it('exports sglang:spec_accept_length and spec_accept_rate, and the run reads them into the server section', async () => {
+    const sg = await startSimServer({ modelProfile: 'tiny', gpu: 'tiny-gpu', specMethod: 'ngram', specTokens: 3, specAcceptance: 0.7, timeScale: 20, metricsFlavor: 'sglang' }, { log: () => {} });
+    try {
+      const res = await run({ baseUrl: sg.baseUrl, model: 'tiny', requests: 12, concurrency: 4, inputTokens: 32, outputTokens: 200, ignoreEos: true, out: tmpDir(), quiet: true, scrapeInterval: 0.1 });
+      const srv = res.summary.server!;
+      expect(srv.engine).toBe('sglang');
+      const sd = srv.spec_decode!;
+      // SGLang exports gauges only: no counts, the means of its length and rate gauges.
+      expect(sd.drafts).toBeNull();
+      expect(Math.abs(sd.acceptance_rate! - draftAcceptanceRate(0.7, 3))).toBeLessThan(0.1);
+      expect(Math.abs(sd.mean_acceptance_length! - expectedTokensPerStep(0.7, 3))).toBeLessThan(0.3);
+      expect(renderSummary(res.summary)).toMatch(/\(TPOT with speculative decoding: [\d.]+ tokens per verify step/);
+    } finally {
+      await sg.close();
+    }
+  });
+});
+

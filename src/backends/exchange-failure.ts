@@ -12,6 +12,8 @@ export interface FailureFacts {
   bodyError: { code: string; message: string } | null;
   timedOut: boolean;
   stalled: boolean;
+  /** The client's planned cancel (--cancel-after/--cancel-rate) fired. */
+  cancelledByClient?: boolean;
   aborted: boolean;
   timeoutMs: number;
   idleMs: number;
@@ -40,6 +42,8 @@ export function markFailure(raw: RawRequest, f: FailureFacts, err: unknown): voi
     raw.status = 'timeout';
     raw.code = raw.headers_ms === null ? 'E_HEADERS_TIMEOUT' : 'E_STREAM_STALLED';
     raw.error = `${raw.headers_ms === null ? 'no response headers' : 'stream stalled'}: nothing received for ${f.idleMs / 1000} s (--idle-timeout)`;
+  } else if (f.cancelledByClient) {
+    markClientCancel(raw);
   } else if (f.aborted) {
     raw.status = 'cancelled';
     raw.code = 'E_CANCELLED';
@@ -55,4 +59,11 @@ export function markFailure(raw: RawRequest, f: FailureFacts, err: unknown): voi
     raw.code = c.code;
     raw.error = raw.headers_ms === null ? `${c.message} (before response headers)` : `${c.message} (mid-stream)`;
   }
+}
+
+/** A request the client cancelled on purpose (--cancel-after/--cancel-rate): cancelled, E_CANCELLED_BY_CLIENT, when. */
+export function markClientCancel(raw: RawRequest): void {
+  raw.status = 'cancelled';
+  raw.code = 'E_CANCELLED_BY_CLIENT';
+  raw.error = `cancelled by the client ${raw.end_ms === null ? '' : `${Math.round(raw.end_ms)} ms `}after send (--cancel-after/--cancel-rate)`;
 }

@@ -37,6 +37,8 @@ export interface ExecuteInput {
   timeoutMs: number;
   /** Longest silence allowed between bytes of a response, in ms (0 = none): catches stalled streams. */
   idleTimeoutMs?: number;
+  /** The client cancels this request this many ms after send (--cancel-after/--cancel-rate); absent: never. */
+  cancelAfterMs?: number;
   /** Longest SSE line (and non-streamed body) accepted, in bytes (--max-line-bytes); longer is a parse_error. */
   maxLineBytes?: number;
   /** The transport: an undici dispatcher, or tokenflood's own HTTP/1.1 pool (see src/backends/h1/pool.ts). */
@@ -126,7 +128,7 @@ class Exchange implements Dispatcher.DispatchHandler, TracedRequest, BodyOwner {
     this.timers = new ExchangeTimers(inp.timeoutMs, inp.idleTimeoutMs ?? 0, inp.register, (reason) => {
       this.controller?.abort(reason);
       this.h1?.abort();
-    });
+    }, inp.cancelAfterMs);
   }
 
   send(): void {
@@ -163,6 +165,7 @@ class Exchange implements Dispatcher.DispatchHandler, TracedRequest, BodyOwner {
   /** h1: the request is on the wire (see H1SendTiming). */
   onSent(t: H1SendTiming): void {
     this.clock.sent(this.raw, t);
+    this.timers.sent();
   }
 
   /** undici: the socket the request is being written to (undici-trace.ts). */
@@ -172,6 +175,7 @@ class Exchange implements Dispatcher.DispatchHandler, TracedRequest, BodyOwner {
 
   tracedSent(at: number): void {
     this.clock.tracedSent(this.raw, at);
+    this.timers.sent();
   }
 
   onResponseStart(_c: Dispatcher.DispatchController | null, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
@@ -218,7 +222,7 @@ class Exchange implements Dispatcher.DispatchHandler, TracedRequest, BodyOwner {
     this.raw.end_ms = this.clock.elapsed();
     this.body.destroy();
     const t = this.timers;
-    markFailure(this.raw, { httpErrorStatus: this.body.mode === 'error', bodyError: this.bodyError, timedOut: t.timedOut, stalled: t.stalled, aborted: t.aborted, timeoutMs: this.inp.timeoutMs, idleMs: t.idleMs }, err);
+    markFailure(this.raw, { httpErrorStatus: this.body.mode === 'error', bodyError: this.bodyError, timedOut: t.timedOut, stalled: t.stalled, cancelledByClient: t.cancelledByClient, aborted: t.aborted, timeoutMs: this.inp.timeoutMs, idleMs: t.idleMs }, err);
     this.settle();
   }
 

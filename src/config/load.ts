@@ -1,4 +1,5 @@
 // Resolve a run config from flags, an optional YAML/JSON file and the environment; report every problem at once.
+import { loadShapeProblems } from './load-shape-checks.js';
 import { MAX_CONFIG_BYTES, readTextFile } from '../util/read-file.js';
 import { parseYaml } from '../util/yaml.js';
 import { UsageError } from '../errors.js';
@@ -162,6 +163,7 @@ export function resolveRunConfig(inp: ResolveInput): ResolvedRun {
   problems.push(...embeddedSimProblems(c, c.baseUrl));
   problems.push(...liveMetricsProblems(c, merged));
   problems.push(...uiProblems(c));
+  problems.push(...loadShapeProblems(c, merged));
   problems.push(...shardProblems({ ...c, concurrency: c.concurrency ?? (c.rate === undefined && ramp === undefined && c.replay === undefined ? 1 : undefined) }));
   if (problems.length) throw new UsageError(problems);
   // With --stages: --duration defaults to their sum; the highest target sizes the pool (VUs) or the rate, as --concurrency or --rate would.
@@ -173,6 +175,8 @@ export function resolveRunConfig(inp: ResolveInput): ResolvedRun {
   }
   // Traces of other formats (issue 27: open loop and sessions) have no in-flight cap unless --concurrency is given;
   // tokenflood's own --replay and every closed loop default to 1.
+  // --users: a user never has two requests in flight, so N users need at most N connections.
+  if (c.users !== undefined) c.concurrency = c.users;
   if (c.concurrency === undefined && c.rate === undefined && !replaysUncappedTrace(c)) c.concurrency = 1;
   return { config: c, headers, ...(targets.length ? { targets } : {}), ...(outs.notes.length ? { notes: outs.notes } : {}) };
 }

@@ -43,8 +43,8 @@ export const STATISTICS_FLAGS = flagTable(StatisticsSchema.shape, {
   stopOnSaturation: { help: 'stop the run early, with exit code 3, when the slice series shows over-saturation: in-flight requests or TTFT growing without bound (docs/metrics.md#over-saturation)' },
   runs: { help: 'repeat the run N times with --cooldown between them: each run in DIR/run-K/, the aggregate (mean, sd, CV, t-interval per metric) in DIR/runs.json (docs/metrics.md#repeated-runs)' },
   cooldown: { arg: 'time', help: 'with --runs: pause between runs, e.g. 10s', unit: 's' },
-  cancelAfter: { arg: 'time', help: 'cancel requests this long after they were sent, e.g. 2s; they are recorded as cancelled (with --cancel-rate only that share of them)' },
-  cancelRate: { arg: 'fraction', help: 'cancel this share of requests, e.g. 10% or 0.1, after --cancel-after (or, without it, at a random point before their expected end)' },
-  users: { help: 'user-centric load: N users, each sending at --user-rate requests per second with think time between its requests (AIPerf); not with --rate or --concurrency' },
-  userRate: { arg: 'r', help: 'with --users: requests per second of each user' },
+  cancelAfter: { arg: 'time', help: 'cancel measured requests this long after they were sent, e.g. 2s: the connection is closed and the record is cancelled, code E_CANCELLED_BY_CLIENT, with the tokens received so far (with --cancel-rate only that share of them; docs/metrics.md#request-cancellation)' },
+  cancelRate: { arg: 'fraction', help: 'cancel this share of measured requests, e.g. 10% or 0.1, chosen by --dataset-seed: after --cancel-after, or without it at a uniform point of the expected life (the mean E2E of ok requests so far)' },
+  users: { help: 'user-centric load (AIPerf): N users, starts staggered over one gap, each sending its next request 1/--user-rate after its previous one was due (or when it ended, if later); not with --rate, --concurrency, --stages or --ramp-up (docs/metrics.md#user-centric-rate)' },
+  userRate: { arg: 'r', help: 'with --users: requests per second of each user (the aggregate target is users × rate)' },
 });

@@ -133,7 +133,7 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
   const backend = backendOf(c);
   // Ramps and stages (--ramp-up/--ramp-down/--stages) as one stage list, undefined for a constant load.
   const ramp = rampPlan(c);
-  const executor = chooseExecutor({ rate: c.rate, arrivalTimesMs: workload.arrivalTimesMs, ramp, dynamic: workload.schedule });
+  const executor = chooseExecutor({ rate: c.rate, arrivalTimesMs: workload.arrivalTimesMs, ramp, dynamic: workload.schedule, users: c.users });
   const sloSpec = c.slo?.trim() ? parseSlo(c.slo) : undefined;
   const counter = createTokenCounter(c.tokenizer);
   try {

@@ -23,6 +23,7 @@ import { parseShard } from '../config/shard.js';
 import { globalIndex, shardLabel, type ShardSpec } from '../scheduler/shard.js';
 import { localLoad } from '../shard/plan.js';
 import { workloadSeed } from '../config/workload.js';
+import { cancelPlan } from './cancel-plan.js';
 
 /** A session's identity on its record: multi-turn data and trace replay (session, turn, agent, trace line, ceiling, waits). */
 function copySessionFields(spec: RequestSpec, raw: ExecuteResult['raw']): void {
@@ -91,14 +92,16 @@ export function retryWaitMs(retryAfterMs: number | null, n: number, maxMs: numbe
  */
 async function completeTokenCounts(res: ExecuteResult, counter: TokenCounter): Promise<void> {
   const raw = res.raw;
-  if (raw.status !== 'ok') return;
+  // A request the client cancelled keeps the tokens it had received by then (docs/metrics.md#request-cancellation).
+  const clientCancel = raw.code === 'E_CANCELLED_BY_CLIENT';
+  if (raw.status !== 'ok' && !clientCancel) return;
   if (raw.output_tokens === null) {
     const { counts, source } = await counter.count([res.reasoningText, res.answerText]);
     raw.output_tokens = counts[0] + counts[1];
     raw.reasoning_tokens = counts[0];
     raw.token_source = source;
   }
-  if (raw.input_tokens === null) raw.input_tokens = raw.expected_input_tokens;
+  if (raw.input_tokens === null && !clientCancel) raw.input_tokens = raw.expected_input_tokens;
 }
 
 export interface SendContext {
@@ -200,12 +203,15 @@ export async function sendLoop(x: SendContext): Promise<{ measuredDone: number; 
   // Model ids as stored: redacted once each (a server may echo a key in one), not once per request.
   const shown = new Map<string, string>();
   const shownModel = (m: string): string => shown.get(m) ?? (shown.set(m, x.redact(m)), shown.get(m)!);
+  // --cancel-after/--cancel-rate: measured requests only (warmup warms); a retry keeps its request's delay.
+  const cancels = cancelPlan({ cancelAfter: c.cancelAfter, cancelRate: c.cancelRate, seed: workloadSeed(c), timeoutS: c.timeout });
   const attempt = async (slot: Slot, spec: RequestSpec, built: { model: string; body: string | Uint8Array }, n: number, scheduledAtMs: number): Promise<{ res: ExecuteResult; rec: RequestRecord }> => {
     // Several endpoints: each attempt picks its own (a retry may go elsewhere); its model may be the endpoint's.
     const route = driver.route?.(spec);
     const model = pick?.(slot.index) ?? route?.model ?? x.model;
     const body = model === built.model ? built.body : bodyOf(spec, model);
     agg.started();
+    const cancelAfterMs = slot.warmup ? undefined : cancels?.delayMs(slot.index);
     const res = await driver.execute(
       {
         id: slot.index,
@@ -220,6 +226,7 @@ export async function sendLoop(x: SendContext): Promise<{ measuredDone: number; 
         timeoutMs: c.timeout * 1000,
         idleTimeoutMs: c.idleTimeout !== undefined ? c.idleTimeout * 1000 : 0,
         maxLineBytes: c.maxLineBytes,
+        ...(cancelAfterMs !== undefined ? { cancelAfterMs } : {}),
         // Retries keep the id: the record's attempt tells them apart.
         ...(c.requestId && x.runId ? { requestId: `${c.requestIdPrefix ?? `${x.runId}-`}${slot.index}`, requestIdHeader: c.requestIdHeader } : {}),
       },
@@ -235,6 +242,7 @@ export async function sendLoop(x: SendContext): Promise<{ measuredDone: number; 
     res.raw.phase = slot.phase;
     if (slot.stage !== undefined) res.raw.stage = slot.stage;
     if (label) res.raw.shard = label;
+    if (slot.user !== undefined) res.raw.user = slot.user;
     await completeTokenCounts(res, x.counter);
     if (res.raw.error !== null) res.raw.error = x.redact(res.raw.error);
     if (res.raw.finish_reason !== null) res.raw.finish_reason = x.redact(res.raw.finish_reason);
@@ -244,6 +252,8 @@ export async function sendLoop(x: SendContext): Promise<{ measuredDone: number; 
     const rec = toRecord(normalizeRaw(res.raw));
     x.onRecord(rec);
     agg.finished(rec);
+    // Warmup answers count too: they are the same server's, and they come before the first measured cancel.
+    if (rec.status === 'ok' && rec.e2e_ms !== null) cancels?.observeOk(rec.e2e_ms);
     if (!rec.warmup && rec.status !== 'cancelled') {
       measuredDone++;
       if (rec.status !== 'ok') measuredFailed++;
@@ -306,6 +316,8 @@ export async function sendLoop(x: SendContext): Promise<{ measuredDone: number; 
       signal: stopSending,
       control: x.control,
       shard,
+      users: c.users,
+      userRate: c.userRate,
     },
     send,
   );

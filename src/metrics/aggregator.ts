@@ -1,4 +1,6 @@
 // Aggregator: the run's summary built record by record, in memory that grows with requests (typed columns), not with events.
+import { CancellationAggregator } from './cancellation.js';
+import { UsersAggregator } from './users.js';
 import { SERVER_TIMING_FIELDS, type ServerTimingField } from './server-timings.js';
 import { createRequire } from 'node:module';
 import type { Histogram } from 'hdr-histogram-js';
@@ -332,6 +334,8 @@ export class SummaryAggregator {
   private readonly turns = new SessionAggregator();
   private readonly media: MediaAggregator;
   private readonly stages = new Map<number, PhaseBlocks>();
+  private readonly cancels = new CancellationAggregator();
+  private readonly users = new UsersAggregator();
   /** Measured (not warmup) requests per phase. */
   private readonly phases = { steady: 0, ramp_up: 0, ramp_down: 0 };
   /** Records added (warmup included). */
@@ -356,6 +360,8 @@ export class SummaryAggregator {
     this.media.add(r);
     if ((r.phase ?? 'steady') === 'steady') this.sliceCols.steady.add(r);
     this.sliceCols.all.add(r);
+    this.cancels.add(r);
+    this.users.add(r);
     if (r.stage !== undefined) {
       let s = this.stages.get(r.stage);
       if (!s) this.stages.set(r.stage, (s = new PhaseBlocks(this.itlExactLimit)));
@@ -408,6 +414,10 @@ export class SummaryAggregator {
       summary.prefix_groups = loc.groups;
     }
     if (this.stages.size > 0) summary.by_stage = this.stageBlocks(run, which, ps);
+    const cancellation = this.cancels.summary();
+    if (cancellation) summary.cancellation = cancellation;
+    const users = this.users.summary(run.config as Record<string, unknown> | undefined);
+    if (users) summary.users = users;
     Object.assign(summary, this.turns.summary(ps));
     const media = this.media.summary(ps, (run.workload as { media?: { threaded?: boolean; threads?: number; media_waited?: number } } | undefined)?.media);
     Object.assign(summary, media);

@@ -17,6 +17,7 @@ export const ERROR_CODES = {
   E_HEADERS_TIMEOUT: { status: 'timeout', meaning: 'no response headers for --idle-timeout' },
   E_STREAM_STALLED: { status: 'timeout', meaning: 'headers arrived, then nothing for --idle-timeout' },
   E_CANCELLED: { status: 'cancelled', meaning: 'the run stopped before the request finished' },
+  E_CANCELLED_BY_CLIENT: { status: 'cancelled', meaning: 'the client cancelled it on purpose, --cancel-after after send or at the point --cancel-rate drew (docs/metrics.md#request-cancellation)' },
   E_EMPTY: { status: 'empty', meaning: 'HTTP 200 but the response carried no tokens' },
   E_STREAM_ERROR_EVENT: { status: 'http_error', meaning: 'an error object or `event: error` inside a 200 response' },
   E_SSE_PARSE: { status: 'parse_error', meaning: 'an SSE event whose data is not valid JSON' },

@@ -67,6 +67,7 @@ export function recordLine(r: RequestRecord): string {
     ...sessionFields(r),
     ...(r.stage !== undefined ? { stage: r.stage } : {}),
     ...(r.shard !== undefined ? { shard: r.shard } : {}),
+    ...(r.user !== undefined ? { user: r.user } : {}),
     scheduled_at_ms: r.scheduled_at_ms,
     sent_at_ms: r.sent_at_ms,
     connection_reused: r.connection_reused,
@@ -187,6 +188,7 @@ export function recordFromJson(o: Record<string, unknown>): RequestRecord {
   for (const k of MEDIA_FIELDS) if ((typeof o[k] === 'number' && (o[k] as number) >= 0) || (o[k] === null && (k === 'image_tokens' || k === 'audio_tokens'))) raw[k] = o[k];
   if (Number.isInteger(o.stage) && (o.stage as number) >= 0) raw.stage = o.stage;
   if (typeof o.shard === 'string' && /^\d{1,5}\/\d{1,5}$/.test(o.shard)) raw.shard = o.shard;
+  if (Number.isInteger(o.user) && (o.user as number) >= 0) raw.user = o.user;
   if (typeof o.generated_text === 'string') raw.generated_text = o.generated_text;
   return toRecord(raw as unknown as RawRequest);
 }

@@ -135,6 +135,8 @@ export interface RawRequest extends Partial<ServerTimings> {
   audio_tokens?: number | null;
   /** The server's `x-served-by` response header (a replica behind a router), letters, digits and ._:- only. */
   served_by?: string;
+  /** With --users (the user-centric executor): the 0-based user that sent it; absent otherwise. */
+  user?: number;
   /** With --shard: the shard that sent it, "I/N" (0-based I); absent in a whole run (docs/distributed.md). */
   shard?: string;
   /** Embeddings and rerank only: results (vectors, scores) the response carried; absent for generation backends. */

@@ -37,6 +37,8 @@ export interface ServerSummary {
   kv_usage_max: number | null;
   /** Preemptions (SGLang: retractions) during the window. */
   preemptions: number | null;
+  /** Requests the engine dropped unfinished during the window (client disconnects; vLLM's finished_reason="abort"); null when not exported; absent in older summaries. */
+  aborted_requests?: number | null;
   /** Cached tokens ÷ queried tokens during the window (SGLang: mean of its cache_hit_rate gauge). */
   prefix_hit_rate: number | null;
   prompt_tokens_per_s: number | null;
@@ -50,6 +52,10 @@ export interface ServerSummary {
     acceptance_rate: number | null;
     /** Tokens per verify step: 1 + accepted_tokens ÷ drafts (SGLang: its gauge's mean). */
     mean_acceptance_length: number | null;
+    /** Tokens proposed per draft: draft_tokens ÷ drafts (vLLM's num_speculative_tokens); absent in older summaries. */
+    draft_tokens_per_draft?: number | null;
+    /** Client TPOT mean × mean_acceptance_length: ms per verify step of one sequence; absent in older summaries. */
+    implied_step_ms?: number | null;
   } | null;
   /** Values the server reported out of their kind's range (negative counts, ratios past 1, non-finite): dropped, counted here. */
   rejected_values: number;

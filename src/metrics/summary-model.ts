@@ -1,4 +1,6 @@
 // The summary's shape: the metrics block of a set of records, and the whole run's summary (schema_version 1).
+import type { CancellationSummary } from './cancellation.js';
+import type { UsersSummary } from './users.js';
 import type { ServerTimingField } from './server-timings.js';
 import type { RequestStatus } from './record.js';
 import type { DistStats } from './stats.js';
@@ -185,6 +187,10 @@ export interface Summary extends MetricsBlock {
   prefix_groups?: PrefixGroupsSummary;
   /** One entry per live load stage (records carry `stage`): the load it ran under (run.json load_stages) and its metrics. */
   by_stage?: StageBlock[];
+  /** Requests the client cancelled on purpose (--cancel-after/--cancel-rate): docs/metrics.md#request-cancellation. */
+  cancellation?: CancellationSummary;
+  /** The user-centric executor (--users/--user-rate): docs/metrics.md#user-centric-rate. */
+  users?: UsersSummary;
   /** Per 0-based turn index (turns 16 and later pooled as "16+"), when records carry `turn`: docs/metrics.md#sessions-and-turns. */
   by_turn?: Record<string, TurnBlock>;
   /** Per-session figures (duration, turns, join and tool waits, subagents), when records carry `session`. */

@@ -14,6 +14,7 @@ export function serverLines(s: ServerSummary): string[] {
   const out = [
     `server (${safeTerminalText(engineLabel(s))}, ${s.samples} samples): running ${n(s.running_mean)}, waiting ${n(s.waiting_mean)} (max ${n(s.waiting_max)}), KV cache ${s.kv_usage_mean === null ? '-' : pct(s.kv_usage_mean)} (max ${s.kv_usage_max === null ? '-' : pct(s.kv_usage_max)})` +
       (s.preemptions ? `, ${s.preemptions} preemptions` : '') +
+      (s.aborted_requests ? `, ${s.aborted_requests} aborted (client gone)` : '') +
       (s.prefix_hit_rate !== null ? `, prefix hits ${pct(s.prefix_hit_rate)}` : ''),
   ];
   const sd = s.spec_decode;
@@ -29,4 +30,19 @@ export function serverLines(s: ServerSummary): string[] {
     out.push(`server vs client: TTFT mean ${n(t.server)} vs ${n(t.client)} ms, ITL mean ${n(i.server)} vs ${n(i.client)} ms`);
   for (const f of s.findings) out.push(`- ${f.message}`);
   return out;
+}
+
+/**
+ * Under the latency table, beside TPOT: with speculative decoding each verify step emits mean_acceptance_length tokens,
+ * so TPOT × that length is what one step of one sequence costs (docs/telemetry.md#speculative-decoding).
+ */
+export function specDecodeTpotLines(s: ServerSummary | undefined, tpotMeanMs: number | null): string[] {
+  const sd = s?.spec_decode;
+  if (!sd || sd.mean_acceptance_length === null) return [];
+  const step = sd.implied_step_ms ?? (tpotMeanMs !== null ? tpotMeanMs * sd.mean_acceptance_length : null);
+  return [
+    `(TPOT with speculative decoding: ${n(sd.mean_acceptance_length)} tokens per verify step, acceptance ${sd.acceptance_rate === null ? '-' : pct(sd.acceptance_rate)}` +
+      (step !== null && tpotMeanMs !== null ? `; TPOT mean ${n(tpotMeanMs)} ms × ${n(sd.mean_acceptance_length)} = ${n(step)} ms per step` : '') +
+      ')',
+  ];
 }

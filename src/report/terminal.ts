@@ -3,7 +3,8 @@ import type { Summary } from '../metrics/summary.js';
 import { distOf, metricsShownIn } from '../metrics/registry/index.js';
 import { DEFAULT_PERCENTILES, percentileKey, type DistStats } from '../metrics/stats.js';
 import { fmt, pct, table, safeTerminalText } from './format.js';
-import { serverLines } from './server-terminal.js';
+import { serverLines, specDecodeTpotLines } from './server-terminal.js';
+import { cancellationLines, usersLines } from './load-shape-terminal.js';
 import { routingLines } from './routing-terminal.js';
 import { sessionLines } from './session-terminal.js';
 import { clientMediaLines, mediaLines } from './media-terminal.js';
@@ -72,6 +73,7 @@ export function renderSummary(s: Summary): string {
       (r.reconnected ? `, ${r.reconnected} re-sent on a new connection (the server closed a reused one)` : '') +
       ` in ${fmt(s.duration_s)} s`,
   );
+  out.push(...cancellationLines(s), ...usersLines(s));
   // Embeddings and rerank generate nothing: samples and input tokens per second instead of output figures.
   const samples = s.sample_throughput !== undefined;
   out.push(
@@ -101,6 +103,7 @@ export function renderSummary(s: Summary): string {
   });
   out.push(table(['metric', 'mean', 'stdev', ...ps.map((p) => `p${p}`), 'max'], rows));
   if (sameAsTtft.length) out.push(`(${sameAsTtft.map((k) => sameAsTtftReason(k, s)).join('; ')})`);
+  out.push(...specDecodeTpotLines(s.server, s.tpot_ms.count ? s.tpot_ms.mean : null));
   // Shown, it needs its meaning: vLLM's client counts TTFT from this event, tokenflood from the first token.
   if (shown.some(([, k]) => k === 'first_event_ms'))
     out.push('(first event: the first SSE event of any kind, such as an empty role chunk, which vLLM\'s benchmark client takes as TTFT; TTFT here waits for the first token)');

@@ -197,7 +197,7 @@ export async function startSimServer(opts: SimServerOptions = {}, hooks: { log?:
       finishReason: decision.finishReason, tokensPerChunk: o.tokensPerChunk, faults: active, text: scripted ? scriptedText(text, pieces) : text, rng, headers: {},
       mediaUsage: mediaUsage(g.media),
       onDrop: () => {
-        if (live.delete(id)) engine.abort(id);
+        if (live.delete(id) && engine.abort(id)) metrics.aborted?.();
       },
       timings: () => {
         // A step that ran while the loop caught up can end (in simulated time) before the request arrived: clamp at 0.
@@ -224,7 +224,7 @@ export async function startSimServer(opts: SimServerOptions = {}, hooks: { log?:
     open.add(session);
     res.on('close', () => {
       open.delete(session);
-      if (live.delete(id)) engine.abort(id);
+      if (live.delete(id) && engine.abort(id)) metrics.aborted?.();
       session.close();
     });
     session.open();
@@ -266,7 +266,7 @@ export async function startSimServer(opts: SimServerOptions = {}, hooks: { log?:
     open.add(session);
     res.on('close', () => {
       open.delete(session);
-      if (live.delete(id)) engine.abort(id);
+      if (live.delete(id) && engine.abort(id)) metrics.aborted?.();
       session.close();
     });
     session.open();

@@ -381,6 +381,12 @@ export function resolveSweepConfig(inp: ResolveSweepInput): ResolvedSweep {
     runFlags.baseUrl = runFlags.baseUrl[0];
   }
   problems.push(...embeddedSimProblems(s, runFlags.baseUrl as string | undefined));
+  // A sweep sets each point's load itself; the user-centric executor is run's (its checks would blame the point's load).
+  if (runFlags.users !== undefined || runFlags.userRate !== undefined) {
+    problems.push(`${runFlags.users !== undefined ? '--users' : '--user-rate'}: a sweep sets each point's load (--concurrency or --rate list); a user-centric load is tokenflood run --users N --user-rate R`);
+    delete runFlags.users;
+    delete runFlags.userRate;
+  }
   // Validate the run flags once, as the first point would use them.
   let base: ResolvedRun | undefined;
   const first = steps[0] ?? { load: 1 };

@@ -4,10 +4,10 @@ import type { PromSample } from './prom-text.js';
 export const ENGINES = ['vllm', 'sglang', 'tgi', 'llamacpp', 'triton'] as const;
 export type Engine = (typeof ENGINES)[number];
 
-/** Instant values, summed over label sets (kv_usage, prefix_hit_rate and spec_accept_length: averaged). */
-export const GAUGES = ['running', 'waiting', 'kv_usage', 'prefix_hit_rate', 'spec_accept_length'] as const;
+/** Instant values, summed over label sets (kv_usage, prefix_hit_rate, spec_accept_length and spec_accept_rate: averaged). */
+export const GAUGES = ['running', 'waiting', 'kv_usage', 'prefix_hit_rate', 'spec_accept_length', 'spec_accept_rate'] as const;
 /** Cumulative counters (tokens, preemptions), summed over label sets; rates come from deltas between samples. */
-export const COUNTERS = ['preemptions', 'prompt_tokens', 'generation_tokens', 'prefix_hits', 'prefix_queries', 'spec_drafts', 'spec_draft_tokens', 'spec_accepted_tokens'] as const;
+export const COUNTERS = ['preemptions', 'prompt_tokens', 'generation_tokens', 'prefix_hits', 'prefix_queries', 'spec_drafts', 'spec_draft_tokens', 'spec_accepted_tokens', 'aborted'] as const;
 /** Per-request time histograms (seconds), summed over label sets. */
 export const HISTOGRAMS = ['queue', 'prefill', 'decode', 'ttft', 'itl', 'e2e'] as const;
 export type GaugeField = (typeof GAUGES)[number];
@@ -49,6 +49,8 @@ export const ENGINE_METRICS: Record<Engine, readonly MappingRow[]> = {
     c('spec_drafts', 'vllm:spec_decode_num_drafts'),
     c('spec_draft_tokens', 'vllm:spec_decode_num_draft_tokens'),
     c('spec_accepted_tokens', 'vllm:spec_decode_num_accepted_tokens'),
+    // Requests the engine dropped unfinished (client disconnects): vLLM v1 finishes them with reason abort.
+    c('aborted', 'vllm:request_success_total', { finished_reason: 'abort' }),
     h('queue', 'vllm:request_queue_time_seconds'),
     h('prefill', 'vllm:request_prefill_time_seconds'),
     h('decode', 'vllm:request_decode_time_seconds'),
@@ -65,6 +67,8 @@ export const ENGINE_METRICS: Record<Engine, readonly MappingRow[]> = {
     c('preemptions', 'sglang:num_retracted_requests_total'),
     // Mean accepted tokens per verify step (1 + accepted drafts), a gauge over SGLang's last log interval.
     g('spec_accept_length', 'sglang:spec_accept_length'),
+    // Accepted ÷ drafted tokens over the same interval (newer SGLang, beside spec_accept_length).
+    g('spec_accept_rate', 'sglang:spec_accept_rate'),
     c('prompt_tokens', 'sglang:prompt_tokens_total'),
     c('generation_tokens', 'sglang:generation_tokens_total'),
     h('queue', 'sglang:queue_time_seconds'),

@@ -29,9 +29,9 @@ export interface ServerSample {
 /** Unmapped series kept per sample in `raw`. */
 export const MAX_RAW_SERIES = 64;
 
-const AVERAGED = new Set<GaugeField>(['kv_usage', 'prefix_hit_rate', 'spec_accept_length']);
+const AVERAGED = new Set<GaugeField>(['kv_usage', 'prefix_hit_rate', 'spec_accept_length', 'spec_accept_rate']);
 /** The range each gauge must be in; counters and histogram counts are `count`, histogram means `seconds`. */
-const GAUGE_KIND: Record<GaugeField, ServerNumberKind> = { running: 'count', waiting: 'count', kv_usage: 'ratio', prefix_hit_rate: 'ratio', spec_accept_length: 'count' };
+const GAUGE_KIND: Record<GaugeField, ServerNumberKind> = { running: 'count', waiting: 'count', kv_usage: 'ratio', prefix_hit_rate: 'ratio', spec_accept_length: 'count', spec_accept_rate: 'ratio' };
 
 const matches = (s: PromSample, labels: Record<string, string> | undefined): boolean => !labels || Object.entries(labels).every(([k, v]) => s.labels[k] === v);
 

@@ -129,21 +129,28 @@ export function serverSummary(samples: Iterable<ServerSample>, w: Window | null,
 
 /**
  * Speculative decoding over the window: acceptance rate = accepted ÷ draft tokens; mean acceptance length =
- * 1 + accepted ÷ drafts (tokens per verify step, the bonus token included, as vLLM logs it); SGLang: the mean of its
- * spec_accept_length gauge.
+ * 1 + accepted ÷ drafts (tokens per verify step, the bonus token included, as vLLM logs it); SGLang: the means of its
+ * spec_accept_length and spec_accept_rate gauges. draft_tokens_per_draft = draft tokens ÷ drafts (the configured K).
+ * implied_step_ms = client TPOT mean × mean acceptance length: the time of one verify step of one sequence as the
+ * client sees it (TPOT alone hides that each step now emits several tokens).
  */
-function specDecode(st: ServerSummaryBuilder['state']): ServerSummary['spec_decode'] {
+function specDecode(st: ServerSummaryBuilder['state'], client: Summary): ServerSummary['spec_decode'] {
   const drafts = st.delta('spec_drafts');
   const draftTokens = st.delta('spec_draft_tokens');
   const accepted = st.delta('spec_accepted_tokens');
   const gaugeLen = st.gauge('spec_accept_length').mean;
-  if (drafts === null && draftTokens === null && accepted === null && gaugeLen === null) return null;
+  const gaugeRate = st.gauge('spec_accept_rate').mean;
+  if (drafts === null && draftTokens === null && accepted === null && gaugeLen === null && gaugeRate === null) return null;
+  const length = accepted !== null && drafts ? round(1 + accepted / drafts, 3) : round(gaugeLen, 3);
+  const tpot = client.tpot_ms.count ? client.tpot_ms.mean : null;
   return {
     drafts,
     draft_tokens: draftTokens,
     accepted_tokens: accepted,
-    acceptance_rate: accepted !== null && draftTokens ? round(accepted / draftTokens, 4) : null,
-    mean_acceptance_length: accepted !== null && drafts ? round(1 + accepted / drafts, 3) : round(gaugeLen, 3),
+    acceptance_rate: accepted !== null && draftTokens ? round(accepted / draftTokens, 4) : round(gaugeRate, 4),
+    mean_acceptance_length: length,
+    draft_tokens_per_draft: draftTokens !== null && drafts ? round(draftTokens / drafts, 3) : null,
+    implied_step_ms: tpot !== null && length !== null ? round(tpot * length, 3) : null,
   };
 }
 
@@ -188,10 +195,11 @@ function buildSummary(b: ServerSummaryBuilder, client: Summary): ServerSummary {
     kv_usage_mean: round(kv.mean, 4),
     kv_usage_max: round(kv.max, 4),
     preemptions: st.delta('preemptions'),
+    aborted_requests: st.delta('aborted'),
     prefix_hit_rate: hits !== null && queries !== null ? (queries > 0 ? round(hits / queries, 4) : null) : round(st.gauge('prefix_hit_rate').mean, 4),
     prompt_tokens_per_s: rate('prompt_tokens'),
     generation_tokens_per_s: rate('generation_tokens'),
-    spec_decode: specDecode(st),
+    spec_decode: specDecode(st, client),
     rejected_values: st.rejected,
     times,
     ttft_decomposition:

@@ -5,11 +5,12 @@ import type { RawRequest } from '../../metrics/record.js';
 import type { ExecuteInput, ExecuteResult } from '../execute.js';
 import { blankRaw, classifyNetworkError, MAX_ERROR_BODY } from '../exchange-parts.js';
 import { EventLog } from '../event-log.js';
+import { markClientCancel } from '../exchange-failure.js';
 import type { WsChunk } from './classify.js';
 import { ExchangeTimers } from '../exchange-timers.js';
 import { settleRecord, type SettleWording } from '../settle.js';
 
-export type WsInput = Pick<ExecuteInput, 'id' | 'attempt' | 'warmup' | 'cls' | 'stream' | 'expectedInputTokens' | 'maxTokens' | 'scheduledAtMs' | 'timeoutMs' | 'idleTimeoutMs' | 'maxLineBytes' | 'register' | 'onContent'> & {
+export type WsInput = Pick<ExecuteInput, 'id' | 'attempt' | 'warmup' | 'cls' | 'stream' | 'expectedInputTokens' | 'maxTokens' | 'scheduledAtMs' | 'timeoutMs' | 'idleTimeoutMs' | 'maxLineBytes' | 'register' | 'onContent' | 'cancelAfterMs'> & {
   now: () => number;
 };
 
@@ -61,7 +62,7 @@ export class WsExchange {
     // A WebSocket stream is a stream whatever --stream says: the messages are timed one by one.
     this.raw = blankRaw({ ...inp, stream: true }, this.sentAt);
     this.log = new EventLog(this.raw, inp.onContent);
-    this.timers = new ExchangeTimers(inp.timeoutMs, inp.idleTimeoutMs ?? 0, inp.register, () => this.fail(null));
+    this.timers = new ExchangeTimers(inp.timeoutMs, inp.idleTimeoutMs ?? 0, inp.register, () => this.fail(null), inp.cancelAfterMs);
   }
 
   get isSettled(): boolean {
@@ -91,6 +92,7 @@ export class WsExchange {
         if (this.raw.event_times_ms.length === 0) {
           this.sentAt += at - this.handedAt;
           this.raw.sent_at_ms = this.sentAt;
+          this.timers.sent();
         }
       }),
     );
@@ -182,6 +184,8 @@ export class WsExchange {
       raw.status = 'timeout';
       raw.code = 'E_STREAM_STALLED';
       raw.error = `stream stalled: nothing received for ${(this.inp.idleTimeoutMs ?? 0) / 1000} s (--idle-timeout)`;
+    } else if (this.timers.cancelledByClient) {
+      markClientCancel(raw);
     } else if ((err as { code?: string } | null)?.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') {
       raw.status = 'parse_error';
       raw.code = 'E_LINE_TOO_LONG';

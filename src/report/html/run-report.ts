@@ -104,6 +104,7 @@ function headline(s: Summary, slo: SloResult | undefined): Tile[] {
       { label: 'total token throughput', value: num(s.total_token_throughput), unit: 'tok/s' },
       { label: 'TTFT p50 / p99', value: `${num(s.ttft_ms.p50)} / ${num(s.ttft_ms.p99)}`, unit: 'ms' },
       { label: 'TPOT p50 / p99', value: `${num(s.tpot_ms.p50)} / ${num(s.tpot_ms.p99)}`, unit: 'ms' },
+      ...loadShapeTiles(s),
       { label: 'E2E p50 / p99', value: `${num(s.e2e_ms.p50)} / ${num(s.e2e_ms.p99)}`, unit: 'ms' },
       { label: 'output speed p50', value: num(s.output_speed_tok_s.p50), unit: 'tok/s/req' },
       { label: 'mean in flight', value: num(s.mean_in_flight) },
@@ -112,6 +113,20 @@ function headline(s: Summary, slo: SloResult | undefined): Tile[] {
     t.push({ label: 'SLOs', value: slo.passed ? 'passed' : 'FAILED', tone: slo.passed ? 'good' : 'bad' });
     t.push({ label: 'goodput', value: num(slo.goodput_req_s), unit: 'req/s' });
   }
+  return t;
+}
+
+/**
+ * Beside TPOT: speculative decoding's tokens per verify step and the implied step time (TPOT mean × that length);
+ * then the client's planned cancels and the user-centric rate, when the run had them.
+ */
+function loadShapeTiles(s: Summary): Tile[] {
+  const t: Tile[] = [];
+  const sd = s.server?.spec_decode;
+  if (sd && sd.mean_acceptance_length !== null)
+    t.push({ label: 'tokens per verify step (spec decode)', value: `${num(sd.mean_acceptance_length)}${sd.acceptance_rate !== null ? `, ${pctText(sd.acceptance_rate)} accepted` : ''}${sd.implied_step_ms != null ? `; ${num(sd.implied_step_ms)} ms per step` : ''}` });
+  if (s.cancellation) t.push({ label: 'cancelled by the client', value: `${s.cancellation.cancelled} (${pctText(s.cancellation.rate)}), ${num(s.cancellation.cancel_after_ms.mean)} ms after send` });
+  if (s.users) t.push({ label: 'user-centric rate', value: `${num(s.users.achieved_rate)} of ${num(s.users.target_rate)} req/s, ${s.users.users} users` });
   return t;
 }
 

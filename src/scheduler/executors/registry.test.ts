@@ -7,14 +7,14 @@ import type { ScheduleOptions, Slot } from './types.js';
 
 describe('executor registry', () => {
   it('resolves each kind (k6 names) to an executor of that kind', () => {
-    expect(EXECUTOR_KINDS).toEqual(['constant-vus', 'constant-arrival-rate', 'replay', 'ramping-vus', 'ramping-arrival-rate']);
+    expect(EXECUTOR_KINDS).toEqual(['constant-vus', 'constant-arrival-rate', 'replay', 'ramping-vus', 'ramping-arrival-rate', 'user-centric']);
     for (const k of EXECUTOR_KINDS) expect(getExecutor(k).kind).toBe(k);
-    expect(EXECUTOR_KINDS.map((k) => getExecutor(k).openLoop)).toEqual([false, true, true, false, true]);
+    expect(EXECUTOR_KINDS.map((k) => getExecutor(k).openLoop)).toEqual([false, true, true, false, true, true]);
   });
 
   it('answers an unknown kind with the valid ones', () => {
     expect(() => getExecutor('shared-iterations')).toThrow(
-      new UsageError(['executor: unknown kind "shared-iterations" (valid: constant-vus, constant-arrival-rate, replay, ramping-vus, ramping-arrival-rate)']),
+      new UsageError(['executor: unknown kind "shared-iterations" (valid: constant-vus, constant-arrival-rate, replay, ramping-vus, ramping-arrival-rate, user-centric)']),
     );
     expect(() => getExecutor('toString')).toThrow(/valid: constant-vus/);
   });
@@ -28,6 +28,7 @@ describe('executor registry', () => {
     expect(chooseExecutor({ rate: 5 }).kind).toBe('constant-arrival-rate');
     expect(chooseExecutor({ arrivalTimesMs: [] }).kind).toBe('replay');
     expect(chooseExecutor({ arrivalTimesMs: [0, 10], rate: 5 }).kind).toBe('replay');
+    expect(chooseExecutor({ users: 4 }).kind).toBe('user-centric');
   });
 
   it('describes itself for run.json with the in-flight cap as max_vus', () => {
@@ -44,6 +45,7 @@ describe('executor registry', () => {
     expect(getExecutor('ramping-arrival-rate').describe({ ...p, concurrency: 3, ramp: { of: 'rate', stages } })).toEqual({
       kind: 'ramping-arrival-rate', start_rate: 0, time_unit: '1s', stages: k6, arrival: 'poisson', max_vus: 3,
     });
+    expect(getExecutor('user-centric').describe({ ...p, users: 4, userRate: 2 })).toEqual({ kind: 'user-centric', users: 4, user_rate: 2, rate: 8 });
   });
 
   it('each executor sends warmup and measured requests and stops at --requests', async () => {
@@ -51,7 +53,7 @@ describe('executor registry', () => {
     for (const k of EXECUTOR_KINDS) {
       // Ramps that start at their level at once (a 0 s stage), so every kind sends the same requests.
       const ramp = k === 'ramping-vus' ? { of: 'vus' as const, stages: [{ durationMs: 0, target: 2 }] } : { of: 'rate' as const, stages: [{ durationMs: 0, target: 1000 }] };
-      const o: ScheduleOptions = { concurrency: 2, rate: 1000, arrival: 'constant', burstiness: 1, warmup: 1, requests: 3, rng: createRng(1), now, arrivalTimesMs: [0, 1, 2, 3, 4, 5], ramp };
+      const o: ScheduleOptions = { concurrency: 2, rate: 1000, arrival: 'constant', burstiness: 1, warmup: 1, requests: 3, rng: createRng(1), now, arrivalTimesMs: [0, 1, 2, 3, 4, 5], ramp, users: 2, userRate: 1000 };
       const slots: Slot[] = [];
       await getExecutor(k).run(o, async (s) => (slots.push(s), true));
       expect(slots.map((s) => [s.index, s.warmup, s.phase]), k).toEqual([[0, true, 'steady'], [1, false, 'steady'], [2, false, 'steady'], [3, false, 'steady']]);

@@ -6,6 +6,7 @@ import { replay } from './replay.js';
 import { rampingVusExecutor } from './ramping-vus.js';
 import { rampingArrivalRate } from './ramping-arrival-rate.js';
 import { sessions } from './sessions.js';
+import { userCentricExecutor } from './user-centric.js';
 import { byKind } from '../../util/kinds.js';
 
 export const EXECUTORS = {
@@ -14,6 +15,7 @@ export const EXECUTORS = {
   replay,
   'ramping-vus': rampingVusExecutor,
   'ramping-arrival-rate': rampingArrivalRate,
+  'user-centric': userCentricExecutor,
 } as const satisfies Record<string, Executor>;
 
 export type ExecutorKind = keyof typeof EXECUTORS;
@@ -26,12 +28,13 @@ export const getExecutor = (kind: string, name = 'executor'): Executor => byKind
 export const SESSIONS_EXECUTOR: Executor = sessions;
 
 /**
- * A dynamic schedule (trace sessions) → sessions; explicit send times (a trace) → replay; else ramps/stages → ramping-arrival-rate (rate targets) or ramping-vus
+ * A dynamic schedule (trace sessions) → sessions; explicit send times (a trace) → replay; --users → user-centric; else ramps/stages → ramping-arrival-rate (rate targets) or ramping-vus
  * (VU targets); else --rate → constant-arrival-rate (capped by --concurrency); else constant-vus.
  */
-export function chooseExecutor(o: Pick<ScheduleOptions, 'rate' | 'arrivalTimesMs' | 'ramp' | 'dynamic'>): Executor {
+export function chooseExecutor(o: Pick<ScheduleOptions, 'rate' | 'arrivalTimesMs' | 'ramp' | 'dynamic' | 'users'>): Executor {
   if (o.dynamic) return sessions;
   if (o.arrivalTimesMs) return EXECUTORS.replay;
+  if (o.users !== undefined) return EXECUTORS['user-centric'];
   if (o.ramp) return o.ramp.of === 'rate' ? EXECUTORS['ramping-arrival-rate'] : EXECUTORS['ramping-vus'];
   if (o.rate !== undefined) return EXECUTORS['constant-arrival-rate'];
   return EXECUTORS['constant-vus'];

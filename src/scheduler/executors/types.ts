@@ -21,6 +21,8 @@ export interface Slot {
   phase: RequestPhase;
   /** The live load stage it was sent in (LoadControl), undefined when the run has no live control. */
   stage?: number;
+  /** user-centric executor: the 0-based user that sent it (record field `user`). */
+  user?: number;
 }
 
 /**
@@ -65,6 +67,9 @@ export interface ScheduleOptions {
    * of the one global sequence whose index ≡ i (mod N) (k6's execution segments).
    */
   shard?: ShardSpec;
+  /** The user-centric executor: this many users (--users), each sending `userRate` requests/s (--user-rate). */
+  users?: number;
+  userRate?: number;
   /** A schedule that grows as requests finish (trace sessions): replaces the arrival process; runs the `sessions` executor. */
   dynamic?: DynamicSchedule;
 }
@@ -94,7 +99,7 @@ export interface DynamicSchedule {
 export type SendFn = (slot: Slot) => Promise<boolean>;
 
 /** What an executor's description (run.json `executor`) is built from: the load options, no clock or RNG. */
-export type ExecutorParams = Pick<ScheduleOptions, 'concurrency' | 'rate' | 'arrival' | 'burstiness' | 'ramp'>;
+export type ExecutorParams = Pick<ScheduleOptions, 'concurrency' | 'rate' | 'arrival' | 'burstiness' | 'ramp' | 'users' | 'userRate'>;
 
 export interface Executor {
   readonly kind: string;

@@ -30,6 +30,8 @@ export interface SimObservations {
   firstToken(ttftS: number, prefillS: number): void;
   interToken(seconds: number): void;
   finished(f: FinishedRequest): void;
+  /** A request was aborted before it finished (its client went away): dropped from the engine, its KV freed. */
+  aborted?(): void;
   /** One engine step ran; `prefill` when it computed any prompt tokens. */
   step(durationS: number, kind: 'prefill' | 'decode'): void;
 }

@@ -34,6 +34,8 @@ export function sglangFlavor(ctx: FlavorContext): SimObservations {
     },
   });
 
+  if (ctx.specDecode) specGauges(ctx, l);
+
   const requests = k.counter('sglang:num_requests_total', 'Number of requests processed.');
   const ttft = k.hist('sglang:time_to_first_token_seconds', 'Histogram of time to first token in seconds.', TTFT_BUCKETS);
   const itl = k.hist('sglang:inter_token_latency_seconds', 'Histogram of inter-token latency in seconds.', ITL_BUCKETS);
@@ -51,4 +53,40 @@ export function sglangFlavor(ctx: FlavorContext): SimObservations {
     },
     step() {},
   };
+}
+
+/**
+ * SGLang's speculative-decoding gauges, over the interval since the previous scrape (SGLang sets them per log
+ * interval): spec_accept_length = 1 + Δaccepted ÷ Δdrafts (tokens per verify step), spec_accept_rate = Δaccepted ÷
+ * Δdraft tokens. An interval without drafts keeps the last values; before the first draft they are not exported.
+ */
+function specGauges(ctx: FlavorContext, l: Record<string, string>): void {
+  let last = { drafts: 0, draftTokens: 0, accepted: 0 };
+  // Unset (no series on the page) until the first draft: an idle server's 0 would drag the run's mean down.
+  let length: number | undefined;
+  let rate: number | undefined;
+  const update = () => {
+    const c = ctx.counters();
+    const now = { drafts: c.specDrafts, draftTokens: c.specDraftTokens, accepted: c.specAcceptedTokens };
+    const drafts = now.drafts - last.drafts;
+    if (drafts > 0) {
+      length = 1 + (now.accepted - last.accepted) / drafts;
+      rate = now.draftTokens > last.draftTokens ? (now.accepted - last.accepted) / (now.draftTokens - last.draftTokens) : 0;
+      last = now;
+    }
+  };
+  new Gauge({
+    name: 'sglang:spec_accept_length', help: 'The average acceptance length of speculative decoding.', labelNames: Object.keys(l), registers: [ctx.registry],
+    collect() {
+      update();
+      if (length !== undefined) this.set(l, length);
+    },
+  });
+  new Gauge({
+    name: 'sglang:spec_accept_rate', help: 'The average acceptance rate of speculative decoding.', labelNames: Object.keys(l), registers: [ctx.registry],
+    collect() {
+      update();
+      if (rate !== undefined) this.set(l, rate);
+    },
+  });
 }

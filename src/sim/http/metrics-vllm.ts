@@ -63,6 +63,8 @@ export function vllmFlavor(ctx: FlavorContext): SimObservations {
       // decode time over the tokens after the first: vLLM's per-request TPOT.
       if (f.outputTokens > 1) reqTpot.observe(l, f.decodeS / (f.outputTokens - 1));
     },
+    // vLLM v1 counts a request whose client disconnected as finished with reason abort.
+    aborted: () => success.inc({ ...l, finished_reason: 'abort' }),
     step() {},
   };
 }
