@@ -7,7 +7,7 @@ import { autoSearchLines } from './auto-terminal.js';
 export function pointLine(r: SweepRow, index: number, total: number | undefined): string {
   const n = total ? `[${index + 1}/${total}]` : `[${index + 1}]`;
   if (r.status === 'failed') return `${n} ${r.name}: FAILED, not measured: ${r.error ?? 'could not run'}`;
-  return `${n} ${r.name}: ${fmt(r.output_throughput)} out tok/s, ${fmt(r.request_throughput)} req/s, TTFT p99 ${fmt(r.ttft_p99_ms)} ms, TPOT p99 ${fmt(r.tpot_p99_ms)} ms, errors ${pct(r.error_rate)}${r.client_bound ? ', CLIENT-BOUND' : ''}${r.slo_passed === null ? '' : r.slo_passed ? ', SLO ok' : `, SLO failed (${r.slo_failed.join(', ')})`}`;
+  return `${n} ${r.name}${r.runs !== undefined ? ` (mean of ${r.runs} runs)` : ''}: ${fmt(r.output_throughput)} out tok/s, ${fmt(r.request_throughput)} req/s, TTFT p99 ${fmt(r.ttft_p99_ms)} ms, TPOT p99 ${fmt(r.tpot_p99_ms)} ms, errors ${pct(r.error_rate)}${r.client_bound ? ', CLIENT-BOUND' : ''}${r.slo_passed === null ? '' : r.slo_passed ? ', SLO ok' : `, SLO failed (${r.slo_failed.join(', ')})`}`;
 }
 
 export function renderSweep(doc: SweepDoc): string {
