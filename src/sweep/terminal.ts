@@ -42,6 +42,9 @@ export function renderSweep(doc: SweepDoc): string {
       ]),
     ),
   );
+  // sweep --runs N: the table's figures are means; where their spread is.
+  const runs = [...new Set(doc.points.map((r) => r.runs).filter((n): n is number => n !== undefined))];
+  if (runs.length) out.push('', `each point is the mean of ${runs.join(' or ')} runs: 95% intervals in sweep.json (ci95) and sweep.csv (*_ci_low, *_ci_high), each point's runs and their spread in points/<name>/runs.json`);
   for (const g of doc.insights) {
     out.push('', doc.insights.length > 1 ? `${rowPairLabel(g)}:` : 'findings:');
     for (const s of g.statements) out.push(safe(`  - ${s}`));
