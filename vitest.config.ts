@@ -22,6 +22,8 @@ const SERIAL = [
   'test/send-time.test.ts',
   'test/shards.test.ts',
   'test/run-sim.test.ts',
+  // The 95% interval of repeated runs' TPOT must contain the engine's truth: client noise beside another file widens and skews it.
+  'test/runs.test.ts',
   'test/embeddings.test.ts',
   'test/server-metrics-flavors.test.ts',
   // These judge the client's own CPU share (client-bound findings): a file beside them takes CPU time from them.
