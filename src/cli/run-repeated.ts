@@ -56,7 +56,8 @@ export async function runRepeatedCli(resolved: ResolvedRun, ctx: RepeatedCliCont
   else {
     ctx.shown.out.write(`\n${stripControls(renderRuns(res.doc))}\n`);
     const w = res.files.written;
-    if (w.length) ctx.shown.out.write(`\nwrote ${res.outDir}/${w.join(', ')} and ${res.doc.runs.map((r) => r.dir).join(', ')}\n`);
+    const dirs = res.doc.runs.map((r) => r.dir);
+    if (w.length) ctx.shown.out.write(`\nwrote ${res.outDir}/${[...w, ...dirs].join(', ')}\n`);
   }
   if (res.failure) {
     ctx.out.err.write(`tokenflood: repeated run incomplete: ${safeTerminalText(res.failure, 400)}\n`);

@@ -122,7 +122,7 @@ export function registerRun(program: Command, out: Out): void {
     const info = !choice.start ? discard() : c.json ? out.err : out.out;
     let started = false;
     // Before onStart (the preflight) nothing has been sent, so there is nothing to wait for.
-    const stopper = onStopSignals(out, () => `stopping${started ? `: no new requests; those in flight get up to ${c.gracePeriod} s (--grace-period) to finish, then are cancelled and recorded` : ''}`);
+    const stopper = onStopSignals(out, () => `stopping${c.runs > 1 ? ', no further runs' : ''}${started ? `: no new requests; those in flight get up to ${c.gracePeriod} s (--grace-period) to finish, then are cancelled and recorded` : ''}`);
     let live: LiveOutputs | undefined;
     // --ui: the dashboard's stop button takes the Ctrl-C path.
     const repeated = c.runs > 1;

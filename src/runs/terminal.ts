@@ -16,6 +16,7 @@ export function runsHeadline(doc: RunsDoc): string {
 
 /** metric | mean ± half-width of the 95% t-interval | CV | flag; with the per-run values. */
 export function renderRuns(doc: RunsDoc): string {
+  if (doc.runs_completed === 0) return `${runsHeadline(doc)}\n\nno run completed: nothing to aggregate`;
   const rows = Object.values(doc.metrics).map((m) => {
     const half = m.ci95 ? (m.ci95[1] - m.ci95[0]) / 2 : null;
     const ratio = m.unit === 'ratio';
@@ -29,7 +30,8 @@ export function renderRuns(doc: RunsDoc): string {
     ];
   });
   const lines = [runsHeadline(doc), '', table(['metric', `mean ± ${Math.round(doc.confidence * 100)}% CI`, 'CV', 'flag', 'per run'], rows)];
-  if (doc.unreliable.length)
+  if (doc.runs_completed < 2) lines.push('', 'one completed run: no spread between runs and no intervals; every judged metric is flagged (docs/metrics.md#repeated-runs)');
+  else if (doc.unreliable.length)
     lines.push('', `${doc.unreliable.length} metric${doc.unreliable.length > 1 ? 's vary' : ' varies'} too much between runs to be trusted at this size: more runs, longer runs or a quieter machine (docs/metrics.md#repeated-runs)`);
   return lines.join('\n');
 }
