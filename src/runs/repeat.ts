@@ -45,8 +45,8 @@ export function abortableSleep(ms: number, signal: AbortSignal | undefined): Pro
   });
 }
 
-/** The results directory of a repeated run: --out, else results/<timestamp>-<model or "runs">-runs. */
-export const repeatedOutDir = (c: ResolvedRun['config']): string => c.out ?? defaultOutDir(c.model ?? 'runs', '-runs');
+/** The results directory of a repeated run: --out, else results/<timestamp>-<--model>-runs (the server's model is not known before the first run), or results/<timestamp>-runs. */
+export const repeatedOutDir = (c: ResolvedRun['config']): string => c.out ?? (c.model ? defaultOutDir(c.model, '-runs') : defaultOutDir('runs'));
 
 /** Refuse a directory that already holds a repeated run (or any run-K run) unless --overwrite, before anything is sent. */
 function checkOutDir(dir: string, runs: number, overwrite: boolean): void {
