@@ -13,6 +13,7 @@ import { runRepeated } from '../src/runs/repeat.js';
 import type { RunsDoc } from '../src/runs/model.js';
 import type { SweepDoc } from '../src/report/sweep-model.js';
 import type { Summary } from '../src/metrics/summary.js';
+import { startSimServer } from '../src/sim/server.js';
 
 const INPUT = 128;
 const OUTPUT = 64;
@@ -131,6 +132,23 @@ describe('run --runs: signals, seeds and refusals', () => {
     expect(existsSync(join(out, 'run-2'))).toBe(false);
     expect(readJson<RunsDoc>(out, 'runs.json').runs_completed).toBe(1);
     expect(res.doc.metrics.tpot_mean.reason).toMatch(/only one run/);
+  });
+
+  it('a server that goes away after run 1: the set ends there, run-1 kept, runs.json says why', async () => {
+    const out = join(tmpDir(), 'gone');
+    const sim = await startSimServer({ timeScale: 10 });
+    let closed: Promise<void> | undefined;
+    const resolved = resolveRunConfig({ flags: { baseUrl: sim.baseUrl, runs: 3, cooldown: 1, requests: 3, concurrency: 1, inputTokens: 32, outputTokens: 4, out, quiet: true } });
+    const res = await runRepeated(resolved, {
+      onCooldown: () => void (closed = sim.close()),
+      sleep: async () => closed,
+    });
+    expect(res.failure).toMatch(/^run-2 could not run: .*cannot reach the server/);
+    expect(res.doc).toMatchObject({ runs_completed: 1, interrupted: false, embedded_server: false });
+    expect(res.doc.failure).toBe(res.failure);
+    expect(res.results).toHaveLength(1);
+    expect(existsSync(join(out, 'run-1', 'summary.json'))).toBe(true);
+    expect(readJson<RunsDoc>(out, 'runs.json').failure).toBe(res.failure);
   });
 
   it('--dataset-seed: the same prompts in every run, said so; the shared server then answers run 2 from its prefix cache', async () => {
