@@ -186,16 +186,20 @@ export async function runSweep(resolved: ResolvedSweep, opts: SweepOptions = {})
           if (opts.signal?.aborted && k > 1) break;
           made.push(await runOnce(k));
         }
-      res = made[made.length - 1].res;
     } catch (e) {
-      // Before any point ran, an unreachable server or bad config is the user's to fix (exit 2, nothing written).
-      // Later, the finished points are worth keeping: this point and the rest are marked failed.
-      if (rows.length === 0 && made.length === 0) throw e;
-      failure = `${loadWords(p.mode, p.load)} (${name}) could not run: ${(e as Error).message}`;
-      used.delete(name);
-      markFailed(p, (e as Error).message, role);
-      return undefined;
+      // A later run of a repeated point that could not run: the point keeps its finished runs, the sweep ends after it.
+      if (made.length > 0) failure = `${loadWords(p.mode, p.load)} (${name}) run ${made.length + 1} could not run: ${(e as Error).message}`;
+      else {
+        // Before any point ran, an unreachable server or bad config is the user's to fix (exit 2, nothing written).
+        // Later, the finished points are worth keeping: this point and the rest are marked failed.
+        if (rows.length === 0) throw e;
+        failure = `${loadWords(p.mode, p.load)} (${name}) could not run: ${(e as Error).message}`;
+        used.delete(name);
+        markFailed(p, (e as Error).message, role);
+        return undefined;
+      }
     }
+    res = made[made.length - 1].res;
     model ??= (res.summary.run.model as string | undefined) ?? null;
     engineMeta ??= (res.summary.run.engine as Record<string, unknown> | undefined) ?? null;
     if (typeof res.summary.run.sim_time_scale === 'number') simTimeScale ??= res.summary.run.sim_time_scale;
