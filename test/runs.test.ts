@@ -206,6 +206,16 @@ describe('sweep --runs 2', () => {
     expect(io.out).toMatch(/each point is the mean of 2 runs: 95% intervals in sweep\.json/);
   });
 
+  it('simulate --runs 2 makes one prediction and says --runs is ignored', async () => {
+    const out = join(tmpDir(), 'simulate');
+    const io = capture();
+    const code = await main(['simulate', '--runs', '2', '--requests', '4', '--input-tokens', '32', '--output-tokens', '4', '--out', out, '--quiet'], io.io);
+    expect(code, io.err).toBe(0);
+    expect(io.err).toMatch(/tokenflood simulate: --runs: ignored, one prediction is made/);
+    expect(existsSync(join(out, 'summary.json'))).toBe(true);
+    expect(existsSync(join(out, 'run-1'))).toBe(false);
+  });
+
   it('--simulate honours --runs on the virtual clock (no cool-down)', async () => {
     const out = join(tmpDir(), 'simulated');
     const io = capture();
