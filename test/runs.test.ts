@@ -104,8 +104,9 @@ describe('run --runs 3 on the embedded simulated server', () => {
     expect(truth).toBeGreaterThan(2);
     expect(low - resolution).toBeLessThanOrEqual(truth);
     expect(high + resolution).toBeGreaterThanOrEqual(truth);
-    // Half-width under 10% of the truth: an interval that wide would contain any plausible engine.
-    expect((high - low) / 2).toBeLessThan(0.1 * truth);
+    // Not absurdly wide: under 25% of the truth. With 3 runs t(0.975, 2) = 4.30, so one run 7% off in a load spike
+    // on a shared machine already gives ±13% (and a CV flag); ±25% would no longer tell engines apart.
+    expect((high - low) / 2).toBeLessThan(0.25 * truth);
   });
 });
 
