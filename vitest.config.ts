@@ -25,6 +25,8 @@ const SERIAL = [
   'test/run-sim.test.ts',
   // Judges growth of the in-flight count on the wall clock: a file beside it could make a light run look queued.
   'test/saturation.test.ts',
+  // The 95% interval of repeated runs' TPOT must contain the engine's truth: client noise beside another file widens and skews it.
+  'test/runs.test.ts',
   'test/embeddings.test.ts',
   'test/server-metrics-flavors.test.ts',
   // Cancels ≈200 ms after send and user sends 1/R apart: wall-clock tolerances.

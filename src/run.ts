@@ -14,13 +14,17 @@ import { runLifecycle, type LifecycleOptions } from './lifecycle/lifecycle.js';
 import type { RunResult } from './lifecycle/result.js';
 import { serverMetricsSources } from './lifecycle/telemetry-from-config.js';
 import { gpuSources } from './telemetry/gpu-source.js';
+import type { Target } from './target.js';
 
 export { resolveWorkers } from './drivers/real.js';
 export { retryWaitMs } from './lifecycle/send.js';
 export { RunWriteError, type RunHooks, type RunResult } from './lifecycle/result.js';
 export type { Reporter, RunEndEvent, RunStartEvent, SnapshotEvent } from './report/events.js';
 
-export type RunOptions = LifecycleOptions;
+export interface RunOptions extends LifecycleOptions {
+  /** An embedded simulated server the caller started for several runs (--runs N): used when no --base-url is given, left open. */
+  embedded?: Target;
+}
 
 /** The effective config as written to disk: snake_case keys, the API key and secret headers redacted. */
 export function redactedConfig(c: RunConfig, headers: Record<string, string>): Record<string, unknown> {
@@ -52,7 +56,7 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
     ...secretValues({ apiKey: c.apiKey, headers, baseUrl: c.baseUrl, extraBody: c.extraBody }),
     ...targets.flatMap((t) => secretValues({ apiKey: t.apiKey, headers: t.headers, baseUrl: t.baseUrl })),
   ]);
-  const driver = createRealDriver(c, headers, backendOf(c), redact, targets, { livePool: opts.liveLoad });
+  const driver = createRealDriver(c, headers, backendOf(c), redact, targets, { livePool: opts.liveLoad, embedded: opts.embedded });
   const server = serverMetricsSources(c, headers, redact);
   const sources = (t: Parameters<typeof server>[0]) => [...server(t), ...gpuSources(c)];
   return runLifecycle({ config: c, tokenizer, driver, configMeta: redactedConfig(c, headers), redact, sources }, opts);

@@ -30,7 +30,7 @@ const LAYERS: { layer: string; rows: Row[] }[] = [
   { layer: 'lifecycle', rows: [{ unit: 'src/lifecycle/' }, { unit: 'src/outdir.ts' }] },
   { layer: 'run', rows: [{ unit: 'src/run.ts' }] },
   { layer: 'simulate', rows: [{ unit: 'src/simulate.ts' }] },
-  { layer: 'commands', rows: [{ unit: 'src/calibrate/' }, { unit: 'src/eval-run/' }, { unit: 'src/sweep/' }, { unit: 'src/merge/' }, { unit: 'src/k8s/' }] },
+  { layer: 'commands', rows: [{ unit: 'src/calibrate/' }, { unit: 'src/eval-run/' }, { unit: 'src/sweep/' }, { unit: 'src/runs/' }, { unit: 'src/merge/' }, { unit: 'src/k8s/' }] },
   { layer: 'entry points', rows: [{ unit: 'src/index.ts' }, { unit: 'src/cli/' }] },
 ];
 

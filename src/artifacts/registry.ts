@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { LineAppender, type AppenderOptions } from '../util/line-appender.js';
 
-export type ArtifactFormat = 'json' | 'jsonl' | 'csv' | 'html';
+export type ArtifactFormat = 'json' | 'jsonl' | 'csv' | 'html' | 'txt';
 
 /** One kind of file in a results directory (docs/architecture.md#the-aggregator-and-the-results-directory, docs/output-format.md). */
 export interface Artifact {
@@ -13,8 +13,8 @@ export interface Artifact {
   readonly format: ArtifactFormat;
   /** The `schema_version` the file carries (a reader refuses another), when it has one. */
   readonly schemaVersion?: number;
-  /** Which directory holds it: a run's (a sweep point's too), a sweep's, or wherever `compare` is pointed. */
-  readonly dir: 'run' | 'sweep' | 'compare';
+  /** Which directory holds it: a run's (a sweep point's too), a sweep's, a repeated run's (--runs), or wherever `compare` is pointed. */
+  readonly dir: 'run' | 'sweep' | 'runs' | 'compare';
   /** Who writes it, and with what. */
   readonly writer: string;
   /** Who reads it back, and with what. */
@@ -39,6 +39,8 @@ export const ARTIFACTS = {
   evalAnswers: { file: 'eval.jsonl', format: 'jsonl', dir: 'run', writer: 'eval-run/files.ts saveEvalFiles, saveUnderLoadFiles (written whole, sorted by request id)', reader: 'report/html/eval-section.ts readEvalData; eval/compare.ts' },
   sweep: { file: 'sweep.json', format: 'json', schemaVersion: 1, dir: 'sweep', writer: 'sweep/files.ts sweepJsonReporter', reader: 'report/html/sweep-report.ts readSweepDoc; cli/report.ts readSweepJson; report/compare.ts' },
   sweepCsv: { file: 'sweep.csv', format: 'csv', dir: 'sweep', writer: 'sweep/files.ts sweepCsvReporter (sweep/row.ts sweepCsv)', reader: 'none (for spreadsheets)' },
+  runs: { file: 'runs.json', format: 'json', schemaVersion: 1, dir: 'runs', writer: 'runs/files.ts writeRunsFiles (run --runs N; each sweep point with sweep --runs N)', reader: 'runs/files.ts readRunsDoc' },
+  runsText: { file: 'runs.txt', format: 'txt', dir: 'runs', writer: 'runs/files.ts writeRunsFiles (the aggregate table as the terminal shows it)', reader: 'none (for people)' },
   compare: { file: 'compare.html', format: 'html', dir: 'compare', writer: 'cli/compare.ts (report/html/compare-report.ts), unless --html names another file', reader: 'none (for browsers)' },
 } as const satisfies Record<string, Artifact>;
 
@@ -49,6 +51,10 @@ export const RUN_MARKERS: readonly Artifact[] = [ARTIFACTS.requests, ARTIFACTS.s
 
 /** The sweep points' directories under a sweep directory: `points/<name>/`. */
 export const POINTS_DIR = 'points';
+
+/** The runs of a repeated run (--runs N) under its directory: `run-1/`, `run-2/`, … each a complete run directory. */
+export const RUN_DIR_PREFIX = 'run-';
+export const repeatedRunDir = (k: number): string => `${RUN_DIR_PREFIX}${k}`;
 
 /** --eval-under-load's idle baseline: a run directory of its own inside the run's (or the sweep's) directory. */
 export const EVAL_BASELINE_DIR = 'eval-baseline';

@@ -127,15 +127,31 @@ export function registerRun(program: Command, out: Out): void {
     const info = !choice.start ? discard() : c.json ? out.err : out.out;
     let started = false;
     // Before onStart (the preflight) nothing has been sent, so there is nothing to wait for.
-    const stopper = onStopSignals(out, () => `stopping${started ? `: no new requests; those in flight get up to ${c.gracePeriod} s (--grace-period) to finish, then are cancelled and recorded` : ''}`);
+    const stopper = onStopSignals(out, () => `stopping${c.runs > 1 ? ', no further runs' : ''}${started ? `: no new requests; those in flight get up to ${c.gracePeriod} s (--grace-period) to finish, then are cancelled and recorded` : ''}`);
     let live: LiveOutputs | undefined;
     // --ui: the dashboard's stop button takes the Ctrl-C path.
-    const dashboard = await startCliDashboard(c, out, info, stopper.stop);
+    const repeated = c.runs > 1;
+    const dashboard = await startCliDashboard(c, out, info, stopper.stop, repeated ? 'many' : 'one');
     try {
-      live = await startLiveOutputsFor(c, out);
+      live = await startLiveOutputsFor(c, out, repeated);
       // Outputs are reporters on the run's events: start lines, the live view (stderr), the summary or --json, live metrics.
       const reporters = [startReporter(out, info, 'tokenflood: ', () => (started = true)), ...displayReporters(choice, out.err), ...(live ? [live.reporter()] : []), ...(dashboard ? [dashboard.reporter] : [])];
-      if (c.evalUnderLoad) {
+      if (repeated) {
+        // --runs N (docs/commands/run.md#repeated-runs): each run's own reporters, its figures labelled run-K.
+        const { runRepeatedCli } = await import('./run-repeated.js');
+        await runRepeatedCli(resolved, {
+          info,
+          shown,
+          out,
+          signal: stopper.signal,
+          reporters: (k) => [
+            ...(k === 1 ? [startReporter(out, info, 'tokenflood: ', () => (started = true))] : []),
+            ...displayReporters(choice, out.err, `[run ${k}/${c.runs}] `),
+            ...(live ? [live.reporter(`run-${k}`)] : []),
+            ...(dashboard ? [dashboard.reporter] : []),
+          ],
+        });
+      } else if (c.evalUnderLoad) {
         // The summary is printed after the idle baseline, with the accuracy per level (docs/eval.md#under-load).
         const { runUnderLoad, renderLevels } = await import('./eval-under-load.js');
         await runUnderLoad(resolved, reporters, out, (res, ev) => {

@@ -60,6 +60,8 @@ export function registerSimulate(program: Command, out: Out): void {
     const c = resolved.run.config;
     if (resolved.ignored.length)
       out.err.write(`tokenflood simulate: ignored (not modelled): ${resolved.ignored.map((k) => `--${toKebab(k)}`).join(', ')}\n`);
+    // One prediction: the engine model is deterministic, repeats would differ only in their prompts' text.
+    if (c.runs > 1) out.err.write(`tokenflood simulate: --runs: ignored, one prediction is made (repeat predictions with sweep --simulate --runs N, measurements with run --runs N)\n`);
     const wallS = (meta: Readonly<Record<string, unknown>>) => ((meta.simulation as { wall_ms: number }).wall_ms / 1000).toFixed(2);
     // --reporter as in run (cli/reporters.ts): a simulation has no live display unless one is named.
     const choice = chooseReporters(c.reporter, c);

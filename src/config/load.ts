@@ -7,6 +7,7 @@ import { RunConfigSchema, RUN_FLAGS, describeIssues, type RunConfig, type RunCon
 import { parseSlo } from '../metrics/slo.js';
 import { embeddedSimProblems } from './embedded-sim.js';
 import { uiProblems } from './ui.js';
+import { repeatedRunsProblems } from './repeated-runs.js';
 import { shardFromEnv, shardProblems, unshardedProblems, type UnshardedCommand } from './shard.js';
 import { BACKENDS } from '../backends/registry.js';
 import { configureCustomBackend, loadCustomBackend } from '../backends/custom.js';
@@ -164,6 +165,7 @@ export function resolveRunConfig(inp: ResolveInput): ResolvedRun {
   problems.push(...liveMetricsProblems(c, merged));
   problems.push(...uiProblems(c));
   problems.push(...loadShapeProblems(c, merged));
+  problems.push(...repeatedRunsProblems(c, merged));
   problems.push(...shardProblems({ ...c, concurrency: c.concurrency ?? (c.rate === undefined && ramp === undefined && c.replay === undefined ? 1 : undefined) }));
   if (problems.length) throw new UsageError(problems);
   // With --stages: --duration defaults to their sum; the highest target sizes the pool (VUs) or the rate, as --concurrency or --rate would.

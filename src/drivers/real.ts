@@ -94,9 +94,10 @@ export function sessionHeaders(headers: Record<string, string>, name: string | u
 
 /**
  * `livePool`: the load may be raised during the run (a LoadControl), so the pool is not capped at the starting
- * --concurrency (the executor still bounds what is in flight).
+ * --concurrency (the executor still bounds what is in flight). `embedded`: an embedded simulated server started by
+ * the caller for several runs (--runs N), used instead of starting one when no --base-url is given, and left open.
  */
-export function createRealDriver(c: RunConfig, extraHeaders: Record<string, string>, backend: BackendKind, redact: (s: string) => string, targets: readonly TargetSpec[] = [], opts: { livePool?: boolean } = {}): Driver {
+export function createRealDriver(c: RunConfig, extraHeaders: Record<string, string>, backend: BackendKind, redact: (s: string) => string, targets: readonly TargetSpec[] = [], opts: { livePool?: boolean; embedded?: Target } = {}): Driver {
   const auth = getBackend(backend).authHeaders;
   const contentType = getBackend(backend).contentType;
   const headers = requestHeaders(c.apiKey, extraHeaders, auth, contentType);
@@ -113,7 +114,8 @@ export function createRealDriver(c: RunConfig, extraHeaders: Record<string, stri
 
   /** Open one endpoint: the proxy that applies to it and its preflight (the model it serves). */
   const openEndpoint = async (t: TargetSpec | undefined, signal: AbortSignal | undefined): Promise<{ ep: Endpoint; pf: Awaited<ReturnType<typeof preflight>> }> => {
-    const target = await openTarget(t ? t.baseUrl : c.baseUrl, c.tokenizer, c);
+    const shared = !t && c.baseUrl === undefined ? opts.embedded : undefined;
+    const target = shared ? { ...shared, close: async () => {} } : await openTarget(t ? t.baseUrl : c.baseUrl, c.tokenizer, c);
     const h = t ? requestHeaders(t.apiKey ?? c.apiKey, { ...extraHeaders, ...t.headers }, auth, contentType) : headers;
     // HTTP_PROXY/HTTPS_PROXY/NO_PROXY (src/backends/proxy.ts): a proxy, when one applies, carries the preflight and the run.
     const via = proxyForRun(target.baseUrl, c.transport);

@@ -108,6 +108,13 @@ export interface SweepRow {
   grade?: 'A' | 'B' | 'C' | 'D' | 'F' | null;
   /** The open-loop --auto profile's probes: `synchronous` (concurrency 1) and `throughput` (--max-concurrency); null otherwise. */
   auto_role?: AutoRole | null;
+  /**
+   * sweep --runs N: the runs this point's figures average (its measured columns are the means over them; requests,
+   * ok and failed the sums); absent for a point run once. Its runs are in `<dir>/run-K/`, their aggregate in `<dir>/runs.json`.
+   */
+  runs?: number;
+  /** sweep --runs N: the 95% t-interval of the mean of each headline column over the runs (`ttft_p99_ms: [low, high]`), null for fewer than 2 runs. */
+  ci95?: Record<string, [number, number] | null>;
 }
 
 export type KneeMetric = 'output_throughput' | 'ttft_p99_ms' | 'tpot_p99_ms' | 'e2e_p99_ms';

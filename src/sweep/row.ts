@@ -32,11 +32,11 @@ export interface RowContext {
 /** The row's own percentile columns; --percentiles adds the others it names (extraPercentiles). */
 const ROW_PERCENTILES: readonly number[] = [50, 90, 99];
 
-type SweepMetric = MetricDef & Required<Pick<MetricDef, 'sweep'>>;
-const withSweep = (defs: readonly MetricDef[]): SweepMetric[] => defs.filter((d): d is SweepMetric => shownIn(d, 'sweep') && d.sweep !== undefined);
+export type SweepMetric = MetricDef & Required<Pick<MetricDef, 'sweep'>>;
+export const withSweep = (defs: readonly MetricDef[]): SweepMetric[] => defs.filter((d): d is SweepMetric => shownIn(d, 'sweep') && d.sweep !== undefined);
 
 /** A sweep metric's row columns: `<name>_mean_<suffix>` and `<name>_p50|p90|p99_<suffix>` (ttft_p99_ms). */
-const metricColumns = (d: SweepMetric): string[] => ['mean', ...ROW_PERCENTILES.map(percentileKey)].map((st) => `${d.sweep.name}_${st}_${d.sweep.suffix}`);
+export const metricColumns = (d: SweepMetric): string[] => ['mean', ...ROW_PERCENTILES.map(percentileKey)].map((st) => `${d.sweep.name}_${st}_${d.sweep.suffix}`);
 
 /** The registry's sweep metrics' columns of one point (built-in and registered), null where the summary lacks them. */
 function metricRowColumns(m: MetricsBlock, defs: readonly SweepMetric[] = withSweep(metricsShownIn('sweep'))): Record<string, number | null> {
@@ -174,6 +174,26 @@ const NOT_MEASURED = new Set<keyof SweepRow>([
   'mean_in_flight', 'goodput_req_s', 'goodput_tok_s', 'good_fraction',
 ]);
 
+/**
+ * sweep --runs N: the columns that carry an interval (sweep.json `ci95`, sweep.csv `<col>_ci_low`/`<col>_ci_high`): the
+ * throughputs and every registry sweep metric's mean/p50/p90/p99 columns (TTFT, TPOT, ITL, E2E and any registered one).
+ */
+export function ciColumns(): string[] {
+  return ['request_throughput', 'output_throughput', 'total_token_throughput', ...withSweep(metricsShownIn('sweep')).flatMap(metricColumns)];
+}
+
+/** sweep.csv's interval columns when a row averages several runs: `runs`, then `<col>_ci_low`, `<col>_ci_high` per ciColumns(). */
+const intervalColumns = (rows: readonly SweepRow[]): string[] =>
+  rows.some((r) => r.runs !== undefined) ? ['runs', ...ciColumns().flatMap((c) => [`${c}_ci_low`, `${c}_ci_high`])] : [];
+
+/** A row's cell of an intervalColumns() column. */
+function intervalCell(r: SweepRow, col: string): string {
+  if (col === 'runs') return csvCell(r.runs ?? null);
+  const m = /^(.*)_ci_(low|high)$/.exec(col)!;
+  const ci = r.ci95?.[m[1]];
+  return csvCell(ci ? ci[m[2] === 'low' ? 0 : 1] : null);
+}
+
 /** sweep.csv: a header line then one line per row; --percentiles extras (extra_percentiles) are the last columns. */
 export function sweepCsv(rows: readonly SweepRow[]): string {
   // A point that never ran measured nothing: its counts and rates are empty cells, not zeros.
@@ -182,6 +202,8 @@ export function sweepCsv(rows: readonly SweepRow[]): string {
   const registered = registeredSweepMetrics().flatMap(metricColumns);
   const own = (r: SweepRow, k: string) => csvCell((r as unknown as Record<string, number | null | undefined>)[k] ?? null);
   const extra = [...new Set(rows.flatMap((r) => Object.keys(r.extra_percentiles ?? {})))];
-  const line = (r: SweepRow) => [...SWEEP_COLUMNS.map((c) => cell(r, c)), ...registered.map((k) => own(r, k)), ...extra.map((k) => csvCell(r.extra_percentiles?.[k] ?? null))].join(',');
-  return [[...SWEEP_COLUMNS, ...registered, ...extra].join(','), ...rows.map(line)].join('\n') + '\n';
+  // sweep --runs N: the runs and each headline column's interval, before the --percentiles extras.
+  const intervals = intervalColumns(rows);
+  const line = (r: SweepRow) => [...SWEEP_COLUMNS.map((c) => cell(r, c)), ...registered.map((k) => own(r, k)), ...intervals.map((k) => intervalCell(r, k)), ...extra.map((k) => csvCell(r.extra_percentiles?.[k] ?? null))].join(',');
+  return [[...SWEEP_COLUMNS, ...registered, ...intervals, ...extra].join(','), ...rows.map(line)].join('\n') + '\n';
 }

@@ -23,7 +23,11 @@ import { loadWords, type SweepDoc, type SweepRow } from '../report/sweep-model.j
 import { runAutoPair, type PointOutcome } from './auto-run.js';
 import type { AutoRole, AutoSearchReport } from '../report/auto-search-model.js';
 import { evaluateSlo } from '../metrics/slo.js';
-import { ARTIFACTS, EVAL_BASELINE_DIR, hasArtifact } from '../artifacts/registry.js';
+import { ARTIFACTS, EVAL_BASELINE_DIR, hasArtifact, repeatedRunDir } from '../artifacts/registry.js';
+import { abortableSleep } from '../runs/repeat.js';
+import { buildRunsDoc } from '../runs/model.js';
+import { writeRunsFiles } from '../runs/files.js';
+import { mergeRunRows } from './repeat-row.js';
 
 export type { SweepDoc } from '../report/sweep-model.js';
 
@@ -106,6 +110,8 @@ export async function runSweep(resolved: ResolvedSweep, opts: SweepOptions = {})
   };
   const rows: SweepRow[] = [];
   const used = new Set<string>();
+  const repeats = base.config.runs;
+  const cooldownS = base.config.cooldown;
   let model: string | null = null;
   let engineMeta: Record<string, unknown> | null = null;
   let simTimeScale: number | null = null;
@@ -139,47 +145,76 @@ export async function runSweep(resolved: ResolvedSweep, opts: SweepOptions = {})
       requests: p.requests,
       duration: p.durationS,
       ...lengthFlags({ input: p.inputTokens, output: p.outputTokens }),
-      out: join(outDir, 'points', name),
       overwrite: s.overwrite,
       quiet: true,
       json: false,
     };
-    // Goodput and the level's box, counted from the records as the point's lifecycle emits them.
-    const tally = pointTally(s.slo);
-    let res: RunResult;
-    try {
-      res = await target.runPoint(flags, (c) => ({
+    const dir = join('points', name);
+    // One run of the point (k of --runs; undefined when run once): its lifecycle, and its row from its own tally.
+    const runOnce = async (k: number | undefined): Promise<{ res: RunResult; row: SweepRow; box: BoxStats }> => {
+      // Goodput and the level's box, counted from the records as the run's lifecycle emits them.
+      const tally = pointTally(s.slo);
+      const runDir = k === undefined ? dir : join(dir, repeatedRunDir(k));
+      const res = await target.runPoint({ ...flags, out: join(outDir, runDir) }, (c) => ({
         signal: opts.signal,
         hooks: opts.hooks?.run,
         // --eval-under-load: graded probes inside this level's load, labelled by the point's name.
         workload: engine ? undefined : opts.underLoad?.probes(name, warmupRequests(c)),
         reporters: [tally, ...(opts.reporters ?? []), ...(opts.pointReporters?.(name) ?? [])],
       }));
+      const row: SweepRow = {
+        ...sweepRow({ ...p, name }, runDir, res.summary, tally.goodput, {
+          slo: s.slo,
+          configured: s.configuredLengths,
+          clientBound: res.summary.client?.client_bound ?? false,
+          maxErrorRate: s.maxErrorRate,
+        }),
+        auto_role: role,
+      };
+      return { res, row, box: tally.box(p.load) };
+    };
+    // sweep --runs N (docs/commands/sweep.md#repeated-runs): the point N times, a cool-down between (none on the
+    // virtual clock), each run in points/<name>/run-K/, their aggregate in points/<name>/runs.json.
+    const made: Awaited<ReturnType<typeof runOnce>>[] = [];
+    let res: RunResult;
+    try {
+      if (repeats === 1) made.push(await runOnce(undefined));
+      else
+        for (let k = 1; k <= repeats; k++) {
+          if (k > 1 && (opts.signal?.aborted || made[k - 2].res.summary.run.stopped_reason === 'interrupted')) break;
+          if (k > 1 && !engine) await abortableSleep(cooldownS * 1000, opts.signal);
+          if (opts.signal?.aborted && k > 1) break;
+          made.push(await runOnce(k));
+        }
     } catch (e) {
-      // Before any point ran, an unreachable server or bad config is the user's to fix (exit 2, nothing written).
-      // Later, the finished points are worth keeping: this point and the rest are marked failed.
-      if (rows.length === 0) throw e;
-      failure = `${loadWords(p.mode, p.load)} (${name}) could not run: ${(e as Error).message}`;
-      used.delete(name);
-      markFailed(p, (e as Error).message, role);
-      return undefined;
+      // A later run of a repeated point that could not run: the point keeps its finished runs, the sweep ends after it.
+      if (made.length > 0) failure = `${loadWords(p.mode, p.load)} (${name}) run ${made.length + 1} could not run: ${(e as Error).message}`;
+      else {
+        // Before any point ran, an unreachable server or bad config is the user's to fix (exit 2, nothing written).
+        // Later, the finished points are worth keeping: this point and the rest are marked failed.
+        if (rows.length === 0) throw e;
+        failure = `${loadWords(p.mode, p.load)} (${name}) could not run: ${(e as Error).message}`;
+        used.delete(name);
+        markFailed(p, (e as Error).message, role);
+        return undefined;
+      }
     }
+    res = made[made.length - 1].res;
     model ??= (res.summary.run.model as string | undefined) ?? null;
     engineMeta ??= (res.summary.run.engine as Record<string, unknown> | undefined) ?? null;
     if (typeof res.summary.run.sim_time_scale === 'number') simTimeScale ??= res.summary.run.sim_time_scale;
-    const dir = join('points', name);
-    boxes.set(dir, tally.box(p.load));
-    const row: SweepRow = {
-      ...sweepRow({ ...p, name }, dir, res.summary, tally.goodput, {
-        slo: s.slo,
-        configured: s.configuredLengths,
-        clientBound: res.summary.client?.client_bound ?? false,
-        maxErrorRate: s.maxErrorRate,
-      }),
-      auto_role: role,
-    };
+    boxes.set(dir, made[0].box);
+    let row = made[0].row;
+    if (repeats > 1) {
+      const doc = buildRunsDoc({ startedAt: made[0].res.summary.run.started_at as string, requested: repeats, interrupted: opts.signal?.aborted ?? false, cooldownS: engine ? 0 : cooldownS, datasetSeed: base.config.datasetSeed, embedded: target.embedded, runs: made.map((m, i) => ({ dir: repeatedRunDir(i + 1), summary: m.res.summary })) });
+      const files = writeRunsFiles(join(outDir, dir), doc);
+      if (files.failures.length) throw files.failures[0];
+      // The rows of the runs that completed (all of them when none did): an interrupted run measured something else.
+      const complete = made.filter((m) => m.res.summary.run.stopped_reason === 'completed');
+      row = { ...mergeRunRows((complete.length ? complete : made).map((m) => m.row), dir, s.maxErrorRate), auto_role: role };
+    }
     rows.push(row);
-    emit('pointEnd', { row, outDir: res.outDir, summary: res.summary, written: res.written });
+    emit('pointEnd', { row, outDir: join(outDir, dir), summary: res.summary, written: res.written });
     // The run-level checks read the summary only: no records needed for the actual values an --auto --slo search reports.
     return { row, checks: evaluateSlo(res.summary, [], s.slo).checks };
   };

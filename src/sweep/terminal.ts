@@ -7,7 +7,7 @@ import { autoSearchLines } from './auto-terminal.js';
 export function pointLine(r: SweepRow, index: number, total: number | undefined): string {
   const n = total ? `[${index + 1}/${total}]` : `[${index + 1}]`;
   if (r.status === 'failed') return `${n} ${r.name}: FAILED, not measured: ${r.error ?? 'could not run'}`;
-  return `${n} ${r.name}: ${fmt(r.output_throughput)} out tok/s, ${fmt(r.request_throughput)} req/s, TTFT p99 ${fmt(r.ttft_p99_ms)} ms, TPOT p99 ${fmt(r.tpot_p99_ms)} ms, errors ${pct(r.error_rate)}${r.client_bound ? ', CLIENT-BOUND' : ''}${r.slo_passed === null ? '' : r.slo_passed ? ', SLO ok' : `, SLO failed (${r.slo_failed.join(', ')})`}`;
+  return `${n} ${r.name}${r.runs !== undefined ? ` (mean of ${r.runs} runs)` : ''}: ${fmt(r.output_throughput)} out tok/s, ${fmt(r.request_throughput)} req/s, TTFT p99 ${fmt(r.ttft_p99_ms)} ms, TPOT p99 ${fmt(r.tpot_p99_ms)} ms, errors ${pct(r.error_rate)}${r.client_bound ? ', CLIENT-BOUND' : ''}${r.slo_passed === null ? '' : r.slo_passed ? ', SLO ok' : `, SLO failed (${r.slo_failed.join(', ')})`}`;
 }
 
 export function renderSweep(doc: SweepDoc): string {
@@ -42,6 +42,9 @@ export function renderSweep(doc: SweepDoc): string {
       ]),
     ),
   );
+  // sweep --runs N: the table's figures are means; where their spread is.
+  const runs = [...new Set(doc.points.map((r) => r.runs).filter((n): n is number => n !== undefined))];
+  if (runs.length) out.push('', `each point is the mean of ${runs.join(' or ')} runs: 95% intervals in sweep.json (ci95) and sweep.csv (*_ci_low, *_ci_high), each point's runs and their spread in points/<name>/runs.json`);
   for (const g of doc.insights) {
     out.push('', doc.insights.length > 1 ? `${rowPairLabel(g)}:` : 'findings:');
     for (const s of g.statements) out.push(safe(`  - ${s}`));

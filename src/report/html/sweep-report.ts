@@ -14,7 +14,7 @@ import { evalSection, readEvalData } from './eval-section.js';
 import { gridHeatmaps } from './sweep-heatmaps.js';
 import { autoSearchSection } from './auto-search-section.js';
 import { escapeHtml as esc } from './escape.js';
-import { ARTIFACTS, artifactPath, writeArtifact } from '../../artifacts/registry.js';
+import { ARTIFACTS, artifactPath, repeatedRunDir, writeArtifact } from '../../artifacts/registry.js';
 
 export function readSweepDoc(dir: string): SweepDoc {
   const p = artifactPath(dir, ARTIFACTS.sweep);
@@ -68,7 +68,7 @@ function pointsTable(doc: SweepDoc): string {
   const extraHead = extra.map(extraPercentileLabel);
   const header = ['point', 'load', 'in×out', 'ok / total', 'error rate', 'req/s', 'out tok/s', 'TTFT p50', 'TTFT p99', 'TPOT p50', 'TPOT p99', 'ITL p99', 'E2E p50', 'E2E p99', 'speed p50', 'eff.', 'goodput tok/s', ...extraHead, ...(hasSlo ? ['SLO', 'grade'] : [])];
   const rows = doc.points.map((r) => [
-    r.status === 'failed' ? { html: `${esc(r.name)} <span class="fail">failed</span> <span class="muted">${esc(r.error ?? '')}</span>` } : { html: `<a href="${esc(`${r.dir}/report.html`)}">${esc(r.name)}</a>${r.client_bound ? ' <span class="fail">client-bound</span>' : ''}` },
+    r.status === 'failed' ? { html: `${esc(r.name)} <span class="fail">failed</span> <span class="muted">${esc(r.error ?? '')}</span>` } : { html: `<a href="${esc(`${r.runs !== undefined ? `${r.dir}/${repeatedRunDir(1)}` : r.dir}/report.html`)}">${esc(r.name)}</a>${r.runs !== undefined ? ` <span class="muted">mean of ${r.runs} runs</span>` : ''}${r.client_bound ? ' <span class="fail">client-bound</span>' : ''}` },
     String(r.load),
     r.lengths ?? `${r.input_tokens}×${r.output_tokens}`,
     r.status === 'failed' ? 'not run' : `${r.ok} / ${r.requests}`,
