@@ -91,6 +91,17 @@ describe('run --runs 3 on the embedded simulated server', () => {
     expect(doc.metrics.output_throughput.values[1]).toBe(s2.output_throughput);
   });
 
+  it('compare reads the set as repeated runs (Welch on run-level values) and draws compare.html from the pooled run-K records', async () => {
+    const c = capture();
+    const rc = await main(['compare', out, out, '--fail-on', 'ttft_p50=3%', '--json'], c.io);
+    expect(rc, c.err).toBe(0);
+    const cmp = (JSON.parse(c.out) as { comparisons: { baseline_runs: number; candidate_runs: number; points: { deltas: { metric: string; test: string | null }[] }[] }[] }).comparisons[0];
+    expect([cmp.baseline_runs, cmp.candidate_runs]).toEqual([3, 3]);
+    expect(cmp.points[0].deltas.find((d) => d.metric === 'ttft_p50')?.test).toBe('welch');
+    const html = readFileSync(join(out, 'compare.html'), 'utf8');
+    expect(html).toContain('cmp-ttft');
+  });
+
   it("the t-interval of the 3 runs' mean TPOT contains the engine model's true TPOT, and is not absurdly wide", () => {
     const truth = trueTpotMs();
     const m = doc.metrics.tpot_mean;

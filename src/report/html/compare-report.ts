@@ -73,7 +73,13 @@ function sweepCurves(all: readonly Loaded[], names: readonly string[]): Record<s
 
 function runCurves(all: readonly Loaded[], names: readonly string[]): Record<string, unknown> {
   // A vLLM result, and runs compared with one, come as samples under vLLM's definitions (report/compat).
-  const recs = all.map((l) => (l.kind === 'run' && l.samples ? null : sampleRecords(l.dir, CHART_SAMPLE_MAX, (r) => !r.warmup && r.status === 'ok').records));
+  // Repeated runs (run-K/ under the directory, no requests.jsonl of its own): their records pooled, an equal share each.
+  const sample = (dir: string, max: number) => sampleRecords(dir, max, (r) => !r.warmup && r.status === 'ok').records;
+  const recs = all.map((l) => {
+    if (l.kind === 'run' && l.samples) return null;
+    const dirs = l.kind === 'run' && l.repeated ? l.repeated.dirs : [l.dir];
+    return dirs.flatMap((d) => sample(d, Math.ceil(CHART_SAMPLE_MAX / dirs.length)));
+  });
   const vals = (i: number, k: 'ttft_ms' | 'tpot_ms' | 'e2e_ms') => {
     const l = all[i];
     if (l.kind === 'run' && l.samples) return l.samples[k];
