@@ -49,6 +49,12 @@ export async function evalAction(cmd: Command, out: Out): Promise<void> {
   if (problems.length) throw new UsageError(problems);
   const { o, set, grading, minAccuracy } = resolveEval(evalFlags);
   if (runFlags.warmup) throw new UsageError(['--warmup: an eval sends each item once (or --repeat times); warmup requests would skip items']);
+  // Run flags that would drop items or that eval does not repeat by: refused, not silently ignored.
+  const notForEval: string[] = [];
+  if (runFlags.runs !== undefined && Number(runFlags.runs) !== 1) notForEval.push('--runs: eval does not repeat whole runs; --repeat K sends every item K times');
+  for (const k of ['cancelAfter', 'cancelRate'] as const) if (runFlags[k] !== undefined) notForEval.push(`${RUN_FLAGS[k].name}: an eval grades every answer; cancelled requests would leave items ungraded`);
+  if (runFlags.users !== undefined || runFlags.userRate !== undefined) notForEval.push('--users/--user-rate: eval paces its items with --concurrency or --rate');
+  if (notForEval.length) throw new UsageError(notForEval);
   const resolved = resolveRunConfig({ flags: { ...EVAL_RUN_DEFAULTS, ...runFlags }, configFile: cmd.opts().config as string | undefined, unsharded: 'eval' });
   const c = resolved.config;
   for (const n of resolved.notes ?? []) out.err.write(`tokenflood eval: ${n}\n`);
