@@ -25,7 +25,7 @@ function firstEventNearTtft(s: Summary): boolean {
   const f = s.first_event_ms as DistStats | undefined;
   const t = s.ttft_ms as DistStats;
   if (!f || f.count !== t.count) return false;
-  const keys = Object.keys(t).filter((k) => k !== 'count' && k !== 'stdev') as (keyof DistStats)[];
+  const keys = Object.keys(t).filter((k) => k !== 'count' && k !== 'stdev' && k !== 'ci95') as (keyof DistStats)[];
   return keys.every((k) => {
     const a = t[k] as number | null;
     const b = f[k] as number | null;
