@@ -45,6 +45,22 @@ function sameAsTtftReason(k: 'ttfat_ms' | 'first_event_ms', s: Summary): string 
     : 'TTFAT equals TTFT in this run: no reasoning tokens';
 }
 
+/** The rows and figures that show ± (their 95% interval): the headline latencies' mean, p50 and p99. */
+const CI_ROWS: ReadonlySet<string> = new Set(['ttft_ms', 'tpot_ms', 'itl_ms', 'e2e_ms']);
+const CI_STATS: ReadonlySet<string> = new Set(['mean', 'p50', 'p99']);
+export const CI_NOTE = '(±: 95% confidence interval, its wider side; both ends in summary.json ci95; none when too few requests: docs/metrics.md#confidence-intervals)';
+
+/**
+ * " ±h" with h = max(v − lo, hi − v), the wider side of an interval that need not be symmetric (an order-statistic
+ * interval rarely is); two significant digits or so, to keep the column narrow. '' without an interval.
+ */
+export function plusMinus(v: number | null, ci: [number, number] | null | undefined): string {
+  if (v === null || !ci) return '';
+  const h = Math.max(v - ci[0], ci[1] - v);
+  if (!Number.isFinite(h)) return '';
+  return ` ±${h >= 10 ? h.toFixed(0) : h >= 1 ? h.toFixed(1) : h >= 0.01 ? h.toFixed(2) : h.toPrecision(1)}`;
+}
+
 export function renderSummary(s: Summary): string {
   const run = s.run as Record<string, unknown>;
   const out: string[] = [];
@@ -91,11 +107,20 @@ export function renderSummary(s: Summary): string {
   });
   // The columns --percentiles asked for (a summary written before it existed has the four defaults).
   const ps = s.percentiles ?? DEFAULT_PERCENTILES;
+  let withCi = false;
   const rows = shown.filter(([, k]) => !samples || k !== 'output_tokens').map(([label, k]) => {
     const d = distOf(s, { id: k })!;
-    return [samples && k === 'e2e_ms' ? 'latency (ms)' : label, fmt(d.mean), fmt(d.stdev), ...ps.map((p) => fmt(d[percentileKey(p)] ?? null)), fmt(d.max)];
+    // The headline latencies' mean, p50 and p99 show their 95% interval (a summary written before ci95 has none).
+    const cell = (key: string): string => {
+      const v = key === 'mean' ? d.mean : (d[key as `p${number}`] ?? null);
+      const pm = CI_ROWS.has(k) && CI_STATS.has(key) ? plusMinus(v, d.ci95?.[key]) : '';
+      if (pm) withCi = true;
+      return fmt(v) + pm;
+    };
+    return [samples && k === 'e2e_ms' ? 'latency (ms)' : label, cell('mean'), fmt(d.stdev), ...ps.map((p) => cell(percentileKey(p))), fmt(d.max)];
   });
   out.push(table(['metric', 'mean', 'stdev', ...ps.map((p) => `p${p}`), 'max'], rows));
+  if (withCi) out.push(CI_NOTE);
   if (sameAsTtft.length) out.push(`(${sameAsTtft.map((k) => sameAsTtftReason(k, s)).join('; ')})`);
   // Shown, it needs its meaning: vLLM's client counts TTFT from this event, tokenflood from the first token.
   if (shown.some(([, k]) => k === 'first_event_ms'))
