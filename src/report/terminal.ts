@@ -45,9 +45,9 @@ function sameAsTtftReason(k: 'ttfat_ms' | 'first_event_ms', s: Summary): string 
     : 'TTFAT equals TTFT in this run: no reasoning tokens';
 }
 
-/** The rows and figures that show ± (their 95% interval): the headline latencies' mean, p50 and p99. */
+/** The rows and figures that show ± (their 95% interval): the headline latencies' mean, p50, p99 and any --percentiles beyond the defaults. */
 const CI_ROWS: ReadonlySet<string> = new Set(['ttft_ms', 'tpot_ms', 'itl_ms', 'e2e_ms']);
-const CI_STATS: ReadonlySet<string> = new Set(['mean', 'p50', 'p99']);
+const NO_CI_STATS: ReadonlySet<string> = new Set(['p90', 'p95']);
 export const CI_NOTE = '(±: 95% confidence interval, its wider side; both ends in summary.json ci95; none when too few requests: docs/metrics.md#confidence-intervals)';
 
 /**
@@ -113,7 +113,7 @@ export function renderSummary(s: Summary): string {
     // The headline latencies' mean, p50 and p99 show their 95% interval (a summary written before ci95 has none).
     const cell = (key: string): string => {
       const v = key === 'mean' ? d.mean : (d[key as `p${number}`] ?? null);
-      const pm = CI_ROWS.has(k) && CI_STATS.has(key) ? plusMinus(v, d.ci95?.[key]) : '';
+      const pm = CI_ROWS.has(k) && !NO_CI_STATS.has(key) ? plusMinus(v, d.ci95?.[key]) : '';
       if (pm) withCi = true;
       return fmt(v) + pm;
     };
