@@ -9,6 +9,7 @@ import { startScriptServer, chatChunk, usageChunk, DONE, type ScriptServer } fro
 import { checkPage, hasChromium, launch, NO_CHROMIUM } from './fixtures/browser.js';
 import { tmpDir } from './helpers.js';
 import { startSimServer } from '../src/sim/server.js';
+import { num } from '../src/report/html/sections.js';
 
 const EVIL_ERROR = '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">';
 const EVIL_MODEL = '</script><script>window.__pwned=3</script>';
@@ -64,9 +65,10 @@ describe('run report.html', () => {
     expect(page.text).toContain(EVIL_MODEL);
     expect(page.text).toMatch(/SLOs not met: error_rate/);
     expect(page.text).not.toContain('hunter2');
-    expect(page.charts).toBe(8);
+    // The 9 charts of every run (the 2 of the percentiles with their intervals among them) and the errors chart.
+    expect(page.charts).toBe(10);
     expect(page.drawn).toBe(page.canvases);
-    expect(page.canvases).toBeGreaterThanOrEqual(8);
+    expect(page.canvases).toBeGreaterThanOrEqual(10);
   });
 
   it('a run against the sim server draws the server charts on the run\'s time axis, with no console errors', async () => {
@@ -76,13 +78,35 @@ describe('run report.html', () => {
       await run({ baseUrl: sim.baseUrl, requests: 64, concurrency: 16, inputTokens: 128, outputTokens: 16, out, quiet: true, scrapeInterval: 0.25 });
       const html = readFileSync(join(out, 'report.html'), 'utf8');
       for (const id of ['c-server-load', 'c-server-times', 'c-server-ttft']) expect(html).toContain(`id="${id}"`);
+      // The percentile charts draw each interval as a band (stacked low end + width) and name it at each point.
+      const s = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
+      const r3 = (x: number) => Math.round(x * 1000) / 1000;
+      for (const id of ['c-ttft-pct', 'c-tpot-pct']) expect(html).toContain(`id="${id}"`);
+      for (const [k, i] of [['ttft_ms', 0], ['e2e_ms', 1]] as const) {
+        const [lo, hi] = s[k].ci95.p50;
+        expect(html).toContain(`"stack":"ci-${i}"`);
+        expect(html).toContain(`p50 (95% CI ${r3(lo)}–${r3(hi)})`);
+      }
+      // 64 values are too few for a p99 interval: the point says so.
+      expect(s.ttft_ms.ci95.p99).toBeNull();
+      expect(html).toContain('p99 (no 95% CI: too few values)');
       if (!browser) return console.warn(NO_CHROMIUM);
       const page = await checkPage(browser, join(out, 'report.html'));
       expect(page.errors).toEqual([]);
       expect(page.network).toEqual([]);
+      // The percentile table shows the 95% interval under each mean and percentile that has one, none under p99.
+      for (const k of ['ttft_ms', 'tpot_ms', 'itl_ms', 'e2e_ms']) {
+        for (const f of ['mean', 'p50', 'p90']) {
+          const [lo, hi] = s[k].ci95[f];
+          expect(lo).toBeLessThanOrEqual(s[k][f]);
+          expect(hi).toBeGreaterThanOrEqual(s[k][f]);
+          expect(page.text, `${k} ${f}`).toContain(`${num(s[k][f])}\n${num(lo)}–${num(hi)}`);
+        }
+      }
+      expect(page.text).toContain('Under each mean and percentile: its 95% confidence interval');
       expect(page.text).toMatch(/queue-bound/);
-      // The 7 charts every run has, the 3 server charts, and the host chart (host metrics are sampled in every measured run).
-      expect(page.charts).toBe(11);
+      // The 9 charts every run has, the 3 server charts, and the host chart (host metrics are sampled in every measured run).
+      expect(page.charts).toBe(13);
       expect(page.drawn).toBe(page.canvases);
     } finally {
       await sim.close();
@@ -101,8 +125,8 @@ describe('run report.html', () => {
       const page = await checkPage(browser, join(out, 'report.html'));
       expect(page.errors).toEqual([]);
       expect(page.network).toEqual([]);
-      // The 7 charts every run has, the 3 server charts and the 2 GPU charts.
-      expect(page.charts).toBe(12);
+      // The 9 charts every run has, the 3 server charts and the 2 GPU charts.
+      expect(page.charts).toBe(14);
       expect(page.drawn).toBe(page.canvases);
     } finally {
       await sim.close();

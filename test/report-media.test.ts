@@ -50,8 +50,8 @@ describe('report.html: images, video and audio', () => {
     expect(page.text).toContain(`\n1\t3\t3\t${ttftOf(1).toFixed(2)}\t`);
     expect(page.text).toContain(`\n2\t4\t4\t${ttftOf(2).toFixed(2)}\t`);
     expect(page.text).toMatch(/\n8\+\t2\t2\t/);
-    // The 7 charts of every run and the one of this section.
-    expect(page.charts).toBe(8);
+    // The 9 charts of every run and the one of this section.
+    expect(page.charts).toBe(10);
     expect(page.drawn).toBe(page.canvases);
   }, 30_000);
 

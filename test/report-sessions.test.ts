@@ -48,8 +48,8 @@ describe('report.html: sessions and turns', () => {
     expect(page.text).toMatch(/2 sessions; duration \(first send to last token\) p50 [\d.]+ s, p90 [\d.]+ s, max 1\.94 s; main-agent turns per session p50 11\.0, max 20; 1 subagent in 1 session; join wait 0\.07 s in all over 1 turn/);
     expect(page.text).toMatch(/16\+\t4\t4\t/);
     expect(page.text).toMatch(/\n2\t1\t1\t.*\t1,002\t900\t450\t89\.8%\t50\.0%\n/);
-    // The 7 charts of every run, the errors chart (one timeout) and the three of this section.
-    expect(page.charts).toBe(11);
+    // The 9 charts of every run, the errors chart (one timeout) and the three of this section.
+    expect(page.charts).toBe(13);
     expect(page.drawn).toBe(page.canvases);
   }, 30_000);
 

@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { main } from '../src/cli/main.js';
 import { readRecords } from '../src/metrics/jsonl.js';
-import { distStats } from '../src/metrics/stats.js';
+import { distStatsCi } from '../src/metrics/ci95.js';
 import { buildSummary } from '../src/metrics/summary.js';
 import { renderSummary } from '../src/report/terminal.js';
 import { fmt, pct } from '../src/report/format.js';
@@ -41,7 +41,7 @@ describe('sessions and turns: terminal and --json', () => {
     for (const k of ['0', '1', '2']) {
       const turn = records.filter((r) => !r.warmup && r.turn === Number(k) && r.status === 'ok');
       expect(turn).toHaveLength(6);
-      expect(s.by_turn[k].ttft_ms).toEqual(JSON.parse(JSON.stringify(distStats(turn.map((r) => r.ttft_ms!)))));
+      expect(s.by_turn[k].ttft_ms).toEqual(JSON.parse(JSON.stringify(distStatsCi(turn.map((r) => r.ttft_ms!)))));
     }
     // Later turns carry longer prompts (history + a longer message): their TTFT is higher on the engine model.
     expect(s.by_turn['2'].ttft_ms.p50).toBeGreaterThan(s.by_turn['0'].ttft_ms.p50);

@@ -1,7 +1,8 @@
 // Sessions and turns in the summary: by_turn pooling, per-session figures, waits, and prefix reuse against the ceiling.
 import { describe, it, expect } from 'vitest';
 import { buildSummary } from '../src/metrics/summary.js';
-import { distStats, percentile } from '../src/metrics/stats.js';
+import { percentile } from '../src/metrics/stats.js';
+import { distStatsCi } from '../src/metrics/ci95.js';
 import { TURN_POOL_FROM, turnKey } from '../src/metrics/sessions.js';
 import { rec, sessionRecords as fixture } from './fixtures/session-records.js';
 import { loadTrace } from '../src/dataset/trace/registry.js';
@@ -22,8 +23,8 @@ describe('summary by_turn, sessions and prefix_reuse', () => {
       const b = s.by_turn![k];
       expect(b.requests).toBe(inTurn.length);
       expect(b.ok).toBe(ok.length);
-      expect(b.ttft_ms).toEqual(distStats(ok.map((r) => r.ttft_ms!)));
-      expect(b.e2e_ms).toEqual(distStats(ok.map((r) => r.e2e_ms!)));
+      expect(b.ttft_ms).toEqual(distStatsCi(ok.map((r) => r.ttft_ms!)));
+      expect(b.e2e_ms).toEqual(distStatsCi(ok.map((r) => r.e2e_ms!)));
       expect(b.tpot_ms.p50).toBeCloseTo(2, 9); // events 2 ms apart
     }
     // Turns 16..19 of session a pooled: TTFTs 26..29.
@@ -75,7 +76,7 @@ describe('summary by_turn, sessions and prefix_reuse', () => {
     expect(plain.prefix_reuse).toBeUndefined();
     const noCache = buildSummary([rec({ session: 's', turn: 0, ceiling_tokens: 50 })], run);
     expect(noCache.prefix_reuse!.cached_vs_ceiling).toBeNull();
-    expect(noCache.sessions!.join_wait_ms).toEqual({ total_ms: 0, per_request: distStats([]) });
+    expect(noCache.sessions!.join_wait_ms).toEqual({ total_ms: 0, per_request: distStatsCi([]) });
   });
 
   it('does not depend on record order', () => {

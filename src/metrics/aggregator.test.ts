@@ -3,6 +3,7 @@ import { describe, it, expect } from 'vitest';
 import { ItlStore, SummaryAggregator } from './aggregator.js';
 import { buildSummary } from './summary.js';
 import { distStats } from './stats.js';
+import { distStatsCi } from './ci95.js';
 import { toRecord } from './derive.js';
 import { normalizeRaw } from './jsonl.js';
 import { createRng } from '../util/rng.js';
@@ -67,7 +68,7 @@ describe('SummaryAggregator', () => {
     expect(s.requests.ok).toBe(measured.filter((r) => r.status === 'ok').length);
     expect(s.requests.retries).toBe(measured.filter((r) => r.attempt > 1).length);
     const okTtft = measured.filter((r) => r.status === 'ok').map((r) => r.ttft_ms!);
-    expect(s.ttft_ms).toEqual(distStats(okTtft));
+    expect(s.ttft_ms).toEqual(distStatsCi(okTtft));
   });
 });
 
@@ -123,7 +124,7 @@ describe('ItlStore', () => {
     const s = new ItlStore(5000);
     for (const x of xs) s.add(x);
     expect(s.exactMode).toBe(true);
-    expect(s.stats()).toEqual(distStats(xs));
+    expect(s.stats()).toEqual(distStatsCi(xs));
   });
 
   it('beyond its limit moves to a histogram: count, min, max and mean exact, percentiles within 0.1% (+1 µs)', () => {

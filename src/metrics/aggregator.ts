@@ -4,7 +4,8 @@ import { UsersAggregator } from './users.js';
 import { SERVER_TIMING_FIELDS, type ServerTimingField } from './server-timings.js';
 import { createRequire } from 'node:module';
 import type { Histogram } from 'hdr-histogram-js';
-import { distStats, percentileFields, parsePercentiles, DEFAULT_PERCENTILES, type DistStats, type Percentiles } from './stats.js';
+import { percentileFields, parsePercentiles, DEFAULT_PERCENTILES, type DistStats, type Percentiles } from './stats.js';
+import { ci95Of, distStatsCi } from './ci95.js';
 import type { RequestRecord, RequestStatus } from './record.js';
 import type { CodeCount, ErrorCount, MetricsBlock, PhaseCounts, StageBlock, Summary } from './summary-model.js';
 import type { ClientHealth } from './health.js';
@@ -32,7 +33,8 @@ const buildHistogram = (): Histogram =>
 
 /**
  * Inter-token gaps: exact up to `exactLimit` values, then an HDR histogram of microseconds (mergeable, fixed size).
- * count, min, max and mean stay exact in both modes; stdev = √(Σx²/n − mean²) and percentiles come from the histogram.
+ * count, min, max and mean stay exact in both modes; stdev = √(Σx²/n − mean²) and percentiles come from the histogram,
+ * and so do the ends of their intervals: the order statistic of rank i is the histogram's value at 100·(i+1)/n %.
  */
 export class ItlStore {
   private exact: Column | undefined = new Column();
@@ -71,17 +73,19 @@ export class ItlStore {
     return this.exact ? this.exact.values() : null;
   }
   stats(asked?: readonly number[]): DistStats {
-    if (this.exact) return distStats(this.exact.values(), asked);
+    if (this.exact) return distStatsCi(this.exact.values(), asked);
     const h = this.hist!;
     const mean = this.sumUs / 1000 / this.n;
     const at = (p: number) => h.getValueAtPercentile(p) / 1000;
+    const stdev = Math.sqrt(Math.max(0, this.sumSqMs / this.n - mean * mean));
     return {
       count: this.n,
       mean,
-      stdev: Math.sqrt(Math.max(0, this.sumSqMs / this.n - mean * mean)),
+      stdev,
       min: this.min,
       max: this.max,
       ...percentileFields(at, asked),
+      ci95: ci95Of(this.n, mean, stdev, (i) => at((100 * (i + 1)) / this.n), asked),
     };
   }
 }
@@ -93,14 +97,14 @@ interface MetricStore {
   values(): Float64Array | null;
 }
 
-/** Every value kept, so percentiles are exactly those of distStats. */
+/** Every value kept, so percentiles are exactly those of distStats (and carry their ci95). */
 class ExactStore implements MetricStore {
   private readonly col = new Column();
   add(x: number): void {
     this.col.push(x);
   }
   stats(asked?: readonly number[]): DistStats {
-    return distStats(this.col.values(), asked);
+    return distStatsCi(this.col.values(), asked);
   }
   values(): Float64Array {
     return this.col.values();
@@ -283,7 +287,7 @@ export class BlockAggregator {
     const out: Partial<Record<ServerTimingField, DistStats>> = {};
     for (const f of SERVER_TIMING_FIELDS) {
       const c = this.serverCols.get(f);
-      if (c) out[f] = distStats(c.values(), percentiles);
+      if (c) out[f] = distStatsCi(c.values(), percentiles);
     }
     return out;
   }

@@ -1,5 +1,6 @@
 // Images, video and audio (issue 28): media totals and rates, the client's encode cost, and latency by image count.
-import { distStats, type DistStats, type Percentiles } from './stats.js';
+import type { DistStats, Percentiles } from './stats.js';
+import { distStatsCi } from './ci95.js';
 import type { RequestRecord } from './record.js';
 import { MEDIA_METRICS, type MetricDef } from './registry/index.js';
 
@@ -96,7 +97,7 @@ class ExactValues implements ValueStore {
     this.v.push(x);
   }
   stats(asked?: readonly number[]): DistStats {
-    return distStats(this.v, asked);
+    return distStatsCi(this.v, asked);
   }
 }
 
@@ -208,7 +209,7 @@ export class MediaAggregator {
         mean_audio_tokens: t.audioN ? t.audio / t.audioN : null,
         audio_tokens_reported: t.audioN,
         client: {
-          encode_ms: distStats(this.encode, ps),
+          encode_ms: distStatsCi(this.encode, ps),
           encode_total_ms: Math.round(this.encodeTotal * 1000) / 1000,
           encode_share: share,
           media_bytes_per_s: rate(this.bytes, durationS),

@@ -1,5 +1,6 @@
 // Sessions and turns: latency by turn index, per-session figures and prefix reuse against the trace's cache ceiling.
-import { distStats, type DistStats, type Percentiles } from './stats.js';
+import type { DistStats, Percentiles } from './stats.js';
+import { distStatsCi } from './ci95.js';
 import type { RequestRecord } from './record.js';
 import { SESSION_WAIT_METRICS, TURN_METRICS, type MetricDef } from './registry/index.js';
 
@@ -74,7 +75,7 @@ class Values {
     this.v.push(x);
   }
   stats(ps: Percentiles): DistStats {
-    return distStats(this.v, ps);
+    return distStatsCi(this.v, ps);
   }
 }
 

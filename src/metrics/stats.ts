@@ -79,9 +79,13 @@ export function percentileFields(at: (p: number) => number | null, asked?: reado
 
 /** Population standard deviation (numpy's default, ddof = 0); percentiles exact (see percentile) for each of `asked` and the defaults. */
 export function distStats(values: ArrayLike<number>, asked?: readonly number[]): DistStats {
-  const n = values.length;
+  return sortedDistStats(Float64Array.from(values).sort(), asked);
+}
+
+/** distStats of values already in ascending order (no copy, no sort). */
+export function sortedDistStats(sorted: Float64Array, asked?: readonly number[]): DistStats {
+  const n = sorted.length;
   if (n === 0) return { count: 0, mean: null, stdev: null, min: null, max: null, ...percentileFields(() => null, asked) };
-  const sorted = Float64Array.from(values).sort();
   let sum = 0;
   for (const v of sorted) sum += v;
   const mean = sum / n;

@@ -27,7 +27,7 @@ function firstEventNearTtft(s: Summary): boolean {
   const f = s.first_event_ms as DistStats | undefined;
   const t = s.ttft_ms as DistStats;
   if (!f || f.count !== t.count) return false;
-  const keys = Object.keys(t).filter((k) => k !== 'count' && k !== 'stdev') as (keyof DistStats)[];
+  const keys = Object.keys(t).filter((k) => k !== 'count' && k !== 'stdev' && k !== 'ci95') as (keyof DistStats)[];
   return keys.every((k) => {
     const a = t[k] as number | null;
     const b = f[k] as number | null;
@@ -45,6 +45,22 @@ function sameAsTtftReason(k: 'ttfat_ms' | 'first_event_ms', s: Summary): string 
   return (s.reasoning_tokens.max ?? 0) > 0
     ? 'TTFAT equals TTFT in this run: the first token of every stream was an answer token, ahead of its reasoning'
     : 'TTFAT equals TTFT in this run: no reasoning tokens';
+}
+
+/** The rows and figures that show ± (their 95% interval): the headline latencies' mean, p50, p99 and any --percentiles beyond the defaults. */
+const CI_ROWS: ReadonlySet<string> = new Set(['ttft_ms', 'tpot_ms', 'itl_ms', 'e2e_ms']);
+const NO_CI_STATS: ReadonlySet<string> = new Set(['p90', 'p95']);
+export const CI_NOTE = '(±: 95% confidence interval, its wider side; both ends in summary.json ci95; none when too few requests: docs/metrics.md#confidence-intervals)';
+
+/**
+ * " ±h" with h = max(v − lo, hi − v), the wider side of an interval that need not be symmetric (an order-statistic
+ * interval rarely is); two significant digits or so, to keep the column narrow. '' without an interval.
+ */
+export function plusMinus(v: number | null, ci: [number, number] | null | undefined): string {
+  if (v === null || !ci) return '';
+  const h = Math.max(v - ci[0], ci[1] - v);
+  if (!Number.isFinite(h)) return '';
+  return ` ±${h >= 10 ? h.toFixed(0) : h >= 1 ? h.toFixed(1) : h >= 0.01 ? h.toFixed(2) : h.toPrecision(1)}`;
 }
 
 export function renderSummary(s: Summary): string {
@@ -97,11 +113,20 @@ export function renderSummary(s: Summary): string {
   });
   // The columns --percentiles asked for (a summary written before it existed has the four defaults).
   const ps = s.percentiles ?? DEFAULT_PERCENTILES;
+  let withCi = false;
   const rows = shown.filter(([, k]) => !samples || k !== 'output_tokens').map(([label, k]) => {
     const d = distOf(s, { id: k })!;
-    return [samples && k === 'e2e_ms' ? 'latency (ms)' : label, fmt(d.mean), fmt(d.stdev), ...ps.map((p) => fmt(d[percentileKey(p)] ?? null)), fmt(d.max)];
+    // The headline latencies' mean, p50 and p99 show their 95% interval (a summary written before ci95 has none).
+    const cell = (key: string): string => {
+      const v = key === 'mean' ? d.mean : (d[key as `p${number}`] ?? null);
+      const pm = CI_ROWS.has(k) && !NO_CI_STATS.has(key) ? plusMinus(v, d.ci95?.[key]) : '';
+      if (pm) withCi = true;
+      return fmt(v) + pm;
+    };
+    return [samples && k === 'e2e_ms' ? 'latency (ms)' : label, cell('mean'), fmt(d.stdev), ...ps.map((p) => cell(percentileKey(p))), fmt(d.max)];
   });
   out.push(table(['metric', 'mean', 'stdev', ...ps.map((p) => `p${p}`), 'max'], rows));
+  if (withCi) out.push(CI_NOTE);
   if (sameAsTtft.length) out.push(`(${sameAsTtft.map((k) => sameAsTtftReason(k, s)).join('; ')})`);
   out.push(...specDecodeTpotLines(s.server, s.tpot_ms.count ? s.tpot_ms.mean : null));
   // Shown, it needs its meaning: vLLM's client counts TTFT from this event, tokenflood from the first token.

@@ -1,5 +1,5 @@
 // Confidence intervals of one sample: distribution-free order-statistic intervals for percentiles, t-intervals for means (docs/metrics.md#confidence-intervals).
-import { binomialCdf, normalQuantile, tQuantile } from './distributions.js';
+import { normalQuantile, tQuantile } from './distributions.js';
 
 /** A two-sided interval [low, high]; null where the sample is too small to give one at the asked confidence. */
 export type Interval = [number, number];
@@ -21,10 +21,12 @@ export function orderStatisticRanks(n: number, q: number, conf = 0.95): [number,
   let hi: number;
   if (n <= EXACT_RANKS_UP_TO) {
     // lo = largest r with P(B ≤ r − 1) ≤ a (r = 1-based rank of the lower bound); hi = smallest s with P(B ≥ s) ≤ a.
+    // One pass of the pmf (O(n)), each tail summed from its own end: a CDF call per candidate rank cost O(n²).
+    const pmf = binomialPmf(n, q);
     lo = 0;
-    while (lo + 1 <= n && binomialCdf(lo, n, q) <= a) lo++;
+    for (let cdf = pmf[0]; lo + 1 <= n && cdf <= a; cdf += pmf[lo]) lo++;
     hi = n + 1;
-    while (hi - 1 >= 1 && 1 - binomialCdf(hi - 2, n, q) <= a) hi--;
+    for (let tail = pmf[n]; hi - 1 >= 1 && tail <= a; tail += pmf[hi - 1]) hi--;
   } else {
     const z = normalQuantile(1 - a);
     const sd = Math.sqrt(n * q * (1 - q));
@@ -34,6 +36,18 @@ export function orderStatisticRanks(n: number, q: number, conf = 0.95): [number,
   // lo, hi are 1-based ranks here; 0 or n+1 would mean an unbounded side.
   if (lo < 1 || hi > n) return null;
   return [lo - 1, hi - 1];
+}
+
+/** P(B = k) for k = 0…n, B ~ Binomial(n, q), 0 < q < 1: log-space recurrence ln P(k+1) = ln P(k) + ln((n−k)/(k+1)) + ln(q/(1−q)). */
+export function binomialPmf(n: number, q: number): Float64Array {
+  const out = new Float64Array(n + 1);
+  const odds = Math.log(q) - Math.log1p(-q);
+  let lp = n * Math.log1p(-q);
+  for (let k = 0; k <= n; k++) {
+    out[k] = Math.exp(lp);
+    lp += Math.log((n - k) / (k + 1)) + odds;
+  }
+  return out;
 }
 
 /** Distribution-free 95% interval of the p-th percentile (p in 0–100) of an ascending sample, or null when too small. */

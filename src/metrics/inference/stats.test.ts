@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createRng } from '../../util/rng.js';
-import { bootstrapDiff, mannWhitney, meanInterval, orderStatisticRanks, percentileInterval, tQuantile, welchTest } from './index.js';
+import { binomialCdf, bootstrapDiff, mannWhitney, meanInterval, orderStatisticRanks, percentileInterval, tQuantile, welchTest } from './index.js';
 
 const sample = (n: number, seed: number, shift = 0): Float64Array => {
   const rng = createRng(seed);
@@ -15,6 +15,19 @@ describe('order-statistic percentile intervals', () => {
     expect(orderStatisticRanks(36, 0.9)).not.toBeNull();
     expect(orderStatisticRanks(367, 0.99)).toBeNull();
     expect(orderStatisticRanks(368, 0.99)).not.toBeNull();
+  });
+  it('one pass of the pmf gives the ranks of a CDF search (jstat) rank by rank', () => {
+    // The definition, one binomial CDF call per candidate rank (O(n²)): what the single pass must reproduce.
+    const bySearch = (n: number, q: number): [number, number] | null => {
+      let lo = 0;
+      while (lo + 1 <= n && binomialCdf(lo, n, q) <= 0.025) lo++;
+      let hi = n + 1;
+      while (hi - 1 >= 1 && 1 - binomialCdf(hi - 2, n, q) <= 0.025) hi--;
+      return lo < 1 || hi > n ? null : [lo - 1, hi - 1];
+    };
+    for (const q of [0.1, 0.5, 0.9, 0.95, 0.99, 0.999])
+      for (const n of [2, 3, 5, 6, 7, 10, 35, 36, 37, 50, 99, 100, 367, 368, 369, 500, 999, 1500, 2000])
+        expect(orderStatisticRanks(n, q), `n=${n} q=${q}`).toEqual(bySearch(n, q));
   });
   it('covers the true median about 95% of the time (exact and normal-approximation ranks)', () => {
     for (const n of [101, 3001]) {

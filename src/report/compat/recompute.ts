@@ -1,6 +1,7 @@
 // A run's metrics recomputed from its raw records under one tool's definitions (definitions.ts): pure per-request formulas and an accumulator.
 import type { RawRequest, RequestRecord } from '../../metrics/record.js';
-import { distStats, type DistStats } from '../../metrics/stats.js';
+import type { DistStats } from '../../metrics/stats.js';
+import { distStatsCi } from '../../metrics/ci95.js';
 import type { PaceRule, ToolDefinition } from './definitions.js';
 
 /** One request under a tool's definitions; times in ms from that tool's start of the request. */
@@ -176,11 +177,12 @@ export class ToolAccumulator {
       request_throughput: per(this.ok),
       output_throughput: per(this.outTok),
       total_token_throughput: per(this.inTok + this.outTok),
-      ttft_ms: distStats(this.cols.ttft, ps),
-      tpot_ms: this.def.tpot ? distStats(this.cols.tpot, ps) : null,
-      itl_ms: distStats(this.cols.itl, ps),
-      e2e_ms: distStats(this.cols.e2e, ps),
-      speed_tok_s: this.def.speed ? distStats(this.cols.speed, ps) : null,
+      // Recomputed from the records, so their intervals are too (ci95, as in summary.json).
+      ttft_ms: distStatsCi(this.cols.ttft, ps),
+      tpot_ms: this.def.tpot ? distStatsCi(this.cols.tpot, ps) : null,
+      itl_ms: distStatsCi(this.cols.itl, ps),
+      e2e_ms: distStatsCi(this.cols.e2e, ps),
+      speed_tok_s: this.def.speed ? distStatsCi(this.cols.speed, ps) : null,
     };
   }
 }

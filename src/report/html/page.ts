@@ -43,6 +43,7 @@ td.text{text-align:left;white-space:normal;word-break:break-word;max-width:640px
 ul.insights{margin:0;padding-left:20px}ul.insights li{margin:4px 0}
 .pass{color:var(--good);font-weight:600}.fail{color:var(--bad);font-weight:600}
 .muted{color:var(--mute)}
+.ci{display:block;font-size:11px;color:var(--mute)}
 details.fold{margin-top:10px}details.fold>summary{cursor:pointer;color:var(--accent);font-weight:600;margin-bottom:8px}
 pre{background:#f7f8fb;border:1px solid var(--line);border-radius:6px;padding:10px;overflow:auto;font-size:12px}
 footer{color:var(--mute);text-align:center;font-size:12px;padding:16px}

@@ -1,6 +1,7 @@
 // HTML reporter for one run: reads a results directory and writes DIR/report.html (self-contained, opens offline).
 import type { RequestRecord } from '../../metrics/record.js';
 import type { Summary } from '../../metrics/summary.js';
+import { DEFAULT_PERCENTILES } from '../../metrics/stats.js';
 import { CHART_SAMPLE_MAX, readRunMeta, readSummaryJson, recordsOf, replaySummary, requestsFile, sampleRecords } from '../results-dir.js';
 import { ARTIFACTS, hasArtifact, writeArtifact } from '../../artifacts/registry.js';
 import { TIMELINE_CHART_SAMPLES, type RunArtifacts } from '../../artifacts/run-artifacts.js';
@@ -8,6 +9,7 @@ import { evaluateSlo, parseSlo, type SloResult } from '../../metrics/slo.js';
 import { renderPage } from './page.js';
 import { cdfChart, errorsChart, histogramChart, itlStalls, overTimeChart, stallsChart, timelineChart } from './run-charts.js';
 import { runNotes } from './run-notes.js';
+import { percentileCiChart } from './percentile-ci-chart.js';
 import { errorsTable, htmlTable, metadataTable, num, pctText, percentileTable, sloBlock, statementsList, tiles, type Tile } from './sections.js';
 import { escapeHtml as esc } from './escape.js';
 import { readServerSamples } from '../../telemetry/sample-writer.js';
@@ -148,6 +150,7 @@ export function renderRunReport(d: RunReportData, opts: RunReportOptions = {}): 
   }
   const stalls = itlStalls(d.records);
   const tl = timelineChart(d.records);
+  const ps = s.percentiles ?? DEFAULT_PERCENTILES;
   const vals = (k: 'ttft_ms' | 'tpot_ms' | 'e2e_ms') => ok.map((r) => r[k]).filter((x): x is number => x !== null);
   const charts: Record<string, unknown> = {
     'c-ttft-hist': histogramChart('TTFT distribution', vals('ttft_ms'), 'ms'),
@@ -158,6 +161,14 @@ export function renderRunReport(d: RunReportData, opts: RunReportOptions = {}): 
     'c-overtime': overTimeChart(d.records),
     'c-stalls': stallsChart(stalls),
   };
+  // The percentiles with their intervals, a chart per pair of metrics that has values (embeddings have no TPOT or ITL).
+  const pctCharts = (
+    [
+      ['c-ttft-pct', 'TTFT and E2E percentiles, 95% intervals', [{ name: 'TTFT', dist: s.ttft_ms }, { name: 'E2E', dist: s.e2e_ms }]],
+      ['c-tpot-pct', 'TPOT and ITL percentiles, 95% intervals', [{ name: 'TPOT', dist: s.tpot_ms }, { name: 'ITL', dist: s.itl_ms }]],
+    ] as const
+  ).filter(([, , series]) => series.some((x) => x.dist.count > 0));
+  for (const [id, title, series] of pctCharts) charts[id] = percentileCiChart(title, series, ps, 'ms');
   if (s.requests.errors.length) charts['c-errors'] = errorsChart(s);
   const server = serverSection(d, charts);
   const gpu = gpuSection(d, charts);
@@ -178,7 +189,15 @@ export function renderRunReport(d: RunReportData, opts: RunReportOptions = {}): 
     { id: 'headline', title: 'Headline', html: tiles(headline(s, slo?.result)) },
     ...(d.eval ? [evalSection(d.eval)] : []),
     { id: 'insights', title: 'What this run shows', html: statementsList(runNotes(s, stalls, slo)) + (slo ? sloBlock(slo.text, slo.result) : '') },
-    { id: 'percentiles', title: 'Percentiles', html: percentileTable(s, s.percentiles) + (byClass ? `<h3>By class</h3>${byClass}` : '') },
+    {
+      id: 'percentiles',
+      title: 'Percentiles',
+      html:
+        `<p class="muted">Under each mean and percentile: its 95% confidence interval (t-interval for means, distribution-free order-statistic interval for percentiles; none when too few requests: docs/metrics.md#confidence-intervals).</p>` +
+        percentileTable(s, s.percentiles) +
+        (pctCharts.length ? `<div class="grid2">${pctCharts.map(([id]) => div(id)).join('')}</div>` : '') +
+        (byClass ? `<h3>By class</h3>${byClass}` : ''),
+    },
     { id: 'distributions', title: 'Distributions', html: `<div class="grid2">${div('c-ttft-hist')}${div('c-tpot-hist')}${div('c-ttft-cdf')}${div('c-tpot-cdf')}</div>` },
     { id: 'timeline', title: 'Request timeline', html: `<p class="muted">${esc(tl.note)} Orange: waiting for the first token; then decoding; red: failed.</p>${div('c-timeline', 'chart tall')}` },
     { id: 'over-time', title: 'Load over time', html: div('c-overtime') },

@@ -42,13 +42,22 @@ export function htmlTable(header: readonly string[], rows: readonly (string | { 
 /** The distributions the report shows (the registry's, with any registered metric), label and summary key. */
 export const distRows = (): [string, string][] => metricsShownIn('report').map((d) => [d.label, d.id]);
 
-/** Every distribution of a metrics block: count, mean, stdev, min, p50, p90, p95, p99, max. */
-/** One row per distribution, one column per percentile of `ps` (the run's --percentiles). */
+/** A figure with its 95% interval under it (`ci95` of the summary), or alone when it has none. */
+export function figureWithCi(v: number | null, ci: [number, number] | null | undefined): string | { html: string } {
+  if (!ci || v === null) return num(v);
+  return { html: `${esc(num(v))}<span class="ci" title="95% confidence interval">${esc(num(ci[0]))}–${esc(num(ci[1]))}</span>` };
+}
+
+/**
+ * One row per distribution, one column per percentile of `ps` (the run's --percentiles): count, mean, stdev, min, the
+ * percentiles, max; the mean and each percentile with its 95% interval under it.
+ */
 export function percentileTable(m: MetricsBlock, ps: readonly number[] = DEFAULT_PERCENTILES): string {
   const dist = (k: string) => (m as unknown as Record<string, DistStats | undefined>)[k];
   const rows = distRows().filter(([, k]) => dist(k)?.count).map(([label, k]) => {
     const d = dist(k)!;
-    return [label, String(d.count), num(d.mean), num(d.stdev), num(d.min), ...ps.map((p) => num(d[percentileKey(p)] ?? null)), num(d.max)];
+    const at = (key: string) => figureWithCi(key === 'mean' ? d.mean : (d[key as `p${number}`] ?? null), d.ci95?.[key]);
+    return [label, String(d.count), at('mean'), num(d.stdev), num(d.min), ...ps.map((p) => at(percentileKey(p))), num(d.max)];
   });
   return htmlTable(['metric', 'count', 'mean', 'stdev', 'min', ...ps.map((p) => `p${p}`), 'max'], rows);
 }
