@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { UsageError } from '../../errors.js';
 import { DEFAULT_GPU, DEFAULT_MODEL } from './catalog.js';
-import { KV_DTYPE_BYTES, KV_DTYPES, peakTflops, WEIGHT_DTYPES, weightBytes, type KvDtype, type WeightDtype } from './dtypes.js';
+import { KV_DTYPE_BYTES, KV_DTYPES, kernelPath, modelPeakTflops, WEIGHT_DTYPES, weightBytes, type KernelPath, type KvDtype, type WeightDtype } from './dtypes.js';
 import { paramBreakdown, type GpuProfile, type ModelProfile, type ParamBreakdown } from './profile.js';
 import { resolveGpu, resolveModel } from './resolve-profile.js';
 import { featureOptionsShape, resolveFeatures, stageLayers, type FeatureSpec } from './features.js';
@@ -53,6 +53,8 @@ export interface EngineSpec {
   params: ParamBreakdown;
   tp: number;
   weightDtype: WeightDtype;
+  /** Native tensor cores for weightDtype, or weight-only kernels that dequantize to BF16 (dtypes.ts). */
+  kernelPath: KernelPath;
   kvDtype: KvDtype;
   maxNumSeqs: number;
   maxNumBatchedTokens: number;
@@ -184,7 +186,8 @@ export function resolveEngine(input: EngineOptions = {}): EngineSpec {
     kvBytesPerToken: kvTok,
     kvBytesPerTokenPerGpu: kvTokGpu,
     kvCapacityTokens,
-    flopsPerSec: peakTflops(gpu, weightDtype) * 1e12 * o.mfu,
+    flopsPerSec: modelPeakTflops(gpu, weightDtype, params, Math.min(model.expertsPerToken ?? 1, model.experts ?? 1), model.layers) * 1e12 * o.mfu,
+    kernelPath: kernelPath(gpu, weightDtype),
     bytesPerSec: gpu.hbmTBps * 1e12 * (o.bwEfficiency ?? gpu.bwEfficiency),
     stepOverheadMs: o.stepOverheadMs,
     layerOverheadMs: o.layerOverheadMs,
