@@ -5,7 +5,8 @@ import { DEFAULT_GPU, DEFAULT_MODEL } from './catalog.js';
 import { KV_DTYPE_BYTES, KV_DTYPES, kernelPath, modelPeakTflops, WEIGHT_DTYPES, weightBytes, type KernelPath, type KvDtype, type WeightDtype } from './dtypes.js';
 import { paramBreakdown, type GpuProfile, type ModelProfile, type ParamBreakdown } from './profile.js';
 import { resolveGpu, resolveModel } from './resolve-profile.js';
-import { featureOptionsShape, resolveFeatures, stageLayers, type FeatureSpec } from './features.js';
+import { featureOptionsShape, resolveFeatures, stageLayers, draftWeightBytes, type FeatureSpec } from './features.js';
+import { dpAttentionExtraBytes, parallelOptionsShape, parallelProblems } from './parallel.js';
 
 const GiB = 1024 ** 3;
 
@@ -43,6 +44,7 @@ export const engineOptionsSchema = z.object({
   moeLayerOverheadUs: z.number().nonnegative().default(5).describe('MoE routing cost per MoE layer per step (gate, top-k, token permutation)'),
   asyncScheduling: z.boolean().default(true).describe('schedule step N+1 while step N runs (vLLM --async-scheduling): a request arriving mid-step starts one step later'),
   ...featureOptionsShape,
+  ...parallelOptionsShape,
 });
 export type EngineOptions = z.input<typeof engineOptionsSchema>;
 
@@ -52,6 +54,12 @@ export interface EngineSpec {
   model: ModelProfile;
   params: ParamBreakdown;
   tp: number;
+  /** Expert-parallel GPUs (divides tp; 1 = experts sliced over TP), the routing skew, data-parallel attention (parallel.ts). */
+  ep: number;
+  epImbalance: number;
+  dpAttention: boolean;
+  /** Draft model (or EAGLE head) weights per GPU, taken from the KV budget (features.ts). */
+  draftWeightBytesPerGpu: number;
   weightDtype: WeightDtype;
   /** Native tensor cores for weightDtype, or weight-only kernels that dequantize to BF16 (dtypes.ts). */
   kernelPath: KernelPath;
@@ -66,7 +74,7 @@ export interface EngineSpec {
   weightBytesPerGpu: number;
   /** KV bytes one token adds in every layer, whole model (kvBytesPerToken); sliding layers stop adding past their window. */
   kvBytesPerToken: number;
-  /** Same, on one GPU: kv heads split over TP, at least one per GPU (an MLA latent is replicated). */
+  /** Same, on one GPU: kv heads split over TP, at least one per GPU (an MLA latent is replicated unless --dp-attention). */
   kvBytesPerTokenPerGpu: number;
   /** KV capacity in full-attention-equivalent tokens (numBlocks · blockSize); see kvEquivalentTokens. */
   kvCapacityTokens: number;
@@ -151,14 +159,19 @@ export function resolveEngine(input: EngineOptions = {}): EngineSpec {
   const params = paramBreakdown(model);
   // Unset: the precision the checkpoint was released in (a DeepSeek-V3 served as released is FP8, not BF16).
   const weightDtype: WeightDtype = o.weightDtype ?? model.releasedDtype ?? 'bf16';
-  const weightBytesPerGpu = weightBytes(params, weightDtype) / o.tp / o.pp;
+  problems.push(...parallelProblems(model, o.tp, o.ep));
+  if (problems.length) throw new UsageError(problems);
+  const weightBytesPerGpu = (weightBytes(params, weightDtype) / o.tp + dpAttentionExtraBytes(model, weightDtype, o.tp, o.dpAttention)) / o.pp;
   const kvTok = kvBytesPerToken(model, o.kvDtype);
-  // With pipeline stages each GPU holds the KV of its own layers only.
-  const kvTokGpu = (kvBytesPerToken(model, o.kvDtype, o.tp) * stageLayers(model.layers, o.pp)) / model.layers;
-  const budget = gpu.memBytes * o.gpuMemoryUtilization - weightBytesPerGpu - o.reserveGiB * GiB;
+  // With pipeline stages each GPU holds the KV of its own layers only. With DP attention each GPU holds the whole KV
+  // of its own requests (1/tp of them), so per token of the replica 1/tp of the unsplit KV (an MLA latent included).
+  const kvTokAllStages = o.dpAttention ? kvBytesPerToken(model, o.kvDtype, 1) / o.tp : kvBytesPerToken(model, o.kvDtype, o.tp);
+  const kvTokGpu = (kvTokAllStages * stageLayers(model.layers, o.pp)) / model.layers;
+  const draftBytes = draftWeightBytes(o, weightBytesPerGpu, model.layers);
+  const budget = gpu.memBytes * o.gpuMemoryUtilization - weightBytesPerGpu - draftBytes - o.reserveGiB * GiB;
   const numBlocks = o.numGpuBlocksOverride ?? Math.floor(budget / (kvTokGpu * o.blockSize));
   if (numBlocks < 1) {
-    const needGiB = (weightBytesPerGpu + o.reserveGiB * GiB) / GiB;
+    const needGiB = (weightBytesPerGpu + draftBytes + o.reserveGiB * GiB) / GiB;
     throw new UsageError([
       `${model.id} (${weightDtype}) needs ${needGiB.toFixed(1)} GiB per GPU before any KV cache, but ${o.tp}x ${gpu.id} at gpu-memory-utilization ${o.gpuMemoryUtilization} offers ${((gpu.memBytes * o.gpuMemoryUtilization) / GiB).toFixed(1)} GiB: raise --tp or use a smaller dtype`,
     ]);
@@ -174,6 +187,10 @@ export function resolveEngine(input: EngineOptions = {}): EngineSpec {
     model,
     params,
     tp: o.tp,
+    ep: o.ep,
+    epImbalance: o.epImbalance,
+    dpAttention: o.dpAttention,
+    draftWeightBytesPerGpu: draftBytes,
     weightDtype,
     kvDtype: o.kvDtype,
     maxNumSeqs: o.maxNumSeqs,

@@ -1,7 +1,7 @@
 // Step-time model: how long one engine step takes for a given batch shape (pure). Linear layers and attention are
 // separate kernels, each on its own roofline; TP all-reduce (comm.ts), MoE (moe.ts) and fixed overheads add.
-import { kvBytesForContext, type EngineSpec } from './config.js';
-import { tpCommMs } from './comm.js';
+import { kvBytesForTokens, type EngineSpec } from './config.js';
+import { epLoadFactor, parallelCommMs } from './parallel.js';
 import { weightBytes } from './dtypes.js';
 import { expectedExpertsTouched, expertImbalance, moeRoutingMs } from './moe.js';
 import { attentionFlopsPerPair } from './profile.js';
@@ -43,8 +43,21 @@ export interface StepCost {
 export function weightBytesReadPerGpu(spec: EngineSpec, newTokens: number): number {
   const experts = spec.model.experts ?? 1;
   if (experts <= 1) return spec.weightBytesPerGpu;
+  // Every rank's tokens reach the experts (by all-reduce or all-to-all), so the experts touched are the step's.
   const touched = expectedExpertsTouched(experts, spec.model.expertsPerToken ?? 1, newTokens);
-  return weightBytes(spec.params, spec.weightDtype, touched / experts) / spec.tp;
+  // What is not split over TP (attention replicated by --dp-attention) is read whole.
+  const replicated = Math.max(0, spec.weightBytesPerGpu - weightBytes(spec.params, spec.weightDtype) / spec.tp);
+  return weightBytes(spec.params, spec.weightDtype, touched / experts) / spec.tp + replicated;
+}
+
+/**
+ * KV bytes one GPU reads for `requests` sequences of mean context `ctx`: every sequence's share of the heads under
+ * TP (the whole MLA latent on every rank); with DP attention each GPU reads the whole KV of its 1/tp of the sequences.
+ */
+export function kvReadBytesPerGpu(spec: EngineSpec, requests: number, ctx: number): number {
+  if (requests <= 0) return 0;
+  if (spec.dpAttention) return (requests * kvBytesForTokens(spec.model, spec.kvDtype, 1, ctx)) / spec.tp;
+  return requests * kvBytesForTokens(spec.model, spec.kvDtype, spec.tp, ctx);
 }
 
 /** Linear-layer FLOPs per GPU: 2·params·tokens, the experts' share scaled by the busiest expert's load. */
@@ -55,7 +68,9 @@ function linearFlops(spec: EngineSpec, newTokens: number): number {
   const k = Math.min(m.expertsPerToken ?? 1, experts);
   const expertParams = m.layers * k * spec.params.perExpertPerLayer;
   const shared = spec.params.activePerToken - expertParams;
-  return (2 * newTokens * (shared + expertParams * expertImbalance(experts, k, newTokens))) / spec.tp;
+  // Sliced over TP, a step waits for the busiest expert; placed whole over EP, for the busiest GPU.
+  const load = spec.ep > 1 ? epLoadFactor(spec.ep, k, newTokens, spec.epImbalance) : expertImbalance(experts, k, newTokens);
+  return (2 * newTokens * (shared + expertParams * load)) / spec.tp;
 }
 
 /**
@@ -70,12 +85,12 @@ export function stepCost(spec: EngineSpec, s: StepShape): StepCost {
   const attnFlops = (attentionFlopsPerPair(m) * s.attentionPairs) / spec.tp;
   const weightBytes = weightBytesReadPerGpu(spec, s.newTokens);
   // Sliding layers cap each request's KV at the window: requests · KV(mean context) (exact for equal contexts).
-  const kvBytes = s.requests > 0 ? s.requests * kvBytesForContext(spec, (s.contextTokens + s.newTokens) / s.requests) : 0;
+  const kvBytes = s.requests > 0 ? kvReadBytesPerGpu(spec, s.requests, (s.contextTokens + s.newTokens) / s.requests) : 0;
   const toMs = (x: number, perSec: number): number => (x / perSec) * 1000;
   const linearMs = Math.max(toMs(linFlops, spec.flopsPerSec), toMs(weightBytes, spec.bytesPerSec));
   const attentionMs =
     Math.max(toMs(attnFlops, spec.flopsPerSec), toMs(kvBytes, spec.kvBytesPerSec)) + (s.requests * m.layers * spec.attnSeqOverheadUs) / 1000;
-  const commMs = tpCommMs(spec, s.newTokens);
+  const commMs = parallelCommMs(spec, s.newTokens);
   const moeMs = s.newTokens > 0 ? moeRoutingMs(spec) : 0;
   const overheadMs = spec.stepOverheadMs + m.layers * spec.layerOverheadMs + s.requests * spec.requestOverheadMs;
   return {
