@@ -41,6 +41,8 @@ export const engineOptionsSchema = z.object({
   kvBwEfficiency: z.number().gt(0).lte(1).default(0.6).describe('achieved fraction of peak HBM bandwidth reading KV in decode attention (paged, short sequences)'),
   attnSeqOverheadUs: z.number().nonnegative().default(0.3).describe('attention kernel cost per scheduled sequence per layer'),
   allReduceLatencyUs: z.number().nonnegative().optional().describe('latency floor of one tensor-parallel all-reduce (default 2.5 x the GPU link latency)'),
+  moeGemmEfficiency: z.number().gt(0).lte(1).default(0.35).describe('achieved share of --mfu by the routed experts\' grouped GEMMs (token permutation, small per-expert tiles) in compute-bound steps'),
+  moeSliceHalfMiB: z.number().nonnegative().default(4).describe('per-GPU expert slice size (MiB) at which expert weight streaming reaches half the dense bandwidth: S / (S + this)'),
   moeLayerOverheadUs: z.number().nonnegative().default(5).describe('MoE routing cost per MoE layer per step (gate, top-k, token permutation)'),
   asyncScheduling: z.boolean().default(true).describe('schedule step N+1 while step N runs (vLLM --async-scheduling): a request arriving mid-step starts one step later'),
   ...featureOptionsShape,
@@ -92,6 +94,8 @@ export interface EngineSpec {
   attnSeqOverheadUs: number;
   allReduceLatencyUs: number;
   moeLayerOverheadUs: number;
+  moeGemmEfficiency: number;
+  moeSliceHalfMiB: number;
   asyncScheduling: boolean;
   /** Speculative decoding, KV offload, pipeline stages (features.ts). */
   features: FeatureSpec;
@@ -217,6 +221,8 @@ export function resolveEngine(input: EngineOptions = {}): EngineSpec {
     // A small all-reduce crosses the link about twice (one-shot exchange, then the barrier) plus the kernel's own cost.
     allReduceLatencyUs: o.allReduceLatencyUs ?? 2.5 * gpu.linkLatencyUs,
     moeLayerOverheadUs: o.moeLayerOverheadUs,
+    moeGemmEfficiency: o.moeGemmEfficiency,
+    moeSliceHalfMiB: o.moeSliceHalfMiB,
     asyncScheduling: o.asyncScheduling,
     features: resolveFeatures(o, kvTokGpu * o.blockSize),
   };

@@ -60,34 +60,65 @@ export function kvReadBytesPerGpu(spec: EngineSpec, requests: number, ctx: numbe
   return requests * kvBytesForTokens(spec.model, spec.kvDtype, spec.tp, ctx);
 }
 
-/** Linear-layer FLOPs per GPU: 2·params·tokens, the experts' share scaled by the busiest expert's load. */
-function linearFlops(spec: EngineSpec, newTokens: number): number {
+/**
+ * Linear-layer FLOPs per GPU, 2·params·tokens, split into the dense part (attention projections, dense MLPs, shared
+ * experts, LM head) and the routed experts', the latter scaled by the busiest expert's (TP) or GPU's (EP) load.
+ */
+export function linearFlopsParts(spec: EngineSpec, newTokens: number): { dense: number; expert: number } {
   const m = spec.model;
   const experts = m.experts ?? 1;
-  if (experts <= 1) return (2 * spec.params.activePerToken * newTokens) / spec.tp;
+  if (experts <= 1) return { dense: (2 * spec.params.activePerToken * newTokens) / spec.tp, expert: 0 };
   const k = Math.min(m.expertsPerToken ?? 1, experts);
   const expertParams = m.layers * k * spec.params.perExpertPerLayer;
   const shared = spec.params.activePerToken - expertParams;
-  // Sliced over TP, a step waits for the busiest expert; placed whole over EP, for the busiest GPU.
   const load = spec.ep > 1 ? epLoadFactor(spec.ep, k, newTokens, spec.epImbalance) : expertImbalance(experts, k, newTokens);
-  return (2 * newTokens * (shared + expertParams * load)) / spec.tp;
+  return { dense: (2 * newTokens * shared) / spec.tp, expert: (2 * newTokens * expertParams * load) / spec.tp };
 }
 
 /**
- * linear    = max(2·params·new / (peak·mfu), weight bytes / (hbm·bwEff))
+ * Bytes of one routed expert's slice on one GPU (one MoE layer's expert, gate/up/down): whole under EP, 1/(tp/ep)
+ * of it sliced over the rest of TP.
+ */
+export function expertSliceBytes(spec: EngineSpec): number {
+  const moeLayerShare = spec.model.layers - (spec.model.denseLayers ?? 0);
+  if ((spec.model.experts ?? 1) <= 1 || moeLayerShare <= 0) return 0;
+  const oneExpert = (spec.params.perExpertPerLayer * spec.model.layers) / moeLayerShare;
+  return (weightBytes({ ...spec.params, shared: 0, embedding: 0, routedExperts: oneExpert }, spec.weightDtype) / spec.tp) * spec.ep;
+}
+
+/**
+ * Achieved share of the dense streaming bandwidth when reading routed experts: S / (S + S½) for a per-GPU expert
+ * slice of S bytes; a fused-MoE kernel streams many small matrices, each paying a ramp worth S½ (moeSliceHalfMiB)
+ * of bytes. Mixtral's 176 MB slices stream at ~99%, DeepSeek-R1's 5.5 MB FP8 slices at TP8 at ~58% (S½ 4 MiB).
+ */
+export function expertStreamEfficiency(spec: EngineSpec): number {
+  const s = expertSliceBytes(spec);
+  return s > 0 ? s / (s + spec.moeSliceHalfMiB * 1024 * 1024) : 1;
+}
+
+/**
+ * linear    = max(dense FLOPs / (peak·mfu) + expert FLOPs / (peak·mfu·moeGemmEff),
+ *                 dense bytes / (hbm·bwEff) + expert bytes / (hbm·bwEff·S/(S+S½)))
  * attention = max(attnFlopsPerPair·pairs / (peak·mfu), requests·kvBytesForContext(mean ctx + new) / (hbm·kvBwEff))
  *             + requests·layers·attnSeqOverheadUs
  * total     = linear + attention + TP all-reduce + MoE routing + step + layers·layer + requests·request overheads
  */
 export function stepCost(spec: EngineSpec, s: StepShape): StepCost {
   const m = spec.model;
-  const linFlops = linearFlops(spec, s.newTokens);
+  const lin = linearFlopsParts(spec, s.newTokens);
+  const linFlops = lin.dense + lin.expert;
   const attnFlops = (attentionFlopsPerPair(m) * s.attentionPairs) / spec.tp;
   const weightBytes = weightBytesReadPerGpu(spec, s.newTokens);
+  const expertBytes = lin.expert > 0 ? weightBytes - weightBytesReadPerGpu(spec, 0) : 0;
   // Sliding layers cap each request's KV at the window: requests · KV(mean context) (exact for equal contexts).
   const kvBytes = s.requests > 0 ? kvReadBytesPerGpu(spec, s.requests, (s.contextTokens + s.newTokens) / s.requests) : 0;
   const toMs = (x: number, perSec: number): number => (x / perSec) * 1000;
-  const linearMs = Math.max(toMs(linFlops, spec.flopsPerSec), toMs(weightBytes, spec.bytesPerSec));
+  // Routed experts run as grouped GEMMs (permute, per-expert tiles, un-permute) at moeGemmEfficiency of a dense GEMM,
+  // and stream their small slices at expertStreamEfficiency of the dense bandwidth.
+  const linearMs = Math.max(
+    toMs(lin.dense, spec.flopsPerSec) + toMs(lin.expert, spec.flopsPerSec * spec.moeGemmEfficiency),
+    toMs(weightBytes - expertBytes, spec.bytesPerSec) + toMs(expertBytes, spec.bytesPerSec * expertStreamEfficiency(spec)),
+  );
   const attentionMs =
     Math.max(toMs(attnFlops, spec.flopsPerSec), toMs(kvBytes, spec.kvBytesPerSec)) + (s.requests * m.layers * spec.attnSeqOverheadUs) / 1000;
   const commMs = parallelCommMs(spec, s.newTokens);

@@ -20,6 +20,8 @@ export const constantsShape = {
   layerOverheadMs: e.layerOverheadMs,
   requestOverheadMs: e.requestOverheadMs,
   apiServerMs: e.apiServerMs,
+  moeGemmEfficiency: e.moeGemmEfficiency,
+  moeSliceHalfMiB: e.moeSliceHalfMiB,
 };
 
 export const tuningShape = {
