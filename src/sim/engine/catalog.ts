@@ -50,13 +50,15 @@ export const GPUS: Record<string, GpuProfile> = {
   a40: { id: 'a40', name: 'NVIDIA A40 48GB', bf16Tflops: 149.7, int8Tops: 299.3, hbmTBps: 0.696, memBytes: 48 * GiB, bwEfficiency: 0.8, linkGBps: 25, linkLatencyUs: 15, tdpW: 300, idleW: 30, smClockMhz: 1740, memClockMhz: 7251 },
   // AMD Instinct MI300X data sheet: 1,307.4 TFLOPS BF16, 2,614.9 FP8/INT8 (dense), 192 GB HBM3 at 5.3 TB/s,
   // 7 Infinity Fabric links of 128 GB/s (896 GB/s, 448 a direction), 750 W. bwEfficiency assumed, not calibrated.
-  mi300x: { id: 'mi300x', name: 'AMD Instinct MI300X 192GB', bf16Tflops: 1307.4, fp8Tflops: 2614.9, int8Tops: 2614.9, hbmTBps: 5.3, memBytes: 192 * GiB, bwEfficiency: 0.7, linkGBps: 448, linkLatencyUs: 8, tdpW: 750, smClockMhz: 2100 },
+  // linkLatencyUs 14 (all-reduce floor 35 µs, assumed): RCCL's small all-reduce over Infinity Fabric takes ~30–40 µs,
+  // about twice NCCL's over NVLink; the SGLang and vLLM points on MI300X/MI355X (docs/sim.md#fidelity) agree.
+  mi300x: { id: 'mi300x', name: 'AMD Instinct MI300X 192GB', bf16Tflops: 1307.4, fp8Tflops: 2614.9, int8Tops: 2614.9, hbmTBps: 5.3, memBytes: 192 * GiB, bwEfficiency: 0.7, linkGBps: 448, linkLatencyUs: 14, tdpW: 750, smClockMhz: 2100 },
   // AMD Instinct MI325X data sheet: MI300X compute, 256 GB HBM3E at 6 TB/s, 1,000 W.
-  mi325x: { id: 'mi325x', name: 'AMD Instinct MI325X 256GB', bf16Tflops: 1307.4, fp8Tflops: 2614.9, int8Tops: 2614.9, hbmTBps: 6.0, memBytes: 256 * GiB, bwEfficiency: 0.7, linkGBps: 448, linkLatencyUs: 8, tdpW: 1000, smClockMhz: 2100 },
+  mi325x: { id: 'mi325x', name: 'AMD Instinct MI325X 256GB', bf16Tflops: 1307.4, fp8Tflops: 2614.9, int8Tops: 2614.9, hbmTBps: 6.0, memBytes: 256 * GiB, bwEfficiency: 0.7, linkGBps: 448, linkLatencyUs: 14, tdpW: 1000, smClockMhz: 2100 },
   // AMD Instinct MI355X data sheet (CDNA 4): 2,516.6 TFLOPS BF16, 5,033.2 FP8, 10,066.4 MXFP4/MXFP6 (dense), 288 GB
   // HBM3E at 8 TB/s, Infinity Fabric 1,075 GB/s (538 a direction), 1,400 W. CDNA 4 has MXFP4 but not NVFP4 (16-value
   // FP8-scaled blocks) in hardware: NVFP4 takes the dequantize path. bwEfficiency as MI300X (assumed).
-  mi355x: { id: 'mi355x', name: 'AMD Instinct MI355X 288GB', bf16Tflops: 2516.6, fp8Tflops: 5033.2, int8Tops: 5033.2, fp4Tflops: 10066.4, fp4Formats: ['mxfp4'], hbmTBps: 8.0, memBytes: 288 * GiB, bwEfficiency: 0.7, linkGBps: 538, linkLatencyUs: 8, tdpW: 1400, smClockMhz: 2400 },
+  mi355x: { id: 'mi355x', name: 'AMD Instinct MI355X 288GB', bf16Tflops: 2516.6, fp8Tflops: 5033.2, int8Tops: 5033.2, fp4Tflops: 10066.4, fp4Formats: ['mxfp4'], hbmTBps: 8.0, memBytes: 288 * GiB, bwEfficiency: 0.7, linkGBps: 538, linkLatencyUs: 14, tdpW: 1400, smClockMhz: 2400 },
   // Not a real part: a small, slow device that keeps engine tests quick and KV pressure easy to reach.
   'tiny-gpu': { id: 'tiny-gpu', name: 'tokenflood test device 2GB', bf16Tflops: 20, hbmTBps: 0.2, memBytes: 2 * GiB, bwEfficiency: 0.8, linkGBps: 25, linkLatencyUs: 15, tdpW: 75, idleW: 10, smClockMhz: 1500, memClockMhz: 1500 },
 };

@@ -18,6 +18,27 @@ export interface StepShape {
   contextTokens: number;
   /** Query-key pairs: Σ new·computed + new·(new+1)/2 (causal attention within the chunk). */
   attentionPairs: number;
+  /** The part of attentionPairs from decoding sequences (one new token each); absent = 0. MLA decodes in absorbed form. */
+  decodePairs?: number;
+}
+
+/**
+ * Attention FLOPs of a step, all layers, one GPU.
+ * Sliding layers: a new token attends at most `window` keys, so their pairs are min(pairs, newTokens · window).
+ * MLA: prefill pairs in the decompressed form, 2·heads·(nope + rope + v) per layer (attentionFlopsPerPair); decode
+ * pairs in the absorbed form the engines use (FlashMLA, FlashInfer MLA): QK over the latent and rope part and AV over
+ * the latent, 2·heads·(2·kvLora + rope) per layer: more FLOPs per pair, but only the 576-value latent is read.
+ */
+export function attentionFlops(spec: EngineSpec, s: StepShape): number {
+  const m = spec.model;
+  const perLayerPair = attentionFlopsPerPair(m) / m.layers;
+  const sliding = m.slidingWindow ? (m.slidingLayers ?? m.layers) : 0;
+  const capped = (pairs: number): number => (m.layers - sliding) * pairs + sliding * Math.min(pairs, s.newTokens * (m.slidingWindow ?? Infinity));
+  const decode = Math.min(s.decodePairs ?? 0, s.attentionPairs);
+  let flops = perLayerPair * capped(s.attentionPairs - decode);
+  if (m.mla && decode > 0) flops += 2 * m.layers * m.heads * (2 * m.mla.kvLoraRank + m.mla.qkRopeHeadDim) * decode;
+  else flops += perLayerPair * capped(decode);
+  return flops / spec.tp;
 }
 
 export interface StepCost {
@@ -107,7 +128,7 @@ export function stepCost(spec: EngineSpec, s: StepShape): StepCost {
   const m = spec.model;
   const lin = linearFlopsParts(spec, s.newTokens);
   const linFlops = lin.dense + lin.expert;
-  const attnFlops = (attentionFlopsPerPair(m) * s.attentionPairs) / spec.tp;
+  const attnFlops = attentionFlops(spec, s);
   const weightBytes = weightBytesReadPerGpu(spec, s.newTokens);
   const expertBytes = lin.expert > 0 ? weightBytes - weightBytesReadPerGpu(spec, 0) : 0;
   // Sliding layers cap each request's KV at the window: requests · KV(mean context) (exact for equal contexts).
@@ -140,7 +161,7 @@ export function stepCost(spec: EngineSpec, s: StepShape): StepCost {
 
 /** Shape of one decode step for `batch` requests each holding `contextTokens` tokens. */
 export function decodeShape(batch: number, contextTokens: number): StepShape {
-  return { requests: batch, newTokens: batch, contextTokens: batch * contextTokens, attentionPairs: batch * (contextTokens + 1) };
+  return { requests: batch, newTokens: batch, contextTokens: batch * contextTokens, attentionPairs: batch * (contextTokens + 1), decodePairs: batch * (contextTokens + 1) };
 }
 
 /** Shape of a prefill of `tokens` fresh tokens (one request, one step, no cache). */
