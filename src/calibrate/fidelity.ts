@@ -8,10 +8,12 @@ import type { DistStats } from '../metrics/stats.js';
 import type { RawRequest } from '../metrics/record.js';
 import { maxOf, minOf } from '../util/min-max.js';
 
-export type FidelityMetric = 'ttft_mean_ms' | 'tpot_mean_ms' | 'ttft_p50_ms' | 'tpot_p50_ms' | 'output_tok_s' | 'throughput_gain';
+export type FidelityMetric = 'ttft_mean_ms' | 'tpot_mean_ms' | 'ttft_p50_ms' | 'tpot_p50_ms' | 'output_tok_s' | 'output_tok_s_run' | 'throughput_gain';
 
 export interface FidelityPoint {
   id: string;
+  /** Deployment family the wide set reports medians for (dense-bf16, moe-bf16, moe-fp8, fp4, amd). */
+  family?: string;
   source: string;
   setup: string;
   /** `tokenflood simulate` options (camelCase flag names), one run per stage. */
@@ -22,6 +24,7 @@ export interface FidelityPoint {
 
 export interface FidelityRow {
   id: string;
+  family?: string;
   metric: FidelityMetric;
   published: number;
   simulated: number;
@@ -36,15 +39,20 @@ export interface FidelityReport {
   /** Median |error| of each metric family: ttft (mean and p50), tpot, throughput (tok/s and gains). */
   medianAbsError: { ttft: number; tpot: number; throughput: number };
   maxAbsTtftError: number;
+  /** The same medians per point family (points without a family are left out). */
+  byFamily: Record<string, { ttft: number; tpot: number; throughput: number }>;
 }
 
-export function loadFidelityPoints(): FidelityPoint[] {
-  const file = fileURLToPath(new URL('../../data/fidelity/points.json', import.meta.url));
+/** The earlier held-out set (points.json, vLLM on H100/A100, dense BF16 and Mixtral) or the wide set (wide.json, issue 31). */
+export function loadFidelityPoints(set: 'points' | 'wide' = 'points'): FidelityPoint[] {
+  const file = fileURLToPath(new URL(`../../data/fidelity/${set}.json`, import.meta.url));
   return (JSON.parse(readFileSync(file, 'utf8')) as { points: FidelityPoint[] }).points;
 }
 
 interface RunFacts {
   requests: number;
+  /** Output tokens / run duration (what vllm bench serve, sglang.bench_serving and trtllm-bench report). */
+  outputTokSRun: number;
   ttft: DistStats;
   tpot: DistStats;
   outputTokS: number;
@@ -93,6 +101,7 @@ export function steadyOutputTokS(records: Iterable<RawRequest>): number {
 function value(metric: FidelityMetric, facts: RunFacts[], runs: number[]): number {
   const sel = runs.map((i) => facts[i]);
   if (metric === 'throughput_gain') return sel[1].outputTokS / sel[0].outputTokS;
+  if (metric === 'output_tok_s_run') return sel.reduce((a, f) => a + f.outputTokSRun * f.requests, 0) / sel.reduce((a, f) => a + f.requests, 0);
   if (metric === 'output_tok_s') return sel.reduce((a, f) => a + f.outputTokS * f.requests, 0) / sel.reduce((a, f) => a + f.requests, 0);
   const pick = (f: RunFacts): number => {
     const d = metric.startsWith('ttft') ? f.ttft : f.tpot;
@@ -115,7 +124,7 @@ export async function runFidelity(o: FidelityOptions = {}): Promise<FidelityRepo
   try {
     for (const p of o.points ?? loadFidelityPoints()) {
       const facts: RunFacts[] = [];
-      const needsRecords = p.published.some((m) => family(m.metric) === 'throughput');
+      const needsRecords = p.published.some((m) => m.metric === 'output_tok_s' || m.metric === 'throughput_gain');
       for (const [i, r] of p.runs.entries()) {
         // Open-loop runs are steady state, so fewer requests at the same rate keep the means; closed-loop runs are small.
         const requests = r.rate === undefined ? (r.requests as number) : Math.min(r.requests as number, Math.max(300, Math.round((r.requests as number) * scale)));
@@ -123,20 +132,23 @@ export async function runFidelity(o: FidelityOptions = {}): Promise<FidelityRepo
         const s = res.summary;
         // Reading the records back costs time: only throughput metrics need them.
         const outputTokS = needsRecords ? steadyOutputTokS(res.records) : NaN;
-        facts.push({ requests, ttft: s.ttft_ms as DistStats, tpot: s.tpot_ms as DistStats, outputTokS });
+        facts.push({ requests, ttft: s.ttft_ms as DistStats, tpot: s.tpot_ms as DistStats, outputTokS, outputTokSRun: s.output_throughput as number });
       }
       for (const pub of p.published) {
         const simulated = value(pub.metric, facts, pub.runs ?? facts.map((_, i) => i));
-        rows.push({ id: p.id, metric: pub.metric, published: pub.value, simulated, error: (simulated - pub.value) / pub.value, scored: pub.scored !== false });
+        rows.push({ id: p.id, ...(p.family ? { family: p.family } : {}), metric: pub.metric, published: pub.value, simulated, error: (simulated - pub.value) / pub.value, scored: pub.scored !== false });
       }
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  const abs = (f: keyof FidelityReport['medianAbsError']) => rows.filter((r) => r.scored && family(r.metric) === f).map((r) => Math.abs(r.error));
+  const abs = (f: keyof FidelityReport['medianAbsError'], of = rows) => of.filter((r) => r.scored && family(r.metric) === f).map((r) => Math.abs(r.error));
+  const medians = (of: FidelityRow[]) => ({ ttft: median(abs('ttft', of)), tpot: median(abs('tpot', of)), throughput: median(abs('throughput', of)) });
+  const families = [...new Set(rows.flatMap((r) => (r.family ? [r.family] : [])))];
   return {
     rows,
-    medianAbsError: { ttft: median(abs('ttft')), tpot: median(abs('tpot')), throughput: median(abs('throughput')) },
+    medianAbsError: medians(rows),
     maxAbsTtftError: maxOf(abs('ttft')),
+    byFamily: Object.fromEntries(families.map((f) => [f, medians(rows.filter((r) => r.family === f))])),
   };
 }

@@ -40,28 +40,40 @@ function replicasWhy(r: CapacityReport): string {
   return ` (set by compute: ${plural(r.replicasForConcurrency, 'replica')} would hold the requests, the FLOPs need ${r.replicasForCompute} at --mfu ${r.mfu}${r.margin > 0 ? ' with the margin' : ''})`;
 }
 
+/** "PP2, EP8 with DP attention, disaggregated 1 prefill : 2 decode instances": the layout beyond TP ('' when plain TP). */
+function layoutText(r: CapacityReport): string {
+  const parts = [
+    ...(r.pp > 1 ? [`PP${r.pp} (${r.tp * r.pp} GPUs an instance)`] : []),
+    ...(r.ep > 1 ? [`EP${r.ep} (experts placed whole, ${r.tp / r.ep > 1 ? `each sliced over ${r.tp / r.ep}` : 'not sliced'})`] : []),
+    ...(r.dpAttention ? ['DP attention (each GPU attends its own requests; KV not replicated)'] : []),
+    ...(r.decodeInstances > 1 || r.prefillInstances > 1 || r.gpusPerReplica > r.tp * r.pp ? [`disaggregated ${r.prefillInstances} prefill : ${r.decodeInstances} decode instances`] : []),
+  ];
+  return parts.join(', ');
+}
+
 /** The report as label/value rows. */
 export function capacityTable(r: CapacityReport): string {
   const rows: [string, string][] = [
     ['model / GPU', `${r.model} on ${r.tp}x ${r.gpu} (weights ${r.weightDtype}, KV ${r.kvDtype})${r.tpAuto && r.tp > 1 ? `; TP${r.tp} is the smallest that holds the weights (--tp to choose)` : ''}`],
+    ...(layoutText(r) ? [['parallelism', layoutText(r)] as [string, string]] : []),
     ['request', `${r.inputTokens} in + ${r.outputTokens} out tokens`],
     ...(r.longShare > 0 ? [['long requests', `${pct(r.longShare)} of requests: ${r.longInputTokens} in + ${r.longOutputTokens} out tokens`] as [string, string]] : []),
-    ['weights', `${gib(r.weightBytes)} total, ${gib(r.weightBytesPerGpu)} per GPU`],
+    ['weights', `${gib(r.weightBytes)} total, ${gib(r.weightBytesPerGpu)} per GPU${r.draftWeightBytesPerGpu > 0 ? ` + draft ${gib(r.draftWeightBytesPerGpu)} per GPU` : ''}`],
     ['KV per token', `${r.kvBytesPerToken.toLocaleString('en-US')} B (${(r.kvBytesPerToken / 1024).toFixed(1)} KiB)`],
     ['KV per 1K tokens', `${(r.kvBytesPerKTokens / MiB).toFixed(1)} MiB (1,024 tokens)`],
     [r.longShare > 0 ? 'KV per request (mean)' : 'KV per request', gib(r.kvBytesPerRequest)],
-    ['KV capacity / replica', `${r.kvCapacityTokens.toLocaleString('en-US')} tokens = ${r.kvCapacityRequests} requests`],
+    ['KV capacity / replica', `${r.kvCapacityTokens.toLocaleString('en-US')} tokens${r.decodeInstances > 1 ? ` per decode instance` : ''} = ${r.kvCapacityRequests} requests${r.kvOffloadTokens > 0 ? `; host offload ${r.kvOffloadTokens.toLocaleString('en-US')} tokens more (evicted prefixes, preempted requests)` : ''}`],
     ['prefill (TTFT, idle)', r.longShare > 0 ? `${ms(r.prefillMs)}, long ${ms(r.prefillLongMs)}` : ms(r.prefillMs)],
-    ['TPOT batch 1', ms(r.tpotBatch1Ms)],
+    ['TPOT batch 1', `${ms(r.tpotBatch1Ms)}${r.tokensPerStep > 1 ? ` (speculative decoding: ${r.tokensPerStep.toFixed(2)} tokens per step)` : ''}`],
     [`TPOT at ${r.concurrencyPerReplica} / replica`, ms(r.tpotAtConcurrencyMs)],
     ['E2E per request', r.longShare > 0 ? `${ms(r.e2eMs)}, long ${ms(r.e2eLongMs)}, mean ${ms(r.meanE2eMs)}` : ms(r.e2eMs)],
     ['output tok/s / replica', r.outputTokensPerSecondPerReplica.toFixed(0)],
     ['target concurrency', targetText(r)],
     ['max concurrency / replica', String(r.maxConcurrencyPerReplica)],
-    ['replicas / GPUs', `${plural(r.replicas, 'replica')} x TP${r.tp} = ${plural(r.gpus, 'GPU')}${replicasWhy(r)}`],
+    ['replicas / GPUs', `${plural(r.replicas, 'replica')} x ${r.gpusPerReplica === r.tp ? `TP${r.tp}` : `${r.gpusPerReplica} GPUs`} = ${plural(r.gpus, 'GPU')}${replicasWhy(r)}`],
     ['KV utilization', `${pct(r.kvUtilization)} of one replica's KV cache at ${plural(r.concurrencyPerReplica, 'request')} (full length)`],
     ['decode step', `${pct(r.decodeComputeUtilization)} of peak FLOPs, ${pct(r.decodeBandwidthUtilization)} of peak HBM bandwidth`],
-    ['compute utilization', `${pct(r.computeUtilization)} of ${r.tp} GPU${r.tp === 1 ? '' : 's'} x peak x --mfu ${r.mfu} at ${r.requestsPerSecondPerReplica.toFixed(2)} requests/s per replica`],
+    ['compute utilization', `${pct(r.computeUtilization)} of ${r.gpusPerReplica} GPU${r.gpusPerReplica === 1 ? '' : 's'} x peak x --mfu ${r.mfu} at ${r.requestsPerSecondPerReplica.toFixed(2)} requests/s per replica`],
     ['headroom', r.headroomText],
     ['bottleneck', r.bottleneckText],
   ];

@@ -2,9 +2,12 @@
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
 import { engineOptionsSchema, kvBytesForTokens, kvEquivalentTokens, resolveEngine, type EngineSpec } from './engine/config.js';
-import { decodeShape, stepCost } from './engine/cost.js';
-import { prefillOnlyMs } from './engine/pipeline.js';
-import { peakTflops } from './engine/dtypes.js';
+import { decodeShape, type StepShape } from './engine/cost.js';
+import { featureOptionsShape } from './engine/features.js';
+import { parallelOptionsShape } from './engine/parallel.js';
+import { engineStepCost, prefillOnlyMs } from './engine/pipeline.js';
+import { draftMs, expectedTokensPerStep } from './engine/spec-decode.js';
+import { peakTflops, weightBytes } from './engine/dtypes.js';
 import { attentionFlopsPerPair } from './engine/profile.js';
 import { constantOptions, tuningShape, withEngineProfile } from './engine/tuning.js';
 
@@ -31,6 +34,19 @@ export const capacityInputSchema = z.object({
   maxNumSeqs: engine.maxNumSeqs.describe('max sequences per step'),
   maxNumBatchedTokens: engine.maxNumBatchedTokens.describe('token budget per step'),
   mfu: engine.mfu,
+  // Parallelism and the features that change memory or step time (the engine's own validators, see docs/capacity.md).
+  pp: featureOptionsShape.pp,
+  ep: parallelOptionsShape.ep,
+  epImbalance: parallelOptionsShape.epImbalance,
+  dpAttention: parallelOptionsShape.dpAttention,
+  disagg: featureOptionsShape.disagg,
+  disaggLinkGBps: featureOptionsShape.disaggLinkGBps,
+  specMethod: featureOptionsShape.specMethod,
+  specTokens: featureOptionsShape.specTokens,
+  specAcceptance: featureOptionsShape.specAcceptance,
+  specDraftCost: featureOptionsShape.specDraftCost,
+  specDraftGiB: featureOptionsShape.specDraftGiB,
+  kvOffloadGiB: featureOptionsShape.kvOffloadGiB,
   engineProfile: tuningShape.engineProfile,
 });
 export type CapacityInput = z.input<typeof capacityInputSchema>;
@@ -43,6 +59,19 @@ export interface CapacityReport {
   model: string;
   gpu: string;
   tp: number;
+  /** Pipeline stages, expert-parallel GPUs, DP attention; prefill and decode instances per replica with --disagg (1 and 1 without). */
+  pp: number;
+  ep: number;
+  dpAttention: boolean;
+  prefillInstances: number;
+  decodeInstances: number;
+  /** GPUs of one replica: tp · pp · (prefill + decode instances with --disagg, else 1). */
+  gpusPerReplica: number;
+  /** Draft model (or EAGLE head) weights per GPU, and the tokens one decode step emits per sequence (1 without spec decode). */
+  draftWeightBytesPerGpu: number;
+  tokensPerStep: number;
+  /** KV tokens the host memory of --kv-offload-gib holds per replica (evicted prefixes, preempted requests; not in-flight capacity). */
+  kvOffloadTokens: number;
   /** True when --tp was not given and tp is the smallest power of two whose GPUs hold the weights. */
   tpAuto: boolean;
   weightDtype: string;
@@ -95,7 +124,7 @@ export interface CapacityReport {
   /** Of the decode step at concurrencyPerReplica: FLOPs / (peak FLOP/s · step time), bytes / (peak HBM B/s · step time). */
   decodeComputeUtilization: number;
   decodeBandwidthUtilization: number;
-  /** FLOP/s the load needs per replica / (tp · peak · mfu); FLOPs per request = 2·active·(in+out) + attention. */
+  /** FLOP/s the load needs per replica / (GPUs per replica · peak · mfu); FLOPs per request = 2·active·(in+out) + attention. */
   computeUtilization: number;
   /** How much more load fits before the first limit: min(kv, seqs, compute headroom) − 1 (0.5 = 50% more; < 0 = over). */
   headroom: number;
@@ -149,7 +178,7 @@ function headroomOf(r: Base, maxNumSeqs: number): [number, HeadroomLimit, string
   ];
   const [limit, factor] = limits.reduce((a, b) => (b[1] < a[1] ? b : a));
   const headroom = factor - 1;
-  const gpus = `${r.tp} GPU${r.tp === 1 ? '' : 's'}`;
+  const gpus = `${r.gpusPerReplica} GPU${r.gpusPerReplica === 1 ? '' : 's'}`;
   const what = { 'kv-capacity': `the KV cache (${pct(r.kvUtilization)} used)`, 'max-num-seqs': `max-num-seqs ${maxNumSeqs} (${r.concurrencyPerReplica} in use)`, compute: `the FLOPs of ${gpus} at --mfu ${r.mfu} (${pct(r.computeUtilization)} used)` }[limit];
   const over = { 'kv-capacity': 'the KV cache of a replica', 'max-num-seqs': `max-num-seqs ${maxNumSeqs}`, compute: `the FLOPs ${gpus} give at --mfu ${r.mfu}` }[limit];
   const text = headroom >= 1
@@ -190,6 +219,9 @@ export function planCapacity(input: CapacityInput): CapacityReport {
     maxModelLen: undefined,
     ...constantOptions(merged),
     mfu: o.mfu,
+    pp: o.pp, ep: o.ep, epImbalance: o.epImbalance, dpAttention: o.dpAttention, disagg: o.disagg, disaggLinkGBps: o.disaggLinkGBps,
+    specMethod: o.specMethod, specTokens: o.specTokens, specAcceptance: o.specAcceptance, specDraftCost: o.specDraftCost,
+    specDraftGiB: o.specDraftGiB, kvOffloadGiB: o.kvOffloadGiB,
   });
   const tpAuto = input.tp === undefined;
   const spec = tpAuto ? smallestTpThatFits(engineAt) : engineAt(o.tp);
@@ -209,14 +241,33 @@ export function planCapacity(input: CapacityInput): CapacityReport {
   ].filter((c) => c.share > 0);
   const mean = (f: (c: (typeof mix)[number]) => number): number => mix.reduce((a, c) => a + c.share * f(c), 0);
   const meanKvTokens = mean((c) => kvEquivalentTokens(spec.model, c.input + c.output));
-  const kvCapacityRequests = Math.floor(spec.kvCapacityTokens / meanKvTokens);
-  const maxConcurrencyPerReplica = Math.max(1, Math.min(kvCapacityRequests, o.maxNumSeqs));
+  // With --disagg the decode instances hold the requests in flight; each has its own KV cache and max-num-seqs.
+  const dis = spec.features.disagg;
+  const decodeInstances = dis?.decode ?? 1;
+  const gpusPerReplica = spec.tp * spec.features.pp * (dis ? dis.prefill + dis.decode : 1);
+  const kvCapacityRequests = Math.floor(spec.kvCapacityTokens / meanKvTokens) * decodeInstances;
+  const maxConcurrencyPerReplica = Math.max(1, Math.min(kvCapacityRequests, o.maxNumSeqs * decodeInstances));
   const meanOutput = mean((c) => c.output);
   // Decoding requests at a random instant: each class weighted by its decode time (∝ output), at its mid-decode context.
   const meanContext = mean((c) => c.output * (c.input + c.output / 2)) / meanOutput;
-  const tpotAt = (batch: number): number => stepCost(spec, decodeShape(batch, meanContext)).totalMs;
-  const prefill = prefillMs(spec, o.inputTokens);
-  const prefillLong = o.longShare > 0 ? prefillMs(spec, longIn) : prefill;
+  const sd = spec.features.spec;
+  const tokensPerStep = sd ? expectedTokensPerStep(sd.acceptance, sd.tokens) : 1;
+  /** One decode step of one instance at `batch` requests of the replica: with spec decode, K + 1 verified tokens each. */
+  const decodeStep = (batch: number): StepShape => {
+    const b = batch / decodeInstances;
+    const d = decodeShape(b, meanContext);
+    return sd ? { ...d, newTokens: b * (sd.tokens + 1), attentionPairs: b * (sd.tokens + 1) * (meanContext + 1) } : d;
+  };
+  /** Time per output token: (verify step + K draft steps) / tokens per step; the plain decode step without spec decode. */
+  const tpotAt = (batch: number): number => {
+    const step = engineStepCost(spec, decodeStep(batch)).totalMs;
+    if (!sd) return step;
+    return (step + draftMs(sd, engineStepCost(spec, decodeShape(batch / decodeInstances, meanContext)).totalMs)) / tokensPerStep;
+  };
+  // With --disagg TTFT adds the KV transfer from the prefill to the decode instance: latency + KV bytes per GPU / link.
+  const transferMs = (input: number): number => (dis ? dis.latencyMs + ((kvBytesForTokens(spec.model, spec.kvDtype, spec.tp, input) / spec.features.pp) / dis.bytesPerSec) * 1000 : 0);
+  const prefill = prefillMs(spec, o.inputTokens) + transferMs(o.inputTokens);
+  const prefillLong = o.longShare > 0 ? prefillMs(spec, longIn) + transferMs(longIn) : prefill;
   const prefillOf = (c: (typeof mix)[number]): number => (c.input === o.inputTokens ? prefill : prefillLong);
   const meanPrefill = mean(prefillOf);
   const meanE2eAt = (batch: number): number => meanPrefill + meanOutput * tpotAt(batch);
@@ -240,7 +291,7 @@ export function planCapacity(input: CapacityInput): CapacityReport {
     const perReplica = Math.max(1, Math.ceil(concurrency / n));
     const e2e = meanE2eAt(perReplica);
     const rate = o.rate !== undefined ? o.rate / n : (perReplica * 1000) / e2e;
-    return { perReplica, e2e, rate, computeUtilization: (rate * flopsPerRequest) / (spec.tp * peakFlops * o.mfu) };
+    return { perReplica, e2e, rate, computeUtilization: (rate * flopsPerRequest) / (gpusPerReplica * peakFlops * o.mfu) };
   };
   // One answer for the replica count (issue 25): enough replicas to hold the requests (KV, max-num-seqs) AND to
   // compute them (FLOPs at --mfu), each with the margin. The compute count is the smallest n whose per-replica load
@@ -257,7 +308,7 @@ export function planCapacity(input: CapacityInput): CapacityReport {
   const sized = loadAt(replicas);
   const concurrencyPerReplica = sized.perReplica;
   const tpotC = tpotAt(concurrencyPerReplica);
-  const cost = stepCost(spec, decodeShape(concurrencyPerReplica, meanContext));
+  const cost = engineStepCost(spec, decodeStep(concurrencyPerReplica));
   const meanE2e = sized.e2e;
   const ratePerReplica = sized.rate;
   const stepSec = cost.totalMs / 1000;
@@ -266,6 +317,15 @@ export function planCapacity(input: CapacityInput): CapacityReport {
     model: spec.model.id,
     gpu: spec.gpu.id,
     tp: spec.tp,
+    pp: spec.features.pp,
+    ep: spec.ep,
+    dpAttention: spec.dpAttention,
+    prefillInstances: dis?.prefill ?? 1,
+    decodeInstances,
+    gpusPerReplica,
+    draftWeightBytesPerGpu: spec.draftWeightBytesPerGpu,
+    tokensPerStep,
+    kvOffloadTokens: (spec.features.offload?.blocks ?? 0) * spec.blockSize,
     tpAuto,
     weightDtype: spec.weightDtype,
     kvDtype: spec.kvDtype,
@@ -275,7 +335,7 @@ export function planCapacity(input: CapacityInput): CapacityReport {
     longInputTokens: longIn,
     longOutputTokens: longOut,
     mfu: o.mfu,
-    weightBytes: spec.weightBytesPerGpu * spec.tp,
+    weightBytes: weightBytes(spec.params, spec.weightDtype),
     weightBytesPerGpu: spec.weightBytesPerGpu,
     kvBytesPerToken: spec.kvBytesPerToken,
     kvBytesPerKTokens: kvBytesForTokens(spec.model, spec.kvDtype, 1, 1024),
@@ -296,17 +356,18 @@ export function planCapacity(input: CapacityInput): CapacityReport {
     margin: o.margin,
     maxConcurrencyPerReplica,
     replicas,
-    gpus: replicas * spec.tp,
+    gpus: replicas * gpusPerReplica,
     kvUtilization: (concurrencyPerReplica * meanKvTokens) / spec.kvCapacityTokens,
-    decodeComputeUtilization: cost.flops / (peakFlops * stepSec),
-    decodeBandwidthUtilization: cost.bytes / (spec.gpu.hbmTBps * 1e12 * stepSec),
+    // engineStepCost sums FLOPs and bytes over the pp stages; utilization is of one GPU.
+    decodeComputeUtilization: cost.flops / spec.features.pp / (peakFlops * stepSec),
+    decodeBandwidthUtilization: cost.bytes / spec.features.pp / (spec.gpu.hbmTBps * 1e12 * stepSec),
     computeUtilization,
     replicasForConcurrency,
     replicasForCompute,
   };
   // The bottleneck is what limits a replica at the load the KV sizing gives it: the reason compute adds replicas.
   const kvPer = loadAt(replicasForConcurrency).perReplica;
-  const kvCost = stepCost(spec, decodeShape(kvPer, meanContext));
+  const kvCost = engineStepCost(spec, decodeStep(kvPer));
   const [bottleneck, bottleneckText] = bottleneckOf({ ...base, concurrencyPerReplica: kvPer, tpotAtConcurrencyMs: tpotAt(kvPer) }, meanPrefill, meanOutput, kvCost.computeMs > kvCost.memoryMs);
   const [headroom, headroomLimit, headroomText] = headroomOf(base, o.maxNumSeqs);
   return { ...base, bottleneck, bottleneckText, headroom, headroomLimit, headroomText };

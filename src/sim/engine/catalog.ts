@@ -23,8 +23,16 @@ export const GPUS: Record<string, GpuProfile> = {
   // NVIDIA HGX H20 product brief: 148 TFLOPS BF16, 296 FP8/INT8, 96 GB HBM3 at 4.0 TB/s, NVLink 900 GB/s, 400 W.
   h20: { id: 'h20', name: 'NVIDIA H20 96GB', bf16Tflops: 148, fp8Tflops: 296, int8Tops: 296, hbmTBps: 4.0, memBytes: 96 * GiB, bwEfficiency: 0.8, linkGBps: 450, linkLatencyUs: 6, tdpW: 400 },
   // NVIDIA HGX B200 data sheet, per GPU (÷ 8, sparsity removed): 2.25 PFLOPS BF16, 4.5 FP8/INT8, 180 GB HBM3e at
-  // 8 TB/s, NVLink 5 1.8 TB/s (900 a direction), 1,000 W.
-  b200: { id: 'b200', name: 'NVIDIA B200 180GB', bf16Tflops: 2250, fp8Tflops: 4500, int8Tops: 4500, hbmTBps: 8.0, memBytes: 180 * GiB, bwEfficiency: 0.8, linkGBps: 900, linkLatencyUs: 6, tdpW: 1000 },
+  // 8 TB/s, NVLink 5 1.8 TB/s (900 a direction), 1,000 W; FP4 (NVFP4 and MXFP4) 72 PFLOPS dense ÷ 8 = 9,000.
+  b200: { id: 'b200', name: 'NVIDIA B200 180GB', bf16Tflops: 2250, fp8Tflops: 4500, int8Tops: 4500, fp4Tflops: 9000, fp4Formats: ['nvfp4', 'mxfp4'], hbmTBps: 8.0, memBytes: 180 * GiB, bwEfficiency: 0.8, linkGBps: 900, linkLatencyUs: 6, tdpW: 1000 },
+  // NVIDIA HGX B300 data sheet (Blackwell Ultra), per GPU (÷ 8, sparsity removed): 2.25 PFLOPS BF16, 4.5 FP8,
+  // 13.5 FP4 (108 PFLOPS dense for eight), 288 GB HBM3e at 8 TB/s, NVLink 5 1.8 TB/s, up to 1,100 W. Blackwell Ultra
+  // drops most INT8 throughput, so int8 runs at the BF16 rate here.
+  b300: { id: 'b300', name: 'NVIDIA B300 288GB', bf16Tflops: 2250, fp8Tflops: 4500, fp4Tflops: 13500, fp4Formats: ['nvfp4', 'mxfp4'], hbmTBps: 8.0, memBytes: 288 * GiB, bwEfficiency: 0.8, linkGBps: 900, linkLatencyUs: 6, tdpW: 1100 },
+  // NVIDIA GB200 NVL72 data sheet, per GB200 superchip (two B200-class GPUs and a Grace CPU) ÷ 2, sparsity removed:
+  // 2.5 PFLOPS BF16, 5 FP8/INT8, 10 FP4; 186 GB HBM3e at 8 TB/s per GPU; NVLink 5 1.8 TB/s (900 a direction) to all
+  // 72 GPUs of the rack; ~1,200 W per GPU.
+  gb200: { id: 'gb200', name: 'NVIDIA GB200 (NVL72) 186GB', bf16Tflops: 2500, fp8Tflops: 5000, int8Tops: 5000, fp4Tflops: 10000, fp4Formats: ['nvfp4', 'mxfp4'], hbmTBps: 8.0, memBytes: 186 * GiB, bwEfficiency: 0.8, linkGBps: 900, linkLatencyUs: 6, tdpW: 1200 },
   // NVIDIA A100 data sheet (SXM columns): 312 TFLOPS BF16, 624 TOPS INT8, no FP8.
   'a100-80gb': { id: 'a100-80gb', name: 'NVIDIA A100 SXM 80GB', bf16Tflops: 312, int8Tops: 624, hbmTBps: 2.039, memBytes: 80 * GiB, bwEfficiency: 0.8, linkGBps: 300, linkLatencyUs: 8, tdpW: 400, idleW: 55, smClockMhz: 1410, memClockMhz: 1593 },
   'a100-40gb': { id: 'a100-40gb', name: 'NVIDIA A100 SXM 40GB', bf16Tflops: 312, int8Tops: 624, hbmTBps: 1.555, memBytes: 40 * GiB, bwEfficiency: 0.8, linkGBps: 300, linkLatencyUs: 8, tdpW: 400, idleW: 50, smClockMhz: 1410, memClockMhz: 1215 },
@@ -42,9 +50,15 @@ export const GPUS: Record<string, GpuProfile> = {
   a40: { id: 'a40', name: 'NVIDIA A40 48GB', bf16Tflops: 149.7, int8Tops: 299.3, hbmTBps: 0.696, memBytes: 48 * GiB, bwEfficiency: 0.8, linkGBps: 25, linkLatencyUs: 15, tdpW: 300, idleW: 30, smClockMhz: 1740, memClockMhz: 7251 },
   // AMD Instinct MI300X data sheet: 1,307.4 TFLOPS BF16, 2,614.9 FP8/INT8 (dense), 192 GB HBM3 at 5.3 TB/s,
   // 7 Infinity Fabric links of 128 GB/s (896 GB/s, 448 a direction), 750 W. bwEfficiency assumed, not calibrated.
-  mi300x: { id: 'mi300x', name: 'AMD Instinct MI300X 192GB', bf16Tflops: 1307.4, fp8Tflops: 2614.9, int8Tops: 2614.9, hbmTBps: 5.3, memBytes: 192 * GiB, bwEfficiency: 0.7, linkGBps: 448, linkLatencyUs: 8, tdpW: 750, smClockMhz: 2100 },
+  // linkLatencyUs 14 (all-reduce floor 35 µs, assumed): RCCL's small all-reduce over Infinity Fabric takes ~30–40 µs,
+  // about twice NCCL's over NVLink; the SGLang and vLLM points on MI300X/MI355X (docs/sim.md#fidelity) agree.
+  mi300x: { id: 'mi300x', name: 'AMD Instinct MI300X 192GB', bf16Tflops: 1307.4, fp8Tflops: 2614.9, int8Tops: 2614.9, hbmTBps: 5.3, memBytes: 192 * GiB, bwEfficiency: 0.7, linkGBps: 448, linkLatencyUs: 14, tdpW: 750, smClockMhz: 2100 },
   // AMD Instinct MI325X data sheet: MI300X compute, 256 GB HBM3E at 6 TB/s, 1,000 W.
-  mi325x: { id: 'mi325x', name: 'AMD Instinct MI325X 256GB', bf16Tflops: 1307.4, fp8Tflops: 2614.9, int8Tops: 2614.9, hbmTBps: 6.0, memBytes: 256 * GiB, bwEfficiency: 0.7, linkGBps: 448, linkLatencyUs: 8, tdpW: 1000, smClockMhz: 2100 },
+  mi325x: { id: 'mi325x', name: 'AMD Instinct MI325X 256GB', bf16Tflops: 1307.4, fp8Tflops: 2614.9, int8Tops: 2614.9, hbmTBps: 6.0, memBytes: 256 * GiB, bwEfficiency: 0.7, linkGBps: 448, linkLatencyUs: 14, tdpW: 1000, smClockMhz: 2100 },
+  // AMD Instinct MI355X data sheet (CDNA 4): 2,516.6 TFLOPS BF16, 5,033.2 FP8, 10,066.4 MXFP4/MXFP6 (dense), 288 GB
+  // HBM3E at 8 TB/s, Infinity Fabric 1,075 GB/s (538 a direction), 1,400 W. CDNA 4 has MXFP4 but not NVFP4 (16-value
+  // FP8-scaled blocks) in hardware: NVFP4 takes the dequantize path. bwEfficiency as MI300X (assumed).
+  mi355x: { id: 'mi355x', name: 'AMD Instinct MI355X 288GB', bf16Tflops: 2516.6, fp8Tflops: 5033.2, int8Tops: 5033.2, fp4Tflops: 10066.4, fp4Formats: ['mxfp4'], hbmTBps: 8.0, memBytes: 288 * GiB, bwEfficiency: 0.7, linkGBps: 538, linkLatencyUs: 14, tdpW: 1400, smClockMhz: 2400 },
   // Not a real part: a small, slow device that keeps engine tests quick and KV pressure easy to reach.
   'tiny-gpu': { id: 'tiny-gpu', name: 'tokenflood test device 2GB', bf16Tflops: 20, hbmTBps: 0.2, memBytes: 2 * GiB, bwEfficiency: 0.8, linkGBps: 25, linkLatencyUs: 15, tdpW: 75, idleW: 10, smClockMhz: 1500, memClockMhz: 1500 },
 };
@@ -68,12 +82,20 @@ export const MODELS: Record<string, ModelProfile> = {
   'llama-2-70b': { id: 'llama-2-70b', hfName: 'meta-llama/Llama-2-70b-hf', layers: 80, hidden: 8192, heads: 64, kvHeads: 8, headDim: 128, intermediate: 28672, vocab: 32000, maxModelLen: 4096 },
   // Llama 4's chunked local attention (8,192-token chunks on 3 of every 4 layers) is modelled as a sliding window.
   'llama-4-scout': { id: 'llama-4-scout', hfName: 'meta-llama/Llama-4-Scout-17B-16E-Instruct', layers: 48, hidden: 5120, heads: 40, kvHeads: 8, headDim: 128, intermediate: 8192, vocab: 202048, experts: 16, expertsPerToken: 1, sharedExperts: 1, slidingWindow: 8192, slidingLayers: 36, maxModelLen: 10485760 },
+  // Maverick: MoE on every 2nd layer (interleave_moe_layer_step 2), the other 24 dense with intermediate_size_mlp 16384.
+  'llama-4-maverick': { id: 'llama-4-maverick', hfName: 'meta-llama/Llama-4-Maverick-17B-128E-Instruct', layers: 48, hidden: 5120, heads: 40, kvHeads: 8, headDim: 128, intermediate: 8192, vocab: 202048, experts: 128, expertsPerToken: 1, sharedExperts: 1, denseLayers: 24, denseIntermediate: 16384, slidingWindow: 8192, slidingLayers: 36, maxModelLen: 1048576 },
+  // Llama 3.3 70B has Llama 3.1 70B's shape.
+  'llama-3.3-70b': { id: 'llama-3.3-70b', hfName: 'meta-llama/Llama-3.3-70B-Instruct', layers: 80, hidden: 8192, heads: 64, kvHeads: 8, headDim: 128, intermediate: 28672, vocab: 128256, maxModelLen: 131072 },
   'qwen2.5-7b': { id: 'qwen2.5-7b', hfName: 'Qwen/Qwen2.5-7B-Instruct', layers: 28, hidden: 3584, heads: 28, kvHeads: 4, headDim: 128, intermediate: 18944, vocab: 152064, maxModelLen: 32768 },
   'qwen2.5-72b': { id: 'qwen2.5-72b', hfName: 'Qwen/Qwen2.5-72B-Instruct', layers: 80, hidden: 8192, heads: 64, kvHeads: 8, headDim: 128, intermediate: 29568, vocab: 152064, maxModelLen: 32768 },
   'qwen3-8b': { id: 'qwen3-8b', hfName: 'Qwen/Qwen3-8B', layers: 36, hidden: 4096, heads: 32, kvHeads: 8, headDim: 128, intermediate: 12288, vocab: 151936, maxModelLen: 40960 },
   'qwen3-32b': { id: 'qwen3-32b', hfName: 'Qwen/Qwen3-32B', layers: 64, hidden: 5120, heads: 64, kvHeads: 8, headDim: 128, intermediate: 25600, vocab: 151936, maxModelLen: 40960 },
   'qwen3-30b-a3b': { id: 'qwen3-30b-a3b', hfName: 'Qwen/Qwen3-30B-A3B', layers: 48, hidden: 2048, heads: 32, kvHeads: 4, headDim: 128, intermediate: 768, vocab: 151936, experts: 128, expertsPerToken: 8, maxModelLen: 40960 },
   'qwen3-235b-a22b': { id: 'qwen3-235b-a22b', hfName: 'Qwen/Qwen3-235B-A22B', layers: 94, hidden: 4096, heads: 64, kvHeads: 4, headDim: 128, intermediate: 1536, vocab: 151936, experts: 128, expertsPerToken: 8, maxModelLen: 40960 },
+  // GLM-4.5-Air: first_k_dense_replace 1 (one dense layer of 10944), one shared expert of moe_intermediate_size.
+  'glm-4.5-air': { id: 'glm-4.5-air', hfName: 'zai-org/GLM-4.5-Air', layers: 46, hidden: 4096, heads: 96, kvHeads: 8, headDim: 128, intermediate: 1408, vocab: 151552, experts: 128, expertsPerToken: 8, sharedExperts: 1, denseLayers: 1, denseIntermediate: 10944, maxModelLen: 131072 },
+  // MiniMax-M2.5: 256 experts, top-8, no shared expert; released as block-scaled FP8.
+  'minimax-m2.5': { id: 'minimax-m2.5', hfName: 'MiniMaxAI/MiniMax-M2.5', layers: 62, hidden: 3072, heads: 48, kvHeads: 8, headDim: 128, intermediate: 1536, vocab: 200064, experts: 256, expertsPerToken: 8, maxModelLen: 196608, releasedDtype: 'fp8' },
   'mistral-7b': { id: 'mistral-7b', hfName: 'mistralai/Mistral-7B-Instruct-v0.3', layers: 32, hidden: 4096, heads: 32, kvHeads: 8, headDim: 128, intermediate: 14336, vocab: 32768, maxModelLen: 32768 },
   // v0.1 is the Mistral with a sliding window (4,096 tokens) on every layer.
   'mistral-7b-v0.1': { id: 'mistral-7b-v0.1', hfName: 'mistralai/Mistral-7B-v0.1', layers: 32, hidden: 4096, heads: 32, kvHeads: 8, headDim: 128, intermediate: 14336, vocab: 32000, slidingWindow: 4096, slidingLayers: 32, maxModelLen: 32768 },

@@ -2,10 +2,11 @@
 import { z } from 'zod';
 import { UsageError } from '../../errors.js';
 import { DEFAULT_GPU, DEFAULT_MODEL } from './catalog.js';
-import { KV_DTYPE_BYTES, KV_DTYPES, peakTflops, WEIGHT_DTYPES, weightBytes, type KvDtype, type WeightDtype } from './dtypes.js';
+import { KV_DTYPE_BYTES, KV_DTYPES, kernelPath, modelPeakTflops, WEIGHT_DTYPES, weightBytes, type KernelPath, type KvDtype, type WeightDtype } from './dtypes.js';
 import { paramBreakdown, type GpuProfile, type ModelProfile, type ParamBreakdown } from './profile.js';
 import { resolveGpu, resolveModel } from './resolve-profile.js';
-import { featureOptionsShape, resolveFeatures, stageLayers, type FeatureSpec } from './features.js';
+import { featureOptionsShape, resolveFeatures, stageLayers, draftWeightBytes, type FeatureSpec } from './features.js';
+import { dpAttentionExtraBytes, parallelOptionsShape, parallelProblems } from './parallel.js';
 
 const GiB = 1024 ** 3;
 
@@ -40,9 +41,12 @@ export const engineOptionsSchema = z.object({
   kvBwEfficiency: z.number().gt(0).lte(1).default(0.6).describe('achieved fraction of peak HBM bandwidth reading KV in decode attention (paged, short sequences)'),
   attnSeqOverheadUs: z.number().nonnegative().default(0.3).describe('attention kernel cost per scheduled sequence per layer'),
   allReduceLatencyUs: z.number().nonnegative().optional().describe('latency floor of one tensor-parallel all-reduce (default 2.5 x the GPU link latency)'),
+  moeGemmEfficiency: z.number().gt(0).lte(1).default(0.35).describe('achieved share of --mfu by the routed experts\' grouped GEMMs (token permutation, small per-expert tiles) in compute-bound steps'),
+  moeSliceHalfMiB: z.number().nonnegative().default(4).describe('per-GPU expert slice size (MiB) at which expert weight streaming reaches half the dense bandwidth: S / (S + this)'),
   moeLayerOverheadUs: z.number().nonnegative().default(5).describe('MoE routing cost per MoE layer per step (gate, top-k, token permutation)'),
   asyncScheduling: z.boolean().default(true).describe('schedule step N+1 while step N runs (vLLM --async-scheduling): a request arriving mid-step starts one step later'),
   ...featureOptionsShape,
+  ...parallelOptionsShape,
 });
 export type EngineOptions = z.input<typeof engineOptionsSchema>;
 
@@ -52,7 +56,15 @@ export interface EngineSpec {
   model: ModelProfile;
   params: ParamBreakdown;
   tp: number;
+  /** Expert-parallel GPUs (divides tp; 1 = experts sliced over TP), the routing skew, data-parallel attention (parallel.ts). */
+  ep: number;
+  epImbalance: number;
+  dpAttention: boolean;
+  /** Draft model (or EAGLE head) weights per GPU, taken from the KV budget (features.ts). */
+  draftWeightBytesPerGpu: number;
   weightDtype: WeightDtype;
+  /** Native tensor cores for weightDtype, or weight-only kernels that dequantize to BF16 (dtypes.ts). */
+  kernelPath: KernelPath;
   kvDtype: KvDtype;
   maxNumSeqs: number;
   maxNumBatchedTokens: number;
@@ -64,7 +76,7 @@ export interface EngineSpec {
   weightBytesPerGpu: number;
   /** KV bytes one token adds in every layer, whole model (kvBytesPerToken); sliding layers stop adding past their window. */
   kvBytesPerToken: number;
-  /** Same, on one GPU: kv heads split over TP, at least one per GPU (an MLA latent is replicated). */
+  /** Same, on one GPU: kv heads split over TP, at least one per GPU (an MLA latent is replicated unless --dp-attention). */
   kvBytesPerTokenPerGpu: number;
   /** KV capacity in full-attention-equivalent tokens (numBlocks · blockSize); see kvEquivalentTokens. */
   kvCapacityTokens: number;
@@ -82,6 +94,8 @@ export interface EngineSpec {
   attnSeqOverheadUs: number;
   allReduceLatencyUs: number;
   moeLayerOverheadUs: number;
+  moeGemmEfficiency: number;
+  moeSliceHalfMiB: number;
   asyncScheduling: boolean;
   /** Speculative decoding, KV offload, pipeline stages (features.ts). */
   features: FeatureSpec;
@@ -149,14 +163,19 @@ export function resolveEngine(input: EngineOptions = {}): EngineSpec {
   const params = paramBreakdown(model);
   // Unset: the precision the checkpoint was released in (a DeepSeek-V3 served as released is FP8, not BF16).
   const weightDtype: WeightDtype = o.weightDtype ?? model.releasedDtype ?? 'bf16';
-  const weightBytesPerGpu = weightBytes(params, weightDtype) / o.tp / o.pp;
+  problems.push(...parallelProblems(model, o.tp, o.ep));
+  if (problems.length) throw new UsageError(problems);
+  const weightBytesPerGpu = (weightBytes(params, weightDtype) / o.tp + dpAttentionExtraBytes(model, weightDtype, o.tp, o.dpAttention)) / o.pp;
   const kvTok = kvBytesPerToken(model, o.kvDtype);
-  // With pipeline stages each GPU holds the KV of its own layers only.
-  const kvTokGpu = (kvBytesPerToken(model, o.kvDtype, o.tp) * stageLayers(model.layers, o.pp)) / model.layers;
-  const budget = gpu.memBytes * o.gpuMemoryUtilization - weightBytesPerGpu - o.reserveGiB * GiB;
+  // With pipeline stages each GPU holds the KV of its own layers only. With DP attention each GPU holds the whole KV
+  // of its own requests (1/tp of them), so per token of the replica 1/tp of the unsplit KV (an MLA latent included).
+  const kvTokAllStages = o.dpAttention ? kvBytesPerToken(model, o.kvDtype, 1) / o.tp : kvBytesPerToken(model, o.kvDtype, o.tp);
+  const kvTokGpu = (kvTokAllStages * stageLayers(model.layers, o.pp)) / model.layers;
+  const draftBytes = draftWeightBytes(o, weightBytesPerGpu, model.layers);
+  const budget = gpu.memBytes * o.gpuMemoryUtilization - weightBytesPerGpu - draftBytes - o.reserveGiB * GiB;
   const numBlocks = o.numGpuBlocksOverride ?? Math.floor(budget / (kvTokGpu * o.blockSize));
   if (numBlocks < 1) {
-    const needGiB = (weightBytesPerGpu + o.reserveGiB * GiB) / GiB;
+    const needGiB = (weightBytesPerGpu + draftBytes + o.reserveGiB * GiB) / GiB;
     throw new UsageError([
       `${model.id} (${weightDtype}) needs ${needGiB.toFixed(1)} GiB per GPU before any KV cache, but ${o.tp}x ${gpu.id} at gpu-memory-utilization ${o.gpuMemoryUtilization} offers ${((gpu.memBytes * o.gpuMemoryUtilization) / GiB).toFixed(1)} GiB: raise --tp or use a smaller dtype`,
     ]);
@@ -172,6 +191,10 @@ export function resolveEngine(input: EngineOptions = {}): EngineSpec {
     model,
     params,
     tp: o.tp,
+    ep: o.ep,
+    epImbalance: o.epImbalance,
+    dpAttention: o.dpAttention,
+    draftWeightBytesPerGpu: draftBytes,
     weightDtype,
     kvDtype: o.kvDtype,
     maxNumSeqs: o.maxNumSeqs,
@@ -184,7 +207,8 @@ export function resolveEngine(input: EngineOptions = {}): EngineSpec {
     kvBytesPerToken: kvTok,
     kvBytesPerTokenPerGpu: kvTokGpu,
     kvCapacityTokens,
-    flopsPerSec: peakTflops(gpu, weightDtype) * 1e12 * o.mfu,
+    flopsPerSec: modelPeakTflops(gpu, weightDtype, params, Math.min(model.expertsPerToken ?? 1, model.experts ?? 1), model.layers) * 1e12 * o.mfu,
+    kernelPath: kernelPath(gpu, weightDtype),
     bytesPerSec: gpu.hbmTBps * 1e12 * (o.bwEfficiency ?? gpu.bwEfficiency),
     stepOverheadMs: o.stepOverheadMs,
     layerOverheadMs: o.layerOverheadMs,
@@ -197,6 +221,8 @@ export function resolveEngine(input: EngineOptions = {}): EngineSpec {
     // A small all-reduce crosses the link about twice (one-shot exchange, then the barrier) plus the kernel's own cost.
     allReduceLatencyUs: o.allReduceLatencyUs ?? 2.5 * gpu.linkLatencyUs,
     moeLayerOverheadUs: o.moeLayerOverheadUs,
+    moeGemmEfficiency: o.moeGemmEfficiency,
+    moeSliceHalfMiB: o.moeSliceHalfMiB,
     asyncScheduling: o.asyncScheduling,
     features: resolveFeatures(o, kvTokGpu * o.blockSize),
   };

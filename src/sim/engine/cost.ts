@@ -1,7 +1,7 @@
 // Step-time model: how long one engine step takes for a given batch shape (pure). Linear layers and attention are
 // separate kernels, each on its own roofline; TP all-reduce (comm.ts), MoE (moe.ts) and fixed overheads add.
-import { kvBytesForContext, type EngineSpec } from './config.js';
-import { tpCommMs } from './comm.js';
+import { kvBytesForTokens, type EngineSpec } from './config.js';
+import { epLoadFactor, parallelCommMs } from './parallel.js';
 import { weightBytes } from './dtypes.js';
 import { expectedExpertsTouched, expertImbalance, moeRoutingMs } from './moe.js';
 import { attentionFlopsPerPair } from './profile.js';
@@ -18,6 +18,27 @@ export interface StepShape {
   contextTokens: number;
   /** Query-key pairs: Σ new·computed + new·(new+1)/2 (causal attention within the chunk). */
   attentionPairs: number;
+  /** The part of attentionPairs from decoding sequences (one new token each); absent = 0. MLA decodes in absorbed form. */
+  decodePairs?: number;
+}
+
+/**
+ * Attention FLOPs of a step, all layers, one GPU.
+ * Sliding layers: a new token attends at most `window` keys, so their pairs are min(pairs, newTokens · window).
+ * MLA: prefill pairs in the decompressed form, 2·heads·(nope + rope + v) per layer (attentionFlopsPerPair); decode
+ * pairs in the absorbed form the engines use (FlashMLA, FlashInfer MLA): QK over the latent and rope part and AV over
+ * the latent, 2·heads·(2·kvLora + rope) per layer: more FLOPs per pair, but only the 576-value latent is read.
+ */
+export function attentionFlops(spec: EngineSpec, s: StepShape): number {
+  const m = spec.model;
+  const perLayerPair = attentionFlopsPerPair(m) / m.layers;
+  const sliding = m.slidingWindow ? (m.slidingLayers ?? m.layers) : 0;
+  const capped = (pairs: number): number => (m.layers - sliding) * pairs + sliding * Math.min(pairs, s.newTokens * (m.slidingWindow ?? Infinity));
+  const decode = Math.min(s.decodePairs ?? 0, s.attentionPairs);
+  let flops = perLayerPair * capped(s.attentionPairs - decode);
+  if (m.mla && decode > 0) flops += 2 * m.layers * m.heads * (2 * m.mla.kvLoraRank + m.mla.qkRopeHeadDim) * decode;
+  else flops += perLayerPair * capped(decode);
+  return flops / spec.tp;
 }
 
 export interface StepCost {
@@ -43,39 +64,85 @@ export interface StepCost {
 export function weightBytesReadPerGpu(spec: EngineSpec, newTokens: number): number {
   const experts = spec.model.experts ?? 1;
   if (experts <= 1) return spec.weightBytesPerGpu;
+  // Every rank's tokens reach the experts (by all-reduce or all-to-all), so the experts touched are the step's.
   const touched = expectedExpertsTouched(experts, spec.model.expertsPerToken ?? 1, newTokens);
-  return weightBytes(spec.params, spec.weightDtype, touched / experts) / spec.tp;
-}
-
-/** Linear-layer FLOPs per GPU: 2·params·tokens, the experts' share scaled by the busiest expert's load. */
-function linearFlops(spec: EngineSpec, newTokens: number): number {
-  const m = spec.model;
-  const experts = m.experts ?? 1;
-  if (experts <= 1) return (2 * spec.params.activePerToken * newTokens) / spec.tp;
-  const k = Math.min(m.expertsPerToken ?? 1, experts);
-  const expertParams = m.layers * k * spec.params.perExpertPerLayer;
-  const shared = spec.params.activePerToken - expertParams;
-  return (2 * newTokens * (shared + expertParams * expertImbalance(experts, k, newTokens))) / spec.tp;
+  // What is not split over TP (attention replicated by --dp-attention) is read whole.
+  const replicated = Math.max(0, spec.weightBytesPerGpu - weightBytes(spec.params, spec.weightDtype) / spec.tp);
+  return weightBytes(spec.params, spec.weightDtype, touched / experts) / spec.tp + replicated;
 }
 
 /**
- * linear    = max(2·params·new / (peak·mfu), weight bytes / (hbm·bwEff))
+ * KV bytes one GPU reads for `requests` sequences of mean context `ctx`: every sequence's share of the heads under
+ * TP (the whole MLA latent on every rank); with DP attention each GPU reads the whole KV of its 1/tp of the sequences.
+ */
+export function kvReadBytesPerGpu(spec: EngineSpec, requests: number, ctx: number): number {
+  if (requests <= 0) return 0;
+  if (spec.dpAttention) return (requests * kvBytesForTokens(spec.model, spec.kvDtype, 1, ctx)) / spec.tp;
+  return requests * kvBytesForTokens(spec.model, spec.kvDtype, spec.tp, ctx);
+}
+
+/**
+ * Linear-layer FLOPs per GPU, 2·params·tokens, split into the dense part (attention projections, dense MLPs, shared
+ * experts, LM head) and the routed experts', the latter scaled by the busiest expert's (TP) or GPU's (EP) load.
+ */
+export function linearFlopsParts(spec: EngineSpec, newTokens: number): { dense: number; expert: number } {
+  const m = spec.model;
+  const experts = m.experts ?? 1;
+  if (experts <= 1) return { dense: (2 * spec.params.activePerToken * newTokens) / spec.tp, expert: 0 };
+  const k = Math.min(m.expertsPerToken ?? 1, experts);
+  const expertParams = m.layers * k * spec.params.perExpertPerLayer;
+  const shared = spec.params.activePerToken - expertParams;
+  const load = spec.ep > 1 ? epLoadFactor(spec.ep, k, newTokens, spec.epImbalance) : expertImbalance(experts, k, newTokens);
+  return { dense: (2 * newTokens * shared) / spec.tp, expert: (2 * newTokens * expertParams * load) / spec.tp };
+}
+
+/**
+ * Bytes of one routed expert's slice on one GPU (one MoE layer's expert, gate/up/down): whole under EP, 1/(tp/ep)
+ * of it sliced over the rest of TP.
+ */
+export function expertSliceBytes(spec: EngineSpec): number {
+  const moeLayerShare = spec.model.layers - (spec.model.denseLayers ?? 0);
+  if ((spec.model.experts ?? 1) <= 1 || moeLayerShare <= 0) return 0;
+  const oneExpert = (spec.params.perExpertPerLayer * spec.model.layers) / moeLayerShare;
+  return (weightBytes({ ...spec.params, shared: 0, embedding: 0, routedExperts: oneExpert }, spec.weightDtype) / spec.tp) * spec.ep;
+}
+
+/**
+ * Achieved share of the dense streaming bandwidth when reading routed experts: S / (S + S½) for a per-GPU expert
+ * slice of S bytes; a fused-MoE kernel streams many small matrices, each paying a ramp worth S½ (moeSliceHalfMiB)
+ * of bytes. Mixtral's 176 MB slices stream at ~99%, DeepSeek-R1's 5.5 MB FP8 slices at TP8 at ~58% (S½ 4 MiB).
+ */
+export function expertStreamEfficiency(spec: EngineSpec): number {
+  const s = expertSliceBytes(spec);
+  return s > 0 ? s / (s + spec.moeSliceHalfMiB * 1024 * 1024) : 1;
+}
+
+/**
+ * linear    = max(dense FLOPs / (peak·mfu) + expert FLOPs / (peak·mfu·moeGemmEff),
+ *                 dense bytes / (hbm·bwEff) + expert bytes / (hbm·bwEff·S/(S+S½)))
  * attention = max(attnFlopsPerPair·pairs / (peak·mfu), requests·kvBytesForContext(mean ctx + new) / (hbm·kvBwEff))
  *             + requests·layers·attnSeqOverheadUs
  * total     = linear + attention + TP all-reduce + MoE routing + step + layers·layer + requests·request overheads
  */
 export function stepCost(spec: EngineSpec, s: StepShape): StepCost {
   const m = spec.model;
-  const linFlops = linearFlops(spec, s.newTokens);
-  const attnFlops = (attentionFlopsPerPair(m) * s.attentionPairs) / spec.tp;
+  const lin = linearFlopsParts(spec, s.newTokens);
+  const linFlops = lin.dense + lin.expert;
+  const attnFlops = attentionFlops(spec, s);
   const weightBytes = weightBytesReadPerGpu(spec, s.newTokens);
+  const expertBytes = lin.expert > 0 ? weightBytes - weightBytesReadPerGpu(spec, 0) : 0;
   // Sliding layers cap each request's KV at the window: requests · KV(mean context) (exact for equal contexts).
-  const kvBytes = s.requests > 0 ? s.requests * kvBytesForContext(spec, (s.contextTokens + s.newTokens) / s.requests) : 0;
+  const kvBytes = s.requests > 0 ? kvReadBytesPerGpu(spec, s.requests, (s.contextTokens + s.newTokens) / s.requests) : 0;
   const toMs = (x: number, perSec: number): number => (x / perSec) * 1000;
-  const linearMs = Math.max(toMs(linFlops, spec.flopsPerSec), toMs(weightBytes, spec.bytesPerSec));
+  // Routed experts run as grouped GEMMs (permute, per-expert tiles, un-permute) at moeGemmEfficiency of a dense GEMM,
+  // and stream their small slices at expertStreamEfficiency of the dense bandwidth.
+  const linearMs = Math.max(
+    toMs(lin.dense, spec.flopsPerSec) + toMs(lin.expert, spec.flopsPerSec * spec.moeGemmEfficiency),
+    toMs(weightBytes - expertBytes, spec.bytesPerSec) + toMs(expertBytes, spec.bytesPerSec * expertStreamEfficiency(spec)),
+  );
   const attentionMs =
     Math.max(toMs(attnFlops, spec.flopsPerSec), toMs(kvBytes, spec.kvBytesPerSec)) + (s.requests * m.layers * spec.attnSeqOverheadUs) / 1000;
-  const commMs = tpCommMs(spec, s.newTokens);
+  const commMs = parallelCommMs(spec, s.newTokens);
   const moeMs = s.newTokens > 0 ? moeRoutingMs(spec) : 0;
   const overheadMs = spec.stepOverheadMs + m.layers * spec.layerOverheadMs + s.requests * spec.requestOverheadMs;
   return {
@@ -94,7 +161,7 @@ export function stepCost(spec: EngineSpec, s: StepShape): StepCost {
 
 /** Shape of one decode step for `batch` requests each holding `contextTokens` tokens. */
 export function decodeShape(batch: number, contextTokens: number): StepShape {
-  return { requests: batch, newTokens: batch, contextTokens: batch * contextTokens, attentionPairs: batch * (contextTokens + 1) };
+  return { requests: batch, newTokens: batch, contextTokens: batch * contextTokens, attentionPairs: batch * (contextTokens + 1), decodePairs: batch * (contextTokens + 1) };
 }
 
 /** Shape of a prefill of `tokens` fresh tokens (one request, one step, no cache). */

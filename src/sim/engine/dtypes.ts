@@ -1,4 +1,5 @@
-// Weight and KV-cache precisions: bytes per value, weight memory of a model, and the peak compute each precision runs at.
+// Weight and KV-cache precisions: bytes per value, weight memory of a model, the kernel path each precision takes on a
+// GPU (native tensor cores or dequantize to BF16) and the peak compute it runs at.
 import type { GpuProfile, ParamBreakdown } from './profile.js';
 import { WEIGHT_DTYPES, KV_DTYPES, type WeightDtype, type KvDtype } from './dtype-names.js';
 
@@ -8,22 +9,36 @@ export { WEIGHT_DTYPES, KV_DTYPES, type WeightDtype, type KvDtype };
  * Effective bytes per weight, scales included.
  * int4 (AWQ/GPTQ, group size 128): 4 bits + one fp16 scale and one 4-bit zero point per 128 weights = 4 + 20/128 = 4.156 bits.
  * mxfp4 (OCP microscaling): 4-bit E2M1 values + one 8-bit E8M0 scale per 32 = 4 + 8/32 = 4.25 bits.
- * fp8 and int8 carry per-tensor or per-channel scales (< 0.01 bit per weight).
+ * nvfp4 (NVIDIA): 4-bit E2M1 values + one FP8 E4M3 scale per 16 (and one FP32 per tensor) = 4 + 8/16 = 4.5 bits.
+ * fp8 block-scaled (DeepSeek-V3/R1, Kimi K2, MiniMax, Qwen3-FP8: one FP32 scale per 128×128 block) = 8 + 32/16384
+ * bits, and per-tensor or per-channel fp8/int8 scales are smaller still: 1 byte.
  */
 export const WEIGHT_DTYPE_BYTES: Record<WeightDtype, number> = {
-  bf16: 2, fp16: 2, fp32: 4, fp8: 1, int8: 1, int4: (4 + 20 / 128) / 8, mxfp4: 4.25 / 8,
+  bf16: 2, fp16: 2, fp32: 4, fp8: 1, int8: 1, int4: (4 + 20 / 128) / 8, mxfp4: 4.25 / 8, nvfp4: 4.5 / 8,
 };
 export const KV_DTYPE_BYTES: Record<KvDtype, number> = { bf16: 2, fp16: 2, fp32: 4, fp8: 1, int8: 1 };
 
 /** Quantized checkpoints (and vLLM's on-the-fly fp8) keep the embeddings and LM head in 16 bits. */
-const QUANTIZED: ReadonlySet<WeightDtype> = new Set(['fp8', 'int8', 'int4', 'mxfp4']);
+const QUANTIZED: ReadonlySet<WeightDtype> = new Set(['fp8', 'int8', 'int4', 'mxfp4', 'nvfp4']);
+const FP4: ReadonlySet<WeightDtype> = new Set(['mxfp4', 'nvfp4']);
+
+/**
+ * Precision of the non-expert linear layers (attention, dense MLPs, shared experts) of an MoE checkpoint whose routed
+ * experts are in `dtype`: gpt-oss ships them in BF16 beside MXFP4 experts; NVFP4 re-quantizations of DeepSeek-R1 keep
+ * them in the original block-scaled FP8. Other formats quantize every linear layer alike.
+ */
+export function restDtype(dtype: WeightDtype, moe: boolean): WeightDtype {
+  if (!moe) return dtype;
+  if (dtype === 'mxfp4') return 'bf16';
+  if (dtype === 'nvfp4') return 'fp8';
+  return dtype;
+}
 
 /**
  * Bytes of all weights in `dtype`, whole model (not split over TP):
  * bf16/fp16/fp32: total · bytes;
- * fp8/int8/int4: (total − embeddings) · bytes + embeddings · 2;
- * mxfp4 on an MoE model: routed experts · 4.25/8 + the rest · 2 (gpt-oss ships attention, router and embeddings in BF16);
- * mxfp4 on a dense model: as int4.
+ * fp8/int8/int4/fp4 on a dense model: (total − embeddings) · bytes + embeddings · 2;
+ * mxfp4/nvfp4 on an MoE model: routed experts · 4.25/8 (4.5/8) + the rest (less embeddings) in restDtype + embeddings · 2.
  * `expertFraction` (0..1, default 1) scales the routed experts: the share of them a step reads.
  */
 export function weightBytes(p: ParamBreakdown, dtype: WeightDtype, expertFraction = 1): number {
@@ -31,18 +46,55 @@ export function weightBytes(p: ParamBreakdown, dtype: WeightDtype, expertFractio
   const routed = p.routedExperts * expertFraction;
   const rest = p.shared;
   if (!QUANTIZED.has(dtype)) return (rest + routed) * b;
-  if (dtype === 'mxfp4' && p.routedExperts > 0) return routed * b + rest * 2;
-  return (rest - p.embedding + routed) * b + p.embedding * 2;
+  const restB = WEIGHT_DTYPE_BYTES[restDtype(dtype, p.routedExperts > 0)];
+  return routed * b + (rest - p.embedding) * restB + p.embedding * 2;
+}
+
+/** How a GPU runs the GEMMs of a precision: on tensor cores made for it, or by dequantizing weights to BF16 in the kernel. */
+export type KernelPath = 'native' | 'dequant-bf16';
+
+/**
+ * bf16/fp16/fp32: native. fp8 and int8 (W8A8): native where the GPU has FP8 / INT8 tensor cores. mxfp4/nvfp4: native
+ * where the GPU lists the format in fp4Formats (Blackwell both, MI355X MXFP4 only). int4 is weight-only (AWQ/GPTQ):
+ * always dequantized. Without native support (FP4 on H100/H200/MI300X, FP8 on A100) the engines run weight-only
+ * kernels (Marlin, Machete, Triton matmul_ogs) that read the compressed weights and dequantize to BF16 in registers.
+ */
+export function kernelPath(gpu: GpuProfile, dtype: WeightDtype): KernelPath {
+  if (dtype === 'fp8') return gpu.fp8Tflops ? 'native' : 'dequant-bf16';
+  if (dtype === 'int8') return gpu.int8Tops ? 'native' : 'dequant-bf16';
+  if (dtype === 'int4') return 'dequant-bf16';
+  if (FP4.has(dtype)) return gpu.fp4Tflops && (gpu.fp4Formats ?? []).includes(dtype as 'mxfp4' | 'nvfp4') ? 'native' : 'dequant-bf16';
+  return 'native';
 }
 
 /**
- * Peak dense TFLOPS the linear layers run at: fp8 weights on the GPU's FP8 tensor cores and int8 (W8A8) on its INT8
- * ones where it has them; fp32 on TF32 tensor cores (half the BF16 rate on Ampere, Ada, Hopper and CDNA3);
- * everything else (bf16, fp16, and weight-only int4/mxfp4 that dequantize to BF16) at the BF16 rate.
+ * Compute-bound throughput of a dequantize-to-BF16 GEMM relative to a plain BF16 GEMM: the unpacking and scaling in
+ * registers costs about a fifth of the tensor-core time at large batch (Marlin and Machete reach ~80% of cuBLAS BF16).
+ */
+export const DEQUANT_EFFICIENCY = 0.8;
+
+/**
+ * Peak dense TFLOPS the linear layers of one precision run at: native fp8/int8/fp4 on their tensor cores; fp32 on
+ * TF32 tensor cores (half the BF16 rate on Ampere, Ada, Hopper and CDNA3); bf16/fp16 at the BF16 rate; a
+ * dequantize-to-BF16 path at BF16 · DEQUANT_EFFICIENCY.
  */
 export function peakTflops(gpu: GpuProfile, dtype: WeightDtype): number {
-  if (dtype === 'fp8') return gpu.fp8Tflops ?? gpu.bf16Tflops;
-  if (dtype === 'int8') return gpu.int8Tops ?? gpu.bf16Tflops;
+  if (kernelPath(gpu, dtype) === 'dequant-bf16') return gpu.bf16Tflops * DEQUANT_EFFICIENCY;
+  if (dtype === 'fp8') return gpu.fp8Tflops!;
+  if (dtype === 'int8') return gpu.int8Tops!;
+  if (FP4.has(dtype)) return gpu.fp4Tflops!;
   if (dtype === 'fp32') return gpu.bf16Tflops / 2;
   return gpu.bf16Tflops;
+}
+
+/**
+ * Peak of a whole forward pass when routed experts and the rest run in different precisions (MoE in mxfp4/nvfp4):
+ * the FLOP-weighted harmonic mean, active / (expertActive / peak(dtype) + restActive / peak(restDtype)).
+ */
+export function modelPeakTflops(gpu: GpuProfile, dtype: WeightDtype, p: ParamBreakdown, expertsPerToken: number, layers: number): number {
+  const expert = p.routedExperts > 0 ? layers * expertsPerToken * p.perExpertPerLayer : 0;
+  const rest = p.activePerToken - expert;
+  const restD = restDtype(dtype, p.routedExperts > 0);
+  if (restD === dtype || expert === 0) return peakTflops(gpu, dtype);
+  return p.activePerToken / (expert / peakTflops(gpu, dtype) + rest / peakTflops(gpu, restD));
 }

@@ -348,13 +348,14 @@ function createColocatedEngine(spec: EngineSpec): Engine {
         budget -= n;
       }
 
-      const shape: StepShape = { requests: sched.length, newTokens: 0, contextTokens: 0, attentionPairs: 0 };
+      const shape: StepShape = { requests: sched.length, newTokens: 0, contextTokens: 0, attentionPairs: 0, decodePairs: 0 };
       for (let i = 0; i < sched.length; i++) {
         const n = computedNow[i];
         const done = sched[i].computed;
         shape.newTokens += n;
         shape.contextTokens += done;
         shape.attentionPairs += n * done + (n * (n + 1)) / 2;
+        if (n === 1) shape.decodePairs! += done + 1;
       }
       const cost = engineStepCost(spec, instances > 1 ? splitShape(shape, instances) : shape, stage);
       let durationMs = cost.totalMs;

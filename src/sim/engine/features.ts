@@ -13,6 +13,7 @@ export const featureOptionsShape = {
   specTokens: z.number().int().min(1).max(16).default(3).describe('draft tokens proposed per sequence per step (K)'),
   specAcceptance: z.number().min(0).max(0.99).default(0.7).describe('probability that each draft token is accepted (i.i.d.)'),
   specDraftCost: z.number().min(0).max(2).optional().describe('cost of one draft step as a fraction of a target decode step; unset = 0.1 for draft, 0.05 for eagle, 0 for ngram'),
+  specDraftGiB: z.number().min(0).max(4096).optional().describe('draft model (or EAGLE head) weights per GPU, GiB, taken from the KV cache; unset = --spec-draft-cost x the target\'s weights for draft, one target layer for eagle, 0 for ngram'),
   kvOffloadGiB: z.number().min(0).max(65536).default(0).describe('host (CPU) memory per GPU for offloaded KV blocks: evicted prefix blocks and preempted requests move there (docs/sim.md#kv-offload-to-cpu-memory)'),
   pcieGBps: z.number().gt(0).default(25).describe('host-to-GPU bandwidth for KV offload transfers, GB/s'),
   pp: z.number().int().min(1).max(64).default(1).describe('pipeline-parallel stages: layers and weights split over stages (docs/sim.md#pipeline-parallelism)'),
@@ -20,6 +21,18 @@ export const featureOptionsShape = {
   disaggLinkGBps: z.number().gt(0).default(50).describe('KV transfer bandwidth from a prefill to a decode instance with --disagg, GB/s'),
   disaggLatencyMs: z.number().min(0).default(0.5).describe('fixed cost of one KV transfer with --disagg, ms'),
 };
+
+/**
+ * Draft weights per GPU: --spec-draft-gib when given; a draft model costs --spec-draft-cost of a target decode step,
+ * and decode streams weights, so its weights ≈ draftCost · target weights; an EAGLE head is one decoder layer
+ * (target weights / layers; it shares the target's embeddings and LM head); n-gram lookup has none.
+ */
+export function draftWeightBytes(o: { specMethod: SpecMethod; specDraftCost?: number; specDraftGiB?: number }, targetBytesPerGpu: number, layers: number): number {
+  if (o.specMethod === 'off' || o.specMethod === 'ngram') return 0;
+  if (o.specDraftGiB !== undefined) return o.specDraftGiB * 1024 ** 3;
+  if (o.specMethod === 'eagle') return targetBytesPerGpu / layers;
+  return (o.specDraftCost ?? DEFAULT_DRAFT_COST.draft) * targetBytesPerGpu;
+}
 
 /** Layers on the fullest pipeline stage: ceil(layers / pp). */
 export function stageLayers(layers: number, pp: number): number {

@@ -20,6 +20,7 @@ export function stageSpec(spec: EngineSpec): EngineSpec {
 /** A step shape divided evenly over `m` microbatches or instances. */
 export const splitShape = (s: StepShape, m: number): StepShape => ({
   requests: s.requests / m, newTokens: s.newTokens / m, contextTokens: s.contextTokens / m, attentionPairs: s.attentionPairs / m,
+  decodePairs: (s.decodePairs ?? 0) / m,
 });
 
 /**

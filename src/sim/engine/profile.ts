@@ -68,6 +68,9 @@ export const gpuProfileSchema = z.object({
   bf16Tflops: z.number().positive(),
   fp8Tflops: z.number().positive().optional(),
   int8Tops: z.number().positive().optional(),
+  /** Dense FP4 tensor-core peak, and the FP4 block formats the tensor cores take natively (others dequantize to BF16). */
+  fp4Tflops: z.number().positive().optional(),
+  fp4Formats: z.array(z.enum(['nvfp4', 'mxfp4'])).optional(),
   hbmTBps: z.number().positive(),
   memBytes: z.number().positive(),
   bwEfficiency: z.number().gt(0).lte(1),
@@ -182,10 +185,12 @@ function slidingOf(c: Record<string, unknown>, layers: number): { slidingWindow?
  * DeepSeek, gpt-oss, Llama 4) with shared experts and leading dense layers, MLA (DeepSeek-V2/V3/R1, Kimi K2),
  * sliding-window and hybrid attention, and multimodal configs that nest the language model in `text_config`.
  */
-/** The checkpoint's precision from config.json: quantization_config.quant_method (fp8, mxfp4), else torch_dtype fp16/fp32. */
+/** The checkpoint's precision from config.json: quantization_config.quant_method (fp8, mxfp4, modelopt NVFP4), else torch_dtype fp16/fp32. */
 function releasedDtypeOf(c: Record<string, unknown>): WeightDtype | undefined {
   const q = c.quantization_config && typeof c.quantization_config === 'object' ? (c.quantization_config as Record<string, unknown>).quant_method : undefined;
   if (q === 'fp8' || q === 'mxfp4') return q;
+  // NVIDIA ModelOpt checkpoints (nvidia/DeepSeek-R1-FP4): quant_method modelopt, quant_algo NVFP4.
+  if (q === 'modelopt' && String((c.quantization_config as Record<string, unknown>).quant_algo).toUpperCase() === 'NVFP4') return 'nvfp4';
   const t = c.torch_dtype ?? c.dtype;
   return t === 'float16' ? 'fp16' : t === 'float32' ? 'fp32' : undefined;
 }

@@ -8,6 +8,7 @@ import { MAX_CONFIG_BYTES, readTextFile } from '../../util/read-file.js';
 import { parseYaml } from '../../util/yaml.js';
 import { engineOptionsSchema } from './config.js';
 import { featureOptionsShape } from './features.js';
+import { parallelOptionsShape } from './parallel.js';
 
 const e = engineOptionsSchema.shape;
 
@@ -19,12 +20,15 @@ export const constantsShape = {
   layerOverheadMs: e.layerOverheadMs,
   requestOverheadMs: e.requestOverheadMs,
   apiServerMs: e.apiServerMs,
+  moeGemmEfficiency: e.moeGemmEfficiency,
+  moeSliceHalfMiB: e.moeSliceHalfMiB,
 };
 
 export const tuningShape = {
   engineProfile: z.string().min(1).optional().describe('engine profile YAML written by `tokenflood calibrate` (gpu, model profile, tp, fitted constants); flags given override its values'),
   ...constantsShape,
   ...featureOptionsShape,
+  ...parallelOptionsShape,
 };
 export type TuningKey = Exclude<keyof typeof tuningShape, 'engineProfile'>;
 export const TUNING_KEYS = Object.keys(tuningShape).filter((k) => k !== 'engineProfile') as TuningKey[];
