@@ -5,6 +5,9 @@ import { DEFAULT_TOKENIZER } from '../dataset/tokenizer.js';
 import { engineOptionsSchema, RELEASED_DTYPE_TEXT } from './engine/config.js';
 import { tuningShape, withEngineProfile } from './engine/tuning.js';
 import { faultOptionsSchema } from './http/faults.js';
+
+/** The fault table and its `kind[:rate][,key=value]` parser, for the layers that compose the sim's options (config/ --sim-fault). */
+export { FAULT_KINDS, faultOptionsSchema, parseFaultSpec } from './http/faults.js';
 import { METRICS_FLAVOR_NAMES } from './http/metrics-flavors.js';
 
 const engine = engineOptionsSchema.shape;
