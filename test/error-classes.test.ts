@@ -79,3 +79,37 @@ describe('error classes', () => {
     expect(unknown.err).toMatch(/--sim-fault.*unknown fault kind "meltdown".*oom/);
   }, 30_000);
 });
+
+describe('the error playbook', () => {
+  it('each failure code of a real run comes with its hint: summary.json, the terminal and report.html', async () => {
+    // Every 3rd request rate limited, every 4th stalls past --idle-timeout (the 12th is rate limited: the first fault checked).
+    const sim = await startSimServer({ timeScale: 100, faults: { http429: { every: 3, retryAfterSeconds: 0 }, stall: { every: 4, afterTokens: 1, ms: 1500 } } });
+    servers.push(sim);
+    const dir = join(tmpDir(), 'run');
+    const c = capture();
+    expect(await main(['run', '--base-url', sim.baseUrl, '--requests', '12', '--concurrency', '4', '--input-tokens', '32', '--output-tokens', '8', '--idle-timeout', '0.5s', '--no-server-metrics', '--out', dir], c.io), c.err).toBe(0);
+    const s = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
+    const byCode = Object.fromEntries(s.requests.errors_by_code.map((e: { code: string; count: number; hint: string }) => [e.code, e]));
+    expect(byCode.E_HTTP_429.count).toBe(4);
+    expect(byCode.E_HTTP_429.hint).toMatch(/rate limit/);
+    expect(byCode.E_STREAM_STALLED.count).toBe(2);
+    expect(byCode.E_STREAM_STALLED.hint).toMatch(/queue|preempt/);
+    expect(c.out).toContain('what to check:');
+    expect(c.out).toMatch(/E_HTTP_429 \(4\): rate limited/);
+    expect(c.out).toMatch(/E_STREAM_STALLED \(2\): the stream paused longer than --idle-timeout/);
+    const html = readFileSync(join(dir, 'report.html'), 'utf8');
+    expect(html).toContain('<h3>What to check</h3>');
+    expect(html).toContain('rate limited');
+  }, 30_000);
+
+  it('names ulimit -n for EMFILE, the server queue or client limits for timeouts, and nothing for cancelled requests', async () => {
+    const { errorHint } = await import('../src/metrics/error-hints.js');
+    expect(errorHint('EMFILE', 'network_error')).toMatch(/ulimit -n/);
+    expect(errorHint('E_TIMEOUT', 'timeout')).toMatch(/queue/);
+    expect(errorHint('E_TIMEOUT', 'timeout')).toMatch(/--timeout/);
+    expect(errorHint('E_HTTP_418', 'http_error')).toMatch(/client error/);
+    expect(errorHint('E_HTTP_599', 'http_error')).toMatch(/server error/);
+    expect(errorHint('ESOMETHING', 'network_error')).toMatch(/ulimit -n/);
+    expect(errorHint('E_CANCELLED', 'cancelled')).toBeNull();
+  });
+});

@@ -11,6 +11,7 @@ import { CacheLocalityAggregator } from './cache-locality.js';
 import { SessionAggregator } from './sessions.js';
 import { MediaAggregator } from './media.js';
 import { metricDefs, type MetricDef } from './registry/index.js';
+import { errorHint } from './error-hints.js';
 
 /** ITL gaps kept exactly (8 bytes each) up to this many per block; beyond it they move to an HDR histogram (docs/metrics.md). */
 export const ITL_EXACT_LIMIT = 1_000_000;
@@ -213,7 +214,7 @@ export class BlockAggregator {
     const code = r.code ?? r.status;
     const acc = this.codes.get(code);
     if (!acc) {
-      this.codes.set(code, { e: { code, kind: r.status, count: 1, example }, id: r.id, attempt: r.attempt });
+      this.codes.set(code, { e: { code, kind: r.status, count: 1, example, hint: errorHint(code, r.status) }, id: r.id, attempt: r.attempt });
       return;
     }
     acc.e.count++;

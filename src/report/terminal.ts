@@ -8,6 +8,7 @@ import { routingLines } from './routing-terminal.js';
 import { sessionLines } from './session-terminal.js';
 import { clientMediaLines, mediaLines } from './media-terminal.js';
 import { latencyColumns } from './breakdown-columns.js';
+import { playbookLines } from './error-playbook.js';
 
 /** Whether the grace period had to cancel anything; `inFlight` is absent in runs recorded before it was written. */
 function interruptedOutcome(cancelled: number, inFlight: unknown): string {
@@ -104,6 +105,7 @@ export function renderSummary(s: Summary): string {
     out.push('', 'errors:');
     for (const e of r.errors)
       out.push(`  ${e.count} x ${e.kind}${e.http_status ? ` ${e.http_status}` : ''}${e.example ? `: ${safeTerminalText(e.example)}` : ''}`);
+    out.push(...playbookLines(s));
   }
   if (s.client) {
     const h = s.client;
