@@ -190,3 +190,12 @@ export function distLowest(d: LengthDist): number {
   if (d.kind === 'empirical') return clamp(minOf(d.values));
   return d.min;
 }
+
+/** The largest length the distribution can produce (after clamping): Infinity for an unbounded kind without max=. */
+export function distHighest(d: LengthDist): number {
+  const clamp = (x: number) => Math.min(d.max, Math.max(d.min, Math.round(x)));
+  if (d.kind === 'fixed') return clamp(d.value);
+  if (d.kind === 'uniform') return clamp(d.hi);
+  if (d.kind === 'empirical') return clamp(Math.max(...d.values));
+  return d.max;
+}

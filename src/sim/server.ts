@@ -10,7 +10,8 @@ import { contextLengthError, createEngine } from './engine/engine.js';
 import { blockHashesFromIds } from './engine/hash.js';
 import { decideOutputTokens } from './engine/length.js';
 import { outsideEngineMs } from './engine/overheads.js';
-import { sendError, sendJson } from './http/errors.js';
+import { sendError, sendJson, sendOpenAiError } from './http/errors.js';
+import { vendorCapError } from './http/vendor-caps.js';
 import { ENGINE_DEAD_MESSAGE, pickFaults, STATUS_FAULTS } from './http/faults.js';
 import { Registry } from 'prom-client';
 import { createSimMetrics } from './http/metrics.js';
@@ -171,6 +172,9 @@ export async function startSimServer(opts: SimServerOptions = {}, hooks: { log?:
     const g = parsed.value;
     const model = g.model ?? served;
     if (!models.includes(model)) return sendError(res, 404, `The model \`${model}\` does not exist.`);
+    // A vendor API's separate caps on input and output, checked before the engine sees the request.
+    const capError = vendorCapError(o, g.promptTokenIds.length, g.maxTokens, kind);
+    if (capError) return sendOpenAiError(res, 400, capError);
     const n = ++requestCount;
     const active = pickFaults(faults, n, faultRng);
     if (engineDead) return sendError(res, 503, ENGINE_DEAD_MESSAGE);
