@@ -137,7 +137,7 @@ export const DEFAULT_DATASET_SEED = 42;
 export const workloadSeed = (c: { datasetSeed?: number }): number => c.datasetSeed ?? DEFAULT_DATASET_SEED;
 
 export const WORKLOAD_FLAGS = flagTable(WorkloadSchema.shape, {
-  inputTokens: { arg: 'n|dist', help: 'prompt length in tokens, exact as counted by --tokenizer: N or fixed:N, uniform:MIN,MAX, normal:MEAN,SD, lognormal:mean=M,sd=S, exponential:MEAN, empirical:FILE, each with optional ,min=,max=' },
+  inputTokens: { arg: 'n|dist', help: 'prompt length in tokens, exact as counted by --tokenizer: N or fixed:N, uniform:MIN,MAX, normal:MEAN,SD, lognormal:mean=M,sd=S, exponential:MEAN, gamma:shape=K,scale=S, empirical:FILE, each with optional ,min=,max=' },
   outputTokens: { arg: 'n|dist', help: 'output length (max_tokens, and min_tokens with --ignore-eos): a number or a distribution like --input-tokens' },
   maxTokens: { help: 'send this max_tokens on every request, overriding --output-tokens, dataset and mix lengths (prefill-focused runs)' },
   mix: { arg: 'classes', help: "weighted request classes, e.g. 'short: 60% in 512 out 256; rag: 40% in 4096 out 256', or preset:short-short|long-short|short-long|long-long|classic" },
