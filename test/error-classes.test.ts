@@ -83,11 +83,11 @@ describe('error classes', () => {
 describe('the error playbook', () => {
   it('each failure code of a real run comes with its hint: summary.json, the terminal and report.html', async () => {
     // Every 3rd request rate limited, every 4th stalls past --idle-timeout (the 12th is rate limited: the first fault checked).
-    const sim = await startSimServer({ timeScale: 100, faults: { http429: { every: 3, retryAfterSeconds: 0 }, stall: { every: 4, afterTokens: 1, ms: 1500 } } });
+    const sim = await startSimServer({ timeScale: 100, faults: { http429: { every: 3, retryAfterSeconds: 0 }, stall: { every: 4, afterTokens: 1, ms: 5000 } } });
     servers.push(sim);
     const dir = join(tmpDir(), 'run');
     const c = capture();
-    expect(await main(['run', '--base-url', sim.baseUrl, '--requests', '12', '--concurrency', '4', '--input-tokens', '32', '--output-tokens', '8', '--idle-timeout', '0.5s', '--no-server-metrics', '--out', dir], c.io), c.err).toBe(0);
+    expect(await main(['run', '--base-url', sim.baseUrl, '--requests', '12', '--concurrency', '4', '--input-tokens', '32', '--output-tokens', '8', '--idle-timeout', '1.5s', '--no-server-metrics', '--out', dir], c.io), c.err).toBe(0);
     const s = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
     const byCode = Object.fromEntries(s.requests.errors_by_code.map((e: { code: string; count: number; hint: string }) => [e.code, e]));
     expect(byCode.E_HTTP_429.count).toBe(4);
