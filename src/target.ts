@@ -14,11 +14,17 @@ export interface Target {
 }
 
 /** The user's server, or the embedded simulated server counting tokens with the run's tokenizer (so usage matches). */
-export async function openTarget(baseUrl: string | undefined, tokenizer?: string, sim: Partial<EmbeddedSimOptions> & { requestIdHeader?: string; sessionHeader?: string } = {}): Promise<Target> {
+export async function openTarget(
+  baseUrl: string | undefined,
+  tokenizer?: string,
+  sim: Partial<EmbeddedSimOptions> & { requestIdHeader?: string; sessionHeader?: string; maxInputTokens?: number; maxOutputTokens?: number } = {},
+): Promise<Target> {
   if (baseUrl) return { baseUrl: joinUrl(baseUrl, ''), embedded: false, isolation: null, close: async () => {} };
   // The embedded server echoes the run's request id header, whatever its name.
   // Its session router (--sim-router session) reads the header the run sends (--session-header).
-  const server = await startEmbeddedServer(sim, { tokenizer, ...(sim.requestIdHeader ? { requestIdHeader: sim.requestIdHeader } : {}), ...(sim.sessionHeader ? { sessionHeader: sim.sessionHeader } : {}) });
+  // It enforces the vendor caps the run declares (--max-input-tokens, --max-output-tokens).
+  const caps = { ...(sim.maxInputTokens !== undefined ? { maxInputTokens: sim.maxInputTokens } : {}), ...(sim.maxOutputTokens !== undefined ? { maxOutputTokens: sim.maxOutputTokens } : {}) };
+  const server = await startEmbeddedServer(sim, { tokenizer, ...caps, ...(sim.requestIdHeader ? { requestIdHeader: sim.requestIdHeader } : {}), ...(sim.sessionHeader ? { sessionHeader: sim.sessionHeader } : {}) });
   return { baseUrl: server.baseUrl, embedded: true, isolation: server.isolation, close: () => server.close() };
 }
 
@@ -26,7 +32,7 @@ export async function openTarget(baseUrl: string | undefined, tokenizer?: string
  * Start the embedded server with the --sim-* values; a bad value (unknown GPU or model profile) is a UsageError
  * naming the --sim-* flags given, since the server's own message speaks of its --gpu/--model-profile.
  */
-export async function startEmbeddedServer(o: Partial<EmbeddedSimOptions>, extra: { tokenizer?: string; requestIdHeader?: string; sessionHeader?: string } = {}): Promise<EmbeddedServer> {
+export async function startEmbeddedServer(o: Partial<EmbeddedSimOptions>, extra: { tokenizer?: string; requestIdHeader?: string; sessionHeader?: string; maxInputTokens?: number; maxOutputTokens?: number } = {}): Promise<EmbeddedServer> {
   const { startEmbeddedSimServer } = await import('./sim/embedded.js');
   try {
     return await startEmbeddedSimServer({ port: 0, ...extra, ...embeddedServerOptions(o) });

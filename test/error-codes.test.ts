@@ -48,8 +48,8 @@ const streamCases: Case[] = [
   { name: 'unsupported content-encoding', script: { headers: { 'content-encoding': 'zstd' }, steps: [{ at: 0, write: 'zzzz' }] }, code: 'E_CONTENT_ENCODING' },
   { name: 'gzip that is not gzip', script: { headers: { 'content-encoding': 'gzip' }, steps: [{ at: 0, write: 'not gzip at all' }] }, code: 'E_CONTENT_ENCODING' },
   { name: '200 with an empty stream', script: { steps: [{ at: 0, write: DONE }] }, code: 'E_EMPTY' },
-  { name: 'error object inside a 200 stream', script: { steps: [{ at: 0, write: 'data: {"object":"error","message":"engine died"}\n\n' }] }, code: 'E_STREAM_ERROR_EVENT' },
-  { name: 'event: error inside a 200 stream', script: { steps: [{ at: 0, write: 'event: error\ndata: {"error":{"message":"oom"}}\n\n' }] }, code: 'E_STREAM_ERROR_EVENT' },
+  { name: 'error object inside a 200 stream', script: { steps: [{ at: 0, write: 'data: {"object":"error","message":"something broke"}\n\n' }] }, code: 'E_STREAM_ERROR_EVENT' },
+  { name: 'event: error inside a 200 stream', script: { steps: [{ at: 0, write: 'event: error\ndata: {"error":{"message":"oom"}}\n\n' }] }, code: 'E_SERVER_OOM' },
   { name: 'stream that stalls', script: { steps: [{ at: 0, write: chatChunk({ content: 'a' }) }], hang: true }, code: 'E_STREAM_STALLED' },
   { name: 'no response headers', script: { headersAt: 60_000, steps: [] }, code: 'E_HEADERS_TIMEOUT' },
   // Heartbeats every 100 ms keep the idle timer quiet (1 s); the whole-request timeout (2.5 s) ends it.
@@ -95,7 +95,9 @@ describe('error codes on records (transports h1 and undici side by side)', () =>
         expect(readRecords(join(out, 'requests.jsonl')).records.map((r) => r.code), transport).toEqual(streamCases.map((c) => c.code));
         const byCode = res.summary.requests.errors_by_code;
         expect(byCode.find((e) => e.code === 'E_CONTENT_ENCODING'), transport).toMatchObject({ kind: 'parse_error', count: 2 });
-        expect(byCode.find((e) => e.code === 'E_STREAM_ERROR_EVENT'), transport).toMatchObject({ kind: 'http_error', count: 2 });
+        expect(byCode.find((e) => e.code === 'E_STREAM_ERROR_EVENT'), transport).toMatchObject({ kind: 'http_error', count: 1 });
+        // An error event that says the server ran out of memory is named for it.
+        expect(byCode.find((e) => e.code === 'E_SERVER_OOM'), transport).toMatchObject({ kind: 'http_error', count: 1 });
         expect(byCode.reduce((n, e) => n + e.count, 0), transport).toBe(res.summary.requests.failed);
         const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
         expect(summary.requests.errors_by_code, transport).toEqual(byCode);
@@ -144,7 +146,7 @@ describe.each(['h1', 'undici'] as const)('error codes on records (transport %s)'
       [1, 'http_error', 'E_HTTP_503'],
       [2, 'ok', null],
     ]);
-    expect(res.summary.requests.errors_by_code).toEqual([{ code: 'E_HTTP_503', kind: 'http_error', count: 1, example: 'HTTP 503: {"error":"busy"}' }]);
+    expect(res.summary.requests.errors_by_code).toEqual([{ code: 'E_HTTP_503', kind: 'http_error', count: 1, example: 'HTTP 503: {"error":"busy"}', hint: expect.stringContaining('overloaded') }]);
   });
 
   it('a request cancelled when the run stops is E_CANCELLED', async () => {
@@ -172,14 +174,14 @@ describe.each(['h1', 'undici'] as const)('error codes on records (transport %s)'
 });
 
 describe('error codes of simulated records', () => {
-  it('simulate records the code a real run against the sim server records (E_HTTP_400 over max_model_len, null when ok)', async () => {
+  it('simulate records the code a real run against the sim server records (E_CONTEXT_TOO_LONG over max_model_len, null when ok)', async () => {
     const opts = { requests: 4, concurrency: 2, inputTokens: 512, outputTokens: 256, quiet: true };
     const sim = await simulate({ ...opts, numGpuBlocksOverride: 40, out: tmpDir() });
     const simServer = await startSimServer({ numGpuBlocksOverride: 40, timeScale: 20 });
     try {
       const real = await run({ ...opts, baseUrl: simServer.baseUrl, out: tmpDir() });
       expect(sim.records.map((r) => r.code)).toEqual(real.records.map((r) => r.code));
-      expect(sim.records[0].code).toBe('E_HTTP_400');
+      expect(sim.records[0].code).toBe('E_CONTEXT_TOO_LONG');
       const ok = await simulate({ requests: 2, concurrency: 1, inputTokens: 16, outputTokens: 4, quiet: true, out: tmpDir() });
       expect(ok.records.map((r) => r.code)).toEqual([null, null]);
     } finally {

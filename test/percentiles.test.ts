@@ -48,6 +48,9 @@ describe('--percentiles', () => {
     expect(Number(rows[1].ttft_p99_9_ms)).toBeCloseTo(s.by_class.long.ttft_ms.p99_9, 5);
     expect(Number(rows[0].qps)).toBeCloseTo(s.request_throughput, 5);
     expect(Number(rows[0].output_time_mean_ms)).toBeCloseTo(s.e2e_ms.mean - s.ttft_ms.mean, 5);
+    // The practice's headline means sit beside the percentiles.
+    expect(Number(rows[0].ttft_mean_ms)).toBeCloseTo(ttfts.reduce((a, b) => a + b, 0) / ttfts.length, 5);
+    expect(Number(rows[1].e2e_mean_ms)).toBeCloseTo(s.by_class.long.e2e_ms.mean, 5);
     expect(Number(rows[2].output_tokens_mean)).toBeCloseTo(s.by_class.short.output_tokens.mean, 5);
     expect(readFileSync(join(out, 'report.html'), 'utf8')).toContain('<th>p99.9</th>');
 

@@ -4,7 +4,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { registerSweep } from '../src/cli/sweep.js';
 import { startSimServer } from '../src/sim/server.js';
-import { gridPoints } from '../src/sweep/grid-file.js';
+import { gridPoints, readGridFile } from '../src/sweep/grid-file.js';
 import { runCli } from './fixtures/cli-harness.js';
 import { tmpDir } from './helpers.js';
 
@@ -43,6 +43,33 @@ describe('sweep --grid with the seed workflow combos.yaml', () => {
     ]);
     const bad = gridPoints({ input_output: [[256]], concurrency_prompts: [[1, 10]] }, 'combos.yaml');
     expect(bad.problems).toEqual(['combos.yaml: input_output[0]: expected a pair [input, output], got [256]']);
+  });
+
+  it('reads the upstream repository\'s own file as written (indented lists, trailing comments, a tokenizer path)', () => {
+    const dir = tmpDir();
+    const grid = join(dir, 'combos.yaml');
+    writeFileSync(grid, `# Set the model name and server base URL here
+model: "EXAONE-3.5-32B-Instruct-32k"        # served model name that you set in vllm server
+base_url: "http://localhost:8000"  # or http://{ip_address}:{port}
+tokenizer: "path_tokenizer"  # path that includes tokenizer file in which you set in vllm server
+
+# for example, input_tokens: 256, output_tokens: 256 --> [256, 256]
+input_output:
+  - [256, 256]
+  - [2048, 2048]
+# for example, max_concurrency: 1, num_prompts: 10 --> [1, 10]
+concurrency_prompts:
+  - [1, 10]
+  - [4, 40]
+  - [8, 80]
+  - [16, 160]
+  - [32, 320]
+`);
+    const g = readGridFile(grid);
+    expect(g.problems).toEqual([]);
+    expect(g.run).toEqual({ model: 'EXAONE-3.5-32B-Instruct-32k', baseUrl: 'http://localhost:8000', tokenizer: 'path_tokenizer' });
+    expect(g.points).toHaveLength(10);
+    expect(g.points.slice(0, 5).map((p) => `${p.io.input}x${p.io.output}:c${p.load}:n${p.requests}`)).toEqual(['256x256:c1:n10', '256x256:c4:n40', '256x256:c8:n80', '256x256:c16:n160', '256x256:c32:n320']);
   });
 
   for (const transport of ['h1', 'undici'])

@@ -53,3 +53,23 @@ describe('tokenflood trace stats', () => {
     expect(wt).toMatch(/turn +requests +prompt tokens +cached +ceiling\n[- ]+\n0 +5 +592 +192 +32\.4%\n1 +3 +672 +448 +66\.7%/);
   });
 });
+
+describe('tokenflood dataset fit', () => {
+  it('fits the shipped Mooncake slice: --json carries every fit, the best by AIC, and a spec that parses', async () => {
+    const slice = join(__dirname, 'fixtures', 'traces', 'mooncake-chains-74.jsonl');
+    const [json, text] = await Promise.all([cli(['dataset', 'fit', slice, '--json']), cli(['dataset', 'fit', slice])]);
+    expect(json.code, json.err).toBe(0);
+    const d = JSON.parse(json.out);
+    expect(d).toMatchObject({ format: 'mooncake', requests: 74, input_tokens: { n: 74, min: 1066, max: 11830, best: 'gamma' }, output_tokens: { n: 74, best: 'gamma' } });
+    expect(d.input_tokens.fits.map((f: { kind: string }) => f.kind)).toEqual(['gamma', 'lognormal', 'exponential']);
+    const aics = d.input_tokens.fits.map((f: { aic: number }) => f.aic);
+    expect([...aics].sort((a: number, b: number) => a - b)).toEqual(aics);
+    const { parseLengthDist } = await import('../src/dataset/distribution.js');
+    expect(parseLengthDist(d.input_tokens.spec)).toMatchObject({ kind: 'gamma', min: 1066, max: 11830 });
+    expect(text.code).toBe(0);
+    expect(text.out).toContain(`reproduce with: tokenflood run --input-tokens '${d.input_tokens.spec}' --output-tokens '${d.output_tokens.spec}'`);
+    const bad = await cli(['dataset', 'fit', slice, '--format', 'nope']);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('--format: expected one of auto,');
+  });
+});

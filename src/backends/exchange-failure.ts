@@ -1,6 +1,6 @@
 // Why an HTTP request failed, from what is known at the moment it did: the status, code and message of its record.
 import { H1Error } from './h1/index.js';
-import { httpCode } from '../metrics/error-codes.js';
+import { httpErrorCode } from '../metrics/error-codes.js';
 import { classifyNetworkError } from './exchange-parts.js';
 import type { RawRequest } from '../metrics/record.js';
 
@@ -19,10 +19,10 @@ export interface FailureFacts {
   idleMs: number;
 }
 
-/** An error status line: http_error with the status's code, and the start of the error body when there is one. */
+/** An error status line: http_error with the code its status and body name (error-codes.ts), and the start of the error body when there is one. */
 export function markHttpError(raw: RawRequest, text: string): void {
   raw.status = 'http_error';
-  raw.code = httpCode(raw.http_status);
+  raw.code = httpErrorCode(raw.http_status, text);
   raw.error = `HTTP ${raw.http_status}${text ? `: ${text}` : ''}`;
 }
 

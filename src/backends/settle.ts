@@ -2,6 +2,7 @@
 import type { RawRequest } from '../metrics/record.js';
 import type { EventLog } from './event-log.js';
 import type { Usage } from './usage.js';
+import { streamErrorCode } from '../metrics/error-codes.js';
 
 /** How a protocol words the verdicts: the codes stay the same across protocols except the parse code. */
 export interface SettleWording {
@@ -17,7 +18,7 @@ export interface SettleWording {
 
 /**
  * Close the event log into the record, then judge a record still `ok`: an error event → http_error
- * E_STREAM_ERROR_EVENT; an unreadable event → parse_error; a missing end event → E_STREAM_TRUNCATED; neither
+ * E_STREAM_ERROR_EVENT (E_SERVER_OOM / E_ENGINE_DEAD when its message says so); an unreadable event → parse_error; a missing end event → E_STREAM_TRUNCATED; neither
  * tokens nor samples (embeddings and rerank count samples, not tokens) → empty E_EMPTY. A failed record keeps its status.
  * `missingEnd` names the protocol's end event when the stream had to carry one and did not.
  */
@@ -27,7 +28,7 @@ export function settleRecord(raw: RawRequest, log: EventLog, maxTokens: number, 
   const { streamError, parseError } = log;
   if (streamError) {
     raw.status = 'http_error';
-    raw.code = 'E_STREAM_ERROR_EVENT';
+    raw.code = streamErrorCode(streamError);
     raw.error = w.streamError(streamError);
   } else if (parseError) {
     raw.status = 'parse_error';

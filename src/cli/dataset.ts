@@ -11,6 +11,7 @@ import type { Out } from './io.js';
 import { mediaOptions } from '../dataset/dataset-workload.js';
 import { DEFAULT_MAX_MEDIA_BYTES } from '../dataset/media-load.js';
 import type { MediaStats } from '../dataset/media-stats.js';
+import { registerDatasetFit } from './dataset-fit.js';
 
 const mib = (b: number): string => (b >= 1024 * 1024 ? `${(b / 1024 / 1024).toFixed(1)} MiB` : b >= 1024 ? `${(b / 1024).toFixed(1)} KiB` : `${b} B`);
 const range = (r: { min: number | null; max: number | null }): string => (r.min === null ? '-' : r.min === r.max ? String(r.min) : `${r.min}-${r.max}`);
@@ -78,6 +79,7 @@ function items(file: string, o: StatsOptions): { items: DatasetItem[]; problems:
 
 export function registerDataset(program: Command, out: Out): void {
   const dataset = program.command('dataset').description('inspect datasets before a run');
+  registerDatasetFit(dataset, out);
   const stats = dataset
     .command('stats <file>')
     .description('token-length histograms of inputs (and outputs where known), percentiles, and items over --max-model-len')

@@ -18,9 +18,11 @@ import { setExitCode, type Out } from './io.js';
 import { onStopSignals } from './signals.js';
 import { chooseReporters, discard, displayReporters, endOut } from './reporters.js';
 import { startReporter } from './run.js';
+import { parseShard } from '../config/shard.js';
+import type { ShardSpec } from '../scheduler/options.js';
 
 /** The eval options from flags, every problem at once; the set is read and checked here, before anything is sent. */
-export function resolveEval(flags: Record<string, unknown>): { o: EvalOptions; set: EvalSet; grading: GradeSpec; minAccuracy?: number } {
+export function resolveEval(flags: Record<string, unknown>): { o: EvalOptions; set: EvalSet; items: EvalSet['items']; shard?: ShardSpec; grading: GradeSpec; minAccuracy?: number } {
   const r = EvalSchema.safeParse(flags);
   if (!r.success) throw new UsageError(describeIssues(r.error.issues, (k) => EVAL_FLAGS[k as keyof typeof EVAL_FLAGS]?.name ?? k));
   const o = r.data;
@@ -34,11 +36,21 @@ export function resolveEval(flags: Record<string, unknown>): { o: EvalOptions; s
     if (!(v >= 0 && v <= 1)) problems.push(`--fail-on: expected accuracy_below=P with P a fraction or a percentage, e.g. accuracy_below=0.75, got "${o.failOn}"`);
     else minAccuracy = v;
   }
+  let shard: ShardSpec | undefined;
+  if (o.shard !== undefined)
+    try {
+      shard = parseShard(o.shard);
+    } catch (e) {
+      problems.push(`--shard: ${(e as Error).message}`);
+    }
   if (problems.length) throw new UsageError(problems);
   const set = loadEvalSet(o.set);
   if (o.limit !== undefined) set.items = set.items.slice(0, o.limit);
+  // A shard grades items i ≡ I (mod N): disjoint, together the whole set; prompts (and their few shots) as in one run.
+  const items = shard ? set.items.filter((_, i) => i % shard.count === shard.index) : set.items;
+  if (!items.length) throw new UsageError([`--shard ${o.shard}: no item of the ${set.items.length} falls in this shard`]);
   const grading: GradeSpec = { mode: o.grade ?? set.mode, ...(o.gradeRegex ? { pattern: new RegExp(o.gradeRegex) } : {}) };
-  return { o, set, grading, minAccuracy };
+  return { o, set, items, shard, grading, minAccuracy };
 }
 
 /** The eval command's action: `cmd` holds the parsed flags. */
@@ -47,7 +59,9 @@ export async function evalAction(cmd: Command, out: Out): Promise<void> {
   const evalFlags = givenFlags(cmd, EVAL_FLAGS, problems);
   const runFlags = givenFlags(cmd, RUN_FLAGS, problems);
   if (problems.length) throw new UsageError(problems);
-  const { o, set, grading, minAccuracy } = resolveEval(evalFlags);
+  const { o, set, items, shard, grading, minAccuracy } = resolveEval(evalFlags);
+  // --shard is eval's own (it splits the set); the run itself is not a run shard.
+  delete runFlags.shard;
   if (runFlags.warmup) throw new UsageError(['--warmup: an eval sends each item once (or --repeat times); warmup requests would skip items']);
   // Run flags that would drop items or that eval does not repeat by: refused, not silently ignored.
   const notForEval: string[] = [];
@@ -73,6 +87,7 @@ export async function evalAction(cmd: Command, out: Out): Promise<void> {
         ...summarizeEval(set.name, grading.mode, outcomes, o.repeat),
         sampling: { temperature: c.temperature ?? null, top_p: c.topP ?? null, top_k: c.topK ?? null, seed: c.seed ?? null, max_tokens: c.maxTokens ?? null, shots: o.shots, endpoint: c.endpoint },
         performance: performanceOf(e.summary),
+        ...(shard ? { shard: { index: shard.index, count: shard.count, set_items: set.items.length } } : {}),
       };
       saveEvalFiles(e, outcomes, doc);
     },
@@ -103,7 +118,7 @@ export async function evalAction(cmd: Command, out: Out): Promise<void> {
       // eval.jsonl and eval.json before report.html, which draws the eval section from them.
       results: [files],
       workload: (_base, ctx) =>
-        (wl = createEvalWorkload({ set, items: set.items, shots: o.shots, repeat: o.repeat, maxTokens: c.maxTokens ?? EVAL_RUN_DEFAULTS.maxTokens, grading, tokenizer: ctx.tokenizer, redact: ctx.redact })),
+        (wl = createEvalWorkload({ set, items, shots: o.shots, repeat: o.repeat, maxTokens: c.maxTokens ?? EVAL_RUN_DEFAULTS.maxTokens, grading, tokenizer: ctx.tokenizer, redact: ctx.redact })),
     });
   } finally {
     stopper.dispose();

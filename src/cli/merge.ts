@@ -6,6 +6,8 @@ import { renderSummary } from '../report/terminal.js';
 import { stripControls } from '../util/terminal-text.js';
 import type { Out } from './io.js';
 import { described } from './help.js';
+import { areEvalShards, mergeEvalShards } from '../eval-run/merge.js';
+import { renderEval } from '../eval/terminal.js';
 
 export function registerMerge(program: Command, out: Out): void {
   program
@@ -17,6 +19,12 @@ export function registerMerge(program: Command, out: Out): void {
     .option('--json', 'print the merged summary as one JSON document on stdout')
     .action(async (dirs: string[], o: { out?: string; overwrite?: boolean; json?: boolean }) => {
       if (!o.out) throw new UsageError(['merge: --out: give the directory to write the merged run to']);
+      // The shards of `eval --shard I/N`: one eval.json and eval.jsonl, graded as one run.
+      if (areEvalShards(dirs)) {
+        const doc = mergeEvalShards(dirs, o.out, o.overwrite);
+        if (o.json) return void out.out.write(JSON.stringify(doc, null, 2) + '\n');
+        return void out.out.write(`${stripControls(renderEval(doc))}\n\nmerged ${dirs.length} eval shards; wrote ${o.out}/eval.json and eval.jsonl\n`);
+      }
       const r = await mergeShards(dirs, o.out, { overwrite: o.overwrite });
       for (const w of r.warnings) out.err.write(`warning: ${stripControls(w)}\n`);
       if (o.json) return void out.out.write(JSON.stringify(r.summary, null, 2) + '\n');

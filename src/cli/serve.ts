@@ -5,27 +5,14 @@ import type { Command } from 'commander';
 import { parseYaml } from '../util/yaml.js';
 import { UsageError } from '../errors.js';
 import { addFlags, collectFlags, describedFlags, issueProblems } from '../util/flags.js';
-import { FAULT_KINDS } from '../sim/http/faults.js';
+import { FAULT_KINDS, parseFaultSpec } from '../sim/http/faults.js';
 import { SIM_SERVER_FLAG_META, simServerOptionsSchema, type SimServerOptions } from '../sim/options.js';
 
 export const SERVE_FLAGS = describedFlags(simServerOptionsSchema.shape, SIM_SERVER_FLAG_META, ['faults']);
 
 /** `--fault kind[:rate][,key=value...]`, e.g. `http429:0.1,retryAfterSeconds=2` or `stall,every=10,ms=3000`. */
-export function parseFaultFlag(spec: string, problems: string[]): [string, Record<string, number>] | undefined {
-  const [head, ...pairs] = spec.split(',');
-  const [kind, rate] = head.split(':');
-  if (!(kind in FAULT_KINDS)) {
-    problems.push(`--fault ${spec}: unknown fault kind "${kind}": use one of ${Object.keys(FAULT_KINDS).join(', ')}`);
-    return undefined;
-  }
-  const out: Record<string, number> = {};
-  if (rate !== undefined) out.rate = Number(rate);
-  for (const p of pairs) {
-    const [k, v] = p.split('=');
-    if (!k || v === undefined || !Number.isFinite(Number(v))) problems.push(`--fault ${spec}: "${p}" is not key=number`);
-    else out[k] = Number(v);
-  }
-  return [kind, out];
+export function parseFaultFlag(spec: string, problems: string[]): [string, Record<string, number | boolean>] | undefined {
+  return parseFaultSpec(spec, '--fault', problems);
 }
 
 function readFaultsFile(path: string, problems: string[]): Record<string, unknown> {

@@ -1,7 +1,19 @@
 // The embedded simulated server's options (--sim-*): one schema and flag set for every command that starts it (run, sweep).
 import { z } from 'zod';
 import { flagTable, type FlagMetaTable } from '../util/flags.js';
-import { simServerOptionsSchema, type SimServerOptions } from '../sim/options.js';
+import { FAULT_KINDS, faultOptionsSchema, parseFaultSpec, simServerOptionsSchema, type SimServerOptions } from '../sim/options.js';
+
+const CORRUPT_ABOVE = /^corrupt-above=\d+$/;
+
+/** A --sim-fault that is not corrupt-above=N: one server fault as `serve --fault` takes it (kind[:rate][,key=value...]). */
+function serverFault(spec: string): { faults?: Record<string, unknown>; problems: string[] } {
+  const problems: string[] = [];
+  const f = parseFaultSpec(spec, '', problems);
+  if (!f) return { problems };
+  const r = faultOptionsSchema.safeParse({ [f[0]]: f[1] });
+  if (!r.success) return { problems: r.error.issues.map((i) => `${spec}: ${i.path.join('.')}: ${i.message}`) };
+  return { faults: r.data as Record<string, unknown>, problems };
+}
 
 export const EmbeddedSimSchema = z.object({
   simTimeScale: z.coerce.number().positive().optional(),
@@ -14,7 +26,11 @@ export const EmbeddedSimSchema = z.object({
   simQuant: simServerOptionsSchema.shape.weightDtype,
   simFault: z
     .string()
-    .regex(/^corrupt-above=\d+$/, 'expected corrupt-above=N (replies whose first token is computed in a step of more than N sequences are wrong)')
+    .superRefine((v, ctx) => {
+      if (CORRUPT_ABOVE.test(v)) return;
+      const p = serverFault(v).problems;
+      if (p.length) ctx.addIssue({ code: 'custom', message: `expected corrupt-above=N or a server fault kind[:rate][,key=value...] (kinds: ${Object.keys(FAULT_KINDS).join(', ')}): ${p.join('; ').trim()}` });
+    })
     .optional(),
 });
 
@@ -31,7 +47,7 @@ export const EMBEDDED_SIM_META = {
   simRouter: { help: 'embedded simulated server only: the built-in router in front of --sim-replicas (serve --router)', defaultOf: simServerOptionsSchema.shape.router },
   simAccuracy: { arg: 'p', help: 'embedded simulated server only: oracle mode, probability that an item of a shipped eval set is answered right (docs/sim.md#oracle)', defaultText: "the model profile's" },
   simQuant: { help: 'embedded simulated server only: weight precision; also lowers the oracle accuracy by a set-dependent amount (docs/sim.md#oracle)', defaultText: "the model's released precision" },
-  simFault: { arg: 'corrupt-above=N', help: 'embedded simulated server only: oracle fault, a reply whose first token is computed in an engine step with more than N sequences gets a wrong answer' },
+  simFault: { arg: 'spec', help: 'embedded simulated server only: corrupt-above=N (oracle fault: a reply whose first token is computed in an engine step with more than N sequences gets a wrong answer), or one server fault as serve --fault takes it, e.g. oom:0.1 or oom,every=5,fatal=true (docs/sim.md#fault-injection)' },
 } satisfies FlagMetaTable<typeof EmbeddedSimSchema.shape>;
 
 export const EMBEDDED_SIM_FLAGS = flagTable(EmbeddedSimSchema.shape, EMBEDDED_SIM_META);
@@ -50,7 +66,8 @@ export function embeddedServerOptions(o: Partial<EmbeddedSimOptions>): SimServer
   return {
     ...(o.simAccuracy !== undefined ? { accuracy: o.simAccuracy } : {}),
     ...(o.simQuant !== undefined ? { weightDtype: o.simQuant } : {}),
-    ...(o.simFault !== undefined ? { corruptAbove: Number(o.simFault.split('=')[1]) } : {}),
+    ...(o.simFault !== undefined && CORRUPT_ABOVE.test(o.simFault) ? { corruptAbove: Number(o.simFault.split('=')[1]) } : {}),
+    ...(o.simFault !== undefined && !CORRUPT_ABOVE.test(o.simFault) ? { faults: serverFault(o.simFault).faults } : {}),
     ...(o.simTimeScale !== undefined ? { timeScale: o.simTimeScale } : {}),
     ...(o.simMaxNumSeqs !== undefined ? { maxNumSeqs: o.simMaxNumSeqs } : {}),
     ...(o.simGpu !== undefined ? { gpu: o.simGpu } : {}),

@@ -83,7 +83,7 @@ export type UnshardedCommand = 'sweep' | 'simulate' | 'eval';
 const NO_SHARDS: Record<UnshardedCommand, string> = {
   sweep: 'its points run one after another, so N sweep processes would drift apart point by point',
   simulate: 'it predicts the whole run on a virtual clock in one process, with no client load to split',
-  eval: 'each shard would grade only its share of the set, and merge does not combine eval.json',
+  eval: 'a run shard would grade only its share of the set: split the set itself with eval --shard I/N',
 };
 
 /**

@@ -100,6 +100,8 @@ export const WorkloadSchema = z.object({
   ),
   startAtFraction: z.coerce.number().min(0).lt(1).default(0),
   maxModelLen: z.coerce.number().int().positive().optional(),
+  maxInputTokens: z.coerce.number().int().positive().optional(),
+  maxOutputTokens: z.coerce.number().int().positive().optional(),
   extraBody: jsonObject,
   temperature: z.coerce.number().min(0).optional(),
   topP: z.coerce.number().gt(0).max(1).optional(),
@@ -135,7 +137,7 @@ export const DEFAULT_DATASET_SEED = 42;
 export const workloadSeed = (c: { datasetSeed?: number }): number => c.datasetSeed ?? DEFAULT_DATASET_SEED;
 
 export const WORKLOAD_FLAGS = flagTable(WorkloadSchema.shape, {
-  inputTokens: { arg: 'n|dist', help: 'prompt length in tokens, exact as counted by --tokenizer: N or fixed:N, uniform:MIN,MAX, normal:MEAN,SD, lognormal:mean=M,sd=S, exponential:MEAN, empirical:FILE, each with optional ,min=,max=' },
+  inputTokens: { arg: 'n|dist', help: 'prompt length in tokens, exact as counted by --tokenizer: N or fixed:N, uniform:MIN,MAX, normal:MEAN,SD, lognormal:mean=M,sd=S, exponential:MEAN, gamma:shape=K,scale=S, empirical:FILE, each with optional ,min=,max=' },
   outputTokens: { arg: 'n|dist', help: 'output length (max_tokens, and min_tokens with --ignore-eos): a number or a distribution like --input-tokens' },
   maxTokens: { help: 'send this max_tokens on every request, overriding --output-tokens, dataset and mix lengths (prefill-focused runs)' },
   mix: { arg: 'classes', help: "weighted request classes, e.g. 'short: 60% in 512 out 256; rag: 40% in 4096 out 256', or preset:short-short|long-short|short-long|long-long|classic" },
@@ -164,6 +166,8 @@ export const WORKLOAD_FLAGS = flagTable(WorkloadSchema.shape, {
   maxIdleGap: { arg: 'time', help: 'cap on any recorded wait of a --replay trace (gap, think or tool time), e.g. 30s' },
   startAtFraction: { arg: 'f', help: 'start each --replay session at fraction F of its turns, after a warmup that sends the earlier context with one output token (recorded, excluded like --warmup)' },
   maxModelLen: { help: 'skip (and count) items whose input + max_tokens exceeds the model context N, instead of sending requests certain to fail' },
+  maxInputTokens: { arg: 'n', help: "a vendor API's cap on prompt tokens: a synthetic workload that could send a longer prompt is refused before anything is sent (exit 2); the embedded server enforces it too (HTTP 400, OpenAI's context_length_exceeded)" },
+  maxOutputTokens: { arg: 'n', help: "a vendor API's cap on max_tokens: a workload that could ask for more is refused before anything is sent (exit 2); the embedded server enforces it too (HTTP 400, max_tokens is too large)" },
   extraBody: { arg: 'json', help: 'JSON object merged into every request body, e.g. \'{"chat_template_kwargs":{"enable_thinking":false}}\'' },
   temperature: { arg: 't', help: 'sampling temperature, passed through' },
   topP: { arg: 'p', help: 'nucleus sampling top_p, passed through' },

@@ -9,10 +9,11 @@ export type LengthDist = (
   | { kind: 'normal'; mean: number; sd: number }
   | { kind: 'lognormal'; mu: number; sigma: number }
   | { kind: 'exponential'; mean: number }
+  | { kind: 'gamma'; shape: number; scale: number }
   | { kind: 'empirical'; file: string; values: number[]; cumulative: number[] }
 ) & { min: number; max: number; spec: string };
 
-export const DIST_KINDS = ['fixed', 'uniform', 'normal', 'lognormal', 'exponential', 'empirical'] as const;
+export const DIST_KINDS = ['fixed', 'uniform', 'normal', 'lognormal', 'exponential', 'gamma', 'empirical'] as const;
 
 /** Histogram or list behind `empirical:FILE`, loaded by the caller (see empirical.ts). */
 export type EmpiricalLoader = (file: string) => { values: number[]; weights: number[] };
@@ -101,6 +102,15 @@ export function parseLengthDist(spec: string | number, loadEmpirical?: Empirical
     case 'exponential':
       arity(1, 'MEAN');
       return withClamp({ kind, mean: positive(pos(0, 'mean'), text) }, a.named, text);
+    case 'gamma': {
+      // gamma:shape=K,scale=S, or by its moments gamma:mean=M,sd=S (shape = M²/S², scale = S²/M).
+      arity(2, 'MEAN,SD');
+      if (a.named.shape !== undefined || a.named.scale !== undefined)
+        return withClamp({ kind, shape: positive(num(a.named.shape, 'shape'), text), scale: positive(num(a.named.scale, 'scale'), text) }, a.named, text);
+      const mean = positive(pos(0, 'mean'), text);
+      const sd = positive(pos(1, 'sd'), text);
+      return withClamp({ kind, shape: (mean * mean) / (sd * sd), scale: (sd * sd) / mean }, a.named, text);
+    }
     default:
       throw new Error(`unknown distribution "${kind}" in "${text}" (kinds: ${DIST_KINDS.join(', ')})`);
   }
@@ -111,7 +121,7 @@ function positive(n: number, text: string): number {
   return n;
 }
 
-const CLAMP_KEYS = new Set(['min', 'max', 'mean', 'sd', 'mu', 'sigma', 'n']);
+const CLAMP_KEYS = new Set(['min', 'max', 'mean', 'sd', 'mu', 'sigma', 'n', 'shape', 'scale']);
 
 function withClamp<T extends object>(d: T, named: Record<string, string>, spec: string): T & { min: number; max: number; spec: string } {
   for (const k of Object.keys(named)) if (!CLAMP_KEYS.has(k)) throw new Error(`unknown key "${k}" in "${spec}" (use min=, max=)`);
@@ -139,6 +149,9 @@ export function sampleLength(d: LengthDist, rng: Rng): number {
       break;
     case 'exponential':
       x = rng.exponential(d.mean);
+      break;
+    case 'gamma':
+      x = rng.gamma(d.shape, d.scale);
       break;
     case 'empirical': {
       const total = d.cumulative[d.cumulative.length - 1];
@@ -170,6 +183,8 @@ export function distMean(d: LengthDist): number {
       return Math.exp(d.mu + (d.sigma * d.sigma) / 2);
     case 'exponential':
       return d.mean;
+    case 'gamma':
+      return d.shape * d.scale;
     case 'empirical': {
       let s = 0;
       let prev = 0;
@@ -189,4 +204,13 @@ export function distLowest(d: LengthDist): number {
   if (d.kind === 'uniform') return clamp(d.lo);
   if (d.kind === 'empirical') return clamp(minOf(d.values));
   return d.min;
+}
+
+/** The largest length the distribution can produce (after clamping): Infinity for an unbounded kind without max=. */
+export function distHighest(d: LengthDist): number {
+  const clamp = (x: number) => Math.min(d.max, Math.max(d.min, Math.round(x)));
+  if (d.kind === 'fixed') return clamp(d.value);
+  if (d.kind === 'uniform') return clamp(d.hi);
+  if (d.kind === 'empirical') return clamp(Math.max(...d.values));
+  return d.max;
 }

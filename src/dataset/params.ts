@@ -18,6 +18,9 @@ export interface WorkloadParams extends Partial<MediaParams> {
   maxTokens?: number;
   mix?: string;
   maxModelLen?: number;
+  /** A vendor API's separate caps (--max-input-tokens, --max-output-tokens): checked before anything is sent. */
+  maxInputTokens?: number;
+  maxOutputTokens?: number;
   /** Synthetic prompts. */
   corpus: CorpusName;
   prefixTokens: number;

@@ -5,7 +5,7 @@ import type { Rng } from '../util/rng.js';
 import type { RequestSpec } from './types.js';
 import type { Workload } from './workload-types.js';
 import { UsageError } from '../errors.js';
-import { distLowest, sampleLength } from './distribution.js';
+import { distHighest, distLowest, sampleLength } from './distribution.js';
 import { loadEmpiricalFile } from './empirical.js';
 import { parseMix, pickClass, type ResolvedClass } from './mix.js';
 import { resolveLength } from './lengths.js';
@@ -34,6 +34,30 @@ export function resolveClasses(c: WorkloadParams): ResolvedClass[] {
   }));
 }
 
+/**
+ * A vendor API's caps against what the workload can send: the longest prompt (shared prefix + the input
+ * distribution's highest value) and the largest max_tokens (--max-tokens, else the output distribution's highest).
+ * An unbounded distribution without max= could pass any cap, so it is a problem too. Every class is checked.
+ */
+export function capProblems(c: Pick<WorkloadParams, 'maxInputTokens' | 'maxOutputTokens' | 'prefixTokens' | 'maxTokens' | 'inputTokens' | 'outputTokens'>, classes: readonly ResolvedClass[]): string[] {
+  const out: string[] = [];
+  for (const k of classes) {
+    const where = (flag: string, spec: string) => (k.name === undefined ? `${flag} ${spec}` : `--mix class ${k.name} (${spec})`);
+    const hi = distHighest(k.input);
+    if (c.maxInputTokens !== undefined && c.prefixTokens + hi > c.maxInputTokens) {
+      const reach = Number.isFinite(hi) ? `prompts of up to ${c.prefixTokens + hi} tokens${c.prefixTokens ? ` (${c.prefixTokens} of them --prefix-tokens)` : ''}` : 'prompts of any length (no max=)';
+      out.push(`--max-input-tokens ${c.maxInputTokens}: ${where('--input-tokens', k.input.spec)} can send ${reach}, which the API would refuse; shorten the prompts or bound them with ,max=${Math.max(1, c.maxInputTokens - c.prefixTokens)}`);
+    }
+    const outHi = c.maxTokens ?? distHighest(k.output);
+    if (c.maxOutputTokens !== undefined && outHi > c.maxOutputTokens) {
+      const what = c.maxTokens !== undefined ? `--max-tokens ${c.maxTokens}` : where('--output-tokens', k.output.spec);
+      const reach = Number.isFinite(outHi) ? `max_tokens up to ${outHi}` : 'any max_tokens (no max=)';
+      out.push(`--max-output-tokens ${c.maxOutputTokens}: ${what} can ask for ${reach}, which the API would refuse; lower it or bound it with ,max=${c.maxOutputTokens}`);
+    }
+  }
+  return [...new Set(out)];
+}
+
 /** Draws before giving up on finding lengths that fit --max-model-len. */
 const MAX_DRAWS = 1000;
 
@@ -52,6 +76,8 @@ const REFILL_SLICE_MS = 3;
  */
 export function createSyntheticWorkload(c: WorkloadParams, tok: Tokenizer, rng: Rng, total: number | undefined, signal?: AbortSignal): Workload {
   const classes = resolveClasses(c);
+  const capped = capProblems(c, classes);
+  if (capped.length) throw new UsageError(capped);
   const limit = c.maxModelLen;
   if (limit !== undefined) {
     const fits = classes.some((k) => c.prefixTokens + distLowest(k.input) + (c.maxTokens ?? distLowest(k.output)) <= limit);

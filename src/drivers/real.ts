@@ -18,7 +18,8 @@ import { openTarget, preflight, type Target } from '../target.js';
 import { measureIdleFloor, startHealthMonitor, type HealthMonitor } from '../metrics/health.js';
 import { mediaThreadsOf } from '../dataset/media-pool.js';
 import { joinUrl, redactUrl } from '../util/url.js';
-import { realWaits } from '../scheduler/scheduler.js';
+import { rampPlan, realWaits } from '../scheduler/scheduler.js';
+import { checkFdLimit, type PlannedLoad } from '../scheduler/fd-limit.js';
 import type { Driver, DriverClock, OpenedTarget } from './driver.js';
 import type { TargetSpec } from '../config/routing.js';
 import type { RequestSpec } from '../dataset/types.js';
@@ -97,6 +98,18 @@ export function sessionHeaders(headers: Record<string, string>, name: string | u
  * --concurrency (the executor still bounds what is in flight). `embedded`: an embedded simulated server started by
  * the caller for several runs (--runs N), used instead of starting one when no --base-url is given, and left open.
  */
+/** The most requests this process will keep in flight, as far as the config says (a shard's own share). */
+export function plannedLoad(c: RunConfig): PlannedLoad {
+  const local = localLoad(c);
+  const ramp = rampPlan(c);
+  const peakVus = ramp?.of === 'vus' && ramp.stages.length ? Math.max(...ramp.stages.map((s) => s.target)) : undefined;
+  const peakRate = ramp?.of === 'rate' && ramp.stages.length ? Math.max(...ramp.stages.map((s) => s.target)) : local.rate;
+  if (peakVus !== undefined && c.stages !== undefined) return { inFlight: peakVus, flag: '--stages' };
+  if (local.concurrency !== undefined) return { inFlight: local.concurrency, flag: '--concurrency' };
+  if (peakRate !== undefined) return { rate: peakRate, timeoutS: c.timeout };
+  return { inFlight: 1, flag: '--concurrency' };
+}
+
 export function createRealDriver(c: RunConfig, extraHeaders: Record<string, string>, backend: BackendKind, redact: (s: string) => string, targets: readonly TargetSpec[] = [], opts: { livePool?: boolean; embedded?: Target } = {}): Driver {
   const auth = getBackend(backend).authHeaders;
   const contentType = getBackend(backend).contentType;
@@ -142,6 +155,10 @@ export function createRealDriver(c: RunConfig, extraHeaders: Record<string, stri
       return health;
     },
     async open(signal): Promise<OpenedTarget> {
+      // The open-file limit against the planned connections, before the preflight's first request (docs/reliability.md#the-clients-open-file-limit).
+      const fd = checkFdLimit(plannedLoad(c));
+      if (fd.problem) throw new UsageError([fd.problem]);
+      if (fd.notice) process.stderr.write(`tokenflood: ${fd.notice}\n`);
       const opened: Awaited<ReturnType<typeof openEndpoint>>[] = [];
       try {
         for (const t of targets.length ? targets : [undefined]) opened.push(await openEndpoint(t, signal));

@@ -5,7 +5,7 @@ import type { MediaPart, RequestSpec } from '../dataset/types.js';
 import { audioTokens, imageTokens, videoTokens } from '../sim/engine/media.js';
 import { ASSUMED, countMedia, mediaUsage, placeholderIds, type CountedMedia } from '../sim/media-count.js';
 import type { RawRequest } from '../metrics/record.js';
-import { httpCode } from '../metrics/error-codes.js';
+import { httpErrorCode } from '../metrics/error-codes.js';
 import type { EngineSpec } from '../sim/engine/config.js';
 import { contextLengthError } from '../sim/engine/engine.js';
 import { errorBody } from '../sim/http/errors.js';
@@ -175,8 +175,8 @@ export function toRawRequest(v: VirtualRecord, p: Planned, x: ConvertContext, wh
   if (v.error !== undefined) {
     raw.status = 'http_error';
     raw.http_status = 400;
-    raw.code = httpCode(400);
     raw.error = `HTTP 400: ${errorBody(400, v.error).slice(0, 500)}`;
+    raw.code = httpErrorCode(400, raw.error);
     return out;
   }
   const n = v.outputTokens;

@@ -17,7 +17,12 @@ export function performanceOf(s: Summary): Record<string, unknown> {
   };
 }
 
-export type EvalDocument = EvalSummary & { performance: Record<string, unknown>; sampling: Record<string, unknown> };
+export type EvalDocument = EvalSummary & {
+  performance: Record<string, unknown>;
+  sampling: Record<string, unknown>;
+  /** eval --shard I/N: which shard, of how many, and the items of the whole set (tokenflood merge checks them). */
+  shard?: { index: number; count: number; set_items: number };
+};
 
 /** Save both files through the run's ledger (a write failure is collected and named, never thrown). */
 export function saveEvalFiles(e: RunEndEvent, outcomes: readonly EvalOutcome[], doc: EvalDocument): void {

@@ -22,6 +22,7 @@ export const EvalSchema = z.object({
     })
     .optional(),
   failOn: z.string().min(1).optional(),
+  shard: z.string().min(1).optional(),
 });
 
 export type EvalOptions = z.output<typeof EvalSchema>;
@@ -34,6 +35,7 @@ export const EVAL_FLAGS = flagTable(EvalSchema.shape, {
   grade: { help: 'grading mode', defaultText: 'choice when every item has choices, numeric when every answer is a number, else exact' },
   gradeRegex: { arg: 'pattern', help: 'with --grade regex: the answer is capture group 1 (or the whole match) of the last match' },
   failOn: { arg: 'accuracy_below=P', help: 'exit 1 when accuracy is below P, e.g. accuracy_below=0.75 or 75%' },
+  shard: { arg: 'I/N', help: 'grade shard I (0-based) of N: the items whose index ≡ I mod N (few-shot examples still come from the whole set); tokenflood merge combines the N results directories into one eval.json (docs/eval.md#split-evaluation)' },
 });
 
 /** Run options an eval sets unless given (docs/eval.md#sampling): fixed sampling, room for reasoning, no forced lengths. */

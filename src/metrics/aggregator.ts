@@ -18,6 +18,7 @@ import { SliceColumns, sliceSections } from './slices.js';
 import { Column } from './column.js';
 
 export { Column } from './column.js';
+import { errorHint } from './error-hints.js';
 
 /** ITL gaps kept exactly (8 bytes each) up to this many per block; beyond it they move to an HDR histogram (docs/metrics.md). */
 export const ITL_EXACT_LIMIT = 1_000_000;
@@ -214,7 +215,7 @@ export class BlockAggregator {
     const code = r.code ?? r.status;
     const acc = this.codes.get(code);
     if (!acc) {
-      this.codes.set(code, { e: { code, kind: r.status, count: 1, example }, id: r.id, attempt: r.attempt });
+      this.codes.set(code, { e: { code, kind: r.status, count: 1, example, hint: errorHint(code, r.status) }, id: r.id, attempt: r.attempt });
       return;
     }
     acc.e.count++;

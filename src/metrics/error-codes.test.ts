@@ -2,7 +2,7 @@
 import { describe, it, expect } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ERROR_CODES, codeStatus, httpCode, legacyCode, networkCode } from './error-codes.js';
+import { ERROR_CODES, codeStatus, httpCode, httpErrorCode, legacyCode, networkCode, streamErrorCode } from './error-codes.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const read = (p: string) => readFileSync(join(root, p), 'utf8');
@@ -58,11 +58,35 @@ describe('error code table', () => {
     expect(networkCode(undefined)).toBe('E_NETWORK');
   });
 
+  it('names the cause of an HTTP error from the engines\' own words', () => {
+    expect(httpErrorCode(400, "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens")).toBe('E_CONTEXT_TOO_LONG');
+    expect(httpErrorCode(400, '{"error":{"code":"context_length_exceeded"}}')).toBe('E_CONTEXT_TOO_LONG');
+    expect(httpErrorCode(400, 'Requested token count exceeds the model\'s maximum context length of 4096 tokens.')).toBe('E_CONTEXT_TOO_LONG');
+    expect(httpErrorCode(400, 'the request exceeds the available context size, try increasing it')).toBe('E_CONTEXT_TOO_LONG');
+    expect(httpErrorCode(422, 'Input validation error: `inputs` tokens + `max_new_tokens` must be <= 4096')).toBe('E_CONTEXT_TOO_LONG');
+    expect(httpErrorCode(400, 'max_tokens is too large: 10000. This model supports at most 4096 completion tokens, whereas you provided 10000.')).toBe('E_MAX_TOKENS_TOO_LARGE');
+    expect(httpErrorCode(422, 'Input validation error: `max_new_tokens` must be <= 2048. Given: 4000')).toBe('E_MAX_TOKENS_TOO_LARGE');
+    expect(httpErrorCode(500, 'CUDA out of memory. Tried to allocate 2.00 GiB')).toBe('E_SERVER_OOM');
+    expect(httpErrorCode(500, 'torch.OutOfMemoryError: ...')).toBe('E_SERVER_OOM');
+    expect(httpErrorCode(503, 'EngineDeadError: EngineCore encountered an issue.')).toBe('E_ENGINE_DEAD');
+    expect(httpErrorCode(500, 'AsyncEngineDeadError: Background loop has errored already.')).toBe('E_ENGINE_DEAD');
+    // A cause only counts with the status it comes with: a 5xx "context" message is a server error, a 4xx "engine dead" a client one.
+    expect(httpErrorCode(500, 'context length of the cache is wrong')).toBe('E_HTTP_500');
+    expect(httpErrorCode(404, 'engine is dead')).toBe('E_HTTP_404');
+    expect(httpErrorCode(429, 'Too many requests')).toBe('E_HTTP_429');
+    expect(httpErrorCode(400, '')).toBe('E_HTTP_400');
+    expect(streamErrorCode('CUDA out of memory')).toBe('E_SERVER_OOM');
+    expect(streamErrorCode('something else')).toBe('E_STREAM_ERROR_EVENT');
+  });
+
   it('derives the code of a record written before the field existed', () => {
     const r = (status: Parameters<typeof legacyCode>[0]['status'], error: string | null, http_status: number | null = null, streamed = true) => legacyCode({ status, error, http_status, streamed });
     expect(r('ok', null, 200)).toBeNull();
     expect(r('http_error', 'HTTP 429: slow down', 429)).toBe('E_HTTP_429');
-    expect(r('http_error', 'error event in stream: oom', 200)).toBe('E_STREAM_ERROR_EVENT');
+    expect(r('http_error', 'error event in stream: oops', 200)).toBe('E_STREAM_ERROR_EVENT');
+    expect(r('http_error', 'error event in stream: CUDA out of memory', 200)).toBe('E_SERVER_OOM');
+    expect(r('http_error', "HTTP 400: {\"message\":\"This model's maximum context length is 4096 tokens\"}", 400)).toBe('E_CONTEXT_TOO_LONG');
+    expect(r('http_error', 'HTTP 503', 503)).toBe('E_HTTP_503');
     expect(r('timeout', 'no response headers: nothing received for 1 s (--idle-timeout)')).toBe('E_HEADERS_TIMEOUT');
     expect(r('timeout', 'stream stalled: nothing received for 1 s (--idle-timeout)')).toBe('E_STREAM_STALLED');
     expect(r('timeout', 'no complete response within 3 s')).toBe('E_TIMEOUT');

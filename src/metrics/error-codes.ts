@@ -19,6 +19,10 @@ export const ERROR_CODES = {
   E_CANCELLED: { status: 'cancelled', meaning: 'the run stopped before the request finished' },
   E_CANCELLED_BY_CLIENT: { status: 'cancelled', meaning: 'the client cancelled it on purpose, --cancel-after after send or at the point --cancel-rate drew (docs/metrics.md#request-cancellation)' },
   E_EMPTY: { status: 'empty', meaning: 'HTTP 200 but the response carried no tokens' },
+  E_CONTEXT_TOO_LONG: { status: 'http_error', meaning: "HTTP 4xx: the prompt (plus max_tokens) is longer than the model's context or the API's input cap (vLLM/OpenAI \"maximum context length\", context_length_exceeded, SGLang, TGI, llama.cpp \"exceeds the available context size\")" },
+  E_MAX_TOKENS_TOO_LARGE: { status: 'http_error', meaning: 'HTTP 4xx: max_tokens is above what the model or API will generate (OpenAI "max_tokens is too large", TGI max_new_tokens)' },
+  E_SERVER_OOM: { status: 'http_error', meaning: 'the server ran out of GPU or host memory ("CUDA out of memory", OutOfMemoryError), as an HTTP error or an error event in the stream' },
+  E_ENGINE_DEAD: { status: 'http_error', meaning: 'HTTP 5xx: the inference engine behind the API server died (vLLM EngineDeadError, "engine loop has died"); every later request fails until it restarts' },
   E_STREAM_ERROR_EVENT: { status: 'http_error', meaning: 'an error object or `event: error` inside a 200 response' },
   E_SSE_PARSE: { status: 'parse_error', meaning: 'an SSE event whose data is not valid JSON' },
   E_JSON_PARSE: { status: 'parse_error', meaning: "a non-streamed response body that is not valid JSON, or not of its protocol's shape (the message names the part)" },
@@ -49,6 +53,40 @@ export const PASS_THROUGH = /^(E[A-Z]+|UND_ERR_[A-Z_]+|HPE_[A-Z_]+)$/;
 /** The code of an HTTP error status: E_HTTP_429. */
 export const httpCode = (status: number | null): string => `E_HTTP_${status ?? 'UNKNOWN'}`;
 
+/** Memory exhaustion in the engines' words: PyTorch's "CUDA out of memory", OutOfMemoryError, cuBLAS/HIP allocation failures. */
+const OOM = /out of memory|OutOfMemoryError|\bOOM\b|CUBLAS_STATUS_ALLOC_FAILED|hipErrorOutOfMemory/i;
+/** A dead engine behind a live API server: vLLM's EngineDeadError / "EngineCore encountered an issue", its older AsyncEngineDeadError. */
+const ENGINE_DEAD = /EngineDeadError|engine (?:loop |core )?(?:has |is )?(?:died|dead)|EngineCore encountered an issue|background loop has errored/i;
+/**
+ * Prompt too long for the context, as each engine says it: vLLM/OpenAI "maximum context length" (OpenAI's code
+ * context_length_exceeded), SGLang "longer than the model's context length", TGI "`inputs` tokens + `max_new_tokens`
+ * must be <= N", llama.cpp "exceeds the available context size" (exceed_context_size_error).
+ */
+const CONTEXT = /context[_ ]length|context size|context window|tokens \+ `?max_new_tokens`? must be|prompt is too long|input (?:is )?too long|input tokens? exceed/i;
+/** max_tokens above the cap: OpenAI "max_tokens is too large … supports at most N completion tokens", TGI "`max_new_tokens` must be <= N". */
+const MAX_TOKENS = /max_tokens is too large|completion tokens, whereas|`?max_new_tokens`? must be <=|max_(?:completion_)?tokens (?:must be|exceeds?|is above)|output tokens? exceed/i;
+
+/**
+ * The code of an HTTP error from its status and the start of its body: the engines' own messages name the cause
+ * (out of memory, a dead engine, a prompt over the context, max_tokens over the cap); anything else is E_HTTP_<status>.
+ */
+export function httpErrorCode(status: number | null, body: string): string {
+  if (body) {
+    if (OOM.test(body)) return 'E_SERVER_OOM';
+    if (status !== null && status >= 500 && ENGINE_DEAD.test(body)) return 'E_ENGINE_DEAD';
+    if (status !== null && status >= 400 && status < 500) {
+      if (CONTEXT.test(body)) return 'E_CONTEXT_TOO_LONG';
+      if (MAX_TOKENS.test(body)) return 'E_MAX_TOKENS_TOO_LARGE';
+    }
+  }
+  return httpCode(status);
+}
+
+/** The code of an error event inside a 200 stream: a memory or engine failure by its message, else E_STREAM_ERROR_EVENT. */
+export function streamErrorCode(message: string): string {
+  return OOM.test(message) ? 'E_SERVER_OOM' : ENGINE_DEAD.test(message) ? 'E_ENGINE_DEAD' : 'E_STREAM_ERROR_EVENT';
+}
+
 /** The code a network error is recorded with: the transport's own code when it is one, else E_NETWORK. */
 export function networkCode(code: string | undefined): string {
   return code !== undefined && (code in ERROR_CODES || PASS_THROUGH.test(code)) ? code : 'E_NETWORK';
@@ -76,7 +114,8 @@ export function legacyCode(r: { status: RequestStatus; http_status: number | nul
     case 'empty':
       return 'E_EMPTY';
     case 'http_error':
-      return e.startsWith('error event in stream') ? 'E_STREAM_ERROR_EVENT' : httpCode(r.http_status);
+      // tokenflood writes "HTTP <status>: <body start>", so the body is what follows the first ": ".
+      return e.startsWith('error event in stream') ? streamErrorCode(e) : httpErrorCode(r.http_status, e.slice(e.indexOf(': ') + 2 || e.length));
     case 'timeout':
       return e.startsWith('no response headers') ? 'E_HEADERS_TIMEOUT' : e.startsWith('stream stalled') ? 'E_STREAM_STALLED' : 'E_TIMEOUT';
     case 'network_error':

@@ -26,6 +26,8 @@ export interface CodeCount {
   kind: RequestStatus;
   count: number;
   example: string | null;
+  /** The error playbook's advice for this code (metrics/error-hints.ts); absent in summaries written before it existed. */
+  hint?: string | null;
 }
 
 export interface MetricsBlock {

@@ -22,6 +22,9 @@ describe('stats.csv', () => {
     expect(cols).toContain('ttft_p99_9_ms');
     expect(cols.indexOf('ttft_p99_9_ms')).toBe(cols.indexOf('ttft_p99_ms') + 1);
     expect(cols.indexOf('e2e_p99_9_ms')).toBe(cols.indexOf('e2e_p99_ms') + 1);
+    // The practice's headline means (first-token time, whole-request time) sit just before their percentiles.
+    expect(cols.indexOf('ttft_mean_ms')).toBe(cols.indexOf('ttft_p50_ms') - 1);
+    expect(cols.indexOf('e2e_mean_ms')).toBe(cols.indexOf('e2e_p50_ms') - 1);
     expect(statsColumns().filter((c) => /_p\d/.test(c))).toEqual(['ttft_p50_ms', 'ttft_p90_ms', 'ttft_p95_ms', 'ttft_p99_ms', 'e2e_p50_ms', 'e2e_p90_ms', 'e2e_p95_ms', 'e2e_p99_ms']);
   });
 
@@ -34,6 +37,8 @@ describe('stats.csv', () => {
     expect(rows.map((r) => r.class)).toEqual(['all', 'long', 'short']);
     expect(rows.map((r) => Number(r.output_time_mean_ms))).toEqual([250, 400, 40]);
     expect(rows.map((r) => Number(r.qpm))).toEqual([120, 60, 60]);
+    expect(rows.map((r) => Number(r.ttft_mean_ms))).toEqual([100, 200, 50]);
+    expect(rows.map((r) => Number(r.e2e_mean_ms))).toEqual([350, 600, 90]);
     expect(Number(rows[0].fail_rate)).toBeCloseTo(0.1, 6);
     expect(rows[0].ttft_p99_9_ms).toBe('120');
     expect(rows[0].e2e_p99_9_ms).toBe('240');

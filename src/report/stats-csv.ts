@@ -1,4 +1,4 @@
-// stats.csv: the Locust practice's per-run figures (QPS, QPM, TTFT/E2E percentiles, output time, tok/s, fail rate), one row per class.
+// stats.csv: the Locust practice's per-run figures (QPS, QPM, TTFT/E2E means and percentiles, output time, tok/s, fail rate), one row per class.
 import type { MetricsBlock, Summary } from '../metrics/summary-model.js';
 import { DEFAULT_PERCENTILES, percentileKey, type DistStats } from '../metrics/stats.js';
 import { csvCell } from './csv-cell.js';
@@ -15,6 +15,7 @@ const FIXED_PERCENTILES: readonly number[] = [50, 90, 95, 99];
 /** The metrics with percentile columns (the registry's stats_csv ones, in its order). */
 const csvMetrics = (): (MetricDef & Required<Pick<MetricDef, 'statsCsv'>>)[] => metricsShownIn('stats_csv').filter((d): d is MetricDef & Required<Pick<MetricDef, 'statsCsv'>> => d.statsCsv !== undefined);
 
+const mcol = (d: Required<Pick<MetricDef, 'statsCsv'>>) => `${d.statsCsv.name}_mean${d.statsCsv.suffix}`;
 const pcol = (d: Required<Pick<MetricDef, 'statsCsv'>>, p: number) => `${d.statsCsv.name}_${percentileKey(p)}${d.statsCsv.suffix}`;
 
 /** The columns, in order, for a run that asked for `percentiles` (docs/output-format.md#statscsv gives each formula). */
@@ -23,7 +24,8 @@ export function statsColumns(percentiles: readonly number[] = DEFAULT_PERCENTILE
   const ps = [...FIXED_PERCENTILES, ...extra];
   return [
     'class', 'requests', 'ok', 'failed', 'fail_rate', 'duration_s', 'qps', 'qpm',
-    ...csvMetrics().flatMap((d) => ps.map((p) => pcol(d, p))),
+    // The mean first, beside its percentiles: the practice's headline FIRST_TOKEN_TIME / WHOLE_TOKEN_TIME are means.
+    ...csvMetrics().flatMap((d) => [mcol(d), ...ps.map((p) => pcol(d, p))]),
     'output_time_mean_ms', 'output_tok_s_per_request_mean', 'output_tok_s', 'input_tokens_mean', 'output_tokens_mean',
   ];
 }
@@ -31,7 +33,7 @@ export function statsColumns(percentiles: readonly number[] = DEFAULT_PERCENTILE
 const pval = (d: DistStats | undefined, key: string): number | null => (d ? ((d as unknown as Record<string, number | null | undefined>)[key] ?? null) : null);
 
 /**
- * One row of a metrics block. qps = ok requests / duration_s; qpm = 60 · qps; fail_rate = failed / (total − cancelled);
+ * One row of a metrics block. ttft_mean_ms, e2e_mean_ms = the metrics' means over ok requests; qps = ok requests / duration_s; qpm = 60 · qps; fail_rate = failed / (total − cancelled);
  * output_time_mean_ms = mean E2E − mean TTFT of ok requests (the mean time from the first token to the last);
  * output_tok_s_per_request_mean = mean per-request output speed; output_tok_s = Σ output tokens / duration_s.
  */
@@ -61,7 +63,7 @@ export function statsRow(cls: string, m: MetricsBlock, columns: readonly string[
       const head = `${d.statsCsv.name}_`;
       if (!c.startsWith(head) || !c.endsWith(d.statsCsv.suffix)) continue;
       const key = c.slice(head.length, c.length - d.statsCsv.suffix.length);
-      if (/^p[0-9_]+$/.test(key)) return pval(distOf(m, d), key);
+      if (/^p[0-9_]+$/.test(key) || key === 'mean') return pval(distOf(m, d), key);
     }
     return null;
   });

@@ -10,6 +10,7 @@ import { sessionLines } from './session-terminal.js';
 import { clientMediaLines, mediaLines } from './media-terminal.js';
 import { latencyColumns } from './breakdown-columns.js';
 import { sliceTableLines, steadyAndSaturationLines, throughputCiLine } from './slices-terminal.js';
+import { playbookLines } from './error-playbook.js';
 
 /** Whether the grace period had to cancel anything; `inFlight` is absent in runs recorded before it was written. */
 function interruptedOutcome(cancelled: number, inFlight: unknown): string {
@@ -136,6 +137,7 @@ export function renderSummary(s: Summary): string {
     out.push('', 'errors:');
     for (const e of r.errors)
       out.push(`  ${e.count} x ${e.kind}${e.http_status ? ` ${e.http_status}` : ''}${e.example ? `: ${safeTerminalText(e.example)}` : ''}`);
+    out.push(...playbookLines(s));
   }
   if (s.client) {
     const h = s.client;

@@ -5,6 +5,9 @@ import { DEFAULT_TOKENIZER } from '../dataset/tokenizer.js';
 import { engineOptionsSchema, RELEASED_DTYPE_TEXT } from './engine/config.js';
 import { tuningShape, withEngineProfile } from './engine/tuning.js';
 import { faultOptionsSchema } from './http/faults.js';
+
+/** The fault table and its `kind[:rate][,key=value]` parser, for the layers that compose the sim's options (config/ --sim-fault). */
+export { FAULT_KINDS, faultOptionsSchema, parseFaultSpec } from './http/faults.js';
 import { METRICS_FLAVOR_NAMES } from './http/metrics-flavors.js';
 
 const engine = engineOptionsSchema.shape;
@@ -42,6 +45,8 @@ export const simServerOptionsSchema = z.object({
   accuracy: z.number().min(0).max(1).optional().describe('oracle mode: probability that an item of a shipped eval set is answered right at bf16/fp16 (docs/sim.md#oracle)'),
   corruptAbove: z.number().int().min(1).optional().describe('oracle mode fault: a reply whose first token is computed in an engine step with more than N sequences gets a wrong answer (batch-dependent numerics)'),
   faults: faultOptionsSchema.optional().describe('fault injection (all off by default)'),
+  maxInputTokens: z.number().int().min(1).optional().describe("a vendor API's cap on prompt tokens: a longer prompt gets HTTP 400 in OpenAI's error shape (code context_length_exceeded); unset: no cap"),
+  maxOutputTokens: z.number().int().min(1).optional().describe("a vendor API's cap on max_tokens: a request asking for more gets HTTP 400 in OpenAI's error shape (max_tokens is too large); unset: no cap"),
   replicas: z.number().int().min(1).max(64).default(1).describe('simulated engines behind this one port, each with its own KV and prefix cache, picked by --router (docs/routing.md)'),
   router: z
     .enum(['round-robin', 'prefix-hash', 'session'])

@@ -10,8 +10,9 @@ import { contextLengthError, createEngine } from './engine/engine.js';
 import { blockHashesFromIds } from './engine/hash.js';
 import { decideOutputTokens } from './engine/length.js';
 import { outsideEngineMs } from './engine/overheads.js';
-import { sendError, sendJson } from './http/errors.js';
-import { pickFaults, STATUS_FAULTS } from './http/faults.js';
+import { sendError, sendJson, sendOpenAiError } from './http/errors.js';
+import { vendorCapError } from './http/vendor-caps.js';
+import { ENGINE_DEAD_MESSAGE, pickFaults, STATUS_FAULTS } from './http/faults.js';
 import { Registry } from 'prom-client';
 import { createSimMetrics } from './http/metrics.js';
 import { createSimGpuTelemetry } from './http/metrics-dcgm.js';
@@ -112,6 +113,8 @@ export async function startSimServer(opts: SimServerOptions = {}, hooks: { log?:
   const live = new Map<string, Live>();
   const open = new Set<Session>();
   let requestCount = 0;
+  /** A fatal oom fault fired: the engine is gone, every later generation request fails as on a dead vLLM. */
+  let engineDead = false;
   const embedTimers = new Set<NodeJS.Timeout>();
   const admitTimers = new Set<NodeJS.Timeout>();
 
@@ -169,10 +172,15 @@ export async function startSimServer(opts: SimServerOptions = {}, hooks: { log?:
     const g = parsed.value;
     const model = g.model ?? served;
     if (!models.includes(model)) return sendError(res, 404, `The model \`${model}\` does not exist.`);
+    // A vendor API's separate caps on input and output, checked before the engine sees the request.
+    const capError = vendorCapError(o, g.promptTokenIds.length, g.maxTokens, kind);
+    if (capError) return sendOpenAiError(res, 400, capError);
     const n = ++requestCount;
     const active = pickFaults(faults, n, faultRng);
+    if (engineDead) return sendError(res, 503, ENGINE_DEAD_MESSAGE);
     for (const f of STATUS_FAULTS) {
       if (!active[f.kind]) continue;
+      if (f.kind === 'oom' && active.oom!.fatal) engineDead = true;
       const retry = f.kind === 'http429' ? { 'retry-after': String(active.http429!.retryAfterSeconds) } : undefined;
       return sendError(res, f.status, f.message, retry);
     }

@@ -16,3 +16,5 @@ export const tQuantile = (p: number, df: number): number => j().studentt.inv(p, 
 export const tCdf = (x: number, df: number): number => j().studentt.cdf(x, df);
 /** P(X ≤ k) for X ~ Binomial(n, p). */
 export const binomialCdf = (k: number, n: number, p: number): number => j().binomial.cdf(k, n, p);
+/** P(X ≤ x) for X ~ Gamma(shape k, scale θ). */
+export const gammaCdf = (x: number, shape: number, scale: number): number => j().gamma.cdf(x, shape, scale);

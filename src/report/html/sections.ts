@@ -6,6 +6,7 @@ import type { SloResult } from '../../metrics/slo.js';
 import { describeSloChecks } from '../../metrics/slo.js';
 import { SECRET_HEADERS } from '../../util/parse.js';
 import { escapeHtml as esc } from './escape.js';
+import { playbookRows } from '../error-playbook.js';
 
 /** Number for display: thousands separators from 1,000, fewer decimals as values grow; '–' when missing. */
 export function num(x: number | null | undefined, digits = 2): string {
@@ -77,7 +78,14 @@ export function errorsTable(m: MetricsBlock): string {
   return htmlTable(
     ['kind', 'HTTP status', 'count', 'example message (as sent by the server)'],
     m.requests.errors.map((e) => [e.kind, e.http_status === null ? '' : String(e.http_status), String(e.count), { text: e.example ?? '' }]),
-  );
+  ) + playbookTable(m);
+}
+
+/** The error playbook: each failure code, its count and what to check (docs/reliability.md#the-error-playbook). */
+function playbookTable(m: MetricsBlock): string {
+  const rows = playbookRows(m);
+  if (!rows.length) return '';
+  return `<h3>What to check</h3>${htmlTable(['code', 'count', 'what to check'], rows.map((r) => [r.code, String(r.count), { text: r.hint }]))}`;
 }
 
 /** A metadata subtree of more fields than this is folded (metadataTable). */

@@ -30,3 +30,14 @@ export function sendJson(res: ServerResponse, body: unknown): void {
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   res.end(text);
 }
+
+/** An error in OpenAI's own shape ({"error": {message, type, param, code}}), as vendor APIs send their validation errors. */
+export function sendOpenAiError(res: ServerResponse, status: number, e: { message: string; param: string | null; code: string | null }): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const body = JSON.stringify({ error: { message: e.message, type: 'invalid_request_error', param: e.param, code: e.code } });
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}

@@ -1,0 +1,73 @@
+// The client's open-file limit is checked against the planned connections before any request, with the fix named (`ulimit -n`).
+import { describe, it, expect } from 'vitest';
+import { execFile } from 'node:child_process';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { checkFdLimit, FD_RESERVE } from '../src/scheduler/fd-limit.js';
+import { plannedLoad } from '../src/drivers/real.js';
+import { tmpDir } from './helpers.js';
+
+const CLI = join(__dirname, '..', 'dist', 'cli', 'main.js');
+
+/** The built CLI under `ulimit -n N` (soft and hard: Node cannot raise it back). */
+function cliWithLimit(limit: number, args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  const quoted = [process.execPath, CLI, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+  return new Promise((resolve) => {
+    execFile('sh', ['-c', `ulimit -n ${limit} && exec ${quoted}`], { timeout: 60_000 }, (e, out, err) => resolve({ code: e ? ((e as { code?: number }).code ?? 1) : 0, out, err }));
+  });
+}
+
+describe('open-file limit against the planned connections', () => {
+  it('a known peak above limit − reserve is a problem naming the flag, the numbers and the fix', () => {
+    expect(checkFdLimit({ inFlight: 100, flag: '--concurrency' }, 1024)).toEqual({});
+    const r = checkFdLimit({ inFlight: 900, flag: '--concurrency' }, 1024);
+    expect(r.problem).toMatch(/^--concurrency: 900 requests in flight need 900 sockets, but this process may open 1024 files \(ulimit -n\)/);
+    expect(r.problem).toContain(`at most ${1024 - FD_RESERVE} requests fit`);
+    expect(r.problem).toContain('ulimit -n 65536');
+    expect(checkFdLimit({ inFlight: 900, flag: '--stages' }, 1024).problem).toMatch(/^--stages: /);
+    // Unknown or unlimited: nothing to say.
+    expect(checkFdLimit({ inFlight: 1e5 }, null)).toEqual({});
+    // Open loop without a cap: Little's law, a notice only when rate × timeout could pass the budget.
+    expect(checkFdLimit({ rate: 10, timeoutS: 60 }, 1024)).toEqual({});
+    const n = checkFdLimit({ rate: 100, timeoutS: 600 }, 1024);
+    expect(n.problem).toBeUndefined();
+    expect(n.notice).toContain('if requests took over 7.68 s');
+    expect(n.notice).toContain('--concurrency 768');
+  });
+
+  it('plans from the config: --concurrency, the peak of --stages, a shard\'s share, or an open loop\'s rate', () => {
+    const base = { timeout: 600 } as Parameters<typeof plannedLoad>[0];
+    expect(plannedLoad({ ...base, concurrency: 64 })).toEqual({ inFlight: 64, flag: '--concurrency' });
+    expect(plannedLoad({ ...base, stages: '10s:20,30s:300,10s:0' } as typeof base)).toEqual({ inFlight: 300, flag: '--stages' });
+    expect(plannedLoad({ ...base, concurrency: 64, shard: '0/4' } as typeof base)).toEqual({ inFlight: 16, flag: '--concurrency' });
+    expect(plannedLoad({ ...base, rate: 20 })).toEqual({ rate: 20, timeoutS: 600 });
+    expect(plannedLoad({ ...base, rate: 20, concurrency: 8 })).toEqual({ inFlight: 8, flag: '--concurrency' });
+  });
+
+  it('under ulimit -n 300, --concurrency 100 exits 2 before anything is sent; 40 runs', async () => {
+    let connections = 0;
+    const server = createServer((s) => {
+      connections++;
+      s.destroy();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+    try {
+      const out = join(tmpDir(), 'run');
+      const r = await cliWithLimit(300, ['run', '--base-url', url, '--concurrency', '100', '--requests', '10', '--out', out]);
+      expect(r.code).toBe(2);
+      expect(r.err).toBe(
+        'tokenflood: --concurrency: 100 requests in flight need 100 sockets, but this process may open 300 files (ulimit -n) and keeps 256 for results files and telemetry, so at most 44 requests fit: ' +
+          'raise it before the run with `ulimit -n 65536` (up to the hard limit, `ulimit -Hn`; for a service LimitNOFILE= or /etc/security/limits.conf), lower --concurrency, or split the load over processes (--shard)\n',
+      );
+      expect(connections).toBe(0);
+      expect(existsSync(out)).toBe(false);
+    } finally {
+      server.close();
+    }
+    const ok = await cliWithLimit(300, ['run', '--concurrency', '40', '--requests', '40', '--input-tokens', '16', '--output-tokens', '4', '--sim-time-scale', '100', '--no-server-metrics', '--quiet', '--out', join(tmpDir(), 'ok')]);
+    expect(ok.code, ok.err).toBe(0);
+  }, 90_000);
+});
