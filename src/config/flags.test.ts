@@ -61,7 +61,7 @@ describe('flag tables', () => {
     expect(RUN_FLAGS.transport.flag).toBe('--transport <auto|h1|undici>');
     expect(RUN_FLAGS.corpus.flag).toBe('--corpus <en|zh>');
     expect(SERVE_FLAGS.weightDtype.flag).toBe('--weight-dtype <dtype>');
-    expect(SERVE_FLAGS.weightDtype.help).toMatch(/; one of bf16, fp16, fp8, int8, int4, mxfp4, fp32$/);
+    expect(SERVE_FLAGS.weightDtype.help).toMatch(/; one of bf16, fp16, fp8, int8, int4, mxfp4, nvfp4, fp32$/);
     expect(RUN_FLAGS.backend.flag).toBe('--backend <backend>');
   });
 
