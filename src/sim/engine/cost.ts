@@ -1,7 +1,7 @@
 // Step-time model: how long one engine step takes for a given batch shape (pure). Linear layers and attention are
 // separate kernels, each on its own roofline; TP all-reduce (comm.ts), MoE (moe.ts) and fixed overheads add.
 import { kvBytesForTokens, type EngineSpec } from './config.js';
-import { epLoadFactor, parallelCommMs } from './parallel.js';
+import { epLoadFactor, parallelCommMs } from './comm.js';
 import { weightBytes } from './dtypes.js';
 import { expectedExpertsTouched, expertImbalance, moeRoutingMs } from './moe.js';
 import { attentionFlopsPerPair } from './profile.js';

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { resolveEngine } from './config.js';
 import { decodeShape, kvReadBytesPerGpu, stepCost } from './cost.js';
-import { epLoadFactor, parallelCommMs } from './parallel.js';
+import { epLoadFactor, parallelCommMs } from './comm.js';
 
 describe('expert parallelism and DP attention', () => {
   it('the busiest EP GPU: ~skew at large batch, more at small batch, never above ep', () => {
