@@ -1,6 +1,7 @@
 // Step-time model: how long one engine step takes for a given batch shape (pure). Linear layers and attention are
 // separate kernels, each on its own roofline; TP all-reduce (comm.ts), MoE (moe.ts) and fixed overheads add.
 import { kvBytesForTokens, type EngineSpec } from './config.js';
+import { eagerOverheadMs } from './scheduling.js';
 import { epLoadFactor, parallelCommMs } from './parallel.js';
 import { weightBytes } from './dtypes.js';
 import { expectedExpertsTouched, expertImbalance, moeRoutingMs } from './moe.js';
@@ -144,7 +145,7 @@ export function stepCost(spec: EngineSpec, s: StepShape): StepCost {
     Math.max(toMs(attnFlops, spec.flopsPerSec), toMs(kvBytes, spec.kvBytesPerSec)) + (s.requests * m.layers * spec.attnSeqOverheadUs) / 1000;
   const commMs = parallelCommMs(spec, s.newTokens);
   const moeMs = s.newTokens > 0 ? moeRoutingMs(spec) : 0;
-  const overheadMs = spec.stepOverheadMs + m.layers * spec.layerOverheadMs + s.requests * spec.requestOverheadMs;
+  const overheadMs = spec.stepOverheadMs + m.layers * spec.layerOverheadMs + s.requests * spec.requestOverheadMs + eagerOverheadMs(s, m.layers, spec);
   return {
     flops: linFlops + attnFlops,
     bytes: weightBytes + kvBytes,
