@@ -35,7 +35,7 @@ describe('schedule policy', () => {
   });
 
   it('with one request at a time the policies agree (nothing to choose between)', () => {
-    const one = (schedulePolicy: string) =>
+    const one = (schedulePolicy: 'decode-first' | 'prefill-first') =>
       simulateRun({ engine: { schedulePolicy }, requests: [{ promptTokens: 500, maxTokens: 50, ignoreEos: true }], load: { concurrency: 1, requests: 3 } }).records;
     const a = one('decode-first');
     const b = one('prefill-first');
