@@ -119,6 +119,8 @@ function engineMeta(engine: EngineSpec, eo: ResolvedSimEngineOptions): Record<st
     max_model_len: engine.maxModelLen, block_size: engine.blockSize, num_gpu_blocks: engine.numBlocks,
     kv_capacity_tokens: engine.kvCapacityTokens, prefix_caching: engine.prefixCaching, tokens_per_chunk: eo.tokensPerChunk,
     reasoning_share: eo.reasoningShare,
+    engine: (eo as { engine?: string }).engine ?? null, schedule_policy: engine.schedulePolicy, new_token_ratio: engine.newTokenRatio,
+    cuda_graph_max_batch: engine.cudaGraphMaxBatch,
     ...featureMeta(engine.features),
   };
 }

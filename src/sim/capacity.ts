@@ -48,6 +48,9 @@ export const capacityInputSchema = z.object({
   specDraftGiB: featureOptionsShape.specDraftGiB,
   kvOffloadGiB: featureOptionsShape.kvOffloadGiB,
   engineProfile: tuningShape.engineProfile,
+  engine: tuningShape.engine,
+  kvFreeMemoryFraction: tuningShape.kvFreeMemoryFraction,
+  blockSize: engine.blockSize,
 });
 export type CapacityInput = z.input<typeof capacityInputSchema>;
 
@@ -216,7 +219,7 @@ export function planCapacity(input: CapacityInput): CapacityReport {
   const engineAt = (tp: number): EngineSpec => resolveEngine({
     gpu: o.gpu, model: o.modelProfile, tp, weightDtype: o.weightDtype, kvDtype: o.kvDtype,
     gpuMemoryUtilization: o.gpuMemoryUtilization, maxNumSeqs: o.maxNumSeqs, maxNumBatchedTokens: o.maxNumBatchedTokens,
-    maxModelLen: undefined,
+    maxModelLen: undefined, kvFreeMemoryFraction: o.kvFreeMemoryFraction, blockSize: o.blockSize,
     ...constantOptions(merged),
     mfu: o.mfu,
     pp: o.pp, ep: o.ep, epImbalance: o.epImbalance, dpAttention: o.dpAttention, disagg: o.disagg, disaggLinkGBps: o.disaggLinkGBps,

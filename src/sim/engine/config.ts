@@ -7,6 +7,7 @@ import { paramBreakdown, type GpuProfile, type ModelProfile, type ParamBreakdown
 import { resolveGpu, resolveModel } from './resolve-profile.js';
 import { featureOptionsShape, resolveFeatures, stageLayers, draftWeightBytes, type FeatureSpec } from './features.js';
 import { dpAttentionExtraBytes, parallelOptionsShape, parallelProblems } from './parallel.js';
+import { kvBudgetBytes, schedulingOptionsShape, type SchedulePolicy } from './scheduling.js';
 
 const GiB = 1024 ** 3;
 
@@ -47,6 +48,7 @@ export const engineOptionsSchema = z.object({
   asyncScheduling: z.boolean().default(true).describe('schedule step N+1 while step N runs (vLLM --async-scheduling): a request arriving mid-step starts one step later'),
   ...featureOptionsShape,
   ...parallelOptionsShape,
+  ...schedulingOptionsShape,
 });
 export type EngineOptions = z.input<typeof engineOptionsSchema>;
 
@@ -97,6 +99,11 @@ export interface EngineSpec {
   moeGemmEfficiency: number;
   moeSliceHalfMiB: number;
   asyncScheduling: boolean;
+  /** Engine scheduling differences (scheduling.ts, data/engines/*.yaml). */
+  schedulePolicy: SchedulePolicy;
+  newTokenRatio: number;
+  cudaGraphMaxBatch: number;
+  eagerLayerOverheadMs: number;
   /** Speculative decoding, KV offload, pipeline stages (features.ts). */
   features: FeatureSpec;
 }
@@ -172,7 +179,7 @@ export function resolveEngine(input: EngineOptions = {}): EngineSpec {
   const kvTokAllStages = o.dpAttention ? kvBytesPerToken(model, o.kvDtype, 1) / o.tp : kvBytesPerToken(model, o.kvDtype, o.tp);
   const kvTokGpu = (kvTokAllStages * stageLayers(model.layers, o.pp)) / model.layers;
   const draftBytes = draftWeightBytes(o, weightBytesPerGpu, model.layers);
-  const budget = gpu.memBytes * o.gpuMemoryUtilization - weightBytesPerGpu - draftBytes - o.reserveGiB * GiB;
+  const budget = kvBudgetBytes(gpu.memBytes, o.gpuMemoryUtilization, o.kvFreeMemoryFraction, weightBytesPerGpu + draftBytes + o.reserveGiB * GiB);
   const numBlocks = o.numGpuBlocksOverride ?? Math.floor(budget / (kvTokGpu * o.blockSize));
   if (numBlocks < 1) {
     const needGiB = (weightBytesPerGpu + draftBytes + o.reserveGiB * GiB) / GiB;
@@ -224,6 +231,10 @@ export function resolveEngine(input: EngineOptions = {}): EngineSpec {
     moeGemmEfficiency: o.moeGemmEfficiency,
     moeSliceHalfMiB: o.moeSliceHalfMiB,
     asyncScheduling: o.asyncScheduling,
+    schedulePolicy: o.schedulePolicy,
+    newTokenRatio: o.newTokenRatio,
+    cudaGraphMaxBatch: o.cudaGraphMaxBatch,
+    eagerLayerOverheadMs: o.eagerLayerOverheadMs,
     features: resolveFeatures(o, kvTokGpu * o.blockSize),
   };
 }

@@ -2,6 +2,7 @@
 // separate kernels, each on its own roofline; TP all-reduce (comm.ts), MoE (moe.ts) and fixed overheads add.
 import { kvBytesForTokens, type EngineSpec } from './config.js';
 import { epLoadFactor, parallelCommMs } from './comm.js';
+import { eagerOverheadMs } from './scheduling.js';
 import { weightBytes } from './dtypes.js';
 import { expectedExpertsTouched, expertImbalance, moeRoutingMs } from './moe.js';
 import { attentionFlopsPerPair } from './profile.js';
@@ -144,7 +145,7 @@ export function stepCost(spec: EngineSpec, s: StepShape): StepCost {
     Math.max(toMs(attnFlops, spec.flopsPerSec), toMs(kvBytes, spec.kvBytesPerSec)) + (s.requests * m.layers * spec.attnSeqOverheadUs) / 1000;
   const commMs = parallelCommMs(spec, s.newTokens);
   const moeMs = s.newTokens > 0 ? moeRoutingMs(spec) : 0;
-  const overheadMs = spec.stepOverheadMs + m.layers * spec.layerOverheadMs + s.requests * spec.requestOverheadMs;
+  const overheadMs = spec.stepOverheadMs + m.layers * spec.layerOverheadMs + s.requests * spec.requestOverheadMs + eagerOverheadMs(s, m.layers, spec);
   return {
     flops: linFlops + attnFlops,
     bytes: weightBytes + kvBytes,

@@ -198,6 +198,27 @@ function createColocatedEngine(spec: EngineSpec): Engine {
     r.computed = hits * bs;
   };
 
+  /**
+   * SGLang's admission check: blocks free after keeping newTokenRatio · (remaining output) for every running request
+   * must hold the new request's chunk plus the same reservation for its own output. Always true at ratio 0 (vLLM).
+   */
+  const fitsReservation = (r: Req, n: number): boolean => {
+    const ratio = spec.newTokenRatio;
+    if (ratio === 0) return true;
+    let reserved = ratio * (r.target - r.output);
+    for (const x of running) reserved += ratio * (x.target - x.output);
+    const need = Math.ceil(kvEquivalentTokens(spec.model, r.computed + n) / bs) - r.blocks.length;
+    return need + Math.ceil(reserved / bs) <= pool.freeCount();
+  };
+  /** Whether the head of the waiting queue could be admitted now (slots, reservation and blocks). */
+  const canAdmit = (): boolean => {
+    if (waiting.length === 0 || running.length >= spec.maxNumSeqs) return false;
+    const r = waiting[0];
+    const n = Math.min(total(r) - r.computed, spec.maxNumBatchedTokens);
+    const need = Math.ceil(kvEquivalentTokens(spec.model, r.computed + n) / bs) - r.blocks.length;
+    return need <= pool.freeCount() && fitsReservation(r, n);
+  };
+
   return {
     spec,
     add(req) {
@@ -271,45 +292,53 @@ function createColocatedEngine(spec: EngineSpec): Engine {
       const preempted: string[] = [];
       const started: StepResult['started'] = [];
 
+      // Prefill-first (SGLang): when a waiting request can be admitted, the step is a prefill batch (new prompts and
+      // chunks of prompts in progress) and running decodes wait for the next step.
+      const prefillStep = spec.schedulePolicy === 'prefill-first' && (canAdmit() || running.some((r) => r.computed < r.prompt));
+
       // 1. Running requests first, oldest first; make room by preempting the newest.
-      for (let i = 0; i < running.length && budget > 0; i++) {
-        const r = running[i];
-        const decoding = accept !== undefined && r.output >= 1 && total(r) - r.computed === 1;
-        const verify = decoding ? sd!.tokens + 1 : 0;
-        if (decoding && verify > budget) continue;
-        const a = decoding ? accept!(r.carry) : undefined;
-        const n = a ? Math.min(a.tokens, r.target - r.output) : Math.min(total(r) - r.computed, budget);
-        if (n <= 0) continue;
-        let ok = grow(r, r.computed + n);
-        while (!ok) {
-          const victim = running.pop()!;
-          preempt(victim, preempted);
-          if (victim === r) break;
-          ok = grow(r, r.computed + n);
+      const scheduleRunning = (skipDecodes: boolean): void => {
+        for (let i = 0; i < running.length && budget > 0; i++) {
+          const r = running[i];
+          if (skipDecodes && r.computed >= r.prompt) continue;
+          const decoding = accept !== undefined && r.output >= 1 && total(r) - r.computed === 1;
+          const verify = decoding ? sd!.tokens + 1 : 0;
+          if (decoding && verify > budget) continue;
+          const a = decoding ? accept!(r.carry) : undefined;
+          const n = a ? Math.min(a.tokens, r.target - r.output) : Math.min(total(r) - r.computed, budget);
+          if (n <= 0) continue;
+          let ok = grow(r, r.computed + n);
+          while (!ok) {
+            const victim = running.pop()!;
+            preempt(victim, preempted);
+            if (victim === r) break;
+            ok = grow(r, r.computed + n);
+          }
+          if (!ok) break;
+          sched.push(r);
+          chunk.push(n);
+          computedNow.push(decoding ? verify : n);
+          budget -= decoding ? verify : n;
+          if (a) {
+            r.carry = a.carry;
+            c.specDrafts++;
+            c.specDraftTokens += sd!.tokens;
+            c.specAcceptedTokens += a.tokens - 1;
+            draft.requests++;
+            draft.newTokens++;
+            draft.contextTokens += r.computed;
+            draft.attentionPairs += r.computed + 1;
+          }
         }
-        if (!ok) break;
-        sched.push(r);
-        chunk.push(n);
-        computedNow.push(decoding ? verify : n);
-        budget -= decoding ? verify : n;
-        if (a) {
-          r.carry = a.carry;
-          c.specDrafts++;
-          c.specDraftTokens += sd!.tokens;
-          c.specAcceptedTokens += a.tokens - 1;
-          draft.requests++;
-          draft.newTokens++;
-          draft.contextTokens += r.computed;
-          draft.attentionPairs += r.computed + 1;
-        }
-      }
+      };
+      scheduleRunning(prefillStep);
 
       // 2. Admit waiting requests FIFO while budget, sequence slots and blocks allow (none after a preemption).
       while (preempted.length === 0 && waiting.length > 0 && budget > 0 && running.length < spec.maxNumSeqs) {
         const r = waiting[0];
         if (r.blocks.length === 0) matchPrefix(r);
         const n = Math.min(total(r) - r.computed, budget);
-        if (!grow(r, r.computed + n)) {
+        if (!fitsReservation(r, n) || !grow(r, r.computed + n)) {
           free(r);
           r.computed = 0;
           break;
@@ -347,6 +376,9 @@ function createColocatedEngine(spec: EngineSpec): Engine {
         computedNow.push(n);
         budget -= n;
       }
+
+      // A prefill step that admitted nothing after all (a preemption, or the budget) runs the decodes instead.
+      if (prefillStep && sched.length === 0) scheduleRunning(false);
 
       const shape: StepShape = { requests: sched.length, newTokens: 0, contextTokens: 0, attentionPairs: 0, decodePairs: 0 };
       for (let i = 0; i < sched.length; i++) {

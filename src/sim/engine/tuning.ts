@@ -9,6 +9,8 @@ import { parseYaml } from '../../util/yaml.js';
 import { engineOptionsSchema } from './config.js';
 import { featureOptionsShape } from './features.js';
 import { parallelOptionsShape } from './parallel.js';
+import { schedulingOptionsShape } from './scheduling.js';
+import { ENGINE_NAMES, enginePresetPath } from './engines.js';
 
 const e = engineOptionsSchema.shape;
 
@@ -26,9 +28,11 @@ export const constantsShape = {
 
 export const tuningShape = {
   engineProfile: z.string().min(1).optional().describe('engine profile YAML written by `tokenflood calibrate` (gpu, model profile, tp, fitted constants); flags given override its values'),
+  engine: z.enum(ENGINE_NAMES).optional().describe('serving engine whose documented defaults to start from (data/engines/<name>.yaml: chunked-prefill size and policy, max running requests, CUDA-graph batch limit, KV block size, memory fraction); --engine-profile and flags given override them'),
   ...constantsShape,
   ...featureOptionsShape,
   ...parallelOptionsShape,
+  ...schedulingOptionsShape,
 };
 export type TuningKey = Exclude<keyof typeof tuningShape, 'engineProfile'>;
 export const TUNING_KEYS = Object.keys(tuningShape).filter((k) => k !== 'engineProfile') as TuningKey[];
@@ -39,7 +43,8 @@ export function constantOptions(o: Record<string, unknown>): Record<string, unkn
 }
 
 /** Keys an engine profile may hold: the tuning keys plus the deployment it was fitted on. */
-const PROFILE_KEYS = ['gpu', 'modelProfile', 'tp', 'weightDtype', 'kvDtype', ...TUNING_KEYS] as const;
+// An engine preset (data/engines) also sets the scheduler's sizes; a command whose schema lacks one drops it.
+const PROFILE_KEYS = ['gpu', 'modelProfile', 'tp', 'weightDtype', 'kvDtype', 'maxNumSeqs', 'maxNumBatchedTokens', 'gpuMemoryUtilization', 'blockSize', 'prefixCaching', 'tokensPerChunk', ...TUNING_KEYS] as const;
 
 /** The tuning values of resolved options, ready for resolveEngine. */
 export function tuningOptions(o: Record<string, unknown>): Record<string, unknown> {
@@ -51,34 +56,38 @@ export function tuningOptions(o: Record<string, unknown>): Record<string, unknow
 const toCamel = (s: string): string => s.replace(/[-_]([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 
 /** Read an engine profile (YAML or JSON, flag names as keys; `calibration` is a report and ignored). */
-export function readEngineProfile(path: string): Record<string, unknown> {
-  if (!existsSync(path)) throw new UsageError([`--engine-profile ${path}: no such file`]);
+export function readEngineProfile(path: string, flag = '--engine-profile'): Record<string, unknown> {
+  if (!existsSync(path)) throw new UsageError([`${flag} ${path}: no such file`]);
   const r = readTextFile(path, MAX_CONFIG_BYTES);
-  if ('problem' in r) throw new UsageError([`--engine-profile ${path}: ${r.problem}`]);
+  if ('problem' in r) throw new UsageError([`${flag} ${path}: ${r.problem}`]);
   let raw: unknown;
   try {
     raw = extname(path) === '.json' ? JSON.parse(r.text) : parseYaml(r.text);
   } catch (err) {
-    throw new UsageError([`--engine-profile ${path}: not valid YAML/JSON: ${(err as Error).message.split('\n')[0]}`]);
+    throw new UsageError([`${flag} ${path}: not valid YAML/JSON: ${(err as Error).message.split('\n')[0]}`]);
   }
-  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new UsageError([`--engine-profile ${path}: expected a mapping of option names to values`]);
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new UsageError([`${flag} ${path}: expected a mapping of option names to values`]);
   const out: Record<string, unknown> = {};
   const problems: string[] = [];
   for (const [k, v] of Object.entries(raw)) {
     if (k === 'calibration') continue;
     // Keys are flag names (kv-offload-gib); the camelCase key and the old kebab form (kv-offload-gi-b) are read too.
     const key = PROFILE_KEYS.find((p) => p === k || flagName(p) === k || p === toCamel(k));
-    if (key === undefined) problems.push(`--engine-profile ${path}: unknown key "${k}" (valid: ${PROFILE_KEYS.map(flagName).join(', ')})`);
+    if (key === undefined) problems.push(`${flag} ${path}: unknown key "${k}" (valid: ${PROFILE_KEYS.map(flagName).join(', ')})`);
     else out[key] = v;
   }
   if (problems.length) throw new UsageError(problems);
   return out;
 }
 
-/** Options with the engine profile's values under the ones given (given values win); engineProfile itself is kept. */
+/**
+ * Options layered: the --engine preset's values, under the engine profile's, under the ones given (given values win).
+ * A profile may name its engine (`engine: sglang`); --engine given on the command line wins over it.
+ */
 export function withEngineProfile<T extends Record<string, unknown>>(values: T): T {
-  const path = values.engineProfile;
-  if (typeof path !== 'string') return values;
   const given = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined));
-  return { ...readEngineProfile(path), ...given } as T;
+  const profile = typeof values.engineProfile === 'string' ? readEngineProfile(values.engineProfile) : {};
+  const engine = (given.engine ?? profile.engine) as string | undefined;
+  const preset = typeof engine === 'string' && (ENGINE_NAMES as readonly string[]).includes(engine) ? readEngineProfile(enginePresetPath(engine), `--engine ${engine}:`) : {};
+  return { ...preset, ...profile, ...given } as T;
 }

@@ -1,0 +1,51 @@
+// Engine scheduling options that differ between vLLM, SGLang and TensorRT-LLM (profiles in data/engines/*.yaml):
+// prefill policy, KV reservation at admission, CUDA-graph batch limit, and how the KV budget is taken from memory.
+import { z } from 'zod';
+
+export const SCHEDULE_POLICIES = ['decode-first', 'prefill-first'] as const;
+export type SchedulePolicy = (typeof SCHEDULE_POLICIES)[number];
+
+export const schedulingOptionsShape = {
+  schedulePolicy: z
+    .enum(SCHEDULE_POLICIES)
+    .default('decode-first')
+    .describe('decode-first: running requests first, new prompts fill the rest of the step (vLLM, TensorRT-LLM inflight batching); prefill-first: a step of new prompts whenever one can be admitted, decodes wait (SGLang)'),
+  newTokenRatio: z
+    .number()
+    .min(0)
+    .max(1)
+    .default(0)
+    .describe('KV kept free at admission for the output still to come: ratio x remaining output tokens of every running request (SGLang new_token_ratio; 0 = none, as vLLM)'),
+  cudaGraphMaxBatch: z
+    .number()
+    .int()
+    .min(0)
+    .default(512)
+    .describe('largest decode batch captured as a CUDA graph; a decode step with more sequences runs eagerly and pays --eager-layer-overhead-ms per layer (0 = no graphs)'),
+  eagerLayerOverheadMs: z
+    .number()
+    .nonnegative()
+    .default(0.04)
+    .describe('extra kernel-launch cost per layer of a decode step run eagerly (outside a CUDA graph)'),
+  kvFreeMemoryFraction: z
+    .number()
+    .gt(0)
+    .lte(1)
+    .optional()
+    .describe('KV budget as a fraction of the memory left after weights and reserve (TensorRT-LLM free_gpu_memory_fraction); unset = --gpu-memory-utilization of all memory minus weights (vLLM, SGLang)'),
+};
+
+/**
+ * KV budget in bytes per GPU.
+ * vLLM/SGLang: mem · utilization − weights − draft − reserve;
+ * TensorRT-LLM: (mem − weights − draft − reserve) · free fraction.
+ */
+export function kvBudgetBytes(memBytes: number, utilization: number, freeFraction: number | undefined, usedBytes: number): number {
+  return freeFraction === undefined ? memBytes * utilization - usedBytes : (memBytes - usedBytes) * freeFraction;
+}
+
+/** A decode-only step above the largest captured batch runs eagerly: layers · eagerLayerOverheadMs more. */
+export function eagerOverheadMs(s: { requests: number; newTokens: number }, layers: number, o: { cudaGraphMaxBatch: number; eagerLayerOverheadMs: number }): number {
+  const decodeOnly = s.requests > 0 && s.newTokens === s.requests;
+  return decodeOnly && s.requests > o.cudaGraphMaxBatch ? layers * o.eagerLayerOverheadMs : 0;
+}
