@@ -1,6 +1,7 @@
 // Fit the engine's constants to measured runs: re-simulate each run on the virtual driver and minimise the relative TTFT/TPOT error.
 import { UsageError } from '../errors.js';
 import { engineOptionsSchema, resolveEngine, type EngineSpec } from '../sim/engine/config.js';
+import { enginePreset } from '../sim/engine/tuning.js';
 import { resimulate } from './resimulate.js';
 import { minimize } from './fit.js';
 import { CALIBRATED_PARAMS, type CalibratedParam } from './params.js';
@@ -58,11 +59,14 @@ export interface CalibrateOptions {
   maxRequests?: number;
 }
 
-const DEPLOYMENT_KEYS = ['gpu', 'modelProfile', 'tp', 'weightDtype', 'kvDtype'] as const;
+const DEPLOYMENT_KEYS = ['engine', 'gpu', 'modelProfile', 'tp', 'weightDtype', 'kvDtype'] as const;
 
-/** The run's engine options, calibrate's overrides, then the candidate constants (modelProfile is the engine's `model`). */
+/**
+ * The engine preset (calibrate's --engine, else the run's), the run's engine options, calibrate's overrides, then the
+ * candidate constants (modelProfile is the engine's `model`): a fit starts from the engine's scheduler, not vLLM's.
+ */
 function engineFor(p: CalibrationPoint, o: CalibrateOptions, constants: Record<string, number>): EngineSpec {
-  const { modelProfile, ...rest } = { ...p.engine, ...o.engine };
+  const { modelProfile, ...rest } = { ...enginePreset(o.engine?.engine ?? p.engine.engine), ...p.engine, ...o.engine };
   return resolveEngine({ ...rest, model: modelProfile as string | undefined, ...constants });
 }
 

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { UsageError } from '../errors.js';
 import { addFlags, collectFlags, describedFlags, issueProblems } from '../util/flags.js';
 import { engineOptionsSchema } from '../sim/engine/config.js';
+import { tuningShape } from '../sim/engine/tuning.js';
 import { snakeKeys } from '../util/snake.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import type { Out } from './io.js';
@@ -14,6 +15,7 @@ const e = engineOptionsSchema.shape;
 /** Deployment of the measured runs (override what run.json says; needed for runs of a real server). */
 export const calibrateInputSchema = z.object({
   out: z.string().min(1).describe('engine profile YAML to write'),
+  engine: tuningShape.engine.describe('serving engine the runs were measured on: the fit starts from its preset (data/engines/<name>.yaml: scheduler policy, step token budget, KV block size and memory fraction) and the profile names it'),
   gpu: z.string().min(1).optional().describe('GPU id or GPU profile file the runs were measured on'),
   modelProfile: z.string().min(1).optional().describe('model profile id, profile file or Hugging Face config.json of the served model'),
   tp: e.tp.optional().describe('tensor-parallel GPUs of the server'),
@@ -22,7 +24,7 @@ export const calibrateInputSchema = z.object({
   maxRequests: z.number().int().min(1).max(100_000).default(200).describe('requests simulated per run and candidate (fewer = faster fit)'),
 });
 const OWN = { defaultText: "the runs' own (simulated runs record it), else the engine's default" };
-export const CALIBRATE_FLAGS = describedFlags(calibrateInputSchema.shape, { gpu: OWN, modelProfile: OWN, tp: OWN, weightDtype: OWN, kvDtype: OWN });
+export const CALIBRATE_FLAGS = describedFlags(calibrateInputSchema.shape, { engine: OWN, gpu: OWN, modelProfile: OWN, tp: OWN, weightDtype: OWN, kvDtype: OWN });
 
 const pct = (v: number): string => `${v >= 0 ? '+' : ''}${(v * 100).toFixed(1)}%`;
 

@@ -55,6 +55,7 @@ function layoutText(r: CapacityReport): string {
 export function capacityTable(r: CapacityReport): string {
   const rows: [string, string][] = [
     ['model / GPU', `${r.model} on ${r.tp}x ${r.gpu} (weights ${r.weightDtype}, KV ${r.kvDtype})${r.tpAuto && r.tp > 1 ? `; TP${r.tp} is the smallest that holds the weights (--tp to choose)` : ''}`],
+    ...(r.engine ? [['engine', r.engineText ?? r.engine] as [string, string]] : []),
     ...(layoutText(r) ? [['parallelism', layoutText(r)] as [string, string]] : []),
     ['request', `${r.inputTokens} in + ${r.outputTokens} out tokens`],
     ...(r.longShare > 0 ? [['long requests', `${pct(r.longShare)} of requests: ${r.longInputTokens} in + ${r.longOutputTokens} out tokens`] as [string, string]] : []),

@@ -61,7 +61,7 @@ export function registerServe(program: Command): void {
       // Loaded here, not at start-up: the sim server (and prom-client) would cost every other command ~1.5 MB and 25-40 ms.
       const { startSim } = await import('../sim/replicas.js');
       const sim = await startSim(opts);
-      process.stdout.write(`tokenflood sim server listening on ${sim.baseUrl} (${sim.description}, time scale ${sim.timeScale})\n`);
+      process.stdout.write(`tokenflood sim server listening on ${sim.baseUrl} (${sim.description}${opts.engine ? `, ${opts.engine} defaults` : ''}, time scale ${sim.timeScale})\n`);
       await new Promise<void>((resolve) => {
         const stop = (): void => {
           process.off('SIGINT', stop);

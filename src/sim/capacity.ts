@@ -51,6 +51,9 @@ export const capacityInputSchema = z.object({
   engine: tuningShape.engine,
   kvFreeMemoryFraction: tuningShape.kvFreeMemoryFraction,
   blockSize: engine.blockSize,
+  // A decode batch above the largest CUDA graph runs eagerly (slower TPOT at high concurrency per replica).
+  cudaGraphMaxBatch: tuningShape.cudaGraphMaxBatch,
+  eagerLayerOverheadMs: tuningShape.eagerLayerOverheadMs,
 });
 export type CapacityInput = z.input<typeof capacityInputSchema>;
 
@@ -77,6 +80,10 @@ export interface CapacityReport {
   kvOffloadTokens: number;
   /** True when --tp was not given and tp is the smallest power of two whose GPUs hold the weights. */
   tpAuto: boolean;
+  /** The --engine preset the defaults came from (data/engines), null without one. */
+  engine: string | null;
+  /** What the preset set: "sglang defaults (data/engines/sglang.yaml): KV = 0.88 of memory − weights, ..."; null without --engine. */
+  engineText: string | null;
   weightDtype: string;
   kvDtype: string;
   inputTokens: number;
@@ -206,6 +213,12 @@ function smallestTpThatFits(engineAt: (tp: number) => EngineSpec): EngineSpec {
   throw first;
 }
 
+/** What an --engine preset set, in the capacity table's words. */
+function engineText(engine: string, spec: EngineSpec, o: { gpuMemoryUtilization: number; kvFreeMemoryFraction?: number }): string {
+  const kv = o.kvFreeMemoryFraction !== undefined ? `KV = ${o.kvFreeMemoryFraction} of the memory free after weights` : `KV = ${o.gpuMemoryUtilization} of memory - weights`;
+  return `${engine} defaults (data/engines/${engine}.yaml): ${kv}, KV blocks of ${spec.blockSize} tokens, up to ${spec.maxNumSeqs} sequences, CUDA graphs up to batch ${spec.cudaGraphMaxBatch}`;
+}
+
 /** Size a deployment. Throws UsageError for bad inputs or a model that does not fit (at --tp, or at any TP up to 64 without it). */
 export function planCapacity(input: CapacityInput): CapacityReport {
   // The profile's deployment fills unset flags; its fitted constants go to the engine as they are (its feature keys are not modelled here).
@@ -220,6 +233,7 @@ export function planCapacity(input: CapacityInput): CapacityReport {
     gpu: o.gpu, model: o.modelProfile, tp, weightDtype: o.weightDtype, kvDtype: o.kvDtype,
     gpuMemoryUtilization: o.gpuMemoryUtilization, maxNumSeqs: o.maxNumSeqs, maxNumBatchedTokens: o.maxNumBatchedTokens,
     maxModelLen: undefined, kvFreeMemoryFraction: o.kvFreeMemoryFraction, blockSize: o.blockSize,
+    cudaGraphMaxBatch: o.cudaGraphMaxBatch, eagerLayerOverheadMs: o.eagerLayerOverheadMs,
     ...constantOptions(merged),
     mfu: o.mfu,
     pp: o.pp, ep: o.ep, epImbalance: o.epImbalance, dpAttention: o.dpAttention, disagg: o.disagg, disaggLinkGBps: o.disaggLinkGBps,
@@ -330,6 +344,8 @@ export function planCapacity(input: CapacityInput): CapacityReport {
     tokensPerStep,
     kvOffloadTokens: (spec.features.offload?.blocks ?? 0) * spec.blockSize,
     tpAuto,
+    engine: o.engine ?? null,
+    engineText: o.engine ? engineText(o.engine, spec, o) : null,
     weightDtype: spec.weightDtype,
     kvDtype: spec.kvDtype,
     inputTokens: o.inputTokens,

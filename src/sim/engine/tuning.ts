@@ -87,7 +87,11 @@ export function readEngineProfile(path: string, flag = '--engine-profile'): Reco
 export function withEngineProfile<T extends Record<string, unknown>>(values: T): T {
   const given = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined));
   const profile = typeof values.engineProfile === 'string' ? readEngineProfile(values.engineProfile) : {};
-  const engine = (given.engine ?? profile.engine) as string | undefined;
-  const preset = typeof engine === 'string' && (ENGINE_NAMES as readonly string[]).includes(engine) ? readEngineProfile(enginePresetPath(engine), `--engine ${engine}:`) : {};
-  return { ...preset, ...profile, ...given } as T;
+  return { ...enginePreset(given.engine ?? profile.engine), ...profile, ...given } as T;
+}
+
+/** The options of an engine preset (data/engines/<name>.yaml) by name; {} for no name or one that is not a preset (the schema reports it). */
+export function enginePreset(name: unknown): Record<string, unknown> {
+  if (typeof name !== 'string' || !(ENGINE_NAMES as readonly string[]).includes(name)) return {};
+  return readEngineProfile(enginePresetPath(name), `--engine ${name}:`);
 }
