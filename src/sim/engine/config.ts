@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { UsageError } from '../../errors.js';
 import { DEFAULT_GPU, DEFAULT_MODEL } from './catalog.js';
-import { KV_DTYPE_BYTES, KV_DTYPES, kernelPath, modelPeakTflops, WEIGHT_DTYPES, weightBytes, type KernelPath, type KvDtype, type WeightDtype } from './dtypes.js';
+import { attentionPeakTflops, KV_DTYPE_BYTES, KV_DTYPES, kernelPath, modelPeakTflops, WEIGHT_DTYPES, weightBytes, type KernelPath, type KvDtype, type WeightDtype } from './dtypes.js';
 import { paramBreakdown, type GpuProfile, type ModelProfile, type ParamBreakdown } from './profile.js';
 import { resolveGpu, resolveModel } from './resolve-profile.js';
 import { featureOptionsShape, resolveFeatures, stageLayers, draftWeightBytes, type FeatureSpec } from './features.js';
@@ -93,6 +93,8 @@ export interface EngineSpec {
   detokenizeMsPerToken: number;
   /** Effective byte/s of one GPU reading KV in attention kernels. */
   kvBytesPerSec: number;
+  /** Effective FLOP/s of attention (QK and AV): the KV cache precision's tensor-core peak · mfu (dtypes.ts attentionPeakTflops). */
+  attnFlopsPerSec: number;
   attnSeqOverheadUs: number;
   allReduceLatencyUs: number;
   moeLayerOverheadUs: number;
@@ -224,6 +226,7 @@ export function resolveEngine(input: EngineOptions = {}): EngineSpec {
     tokenizeMsPerToken: o.tokenizeMsPerToken,
     detokenizeMsPerToken: o.detokenizeMsPerToken,
     kvBytesPerSec: gpu.hbmTBps * 1e12 * o.kvBwEfficiency,
+    attnFlopsPerSec: attentionPeakTflops(gpu, o.kvDtype) * 1e12 * o.mfu,
     attnSeqOverheadUs: o.attnSeqOverheadUs,
     // A small all-reduce crosses the link about twice (one-shot exchange, then the barrier) plus the kernel's own cost.
     allReduceLatencyUs: o.allReduceLatencyUs ?? 2.5 * gpu.linkLatencyUs,

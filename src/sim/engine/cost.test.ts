@@ -1,7 +1,7 @@
 // Roofline cost model and parameter estimates.
 import { describe, expect, it } from 'vitest';
 import { resolveEngine } from './config.js';
-import { decodeShape, expectedExpertsTouched, prefillShape, stepCost } from './cost.js';
+import { attentionFlops, decodeShape, expectedExpertsTouched, prefillShape, stepCost } from './cost.js';
 import { expertImbalance } from './moe.js';
 import { paramBreakdown } from './profile.js';
 import { MODELS } from './catalog.js';
@@ -23,6 +23,24 @@ describe('cost model', () => {
     expect(expectedExpertsTouched(8, 2, 64)).toBeGreaterThan(7.99);
     const spec = resolveEngine({ model: 'mixtral-8x7b', tp: 2 });
     expect(stepCost(spec, decodeShape(64, 512)).memoryMs).toBeGreaterThan(2.5 * stepCost(spec, decodeShape(1, 512)).memoryMs);
+  });
+
+  it('attention runs at the KV cache precision\'s peak: BF16 beside FP8 weights, FP8 only with an FP8 cache', () => {
+    // A 32k-token prompt: attention is compute-bound, so its time is FLOPs / (peak · mfu) plus the per-sequence cost.
+    const shape = prefillShape(32_000);
+    const attnMs = (o: Record<string, unknown>) => {
+      const spec = resolveEngine({ model: 'llama-3.1-8b', gpu: 'h100', mfu: 0.5, ...o });
+      return { spec, ms: stepCost(spec, shape).attentionMs - (spec.model.layers * spec.attnSeqOverheadUs) / 1000 };
+    };
+    const bf16 = attnMs({});
+    const fp8w = attnMs({ weightDtype: 'fp8' });
+    const fp8kv = attnMs({ weightDtype: 'fp8', kvDtype: 'fp8' });
+    expect(bf16.ms).toBeCloseTo((attentionFlops(bf16.spec, shape) / (989e12 * 0.5)) * 1000, 6);
+    expect(fp8w.ms).toBeCloseTo(bf16.ms, 6); // FP8 weights do not make BF16 attention faster
+    expect(fp8kv.ms).toBeCloseTo((attentionFlops(fp8kv.spec, shape) / (1979e12 * 0.5)) * 1000, 6);
+    // A100 has no FP8 tensor cores: an FP8 cache is dequantized and multiplied in BF16.
+    const a100 = resolveEngine({ gpu: 'a100-80gb', kvDtype: 'fp8', mfu: 0.5 });
+    expect(a100.attnFlopsPerSec).toBeCloseTo(312e12 * 0.5, -9);
   });
 
   it('decode is bandwidth-bound and prefill compute-bound', () => {

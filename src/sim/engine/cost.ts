@@ -121,7 +121,7 @@ export function expertStreamEfficiency(spec: EngineSpec): number {
 /**
  * linear    = max(dense FLOPs / (peak·mfu) + expert FLOPs / (peak·mfu·moeGemmEff),
  *                 dense bytes / (hbm·bwEff) + expert bytes / (hbm·bwEff·S/(S+S½)))
- * attention = max(attnFlopsPerPair·pairs / (peak·mfu), requests·kvBytesForContext(mean ctx + new) / (hbm·kvBwEff))
+ * attention = max(attnFlopsPerPair·pairs / (peak(KV dtype)·mfu), requests·kvBytesForContext(mean ctx + new) / (hbm·kvBwEff))
  *             + requests·layers·attnSeqOverheadUs
  * total     = linear + attention + TP all-reduce + MoE routing + step + layers·layer + requests·request overheads
  */
@@ -142,14 +142,14 @@ export function stepCost(spec: EngineSpec, s: StepShape): StepCost {
     toMs(weightBytes - expertBytes, spec.bytesPerSec) + toMs(expertBytes, spec.bytesPerSec * expertStreamEfficiency(spec)),
   );
   const attentionMs =
-    Math.max(toMs(attnFlops, spec.flopsPerSec), toMs(kvBytes, spec.kvBytesPerSec)) + (s.requests * m.layers * spec.attnSeqOverheadUs) / 1000;
+    Math.max(toMs(attnFlops, spec.attnFlopsPerSec), toMs(kvBytes, spec.kvBytesPerSec)) + (s.requests * m.layers * spec.attnSeqOverheadUs) / 1000;
   const commMs = parallelCommMs(spec, s.newTokens);
   const moeMs = s.newTokens > 0 ? moeRoutingMs(spec) : 0;
   const overheadMs = spec.stepOverheadMs + m.layers * spec.layerOverheadMs + s.requests * spec.requestOverheadMs + eagerOverheadMs(s, m.layers, spec);
   return {
     flops: linFlops + attnFlops,
     bytes: weightBytes + kvBytes,
-    computeMs: toMs(linFlops + attnFlops, spec.flopsPerSec),
+    computeMs: toMs(linFlops, spec.flopsPerSec) + toMs(attnFlops, spec.attnFlopsPerSec),
     memoryMs: toMs(weightBytes + kvBytes, spec.bytesPerSec),
     linearMs,
     attentionMs,

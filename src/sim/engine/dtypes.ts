@@ -98,3 +98,16 @@ export function modelPeakTflops(gpu: GpuProfile, dtype: WeightDtype, p: ParamBre
   if (restD === dtype || expert === 0) return peakTflops(gpu, dtype);
   return p.activePerToken / (expert / peakTflops(gpu, dtype) + rest / peakTflops(gpu, restD));
 }
+
+/**
+ * Peak dense TFLOPS of attention (QK and AV), set by the KV cache's precision, not the weights': the attention kernels
+ * (FlashAttention, FlashMLA, FlashInfer, AITER, TRT-LLM FMHA) multiply queries by cached keys and probabilities by
+ * cached values in the cache's format. BF16/FP16 (and INT8, dequantized on load) KV → BF16 tensor cores, even beside
+ * FP8 or FP4 weights; FP8 KV → FP8 tensor cores where the GPU has them (FA3 FP8, TRT-LLM FP8 FMHA), else BF16;
+ * FP32 KV → TF32 (half the BF16 rate).
+ */
+export function attentionPeakTflops(gpu: GpuProfile, kvDtype: KvDtype): number {
+  if (kvDtype === 'fp8' && gpu.fp8Tflops) return gpu.fp8Tflops;
+  if (kvDtype === 'fp32') return gpu.bf16Tflops / 2;
+  return gpu.bf16Tflops;
+}
