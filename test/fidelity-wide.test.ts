@@ -18,11 +18,14 @@ function cells(id: string): ({ published: number; simulated: number; error: numb
 }
 
 describe('wide fidelity table (docs/sim.md#fidelity)', () => {
-  it('every wide point has a row with its simulate command, and the family medians are those of the rows', () => {
+  it('every wide point has a row with its simulate command (on its --engine), and the family medians are those of the rows', () => {
     const families = new Map<string, number[][]>();
     for (const p of points) {
       const line = doc.split('\n').find((l) => l.startsWith(`| ${p.id} |`))!;
       expect(line).toContain(`--model-profile ${p.runs[0].modelProfile}`);
+      // Each point runs on the engine it was measured on, and the command says so.
+      expect(['vllm', 'sglang', 'trtllm']).toContain(p.runs[0].engine);
+      expect(line).toContain(`tokenflood simulate --engine ${p.runs[0].engine} `);
       const errs = cells(p.id).map((c) => (c ? [Math.abs(c.error)] : []));
       const f = families.get(p.family!) ?? [[], [], []];
       errs.forEach((e, i) => f[i].push(...e));
