@@ -187,6 +187,8 @@ export async function startSimServer(opts: SimServerOptions = {}, hooks: { log?:
     const promptTokens = g.promptTokenIds.length;
     const tooLong = contextLengthError(spec.maxModelLen, promptTokens, g.maxTokens);
     if (tooLong) return sendError(res, 400, tooLong);
+    // vLLM refuses a priority it cannot honour rather than ignoring it.
+    if (g.priority !== 0 && spec.schedulingPolicy !== 'priority') return sendError(res, 400, `Got priority ${g.priority} but Priority scheduling is not enabled.`);
     const rng = createRng((o.seed * 1_000_003 + n) >>> 0);
     const maxTokens = g.maxTokens ?? spec.maxModelLen - promptTokens;
     // A shipped eval item gets a scripted reply (right or wrong by the oracle's draw), cut at max_tokens like any other.
@@ -217,7 +219,7 @@ export async function startSimServer(opts: SimServerOptions = {}, hooks: { log?:
       },
     });
     const media = g.media.map(engineMedia);
-    const add = () => engine.add({ id, promptTokens, outputTokens: decision.outputTokens, blockHashes: blockHashesFromIds(g.promptTokenIds, spec.blockSize), media });
+    const add = () => engine.add({ id, promptTokens, outputTokens: decision.outputTokens, blockHashes: blockHashesFromIds(g.promptTokenIds, spec.blockSize), media, priority: g.priority });
     // API server, tokenization and streaming time outside the engine (engine/overheads.ts) before admission.
     const outside = outsideEngineMs(spec, promptTokens, o.tokensPerChunk);
     if (outside <= 0) {

@@ -7,7 +7,7 @@ import { paramBreakdown, type GpuProfile, type ModelProfile, type ParamBreakdown
 import { resolveGpu, resolveModel } from './resolve-profile.js';
 import { featureOptionsShape, resolveFeatures, stageLayers, draftWeightBytes, type FeatureSpec } from './features.js';
 import { dpAttentionExtraBytes, parallelOptionsShape, parallelProblems } from './parallel.js';
-import { kvBudgetBytes, schedulingOptionsShape, type SchedulePolicy } from './scheduling.js';
+import { kvBudgetBytes, schedulingOptionsShape, type BatchingMode, type SchedulePolicy, type SchedulingPolicy } from './scheduling.js';
 
 const GiB = 1024 ** 3;
 
@@ -101,6 +101,8 @@ export interface EngineSpec {
   asyncScheduling: boolean;
   /** Engine scheduling differences (scheduling.ts, data/engines/*.yaml). */
   schedulePolicy: SchedulePolicy;
+  batching: BatchingMode;
+  schedulingPolicy: SchedulingPolicy;
   newTokenRatio: number;
   cudaGraphMaxBatch: number;
   eagerLayerOverheadMs: number;
@@ -232,6 +234,8 @@ export function resolveEngine(input: EngineOptions = {}): EngineSpec {
     moeSliceHalfMiB: o.moeSliceHalfMiB,
     asyncScheduling: o.asyncScheduling,
     schedulePolicy: o.schedulePolicy,
+    batching: o.batching,
+    schedulingPolicy: o.schedulingPolicy,
     newTokenRatio: o.newTokenRatio,
     cudaGraphMaxBatch: o.cudaGraphMaxBatch,
     eagerLayerOverheadMs: o.eagerLayerOverheadMs,

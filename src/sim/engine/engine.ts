@@ -22,6 +22,8 @@ export interface EngineRequest {
   prefilled?: boolean;
   /** Images / clips in the prompt: encoded (unless in the encoder cache) in the step that first schedules the request. */
   media?: readonly EngineMedia[];
+  /** --scheduling-policy priority: lower runs first (vLLM's request `priority`); 0 when absent. */
+  priority?: number;
 }
 
 export interface StepOutput {
@@ -99,6 +101,9 @@ interface Req {
   /** Disaggregated decode: the KV in `swapped` arrives from a prefill instance, not from host memory. */
   remote: boolean;
   media: readonly EngineMedia[];
+  priority: number;
+  /** Arrival order: the tie-break among equal priorities. */
+  seq: number;
 }
 
 /** vLLM's 400 message when prompt + max_tokens exceeds max_model_len; undefined when it fits. */
@@ -133,6 +138,25 @@ function createColocatedEngine(spec: EngineSpec): Engine {
   // through step N+1 (`staged`) and is first schedulable in step N+2.
   let inbox: Req[] = [];
   let staged: Req[] = [];
+  let arrivals = 0;
+  const byPriority = spec.schedulingPolicy === 'priority';
+  /** Priority order (vLLM): lower priority value first, then earlier arrival. */
+  const before = (a: Req, b: Req): boolean => a.priority < b.priority || (a.priority === b.priority && a.seq < b.seq);
+  /** Into the waiting queue: FCFS appends (or puts a preempted request first); priority keeps the queue sorted. */
+  const enqueue = (r: Req, front: boolean): void => {
+    if (!byPriority) return void (front ? waiting.unshift(r) : waiting.push(r));
+    let i = waiting.findIndex((w) => before(r, w));
+    if (i < 0) i = waiting.length;
+    waiting.splice(i, 0, r);
+  };
+  /** Index in running of the request to preempt among running[from..]: the newest (FCFS) or the lowest priority. */
+  const victimIndex = (from = 0): number => {
+    let v = running.length - 1;
+    if (byPriority) for (let j = from; j < running.length; j++) if (before(running[v], running[j])) v = j;
+    return v;
+  };
+  /** Static batching admits only while the batch is being formed: nothing running, or no member has a token yet. */
+  const batchOpen = (): boolean => spec.batching === 'continuous' || running.every((r) => r.output === 0);
   const c = { prefixQueriesTokens: 0, prefixHitsTokens: 0, preemptions: 0, promptTokens: 0, generationTokens: 0, steps: 0, specDrafts: 0, specDraftTokens: 0, specAcceptedTokens: 0, offloadHitsTokens: 0, offloadTransferBytes: 0, mmCacheQueries: 0, mmCacheHits: 0, encoderFlops: 0, encoderMs: 0 };
   // Bounded like vLLM's encoder cache budget, with room for cross-request reuse (docs/sim.md#multimodal).
   const encoderCache = createEncoderCache(Math.max(spec.maxNumBatchedTokens, 16384));
@@ -160,7 +184,7 @@ function createColocatedEngine(spec: EngineSpec): Engine {
     free(r);
     r.computed = 0;
     r.state = 'waiting';
-    waiting.unshift(r);
+    enqueue(r, true);
     c.preemptions++;
     preempted.push(r.id);
   };
@@ -212,7 +236,7 @@ function createColocatedEngine(spec: EngineSpec): Engine {
   };
   /** Whether the head of the waiting queue could be admitted now (slots, reservation and blocks). */
   const canAdmit = (): boolean => {
-    if (waiting.length === 0 || running.length >= spec.maxNumSeqs) return false;
+    if (waiting.length === 0 || running.length >= spec.maxNumSeqs || !batchOpen()) return false;
     const r = waiting[0];
     const n = Math.min(total(r) - r.computed, spec.maxNumBatchedTokens);
     const need = Math.ceil(kvEquivalentTokens(spec.model, r.computed + n) / bs) - r.blocks.length;
@@ -241,6 +265,8 @@ function createColocatedEngine(spec: EngineSpec): Engine {
         hostHits: 0,
         remote: req.prefilled === true,
         media: req.media ?? [],
+        priority: req.priority ?? 0,
+        seq: arrivals++,
       };
       if (r.remote) {
         r.output = 1;
@@ -248,7 +274,8 @@ function createColocatedEngine(spec: EngineSpec): Engine {
         r.started = true;
       }
       byId.set(r.id, r);
-      (spec.asyncScheduling ? inbox : waiting).push(r);
+      if (spec.asyncScheduling) inbox.push(r);
+      else enqueue(r, false);
       return undefined;
     },
 
@@ -274,11 +301,11 @@ function createColocatedEngine(spec: EngineSpec): Engine {
       if (spec.asyncScheduling) {
         // An idle engine has no step in flight to be ahead of: everything sent so far is schedulable now.
         const idle = running.length === 0 && waiting.length === 0;
-        waiting.push(...staged);
+        for (const r of staged) enqueue(r, false);
         staged = inbox;
         inbox = [];
         if (idle) {
-          waiting.push(...staged);
+          for (const r of staged) enqueue(r, false);
           staged = [];
         }
       }
@@ -291,6 +318,16 @@ function createColocatedEngine(spec: EngineSpec): Engine {
       const draft: StepShape = { requests: 0, newTokens: 0, contextTokens: 0, attentionPairs: 0 };
       const preempted: string[] = [];
       const started: StepResult['started'] = [];
+
+      // Priority preemption (vLLM's priority policy): while the first waiting request outranks the lowest-priority
+      // running one and cannot be admitted (blocks or sequence slots), that running request is preempted.
+      if (byPriority)
+        while (waiting.length > 0 && running.length > 0 && batchOpen()) {
+          const v = victimIndex();
+          if (!before(waiting[0], running[v]) || canAdmit()) break;
+          preempt(running.splice(v, 1)[0], preempted);
+        }
+      const priorityPreempted = preempted.length;
 
       // Prefill-first (SGLang): when a waiting request can be admitted, the step is a prefill batch (new prompts and
       // chunks of prompts in progress) and running decodes wait for the next step.
@@ -309,7 +346,7 @@ function createColocatedEngine(spec: EngineSpec): Engine {
           if (n <= 0) continue;
           let ok = grow(r, r.computed + n);
           while (!ok) {
-            const victim = running.pop()!;
+            const victim = running.splice(victimIndex(i), 1)[0];
             preempt(victim, preempted);
             if (victim === r) break;
             ok = grow(r, r.computed + n);
@@ -334,7 +371,7 @@ function createColocatedEngine(spec: EngineSpec): Engine {
       scheduleRunning(prefillStep);
 
       // 2. Admit waiting requests FIFO while budget, sequence slots and blocks allow (none after a preemption).
-      while (preempted.length === 0 && waiting.length > 0 && budget > 0 && running.length < spec.maxNumSeqs) {
+      while (preempted.length === priorityPreempted && waiting.length > 0 && budget > 0 && running.length < spec.maxNumSeqs && batchOpen()) {
         const r = waiting[0];
         if (r.blocks.length === 0) matchPrefix(r);
         const n = Math.min(total(r) - r.computed, budget);
