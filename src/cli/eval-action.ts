@@ -85,7 +85,7 @@ export async function evalAction(cmd: Command, out: Out): Promise<void> {
       const outcomes = wl!.outcomes();
       doc = {
         ...summarizeEval(set.name, grading.mode, outcomes, o.repeat),
-        sampling: { temperature: c.temperature ?? null, top_p: c.topP ?? null, top_k: c.topK ?? null, seed: c.seed ?? null, max_tokens: c.maxTokens ?? null, shots: o.shots, endpoint: c.endpoint },
+        sampling: { context_tokens: o.contextTokens, temperature: c.temperature ?? null, top_p: c.topP ?? null, top_k: c.topK ?? null, seed: c.seed ?? null, max_tokens: c.maxTokens ?? null, shots: o.shots, endpoint: c.endpoint },
         performance: performanceOf(e.summary),
         ...(shard ? { shard: { index: shard.index, count: shard.count, set_items: set.items.length } } : {}),
       };
@@ -118,7 +118,7 @@ export async function evalAction(cmd: Command, out: Out): Promise<void> {
       // eval.jsonl and eval.json before report.html, which draws the eval section from them.
       results: [files],
       workload: (_base, ctx) =>
-        (wl = createEvalWorkload({ set, items, shots: o.shots, repeat: o.repeat, maxTokens: c.maxTokens ?? EVAL_RUN_DEFAULTS.maxTokens, grading, tokenizer: ctx.tokenizer, redact: ctx.redact })),
+        (wl = createEvalWorkload({ set, items, shots: o.shots, contextTokens: o.contextTokens, repeat: o.repeat, maxTokens: c.maxTokens ?? EVAL_RUN_DEFAULTS.maxTokens, grading, tokenizer: ctx.tokenizer, redact: ctx.redact })),
     });
   } finally {
     stopper.dispose();

@@ -98,7 +98,7 @@ export async function startSimServer(opts: SimServerOptions = {}, hooks: { log?:
   }
   const text = createTextSource(tok);
   const engine = createEngine(spec);
-  const oracle = createOracle({ accuracy: o.accuracy, modelProfile: spec.model.id, weightDtype: spec.weightDtype, releasedDtype: spec.model.releasedDtype, seed: o.seed }, tok);
+  const oracle = createOracle({ accuracy: o.accuracy, modelProfile: spec.model.id, weightDtype: spec.weightDtype, releasedDtype: spec.model.releasedDtype, kvDtype: spec.kvDtype, seed: o.seed }, tok);
   const served = o.servedModelName ?? spec.model.id;
   const reasoningName = `${served}-reasoning`;
   const models = [served, reasoningName];
@@ -192,7 +192,7 @@ export async function startSimServer(opts: SimServerOptions = {}, hooks: { log?:
     const rng = createRng((o.seed * 1_000_003 + n) >>> 0);
     const maxTokens = g.maxTokens ?? spec.maxModelLen - promptTokens;
     // A shipped eval item gets a scripted reply (right or wrong by the oracle's draw), cut at max_tokens like any other.
-    const scripted = g.ignoreEos ? undefined : oracle.answer(g.promptText, { reasoning: model === reasoningName && kind === 'chat' });
+    const scripted = g.ignoreEos ? undefined : oracle.answer(g.promptText, { reasoning: model === reasoningName && kind === 'chat', promptTokens: g.promptTokenIds.length });
     const pieces = scripted ? [...scripted.pieces] : [];
     const decision = scripted
       ? { outputTokens: Math.max(1, Math.min(maxTokens, scripted.pieces.length)), finishReason: scripted.pieces.length > maxTokens ? ('length' as const) : ('stop' as const) }
