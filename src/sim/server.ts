@@ -32,6 +32,7 @@ import { serveWebSocket } from './http/ws.js';
 import { serveEmbed } from './http/embed.js';
 import { parseSimServerOptions, type SimServerOptions } from './options.js';
 import { listen } from './http/listen.js';
+import type { SharedPrefixStore } from './engine/shared-prefix.js';
 
 export type { SimServerOptions } from './options.js';
 export type { FaultOptions } from './http/faults.js';
@@ -81,7 +82,13 @@ function readBodyBytes(req: IncomingMessage): Promise<Buffer | undefined> {
   });
 }
 
-export async function startSimServer(opts: SimServerOptions = {}, hooks: { log?: (line: string) => void } = {}): Promise<SimServerHandle> {
+export interface SimServerHooks {
+  log?: (line: string) => void;
+  /** --shared-prefix-cache: the store the replicas of one `serve --replicas N` share (replicas.ts). */
+  sharedPrefix?: SharedPrefixStore;
+}
+
+export async function startSimServer(opts: SimServerOptions = {}, hooks: SimServerHooks = {}): Promise<SimServerHandle> {
   const o = parseSimServerOptions(opts);
   const log = hooks.log ?? ((line: string) => void process.stdout.write(`${line}\n`));
   const spec = resolveEngine({
@@ -97,7 +104,7 @@ export async function startSimServer(opts: SimServerOptions = {}, hooks: { log?:
     throw new UsageError([`tokenizer: ${(e as Error).message}`]);
   }
   const text = createTextSource(tok);
-  const engine = createEngine(spec);
+  const engine = createEngine(spec, { sharedPrefix: hooks.sharedPrefix });
   const oracle = createOracle({ accuracy: o.accuracy, modelProfile: spec.model.id, weightDtype: spec.weightDtype, releasedDtype: spec.model.releasedDtype, kvDtype: spec.kvDtype, seed: o.seed }, tok);
   const served = o.servedModelName ?? spec.model.id;
   const reasoningName = `${served}-reasoning`;

@@ -8,6 +8,7 @@ import { engineStepCost, splitShape, stageSpec } from './pipeline.js';
 import { createAcceptance, draftMs } from './spec-decode.js';
 import { createDisaggEngine } from './disagg.js';
 import { createEncoderCache, type EngineMedia } from './encoder-cache.js';
+import type { SharedPrefixStore } from './shared-prefix.js';
 
 export type { EngineMedia } from './encoder-cache.js';
 
@@ -67,6 +68,9 @@ export interface EngineCounters {
   mmCacheHits: number;
   encoderFlops: number;
   encoderMs: number;
+  /** Shared prefix cache (--shared-prefix-cache): prompt tokens fetched from the store, and bytes per GPU fetched. */
+  sharedHitsTokens: number;
+  sharedTransferBytes: number;
 }
 
 export interface Engine {
@@ -98,6 +102,8 @@ interface Req {
   /** KV offload: tokens of a preempted request held in host memory, and prompt tokens found there on admission. */
   swapped: number;
   hostHits: number;
+  /** Prompt tokens found in the shared prefix store on admission (after the local and host hits). */
+  sharedHits: number;
   /** Disaggregated decode: the KV in `swapped` arrives from a prefill instance, not from host memory. */
   remote: boolean;
   media: readonly EngineMedia[];
@@ -117,11 +123,16 @@ export function contextLengthError(maxModelLen: number, promptTokens: number, ma
 }
 
 /** The engine for a spec: one colocated instance, or prefill and decode pools with --disagg (disagg.ts). */
-export function createEngine(spec: EngineSpec): Engine {
-  return spec.features.disagg ? createDisaggEngine(spec, createColocatedEngine, contextLengthError) : createColocatedEngine(spec);
+export function createEngine(spec: EngineSpec, ext: EngineLinks = {}): Engine {
+  return spec.features.disagg ? createDisaggEngine(spec, createColocatedEngine, contextLengthError) : createColocatedEngine(spec, ext);
 }
 
-function createColocatedEngine(spec: EngineSpec): Engine {
+/** What an engine shares with others in the same process: the prefix store of `--shared-prefix-cache`. */
+export interface EngineLinks {
+  sharedPrefix?: SharedPrefixStore;
+}
+
+function createColocatedEngine(spec: EngineSpec, ext: EngineLinks = {}): Engine {
   const bs = spec.blockSize;
   // A disaggregated decode pool is D instances: D times the blocks, requests spread evenly over them.
   const instances = spec.features.disagg?.decode ?? 1;
@@ -131,6 +142,10 @@ function createColocatedEngine(spec: EngineSpec): Engine {
   const accept = sd ? createAcceptance(sd) : undefined;
   const stage = spec.features.pp > 1 ? stageSpec(spec) : undefined;
   let transferBytes = 0;
+  // Sliding-window models map pool blocks to prompt blocks unevenly: the shared store (like host memory) is for full attention.
+  const shared = spec.model.slidingWindow ? undefined : ext.sharedPrefix;
+  let sharedBytes = 0;
+  let sharedFetches = 0;
   const byId = new Map<string, Req>();
   let waiting: Req[] = [];
   let running: Req[] = [];
@@ -157,7 +172,7 @@ function createColocatedEngine(spec: EngineSpec): Engine {
   };
   /** Static batching admits only while the batch is being formed: nothing running, or no member has a token yet. */
   const batchOpen = (): boolean => spec.batching === 'continuous' || running.every((r) => r.output === 0);
-  const c = { prefixQueriesTokens: 0, prefixHitsTokens: 0, preemptions: 0, promptTokens: 0, generationTokens: 0, steps: 0, specDrafts: 0, specDraftTokens: 0, specAcceptedTokens: 0, offloadHitsTokens: 0, offloadTransferBytes: 0, mmCacheQueries: 0, mmCacheHits: 0, encoderFlops: 0, encoderMs: 0 };
+  const c = { prefixQueriesTokens: 0, prefixHitsTokens: 0, preemptions: 0, promptTokens: 0, generationTokens: 0, steps: 0, specDrafts: 0, specDraftTokens: 0, specAcceptedTokens: 0, offloadHitsTokens: 0, offloadTransferBytes: 0, mmCacheQueries: 0, mmCacheHits: 0, encoderFlops: 0, encoderMs: 0, sharedHitsTokens: 0, sharedTransferBytes: 0 };
   // Bounded like vLLM's encoder cache budget, with room for cross-request reuse (docs/sim.md#multimodal).
   const encoderCache = createEncoderCache(Math.max(spec.maxNumBatchedTokens, 16384));
   let encodeFlops = 0;
@@ -219,6 +234,10 @@ function createColocatedEngine(spec: EngineSpec): Engine {
     let hits = covered;
     if (host && !spec.model.slidingWindow && covered === r.blocks.length) while (hits < limit && host.has(r.hashes[hits])) hits++;
     r.hostHits = (hits - covered) * bs;
+    // Then the blocks another replica computed, fetched from the shared store.
+    const local = hits;
+    if (shared && covered === r.blocks.length) while (hits < limit && shared.has(r.hashes[hits])) hits++;
+    r.sharedHits = (hits - local) * bs;
     r.computed = hits * bs;
   };
 
@@ -263,6 +282,7 @@ function createColocatedEngine(spec: EngineSpec): Engine {
         carry: 0,
         swapped: 0,
         hostHits: 0,
+        sharedHits: 0,
         remote: req.prefilled === true,
         media: req.media ?? [],
         priority: req.priority ?? 0,
@@ -393,6 +413,12 @@ function createColocatedEngine(spec: EngineSpec): Engine {
           c.offloadHitsTokens += r.hostHits;
           r.hostHits = 0;
         }
+        if (r.sharedHits > 0) {
+          sharedBytes += r.sharedHits * spec.kvBytesPerTokenPerGpu;
+          sharedFetches++;
+          c.sharedHitsTokens += r.sharedHits;
+          r.sharedHits = 0;
+        }
         if (!r.started) {
           r.started = true;
           r.cachedTokens = r.computed;
@@ -444,6 +470,12 @@ function createColocatedEngine(spec: EngineSpec): Engine {
         c.offloadTransferBytes += transferBytes;
         transferBytes = 0;
       }
+      if (shared && sharedBytes > 0) {
+        durationMs += shared.transferMs(sharedBytes, sharedFetches);
+        c.sharedTransferBytes += sharedBytes;
+        sharedBytes = 0;
+        sharedFetches = 0;
+      }
 
       // 3. Apply the step: advance computed tokens, cache full prompt blocks, sample where caught up.
       const outputs: StepOutput[] = [];
@@ -457,6 +489,7 @@ function createColocatedEngine(spec: EngineSpec): Engine {
             const k = promptBlocksIn(r.registered + 1);
             if (k > full) break;
             pool.register(r.blocks[r.registered], r.hashes[k - 1]);
+            shared?.put(r.hashes[k - 1]);
           }
         }
         // One token per step, or every accepted speculative token.
