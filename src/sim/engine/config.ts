@@ -7,6 +7,7 @@ import { paramBreakdown, type GpuProfile, type ModelProfile, type ParamBreakdown
 import { resolveGpu, resolveModel } from './resolve-profile.js';
 import { featureOptionsShape, resolveFeatures, stageLayers, draftWeightBytes, type FeatureSpec } from './features.js';
 import { dpAttentionExtraBytes, parallelOptionsShape, parallelProblems } from './parallel.js';
+import { BLOCK_TABLE_H2D_GBPS, blockTableRowBytes } from './max-len.js';
 import { kvBudgetBytes, schedulingOptionsShape, type BatchingMode, type SchedulePolicy, type SchedulingPolicy } from './scheduling.js';
 
 const GiB = 1024 ** 3;
@@ -106,6 +107,9 @@ export interface EngineSpec {
   newTokenRatio: number;
   cudaGraphMaxBatch: number;
   eagerLayerOverheadMs: number;
+  /** Block-table row uploaded per scheduled request per step (0 = none), and the host-to-GPU bandwidth (max-len.ts). */
+  blockTableBytesPerRequest: number;
+  hostToDeviceBytesPerSec: number;
   /** Speculative decoding, KV offload, pipeline stages (features.ts). */
   features: FeatureSpec;
 }
@@ -239,6 +243,8 @@ export function resolveEngine(input: EngineOptions = {}): EngineSpec {
     newTokenRatio: o.newTokenRatio,
     cudaGraphMaxBatch: o.cudaGraphMaxBatch,
     eagerLayerOverheadMs: o.eagerLayerOverheadMs,
+    blockTableBytesPerRequest: o.blockTableUpload ? blockTableRowBytes(maxModelLen, o.blockSize) : 0,
+    hostToDeviceBytesPerSec: BLOCK_TABLE_H2D_GBPS * 1e9,
     features: resolveFeatures(o, kvTokGpu * o.blockSize),
   };
 }

@@ -23,6 +23,10 @@ export const schedulingOptionsShape = {
     .enum(SCHEDULE_POLICIES)
     .default('decode-first')
     .describe('decode-first: running requests first, new prompts fill the rest of the step (vLLM, TensorRT-LLM inflight batching); prefill-first: a step of new prompts whenever one can be admitted, decodes wait (SGLang)'),
+  blockTableUpload: z
+    .boolean()
+    .default(true)
+    .describe('upload each scheduled request\'s block-table row (ceil(max-model-len / block-size) int32 ids) before every step, as vLLM does: the per-step cost that grows with --max-model-len (docs/sim.md#what-max-model-len-changes); false = the table lives on the GPU (SGLang)'),
   newTokenRatio: z
     .number()
     .min(0)
