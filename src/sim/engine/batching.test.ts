@@ -30,10 +30,25 @@ describe('--batching static vs continuous', () => {
     expect(stat.b).toBeGreaterThan(stat.aDone); // only after the whole batch (a) finished
   });
 
-  it('static forms its batch from everything waiting while idle', () => {
+  it('static forms its batch from everything waiting while idle, even past one step\'s token budget', () => {
     const e = createEngine(resolveEngine({ batching: 'static', asyncScheduling: false }));
     for (const id of ['a', 'b', 'c']) e.add({ id, promptTokens: 50, outputTokens: 5 });
     expect(e.step()!.started.map((s) => s.id)).toEqual(['a', 'b', 'c']);
+    // 40 prompts of 500 tokens: 16 fit an 8,192-token step; the batch keeps admitting its members, and only them.
+    const f = createEngine(resolveEngine({ batching: 'static', asyncScheduling: false }));
+    for (let i = 0; i < 40; i++) f.add({ id: `m${i}`, promptTokens: 500, outputTokens: 30 });
+    const started: string[] = [];
+    started.push(...f.step()!.started.map((s) => s.id));
+    f.add({ id: 'late', promptTokens: 500, outputTokens: 30 });
+    let lateAt = -1, lastMemberDone = -1;
+    for (let n = 2; n < 200 && lateAt < 0; n++) {
+      const s = f.step()!;
+      started.push(...s.started.map((x) => x.id).filter((id) => id !== 'late'));
+      if (s.started.some((x) => x.id === 'late')) lateAt = n;
+      if (s.outputs.some((o) => o.id.startsWith('m') && o.finished)) lastMemberDone = n;
+    }
+    expect(started.length).toBe(40);
+    expect(lateAt).toBeGreaterThan(lastMemberDone);
   });
 
   it('under load with mixed output lengths, static has far higher TTFT and lower throughput than continuous', () => {

@@ -170,8 +170,10 @@ function createColocatedEngine(spec: EngineSpec, ext: EngineLinks = {}): Engine 
     if (byPriority) for (let j = from; j < running.length; j++) if (before(running[v], running[j])) v = j;
     return v;
   };
-  /** Static batching admits only while the batch is being formed: nothing running, or no member has a token yet. */
-  const batchOpen = (): boolean => spec.batching === 'continuous' || running.every((r) => r.output === 0);
+  // Static batching: when nothing runs, the requests waiting then (up to max-num-seqs) are the next batch; they are
+  // admitted (over several steps if the token budget or the KV cache says so) and nobody else until the batch is done.
+  let batchQuota = 0;
+  const batchOpen = (): boolean => spec.batching === 'continuous' || batchQuota > 0;
   const c = { prefixQueriesTokens: 0, prefixHitsTokens: 0, preemptions: 0, promptTokens: 0, generationTokens: 0, steps: 0, specDrafts: 0, specDraftTokens: 0, specAcceptedTokens: 0, offloadHitsTokens: 0, offloadTransferBytes: 0, mmCacheQueries: 0, mmCacheHits: 0, encoderFlops: 0, encoderMs: 0, sharedHitsTokens: 0, sharedTransferBytes: 0 };
   // Bounded like vLLM's encoder cache budget, with room for cross-request reuse (docs/sim.md#multimodal).
   const encoderCache = createEncoderCache(Math.max(spec.maxNumBatchedTokens, 16384));
@@ -330,6 +332,7 @@ function createColocatedEngine(spec: EngineSpec, ext: EngineLinks = {}): Engine 
         }
       }
       if (running.length === 0 && waiting.length === 0) return null;
+      if (spec.batching === 'static') batchQuota = running.length === 0 && batchQuota === 0 ? Math.min(waiting.length, spec.maxNumSeqs) : Math.min(batchQuota, waiting.length);
       let budget = spec.maxNumBatchedTokens;
       const sched: Req[] = [];
       const chunk: number[] = [];
@@ -434,6 +437,7 @@ function createColocatedEngine(spec: EngineSpec, ext: EngineLinks = {}): Engine 
         }
         r.state = 'running';
         running.push(r);
+        if (spec.batching === 'static') batchQuota--;
         sched.push(r);
         chunk.push(n);
         computedNow.push(n);
