@@ -120,7 +120,7 @@ function engineMeta(engine: EngineSpec, eo: ResolvedSimEngineOptions): Record<st
     kv_capacity_tokens: engine.kvCapacityTokens, prefix_caching: engine.prefixCaching, tokens_per_chunk: eo.tokensPerChunk,
     reasoning_share: eo.reasoningShare,
     engine: (eo as { engine?: string }).engine ?? null, schedule_policy: engine.schedulePolicy, new_token_ratio: engine.newTokenRatio,
-    cuda_graph_max_batch: engine.cudaGraphMaxBatch,
+    cuda_graph_max_batch: engine.cudaGraphMaxBatch, batching: engine.batching, scheduling_policy: engine.schedulingPolicy,
     ...featureMeta(engine.features),
   };
 }
