@@ -26,7 +26,7 @@ export const schedulingOptionsShape = {
   blockTableUpload: z
     .boolean()
     .default(true)
-    .describe('upload each scheduled request\'s block-table row (ceil(max-model-len / block-size) int32 ids) before every step, as vLLM does: the per-step cost that grows with --max-model-len (docs/sim.md#what-max-model-len-changes); false = the table lives on the GPU (SGLang)'),
+    .describe('upload each scheduled request\'s block-table row (ceil(max-model-len / block-size) int32 ids) before every step, as vLLM does: the per-step cost that grows with --max-model-len (docs/sim.md#what---max-model-len-changes); false = the table lives on the GPU (SGLang)'),
   newTokenRatio: z
     .number()
     .min(0)
