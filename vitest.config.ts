@@ -17,6 +17,8 @@ import { configDefaults, defineConfig } from 'vitest/config';
 //   (a sweep's knee read from the server's queue, a compare gate at 15%, send times to a fraction of a millisecond, a
 //   pod killed and gathered within a deadline): they run last (groupOrder 2), one at a time, alone on the machine.
 const SERIAL = [
+  // Real-time sim under a 20 req/s arrival rate: static batching's TTFT gap is judged on the wall clock.
+  'test/ab-batching-spec.test.ts',
   'test/sweep-server.test.ts',
   'test/compare.test.ts',
   'test/compare-gate-sim.test.ts',

@@ -121,6 +121,7 @@ function engineMeta(engine: EngineSpec, eo: ResolvedSimEngineOptions): Record<st
     reasoning_share: eo.reasoningShare,
     engine: (eo as { engine?: string }).engine ?? null, schedule_policy: engine.schedulePolicy, new_token_ratio: engine.newTokenRatio,
     cuda_graph_max_batch: engine.cudaGraphMaxBatch, kv_free_memory_fraction: (eo as { kvFreeMemoryFraction?: number }).kvFreeMemoryFraction ?? null,
+    batching: engine.batching, scheduling_policy: engine.schedulingPolicy,
     ...featureMeta(engine.features),
   };
 }

@@ -20,6 +20,11 @@ import { chooseReporters, discard, displayReporters, endOut } from './reporters.
 import { startReporter } from './run.js';
 import { parseShard } from '../config/shard.js';
 import type { ShardSpec } from '../scheduler/options.js';
+import { join } from 'node:path';
+import { compareOutputs, renderOutputComparison, type OutputComparison } from '../eval/compare-outputs.js';
+import type { EvalOutcome } from '../eval/workload.js';
+import type { Tokenizer } from '../dataset/tokenizer.js';
+import { redactUrl } from '../util/url.js';
 
 /** The eval options from flags, every problem at once; the set is read and checked here, before anything is sent. */
 export function resolveEval(flags: Record<string, unknown>): { o: EvalOptions; set: EvalSet; items: EvalSet['items']; shard?: ShardSpec; grading: GradeSpec; minAccuracy?: number } {
@@ -77,17 +82,36 @@ export async function evalAction(cmd: Command, out: Out): Promise<void> {
   if (choice.end === 'json') c.json = true;
   out = endOut(choice, out);
   const info = !choice.start ? discard() : c.json ? out.err : out.out;
+  const workloadFor = (ctx: { tokenizer: Tokenizer; redact: (s: string) => string }): EvalWorkload =>
+    createEvalWorkload({ set, items, shots: o.shots, contextTokens: o.contextTokens, repeat: o.repeat, maxTokens: c.maxTokens ?? EVAL_RUN_DEFAULTS.maxTokens, grading, tokenizer: ctx.tokenizer, redact: ctx.redact });
+  // --compare-outputs: the second target first (its own results directory), so the main run's eval.json holds the comparison.
+  let other: EvalOutcome[] | undefined;
+  if (o.compareOutputs !== undefined) {
+    if (c.temperature !== 0) throw new UsageError([`--compare-outputs: outputs are compared at --temperature 0 (greedy decoding is deterministic), got --temperature ${c.temperature}`]);
+    const second = resolveRunConfig({
+      flags: { ...EVAL_RUN_DEFAULTS, ...runFlags, baseUrl: o.compareOutputs, ...(c.out !== undefined ? { out: join(c.out, 'compare-outputs') } : {}) },
+      configFile: cmd.opts().config as string | undefined,
+      unsharded: 'eval',
+    });
+    info.write(`tokenflood eval: --compare-outputs: sending the ${items.length * o.repeat} prompts to ${redactUrl(o.compareOutputs)} first\n`);
+    let wl2: EvalWorkload | undefined;
+    await run(second, { reporters: [], workload: (_base, ctx) => (wl2 = workloadFor(ctx)) });
+    other = wl2!.outcomes();
+  }
+  let comparison: OutputComparison | undefined;
   let wl: EvalWorkload | undefined;
   let doc: EvalDocument | undefined;
   const files: Reporter = {
     name: 'eval',
     runEnd: (e) => {
       const outcomes = wl!.outcomes();
+      if (other) comparison = compareOutputs(outcomes, other, redactUrl(o.compareOutputs!));
       doc = {
         ...summarizeEval(set.name, grading.mode, outcomes, o.repeat),
-        sampling: { temperature: c.temperature ?? null, top_p: c.topP ?? null, top_k: c.topK ?? null, seed: c.seed ?? null, max_tokens: c.maxTokens ?? null, shots: o.shots, endpoint: c.endpoint },
+        sampling: { context_tokens: o.contextTokens, temperature: c.temperature ?? null, top_p: c.topP ?? null, top_k: c.topK ?? null, seed: c.seed ?? null, max_tokens: c.maxTokens ?? null, shots: o.shots, endpoint: c.endpoint },
         performance: performanceOf(e.summary),
         ...(shard ? { shard: { index: shard.index, count: shard.count, set_items: set.items.length } } : {}),
+        ...(comparison ? { output_comparison: comparison } : {}),
       };
       saveEvalFiles(e, outcomes, doc);
     },
@@ -101,8 +125,11 @@ export async function evalAction(cmd: Command, out: Out): Promise<void> {
         setExitCode(1);
       }
       if (minAccuracy !== undefined && doc.overall.accuracy < minAccuracy) setExitCode(1);
+      // Outputs that should be identical and are not: the check failed.
+      if (comparison && comparison.mismatched > 0) setExitCode(1);
       if (c.json) return void out.out.write(JSON.stringify({ ...e.summary, eval: doc }, null, 2) + '\n');
       out.out.write(`\n${stripControls(renderSummary(e.summary))}\n\n${stripControls(renderEval(doc))}\n`);
+      if (comparison) out.out.write(`${stripControls(renderOutputComparison(comparison))}\n`);
       if (minAccuracy !== undefined && doc.overall.accuracy < minAccuracy) out.out.write(`accuracy below ${(minAccuracy * 100).toFixed(1)}% (--fail-on)\n`);
       out.out.write(`\nwrote ${e.outDir}/${[...e.files.written].join(', ')}\n`);
     },
@@ -117,8 +144,7 @@ export async function evalAction(cmd: Command, out: Out): Promise<void> {
       reporters,
       // eval.jsonl and eval.json before report.html, which draws the eval section from them.
       results: [files],
-      workload: (_base, ctx) =>
-        (wl = createEvalWorkload({ set, items, shots: o.shots, repeat: o.repeat, maxTokens: c.maxTokens ?? EVAL_RUN_DEFAULTS.maxTokens, grading, tokenizer: ctx.tokenizer, redact: ctx.redact })),
+      workload: (_base, ctx) => (wl = workloadFor(ctx)),
     });
   } finally {
     stopper.dispose();

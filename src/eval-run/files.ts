@@ -1,4 +1,5 @@
 // Writing an eval's results: eval.jsonl (one line per answer) and eval.json (the summary beside the run's performance).
+import type { OutputComparison } from '../eval/compare-outputs.js';
 import type { Summary } from '../metrics/summary.js';
 import type { ResultFiles, RunEndEvent } from '../report/events.js';
 import { outcomeLine, type EvalSummary } from '../eval/summary.js';
@@ -22,6 +23,8 @@ export type EvalDocument = EvalSummary & {
   sampling: Record<string, unknown>;
   /** eval --shard I/N: which shard, of how many, and the items of the whole set (tokenflood merge checks them). */
   shard?: { index: number; count: number; set_items: number };
+  /** eval --compare-outputs URL: this run's answers against the second target's, item by item. */
+  output_comparison?: OutputComparison;
 };
 
 /** Save both files through the run's ledger (a write failure is collected and named, never thrown). */

@@ -23,6 +23,8 @@ export const EvalSchema = z.object({
     .optional(),
   failOn: z.string().min(1).optional(),
   shard: z.string().min(1).optional(),
+  contextTokens: z.coerce.number().int().min(0).max(1_000_000).default(0),
+  compareOutputs: z.string().url().optional(),
 });
 
 export type EvalOptions = z.output<typeof EvalSchema>;
@@ -35,6 +37,8 @@ export const EVAL_FLAGS = flagTable(EvalSchema.shape, {
   grade: { help: 'grading mode', defaultText: 'choice when every item has choices, numeric when every answer is a number, else exact' },
   gradeRegex: { arg: 'pattern', help: 'with --grade regex: the answer is capture group 1 (or the whole match) of the last match' },
   failOn: { arg: 'accuracy_below=P', help: 'exit 1 when accuracy is below P, e.g. accuracy_below=0.75 or 75%' },
+  contextTokens: { arg: 'tokens', help: 'put a prose background document of about N tokens before every prompt, to grade the same questions at long input lengths (KV quantization costs accuracy on long inputs: docs/commands/eval.md#long-inputs-and-kv-quantization)' },
+  compareOutputs: { arg: 'url', help: 'also send every prompt to this second server (same model name, --temperature 0) and report the items whose answer text differs, e.g. a speculative-decoding server against a plain one (docs/commands/eval.md#comparing-outputs)' },
   shard: { arg: 'I/N', help: 'grade shard I (0-based) of N: the items whose index ≡ I mod N (few-shot examples still come from the whole set); tokenflood merge combines the N results directories into one eval.json (docs/eval.md#split-evaluation)' },
 });
 

@@ -24,6 +24,25 @@ export function questionBlock(item: EvalItem, zh: boolean): string {
   return item.choices ? `${q}\n${item.choices.map((c, i) => `${LETTERS[i]}. ${c}`).join('\n')}` : q;
 }
 
+/** Sentences of the --context-tokens document: plain prose with no question marker and no number an answer could take. */
+const CONTEXT_SENTENCES = [
+  'The committee met in the east hall and reviewed the notes of the previous session without objection.',
+  'Several members asked for the archive to be moved to the larger room on the ground floor.',
+  'The weather that season was mild, and the gardens behind the library were opened to visitors early.',
+  'A short report on the condition of the old bridge was read aloud and filed with the other papers.',
+];
+
+/**
+ * A long-context preamble of at least `tokens` tokens (prose, then a blank line) that every prompt starts with, so the
+ * same questions can be graded at long input lengths (docs/eval.md#long-context); '' for 0.
+ */
+export function contextDocument(tokens: number, count: (s: string) => number): string {
+  if (tokens <= 0) return '';
+  const one = CONTEXT_SENTENCES.join(' ') + ' ';
+  const per = Math.max(1, count(one));
+  return `Background document (not needed for the question):\n${one.repeat(Math.ceil(tokens / per)).trimEnd()}\n\n`;
+}
+
 /** The reply a few-shot example shows: the gold answer on an answer line. */
 const shotAnswer = (item: EvalItem, zh: boolean): string => `${zh ? '答案：' : 'Answer: '}${item.answer}`;
 
@@ -47,9 +66,9 @@ export interface EvalPrompt {
  * Completions: the instruction, then each example as "Question: ... / Answer: gold", then the question and "Answer:"
  * for the model to continue.
  */
-export function buildPrompt(set: EvalSet, item: EvalItem, shots: number): EvalPrompt {
+export function buildPrompt(set: EvalSet, item: EvalItem, shots: number, context = ''): EvalPrompt {
   const zh = set.zh;
-  const head = instruction(set.mode, zh);
+  const head = context + instruction(set.mode, zh);
   const examples = shotsFor(set, item, shots);
   const messages: ChatMessage[] = [];
   for (const [i, x] of examples.entries()) {

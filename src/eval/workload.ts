@@ -4,7 +4,7 @@ import type { RequestSpec } from '../dataset/types.js';
 import type { Tokenizer } from '../dataset/tokenizer.js';
 import { stripControls } from '../util/terminal-text.js';
 import { grade, type GradeSpec, type Verdict } from './grade.js';
-import { buildPrompt } from './prompt.js';
+import { buildPrompt, contextDocument } from './prompt.js';
 import type { EvalItem, EvalSet } from './sets.js';
 
 /** Longest answer text kept per item in eval.jsonl (characters); a longer one is cut and marked. */
@@ -36,6 +36,8 @@ export interface EvalWorkloadOptions {
   redact: (s: string) => string;
   /** Traffic class of the requests (probes inside a load run: "eval"). */
   cls?: string;
+  /** --context-tokens: a prose preamble of about this many tokens before every prompt. */
+  contextTokens?: number;
 }
 
 export interface EvalWorkload extends Workload {
@@ -58,12 +60,13 @@ export function createEvalWorkload(o: EvalWorkloadOptions): EvalWorkload {
   const size = n * o.repeat;
   const specs = new Map<number, RequestSpec>();
   const out: EvalOutcome[] = [];
+  const context = contextDocument(o.contextTokens ?? 0, (s) => o.tokenizer.count(s));
   const specOf = (i: number): RequestSpec | undefined => {
     if (i < 0 || i >= size) return undefined;
     const k = i % n;
     let s = specs.get(k);
     if (!s) {
-      const p = buildPrompt(o.set, o.items[k], o.shots);
+      const p = buildPrompt(o.set, o.items[k], o.shots, context);
       const inputTokens = p.messages.reduce((t, m) => t + o.tokenizer.count(m.content), 0);
       s = { messages: p.messages, prompt: p.prompt, inputTokens, maxTokens: o.maxTokens, source: o.items[k].id, natural: true, ...(o.cls ? { class: o.cls } : {}) };
       specs.set(k, s);

@@ -5,6 +5,7 @@ import { DEFAULT_TOKENIZER } from '../dataset/tokenizer.js';
 import { engineOptionsSchema, RELEASED_DTYPE_TEXT } from './engine/config.js';
 import { tuningShape, withEngineProfile } from './engine/tuning.js';
 import { faultOptionsSchema } from './http/faults.js';
+import { sharedPrefixOptionsShape } from './engine/shared-prefix.js';
 
 /** The fault table and its `kind[:rate][,key=value]` parser, for the layers that compose the sim's options (config/ --sim-fault). */
 export { FAULT_KINDS, faultOptionsSchema, parseFaultSpec } from './http/faults.js';
@@ -57,6 +58,7 @@ export const simServerOptionsSchema = z.object({
     .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'expected an HTTP header name')
     .default('x-session-id')
     .describe('request header naming the session, read by --router session (tokenflood run sends it with --session-header)'),
+  ...sharedPrefixOptionsShape,
   routerPrefixTokens: z.number().int().min(1).max(1_000_000).default(1024).describe("prompt tokens that --router prefix-hash hashes: the first N of the first message (the prompt for completions), fewer if it is shorter; 1024 = two 512-token trace blocks, since a trace's first block is often shared by every request"),
 });
 

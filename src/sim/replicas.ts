@@ -7,6 +7,10 @@ import { startSimServer, type SimServerHandle } from './server.js';
 import { listen } from './http/listen.js';
 import { loadTokenizer } from '../dataset/tokenizer.js';
 import { prefixTokensKey, sessionKey } from './router-keys.js';
+import { UsageError } from '../errors.js';
+import { resolveEngine } from './engine/config.js';
+import { tuningOptions } from './engine/tuning.js';
+import { createSharedPrefixStore, sharedCapacityBlocks, type SharedPrefixStore } from './engine/shared-prefix.js';
 
 export const SIM_ROUTERS = ['round-robin', 'prefix-hash', 'session'] as const;
 export type SimRouter = (typeof SIM_ROUTERS)[number];
@@ -14,7 +18,19 @@ export type SimRouter = (typeof SIM_ROUTERS)[number];
 /** The sim server, or with `replicas` > 1 that many behind a router on the requested port. */
 export function startSim(opts: SimServerOptions = {}): Promise<SimServerHandle> {
   const o = parseSimServerOptions(opts);
+  if (o.sharedPrefixCache && o.replicas < 2) throw new UsageError(['--shared-prefix-cache: shares a prefix cache between replicas; give --replicas N with N >= 2']);
   return o.replicas > 1 ? startReplicatedSimServer(opts) : startSimServer(opts);
+}
+
+/** The store of --shared-prefix-cache, sized in blocks of the replicas' engine (whole-model KV bytes per block). */
+function sharedStoreFor(opts: SimServerOptions): SharedPrefixStore {
+  const o = parseSimServerOptions(opts);
+  const spec = resolveEngine({ gpu: o.gpu, model: o.modelProfile, tp: o.tp, weightDtype: o.weightDtype, kvDtype: o.kvDtype, blockSize: o.blockSize, ...tuningOptions(o) });
+  return createSharedPrefixStore({
+    capacityBlocks: sharedCapacityBlocks(o.sharedCacheGiB, spec.kvBytesPerToken * spec.blockSize),
+    bytesPerSec: o.sharedCacheGBps * 1e9,
+    latencyMs: o.sharedCacheLatencyMs,
+  });
 }
 
 function readAll(req: IncomingMessage): Promise<Buffer> {
@@ -29,9 +45,11 @@ function readAll(req: IncomingMessage): Promise<Buffer> {
 export async function startReplicatedSimServer(opts: SimServerOptions): Promise<SimServerHandle> {
   const o = parseSimServerOptions(opts);
   const replicas: SimServerHandle[] = [];
+  const sharedPrefix = o.sharedPrefixCache ? sharedStoreFor(opts) : undefined;
   try {
-    // Each replica its own engine, KV cache and prefix cache; seeds differ so output lengths are not in lockstep.
-    for (let i = 0; i < o.replicas; i++) replicas.push(await startSimServer({ ...opts, host: '127.0.0.1', port: 0, replicas: 1, seed: o.seed + i }));
+    // Each replica its own engine and KV cache, and its own prefix cache unless --shared-prefix-cache; seeds differ so
+    // output lengths are not in lockstep.
+    for (let i = 0; i < o.replicas; i++) replicas.push(await startSimServer({ ...opts, host: '127.0.0.1', port: 0, replicas: 1, seed: o.seed + i }, { sharedPrefix }));
   } catch (e) {
     await Promise.all(replicas.map((r) => r.close()));
     throw e;
@@ -84,7 +102,7 @@ export async function startReplicatedSimServer(opts: SimServerOptions): Promise<
     baseUrl,
     port,
     host: o.host,
-    description: `${o.replicas}x (${replicas[0].description}), router ${o.router}${o.router === 'session' ? ` (header ${o.sessionHeader})` : o.router === 'prefix-hash' ? ` (first ${o.routerPrefixTokens} tokens)` : ''}`,
+    description: `${o.replicas}x (${replicas[0].description})${sharedPrefix ? ', shared prefix cache' : ''}, router ${o.router}${o.router === 'session' ? ` (header ${o.sessionHeader})` : o.router === 'prefix-hash' ? ` (first ${o.routerPrefixTokens} tokens)` : ''}`,
     models: replicas[0].models,
     timeScale: replicas[0].timeScale,
     close() {

@@ -32,6 +32,7 @@ import { serveWebSocket } from './http/ws.js';
 import { serveEmbed } from './http/embed.js';
 import { parseSimServerOptions, type SimServerOptions } from './options.js';
 import { listen } from './http/listen.js';
+import type { SharedPrefixStore } from './engine/shared-prefix.js';
 
 export type { SimServerOptions } from './options.js';
 export type { FaultOptions } from './http/faults.js';
@@ -81,7 +82,13 @@ function readBodyBytes(req: IncomingMessage): Promise<Buffer | undefined> {
   });
 }
 
-export async function startSimServer(opts: SimServerOptions = {}, hooks: { log?: (line: string) => void } = {}): Promise<SimServerHandle> {
+export interface SimServerHooks {
+  log?: (line: string) => void;
+  /** --shared-prefix-cache: the store the replicas of one `serve --replicas N` share (replicas.ts). */
+  sharedPrefix?: SharedPrefixStore;
+}
+
+export async function startSimServer(opts: SimServerOptions = {}, hooks: SimServerHooks = {}): Promise<SimServerHandle> {
   const o = parseSimServerOptions(opts);
   const log = hooks.log ?? ((line: string) => void process.stdout.write(`${line}\n`));
   const spec = resolveEngine({
@@ -97,8 +104,8 @@ export async function startSimServer(opts: SimServerOptions = {}, hooks: { log?:
     throw new UsageError([`tokenizer: ${(e as Error).message}`]);
   }
   const text = createTextSource(tok);
-  const engine = createEngine(spec);
-  const oracle = createOracle({ accuracy: o.accuracy, modelProfile: spec.model.id, weightDtype: spec.weightDtype, releasedDtype: spec.model.releasedDtype, seed: o.seed }, tok);
+  const engine = createEngine(spec, { sharedPrefix: hooks.sharedPrefix });
+  const oracle = createOracle({ accuracy: o.accuracy, modelProfile: spec.model.id, weightDtype: spec.weightDtype, releasedDtype: spec.model.releasedDtype, kvDtype: spec.kvDtype, seed: o.seed }, tok);
   const served = o.servedModelName ?? spec.model.id;
   const reasoningName = `${served}-reasoning`;
   const models = [served, reasoningName];
@@ -187,10 +194,12 @@ export async function startSimServer(opts: SimServerOptions = {}, hooks: { log?:
     const promptTokens = g.promptTokenIds.length;
     const tooLong = contextLengthError(spec.maxModelLen, promptTokens, g.maxTokens);
     if (tooLong) return sendError(res, 400, tooLong);
+    // vLLM refuses a priority it cannot honour rather than ignoring it.
+    if (g.priority !== 0 && spec.schedulingPolicy !== 'priority') return sendError(res, 400, `Got priority ${g.priority} but Priority scheduling is not enabled.`);
     const rng = createRng((o.seed * 1_000_003 + n) >>> 0);
     const maxTokens = g.maxTokens ?? spec.maxModelLen - promptTokens;
     // A shipped eval item gets a scripted reply (right or wrong by the oracle's draw), cut at max_tokens like any other.
-    const scripted = g.ignoreEos ? undefined : oracle.answer(g.promptText, { reasoning: model === reasoningName && kind === 'chat' });
+    const scripted = g.ignoreEos ? undefined : oracle.answer(g.promptText, { reasoning: model === reasoningName && kind === 'chat', promptTokens: g.promptTokenIds.length });
     const pieces = scripted ? [...scripted.pieces] : [];
     const decision = scripted
       ? { outputTokens: Math.max(1, Math.min(maxTokens, scripted.pieces.length)), finishReason: scripted.pieces.length > maxTokens ? ('length' as const) : ('stop' as const) }
@@ -217,7 +226,7 @@ export async function startSimServer(opts: SimServerOptions = {}, hooks: { log?:
       },
     });
     const media = g.media.map(engineMedia);
-    const add = () => engine.add({ id, promptTokens, outputTokens: decision.outputTokens, blockHashes: blockHashesFromIds(g.promptTokenIds, spec.blockSize), media });
+    const add = () => engine.add({ id, promptTokens, outputTokens: decision.outputTokens, blockHashes: blockHashesFromIds(g.promptTokenIds, spec.blockSize), media, priority: g.priority });
     // API server, tokenization and streaming time outside the engine (engine/overheads.ts) before admission.
     const outside = outsideEngineMs(spec, promptTokens, o.tokensPerChunk);
     if (outside <= 0) {

@@ -17,6 +17,8 @@ export interface VirtualRequest {
   maxTokens: number;
   minTokens?: number;
   ignoreEos?: boolean;
+  /** --scheduling-policy priority: lower runs first (the request body's `priority`). */
+  priority?: number;
 }
 
 export interface VirtualLoad {
@@ -127,7 +129,7 @@ export function simulateRun(opts: SimulateRunOptions): SimulateRunResult {
     records.push(rec);
     const blockHashes = hashesOf(req, promptTokens, index);
     const admit = (): boolean => {
-      const err = engine.add({ id: String(index), promptTokens, outputTokens: decision.outputTokens, blockHashes });
+      const err = engine.add({ id: String(index), promptTokens, outputTokens: decision.outputTokens, blockHashes, priority: req.priority });
       if (err === undefined) {
         live.set(String(index), rec);
         return true;

@@ -7,7 +7,8 @@ import { paramBreakdown, type GpuProfile, type ModelProfile, type ParamBreakdown
 import { resolveGpu, resolveModel } from './resolve-profile.js';
 import { featureOptionsShape, resolveFeatures, stageLayers, draftWeightBytes, type FeatureSpec } from './features.js';
 import { dpAttentionExtraBytes, parallelOptionsShape, parallelProblems } from './parallel.js';
-import { kvBudgetBytes, schedulingOptionsShape, type SchedulePolicy } from './scheduling.js';
+import { BLOCK_TABLE_H2D_GBPS, blockTableRowBytes } from './max-len.js';
+import { kvBudgetBytes, schedulingOptionsShape, type BatchingMode, type SchedulePolicy, type SchedulingPolicy } from './scheduling.js';
 
 const GiB = 1024 ** 3;
 
@@ -103,9 +104,14 @@ export interface EngineSpec {
   asyncScheduling: boolean;
   /** Engine scheduling differences (scheduling.ts, data/engines/*.yaml). */
   schedulePolicy: SchedulePolicy;
+  batching: BatchingMode;
+  schedulingPolicy: SchedulingPolicy;
   newTokenRatio: number;
   cudaGraphMaxBatch: number;
   eagerLayerOverheadMs: number;
+  /** Block-table row uploaded per scheduled request per step (0 = none), and the host-to-GPU bandwidth (max-len.ts). */
+  blockTableBytesPerRequest: number;
+  hostToDeviceBytesPerSec: number;
   /** Speculative decoding, KV offload, pipeline stages (features.ts). */
   features: FeatureSpec;
 }
@@ -235,9 +241,13 @@ export function resolveEngine(input: EngineOptions = {}): EngineSpec {
     moeSliceHalfMiB: o.moeSliceHalfMiB,
     asyncScheduling: o.asyncScheduling,
     schedulePolicy: o.schedulePolicy,
+    batching: o.batching,
+    schedulingPolicy: o.schedulingPolicy,
     newTokenRatio: o.newTokenRatio,
     cudaGraphMaxBatch: o.cudaGraphMaxBatch,
     eagerLayerOverheadMs: o.eagerLayerOverheadMs,
+    blockTableBytesPerRequest: o.blockTableUpload ? blockTableRowBytes(maxModelLen, o.blockSize) : 0,
+    hostToDeviceBytesPerSec: BLOCK_TABLE_H2D_GBPS * 1e9,
     features: resolveFeatures(o, kvTokGpu * o.blockSize),
   };
 }

@@ -3,6 +3,7 @@
 import { kvBytesForTokens, type EngineSpec } from './config.js';
 import { epLoadFactor, parallelCommMs } from './comm.js';
 import { eagerOverheadMs } from './scheduling.js';
+import { blockTableUploadMs } from './max-len.js';
 import { weightBytes } from './dtypes.js';
 import { expectedExpertsTouched, expertImbalance, moeRoutingMs } from './moe.js';
 import { attentionFlopsPerPair } from './profile.js';
@@ -124,6 +125,7 @@ export function expertStreamEfficiency(spec: EngineSpec): number {
  * attention = max(attnFlopsPerPair·pairs / (peak(KV dtype)·mfu), requests·kvBytesForContext(mean ctx + new) / (hbm·kvBwEff))
  *             + requests·layers·attnSeqOverheadUs
  * total     = linear + attention + TP all-reduce + MoE routing + step + layers·layer + requests·request overheads
+ *             + requests · block-table row bytes / PCIe bandwidth (max-len.ts: grows with max_model_len)
  */
 export function stepCost(spec: EngineSpec, s: StepShape): StepCost {
   const m = spec.model;
@@ -145,7 +147,7 @@ export function stepCost(spec: EngineSpec, s: StepShape): StepCost {
     Math.max(toMs(attnFlops, spec.attnFlopsPerSec), toMs(kvBytes, spec.kvBytesPerSec)) + (s.requests * m.layers * spec.attnSeqOverheadUs) / 1000;
   const commMs = parallelCommMs(spec, s.newTokens);
   const moeMs = s.newTokens > 0 ? moeRoutingMs(spec) : 0;
-  const overheadMs = spec.stepOverheadMs + m.layers * spec.layerOverheadMs + s.requests * spec.requestOverheadMs + eagerOverheadMs(s, m.layers, spec);
+  const overheadMs = spec.stepOverheadMs + m.layers * spec.layerOverheadMs + s.requests * spec.requestOverheadMs + eagerOverheadMs(s, m.layers, spec) + blockTableUploadMs(spec, s.requests);
   return {
     flops: linFlops + attnFlops,
     bytes: weightBytes + kvBytes,

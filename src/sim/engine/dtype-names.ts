@@ -1,5 +1,5 @@
 // The names of the weight and KV-cache precisions (dtypes.ts has their sizes and peaks): importable by profiles without a cycle.
 export const WEIGHT_DTYPES = ['bf16', 'fp16', 'fp8', 'int8', 'int4', 'mxfp4', 'nvfp4', 'fp32'] as const;
-export const KV_DTYPES = ['bf16', 'fp16', 'fp8', 'int8', 'fp32'] as const;
+export const KV_DTYPES = ['bf16', 'fp16', 'fp8', 'int8', 'int4', 'fp32'] as const;
 export type WeightDtype = (typeof WEIGHT_DTYPES)[number];
 export type KvDtype = (typeof KV_DTYPES)[number];

@@ -16,7 +16,8 @@ export { WEIGHT_DTYPES, KV_DTYPES, type WeightDtype, type KvDtype };
 export const WEIGHT_DTYPE_BYTES: Record<WeightDtype, number> = {
   bf16: 2, fp16: 2, fp32: 4, fp8: 1, int8: 1, int4: (4 + 20 / 128) / 8, mxfp4: 4.25 / 8, nvfp4: 4.5 / 8,
 };
-export const KV_DTYPE_BYTES: Record<KvDtype, number> = { bf16: 2, fp16: 2, fp32: 4, fp8: 1, int8: 1 };
+/** KV bytes per value; int4 (LMDeploy-style per-head, per-token quantization) counts 4 bits, its scales not included. */
+export const KV_DTYPE_BYTES: Record<KvDtype, number> = { bf16: 2, fp16: 2, fp32: 4, fp8: 1, int8: 1, int4: 0.5 };
 
 /** Quantized checkpoints (and vLLM's on-the-fly fp8) keep the embeddings and LM head in 16 bits. */
 const QUANTIZED: ReadonlySet<WeightDtype> = new Set(['fp8', 'int8', 'int4', 'mxfp4', 'nvfp4']);

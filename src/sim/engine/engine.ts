@@ -8,6 +8,7 @@ import { engineStepCost, splitShape, stageSpec } from './pipeline.js';
 import { createAcceptance, draftMs } from './spec-decode.js';
 import { createDisaggEngine } from './disagg.js';
 import { createEncoderCache, type EngineMedia } from './encoder-cache.js';
+import type { SharedPrefixStore } from './shared-prefix.js';
 
 export type { EngineMedia } from './encoder-cache.js';
 
@@ -22,6 +23,8 @@ export interface EngineRequest {
   prefilled?: boolean;
   /** Images / clips in the prompt: encoded (unless in the encoder cache) in the step that first schedules the request. */
   media?: readonly EngineMedia[];
+  /** --scheduling-policy priority: lower runs first (vLLM's request `priority`); 0 when absent. */
+  priority?: number;
 }
 
 export interface StepOutput {
@@ -65,6 +68,9 @@ export interface EngineCounters {
   mmCacheHits: number;
   encoderFlops: number;
   encoderMs: number;
+  /** Shared prefix cache (--shared-prefix-cache): prompt tokens fetched from the store, and bytes per GPU fetched. */
+  sharedHitsTokens: number;
+  sharedTransferBytes: number;
 }
 
 export interface Engine {
@@ -96,9 +102,14 @@ interface Req {
   /** KV offload: tokens of a preempted request held in host memory, and prompt tokens found there on admission. */
   swapped: number;
   hostHits: number;
+  /** Prompt tokens found in the shared prefix store on admission (after the local and host hits). */
+  sharedHits: number;
   /** Disaggregated decode: the KV in `swapped` arrives from a prefill instance, not from host memory. */
   remote: boolean;
   media: readonly EngineMedia[];
+  priority: number;
+  /** Arrival order: the tie-break among equal priorities. */
+  seq: number;
 }
 
 /** vLLM's 400 message when prompt + max_tokens exceeds max_model_len; undefined when it fits. */
@@ -112,11 +123,16 @@ export function contextLengthError(maxModelLen: number, promptTokens: number, ma
 }
 
 /** The engine for a spec: one colocated instance, or prefill and decode pools with --disagg (disagg.ts). */
-export function createEngine(spec: EngineSpec): Engine {
-  return spec.features.disagg ? createDisaggEngine(spec, createColocatedEngine, contextLengthError) : createColocatedEngine(spec);
+export function createEngine(spec: EngineSpec, ext: EngineLinks = {}): Engine {
+  return spec.features.disagg ? createDisaggEngine(spec, createColocatedEngine, contextLengthError) : createColocatedEngine(spec, ext);
 }
 
-function createColocatedEngine(spec: EngineSpec): Engine {
+/** What an engine shares with others in the same process: the prefix store of `--shared-prefix-cache`. */
+export interface EngineLinks {
+  sharedPrefix?: SharedPrefixStore;
+}
+
+function createColocatedEngine(spec: EngineSpec, ext: EngineLinks = {}): Engine {
   const bs = spec.blockSize;
   // A disaggregated decode pool is D instances: D times the blocks, requests spread evenly over them.
   const instances = spec.features.disagg?.decode ?? 1;
@@ -126,6 +142,10 @@ function createColocatedEngine(spec: EngineSpec): Engine {
   const accept = sd ? createAcceptance(sd) : undefined;
   const stage = spec.features.pp > 1 ? stageSpec(spec) : undefined;
   let transferBytes = 0;
+  // Sliding-window models map pool blocks to prompt blocks unevenly: the shared store (like host memory) is for full attention.
+  const shared = spec.model.slidingWindow ? undefined : ext.sharedPrefix;
+  let sharedBytes = 0;
+  let sharedFetches = 0;
   const byId = new Map<string, Req>();
   let waiting: Req[] = [];
   let running: Req[] = [];
@@ -133,7 +153,28 @@ function createColocatedEngine(spec: EngineSpec): Engine {
   // through step N+1 (`staged`) and is first schedulable in step N+2.
   let inbox: Req[] = [];
   let staged: Req[] = [];
-  const c = { prefixQueriesTokens: 0, prefixHitsTokens: 0, preemptions: 0, promptTokens: 0, generationTokens: 0, steps: 0, specDrafts: 0, specDraftTokens: 0, specAcceptedTokens: 0, offloadHitsTokens: 0, offloadTransferBytes: 0, mmCacheQueries: 0, mmCacheHits: 0, encoderFlops: 0, encoderMs: 0 };
+  let arrivals = 0;
+  const byPriority = spec.schedulingPolicy === 'priority';
+  /** Priority order (vLLM): lower priority value first, then earlier arrival. */
+  const before = (a: Req, b: Req): boolean => a.priority < b.priority || (a.priority === b.priority && a.seq < b.seq);
+  /** Into the waiting queue: FCFS appends (or puts a preempted request first); priority keeps the queue sorted. */
+  const enqueue = (r: Req, front: boolean): void => {
+    if (!byPriority) return void (front ? waiting.unshift(r) : waiting.push(r));
+    let i = waiting.findIndex((w) => before(r, w));
+    if (i < 0) i = waiting.length;
+    waiting.splice(i, 0, r);
+  };
+  /** Index in running of the request to preempt among running[from..]: the newest (FCFS) or the lowest priority. */
+  const victimIndex = (from = 0): number => {
+    let v = running.length - 1;
+    if (byPriority) for (let j = from; j < running.length; j++) if (before(running[v], running[j])) v = j;
+    return v;
+  };
+  // Static batching: when nothing runs, the requests waiting then (up to max-num-seqs) are the next batch; they are
+  // admitted (over several steps if the token budget or the KV cache says so) and nobody else until the batch is done.
+  let batchQuota = 0;
+  const batchOpen = (): boolean => spec.batching === 'continuous' || batchQuota > 0;
+  const c = { prefixQueriesTokens: 0, prefixHitsTokens: 0, preemptions: 0, promptTokens: 0, generationTokens: 0, steps: 0, specDrafts: 0, specDraftTokens: 0, specAcceptedTokens: 0, offloadHitsTokens: 0, offloadTransferBytes: 0, mmCacheQueries: 0, mmCacheHits: 0, encoderFlops: 0, encoderMs: 0, sharedHitsTokens: 0, sharedTransferBytes: 0 };
   // Bounded like vLLM's encoder cache budget, with room for cross-request reuse (docs/sim.md#multimodal).
   const encoderCache = createEncoderCache(Math.max(spec.maxNumBatchedTokens, 16384));
   let encodeFlops = 0;
@@ -160,7 +201,7 @@ function createColocatedEngine(spec: EngineSpec): Engine {
     free(r);
     r.computed = 0;
     r.state = 'waiting';
-    waiting.unshift(r);
+    enqueue(r, true);
     c.preemptions++;
     preempted.push(r.id);
   };
@@ -195,6 +236,10 @@ function createColocatedEngine(spec: EngineSpec): Engine {
     let hits = covered;
     if (host && !spec.model.slidingWindow && covered === r.blocks.length) while (hits < limit && host.has(r.hashes[hits])) hits++;
     r.hostHits = (hits - covered) * bs;
+    // Then the blocks another replica computed, fetched from the shared store.
+    const local = hits;
+    if (shared && covered === r.blocks.length) while (hits < limit && shared.has(r.hashes[hits])) hits++;
+    r.sharedHits = (hits - local) * bs;
     r.computed = hits * bs;
   };
 
@@ -212,7 +257,7 @@ function createColocatedEngine(spec: EngineSpec): Engine {
   };
   /** Whether the head of the waiting queue could be admitted now (slots, reservation and blocks). */
   const canAdmit = (): boolean => {
-    if (waiting.length === 0 || running.length >= spec.maxNumSeqs) return false;
+    if (waiting.length === 0 || running.length >= spec.maxNumSeqs || !batchOpen()) return false;
     const r = waiting[0];
     const n = Math.min(total(r) - r.computed, spec.maxNumBatchedTokens);
     const need = Math.ceil(kvEquivalentTokens(spec.model, r.computed + n) / bs) - r.blocks.length;
@@ -239,8 +284,11 @@ function createColocatedEngine(spec: EngineSpec): Engine {
         carry: 0,
         swapped: 0,
         hostHits: 0,
+        sharedHits: 0,
         remote: req.prefilled === true,
         media: req.media ?? [],
+        priority: req.priority ?? 0,
+        seq: arrivals++,
       };
       if (r.remote) {
         r.output = 1;
@@ -248,7 +296,8 @@ function createColocatedEngine(spec: EngineSpec): Engine {
         r.started = true;
       }
       byId.set(r.id, r);
-      (spec.asyncScheduling ? inbox : waiting).push(r);
+      if (spec.asyncScheduling) inbox.push(r);
+      else enqueue(r, false);
       return undefined;
     },
 
@@ -274,15 +323,16 @@ function createColocatedEngine(spec: EngineSpec): Engine {
       if (spec.asyncScheduling) {
         // An idle engine has no step in flight to be ahead of: everything sent so far is schedulable now.
         const idle = running.length === 0 && waiting.length === 0;
-        waiting.push(...staged);
+        for (const r of staged) enqueue(r, false);
         staged = inbox;
         inbox = [];
         if (idle) {
-          waiting.push(...staged);
+          for (const r of staged) enqueue(r, false);
           staged = [];
         }
       }
       if (running.length === 0 && waiting.length === 0) return null;
+      if (spec.batching === 'static') batchQuota = running.length === 0 && batchQuota === 0 ? Math.min(waiting.length, spec.maxNumSeqs) : Math.min(batchQuota, waiting.length);
       let budget = spec.maxNumBatchedTokens;
       const sched: Req[] = [];
       const chunk: number[] = [];
@@ -291,6 +341,16 @@ function createColocatedEngine(spec: EngineSpec): Engine {
       const draft: StepShape = { requests: 0, newTokens: 0, contextTokens: 0, attentionPairs: 0 };
       const preempted: string[] = [];
       const started: StepResult['started'] = [];
+
+      // Priority preemption (vLLM's priority policy): while the first waiting request outranks the lowest-priority
+      // running one and cannot be admitted (blocks or sequence slots), that running request is preempted.
+      if (byPriority)
+        while (waiting.length > 0 && running.length > 0 && batchOpen()) {
+          const v = victimIndex();
+          if (!before(waiting[0], running[v]) || canAdmit()) break;
+          preempt(running.splice(v, 1)[0], preempted);
+        }
+      const priorityPreempted = preempted.length;
 
       // Prefill-first (SGLang): when a waiting request can be admitted, the step is a prefill batch (new prompts and
       // chunks of prompts in progress) and running decodes wait for the next step.
@@ -309,7 +369,7 @@ function createColocatedEngine(spec: EngineSpec): Engine {
           if (n <= 0) continue;
           let ok = grow(r, r.computed + n);
           while (!ok) {
-            const victim = running.pop()!;
+            const victim = running.splice(victimIndex(i), 1)[0];
             preempt(victim, preempted);
             if (victim === r) break;
             ok = grow(r, r.computed + n);
@@ -334,7 +394,7 @@ function createColocatedEngine(spec: EngineSpec): Engine {
       scheduleRunning(prefillStep);
 
       // 2. Admit waiting requests FIFO while budget, sequence slots and blocks allow (none after a preemption).
-      while (preempted.length === 0 && waiting.length > 0 && budget > 0 && running.length < spec.maxNumSeqs) {
+      while (preempted.length === priorityPreempted && waiting.length > 0 && budget > 0 && running.length < spec.maxNumSeqs && batchOpen()) {
         const r = waiting[0];
         if (r.blocks.length === 0) matchPrefix(r);
         const n = Math.min(total(r) - r.computed, budget);
@@ -356,6 +416,12 @@ function createColocatedEngine(spec: EngineSpec): Engine {
           c.offloadHitsTokens += r.hostHits;
           r.hostHits = 0;
         }
+        if (r.sharedHits > 0) {
+          sharedBytes += r.sharedHits * spec.kvBytesPerTokenPerGpu;
+          sharedFetches++;
+          c.sharedHitsTokens += r.sharedHits;
+          r.sharedHits = 0;
+        }
         if (!r.started) {
           r.started = true;
           r.cachedTokens = r.computed;
@@ -371,6 +437,7 @@ function createColocatedEngine(spec: EngineSpec): Engine {
         }
         r.state = 'running';
         running.push(r);
+        if (spec.batching === 'static') batchQuota--;
         sched.push(r);
         chunk.push(n);
         computedNow.push(n);
@@ -407,6 +474,12 @@ function createColocatedEngine(spec: EngineSpec): Engine {
         c.offloadTransferBytes += transferBytes;
         transferBytes = 0;
       }
+      if (shared && sharedBytes > 0) {
+        durationMs += shared.transferMs(sharedBytes, sharedFetches);
+        c.sharedTransferBytes += sharedBytes;
+        sharedBytes = 0;
+        sharedFetches = 0;
+      }
 
       // 3. Apply the step: advance computed tokens, cache full prompt blocks, sample where caught up.
       const outputs: StepOutput[] = [];
@@ -420,6 +493,7 @@ function createColocatedEngine(spec: EngineSpec): Engine {
             const k = promptBlocksIn(r.registered + 1);
             if (k > full) break;
             pool.register(r.blocks[r.registered], r.hashes[k - 1]);
+            shared?.put(r.hashes[k - 1]);
           }
         }
         // One token per step, or every accepted speculative token.

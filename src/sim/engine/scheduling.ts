@@ -5,11 +5,28 @@ import { z } from 'zod';
 export const SCHEDULE_POLICIES = ['decode-first', 'prefill-first'] as const;
 export type SchedulePolicy = (typeof SCHEDULE_POLICIES)[number];
 
+export const BATCHING_MODES = ['continuous', 'static'] as const;
+export type BatchingMode = (typeof BATCHING_MODES)[number];
+export const SCHEDULING_POLICIES = ['fcfs', 'priority'] as const;
+export type SchedulingPolicy = (typeof SCHEDULING_POLICIES)[number];
+
 export const schedulingOptionsShape = {
+  batching: z
+    .enum(BATCHING_MODES)
+    .default('continuous')
+    .describe('continuous: requests join and leave the running batch at every step (vLLM, SGLang, TensorRT-LLM); static: a batch is formed while the engine is idle, runs until its last member finishes, and only then is the next admitted (docs/sim.md#batching-variants)'),
+  schedulingPolicy: z
+    .enum(SCHEDULING_POLICIES)
+    .default('fcfs')
+    .describe('fcfs: waiting requests in arrival order; priority: by the request body\'s "priority" (lower first, then arrival), and a waiting request that cannot fit preempts the lowest-priority running one (vLLM --scheduling-policy priority)'),
   schedulePolicy: z
     .enum(SCHEDULE_POLICIES)
     .default('decode-first')
     .describe('decode-first: running requests first, new prompts fill the rest of the step (vLLM, TensorRT-LLM inflight batching); prefill-first: a step of new prompts whenever one can be admitted, decodes wait (SGLang)'),
+  blockTableUpload: z
+    .boolean()
+    .default(true)
+    .describe('upload each scheduled request\'s block-table row (ceil(max-model-len / block-size) int32 ids) before every step, as vLLM does: the per-step cost that grows with --max-model-len (docs/sim.md#what---max-model-len-changes); false = the table lives on the GPU (SGLang)'),
   newTokenRatio: z
     .number()
     .min(0)

@@ -25,6 +25,25 @@ QUANT_DROP.int8 = QUANT_DROP.fp8;
 QUANT_DROP.mxfp4 = QUANT_DROP.int4;
 QUANT_DROP.fp32 = {};
 
+/**
+ * Accuracy lost to a quantized KV cache on an input of L tokens (fraction, subtracted from p):
+ *   drop = base + perDoubling · max(0, log2(L / 4096))
+ * Quantization noise in every cached key and value adds up over the positions attention reads, so the loss grows with
+ * the input: little below 4K tokens, a step per doubling beyond (KIVI, KVQuant and LMDeploy's own long-context
+ * evaluations report <1 point for 8-bit KV and several points for 4-bit KV at 32K+). A stated model, not a measurement.
+ */
+export const KV_QUANT_DROP: Record<string, { base: number; perDoubling: number }> = {
+  fp8: { base: 0, perDoubling: 0.005 },
+  int8: { base: 0, perDoubling: 0.005 },
+  int4: { base: 0.01, perDoubling: 0.03 },
+};
+
+/** KV_QUANT_DROP for a KV precision and an input length in tokens; 0 for 16/32-bit KV. */
+export function kvQuantDrop(kvDtype: string | undefined, promptTokens: number): number {
+  const d = KV_QUANT_DROP[kvDtype ?? 'bf16'];
+  return d ? d.base + d.perDoubling * Math.max(0, Math.log2(promptTokens / 4096)) : 0;
+}
+
 export interface OracleOptions {
   /** Probability of a right answer at the released precision (fp16/bf16 for most); undefined = the model profile's default. */
   accuracy?: number;
@@ -32,6 +51,8 @@ export interface OracleOptions {
   weightDtype: string;
   /** The precision the model was released in (its published accuracy is at it): only a drop below it costs accuracy. */
   releasedDtype?: string;
+  /** KV cache precision: a quantized KV costs accuracy that grows with the input length (kvQuantDrop). */
+  kvDtype?: string;
   seed: number;
 }
 
@@ -143,7 +164,7 @@ export function tokenPieces(tok: Tokenizer, text: string): string[] {
 
 export interface Oracle {
   /** The scripted reply to `prompt`, or undefined when it is not a shipped item. */
-  answer(prompt: string, ctx: { reasoning: boolean }): OracleAnswer | undefined;
+  answer(prompt: string, ctx: { reasoning: boolean; promptTokens?: number }): OracleAnswer | undefined;
 }
 
 export function createOracle(o: OracleOptions, tok: Tokenizer): Oracle {
@@ -153,7 +174,7 @@ export function createOracle(o: OracleOptions, tok: Tokenizer): Oracle {
       const k = recognise(prompt);
       if (!k) return undefined;
       const drop = (d: string | undefined) => QUANT_DROP[d ?? 'bf16']?.[k.set] ?? 0;
-      const p = Math.max(0, base - Math.max(0, drop(o.weightDtype) - drop(o.releasedDtype)));
+      const p = Math.max(0, base - Math.max(0, drop(o.weightDtype) - drop(o.releasedDtype)) - kvQuantDrop(o.kvDtype, ctx.promptTokens ?? 0));
       // One draw per item and seed: a lower p only turns right answers wrong (the pairs a compare sees are nested).
       const right = unit(`${o.seed}:${k.item.id}`) < p;
       const h = hash32(`${o.seed}:${k.item.id}:form`);

@@ -16,6 +16,8 @@ export interface GenerationRequest {
   maxTokens?: number;
   minTokens: number;
   ignoreEos: boolean;
+  /** vLLM's request `priority` (lower runs first under --scheduling-policy priority); 0 when absent. */
+  priority: number;
   stream: boolean;
   includeUsage: boolean;
   /** Images, clips and videos in the prompt, in order (their tokens are in promptTokenIds). */
@@ -45,6 +47,7 @@ const common = {
   max_completion_tokens: z.number().int().min(1).nullish(),
   min_tokens: z.number().int().min(0).nullish(),
   ignore_eos: z.boolean().nullish(),
+  priority: z.number().int().nullish(),
   stream: z.boolean().nullish(),
   stream_options: z.object({ include_usage: z.boolean().nullish() }).nullish(),
   n: z.literal(1, { message: 'n must be 1 in the tokenflood sim server' }).nullish(),
@@ -146,6 +149,7 @@ function parseGeneration(kind: EndpointKind, body: unknown, tok: Tokenizer, medi
       maxTokens: b.max_completion_tokens ?? b.max_tokens ?? undefined,
       minTokens: b.min_tokens ?? 0,
       ignoreEos: b.ignore_eos ?? false,
+      priority: b.priority ?? 0,
       stream: b.stream ?? false,
       includeUsage: b.stream_options?.include_usage ?? false,
       media,
@@ -206,7 +210,7 @@ function parseTyped(protocol: 'responses' | 'messages', body: unknown, tok: Toke
   return {
     ok: true,
     value: {
-      kind: 'chat', model: b.model, promptTokenIds: ids, promptText, maxTokens, minTokens: b.min_tokens ?? 0, ignoreEos: b.ignore_eos ?? false,
+      kind: 'chat', model: b.model, promptTokenIds: ids, promptText, maxTokens, minTokens: b.min_tokens ?? 0, ignoreEos: b.ignore_eos ?? false, priority: 0,
       stream: b.stream ?? false, includeUsage: b.stream_options?.include_usage ?? true, media,
     },
   };
