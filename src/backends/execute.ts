@@ -8,7 +8,7 @@ import { H1Pool, type H1Abort, type H1Error, type H1Handlers, type H1SendTiming 
 import { traceStart, type SocketFacts, type TracedRequest } from './undici-trace.js';
 import { DEFAULT_MAX_LINE_BYTES } from './sse.js';
 import type { ResponseClassifier } from './backend.js';
-import { classifyData, classifyErrorEvent } from './openai-common.js';
+import { classifyData, classifyErrorEvent, streamClassifier } from './openai-common.js';
 import { EventLog } from './event-log.js';
 import type { Usage } from './usage.js';
 import { blankRaw, MAX_ERROR_BODY, parseRetryAfter } from './exchange-parts.js';
@@ -61,7 +61,7 @@ export interface ExecuteInput {
   requestIdHeader?: string;
 }
 
-const OPENAI: ResponseClassifier = { classifyData, classifyErrorEvent };
+const OPENAI: ResponseClassifier = { classifyData, classifyErrorEvent, streamClassifier };
 
 /** What a finished request leaves behind besides its raw record: the text, for tokenizer fallback counting. */
 export interface ExecuteResult {
