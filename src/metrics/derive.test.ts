@@ -14,7 +14,7 @@ const raw = (extra: Partial<RawRequest>): RawRequest => ({
 
 describe('toRecord', () => {
   it('is the spread of raw and its derived metrics: same keys in the same order, same values', () => {
-    for (const r of [raw({}), raw({ served_by: 'gpu-1', model: 'm', stage: 2 }), raw({ status: 'error', end_ms: null, event_kinds: '', event_times_ms: [] })]) {
+    for (const r of [raw({}), raw({ served_by: 'gpu-1', model: 'm', stage: 2 }), raw({ status: 'network_error', end_ms: null, event_kinds: '', event_times_ms: [] })]) {
       const rec = toRecord(r);
       const spread = { ...r, ...deriveMetrics(r) };
       expect(Object.keys(rec)).toEqual(Object.keys(spread));
