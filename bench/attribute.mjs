@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 /** [stage, test on "functionName url"], first match wins; tested from the innermost tokenflood frame outward. */
 const OWN_RULES = [
   ['SSE split', /\/backends\/(sse|line-splitter|ndjson)\.js/],
-  ['JSON.parse of chunks + classify', /\/backends\/(openai-common|openai-chat|openai-completions|content|usage|sse-scan)\.js/],
+  ['chunk JSON (parse or scan) + classify', /\/backends\/(openai-common|openai-chat|openai-completions|content|usage|chunk-scan)\.js/],
   ['bytes/HTTP (h1 parser, pool)', /\/backends\/h1\//],
   ['request bookkeeping (execute, lifecycle, scheduler)', /\/(backends|lifecycle|scheduler)\/|\/run\.js/],
   ['records/JSONL writing', /\/metrics\/(jsonl|derive|record)\.js|record-writer|\/lifecycle\/files/],

@@ -9,7 +9,14 @@ import { maxOf, minOf } from '../../util/min-max.js';
  * comparator call per comparison (200,000 ITL gaps: tens of ms instead of hundreds, issue 30).
  */
 function sortedNumbers(values: readonly number[]): number[] {
-  return Array.from(Float64Array.from(values).sort());
+  return toArray(Float64Array.from(values).sort());
+}
+
+/** A plain array of a typed array's values (an indexed copy: Array.from walks an iterator). */
+function toArray(xs: Float64Array): number[] {
+  const out = new Array<number>(xs.length);
+  for (let i = 0; i < xs.length; i++) out[i] = xs[i];
+  return out;
 }
 
 export interface Histogram {
@@ -153,16 +160,17 @@ export function itlStalls(records: readonly RequestRecord[], max = 2000): Stalls
   const flat = new Float64Array(gaps);
   let k = 0;
   for (const r of recs) for (const g of r.itl_ms) flat[k++] = g;
-  const all = Array.from(flat.sort());
+  const all = toArray(flat.sort());
   const median = percentile(all, 50) as number;
   const threshold = Math.max(median * STALL_FACTOR, 1);
   const t0 = minOf(records.filter((r) => !r.warmup).map((r) => r.sent_at_ms));
   const pts: [number, number, number][] = [];
   for (const r of recs) {
     const idx = tokenEventIndexes(r);
+    const times = r.event_times_ms;
     for (let j = 1; j < idx.length; j++) {
-      const gap = r.event_times_ms[idx[j]] - r.event_times_ms[idx[j - 1]];
-      if (gap > threshold) pts.push([(r.sent_at_ms + r.event_times_ms[idx[j]] - t0) / 1000, gap, r.id]);
+      const gap = times[idx[j]] - times[idx[j - 1]];
+      if (gap > threshold) pts.push([(r.sent_at_ms + times[idx[j]] - t0) / 1000, gap, r.id]);
     }
   }
   const count = pts.length;
