@@ -1,7 +1,9 @@
 // Parser microbench: CPU per event of SseParser + classifyData (the per-event work in execute.ts), no network.
-// Usage: node bench/parse.mjs  → JSON with ns/event for one event per chunk and for 16 events per chunk.
-import { SseParser } from '../dist/backends/sse.js';
-import { classifyData } from '../dist/backends/openai-common.js';
+// Usage: node bench/parse.mjs [dist]  → JSON with ns/event for one event per chunk and for 16 events per chunk.
+// With a stream classifier in the build (chunk-scan.ts), a fresh one per stream is used, as response-body.ts does.
+const DIST = new URL(process.argv[2] ? `file://${process.argv[2].replace(/\/?$/, '/')}` : '../dist/', import.meta.url);
+const { SseParser } = await import(new URL('backends/sse.js', DIST).href);
+const common = await import(new URL('backends/openai-common.js', DIST).href);
 
 const EVENT =
   'data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"bench","choices":[{"index":0,"delta":{"content":" token"},"finish_reason":null}]}\n\n';
@@ -13,6 +15,7 @@ export function parseNsPerEvent(perChunk, events = 400_000) {
   let count = 0;
   let chars = 0;
   const times = [];
+  const classifyData = common.streamClassifier?.() ?? common.classifyData;
   const parser = new SseParser((ev) => {
     if (ev.type === 'data') {
       const info = classifyData(ev.data);

@@ -45,6 +45,11 @@ export interface ResponseClassifier {
   /** The data of an SSE `event: error`. */
   classifyErrorEvent(data: string): ChunkInfo;
   /**
+   * A classifyData for one response, free to remember its earlier events to read the next ones faster; it must
+   * return exactly what classifyData returns (openai-common.ts, chunk-scan.ts). Absent: classifyData is used.
+   */
+  streamClassifier?(): (data: string, event?: string) => ChunkInfo;
+  /**
    * The event every complete stream of this protocol ends with (Anthropic `message_stop`, …): a stream whose body
    * ends without it was cut short, a failed record (E_STREAM_TRUNCATED). Absent: the body's end is the stream's.
    */

@@ -8,12 +8,12 @@ import { H1Pool, type H1Abort, type H1Error, type H1Handlers, type H1SendTiming 
 import { traceStart, type SocketFacts, type TracedRequest } from './undici-trace.js';
 import { DEFAULT_MAX_LINE_BYTES } from './sse.js';
 import type { ResponseClassifier } from './backend.js';
-import { classifyData, classifyErrorEvent } from './openai-common.js';
+import { classifyData, classifyErrorEvent, streamClassifier } from './openai-common.js';
 import { EventLog } from './event-log.js';
 import type { Usage } from './usage.js';
 import { blankRaw, MAX_ERROR_BODY, parseRetryAfter } from './exchange-parts.js';
 import { SendClock } from './send-clock.js';
-import { ExchangeTimers } from './exchange-timers.js';
+import { ExchangeTimers, type Abortable } from './exchange-timers.js';
 import { ResponseBody, type BodyOwner } from './response-body.js';
 import { markFailure } from './exchange-failure.js';
 import { settleRecord, type SettleWording } from './settle.js';
@@ -46,11 +46,11 @@ export interface ExecuteInput {
   /** Monotonic clock, ms since run start. */
   now: () => number;
   /**
-   * Registers the request's AbortController with the run so it can be cancelled; returns the unregister
+   * Registers the request (its abort) with the run so it can be cancelled; returns the unregister
    * function. (A Set of controllers instead of one listener per request on a shared signal: adding listeners to
    * a signal with thousands of them costs O(n) each, measured at 16 µs per request with 2,000 in flight.)
    */
-  register?: (ac: AbortController) => () => void;
+  register?: (ac: Abortable) => () => void;
   /** Called for every content event (answer or reasoning chunk) as it arrives: the live line's token counter. */
   onContent?: (firstTokenMs: number | null) => void;
   /** How the backend reads response data (src/backends/registry.ts); the OpenAI classifiers when absent. */
@@ -61,7 +61,7 @@ export interface ExecuteInput {
   requestIdHeader?: string;
 }
 
-const OPENAI: ResponseClassifier = { classifyData, classifyErrorEvent };
+const OPENAI: ResponseClassifier = { classifyData, classifyErrorEvent, streamClassifier };
 
 /** What a finished request leaves behind besides its raw record: the text, for tokenizer fallback counting. */
 export interface ExecuteResult {
@@ -159,7 +159,7 @@ class Exchange implements Dispatcher.DispatchHandler, TracedRequest, BodyOwner {
     this.clock.connected();
     traceStart(this);
     // Aborted while waiting for a connection: undici can only abort once the request has one.
-    if (this.timers.aborted) controller.abort(this.timers.reason);
+    if (this.timers.aborted) controller.abort(this.timers.reason as Error);
   }
 
   /** h1: the request is on the wire (see H1SendTiming). */

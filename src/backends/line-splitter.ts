@@ -8,6 +8,9 @@
 
 const LF = 0x0a;
 const CR = 0x0d;
+/** Uint8Array's own indexOf (a builtin), not Buffer's (a call into C++ that costs more than the search on short chunks). */
+const indexOf = Uint8Array.prototype.indexOf;
+const EMPTY = new Uint8Array(0);
 
 export type LineEnds = 'cr-lf' | 'lf';
 
@@ -52,15 +55,19 @@ export class LineSplitter {
 
   private pushCrLf(chunk: Uint8Array): void {
     let start = 0;
-    let i = 0;
-    if (this.lastWasCR && chunk.length > 0 && chunk[0] === LF) start = i = 1;
+    if (this.lastWasCR && chunk.length > 0 && chunk[0] === LF) start = 1;
     this.lastWasCR = false;
     const n = chunk.length;
-    for (; i < n; i++) {
-      const b = chunk[i];
-      if (b !== LF && b !== CR) continue;
-      if (!this.complete(chunk.subarray(start, i))) return;
-      if (b === CR) {
+    // Native byte searches, not a JS loop over every byte; `cr` is the next CR at or after `start` (-1: none left).
+    let cr = indexOf.call(chunk, CR, start);
+    while (start < n) {
+      if (cr >= 0 && cr < start) cr = indexOf.call(chunk, CR, start);
+      const lf = indexOf.call(chunk, LF, start);
+      let i = lf;
+      if (cr >= 0 && (lf < 0 || cr < lf)) i = cr;
+      if (i < 0) break;
+      if (!this.complete(chunk, start, i)) return;
+      if (i === cr) {
         if (i + 1 < n) {
           if (chunk[i + 1] === LF) i++;
         } else this.lastWasCR = true;
@@ -73,25 +80,26 @@ export class LineSplitter {
   private pushLf(chunk: Uint8Array): void {
     const n = chunk.length;
     let start = 0;
-    let i = chunk.indexOf(LF);
+    let i = indexOf.call(chunk, LF);
     while (i >= 0) {
-      if (!this.complete(chunk.subarray(start, i))) return;
+      if (!this.complete(chunk, start, i)) return;
       start = i + 1;
-      i = start < n ? chunk.indexOf(LF, start) : -1;
+      i = start < n ? indexOf.call(chunk, LF, start) : -1;
     }
     this.keep(chunk, start);
   }
 
-  /** A line end was found after `piece`: deliver the whole line; false when the splitter stopped. */
-  private complete(piece: Uint8Array): boolean {
-    if (this.carryBytes + piece.length > this.maxLineBytes) return this.overflow();
-    let line = piece;
+  /** A line end was found at `end`: deliver the whole line (`chunk[start, end)` after what is kept); false when the splitter stopped. */
+  private complete(chunk: Uint8Array, start: number, end: number): boolean {
+    const len = end - start;
+    if (this.carryBytes + len > this.maxLineBytes) return this.overflow();
+    let line: Uint8Array;
     if (this.carry.length > 0) {
-      this.carry.push(piece);
-      line = Buffer.concat(this.carry, this.carryBytes + piece.length);
+      this.carry.push(chunk.subarray(start, end));
+      line = Buffer.concat(this.carry, this.carryBytes + len);
       this.carry = [];
       this.carryBytes = 0;
-    }
+    } else line = len === 0 ? EMPTY : chunk.subarray(start, end); // blank lines (one per SSE event) share one view
     this.onLine(line);
     return !this.stopped;
   }

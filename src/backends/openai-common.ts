@@ -3,6 +3,7 @@ import type { RequestSpec } from '../dataset/types.js';
 import type { BodyOptions, ChunkInfo } from './backend.js';
 import type { UsageReport } from './usage.js';
 import { eosExtensions, parseObject, sampling } from './native-common.js';
+import { templateClassifier } from './chunk-scan.js';
 
 export type { BodyOptions, ChunkInfo } from './backend.js';
 export type { Usage, UsageReport } from './usage.js';
@@ -65,15 +66,22 @@ export function sseEventObject(data: string, info: ChunkInfo): Json | null {
  * Usage may come alone (`choices: []`) or inline on the last chunk.
  */
 export function classifyData(data: string): ChunkInfo {
+  // `{` then anything but `}` can be neither `[DONE]` nor a keep-alive: skip trimming it.
+  if (data.charCodeAt(0) !== 0x7b || data.charCodeAt(1) === 0x7d) {
+    if (data === '[DONE]') return { kind: 'd', reasoning: '', answer: '', usage: null, finishReason: null, error: null };
+    if (isKeepAlive(data)) return { kind: 'h', reasoning: '', answer: '', usage: null, finishReason: null, error: null };
+  }
+  return parseChunk(data);
+}
+
+/** classifyData for one stream: plain content chunks are read without building their JSON tree (chunk-scan.ts). */
+export function streamClassifier(): (data: string) => ChunkInfo {
+  return templateClassifier(classifyData);
+}
+
+/** classifyData's full parse of a payload that is neither `[DONE]` nor a keep-alive: JSON.parse, then the fields. */
+export function parseChunk(data: string): ChunkInfo {
   const info: ChunkInfo = { kind: 'x', reasoning: '', answer: '', usage: null, finishReason: null, error: null };
-  if (data === '[DONE]') {
-    info.kind = 'd';
-    return info;
-  }
-  if (isKeepAlive(data)) {
-    info.kind = 'h';
-    return info;
-  }
   let obj: Json;
   try {
     obj = JSON.parse(data) as Json;

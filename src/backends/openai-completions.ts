@@ -1,6 +1,6 @@
 // The OpenAI completions protocol (POST /completions): the prompt as flat text; answers stream as `choices[].text`.
 import type { Backend } from './backend.js';
-import { classifyData, classifyErrorEvent, commonBody } from './openai-common.js';
+import { classifyData, classifyErrorEvent, commonBody, streamClassifier } from './openai-common.js';
 
 export const openaiCompletions: Backend = {
   kind: 'openai-completions',
@@ -9,4 +9,5 @@ export const openaiCompletions: Backend = {
   buildBody: (spec, o) => commonBody(spec, o, { prompt: spec.prompt }),
   classifyData,
   classifyErrorEvent,
+  streamClassifier,
 };

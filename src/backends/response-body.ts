@@ -51,7 +51,8 @@ export class ResponseBody {
     private readonly o: { stream: boolean; maxLineBytes: number },
     private readonly owner: BodyOwner,
   ) {
-    ({ classifyData: this.classify, classifyErrorEvent: this.classifyError } = classifier);
+    this.classify = classifier.streamClassifier?.() ?? classifier.classifyData;
+    this.classifyError = classifier.classifyErrorEvent;
   }
 
   /** The stream was read event by event (SSE or NDJSON). */

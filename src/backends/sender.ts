@@ -4,14 +4,15 @@ import type { ProxyChoice } from './proxy.js';
 import { H1Pool } from './h1/index.js';
 import { executeRequest, type ExecuteInput, type ExecuteResult } from './execute.js';
 import { getBackend, type BackendKind } from './registry.js';
+import type { Abortable } from './exchange-timers.js';
 import { prewarmAgent, type PrewarmOptions, type PrewarmResult } from './prewarm.js';
 
 /** What crosses a thread boundary: the request minus the dispatcher, clock, cancel registration and the backend's classifier. */
 export type WireInput = Omit<ExecuteInput, 'dispatcher' | 'now' | 'register' | 'onContent' | 'classifier'>;
 
 /** The requests in flight on one thread, so all can be cancelled at once. */
-export function inFlightSet(): { register: (ac: AbortController) => () => void; abortAll: () => void } {
-  const live = new Set<AbortController>();
+export function inFlightSet(): { register: (ac: Abortable) => () => void; abortAll: () => void } {
+  const live = new Set<Abortable>();
   return {
     register: (ac) => {
       live.add(ac);

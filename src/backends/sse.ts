@@ -16,6 +16,17 @@ export type SseListener = (ev: SseEvent) => void;
 
 const COLON = 0x3a;
 const SPACE = 0x20;
+const DATA = [0x64, 0x61, 0x74, 0x61];
+const EVENT = [0x65, 0x76, 0x65, 0x6e, 0x74];
+/** Uint8Array's own indexOf (a builtin), cheaper than Buffer's on short lines. */
+const indexOf = Uint8Array.prototype.indexOf;
+
+/** The line's field name (its bytes before the colon at `colon`) is `name`. */
+function isField(line: Uint8Array, colon: number, name: readonly number[]): boolean {
+  if (colon !== name.length) return false;
+  for (let i = 0; i < colon; i++) if (line[i] !== name[i]) return false;
+  return true;
+}
 const decoder = new TextDecoder('utf-8', { fatal: false });
 
 /** Default cap on one SSE line (and on the data of one event), in bytes: --max-line-bytes. */
@@ -73,21 +84,21 @@ export class SseParser {
       this.onEvent({ type: 'comment', text: decoder.decode(line.subarray(s)) });
       return;
     }
-    let colon = line.indexOf(COLON);
+    let colon = indexOf.call(line, COLON);
     if (colon < 0) colon = len;
-    const field = decoder.decode(line.subarray(0, colon));
+    // `data` and `event` are matched on their bytes; other names (id, retry, unknown) are decoded only when a BOM
+    // leads the line (TextDecoder drops it, so "\uFEFFdata" reads as data: kept as it was).
+    const field = isField(line, colon, DATA) ? 'data' : isField(line, colon, EVENT) ? 'event' : line[0] === 0xef ? decoder.decode(line.subarray(0, colon)) : '';
+    if (field !== 'data' && field !== 'event') return; // id / retry / unknown fields carry nothing we measure
     let vs = colon + 1;
     if (vs < len && line[vs] === SPACE) vs++;
-    const value = vs <= len ? decoder.decode(line.subarray(vs)) : '';
+    const value = vs < len ? decoder.decode(line.subarray(vs)) : '';
     if (field === 'data') {
       this.dataBytes += len - vs + 1;
       if (this.dataBytes > this.maxLineBytes + 1) return this.tooLong('event');
       this.dataLines.push(value);
       this.hasData = true;
-    } else if (field === 'event') {
-      this.eventName = value;
-    }
-    // id / retry / unknown fields carry nothing we measure.
+    } else this.eventName = value;
   }
 
   private dispatch(): void {
@@ -95,7 +106,7 @@ export class SseParser {
       const data = this.dataLines.length === 1 ? this.dataLines[0] : this.dataLines.join('\n');
       this.onEvent({ type: 'data', data, event: this.eventName });
     }
-    this.dataLines = [];
+    if (this.dataLines.length > 0) this.dataLines.length = 0; // reused: one array per stream, not per event
     this.dataBytes = 0;
     this.hasData = false;
     this.eventName = undefined;

@@ -4,6 +4,21 @@ import { tokenEventIndexes } from '../../metrics/derive.js';
 import { percentile } from '../../metrics/stats.js';
 import { maxOf, minOf } from '../../util/min-max.js';
 
+/**
+ * `values` sorted ascending, as sort((a, b) => a - b) would (no NaN here): a typed-array sort, native and with no
+ * comparator call per comparison (200,000 ITL gaps: tens of ms instead of hundreds, issue 30).
+ */
+function sortedNumbers(values: readonly number[]): number[] {
+  return toArray(Float64Array.from(values).sort());
+}
+
+/** A plain array of a typed array's values (an indexed copy: Array.from walks an iterator). */
+function toArray(xs: Float64Array): number[] {
+  const out = new Array<number>(xs.length);
+  for (let i = 0; i < xs.length; i++) out[i] = xs[i];
+  return out;
+}
+
 export interface Histogram {
   /** Bin lower edges; the last bin also holds everything above its edge (the tail beyond p99). */
   edges: number[];
@@ -14,7 +29,7 @@ export interface Histogram {
 /** Histogram over [min, p99] in `bins` equal bins; values above p99 go to the last bin, so one outlier cannot flatten the plot. */
 export function histogram(values: readonly number[], bins = 30): Histogram | null {
   if (!values.length) return null;
-  const sorted = [...values].sort((a, b) => a - b);
+  const sorted = sortedNumbers(values);
   const lo = sorted[0];
   const hi = Math.max(percentile(sorted, 99) as number, lo);
   const width = hi > lo ? (hi - lo) / bins : 1;
@@ -26,7 +41,7 @@ export function histogram(values: readonly number[], bins = 30): Histogram | nul
 
 /** Empirical CDF as [value, percent ≤ value] pairs, thinned to at most `maxPoints` (always keeping min and max). */
 export function cdf(values: readonly number[], maxPoints = 200): [number, number][] {
-  const sorted = [...values].sort((a, b) => a - b);
+  const sorted = sortedNumbers(values);
   const n = sorted.length;
   if (!n) return [];
   const step = Math.max(1, Math.ceil(n / maxPoints));
@@ -139,19 +154,23 @@ export const STALL_FACTOR = 5;
 /** ITL stalls: gaps between token-carrying events longer than STALL_FACTOR × the run's median gap, placed at the time they ended. */
 export function itlStalls(records: readonly RequestRecord[], max = 2000): Stalls {
   const recs = records.filter((r) => !r.warmup && r.status === 'ok');
-  const all: number[] = [];
-  for (const r of recs) for (const g of r.itl_ms) all.push(g);
-  if (!all.length) return { median_itl_ms: null, threshold_ms: null, points: [], count: 0, total_gaps: 0 };
-  all.sort((a, b) => a - b);
+  let gaps = 0;
+  for (const r of recs) gaps += r.itl_ms.length;
+  if (!gaps) return { median_itl_ms: null, threshold_ms: null, points: [], count: 0, total_gaps: 0 };
+  const flat = new Float64Array(gaps);
+  let k = 0;
+  for (const r of recs) for (const g of r.itl_ms) flat[k++] = g;
+  const all = toArray(flat.sort());
   const median = percentile(all, 50) as number;
   const threshold = Math.max(median * STALL_FACTOR, 1);
   const t0 = minOf(records.filter((r) => !r.warmup).map((r) => r.sent_at_ms));
   const pts: [number, number, number][] = [];
   for (const r of recs) {
     const idx = tokenEventIndexes(r);
+    const times = r.event_times_ms;
     for (let j = 1; j < idx.length; j++) {
-      const gap = r.event_times_ms[idx[j]] - r.event_times_ms[idx[j - 1]];
-      if (gap > threshold) pts.push([(r.sent_at_ms + r.event_times_ms[idx[j]] - t0) / 1000, gap, r.id]);
+      const gap = times[idx[j]] - times[idx[j - 1]];
+      if (gap > threshold) pts.push([(r.sent_at_ms + times[idx[j]] - t0) / 1000, gap, r.id]);
     }
   }
   const count = pts.length;
