@@ -58,6 +58,7 @@ describe('start-up imports', () => {
       expect(loaded('undici')).toBe(false);
       expect(loaded('gpt-tokenizer')).toBe(false);
       expect(loaded('ws')).toBe(false); // only WebSocket runs load it
+      expect(loaded('jpeg-js')).toBe(false); // the media encoders load only for runs that send media
     } finally {
       await raw.close();
     }
