@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { machineBusyPct, machineTicks } from './stats.mjs';
 import { waitForQuiet } from './procs.mjs';
-import { CLIENTS, USAGE, failureReason, judgeTargets, listenOverflowsFromNetstat, listenOverflowsFromNstat, markdownStartup, markdownTable, markdownTargets, median, parseArgs, toRow } from './peers-table.mjs';
+import { CLIENTS, USAGE, failureReason, judgeTargets, listenOverflowsFromNetstat, listenOverflowsFromNstat, markdownStartup, markdownTable, markdownTargets, median, medianRows, parseArgs, toRow } from './peers-table.mjs';
 
 // As in bench/run.mjs: before each run wait (at most BENCH_QUIET_WAIT_S) for other load to fall to BENCH_QUIET_PCT.
 const QUIET_PCT = Number(process.env.BENCH_QUIET_PCT ?? 25);
@@ -115,13 +115,16 @@ let commit = null;
 try { commit = execFileSync('git', ['-C', root, 'describe', '--always', '--dirty'], { encoding: 'utf8' }).trim(); } catch {}
 console.error(`bench:peers on ${machine.cpu}, ${machine.cores} cores, node ${machine.node}, tokenflood ${commit ?? '?'}; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
 
+// Rounds interleaved (round 1: every stream count and client, then round 2, ...): a busy spell on the shared machine
+// then lands on one round of every client rather than on every round of one client.
 const rows = [];
-if (!opts.startup) {
+for (let round = 1; round <= opts.rounds && !opts.startup; round++) {
   for (const s of opts.streams) {
     for (const c of opts.clients) {
       const n = opts.perStream * s;
-      process.stderr.write(`  ${String(s).padStart(5)} streams  ${CLIENTS[c].padEnd(20)} N=${n} ... `);
+      process.stderr.write(`  ${opts.rounds > 1 ? `round ${round} ` : ''}${String(s).padStart(5)} streams  ${CLIENTS[c].padEnd(20)} N=${n} ... `);
       const r = await measure(c, s, n);
+      r.round = round;
       rows.push(r);
       process.stderr.write(r.error ? `no figures: ${r.error}\n`
         : `TTFT Δ p50 ${fmt(r.d_ttft_p50_ms)} p99 ${fmt(r.d_ttft_p99_ms)}, ITL Δ p99 ${fmt(r.d_itl_p99_ms)} ms, ${fmt(r.client_cpu_s)} CPU-s, ${fmt(r.peak_rss_mb, 0)} MB, overflows ${r.listen_overflows ?? '–'}\n`);
@@ -149,14 +152,22 @@ for (const c of opts.clients) {
 }
 
 const targets = judgeTargets(rows, startup);
-const report = { date: new Date().toISOString(), machine, tokenflood: commit, tf_cli: tfCli, peers_dir: peersDir, per_stream: opts.perStream, load_avg_end: loadavg(), raw_dir: rawDir, rows, startup, targets };
+const medians = opts.rounds > 1 ? medianRows(rows) : null;
+const report = { date: new Date().toISOString(), machine, tokenflood: commit, tf_cli: tfCli, peers_dir: peersDir, per_stream: opts.perStream, rounds: opts.rounds, load_avg_end: loadavg(), raw_dir: rawDir, rows, medians, startup, targets };
+const roundTables = [];
+for (let round = 1; round <= opts.rounds && rows.length; round++) {
+  const rr = rows.filter((r) => r.round === round);
+  if (opts.rounds > 1) roundTables.push(`## Round ${round} of ${opts.rounds}`, '');
+  roundTables.push(markdownTable(rr), '');
+}
+if (medians) roundTables.push(`## Median of ${opts.rounds} rounds (per client and streams; load average and busy % are medians too)`, '', markdownTable(medians), '');
 const md = [
   `# Side by side with peer clients, ${report.date.slice(0, 16).replace('T', ' ')} UTC`,
   '',
   `${machine.cpu}, ${machine.cores} cores, ${machine.memGB} GB, node ${machine.node}; tokenflood ${commit ?? '?'} (${tfCli}); flood-100-20, N = ${opts.perStream} × streams; ` +
     `load average at the end ${loadavg().map((x) => x.toFixed(2)).join(' ')}. Raw outputs: ${rawDir}.`,
   '',
-  ...(rows.length ? [markdownTable(rows), ''] : []),
+  ...roundTables,
   'Start-up plus one request (1 stream, 1 request):',
   '',
   markdownStartup(startup),

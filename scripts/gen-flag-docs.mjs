@@ -3,7 +3,7 @@
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildProgram } from '../dist/cli/main.js';
+import { buildProgram } from '../dist/cli/program.js';
 import { optionHelp } from '../dist/cli/help.js';
 
 const docs = join(dirname(fileURLToPath(import.meta.url)), '..', 'docs', 'commands');

@@ -19,7 +19,7 @@ function bench(args: string[], env: Record<string, string | undefined>) {
 
 /**
  * A stand-in for the peers' flood.sh: logs its argv, and prints figures derived from them (TTFT Δ p50 = CONC/10,
- * p99 = CONC × 1.5, ITL Δ p99 = N/100, CPU-s from a per-call counter), as the real one prints one JSON line.
+ * p99 = CONC × 1.5, ITL Δ p99 = N/100, 99 gaps per request, CPU-s from a per-call counter), as the real one prints one JSON line.
  * vllmcur fails the way a Python client without aiohttp does.
  */
 function fakePeers(): { dir: string; calls: () => string[][] } {
@@ -36,7 +36,7 @@ fi
 [ -f "$TF_CLI" ] || { echo '{"error":"no TF_CLI"}'; exit 1; }
 K=$(wc -l < "${dir}/calls.txt")
 CPU=$(awk -v k="$K" 'BEGIN{print (k%3)/10+0.1}')
-awk -v c="$CONC" -v n="$N" -v cpu="$CPU" -v t="$TOOL" -v rd="$RUN_DIR" 'BEGIN{printf "{\\"tool\\":\\"%s\\",\\"ok\\":%d,\\"failed\\":0,\\"d_ttft_p50\\":%g,\\"d_ttft_p99\\":%g,\\"d_itl_p99\\":%g,\\"cpu_s\\":%g,\\"peak_rss_mb\\":%g,\\"rc\\":0,\\"run_dir\\":\\"%s\\"}\\n", t, n, c/10, c*1.5, n/100, cpu, 100+c, rd}'
+awk -v c="$CONC" -v n="$N" -v cpu="$CPU" -v t="$TOOL" -v rd="$RUN_DIR" 'BEGIN{printf "{\\"tool\\":\\"%s\\",\\"client_itl_n\\":%d,\\"ok\\":%d,\\"failed\\":0,\\"d_ttft_p50\\":%g,\\"d_ttft_p99\\":%g,\\"d_itl_p99\\":%g,\\"cpu_s\\":%g,\\"peak_rss_mb\\":%g,\\"rc\\":0,\\"run_dir\\":\\"%s\\"}\\n", t, n*99, n, c/10, c*1.5, n/100, cpu, 100+c, rd}'
 `;
   writeFileSync(join(dir, 'flood.sh'), sh);
   chmodSync(join(dir, 'flood.sh'), 0o755);
@@ -72,6 +72,10 @@ describe('npm run bench:peers', () => {
       [['--clients', 'tokenflood,jmeter'], { TOKENFLOOD_PEERS: dir }, /--clients: unknown client 'jmeter' \(valid: tokenflood, vllmcur/],
       [['--repeat'], { TOKENFLOOD_PEERS: dir }, /--repeat: missing value/],
       [['--bogus'], { TOKENFLOOD_PEERS: dir }, /unknown option '--bogus'/],
+      [['--rounds', '0'], { TOKENFLOOD_PEERS: dir }, /--rounds: expected positive integers/],
+      [['--rounds', 'three'], { TOKENFLOOD_PEERS: dir }, /--rounds: expected positive integers/],
+      [['--rounds', '2,3'], { TOKENFLOOD_PEERS: dir }, /--rounds: expected one positive integer, got '2,3'/],
+      [['--rounds'], { TOKENFLOOD_PEERS: dir }, /--rounds: missing value/],
       [[], { TOKENFLOOD_PEERS: dir, TF_CLI: join(dir, 'missing.js') }, /tokenflood CLI not built at/],
     ];
     for (const [args, env, re] of cases) {
@@ -110,6 +114,9 @@ describe('npm run bench:peers', () => {
         expect(row.d_itl_p99_ms).toBeCloseTo(Number(n) / 100, 9);
         expect(row.peak_rss_mb).toBe(100 + Number(conc));
         expect(row.cpu_ms_per_request).toBeCloseTo((row.client_cpu_s * 1000) / row.ok, 9);
+        // events = gaps + first tokens = 100 per request here
+        expect(row.events).toBe(100 * Number(n));
+        expect(row.cpu_us_per_event).toBeCloseTo((row.client_cpu_s * 1e6) / (100 * Number(n)), 9);
       }
       if (process.platform === 'linux') {
         expect(Number.isInteger(row.listen_overflows)).toBe(true);
@@ -132,6 +139,35 @@ describe('npm run bench:peers', () => {
     const lowest = report.targets.filter((t: { target: string }) => t.target.startsWith('lowest TTFT Δ p50'));
     expect(lowest.map((t: { verdict: string }) => t.verdict)).toEqual(['n/a', 'n/a']);
     expect(report.targets.find((t: { target: string }) => t.target.includes('0.3 CPU-s')).verdict).toBe('met');
+  });
+
+  it('--rounds 3 runs the rounds interleaved, prints each round and the median per client and streams, and judges "lowest" in each round', () => {
+    const { dir, calls } = fakePeers();
+    const out = tmpDir();
+    const r = bench(['--rounds', '3', '--streams', '2,3', '--clients', 'tokenflood,locustfast', '--per-stream', '2', '--repeat', '1', '--out', out], { TOKENFLOOD_PEERS: dir, TF_CLI: join(dir, 'cli.js') });
+    expect(r.code, r.err).toBe(0);
+    const round = [['tokenflood', '2', '4'], ['locustfast', '2', '4'], ['tokenflood', '3', '6'], ['locustfast', '3', '6']];
+    expect(calls()).toEqual([...round, ...round, ...round, ['tokenflood', '1', '1'], ['locustfast', '1', '1']]);
+    const { report, md } = readReport(out);
+    expect(report.rounds).toBe(3);
+    expect(report.rows.map((x: { round: number }) => x.round)).toEqual([1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3]);
+    // CPU-s of the stand-in cycles with its call counter: tokenflood at 2 streams was calls 1, 5, 9 → 0.2, 0.3, 0.1.
+    const med = report.medians.find((x: { client: string; streams: number }) => x.client === 'tokenflood' && x.streams === 2);
+    expect(med.client_cpu_s).toBeCloseTo(0.2, 9);
+    expect(med.rounds_with_figures).toBe(3);
+    expect(med.cpu_us_per_event).toBeCloseTo(0.2e6 / 400, 6);
+    expect(report.medians).toHaveLength(4);
+    for (const k of [1, 2, 3]) expect(md).toContain(`## Round ${k} of 3`);
+    expect(md).toMatch(/## Median of 3 rounds/);
+    expect(md).toMatch(/\| CPU µs per event \|/);
+    expect(md).toMatch(/\| load avg 1m \|/);
+    // Same figures for both clients (the stand-in derives them from CONC and N), so tokenflood ties for lowest in every round.
+    const low = report.targets.find((x: { target: string }) => x.target === 'lowest TTFT Δ p99 of all clients at 3 streams in each of 3 rounds');
+    expect(low.verdict).toBe('met');
+    expect(low.measured).toMatch(/round 1: tokenflood 4\.50, best peer Locust FastHttpUser 4\.50; round 2: .*; round 3: /);
+    // CPU per request differs by round (the call counter): tokenflood is not lowest in some round, and the verdict names it.
+    const cpu = report.targets.find((x: { target: string }) => x.target.startsWith('lowest client CPU per request (ms) of all clients at 2 streams'));
+    expect(cpu.verdict).toMatch(/^NOT met in rounds? \d/);
   });
 
   it('--startup runs only start-up plus one request', () => {

@@ -2,7 +2,7 @@
 import { describe, it, expect } from 'vitest';
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildProgram } from '../src/cli/main.js';
+import { buildProgram } from '../src/cli/program.js';
 import { capture } from './io-capture.js';
 
 const docs = join(__dirname, '..', 'docs', 'commands');

@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Command } from 'commander';
-import { buildProgram } from '../src/cli/main.js';
+import { buildProgram } from '../src/cli/program.js';
 import { capture } from './io-capture.js';
 import { EVAL_RUN_DEFAULTS } from '../src/eval/options.js';
 import { MAX_CHOICES_IN_TERM } from '../src/util/flags.js';

@@ -12,7 +12,7 @@ const loaded = (pkg: string): boolean => Object.keys(createRequire(import.meta.u
 
 describe('start-up imports', () => {
   it('the whole CLI loads without hdr-histogram-js or prom-client; hdr-histogram-js loads once ITL gaps pass the exact limit', async () => {
-    const { buildProgram } = await import('../src/cli/main.js');
+    const { buildProgram } = await import('../src/cli/program.js');
     expect(buildProgram({ out: process.stdout, err: process.stderr }).commands.map((c) => c.name())).toContain('serve');
     const { ItlStore } = await import('../src/metrics/aggregator.js');
     expect(loaded('commander')).toBe(true); // the check sees packages the CLI does load
@@ -31,7 +31,7 @@ describe('start-up imports', () => {
   });
 
   it('yaml is loaded by the first YAML config file read, not by start-up', async () => {
-    const { buildProgram } = await import('../src/cli/main.js');
+    const { buildProgram } = await import('../src/cli/program.js');
     buildProgram({ out: process.stdout, err: process.stderr });
     expect(loaded('commander')).toBe(true);
     expect(loaded('yaml')).toBe(false);
@@ -58,6 +58,7 @@ describe('start-up imports', () => {
       expect(loaded('undici')).toBe(false);
       expect(loaded('gpt-tokenizer')).toBe(false);
       expect(loaded('ws')).toBe(false); // only WebSocket runs load it
+      expect(loaded('jpeg-js')).toBe(false); // the media encoders load only for runs that send media
     } finally {
       await raw.close();
     }

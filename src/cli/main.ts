@@ -1,53 +1,44 @@
 #!/usr/bin/env node
 // tokenflood CLI entry: argv → command → exit code (2 for bad input, 130/143 when interrupted).
-import { Command, CommanderError } from 'commander';
+import { CommanderError, type Command } from 'commander';
 import { TokenfloodError } from '../errors.js';
-import { VERSION } from '../version.js';
-import { registerRun } from './run.js';
-import { registerReport } from './report.js';
-import { registerSweep } from './sweep.js';
-import { registerCompare } from './compare.js';
-import { registerServe } from './serve.js';
-import { registerCapacity } from './capacity.js';
-import { registerSimulate } from './simulate.js';
-import { registerDataset } from './dataset.js';
-import { registerTrace } from './trace.js';
-import { registerEval } from './eval.js';
-import { registerCalibrate } from './calibrate.js';
-import { registerMerge } from './merge.js';
-import { registerK8s } from './k8s.js';
 import { takeExitCode, type Out } from './io.js';
 import { stripControls } from '../util/terminal-text.js';
-import { applyHelpFormat } from './help.js';
+import { programShell, withCommands, type Register } from './program-shell.js';
 
-/** The whole command tree (also used by the docs check, which wants every flag documented). */
-export function buildProgram(io: Out): Command {
-  const program = new Command('tokenflood')
-    .description('load-test LLM inference services: TTFT, TPOT, ITL, E2E, throughput and errors')
-    .version(VERSION)
-    .exitOverride()
-    .configureOutput({ writeOut: (s) => io.out.write(s), writeErr: (s) => io.err.write(s) })
-    .showHelpAfterError('(run with --help for usage)');
-  registerRun(program, io);
-  registerReport(program, io);
-  registerSweep(program, io);
-  registerCompare(program, io);
-  registerServe(program);
-  registerCapacity(program, io);
-  registerSimulate(program, io);
-  registerDataset(program, io);
-  registerTrace(program, io);
-  registerEval(program, io);
-  registerCalibrate(program, io);
-  registerMerge(program, io);
-  registerK8s(program, io);
-  for (const c of program.commands) c.exitOverride().configureOutput({ writeOut: (s) => io.out.write(s), writeErr: (s) => io.err.write(s) });
-  applyHelpFormat(program);
-  return program;
+/**
+ * Each command's module, loaded only when argv names that command: `tokenflood run` never compiles sweep, simulate,
+ * k8s or the sim server (docs/performance.md#issue-30-start-up-and-memory). Anything else (no command, --help,
+ * --version, `help run`, a misspelt command) builds the whole tree, so its output is unchanged.
+ */
+const ONE_COMMAND: Readonly<Record<string, () => Promise<Register>>> = {
+  run: async () => (await import('./run.js')).registerRun,
+  report: async () => (await import('./report.js')).registerReport,
+  sweep: async () => (await import('./sweep.js')).registerSweep,
+  compare: async () => (await import('./compare.js')).registerCompare,
+  serve: async () => (await import('./serve.js')).registerServe,
+  capacity: async () => (await import('./capacity.js')).registerCapacity,
+  simulate: async () => (await import('./simulate.js')).registerSimulate,
+  dataset: async () => (await import('./dataset.js')).registerDataset,
+  trace: async () => (await import('./trace.js')).registerTrace,
+  eval: async () => (await import('./eval.js')).registerEval,
+  calibrate: async () => (await import('./calibrate.js')).registerCalibrate,
+  merge: async () => (await import('./merge.js')).registerMerge,
+  k8s: async () => (await import('./k8s.js')).registerK8s,
+};
+
+/** The command tree argv needs: the named command alone, or every command. */
+export async function programFor(argv: readonly string[], io: Out): Promise<Command> {
+  const name = argv[0];
+  if (name === undefined || !Object.hasOwn(ONE_COMMAND, name)) return (await import('./program.js')).buildProgram(io);
+  return withCommands(programShell(io), io, [await ONE_COMMAND[name]()]);
 }
 
+/** Names with a loader of their own (the check that every command of the whole tree has one is in test/). */
+export const LAZY_COMMANDS = Object.keys(ONE_COMMAND);
+
 export async function main(argv: string[], io: Out = { out: process.stdout, err: process.stderr }): Promise<number> {
-  const program = buildProgram(io);
+  const program = await programFor(argv, io);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return takeExitCode();

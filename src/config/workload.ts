@@ -10,7 +10,7 @@ import { CORPORA } from '../dataset/corpus.js';
 import { DEFAULT_MAX_MEDIA_BYTES } from '../dataset/media-load.js';
 import { TRACE_FORMATS } from '../dataset/trace/registry.js';
 import { MEDIA_DEFAULTS, parseCount, parseSizes } from '../dataset/media-plan.js';
-import { AUDIO_CONTENTS, AUDIO_FORMATS, IMAGE_CONTENTS, IMAGE_FORMATS } from '../dataset/synth-media.js';
+import { AUDIO_CONTENTS, AUDIO_FORMATS, IMAGE_CONTENTS, IMAGE_FORMATS } from '../dataset/media-kinds.js';
 
 /** A string checked by a parser that throws a one-line reason. */
 const checked = (parse: (s: string) => unknown) =>

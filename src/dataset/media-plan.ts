@@ -2,7 +2,7 @@
 import { createRng } from '../util/rng.js';
 import { distLowest, parseLengthDist, sampleLength, type LengthDist } from './distribution.js';
 import type { AudioJob, ImageJob, MediaJob } from './synth-media.js';
-import { AUDIO_CONTENTS, AUDIO_FORMATS, IMAGE_CONTENTS, IMAGE_FORMATS } from './synth-media.js';
+import { AUDIO_CONTENTS, AUDIO_FORMATS, IMAGE_CONTENTS, IMAGE_FORMATS } from './media-kinds.js';
 
 /** Largest side of a synthetic image or frame, px (a 16k×16k RGB buffer is already 768 MB). */
 export const MAX_SIDE = 8192;
@@ -155,5 +155,14 @@ function wrap<T>(flag: string, f: () => T): T {
     return f();
   } catch (e) {
     throw new Error(`${flag}: ${(e as Error).message}`);
+  }
+}
+
+/** Whether these settings send synthetic media (false when they are invalid too: building the workload then says why). */
+export function sendsMedia(p: Partial<MediaParams>): boolean {
+  try {
+    return createMediaPlan(p) !== undefined;
+  } catch {
+    return false;
   }
 }

@@ -1,12 +1,14 @@
 // Media thread: generates and encodes synthetic images and audio so encoding never runs on the measuring thread.
 import { parentPort } from 'node:worker_threads';
-import { renderMedia, type MediaJob } from './synth-media.js';
+import { loadMediaEncoders, renderMedia, type MediaJob } from './synth-media.js';
 import type { MediaPart } from './types.js';
 
 export type ToMedia = { id: number; jobs: MediaJob[] };
 export type FromMedia = { type: 'done'; id: number; parts: MediaPart[] } | { type: 'failed'; id: number; error: string };
 
 const port = parentPort;
+// Messages wait on the port until the listener below is attached.
+if (port) await loadMediaEncoders();
 if (port) {
   port.on('message', (m: ToMedia) => {
     try {

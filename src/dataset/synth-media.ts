@@ -1,14 +1,39 @@
 // Synthetic media: images (noise, gradient, solid) encoded as PNG or JPEG, audio (tone or noise) as WAV or MP3.
 import { createHash } from 'node:crypto';
-import { encode as encodePng } from 'fast-png';
-import jpeg from 'jpeg-js';
-import { Mp3Encoder } from '@breezystack/lamejs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import type { MediaPart } from './types.js';
+import { IMAGE_FORMATS, IMAGE_CONTENTS, AUDIO_FORMATS, AUDIO_CONTENTS } from './media-kinds.js';
 
-export const IMAGE_FORMATS = ['png', 'jpeg'] as const;
-export const IMAGE_CONTENTS = ['noise', 'gradient', 'solid'] as const;
-export const AUDIO_FORMATS = ['wav', 'mp3'] as const;
-export const AUDIO_CONTENTS = ['tone', 'noise'] as const;
+export { IMAGE_FORMATS, IMAGE_CONTENTS, AUDIO_FORMATS, AUDIO_CONTENTS };
+
+/**
+ * The encoders (fast-png, jpeg-js, lamejs: ~19 modules, ~10 MB and ~0.1 CPU-s to load) are loaded only by a run that
+ * sends media: loadMediaEncoders() before the run (and in the media thread), or, for a caller that did not, on first
+ * use through require (docs/performance.md#issue-30-start-up-and-memory).
+ */
+interface Encoders {
+  encodePng: typeof import('fast-png').encode;
+  jpeg: typeof import('jpeg-js');
+  Mp3Encoder: typeof import('@breezystack/lamejs').Mp3Encoder;
+}
+let loaded: Encoders | undefined;
+
+export async function loadMediaEncoders(): Promise<void> {
+  if (loaded) return;
+  const [png, jpeg, lame] = await Promise.all([import('fast-png'), import('jpeg-js'), import('@breezystack/lamejs')]);
+  loaded ??= { encodePng: png.encode, jpeg: jpeg.default, Mp3Encoder: lame.Mp3Encoder };
+}
+
+function encoders(): Encoders {
+  if (loaded) return loaded;
+  const require = createRequire(import.meta.url);
+  // fast-png and lamejs's ES build are ES modules: require() loads them on Node >= 20.19 (require of ES modules);
+  // runs preload them either way. lamejs's CommonJS build (what require resolves) exports nothing: its ES build sits beside it.
+  const lame = require(join(dirname(require.resolve('@breezystack/lamejs')), 'lamejs.js')) as typeof import('@breezystack/lamejs');
+  loaded = { encodePng: (require('fast-png') as typeof import('fast-png')).encode, jpeg: require('jpeg-js') as Encoders['jpeg'], Mp3Encoder: lame.Mp3Encoder };
+  return loaded;
+}
 
 /** One image (or one video frame when `frames` is set) to generate; `seed` decides its pixels (solid ignores it). */
 export interface ImageJob {
@@ -87,6 +112,7 @@ export function imagePixels(j: Pick<ImageJob, 'width' | 'height' | 'content' | '
 }
 
 export function encodeImage(j: ImageJob): Uint8Array {
+  const { encodePng, jpeg } = encoders();
   if (j.format === 'png') return encodePng({ width: j.width, height: j.height, data: imagePixels(j, 3), channels: 3, depth: 8 });
   const out = jpeg.encode({ width: j.width, height: j.height, data: imagePixels(j, 4) }, j.quality);
   return new Uint8Array(out.data);
@@ -136,7 +162,7 @@ export function wavFile(samples: Int16Array, sampleRate: number, channels: numbe
 
 /** MP3 at 128 kbit/s (64 per channel for mono) with lamejs, pure JavaScript. */
 export function mp3File(samples: Int16Array, sampleRate: number, channels: number): Uint8Array {
-  const enc = new Mp3Encoder(channels, sampleRate, channels === 1 ? 64 : 128);
+  const enc = new (encoders().Mp3Encoder)(channels, sampleRate, channels === 1 ? 64 : 128);
   const frames = samples.length / channels;
   const left = new Int16Array(frames);
   const right = channels === 2 ? new Int16Array(frames) : undefined;

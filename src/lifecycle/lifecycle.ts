@@ -4,6 +4,8 @@ import { sendConfig, type RunConfig, type SendConfig } from '../config/schema.js
 import type { Tokenizer } from '../dataset/tokenizer.js';
 import { createTokenCounter } from '../dataset/count-pool.js';
 import { createWorkload, type Workload } from '../dataset/workload.js';
+import { sendsMedia } from '../dataset/media-plan.js';
+import { loadMediaEncoders } from '../dataset/synth-media.js';
 import { createRng } from '../util/rng.js';
 import { backendOf } from '../backends/registry.js';
 import { chooseExecutor, rampPlan } from '../scheduler/scheduler.js';
@@ -122,6 +124,7 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
   // requests still in flight after the grace period are cancelled.
   const stopSending = new AbortController();
   // The workload is built (datasets read and validated) before any server is contacted or any file touched.
+  if (sendsMedia(wc)) await loadMediaEncoders();
   const base = (): Workload => createWorkload(wc, s.tokenizer, rng.fork(), total, { signal: stopSending.signal, sleep: (ms, sig) => driver.clock.sleepUntil(driver.clock.now() + ms, sig) });
   const workload: Workload = opts.workload ? opts.workload(base, { tokenizer: s.tokenizer, redact: s.redact }) : base();
   // A multi-turn conversation continues on the process that started it: it cannot be split by request yet.

@@ -138,17 +138,24 @@ export function serverMetricsSource(o: ServerMetricsOptions): TimelineSource {
   /** Server text made inert and free of credentials before it is printed. */
   const shown = (s: string): string => stripControls(o.redact(s)).slice(0, 200);
 
+  /** With --server-metrics auto, the first scrape, done by prepare() on this thread before the run clock starts. */
+  let first: ScrapeResult | undefined;
+
   /** One scrape: its sample is written when it parses; a failure is counted (and never thrown). */
   async function scrape(): Promise<boolean> {
     scraper ??= createScraper(clientOptions);
-    const r = await scraper.scrape({ url: o.url, headers: o.headers, deadlineMs, maxBytes, engine });
+    return take(await scraper.scrape({ url: o.url, headers: o.headers, deadlineMs, maxBytes, engine }));
+  }
+
+  /** A scrape's result into the timeline; `atMs` dates a sample taken before the run clock started. */
+  function take(r: ScrapeResult, atMs?: number): boolean {
     if (!r.ok) {
       failed++;
       lastError = shown(r.error);
       return false;
     }
     // Dated when the response arrived, before the parse: the run clock is this thread's.
-    const t = ctx!.now() - r.lagMs;
+    const t = atMs ?? ctx!.now() - r.lagMs;
     const sample = r.sample;
     sample.t_ms = Math.round(t * 1000) / 1000;
     engine ??= sample.engine;
@@ -178,6 +185,11 @@ export function serverMetricsSource(o: ServerMetricsOptions): TimelineSource {
   return {
     name: 'server-metrics',
     async prepare() {
+      // With --server-metrics auto the first scrape decides whether there are metrics at all. It is done here, on this
+      // thread before any request: a server without them (test servers, many gateways) then costs no worker thread,
+      // which is a whole V8 isolate, ~10 MB and ~0.1 CPU-s (docs/performance.md#issue-30-start-up-and-memory).
+      if (o.auto) first = await scrapeOnce(client, { url: o.url, headers: o.headers, deadlineMs, maxBytes, engine: null });
+      if (first && !first.ok) return;
       // The worker thread starts before the run clock does: spawning it takes tens of ms, which the first scrape in
       // start() would otherwise spend on the clock before the first request.
       scraper ??= createScraper(clientOptions);
@@ -185,8 +197,9 @@ export function serverMetricsSource(o: ServerMetricsOptions): TimelineSource {
     },
     async start(c) {
       ctx = c;
-      // The first scrape decides whether the server has metrics at all; it is done before the first request.
-      found = await scrape();
+      // The first scrape is done before the first request (by prepare() under auto: dated at the clock's start).
+      found = first ? take(first, c.now()) : await scrape();
+      first = undefined;
       if (found) identity = probeIdentity(o.origin, engine, { client, headers: o.headers, redact: o.redact });
       if (!found) c.notice(`server metrics not found at ${shownUrl} (${lastError})${o.auto ? '; running without them (--no-server-metrics skips the check)' : '; still trying every interval'}`);
       if (!found && o.auto) {
