@@ -16,6 +16,7 @@ import { MediaAggregator } from './media.js';
 import { metricDefs, type MetricDef } from './registry/index.js';
 import { SliceColumns, sliceSections } from './slices.js';
 import { Column } from './column.js';
+import { bandOf, parseLengthBands, runLengthBands, askedLengthBands, DEFAULT_LENGTH_BANDS, type LengthBand } from './length-bands.js';
 
 export { Column } from './column.js';
 import { errorHint } from './error-hints.js';
@@ -341,6 +342,8 @@ export class SummaryAggregator {
   private readonly stages = new Map<number, PhaseBlocks>();
   private readonly cancels = new CancellationAggregator();
   private readonly users = new UsersAggregator();
+  /** Per input-length band (--length-bands), keyed by label; see lengthBandBlocks for when the summary shows them. */
+  private readonly bandBlocks = new Map<string, PhaseBlocks>();
   /** Measured (not warmup) requests per phase. */
   private readonly phases = { steady: 0, ramp_up: 0, ramp_down: 0 };
   /** Records added (warmup included). */
@@ -350,9 +353,22 @@ export class SummaryAggregator {
    * by phase as the blocks are: the steady requests', and every phase's (a run of nothing but ramps).
    */
   private readonly sliceCols = { steady: new SliceColumns(), all: new SliceColumns() };
-  constructor(private readonly itlExactLimit = ITL_EXACT_LIMIT) {
+  /**
+   * `bands`: the input-length bands (--length-bands); `bandsAsked` = the user named them, so by_length_band is shown
+   * even when one band holds every request (the default bands show only when two or more are populated).
+   */
+  constructor(
+    private readonly itlExactLimit = ITL_EXACT_LIMIT,
+    readonly bands: readonly LengthBand[] = parseLengthBands(DEFAULT_LENGTH_BANDS),
+    readonly bandsAsked = false,
+  ) {
     this.all = new PhaseBlocks(itlExactLimit);
     this.media = new MediaAggregator((d) => (d.store === 'histogram' ? new ItlStore(itlExactLimit) : new ExactStore()));
+  }
+  /** An aggregator with the length bands a run's config names (`lengthBands`, --length-bands), else the default ones. */
+  static forConfig(config: unknown, itlExactLimit = ITL_EXACT_LIMIT): SummaryAggregator {
+    const asked = askedLengthBands(config) !== undefined;
+    return new SummaryAggregator(itlExactLimit, runLengthBands(config), asked);
   }
   add(r: RequestRecord): void {
     this.count++;
@@ -367,6 +383,9 @@ export class SummaryAggregator {
     this.sliceCols.all.add(r);
     this.cancels.add(r);
     this.users.add(r);
+    // The intended prompt length (counted client-side) is known for failed requests too, so a band's error rate is its own.
+    const band = bandOf(this.bands, r.expected_input_tokens || (r.input_tokens ?? 0));
+    if (band) this.keyed(this.bandBlocks, band.label).add(r);
     if (r.stage !== undefined) {
       let s = this.stages.get(r.stage);
       if (!s) this.stages.set(r.stage, (s = new PhaseBlocks(this.itlExactLimit)));
@@ -418,6 +437,8 @@ export class SummaryAggregator {
       summary.cache_locality = loc.cacheLocality;
       summary.prefix_groups = loc.groups;
     }
+    const bands = this.lengthBandBlocks(which, concurrency, ps);
+    if (bands) summary.by_length_band = bands;
     if (this.stages.size > 0) summary.by_stage = this.stageBlocks(run, which, ps);
     const cancellation = this.cancels.summary();
     if (cancellation) summary.cancellation = cancellation;
@@ -430,6 +451,16 @@ export class SummaryAggregator {
     if (media.media && summary.client) summary.client = { ...summary.client, media: media.media.client };
     Object.assign(summary, sliceSections(this.slicesOf(which), run));
     return summary;
+  }
+  /** Each populated band's metrics in band order, when asked for or when two or more bands hold measured requests. */
+  private lengthBandBlocks(which: PhaseCounts['summarized'], concurrency: number | undefined, ps: Percentiles): Record<string, MetricsBlock> | undefined {
+    const out: Record<string, MetricsBlock> = {};
+    for (const b of this.bands) {
+      const m = this.bandBlocks.get(b.label)?.pick(which).metrics(concurrency, ps);
+      if (m && m.requests.total > 0) out[b.label] = m;
+    }
+    const n = Object.keys(out).length;
+    return n >= 2 || (this.bandsAsked && n >= 1) ? out : undefined;
   }
   /** Each stage's metrics, labelled with its load from run.json `load_stages`; a stage's concurrency is its own (closed loop). */
   private stageBlocks(run: Record<string, unknown>, which: PhaseCounts['summarized'], ps: Percentiles): StageBlock[] {

@@ -181,6 +181,11 @@ export interface Summary extends MetricsBlock {
   by_class?: Record<string, MetricsBlock>;
   /** The same metrics per endpoint (target name), when requests went to two or more (docs/routing.md). */
   by_endpoint?: Record<string, MetricsBlock>;
+  /**
+   * The same metrics per input-length band (--length-bands, default 0-4k,4k-16k,16k-32k,32k+; k = 1024 tokens), keyed by
+   * band in band order, by each request's intended prompt length: docs/metrics.md#input-length-bands.
+   */
+  by_length_band?: Record<string, MetricsBlock>;
   /** The same metrics per model, when requests asked for two or more. */
   by_model?: Record<string, MetricsBlock>;
   /** With shared-prefix groups: the share of requests that reached a server that had served their prefix before (docs/metrics.md#cache-locality). */

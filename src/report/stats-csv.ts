@@ -69,9 +69,16 @@ export function statsRow(cls: string, m: MetricsBlock, columns: readonly string[
   });
 }
 
-/** stats.csv text: a header, the whole run (`class` = all), then each request class (by_class) by name. */
+/**
+ * stats.csv text: a header, the whole run (`class` = all), then each request class (by_class) by name, then each
+ * input-length band (by_length_band) as `class` = "input:BAND", e.g. input:4k-16k.
+ */
 export function statsCsv(s: Summary): string {
   const columns = statsColumns(s.percentiles ?? DEFAULT_PERCENTILES);
-  const rows = [statsRow('all', s, columns), ...Object.entries(s.by_class ?? {}).map(([c, m]) => statsRow(c, m, columns))];
+  const rows = [
+    statsRow('all', s, columns),
+    ...Object.entries(s.by_class ?? {}).map(([c, m]) => statsRow(c, m, columns)),
+    ...Object.entries(s.by_length_band ?? {}).map(([b, m]) => statsRow(`input:${b}`, m, columns)),
+  ];
   return [columns.join(','), ...rows.map((r) => r.map(csvCell).join(','))].join('\n') + '\n';
 }

@@ -165,6 +165,11 @@ export function renderSummary(s: Summary): string {
     const crow = Object.entries(s.by_class).map(([c, m]) => [c, String(m.requests.ok), ...lat.map((col) => fmt(col.value(m))), fmt(m.output_throughput)]);
     out.push(table(['class', 'ok', ...lat.map((col) => col.head), 'out tok/s'], crow));
   }
+  if (s.by_length_band) {
+    out.push('', 'by input length (prompt tokens, k = 1024):');
+    const brow = Object.entries(s.by_length_band).map(([b, m]) => [b, String(m.requests.ok), pct(m.requests.error_rate), ...lat.map((col) => fmt(col.value(m))), fmt(m.output_throughput)]);
+    out.push(table(['band', 'ok', 'errors', ...lat.map((col) => col.head), 'out tok/s'], brow));
+  }
   out.push(...routingLines(s));
   out.push(...sessionLines(s));
   out.push(...mediaLines(s));

@@ -184,6 +184,12 @@ export function renderRunReport(d: RunReportData, opts: RunReportOptions = {}): 
         Object.entries(s.by_class).map(([c, m]) => [c, String(m.requests.ok), pctText(m.requests.error_rate), ...lat.map((col) => num(col.value(m))), num(m.output_throughput)]),
       )
     : '';
+  const byBand = s.by_length_band
+    ? htmlTable(
+        ['input tokens', 'ok', 'error rate', ...lat.map((col) => col.head), 'output tok/s'],
+        Object.entries(s.by_length_band).map(([b, m]) => [b, String(m.requests.ok), pctText(m.requests.error_rate), ...lat.map((col) => num(col.value(m))), num(m.output_throughput)]),
+      )
+    : '';
   const scale = run.sim_time_scale;
   const sections = [
     { id: 'headline', title: 'Headline', html: tiles(headline(s, slo?.result)) },
@@ -196,7 +202,8 @@ export function renderRunReport(d: RunReportData, opts: RunReportOptions = {}): 
         `<p class="muted">Under each mean and percentile: its 95% confidence interval (t-interval for means, distribution-free order-statistic interval for percentiles; none when too few requests: docs/metrics.md#confidence-intervals).</p>` +
         percentileTable(s, s.percentiles) +
         (pctCharts.length ? `<div class="grid2">${pctCharts.map(([id]) => div(id)).join('')}</div>` : '') +
-        (byClass ? `<h3>By class</h3>${byClass}` : ''),
+        (byClass ? `<h3>By class</h3>${byClass}` : '') +
+        (byBand ? `<h3 id="by-length-band">By input length (prompt tokens, k = 1024)</h3>${byBand}` : ''),
     },
     { id: 'distributions', title: 'Distributions', html: `<div class="grid2">${div('c-ttft-hist')}${div('c-tpot-hist')}${div('c-ttft-cdf')}${div('c-tpot-cdf')}</div>` },
     { id: 'timeline', title: 'Request timeline', html: `<p class="muted">${esc(tl.note)} Orange: waiting for the first token; then decoding; red: failed.</p>${div('c-timeline', 'chart tall')}` },
