@@ -1,4 +1,5 @@
 // The one run lifecycle: workload → driver (clock + backend) → scheduler → aggregator, emitting events to reporters.
+import { tagsOf } from '../config/practice.js';
 import { cpus, hostname, platform } from 'node:os';
 import { sendConfig, type RunConfig, type SendConfig } from '../config/schema.js';
 import type { Tokenizer } from '../dataset/tokenizer.js';
@@ -146,6 +147,8 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
       started_at: new Date().toISOString(),
       ...target.metaHead,
       model: target.shownModel,
+      // --tag KEY=VALUE (docs/output-format.md#runjson): compare shows both sides' tags.
+      ...(c.tag.length ? { tags: Object.fromEntries(Object.entries(tagsOf(c.tag)).map(([k, v]) => [k, s.redact(v)])) } : {}),
       endpoint: c.endpoint,
       backend,
       executor: executor.describe({ ...c, ramp }),
