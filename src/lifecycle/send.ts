@@ -237,7 +237,8 @@ export async function sendLoop(x: SendContext): Promise<{ measuredDone: number; 
     if (route || pick) res.raw.model = shownModel(model);
     if (spec.prefixGroup !== undefined) res.raw.prefix_group = spec.prefixGroup;
     copySessionFields(spec, res.raw);
-    if (spec.media?.length) res.raw.request_bytes = typeof built.body === 'string' ? Buffer.byteLength(built.body) : built.body.byteLength;
+    // Every request's body size: the summary's request MB/s (docs/metrics.md#bytes-and-samples-per-second).
+    res.raw.request_bytes = typeof built.body === 'string' ? Buffer.byteLength(built.body) : built.body.byteLength;
     // The phase (ramp-up, steady, ramp-down) the scheduler gave the request: the summary covers the steady one.
     res.raw.phase = slot.phase;
     if (slot.stage !== undefined) res.raw.stage = slot.stage;

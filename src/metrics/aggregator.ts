@@ -137,6 +137,9 @@ export class BlockAggregator {
   private busyUs = 0;
   private inTok = 0;
   private outTok = 0;
+  /** Σ request_bytes and Σ response_bytes of measured records; null until a record carries them. */
+  private reqBytes: number | null = null;
+  private respBytes: number | null = null;
   /** Σ samples of ok embeddings/rerank records; null until a record carries samples. */
   private samples: number | null = null;
   /** The registry's metrics when the aggregator was made, split by the records that feed them, each with its store. */
@@ -174,6 +177,8 @@ export class BlockAggregator {
     if (r.sent_at_ms < this.start) this.start = r.sent_at_ms;
     if (r.sent_at_ms + endMs > this.end) this.end = r.sent_at_ms + endMs;
     this.busyUs += Math.round(endMs * 1000);
+    if (r.request_bytes !== undefined) this.reqBytes = (this.reqBytes ?? 0) + r.request_bytes;
+    if (r.response_bytes !== undefined) this.respBytes = (this.respBytes ?? 0) + r.response_bytes;
     for (const i of this.allIdx) this.put(i, r);
     if (r.status === 'ok') this.addOk(r);
     else if (r.status === 'cancelled') this.cancelled++;
@@ -226,7 +231,9 @@ export class BlockAggregator {
   /**
    * duration_s = (last end − first send) over measured requests; throughputs divide by it;
    * mean_in_flight = Σ e2e / duration (Little's law over the window); error_rate = failed / (total − cancelled);
-   * embeddings and rerank: sample_throughput = Σ samples of ok requests / duration.
+   * embeddings and rerank: sample_throughput = Σ samples of ok requests / duration;
+   * samples_per_s = sample_throughput there, else ok requests / duration (one request = one sample);
+   * request_mb_per_s = Σ request_bytes of measured requests / 10⁶ / duration, response_mb_per_s likewise (failed requests too: their bytes crossed the wire).
    * Distributions carry p50/p90/p95/p99 and the `percentiles` asked for (--percentiles).
    */
   metrics(concurrency?: number, percentiles: Percentiles = DEFAULT_PERCENTILES): MetricsBlock {
@@ -268,6 +275,9 @@ export class BlockAggregator {
       token_source: { ...this.sources },
       ...(this.serverCols.size > 0 ? { server_timings: this.serverTimings(percentiles) } : {}),
       ...(this.samples !== null ? { samples: this.samples, sample_throughput: per(this.samples) } : {}),
+      samples_per_s: this.samples !== null ? per(this.samples) : per(this.ok),
+      ...(this.reqBytes !== null ? { request_bytes: this.reqBytes, request_mb_per_s: per(this.reqBytes) / 1e6 } : {}),
+      ...(this.respBytes !== null ? { response_bytes: this.respBytes, response_mb_per_s: per(this.respBytes) / 1e6 } : {}),
     };
   }
 

@@ -128,8 +128,10 @@ export interface RawRequest extends Partial<ServerTimings> {
   audio_seconds?: number;
   image_pixels?: number;
   media_bytes?: number;
-  /** The request body's bytes as sent (JSON with base64 media, or multipart): requests with media only. */
+  /** The request body's bytes as sent (JSON, with base64 media, or multipart); absent in older files. */
   request_bytes?: number;
+  /** Response body bytes received, as on the wire (compressed when the server compressed them); absent when none arrived or not measured (older files, WebSocket). */
+  response_bytes?: number;
   media_encode_ms?: number;
   image_tokens?: number | null;
   audio_tokens?: number | null;

@@ -83,6 +83,14 @@ export interface MetricsBlock {
   /** Embeddings and rerank runs only: results (vectors, scores) the ok requests returned, and per second. */
   samples?: number;
   sample_throughput?: number;
+  /** Samples per second: sample_throughput for embeddings and rerank, else ok requests / duration_s (one request = one sample). Absent in older summaries. */
+  samples_per_s?: number;
+  /** Σ request body bytes of measured requests, and request_bytes / 10⁶ / duration_s (MB/s); absent when no record carries request_bytes. */
+  request_bytes?: number;
+  request_mb_per_s?: number;
+  /** Σ response body bytes received (as on the wire) of measured requests, and response_bytes / 10⁶ / duration_s (MB/s). */
+  response_bytes?: number;
+  response_mb_per_s?: number;
 }
 
 /** Every built-in distribution in a metrics block, with its display label, in display order (the registry's; metricsShownIn adds registered ones). */

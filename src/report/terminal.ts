@@ -98,6 +98,7 @@ export function renderSummary(s: Summary): string {
       ? `throughput: ${fmt(s.request_throughput)} req/s (${fmt(s.qpm)} QPM), ${fmt(s.sample_throughput!)} samples/s, input ${fmt(s.input_throughput)} tok/s, mean in flight ${fmt(s.mean_in_flight)}`
       : `throughput: ${fmt(s.request_throughput)} req/s (${fmt(s.qpm)} QPM), output ${fmt(s.output_throughput)} tok/s, total ${fmt(s.total_token_throughput)} tok/s, mean in flight ${fmt(s.mean_in_flight)}`,
   );
+  out.push(bytesLine(s));
   const ci = throughputCiLine(s);
   if (ci) out.push(ci);
   out.push(...steadyAndSaturationLines(s));
@@ -200,4 +201,11 @@ function serverTimingsLine(t: NonNullable<Summary['server_timings']>): string {
   p50('decode', 'server_predicted_per_s', ' tok/s');
   p50('output', 'server_eval_tokens', ' tokens');
   return `server-reported timings (p50, docs/output-format.md): ${parts.join(', ')}`;
+}
+
+/** The practice's other throughput units: samples/s (ok requests/s, or results/s for embeddings) and request/response MB/s. */
+function bytesLine(s: Summary): string {
+  const mb = (x: number | undefined) => (x === undefined ? '-' : fmt(x));
+  const samples = s.samples_per_s ?? (s.sample_throughput ?? s.request_throughput);
+  return `data: ${fmt(samples)} samples/s, request bodies ${mb(s.request_mb_per_s)} MB/s, response bodies ${mb(s.response_mb_per_s)} MB/s`;
 }
