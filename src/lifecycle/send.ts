@@ -244,6 +244,7 @@ export async function sendLoop(x: SendContext): Promise<{ measuredDone: number; 
     if (slot.stage !== undefined) res.raw.stage = slot.stage;
     if (label) res.raw.shard = label;
     if (slot.user !== undefined) res.raw.user = slot.user;
+    if (spec.user !== undefined) res.raw.user_id = spec.user;
     await completeTokenCounts(res, x.counter);
     if (res.raw.error !== null) res.raw.error = x.redact(res.raw.error);
     if (res.raw.finish_reason !== null) res.raw.finish_reason = x.redact(res.raw.finish_reason);

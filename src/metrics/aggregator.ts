@@ -1,6 +1,7 @@
 // Aggregator: the run's summary built record by record, in memory that grows with requests (typed columns), not with events.
 import { CancellationAggregator } from './cancellation.js';
 import { UsersAggregator } from './users.js';
+import { UserCacheAggregator } from './user-cache.js';
 import { SERVER_TIMING_FIELDS, type ServerTimingField } from './server-timings.js';
 import { createRequire } from 'node:module';
 import type { Histogram } from 'hdr-histogram-js';
@@ -352,6 +353,7 @@ export class SummaryAggregator {
   private readonly stages = new Map<number, PhaseBlocks>();
   private readonly cancels = new CancellationAggregator();
   private readonly users = new UsersAggregator();
+  private readonly byUser = new UserCacheAggregator();
   /** Per input-length band (--length-bands), keyed by label; see lengthBandBlocks for when the summary shows them. */
   private readonly bandBlocks = new Map<string, PhaseBlocks>();
   /** Measured (not warmup) requests per phase. */
@@ -393,6 +395,7 @@ export class SummaryAggregator {
     this.sliceCols.all.add(r);
     this.cancels.add(r);
     this.users.add(r);
+    this.byUser.add(r);
     // The intended prompt length (counted client-side) is known for failed requests too, so a band's error rate is its own.
     const band = bandOf(this.bands, r.expected_input_tokens || (r.input_tokens ?? 0));
     if (band) this.keyed(this.bandBlocks, band.label).add(r);
@@ -454,6 +457,8 @@ export class SummaryAggregator {
     if (cancellation) summary.cancellation = cancellation;
     const users = this.users.summary(run.config as Record<string, unknown> | undefined);
     if (users) summary.users = users;
+    const byUser = this.byUser.summary();
+    if (byUser) summary.by_user = byUser;
     Object.assign(summary, this.turns.summary(ps));
     const media = this.media.summary(ps, (run.workload as { media?: { threaded?: boolean; threads?: number; media_waited?: number } } | undefined)?.media);
     Object.assign(summary, media);

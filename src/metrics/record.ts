@@ -137,6 +137,8 @@ export interface RawRequest extends Partial<ServerTimings> {
   audio_tokens?: number | null;
   /** The server's `x-served-by` response header (a replica behind a router), letters, digits and ._:- only. */
   served_by?: string;
+  /** The dataset's or trace's `user` field of the request (summary.json by_user); absent when the data names none. */
+  user_id?: string;
   /** With --users (the user-centric executor): the 0-based user that sent it; absent otherwise. */
   user?: number;
   /** With --shard: the shard that sent it, "I/N" (0-based I); absent in a whole run (docs/distributed.md). */

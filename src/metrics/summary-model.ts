@@ -1,4 +1,5 @@
 // The summary's shape: the metrics block of a set of records, and the whole run's summary (schema_version 1).
+import type { ByUserSummary } from './user-cache.js';
 import type { CancellationSummary } from './cancellation.js';
 import type { UsersSummary } from './users.js';
 import type { ServerTimingField } from './server-timings.js';
@@ -204,6 +205,8 @@ export interface Summary extends MetricsBlock {
   by_stage?: StageBlock[];
   /** Requests the client cancelled on purpose (--cancel-after/--cancel-rate): docs/metrics.md#request-cancellation. */
   cancellation?: CancellationSummary;
+  /** Per user of the data (`user` field) or of --users: requests, TTFT and cached-token rate, top 10 and "others" (docs/metrics.md#users-and-their-cache). */
+  by_user?: ByUserSummary;
   /** The user-centric executor (--users/--user-rate): docs/metrics.md#user-centric-rate. */
   users?: UsersSummary;
   /** Per 0-based turn index (turns 16 and later pooled as "16+"), when records carry `turn`: docs/metrics.md#sessions-and-turns. */

@@ -171,6 +171,18 @@ export function renderSummary(s: Summary): string {
     const brow = Object.entries(s.by_length_band).map(([b, m]) => [b, String(m.requests.ok), pct(m.requests.error_rate), ...lat.map((col) => fmt(col.value(m))), fmt(m.output_throughput)]);
     out.push(table(['band', 'ok', 'errors', ...lat.map((col) => col.head), 'out tok/s'], brow));
   }
+  if (s.by_user) {
+    const n = s.by_user.users;
+    out.push('', `by user (${n} user${n === 1 ? '' : 's'}; top ${Object.keys(s.by_user.rows).filter((k) => k !== 'others').length} by requests; cached rate = cached / prompt tokens):`);
+    const urow = Object.entries(s.by_user.rows).map(([u, r]) => [
+      u === 'others' && r.users > 1 ? `others (${r.users})` : safeTerminalText(u, 40),
+      String(r.requests),
+      pct(r.error_rate),
+      fmt(r.ttft_p50_ms),
+      r.cached_token_rate === null ? '-' : pct(r.cached_token_rate),
+    ]);
+    out.push(table(['user', 'requests', 'errors', 'TTFT p50', 'cached rate'], urow));
+  }
   out.push(...routingLines(s));
   out.push(...sessionLines(s));
   out.push(...mediaLines(s));
