@@ -2,7 +2,7 @@
 // One schema and flag set, part of RunConfigSchema.
 import { z } from 'zod';
 import { flagTable } from '../util/flags.js';
-import { parseLengthBands, DEFAULT_LENGTH_BANDS } from '../metrics/length-bands.js';
+import { parseLengthBands, parseTokenCount, DEFAULT_LENGTH_BANDS } from '../metrics/length-bands.js';
 
 /** A tag key: letters, digits and ._- (it becomes a JSON key and a compare row). */
 const TAG_KEY = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -53,6 +53,17 @@ export const PracticeSchema = z.object({
       }
     })
     .default([]),
+  /** Prompt tokens below which a request is short: run a short-only baseline first and report the slowdown (docs/metrics.md#short-vs-long-baseline). */
+  shortBaseline: z
+    .string()
+    .superRefine((v, ctx) => {
+      try {
+        if (parseTokenCount(v) < 1) ctx.addIssue({ code: 'custom', message: 'expected a positive number of tokens' });
+      } catch (e) {
+        ctx.addIssue({ code: 'custom', message: (e as Error).message });
+      }
+    })
+    .optional(),
 });
 
 export const PRACTICE_FLAGS = flagTable(PracticeSchema.shape, {
@@ -60,6 +71,10 @@ export const PRACTICE_FLAGS = flagTable(PracticeSchema.shape, {
     arg: 'list',
     help: `break every metric down by input-length band, e.g. 0-4k,4k-16k,16k-32k,32k+ (k = 1024 tokens; LO-HI or LO+, ascending): summary.json by_length_band, the terminal and report.html; none turns it off (docs/metrics.md#input-length-bands)`,
     defaultText: `${DEFAULT_LENGTH_BANDS}, shown when two or more bands have requests`,
+  },
+  shortBaseline: {
+    arg: 'tokens',
+    help: 'mixed-length runs: requests with prompts under this many tokens (e.g. 4k) are short; first run a short-only baseline at the same load into OUT/short-baseline/, then the mixed run, and report how much the long requests slow the short ones (TTFT/TPOT/E2E ratio and difference with a 95% interval; summary.json short_baseline; needs --out; docs/metrics.md#short-vs-long-baseline)',
   },
   tag: { arg: 'KEY=VALUE', help: 'label the run, repeatable, e.g. --tag commit=abc123 --tag engine=vllm-0.9: run.json and summary.json tags; compare shows both sides and flags differences (keys that look like secrets are refused)', repeatable: true },
 });

@@ -13,6 +13,9 @@ export interface LengthBand {
  */
 export const DEFAULT_LENGTH_BANDS = '0-4k,4k-16k,16k-32k,32k+';
 
+/** A token count such as 512, 4k or 1m (k = 1024, m = 1024²); throws an Error naming `spec` when bad. */
+export const parseTokenCount = (s: string): number => tokens(s, s);
+
 /** k = 1024 and m = 1024² tokens, as `dataset stats --buckets` counts them. */
 function tokens(s: string, spec: string): number {
   const m = /^(\d+(?:\.\d+)?)([km]?)$/i.exec(s.trim());

@@ -1,4 +1,5 @@
 // The summary's shape: the metrics block of a set of records, and the whole run's summary (schema_version 1).
+import type { ShortBaselineSummary } from './short-slowdown.js';
 import type { ByUserSummary } from './user-cache.js';
 import type { CancellationSummary } from './cancellation.js';
 import type { UsersSummary } from './users.js';
@@ -207,6 +208,8 @@ export interface Summary extends MetricsBlock {
   cancellation?: CancellationSummary;
   /** Per user of the data (`user` field) or of --users: requests, TTFT and cached-token rate, top 10 and "others" (docs/metrics.md#users-and-their-cache). */
   by_user?: ByUserSummary;
+  /** With --short-baseline: the short requests' TTFT/TPOT/E2E in this mixed run against a short-only run at the same load (docs/metrics.md#short-vs-long-baseline). */
+  short_baseline?: ShortBaselineSummary;
   /** The user-centric executor (--users/--user-rate): docs/metrics.md#user-centric-rate. */
   users?: UsersSummary;
   /** Per 0-based turn index (turns 16 and later pooled as "16+"), when records carry `turn`: docs/metrics.md#sessions-and-turns. */
