@@ -17,6 +17,9 @@ import { configDefaults, defineConfig } from 'vitest/config';
 //   (a sweep's knee read from the server's queue, a compare gate at 15%, send times to a fraction of a millisecond, a
 //   pod killed and gathered within a deadline): they run last (groupOrder 2), one at a time, alone on the machine.
 const SERIAL = [
+  // The short requests' slowdown among long ones, and the long band's TTFT above the short band's, on the wall clock.
+  'test/short-baseline.test.ts',
+  'test/length-bands.test.ts',
   'test/sweep-server.test.ts',
   'test/compare.test.ts',
   'test/compare-gate-sim.test.ts',
