@@ -8,6 +8,7 @@ import { tagProblem } from '../src/config/practice.js';
 import { cacheConfigArgs } from '../src/telemetry/identity.js';
 import { identityRows } from '../src/report/compare-identity.js';
 import { capture } from './io-capture.js';
+import { checkPage, hasChromium, launch, NO_CHROMIUM } from './fixtures/browser.js';
 import { tmpDir } from './helpers.js';
 
 describe('versioned runs', () => {
@@ -69,6 +70,18 @@ describe('versioned runs', () => {
     await main(['compare', join(root, 'a'), join(root, 'b'), '--json'], j.io);
     const rows = JSON.parse(j.out).comparisons[0].identity as { field: string; differs: boolean }[];
     expect(rows.filter((r) => r.differs).map((r) => r.field)).toEqual(['tag.commit', 'model', 'max_model_len']);
+    // compare.html (CANDIDATE/compare.html): the same rows, in headless Chromium.
+    if (!hasChromium) return console.warn(NO_CHROMIUM);
+    const browser = await launch();
+    try {
+      const page = await checkPage(browser, join(root, 'b', 'compare.html'));
+      expect(page.errors).toEqual([]);
+      expect(page.text).toMatch(/Identity\s*\nfield\tbaseline\tcandidate/);
+      expect(page.text).toMatch(new RegExp(`max_model_len\\t${lenA}\\t${lenB}\\tdiffers`));
+      expect(page.text).toContain('The two sides differ in tag.commit, model, max_model_len');
+    } finally {
+      await browser.close();
+    }
   }, 90_000);
 
   it('a bad --tag exits 2 naming the flag, before any request', async () => {
