@@ -19,6 +19,9 @@ import { configDefaults, defineConfig } from 'vitest/config';
 const SERIAL = [
   // Real-time sim under a 20 req/s arrival rate: static batching's TTFT gap is judged on the wall clock.
   'test/ab-batching-spec.test.ts',
+  // The short requests' slowdown among long ones, and the long band's TTFT above the short band's, on the wall clock.
+  'test/short-baseline.test.ts',
+  'test/length-bands.test.ts',
   'test/sweep-server.test.ts',
   'test/compare.test.ts',
   'test/compare-gate-sim.test.ts',

@@ -194,6 +194,8 @@ class Exchange implements Dispatcher.DispatchHandler, TracedRequest, BodyOwner {
   onResponseData(_c: Dispatcher.DispatchController | null, chunk: Buffer): void {
     if (this.settled) return;
     this.timers.refresh();
+    // Response body bytes as they came off the wire (compressed when the server compressed them): response MB/s.
+    this.raw.response_bytes = (this.raw.response_bytes ?? 0) + chunk.length;
     this.body.write(chunk);
   }
 

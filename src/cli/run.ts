@@ -158,6 +158,15 @@ export function registerRun(program: Command, out: Out): void {
           if (c.json) return void shown.out.write(JSON.stringify({ ...res.summary, eval: ev }, null, 2) + '\n');
           printResult(res, c, shown, `${renderSummary(res.summary)}\n\n${renderLevels(ev)}`);
         }, stopper.signal);
+      } else if (c.shortBaseline !== undefined) {
+        // --short-baseline (docs/metrics.md#short-vs-long-baseline): a short-only run first, then the mixed one and the slowdown.
+        const { runWithShortBaseline } = await import('./short-baseline.js');
+        await runWithShortBaseline(resolved, {
+          signal: stopper.signal,
+          reporters: (phase) => (phase === 'baseline' ? reporters : [...reporters, terminalReporter(c, shown)]),
+          print: (text) => (c.json ? undefined : void shown.out.write(text)),
+          notice: (line) => out.err.write(`tokenflood: ${line}\n`),
+        });
       } else await run(resolved, { signal: stopper.signal, reporters: [...reporters, terminalReporter(c, shown)], liveLoad: c.ui });
       // Also after Ctrl-C stopped the run: its final counts are worth a scrape.
       stopper.lingering = new AbortController();

@@ -12,6 +12,7 @@ import { flagTable, type FlagTable } from '../util/flags.js';
 import { EvalUnderLoadSchema, EVAL_UNDER_LOAD_FLAGS } from '../eval/options.js';
 import { ShardSchema, SHARD_FLAGS } from './shard.js';
 import { StatisticsSchema, STATISTICS_FLAGS } from './statistics.js';
+import { PracticeSchema, PRACTICE_FLAGS } from './practice.js';
 import { HEADER_NAME, parseDurationS } from '../util/parse.js';
 import { MAX_TIMER_MESSAGE, MAX_TIMER_S } from '../util/timer.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../backends/sse.js';
@@ -170,6 +171,7 @@ export const RunConfigSchema = TargetSchema.extend(LoadSchema.shape)
   .extend(UiSchema.shape)
   .extend(ShardSchema.shape)
   .extend(StatisticsSchema.shape)
+  .extend(PracticeSchema.shape)
   .strict();
 
 export type RunConfigInput = z.input<typeof RunConfigSchema>;
@@ -242,6 +244,7 @@ export const RUN_FLAGS: FlagTable<Exclude<Extract<keyof RunConfigInput, string>,
   ...UI_FLAGS,
   ...SHARD_FLAGS,
   ...STATISTICS_FLAGS,
+  ...PRACTICE_FLAGS,
 };
 
 /** Turn zod issues into one line each, naming the flag (or config key) that was wrong. */

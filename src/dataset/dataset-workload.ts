@@ -1,4 +1,5 @@
 // Dataset workload: file items sent once or reused, in order or at random; multi-turn conversations carry their history.
+import { byUserOrder } from './users-order.js';
 import type { WorkloadParams } from './params.js';
 import type { Tokenizer } from './tokenizer.js';
 import type { Rng } from '../util/rng.js';
@@ -115,13 +116,16 @@ export function createDatasetWorkload(c: WorkloadParams, tok: Tokenizer, rng: Rn
   };
   if (convs.length === 0)
     throw new UsageError([`--max-model-len: every item of ${file} exceeds ${limit} tokens (input + max_tokens)`]);
-  const source = createSource(convs.length, c.datasetMode, c.datasetOrder, rng.fork());
+  // --dataset-order by-user: each user's items in file order, users interleaved round-robin (users-order.ts).
+  if (c.datasetOrder === 'by-user') convs.splice(0, convs.length, ...byUserOrder(convs, (v) => v.item.user));
+  const source = createSource(convs.length, c.datasetMode, c.datasetOrder === 'random' ? 'random' : 'sequential', rng.fork());
   const firstSpec = (v: Conv, cls: string | undefined, extra: Partial<RequestSpec> = {}): RequestSpec => ({
     messages: v.item.turns[0].messages,
     prompt: flatPrompt(v.item.turns[0].messages),
     inputTokens: v.firstInput,
     maxTokens: v.outTokens[0],
     ...(cls !== undefined ? { class: cls } : {}),
+    ...(v.item.user !== undefined ? { user: v.item.user } : {}),
     source: v.item.source,
     ...(v.item.turns[0].media?.length ? { media: v.item.turns[0].media } : {}),
     ...extra,
@@ -184,6 +188,7 @@ function createSessionWorkload(
       inputTokens: c.endpoint === 'chat' ? s.historyTokens + newTokens : countPrompt(tok, messages, 'completions'),
       maxTokens: s.conv.outTokens[s.turn],
       class: turnClass(s.conv.item.class, s.turn),
+      ...(s.conv.item.user !== undefined ? { user: s.conv.item.user } : {}),
       sessionId: s.id,
       turn: s.turn,
       source: s.conv.item.source,

@@ -31,7 +31,7 @@ export interface WorkloadParams extends Partial<MediaParams> {
   dataset?: string;
   datasetFormat: DatasetFormat;
   datasetField: string[];
-  datasetOrder: 'sequential' | 'random';
+  datasetOrder: 'sequential' | 'random' | 'by-user';
   datasetMode: 'reuse' | 'once';
   strict: boolean;
   /** Dataset media checks: largest file, and the hosts remote media URLs may name (comma lists, possibly repeated). */

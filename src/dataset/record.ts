@@ -151,8 +151,12 @@ export function recordToItem(o: Obj, where: string, map: FieldMap): DatasetItem 
   if (cls !== undefined && cls !== '' && typeof cls !== 'string') return `class must be a string`;
   const session = get(o, 'session', map);
   if (session !== undefined && session !== '' && typeof session !== 'string' && typeof session !== 'number') return 'session must be a string or number';
+  const user = get(o, 'user', map);
+  if (user !== undefined && user !== '' && typeof user !== 'string' && typeof user !== 'number') return 'user must be a string or number';
   const item: DatasetItem = { source: where, turns };
   if (typeof cls === 'string' && cls !== '') item.class = cls;
+  // A user id is a label: at most 128 characters, controls stripped (it reaches the terminal and report).
+  if (user !== undefined && user !== '') item.user = String(user).replace(/[\x00-\x1f\x7f]/g, '').slice(0, 128);
   if (session !== undefined && session !== '') item.session = String(session);
   return item;
 }

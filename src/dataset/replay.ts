@@ -24,6 +24,8 @@ export interface TraceEntry {
   inputTokens?: number;
   outputTokens?: number;
   class?: string;
+  /** The trace's `user` field (summary.json by_user). */
+  user?: string;
 }
 
 type Obj = Record<string, unknown>;
@@ -69,12 +71,12 @@ export function parseTrace(file: string, text: string | Iterable<Line>, fields: 
       const outTok = o.output_tokens ?? o.output_length;
       if (inTok === undefined) problems.push(`${where}: needs a prompt, messages, body or a positive integer input_tokens`);
       else if (outTok !== undefined && posInt(outTok) === undefined) problems.push(`${where}: output_tokens must be a positive integer`);
-      else entries.push({ line: r.line, atMs: at, inputTokens: inTok, outputTokens: posInt(outTok), class: typeof o.class === 'string' ? o.class : undefined });
+      else entries.push({ line: r.line, atMs: at, inputTokens: inTok, outputTokens: posInt(outTok), class: typeof o.class === 'string' ? o.class : undefined, user: userOf(o.user) });
       continue;
     }
     const item = recordToItem(rec, where, map);
     if (typeof item === 'string') problems.push(`${where}: ${item}`);
-    else entries.push({ line: r.line, atMs: at, messages: item.turns[0].messages, outputTokens: item.turns[0].maxTokens, class: item.class });
+    else entries.push({ line: r.line, atMs: at, messages: item.turns[0].messages, outputTokens: item.turns[0].maxTokens, class: item.class, user: item.user });
   }
   return { entries, problems };
 }
@@ -118,7 +120,7 @@ export function createReplayWorkload(c: WorkloadParams, tok: Tokenizer, rng: Rng
     const base: RequestSpec = e.messages
       ? { messages: e.messages, prompt: flatPrompt(e.messages), inputTokens, maxTokens }
       : builder.build(inputTokens, maxTokens, undefined);
-    specs.push({ ...base, ...(e.class ? { class: e.class } : {}), timestampMs: at, source: `${file}:${e.line}` });
+    specs.push({ ...base, ...(e.class ? { class: e.class } : {}), ...(e.user !== undefined ? { user: e.user } : {}), timestampMs: at, source: `${file}:${e.line}` });
     times.push(at);
   }
   if (!specs.length) throw new UsageError([`--max-model-len: every request of ${file} exceeds ${c.maxModelLen} tokens (input + max_tokens)`]);
@@ -134,4 +136,10 @@ export function createReplayWorkload(c: WorkloadParams, tok: Tokenizer, rng: Rng
     warnings: [...problems.slice(0, 20), ...(skipped ? [`${skipped} requests skipped: input + max_tokens exceeds --max-model-len ${c.maxModelLen}`] : [])],
   };
   return { prefetchable: true, next: (i) => specs[i], size: specs.length, arrivalTimesMs: times, describe: () => info };
+}
+
+/** A trace line's `user` (string or number) as a label: controls stripped, at most 128 characters. */
+function userOf(v: unknown): string | undefined {
+  if ((typeof v !== 'string' && typeof v !== 'number') || v === '') return undefined;
+  return String(v).replace(/[\x00-\x1f\x7f]/g, '').slice(0, 128);
 }

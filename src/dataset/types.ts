@@ -44,6 +44,8 @@ export interface RequestSpec {
   maxTokens: number;
   /** Traffic class (e.g. "short", "rag"); summaries break metrics down by it. */
   class?: string;
+  /** The user it belongs to (a dataset's or trace's `user` field): summary.json by_user. */
+  user?: string;
   /** Multi-turn: the session (virtual user conversation) and 0-based turn index. */
   sessionId?: string;
   turn?: number;

@@ -1,4 +1,5 @@
 // The one run lifecycle: workload → driver (clock + backend) → scheduler → aggregator, emitting events to reporters.
+import { tagsOf } from '../config/practice.js';
 import { cpus, hostname, platform } from 'node:os';
 import { sendConfig, type RunConfig, type SendConfig } from '../config/schema.js';
 import type { Tokenizer } from '../dataset/tokenizer.js';
@@ -149,6 +150,8 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
       started_at: new Date().toISOString(),
       ...target.metaHead,
       model: target.shownModel,
+      // --tag KEY=VALUE (docs/output-format.md#runjson): compare shows both sides' tags.
+      ...(c.tag.length ? { tags: Object.fromEntries(Object.entries(tagsOf(c.tag)).map(([k, v]) => [k, s.redact(v)])) } : {}),
       endpoint: c.endpoint,
       backend,
       executor: executor.describe({ ...c, ramp }),
@@ -181,7 +184,7 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
     // run.json first: a run cut short still says what it was.
     runJsonReporter.runStart!(startEvent());
     // Fed each record as it is kept: the summary comes from here, in memory that does not grow with the events.
-    const summaryAgg = new SummaryAggregator();
+    const summaryAgg = SummaryAggregator.forConfig(c);
     // The first wave's bodies before the clock starts: while streams are open the measuring thread only measures.
     const notice = (line: string) => process.stderr.write(`tokenflood: ${line}\n`);
     const prepared = prepareFirstWave({ c, driver, model: target.model, workload }, requests);
@@ -286,7 +289,7 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
     if (state.stoppedReason === 'saturated') meta.stop_message = `--stop-on-saturation: ${(meta.saturation_stop as { detail: string }).detail}`;
     if (state.stoppedReason === 'write_failed') meta.stop_message = jsonl.failure!.message;
     // A failed write lost the records of its batch: the summary is then rebuilt from what is on disk, so it still agrees with `report`.
-    const kept = jsonl.failure ? new SummaryAggregator() : summaryAgg;
+    const kept = jsonl.failure ? SummaryAggregator.forConfig(c) : summaryAgg;
     const keptWindows = jsonl.failure ? new WindowTracker() : windows;
     if (jsonl.failure) {
       folds = fold();

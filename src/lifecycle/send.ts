@@ -237,12 +237,14 @@ export async function sendLoop(x: SendContext): Promise<{ measuredDone: number; 
     if (route || pick) res.raw.model = shownModel(model);
     if (spec.prefixGroup !== undefined) res.raw.prefix_group = spec.prefixGroup;
     copySessionFields(spec, res.raw);
-    if (spec.media?.length) res.raw.request_bytes = typeof built.body === 'string' ? Buffer.byteLength(built.body) : built.body.byteLength;
+    // Every request's body size: the summary's request MB/s (docs/metrics.md#bytes-and-samples-per-second).
+    res.raw.request_bytes = typeof built.body === 'string' ? Buffer.byteLength(built.body) : built.body.byteLength;
     // The phase (ramp-up, steady, ramp-down) the scheduler gave the request: the summary covers the steady one.
     res.raw.phase = slot.phase;
     if (slot.stage !== undefined) res.raw.stage = slot.stage;
     if (label) res.raw.shard = label;
     if (slot.user !== undefined) res.raw.user = slot.user;
+    if (spec.user !== undefined) res.raw.user_id = spec.user;
     await completeTokenCounts(res, x.counter);
     if (res.raw.error !== null) res.raw.error = x.redact(res.raw.error);
     if (res.raw.finish_reason !== null) res.raw.finish_reason = x.redact(res.raw.finish_reason);

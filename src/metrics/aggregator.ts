@@ -1,6 +1,7 @@
 // Aggregator: the run's summary built record by record, in memory that grows with requests (typed columns), not with events.
 import { CancellationAggregator } from './cancellation.js';
 import { UsersAggregator } from './users.js';
+import { UserCacheAggregator } from './user-cache.js';
 import { SERVER_TIMING_FIELDS, type ServerTimingField } from './server-timings.js';
 import { createRequire } from 'node:module';
 import type { Histogram } from 'hdr-histogram-js';
@@ -16,6 +17,7 @@ import { MediaAggregator } from './media.js';
 import { metricDefs, type MetricDef } from './registry/index.js';
 import { SliceColumns, sliceSections } from './slices.js';
 import { Column } from './column.js';
+import { bandOf, parseLengthBands, runLengthBands, askedLengthBands, DEFAULT_LENGTH_BANDS, type LengthBand } from './length-bands.js';
 
 export { Column } from './column.js';
 import { errorHint } from './error-hints.js';
@@ -136,6 +138,9 @@ export class BlockAggregator {
   private busyUs = 0;
   private inTok = 0;
   private outTok = 0;
+  /** Σ request_bytes and Σ response_bytes of measured records; null until a record carries them. */
+  private reqBytes: number | null = null;
+  private respBytes: number | null = null;
   /** Σ samples of ok embeddings/rerank records; null until a record carries samples. */
   private samples: number | null = null;
   /** The registry's metrics when the aggregator was made, split by the records that feed them, each with its store. */
@@ -173,6 +178,8 @@ export class BlockAggregator {
     if (r.sent_at_ms < this.start) this.start = r.sent_at_ms;
     if (r.sent_at_ms + endMs > this.end) this.end = r.sent_at_ms + endMs;
     this.busyUs += Math.round(endMs * 1000);
+    if (r.request_bytes !== undefined) this.reqBytes = (this.reqBytes ?? 0) + r.request_bytes;
+    if (r.response_bytes !== undefined) this.respBytes = (this.respBytes ?? 0) + r.response_bytes;
     for (const i of this.allIdx) this.put(i, r);
     if (r.status === 'ok') this.addOk(r);
     else if (r.status === 'cancelled') this.cancelled++;
@@ -225,7 +232,9 @@ export class BlockAggregator {
   /**
    * duration_s = (last end − first send) over measured requests; throughputs divide by it;
    * mean_in_flight = Σ e2e / duration (Little's law over the window); error_rate = failed / (total − cancelled);
-   * embeddings and rerank: sample_throughput = Σ samples of ok requests / duration.
+   * embeddings and rerank: sample_throughput = Σ samples of ok requests / duration;
+   * samples_per_s = sample_throughput there, else ok requests / duration (one request = one sample);
+   * request_mb_per_s = Σ request_bytes of measured requests / 10⁶ / duration, response_mb_per_s likewise (failed requests too: their bytes crossed the wire).
    * Distributions carry p50/p90/p95/p99 and the `percentiles` asked for (--percentiles).
    */
   metrics(concurrency?: number, percentiles: Percentiles = DEFAULT_PERCENTILES): MetricsBlock {
@@ -267,6 +276,9 @@ export class BlockAggregator {
       token_source: { ...this.sources },
       ...(this.serverCols.size > 0 ? { server_timings: this.serverTimings(percentiles) } : {}),
       ...(this.samples !== null ? { samples: this.samples, sample_throughput: per(this.samples) } : {}),
+      samples_per_s: this.samples !== null ? per(this.samples) : per(this.ok),
+      ...(this.reqBytes !== null ? { request_bytes: this.reqBytes, request_mb_per_s: per(this.reqBytes) / 1e6 } : {}),
+      ...(this.respBytes !== null ? { response_bytes: this.respBytes, response_mb_per_s: per(this.respBytes) / 1e6 } : {}),
     };
   }
 
@@ -341,6 +353,9 @@ export class SummaryAggregator {
   private readonly stages = new Map<number, PhaseBlocks>();
   private readonly cancels = new CancellationAggregator();
   private readonly users = new UsersAggregator();
+  private readonly byUser = new UserCacheAggregator();
+  /** Per input-length band (--length-bands), keyed by label; see lengthBandBlocks for when the summary shows them. */
+  private readonly bandBlocks = new Map<string, PhaseBlocks>();
   /** Measured (not warmup) requests per phase. */
   private readonly phases = { steady: 0, ramp_up: 0, ramp_down: 0 };
   /** Records added (warmup included). */
@@ -350,9 +365,22 @@ export class SummaryAggregator {
    * by phase as the blocks are: the steady requests', and every phase's (a run of nothing but ramps).
    */
   private readonly sliceCols = { steady: new SliceColumns(), all: new SliceColumns() };
-  constructor(private readonly itlExactLimit = ITL_EXACT_LIMIT) {
+  /**
+   * `bands`: the input-length bands (--length-bands); `bandsAsked` = the user named them, so by_length_band is shown
+   * even when one band holds every request (the default bands show only when two or more are populated).
+   */
+  constructor(
+    private readonly itlExactLimit = ITL_EXACT_LIMIT,
+    readonly bands: readonly LengthBand[] = parseLengthBands(DEFAULT_LENGTH_BANDS),
+    readonly bandsAsked = false,
+  ) {
     this.all = new PhaseBlocks(itlExactLimit);
     this.media = new MediaAggregator((d) => (d.store === 'histogram' ? new ItlStore(itlExactLimit) : new ExactStore()));
+  }
+  /** An aggregator with the length bands a run's config names (`lengthBands`, --length-bands), else the default ones. */
+  static forConfig(config: unknown, itlExactLimit = ITL_EXACT_LIMIT): SummaryAggregator {
+    const asked = askedLengthBands(config) !== undefined;
+    return new SummaryAggregator(itlExactLimit, runLengthBands(config), asked);
   }
   add(r: RequestRecord): void {
     this.count++;
@@ -367,6 +395,10 @@ export class SummaryAggregator {
     this.sliceCols.all.add(r);
     this.cancels.add(r);
     this.users.add(r);
+    this.byUser.add(r);
+    // The intended prompt length (counted client-side) is known for failed requests too, so a band's error rate is its own.
+    const band = bandOf(this.bands, r.expected_input_tokens || (r.input_tokens ?? 0));
+    if (band) this.keyed(this.bandBlocks, band.label).add(r);
     if (r.stage !== undefined) {
       let s = this.stages.get(r.stage);
       if (!s) this.stages.set(r.stage, (s = new PhaseBlocks(this.itlExactLimit)));
@@ -418,11 +450,15 @@ export class SummaryAggregator {
       summary.cache_locality = loc.cacheLocality;
       summary.prefix_groups = loc.groups;
     }
+    const bands = this.lengthBandBlocks(which, concurrency, ps);
+    if (bands) summary.by_length_band = bands;
     if (this.stages.size > 0) summary.by_stage = this.stageBlocks(run, which, ps);
     const cancellation = this.cancels.summary();
     if (cancellation) summary.cancellation = cancellation;
     const users = this.users.summary(run.config as Record<string, unknown> | undefined);
     if (users) summary.users = users;
+    const byUser = this.byUser.summary();
+    if (byUser) summary.by_user = byUser;
     Object.assign(summary, this.turns.summary(ps));
     const media = this.media.summary(ps, (run.workload as { media?: { threaded?: boolean; threads?: number; media_waited?: number } } | undefined)?.media);
     Object.assign(summary, media);
@@ -430,6 +466,16 @@ export class SummaryAggregator {
     if (media.media && summary.client) summary.client = { ...summary.client, media: media.media.client };
     Object.assign(summary, sliceSections(this.slicesOf(which), run));
     return summary;
+  }
+  /** Each populated band's metrics in band order, when asked for or when two or more bands hold measured requests. */
+  private lengthBandBlocks(which: PhaseCounts['summarized'], concurrency: number | undefined, ps: Percentiles): Record<string, MetricsBlock> | undefined {
+    const out: Record<string, MetricsBlock> = {};
+    for (const b of this.bands) {
+      const m = this.bandBlocks.get(b.label)?.pick(which).metrics(concurrency, ps);
+      if (m && m.requests.total > 0) out[b.label] = m;
+    }
+    const n = Object.keys(out).length;
+    return n >= 2 || (this.bandsAsked && n >= 1) ? out : undefined;
   }
   /** Each stage's metrics, labelled with its load from run.json `load_stages`; a stage's concurrency is its own (closed loop). */
   private stageBlocks(run: Record<string, unknown>, which: PhaseCounts['summarized'], ps: Percentiles): StageBlock[] {

@@ -128,13 +128,17 @@ export interface RawRequest extends Partial<ServerTimings> {
   audio_seconds?: number;
   image_pixels?: number;
   media_bytes?: number;
-  /** The request body's bytes as sent (JSON with base64 media, or multipart): requests with media only. */
+  /** The request body's bytes as sent (JSON, with base64 media, or multipart); absent in older files. */
   request_bytes?: number;
+  /** Response body bytes received, as on the wire (compressed when the server compressed them); absent when none arrived or not measured (older files, WebSocket). */
+  response_bytes?: number;
   media_encode_ms?: number;
   image_tokens?: number | null;
   audio_tokens?: number | null;
   /** The server's `x-served-by` response header (a replica behind a router), letters, digits and ._:- only. */
   served_by?: string;
+  /** The dataset's or trace's `user` field of the request (summary.json by_user); absent when the data names none. */
+  user_id?: string;
   /** With --users (the user-centric executor): the 0-based user that sent it; absent otherwise. */
   user?: number;
   /** With --shard: the shard that sent it, "I/N" (0-based I); absent in a whole run (docs/distributed.md). */

@@ -106,7 +106,7 @@ export function steadySummary(full: SummaryAggregator, replay: (each: (r: Reques
   const cut = steadyStateCut(full.slicesOf());
   const fullSummary = full.summary(run, concurrency, percentiles);
   if (cut.summary.truncated_batches === 0) return { ...fullSummary, steady_state: cut.summary };
-  const trimmed = new SummaryAggregator();
+  const trimmed = new SummaryAggregator(undefined, full.bands, full.bandsAsked);
   replay((r) => trimmed.add(trimmedRecord(r, cut.cutMs)));
   return withSteadyState(trimmed.summary(run, concurrency, percentiles), fullSummary, cut);
 }

@@ -1,4 +1,6 @@
 // The summary's shape: the metrics block of a set of records, and the whole run's summary (schema_version 1).
+import type { ShortBaselineSummary } from './short-slowdown.js';
+import type { ByUserSummary } from './user-cache.js';
 import type { CancellationSummary } from './cancellation.js';
 import type { UsersSummary } from './users.js';
 import type { ServerTimingField } from './server-timings.js';
@@ -83,6 +85,14 @@ export interface MetricsBlock {
   /** Embeddings and rerank runs only: results (vectors, scores) the ok requests returned, and per second. */
   samples?: number;
   sample_throughput?: number;
+  /** Samples per second: sample_throughput for embeddings and rerank, else ok requests / duration_s (one request = one sample). Absent in older summaries. */
+  samples_per_s?: number;
+  /** Σ request body bytes of measured requests, and request_bytes / 10⁶ / duration_s (MB/s); absent when no record carries request_bytes. */
+  request_bytes?: number;
+  request_mb_per_s?: number;
+  /** Σ response body bytes received (as on the wire) of measured requests, and response_bytes / 10⁶ / duration_s (MB/s). */
+  response_bytes?: number;
+  response_mb_per_s?: number;
 }
 
 /** Every built-in distribution in a metrics block, with its display label, in display order (the registry's; metricsShownIn adds registered ones). */
@@ -181,6 +191,11 @@ export interface Summary extends MetricsBlock {
   by_class?: Record<string, MetricsBlock>;
   /** The same metrics per endpoint (target name), when requests went to two or more (docs/routing.md). */
   by_endpoint?: Record<string, MetricsBlock>;
+  /**
+   * The same metrics per input-length band (--length-bands, default 0-4k,4k-16k,16k-32k,32k+; k = 1024 tokens), keyed by
+   * band in band order, by each request's intended prompt length: docs/metrics.md#input-length-bands.
+   */
+  by_length_band?: Record<string, MetricsBlock>;
   /** The same metrics per model, when requests asked for two or more. */
   by_model?: Record<string, MetricsBlock>;
   /** With shared-prefix groups: the share of requests that reached a server that had served their prefix before (docs/metrics.md#cache-locality). */
@@ -191,6 +206,10 @@ export interface Summary extends MetricsBlock {
   by_stage?: StageBlock[];
   /** Requests the client cancelled on purpose (--cancel-after/--cancel-rate): docs/metrics.md#request-cancellation. */
   cancellation?: CancellationSummary;
+  /** Per user of the data (`user` field) or of --users: requests, TTFT and cached-token rate, top 10 and "others" (docs/metrics.md#users-and-their-cache). */
+  by_user?: ByUserSummary;
+  /** With --short-baseline: the short requests' TTFT/TPOT/E2E in this mixed run against a short-only run at the same load (docs/metrics.md#short-vs-long-baseline). */
+  short_baseline?: ShortBaselineSummary;
   /** The user-centric executor (--users/--user-rate): docs/metrics.md#user-centric-rate. */
   users?: UsersSummary;
   /** Per 0-based turn index (turns 16 and later pooled as "16+"), when records carry `turn`: docs/metrics.md#sessions-and-turns. */

@@ -14,7 +14,7 @@ export function computeMetrics(all: readonly RequestRecord[], concurrency?: numb
 
 /** The summary of records already in memory; a run or `report` feeds the aggregator record by record instead. */
 export function buildSummary(records: readonly RequestRecord[], run: Record<string, unknown>, concurrency?: number): Summary {
-  const agg = new SummaryAggregator();
+  const agg = SummaryAggregator.forConfig(run.config);
   for (const r of records) agg.add(r);
   return agg.summary(run, concurrency);
 }

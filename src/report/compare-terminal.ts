@@ -1,4 +1,5 @@
 // Terminal reporter for `compare`: one side-by-side table per compared point, regressions marked.
+import { identityLines } from './compare-identity.js';
 import { fmt, safeTerminalText, table } from './format.js';
 import type { CompareResult, MetricDelta } from './compare.js';
 import type { TurnTtftDelta } from './compare-turns.js';
@@ -63,6 +64,7 @@ export function renderComparison(res: CompareResult): string {
     out.push(`baseline  ${c.baseline}${runs(c.baseline_runs)}`, `candidate ${c.candidate}${runs(c.candidate_runs)}`);
     // Run metadata can carry server text (model names): keep control sequences off the terminal.
     if (c.warnings.length) out.push('WARNING: these inputs differ in kind, so the deltas below may not mean better or worse:', ...c.warnings.map((w) => `  - ${safeTerminalText(w, 400)}`));
+    out.push(...identityLines(c.identity));
     if (c.prompt_cache_warnings.length) out.push('WARNING: a prefix cache answered prompts meant to be fresh, so these figures are not those of uncached prompts:', ...c.prompt_cache_warnings.map((w) => `  - ${safeTerminalText(w, 700)}`));
     for (const p of c.points) {
       if (c.kind === 'sweep') out.push('', `${p.point}:`);

@@ -16,6 +16,7 @@ import { imagesTtftDeltas, type ImagesTtftDelta } from './compare-images.js';
 import { perRequestTest, runLevelTest, untested, type CompareTest, type Significance } from './compare-significance.js';
 import { runSamples } from './compare-samples.js';
 import { isRepeatedRunDir, readRepeatedRuns, type RepeatedRuns } from './compare-runs.js';
+import { compareIdentity, identityDir, type IdentityRow } from './compare-identity.js';
 
 export interface CompareMetric {
   key: string;
@@ -186,6 +187,8 @@ export interface CandidateComparison {
   by_turn?: TurnTtftDelta[];
   /** Runs with media (summary by_images): TTFT per image count on both sides, informational only. */
   by_images?: ImagesTtftDelta[];
+  /** Both sides' tags and server identity (run.json), field by field, differences flagged (compare-identity.ts). */
+  identity: IdentityRow[];
 }
 
 /** One --fail-on metric's outcome in one candidate (and sweep point). */
@@ -384,7 +387,7 @@ export function compareResults(baseline: Loaded, candidates: readonly Loaded[], 
     return { baseline: baseline.dir, candidate: cand.dir, kind: baseline.kind, baseline_runs: runCount(baseline), candidate_runs: runCount(cand), points, unmatched, regressions, warnings: kindWarnings(baseline.what, cand.what), prompt_cache_warnings: [
       ...(baseline.promptCache ?? []).map((w) => `baseline ${baseline.dir}: ${w}`),
       ...(cand.promptCache ?? []).map((w) => `candidate ${cand.dir}: ${w}`),
-    ], ...turnsOf(baseline, cand) };
+    ], ...turnsOf(baseline, cand), identity: compareIdentity(identityDir(baseline), identityDir(cand)) };
   });
   // A --fail-on percentile row (ttft_p99_9) exists only when the baseline asked for that percentile.
   const rows = new Set(comparisons.flatMap((c) => c.points.flatMap((p) => p.deltas.map((d) => d.metric))));

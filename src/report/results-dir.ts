@@ -28,10 +28,11 @@ export const runConcurrency = (run: Record<string, unknown>): number | undefined
  */
 export function replaySummary(dir: string, who?: string, percentiles?: Percentiles): { summary: Summary; warnings: string[] } {
   const file = requestsFile(dir, who);
-  const agg = new SummaryAggregator();
+  const metaWarnings: string[] = [];
+  const run = readRunMeta(dir, metaWarnings);
+  const agg = SummaryAggregator.forConfig(run.config);
   const windows = new WindowTracker();
-  const warnings = eachRecord(file, (r) => (agg.add(r), windows.add(r)));
-  const run = readRunMeta(dir, warnings);
+  const warnings = [...eachRecord(file, (r) => (agg.add(r), windows.add(r))), ...metaWarnings];
   // --warmup auto: the same rule, and a second pass with the transient marked warmup, as the run did.
   const base = wantsSteadyState(run.config) ? steadySummary(agg, (each) => eachRecord(file, each), run, runConcurrency(run), percentiles) : agg.summary(run, runConcurrency(run), percentiles);
   // The server section is re-derived from server_metrics.jsonl, as the run derived it.

@@ -27,6 +27,8 @@ export function statsColumns(percentiles: readonly number[] = DEFAULT_PERCENTILE
     // The mean first, beside its percentiles: the practice's headline FIRST_TOKEN_TIME / WHOLE_TOKEN_TIME are means.
     ...csvMetrics().flatMap((d) => [mcol(d), ...ps.map((p) => pcol(d, p))]),
     'output_time_mean_ms', 'output_tok_s_per_request_mean', 'output_tok_s', 'input_tokens_mean', 'output_tokens_mean',
+    // Throughput in the practice's other units: samples/s and MB/s of request and response bodies.
+    'samples_s', 'request_mb_s', 'response_mb_s',
   ];
 }
 
@@ -35,7 +37,8 @@ const pval = (d: DistStats | undefined, key: string): number | null => (d ? ((d 
 /**
  * One row of a metrics block. ttft_mean_ms, e2e_mean_ms = the metrics' means over ok requests; qps = ok requests / duration_s; qpm = 60 · qps; fail_rate = failed / (total − cancelled);
  * output_time_mean_ms = mean E2E − mean TTFT of ok requests (the mean time from the first token to the last);
- * output_tok_s_per_request_mean = mean per-request output speed; output_tok_s = Σ output tokens / duration_s.
+ * output_tok_s_per_request_mean = mean per-request output speed; output_tok_s = Σ output tokens / duration_s;
+ * samples_s = samples_per_s; request_mb_s, response_mb_s = Σ body bytes / 10⁶ / duration_s.
  */
 export function statsRow(cls: string, m: MetricsBlock, columns: readonly string[]): Cell[] {
   const e2e = m.e2e_ms.mean;
@@ -54,6 +57,9 @@ export function statsRow(cls: string, m: MetricsBlock, columns: readonly string[
     output_tok_s: m.output_throughput,
     input_tokens_mean: m.input_tokens.mean,
     output_tokens_mean: m.output_tokens.mean,
+    samples_s: m.samples_per_s ?? null,
+    request_mb_s: m.request_mb_per_s ?? null,
+    response_mb_s: m.response_mb_per_s ?? null,
   };
   // A percentile column: the metric whose name and suffix frame it, at the key between them (ttft_p99_9_ms → ttft_ms, p99_9).
   const defs = csvMetrics();
@@ -69,9 +75,16 @@ export function statsRow(cls: string, m: MetricsBlock, columns: readonly string[
   });
 }
 
-/** stats.csv text: a header, the whole run (`class` = all), then each request class (by_class) by name. */
+/**
+ * stats.csv text: a header, the whole run (`class` = all), then each request class (by_class) by name, then each
+ * input-length band (by_length_band) as `class` = "input:BAND", e.g. input:4k-16k.
+ */
 export function statsCsv(s: Summary): string {
   const columns = statsColumns(s.percentiles ?? DEFAULT_PERCENTILES);
-  const rows = [statsRow('all', s, columns), ...Object.entries(s.by_class ?? {}).map(([c, m]) => statsRow(c, m, columns))];
+  const rows = [
+    statsRow('all', s, columns),
+    ...Object.entries(s.by_class ?? {}).map(([c, m]) => statsRow(c, m, columns)),
+    ...Object.entries(s.by_length_band ?? {}).map(([b, m]) => statsRow(`input:${b}`, m, columns)),
+  ];
   return [columns.join(','), ...rows.map((r) => r.map(csvCell).join(','))].join('\n') + '\n';
 }

@@ -98,6 +98,7 @@ export function renderSummary(s: Summary): string {
       ? `throughput: ${fmt(s.request_throughput)} req/s (${fmt(s.qpm)} QPM), ${fmt(s.sample_throughput!)} samples/s, input ${fmt(s.input_throughput)} tok/s, mean in flight ${fmt(s.mean_in_flight)}`
       : `throughput: ${fmt(s.request_throughput)} req/s (${fmt(s.qpm)} QPM), output ${fmt(s.output_throughput)} tok/s, total ${fmt(s.total_token_throughput)} tok/s, mean in flight ${fmt(s.mean_in_flight)}`,
   );
+  out.push(bytesLine(s));
   const ci = throughputCiLine(s);
   if (ci) out.push(ci);
   out.push(...steadyAndSaturationLines(s));
@@ -165,6 +166,23 @@ export function renderSummary(s: Summary): string {
     const crow = Object.entries(s.by_class).map(([c, m]) => [c, String(m.requests.ok), ...lat.map((col) => fmt(col.value(m))), fmt(m.output_throughput)]);
     out.push(table(['class', 'ok', ...lat.map((col) => col.head), 'out tok/s'], crow));
   }
+  if (s.by_length_band) {
+    out.push('', 'by input length (prompt tokens, k = 1024):');
+    const brow = Object.entries(s.by_length_band).map(([b, m]) => [b, String(m.requests.ok), pct(m.requests.error_rate), ...lat.map((col) => fmt(col.value(m))), fmt(m.output_throughput)]);
+    out.push(table(['band', 'ok', 'errors', ...lat.map((col) => col.head), 'out tok/s'], brow));
+  }
+  if (s.by_user) {
+    const n = s.by_user.users;
+    out.push('', `by user (${n} user${n === 1 ? '' : 's'}; top ${Object.keys(s.by_user.rows).filter((k) => k !== 'others').length} by requests; cached rate = cached / prompt tokens):`);
+    const urow = Object.entries(s.by_user.rows).map(([u, r]) => [
+      u === 'others' && r.users > 1 ? `others (${r.users})` : safeTerminalText(u, 40),
+      String(r.requests),
+      pct(r.error_rate),
+      fmt(r.ttft_p50_ms),
+      r.cached_token_rate === null ? '-' : pct(r.cached_token_rate),
+    ]);
+    out.push(table(['user', 'requests', 'errors', 'TTFT p50', 'cached rate'], urow));
+  }
   out.push(...routingLines(s));
   out.push(...sessionLines(s));
   out.push(...mediaLines(s));
@@ -195,4 +213,11 @@ function serverTimingsLine(t: NonNullable<Summary['server_timings']>): string {
   p50('decode', 'server_predicted_per_s', ' tok/s');
   p50('output', 'server_eval_tokens', ' tokens');
   return `server-reported timings (p50, docs/output-format.md): ${parts.join(', ')}`;
+}
+
+/** The practice's other throughput units: samples/s (ok requests/s, or results/s for embeddings) and request/response MB/s. */
+function bytesLine(s: Summary): string {
+  const mb = (x: number | undefined) => (x === undefined ? '-' : fmt(x));
+  const samples = s.samples_per_s ?? (s.sample_throughput ?? s.request_throughput);
+  return `data: ${fmt(samples)} samples/s, request bodies ${mb(s.request_mb_per_s)} MB/s, response bodies ${mb(s.response_mb_per_s)} MB/s`;
 }

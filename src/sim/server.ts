@@ -33,6 +33,7 @@ import { serveEmbed } from './http/embed.js';
 import { parseSimServerOptions, type SimServerOptions } from './options.js';
 import { listen } from './http/listen.js';
 import type { SharedPrefixStore } from './engine/shared-prefix.js';
+import { VERSION } from '../version.js';
 
 export type { SimServerOptions } from './options.js';
 export type { FaultOptions } from './http/faults.js';
@@ -349,6 +350,10 @@ export async function startSimServer(opts: SimServerOptions = {}, hooks: SimServ
           res.writeHead(200, { 'content-type': reg.contentType });
           res.end(body);
         }
+        return;
+      case '/version':
+        // vLLM's shape ({"version": …}), so a run records which sim answered (run.json server_identity.version).
+        if (allow('GET')) sendJson(res, { version: `tokenflood-sim ${VERSION}` });
         return;
       case '/health':
         res.writeHead(200);

@@ -23,6 +23,34 @@ export interface ServerIdentity {
   version?: string | number | boolean | null;
   max_model_len?: number | null;
   server_info?: Record<string, string | number | boolean | null>;
+  /** Engine arguments from an info gauge's labels in /metrics (vLLM `vllm:cache_config_info`). */
+  engine_args?: Record<string, string>;
+}
+
+/** Labels kept from vLLM's `vllm:cache_config_info` gauge (cache and memory settings; no paths). */
+const CACHE_CONFIG_KEYS = ['block_size', 'cache_dtype', 'gpu_memory_utilization', 'num_gpu_blocks', 'num_cpu_blocks', 'enable_prefix_caching', 'prefix_caching_hash_algo', 'sliding_window', 'calculate_kv_scales', 'kv_cache_memory_bytes', 'cpu_offload_gb', 'mamba_cache_dtype'];
+
+/**
+ * The kept labels of the first `vllm:cache_config_info{…} 1` line of a /metrics text (label values unescaped for
+ * \\, \" and \n, then made inert). Empty when the gauge is absent.
+ */
+export function cacheConfigArgs(text: string): Record<string, string> {
+  const m = /^vllm:cache_config_info\{(.*)\}\s+\S+\s*$/m.exec(text);
+  if (!m) return {};
+  const out: Record<string, string> = {};
+  for (const l of m[1].matchAll(/([A-Za-z_][A-Za-z0-9_]*)="((?:[^"\\]|\\.)*)"/g))
+    if (CACHE_CONFIG_KEYS.includes(l[1])) out[l[1]] = inertText(l[2].replace(/\\(.)/g, (_, c: string) => (c === 'n' ? ' ' : c)));
+  return out;
+}
+
+/** A /metrics text for the info gauges (capped as a scrape is), or undefined. */
+async function text(url: string, o: { client: GetClient; headers: Record<string, string> }): Promise<string | undefined> {
+  try {
+    const r = await getCapped(url, { ...o, deadlineMs: IDENTITY_DEADLINE_MS, maxBytes: 4 * 1024 * 1024 });
+    return r.status >= 200 && r.status < 300 ? r.text : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 async function json(url: string, o: { client: GetClient; headers: Record<string, string> }): Promise<unknown> {
@@ -39,8 +67,16 @@ async function json(url: string, o: { client: GetClient; headers: Record<string,
  * engines are not asked). Every probe is optional and has its own deadline. `redact` removes the run's secrets.
  */
 export async function probeIdentity(origin: string, engine: string | null, o: { client: GetClient; headers: Record<string, string>; redact: (s: string) => string }): Promise<ServerIdentity> {
-  const [version, info] = await Promise.all([engine === 'vllm' ? json(`${origin}/version`, o) : undefined, engine === 'sglang' ? json(`${origin}/get_server_info`, o) : undefined]);
+  // SGLang renamed /get_server_info to /server_info (the old path stays as an alias in some releases): newer first.
+  const sglangInfo = async () => (await json(`${origin}/server_info`, o)) ?? (await json(`${origin}/get_server_info`, o));
+  const [version, info, metrics] = await Promise.all([
+    engine === 'vllm' ? json(`${origin}/version`, o) : undefined,
+    engine === 'sglang' ? sglangInfo() : undefined,
+    engine === 'vllm' ? text(`${origin}/metrics`, o) : undefined,
+  ]);
   const out: ServerIdentity = {};
+  const args = metrics ? cacheConfigArgs(metrics) : {};
+  if (Object.keys(args).length) out.engine_args = Object.fromEntries(Object.entries(args).map(([k, v]) => [k, o.redact(v)]));
   if (version && typeof version === 'object' && 'version' in version) {
     const v = inertValue((version as { version: unknown }).version);
     out.version = typeof v === 'string' ? o.redact(v) : v;

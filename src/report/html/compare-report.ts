@@ -112,6 +112,18 @@ function turnTable(rows: CompareResult['comparisons'][number]['by_turn']): strin
   );
 }
 
+/** Both sides' tags and server identity (compare-identity.ts); server text is escaped, differing rows marked. */
+function identityTable(rows: CompareResult['comparisons'][number]['identity'] | undefined): string {
+  if (!rows?.length) return '';
+  const cell = (v: string | null) => ({ text: v ?? '—' });
+  const diff = rows.filter((r) => r.differs).map((r) => r.field);
+  return (
+    `<h4>Identity</h4>` +
+    htmlTable(['field', 'baseline', 'candidate', ''], rows.map((r) => [r.field, cell(r.baseline), cell(r.candidate), { html: r.differs ? '<span class="fail">differs</span>' : '' }])) +
+    (diff.length ? `<p class="fail">The two sides differ in ${esc(diff.join(', '))}: the deltas measure those changes too.</p>` : '')
+  );
+}
+
 export function renderCompareReport(res: CompareResult, all: readonly Loaded[]): string {
   const names = labels(all.map((l) => l.dir));
   const isSweep = all[0]?.kind === 'sweep';
@@ -124,7 +136,7 @@ export function renderCompareReport(res: CompareResult, all: readonly Loaded[]):
         p.deltas.map((d) => [...(isSweep ? [p.point] : []), `${d.label}`, d.better, show(d.baseline, d.unit), show(d.candidate, d.unit), rel(d), ciText(d), pCell(d), { html: mark(d) }]),
       );
       const unmatched = c.unmatched.length ? `<p class="muted">Not compared: ${esc(c.unmatched.join('; '))}</p>` : '';
-      return head + warningBlock(c.warnings) + htmlTable([...(isSweep ? ['point'] : []), 'metric', 'better', 'baseline', 'candidate', 'delta %', 'delta 95% CI', 'p', ''], rows) + unmatched + turnTable(c.by_turn);
+      return head + warningBlock(c.warnings) + identityTable(c.identity) + htmlTable([...(isSweep ? ['point'] : []), 'metric', 'better', 'baseline', 'candidate', 'delta %', 'delta 95% CI', 'p', ''], rows) + unmatched + turnTable(c.by_turn);
     })
     .join('');
   const chartDivs = Object.keys(charts).map((id) => `<div class="chart" id="${id}"></div>`).join('');

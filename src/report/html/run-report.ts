@@ -184,6 +184,27 @@ export function renderRunReport(d: RunReportData, opts: RunReportOptions = {}): 
         Object.entries(s.by_class).map(([c, m]) => [c, String(m.requests.ok), pctText(m.requests.error_rate), ...lat.map((col) => num(col.value(m))), num(m.output_throughput)]),
       )
     : '';
+  const byBand = s.by_length_band
+    ? htmlTable(
+        ['input tokens', 'ok', 'error rate', ...lat.map((col) => col.head), 'output tok/s'],
+        Object.entries(s.by_length_band).map(([b, m]) => [b, String(m.requests.ok), pctText(m.requests.error_rate), ...lat.map((col) => num(col.value(m))), num(m.output_throughput)]),
+      )
+    : '';
+  const byUser = s.by_user
+    ? htmlTable(
+        ['user', 'requests', 'error rate', 'TTFT p50 (ms)', 'TTFT mean (ms)', 'prompt tokens', 'cached tokens', 'cached-token rate'],
+        Object.entries(s.by_user.rows).map(([u, r]) => [
+          { text: u === 'others' && r.users > 1 ? `others (${r.users} users)` : u },
+          String(r.requests),
+          pctText(r.error_rate),
+          num(r.ttft_p50_ms),
+          num(r.ttft_mean_ms),
+          String(r.prompt_tokens),
+          String(r.cached_tokens),
+          r.cached_token_rate === null ? '—' : pctText(r.cached_token_rate),
+        ]),
+      )
+    : '';
   const scale = run.sim_time_scale;
   const sections = [
     { id: 'headline', title: 'Headline', html: tiles(headline(s, slo?.result)) },
@@ -196,7 +217,9 @@ export function renderRunReport(d: RunReportData, opts: RunReportOptions = {}): 
         `<p class="muted">Under each mean and percentile: its 95% confidence interval (t-interval for means, distribution-free order-statistic interval for percentiles; none when too few requests: docs/metrics.md#confidence-intervals).</p>` +
         percentileTable(s, s.percentiles) +
         (pctCharts.length ? `<div class="grid2">${pctCharts.map(([id]) => div(id)).join('')}</div>` : '') +
-        (byClass ? `<h3>By class</h3>${byClass}` : ''),
+        (byClass ? `<h3>By class</h3>${byClass}` : '') +
+        (byBand ? `<h3 id="by-length-band">By input length (prompt tokens, k = 1024)</h3>${byBand}` : '') +
+        (byUser ? `<h3 id="by-user">By user (${s.by_user!.users} users; cached-token rate = cached / prompt tokens of requests that reported them)</h3>${byUser}` : ''),
     },
     { id: 'distributions', title: 'Distributions', html: `<div class="grid2">${div('c-ttft-hist')}${div('c-tpot-hist')}${div('c-ttft-cdf')}${div('c-tpot-cdf')}</div>` },
     { id: 'timeline', title: 'Request timeline', html: `<p class="muted">${esc(tl.note)} Orange: waiting for the first token; then decoding; red: failed.</p>${div('c-timeline', 'chart tall')}` },

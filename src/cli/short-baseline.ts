@@ -1,0 +1,105 @@
+// run --short-baseline TOKENS: a short-only run at the same load into OUT/short-baseline/, then the mixed run into OUT,
+// then the slowdown of the short requests (summary.json short_baseline, a terminal table; docs/metrics.md#short-vs-long-baseline).
+import { join } from 'node:path';
+import { UsageError } from '../errors.js';
+import { run } from '../run.js';
+import type { ResolvedRun } from '../config/load.js';
+import type { Reporter } from '../report/events.js';
+import type { Workload } from '../dataset/workload-types.js';
+import type { RequestSpec } from '../dataset/types.js';
+import { parseTokenCount } from '../metrics/length-bands.js';
+import { ShortValues, shortSlowdown, SLOWDOWN_METRICS, type ShortBaselineSummary } from '../metrics/short-slowdown.js';
+import { eachRecord } from '../artifacts/records.js';
+import { ARTIFACTS, artifactPath } from '../artifacts/registry.js';
+import { writeJsonFile } from '../artifacts/run-files.js';
+import { fmt, table } from '../report/format.js';
+
+/** The same workload with only the requests whose prompt is under `threshold` tokens. */
+export function shortOnly(threshold: number): (base: () => Workload) => Workload {
+  return (base) => {
+    const w = base();
+    if (w.schedule) throw new UsageError(['--short-baseline: trace sessions (a turn waits for its predecessor) cannot be split into short and long requests; replay a trace without sessions']);
+    const isShort = (s: RequestSpec | undefined) => s !== undefined && s.inputTokens < threshold;
+    if (w.size !== undefined) {
+      // A finite workload (once-mode dataset, replay): its short requests, at their recorded send times when it has them.
+      const keep: { spec: RequestSpec; at?: number }[] = [];
+      for (let i = 0; i < w.size; i++) {
+        const s = w.next(i);
+        if (s instanceof Promise) throw new UsageError(['--short-baseline: this workload cannot be filtered ahead of the run']);
+        if (isShort(s)) keep.push({ spec: s!, at: w.arrivalTimesMs?.[i] });
+      }
+      return {
+        next: (j) => keep[j]?.spec,
+        prefetchable: true,
+        size: keep.length,
+        ...(w.arrivalTimesMs ? { arrivalTimesMs: keep.map((k) => k.at ?? 0) } : {}),
+        describe: () => ({ ...w.describe(), short_only_below_tokens: threshold, short_requests: keep.length }),
+      };
+    }
+    // An endless workload (synthetic lengths, a reused dataset): skip the long ones, in order.
+    const memo = new Map<number, RequestSpec | undefined>();
+    let cursor = 0;
+    return {
+      next: (j) => {
+        if (memo.has(j)) return memo.get(j);
+        let s: RequestSpec | undefined;
+        for (let tries = 0; tries < 100_000; tries++) {
+          const x = w.next(cursor++);
+          if (x instanceof Promise) throw new UsageError(['--short-baseline: this workload cannot be filtered']);
+          if (x === undefined || isShort(x)) {
+            s = x;
+            break;
+          }
+        }
+        memo.set(j, s);
+        return s;
+      },
+      prefetchable: w.prefetchable,
+      describe: () => ({ ...w.describe(), short_only_below_tokens: threshold }),
+    };
+  };
+}
+
+/** The short requests' values of a finished run directory. */
+function shortValuesOf(dir: string, threshold: number): ShortValues {
+  const v = new ShortValues(threshold);
+  eachRecord(artifactPath(dir, ARTIFACTS.requests), (r) => v.add(r));
+  return v;
+}
+
+/** The terminal table of the slowdown. */
+export function slowdownLines(s: ShortBaselineSummary): string[] {
+  const label: Record<string, string> = { ttft_ms: 'TTFT', tpot_ms: 'TPOT', e2e_ms: 'E2E' };
+  const ci = (c: [number, number] | null) => (c ? `[${fmt(c[0])}, ${fmt(c[1])}]` : '-');
+  const ratio = (x: number | null) => (x === null ? '-' : `${fmt(x)}×`);
+  const rows = SLOWDOWN_METRICS.map((m) => {
+    const r = s.rows[m];
+    return [`${label[m]} (ms)`, fmt(r.baseline.mean), fmt(r.mixed.mean), r.difference_ms === null ? '-' : `${r.difference_ms >= 0 ? '+' : ''}${fmt(r.difference_ms)}`, ci(r.difference_ci95), ratio(r.ratio), fmt(r.baseline.p99), fmt(r.mixed.p99), ratio(r.p99_ratio)];
+  });
+  return [
+    '',
+    `short-vs-long baseline (prompts under ${s.threshold_tokens} tokens are short): ${s.mixed_short_requests} short and ${s.mixed_long_requests} long requests in the mixed run, ${s.baseline_requests} in the short-only baseline (${s.baseline_dir})`,
+    table(['short requests', 'baseline mean', 'mixed mean', 'difference', 'difference 95% CI', 'ratio', 'baseline p99', 'mixed p99', 'p99 ratio'], rows),
+  ];
+}
+
+/**
+ * The two runs and the comparison. `reporters(phase)` gives each run its reporters; the mixed run's summary.json gets
+ * `short_baseline`, and the table is printed with `print`.
+ */
+export async function runWithShortBaseline(resolved: ResolvedRun, o: { reporters: (phase: 'baseline' | 'mixed') => Reporter[]; signal?: AbortSignal; print: (text: string) => void; notice: (line: string) => void }): Promise<ShortBaselineSummary | undefined> {
+  const c = resolved.config;
+  if (c.out === undefined) throw new UsageError(['--short-baseline: give --out DIR: the short-only baseline goes to DIR/short-baseline/ beside the mixed run in DIR']);
+  if (c.runs > 1 || c.evalUnderLoad) throw new UsageError(['--short-baseline: not with --runs or --eval-under-load']);
+  const threshold = parseTokenCount(c.shortBaseline!);
+  const baseDir = join(c.out, 'short-baseline');
+  o.notice(`--short-baseline: first a short-only baseline (prompts under ${threshold} tokens) at the same load into ${baseDir}`);
+  await run({ ...resolved, config: { ...c, out: baseDir, shortBaseline: undefined } }, { signal: o.signal, reporters: o.reporters('baseline'), workload: shortOnly(threshold) });
+  if (o.signal?.aborted) return undefined;
+  o.notice(`--short-baseline: now the mixed run into ${c.out}`);
+  const mixed = await run(resolved, { signal: o.signal, reporters: o.reporters('mixed') });
+  const s = shortSlowdown(shortValuesOf(baseDir, threshold), shortValuesOf(mixed.outDir, threshold), threshold, baseDir);
+  writeJsonFile(mixed.outDir, ARTIFACTS.summary, { ...mixed.summary, short_baseline: s });
+  o.print(slowdownLines(s).join('\n') + '\n');
+  return s;
+}
