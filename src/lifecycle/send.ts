@@ -30,6 +30,7 @@ function copySessionFields(spec: RequestSpec, raw: ExecuteResult['raw']): void {
   if (spec.sessionId !== undefined) raw.session = spec.sessionId;
   if (spec.turn !== undefined) raw.turn = spec.turn;
   if (spec.agent !== undefined) raw.agent = spec.agent;
+  if (spec.instance !== undefined) raw.instance = spec.instance;
   if (spec.ceilingTokens !== undefined) {
     raw.ceiling_tokens = spec.ceilingTokens;
     if (spec.source !== undefined) raw.source = spec.source;
