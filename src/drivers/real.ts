@@ -26,6 +26,7 @@ import type { RequestSpec } from '../dataset/types.js';
 import { createRouter, type Router } from '../backends/route-policies.js';
 import { parseRouteSpec, type RouteSpec } from '../backends/route-rules.js';
 import { createRouteTally, type RouteTally } from '../backends/route-tally.js';
+import { runLadder, type LadderResult } from '../lifecycle/validate-ladder.js';
 
 /**
  * --workers auto: one thread for light loads; for heavy loads one per core except the one the main thread
@@ -239,6 +240,18 @@ export function createRealDriver(c: RunConfig, extraHeaders: Record<string, stri
           return { target: i, endpoint: endpoints[i].name!, model: endpoints[i].model };
         }
       : undefined,
+    async validate(spec, say, signal) {
+      const results: LadderResult[] = [];
+      for (const ep of endpoints) {
+        const who = endpoints.length > 1 ? `target ${ep.name}: ` : '';
+        const r = await runLadder({ url: ep.url, headers: ep.headers, model: ep.model, backend: getBackend(backend), stream: c.stream, ignoreEos: c.ignoreEos, timeoutMs: c.timeout * 1000, spec }, (l) => say(who + l), signal).catch((e: unknown) => {
+          if (e instanceof TokenfloodError && who) e.message = who + e.message;
+          throw e;
+        });
+        results.push(endpoints.length > 1 ? { ...r, target: ep.name } : r);
+      }
+      return results.length === 1 ? results[0] : { verdict: results.some((r) => r.verdict === 'warn') ? 'warn' : 'pass', steps: results.flatMap((r) => r.steps), targets: results };
+    },
     execute(inp, spec, target = 0) {
       const ep = endpoints[target];
       const headers = sessionHeaders(ep.headers, c.sessionHeader, spec?.sessionId);
