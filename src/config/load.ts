@@ -150,6 +150,8 @@ export function resolveRunConfig(inp: ResolveInput): ResolvedRun {
   if (c.backend && merged.endpoint !== undefined && BACKENDS[c.backend].endpoint !== c.endpoint)
     problems.push(`--backend: ${c.backend} loads --endpoint ${BACKENDS[c.backend].endpoint}, not --endpoint ${c.endpoint}: give one of the two`);
   else if (c.backend) c.endpoint = BACKENDS[c.backend].endpoint;
+  if (c.tools && !['openai-chat', undefined].includes(c.backend as string | undefined)) problems.push(`--tools: tool definitions are sent in OpenAI chat bodies only (--backend openai-chat), not --backend ${c.backend}`);
+  else if (c.tools && c.endpoint !== 'chat') problems.push('--tools: tool definitions go with --endpoint chat, not completions');
   problems.push(...backendConfigProblems(c));
   problems.push(...mediaProblems(c));
   if (c.slo)
