@@ -5,7 +5,11 @@ export type ErrorCode =
   | 'E_UNREACHABLE' // target server could not be reached before the run: exit 2
   | 'E_INTERRUPTED' // stopped by a signal before the run started (during the preflight): exit 130/143
   | 'E_WRITE' // a results file could not be written (disk full, ...): exit 1, sending stopped
+  | 'E_VALIDATION' // run --validate: a step of the validation ladder failed before the load: exit 4, no load sent
   | 'E_INTERNAL';
+
+/** Exit code of a run stopped by its validation ladder (run --validate), distinct from bad input (2) and run failures (1, 3). */
+export const EXIT_VALIDATION = 4;
 
 export class TokenfloodError extends Error {
   constructor(

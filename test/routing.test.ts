@@ -133,7 +133,7 @@ describe('bad routing input: exit 2, one message naming the flag or field, nothi
     ['two targets with one name', () => ['--targets', file('n.yaml', `- { url: "http://127.0.0.1:9/v1", name: x }\n- { url: "http://127.0.0.1:9/v1", name: x }\n`)], /name "x" is used twice/],
     ['a bad second --base-url', () => ['--base-url', a.baseUrl, '--base-url', 'localhost:9'], /--base-url \(#2\): /],
     ['--route with one endpoint', () => ['--base-url', a.baseUrl, '--route', 'prefix-hash'], /--route: only applies with several endpoints/],
-    ['an unknown route', () => ['--base-url', a.baseUrl, '--base-url', b.baseUrl, '--route', 'sticky'], /--route: unknown kind "sticky" \(valid: round-robin, random, least-in-flight, weighted, prefix-hash, session\)/],
+    ['an unknown route', () => ['--base-url', a.baseUrl, '--base-url', b.baseUrl, '--route', 'sticky'], /--route: unknown kind "sticky" \(valid: round-robin, random, least-in-flight, weighted, prefix-hash, session, by-length:LO-HI=TARGET,..., by-class\[:CLASS=TARGET,...\]\)/],
     ['a model weight of zero', () => ['--base-url', a.baseUrl, '--models', 'a:0%,b:100%'], /--models: "a:0%": the weight must be a positive/],
     ['an unreachable second endpoint', () => ['--base-url', a.baseUrl, '--base-url', 'http://127.0.0.1:1/v1'], /target t2: cannot reach the server at http:\/\/127\.0\.0\.1:1\/v1/],
     ['--sim-router without --sim-replicas', () => ['--sim-router', 'prefix-hash'], /--sim-router: only applies with --sim-replicas 2 or more/],

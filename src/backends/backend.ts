@@ -15,6 +15,8 @@ export interface BodyOptions {
   topK?: number;
   seed?: number;
   extraBody?: Record<string, unknown>;
+  /** --tools N: synthetic function definitions on every chat request (OpenAI chat bodies). */
+  tools?: number;
   /** Inputs per request of the embeddings and rerank backends (--batch-size). */
   batchSize?: number;
 }

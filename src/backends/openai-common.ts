@@ -4,6 +4,7 @@ import type { BodyOptions, ChunkInfo } from './backend.js';
 import type { UsageReport } from './usage.js';
 import { eosExtensions, parseObject, sampling } from './native-common.js';
 import { templateClassifier } from './chunk-scan.js';
+import { syntheticTools } from './tools.js';
 
 export type { BodyOptions, ChunkInfo } from './backend.js';
 export type { Usage, UsageReport } from './usage.js';
@@ -12,6 +13,8 @@ export type { Usage, UsageReport } from './usage.js';
 export function commonBody(spec: RequestSpec, o: BodyOptions, prompt: Record<string, unknown>): Record<string, unknown> {
   const body: Record<string, unknown> = { model: o.model, max_tokens: spec.maxTokens, stream: o.stream, ...prompt };
   if (o.stream) body.stream_options = { include_usage: true };
+  // --tools N (chat only): the definitions an agent sends; the model may answer with a tool call (counted as output).
+  if (o.tools && 'messages' in prompt) Object.assign(body, { tools: syntheticTools(o.tools), tool_choice: 'auto' });
   Object.assign(body, eosExtensions(spec, o), sampling(o));
   if (o.extraBody) Object.assign(body, o.extraBody);
   return body;
@@ -103,6 +106,8 @@ export function parseChunk(data: string): ChunkInfo {
     if (d && typeof d === 'object') {
       info.reasoning += str(d.reasoning_content) || str(d.reasoning);
       info.answer += str(d.content);
+      // A tool call is generated text too: its name and argument deltas are the tokens (TTFT, ITL), never a role chunk.
+      if (Array.isArray(d.tool_calls)) info.answer += toolCallText(d.tool_calls);
     }
     info.answer += str(c.text);
     if (typeof c.finish_reason === 'string') info.finishReason = c.finish_reason;
@@ -113,6 +118,16 @@ export function parseChunk(data: string): ChunkInfo {
   else if (choices.length > 0) info.kind = 'r';
   else if (info.usage) info.kind = 'u';
   return info;
+}
+
+/** The name and argument text of streamed (or whole) tool calls: `delta.tool_calls[].function.{name, arguments}`. */
+function toolCallText(calls: unknown[]): string {
+  let out = '';
+  for (const t of calls) {
+    const f = t && typeof t === 'object' ? ((t as Json).function as Json | undefined) : undefined;
+    if (f && typeof f === 'object') out += str(f.name) + str(f.arguments);
+  }
+  return out;
 }
 
 /** The server's error text of an error object (`{"message":…}`, a string, or anything else as JSON). */

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // tokenflood CLI entry: argv → command → exit code (2 for bad input, 130/143 when interrupted).
 import { CommanderError, type Command } from 'commander';
-import { TokenfloodError } from '../errors.js';
+import { EXIT_VALIDATION, TokenfloodError } from '../errors.js';
 import { takeExitCode, type Out } from './io.js';
 import { stripControls } from '../util/terminal-text.js';
 import { programShell, withCommands, type Register } from './program-shell.js';
@@ -53,6 +53,8 @@ export async function main(argv: string[], io: Out = { out: process.stdout, err:
       // Interrupted before the run started: the signal's exit code (130/143), not "bad input".
       if (e.code === 'E_INTERRUPTED') return Math.max(pending, 130);
       // A write failure is not bad input: the run was (partly) done, so it is exit 1 like other run failures.
+      // The validation ladder failed (run --validate): the server answered, but not as a benchmark needs.
+      if (e.code === 'E_VALIDATION') return EXIT_VALIDATION;
       return e.code === 'E_WRITE' ? 1 : 2;
     }
     io.err.write(`tokenflood: internal error: ${stripControls((e as Error)?.stack ?? String(e))}\n`);

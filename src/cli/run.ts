@@ -8,6 +8,7 @@ import type { RunConfig } from '../config/schema.js';
 import { addFlags, givenFlags } from '../util/flags.js';
 import { addVllmAliases, givenVllmAliases, mapVllmFlags } from '../config/vllm-aliases.js';
 import { UsageError } from '../errors.js';
+import { ValidationError } from '../lifecycle/validate-ladder.js';
 import { renderSummary } from '../report/terminal.js';
 import { evaluateSlo, parseSlo, describeSloChecks } from '../metrics/slo.js';
 import { recordsOf, requestsFile } from '../report/results-dir.js';
@@ -172,6 +173,10 @@ export function registerRun(program: Command, out: Out): void {
       stopper.lingering = new AbortController();
       await live?.close(stopper.lingering.signal);
       live = undefined;
+    } catch (e) {
+      // --validate with --json: the ladder's verdicts are the one JSON document, then main prints the message (exit 4).
+      if (e instanceof ValidationError && c.json) shown.out.write(JSON.stringify({ validation: e.result }, null, 2) + '\n');
+      throw e;
     } finally {
       // A run that failed before or while running closes its outputs at once (no --metrics-linger).
       await live?.close(AbortSignal.abort());

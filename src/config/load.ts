@@ -1,4 +1,5 @@
 // Resolve a run config from flags, an optional YAML/JSON file and the environment; report every problem at once.
+import { parseRouteSpec, unknownRuleTargets } from '../backends/route-rules.js';
 import { loadShapeProblems } from './load-shape-checks.js';
 import { MAX_CONFIG_BYTES, readTextFile } from '../util/read-file.js';
 import { parseYaml } from '../util/yaml.js';
@@ -149,6 +150,8 @@ export function resolveRunConfig(inp: ResolveInput): ResolvedRun {
   if (c.backend && merged.endpoint !== undefined && BACKENDS[c.backend].endpoint !== c.endpoint)
     problems.push(`--backend: ${c.backend} loads --endpoint ${BACKENDS[c.backend].endpoint}, not --endpoint ${c.endpoint}: give one of the two`);
   else if (c.backend) c.endpoint = BACKENDS[c.backend].endpoint;
+  if (c.tools && !['openai-chat', undefined].includes(c.backend as string | undefined)) problems.push(`--tools: tool definitions are sent in OpenAI chat bodies only (--backend openai-chat), not --backend ${c.backend}`);
+  else if (c.tools && c.endpoint !== 'chat') problems.push('--tools: tool definitions go with --endpoint chat, not completions');
   problems.push(...backendConfigProblems(c));
   problems.push(...mediaProblems(c));
   if (c.slo)
@@ -194,6 +197,11 @@ function routingTargets(c: RunConfig, extraUrls: string[], given: Record<string,
     if (!r.problems.length && targets.length) c.baseUrl = targets[0].baseUrl;
   } else if (extraUrls.length && c.baseUrl !== undefined) targets = [c.baseUrl, ...extraUrls].map((u, i) => ({ name: `t${i + 1}`, baseUrl: u, weight: 1, headers: {} }));
   if (given.route !== undefined && targets.length < 2) problems.push('--route: only applies with several endpoints (--base-url given more than once, or --targets)');
+  const spec = parseRouteSpec(c.route);
+  if (!('problem' in spec) && targets.length >= 2) {
+    const unknown = unknownRuleTargets(spec.rule, targets.map((t) => t.name));
+    if (unknown.length) problems.push(`--route: names no endpoint of the run: ${unknown.join(', ')} (the endpoints are ${targets.map((t) => t.name).join(', ')})`);
+  }
   if (c.models !== undefined && targets.some((t) => t.model !== undefined)) problems.push('--models: cannot be combined with a per-target model in --targets');
   return targets;
 }

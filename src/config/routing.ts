@@ -5,8 +5,7 @@ import { parsedString } from '../util/parsed-string.js';
 import { apiKeyProblem, parseHeaders } from '../util/parse.js';
 import { MAX_CONFIG_BYTES, readTextFile } from '../util/read-file.js';
 import { parseYaml } from '../util/yaml.js';
-import { unknownKind } from '../util/kinds.js';
-import { ROUTE_POLICIES } from '../backends/route-policies.js';
+import { parseRouteSpec } from '../backends/route-rules.js';
 
 export { ROUTE_POLICIES, type RoutePolicy } from '../backends/route-policies.js';
 
@@ -34,7 +33,14 @@ export function parseModels(spec: string): { model: string; weight: number }[] {
 export const RoutingSchema = z.object({
   targets: z.string().min(1).optional(),
   // The message names the kind and lists the valid ones, as for --backend.
-  route: z.enum(ROUTE_POLICIES, { error: (iss) => unknownKind(String(iss.input), ROUTE_POLICIES) }).default('round-robin'),
+  // A policy, or a rule (by-length:…, by-class[:…]); the message names the kind and lists the valid ones, as for --backend.
+  route: z
+    .string()
+    .default('round-robin')
+    .superRefine((v, ctx) => {
+      const r = parseRouteSpec(v);
+      if ('problem' in r) ctx.addIssue({ code: 'custom', message: r.problem });
+    }),
   models: parsedString(parseModels),
   sessionHeader: z
     .string()
@@ -44,7 +50,7 @@ export const RoutingSchema = z.object({
 
 export const ROUTING_FLAGS = flagTable(RoutingSchema.shape, {
   targets: { arg: 'file', help: 'YAML/JSON list of endpoints: url, and optional name, weight, model, headers, api_key (docs/routing.md); instead of --base-url' },
-  route: { help: 'how each request picks its endpoint among several --base-url/--targets (docs/routing.md); prefix-hash keeps one shared prefix on one endpoint, session one session (a multi-turn conversation, a trace session) on one endpoint' },
+  route: { arg: 'policy', help: 'how each request picks its endpoint among several --base-url/--targets (docs/routing.md): round-robin, random, least-in-flight, weighted, prefix-hash (one shared prefix, one endpoint), session (one session, one endpoint), by-length:0-8k=t1,8k-=t2 (input-length buckets, k = 1024), by-class[:CLASS=TARGET,...] (a dataset class names its endpoint); a replay line\'s instance always goes to the endpoint of that name' },
   sessionHeader: { arg: 'name', help: "send each request's session id (a multi-turn conversation's, a trace replay's session) as this HTTP header on every turn, for a router's session affinity (docs/routing.md#session-affinity); the embedded server's --sim-router session reads the same header", defaultText: 'off' },
   models: { arg: 'list', help: 'spread the run over models behind the endpoint, e.g. a:70%,b:30%; records and the summary carry the model' },
 });

@@ -26,6 +26,8 @@ export interface TraceEntry {
   class?: string;
   /** The trace's `user` field (summary.json by_user). */
   user?: string;
+  /** The instance (endpoint name) that served it, when the line names one. */
+  instance?: string;
 }
 
 type Obj = Record<string, unknown>;
@@ -42,6 +44,13 @@ function timeMs(o: Obj): number | string {
     if (Number.isFinite(d)) return d;
   }
   return v === undefined ? 'needs a timestamp (ms), timestamp_s (seconds) or an ISO-8601 timestamp' : `bad timestamp ${JSON.stringify(v)}`;
+}
+
+/** A line's `instance` (the endpoint that served it, named as --targets names them); a string naming the problem when bad. */
+export function traceInstance(v: unknown): { instance?: string } | string {
+  if (v === undefined || v === null) return {};
+  const s = typeof v === 'number' && Number.isInteger(v) ? String(v) : v;
+  return typeof s === 'string' && /^[A-Za-z0-9._:-]{1,64}$/.test(s) ? { instance: s } : `instance must be an endpoint name (1-64 of A-Z a-z 0-9 . _ : -), got ${JSON.stringify(v)}`;
 }
 
 const posInt = (v: unknown): number | undefined => (typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : undefined);
@@ -63,6 +72,11 @@ export function parseTrace(file: string, text: string | Iterable<Line>, fields: 
       problems.push(`${where}: ${at}`);
       continue;
     }
+    const inst = traceInstance(o.instance);
+    if (typeof inst === 'string') {
+      problems.push(`${where}: ${inst}`);
+      continue;
+    }
     const body = o.body && typeof o.body === 'object' ? (o.body as Obj) : undefined;
     const rec: Obj = body ? { ...o, messages: body.messages, prompt: body.prompt, max_tokens: body.max_tokens ?? body.max_completion_tokens } : o;
     const hasText = rec.prompt !== undefined || rec.messages !== undefined || rec.conversations !== undefined || map.prompt !== undefined;
@@ -71,12 +85,12 @@ export function parseTrace(file: string, text: string | Iterable<Line>, fields: 
       const outTok = o.output_tokens ?? o.output_length;
       if (inTok === undefined) problems.push(`${where}: needs a prompt, messages, body or a positive integer input_tokens`);
       else if (outTok !== undefined && posInt(outTok) === undefined) problems.push(`${where}: output_tokens must be a positive integer`);
-      else entries.push({ line: r.line, atMs: at, inputTokens: inTok, outputTokens: posInt(outTok), class: typeof o.class === 'string' ? o.class : undefined, user: userOf(o.user) });
+      else entries.push({ line: r.line, atMs: at, inputTokens: inTok, outputTokens: posInt(outTok), class: typeof o.class === 'string' ? o.class : undefined, user: userOf(o.user), ...inst });
       continue;
     }
     const item = recordToItem(rec, where, map);
     if (typeof item === 'string') problems.push(`${where}: ${item}`);
-    else entries.push({ line: r.line, atMs: at, messages: item.turns[0].messages, outputTokens: item.turns[0].maxTokens, class: item.class, user: item.user });
+    else entries.push({ line: r.line, atMs: at, messages: item.turns[0].messages, outputTokens: item.turns[0].maxTokens, class: item.class, user: item.user, ...inst });
   }
   return { entries, problems };
 }
@@ -120,7 +134,7 @@ export function createReplayWorkload(c: WorkloadParams, tok: Tokenizer, rng: Rng
     const base: RequestSpec = e.messages
       ? { messages: e.messages, prompt: flatPrompt(e.messages), inputTokens, maxTokens }
       : builder.build(inputTokens, maxTokens, undefined);
-    specs.push({ ...base, ...(e.class ? { class: e.class } : {}), ...(e.user !== undefined ? { user: e.user } : {}), timestampMs: at, source: `${file}:${e.line}` });
+    specs.push({ ...base, ...(e.class ? { class: e.class } : {}), ...(e.user !== undefined ? { user: e.user } : {}), ...(e.instance !== undefined ? { instance: e.instance } : {}), timestampMs: at, source: `${file}:${e.line}` });
     times.push(at);
   }
   if (!specs.length) throw new UsageError([`--max-model-len: every request of ${file} exceeds ${c.maxModelLen} tokens (input + max_tokens)`]);

@@ -51,6 +51,8 @@ export interface RequestSpec {
   turn?: number;
   /** Trace replay: the subagent the request belongs to (undefined: the session's main agent). */
   agent?: string;
+  /** Trace replay: the instance (endpoint name) the trace line says served it; routing sends it there (docs/routing.md). */
+  instance?: string;
   /** Trace replay: the request's KV-cache block ids (prefix-hash routing can hash on them). */
   hashIds?: readonly number[];
   /** Trace replay: prompt tokens an unlimited prefix cache could serve for this request (the trace's cache ceiling, in arrival order). */

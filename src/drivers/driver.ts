@@ -1,4 +1,5 @@
 // A driver is a clock plus a backend: real (wall clock, HTTP to a server) or virtual (virtual clock, the engine model).
+import type { LadderResult } from '../lifecycle/validate-ladder.js';
 import type { Waits } from '../scheduler/scheduler.js';
 import type { ExecuteResult } from '../backends/execute.js';
 import type { WireInput } from '../backends/sender.js';
@@ -60,6 +61,8 @@ export interface Driver {
   start(o?: StartOptions): Promise<Record<string, unknown>>;
   /** Several endpoints: the one this request goes to (pass `target` to execute), its name and model (docs/routing.md). */
   route?(spec: RequestSpec): { target: number; endpoint: string; model: string };
+  /** run --validate: the validation ladder against each endpoint, after open() and before any load (real servers only). */
+  validate?(spec: RequestSpec, say: (line: string) => void, signal?: AbortSignal): Promise<LadderResult>;
   execute(inp: RequestInput, spec: RequestSpec, target?: number): Promise<ExecuteResult>;
   /** Cancel every request in flight (they end as `cancelled`). */
   cancelAll(): void;

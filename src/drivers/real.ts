@@ -24,6 +24,9 @@ import type { Driver, DriverClock, OpenedTarget } from './driver.js';
 import type { TargetSpec } from '../config/routing.js';
 import type { RequestSpec } from '../dataset/types.js';
 import { createRouter, type Router } from '../backends/route-policies.js';
+import { parseRouteSpec, type RouteSpec } from '../backends/route-rules.js';
+import { createRouteTally, type RouteTally } from '../backends/route-tally.js';
+import { runLadder, type LadderResult } from '../lifecycle/validate-ladder.js';
 
 /**
  * --workers auto: one thread for light loads; for heavy loads one per core except the one the main thread
@@ -117,6 +120,7 @@ export function createRealDriver(c: RunConfig, extraHeaders: Record<string, stri
   const clock = wallClock();
   let endpoints: Endpoint[] = [];
   let router: Router | undefined;
+  let routed: RouteTally | undefined;
   let health: HealthMonitor | undefined;
   const workers = backend === 'websocket' ? 1 : resolveWorkers({ ...c, ...localLoad(c) });
   /** The websocket section (validated with the rest of the config before the driver exists). */
@@ -166,7 +170,11 @@ export function createRealDriver(c: RunConfig, extraHeaders: Record<string, stri
         endpoints = opened.map((o) => o.ep);
       }
       const { ep, pf } = opened[0];
-      if (targets.length) router = createRouter(c.route, endpoints.map((e) => ({ name: e.name!, weight: e.weight })));
+      if (targets.length) {
+        const spec = parseRouteSpec(c.route) as RouteSpec; // checked with the config
+        router = createRouter(spec.policy, endpoints.map((e) => ({ name: e.name!, weight: e.weight })));
+        routed = createRouteTally(c.route, spec.rule, endpoints.map((e) => e.name!));
+      }
       // The model id comes from the server: it is requested as given, but shown and stored redacted.
       const shownModel = redact(pf.model);
       const shownBaseUrl = redactUrl(ep.target.baseUrl);
@@ -227,10 +235,23 @@ export function createRealDriver(c: RunConfig, extraHeaders: Record<string, stri
     },
     route: targets.length
       ? (spec) => {
-          const i = router!.pick({ prefixKey: prefixKey(spec), ...(spec.sessionId !== undefined ? { sessionKey: spec.sessionId } : {}) });
+          const fixed = routed!.fixed(spec);
+          const i = fixed ?? router!.pick({ prefixKey: prefixKey(spec), ...(spec.sessionId !== undefined ? { sessionKey: spec.sessionId } : {}) });
           return { target: i, endpoint: endpoints[i].name!, model: endpoints[i].model };
         }
       : undefined,
+    async validate(spec, say, signal) {
+      const results: LadderResult[] = [];
+      for (const ep of endpoints) {
+        const who = endpoints.length > 1 ? `target ${ep.name}: ` : '';
+        const r = await runLadder({ url: ep.url, headers: ep.headers, model: ep.model, backend: getBackend(backend), stream: c.stream, ignoreEos: c.ignoreEos, timeoutMs: c.timeout * 1000, spec }, (l) => say(who + l), signal).catch((e: unknown) => {
+          if (e instanceof TokenfloodError && who) e.message = who + e.message;
+          throw e;
+        });
+        results.push(endpoints.length > 1 ? { ...r, target: ep.name } : r);
+      }
+      return results.length === 1 ? results[0] : { verdict: results.some((r) => r.verdict === 'warn') ? 'warn' : 'pass', steps: results.flatMap((r) => r.steps), targets: results };
+    },
     execute(inp, spec, target = 0) {
       const ep = endpoints[target];
       const headers = sessionHeaders(ep.headers, c.sessionHeader, spec?.sessionId);
@@ -244,7 +265,7 @@ export function createRealDriver(c: RunConfig, extraHeaders: Record<string, stri
     contentEvents: () => endpoints.reduce((a, ep) => a + (ep.sender?.contentEvents() ?? 0), 0),
     firstTokens: () => endpoints.flatMap((ep) => ep.sender?.firstTokens?.() ?? []),
     drive: (main) => main(),
-    finish: () => ({ client_health: health?.stop() }),
+    finish: () => ({ client_health: health?.stop(), ...(routed ? { routing: routed.summary() } : {}) }),
     async close() {
       for (const ep of endpoints) {
         await ep.sender?.close();

@@ -3,6 +3,7 @@ import { tagsOf } from '../config/practice.js';
 import { cpus, hostname, platform } from 'node:os';
 import { sendConfig, type RunConfig, type SendConfig } from '../config/schema.js';
 import type { Tokenizer } from '../dataset/tokenizer.js';
+import { backendEndpoint, ladderSpec } from './validate-spec.js';
 import { createTokenCounter } from '../dataset/count-pool.js';
 import { createWorkload, type Workload } from '../dataset/workload.js';
 import { sendsMedia } from '../dataset/media-plan.js';
@@ -142,6 +143,8 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
   const counter = createTokenCounter(c.tokenizer);
   try {
     const target = await driver.open(opts.signal);
+    // run --validate: the ladder before anything else is sent (a failed step throws: exit 4, no results directory).
+    const validation = c.validate && driver.validate ? await driver.validate(ladderSpec(s.tokenizer, backendEndpoint(backend)), (l) => process.stderr.write(`tokenflood: ${l}\n`), opts.signal) : undefined;
     const outDir = c.out ?? defaultOutDir(target.shownModel, s.outDirSuffix);
     prepareOutDir(outDir, c.overwrite);
     const meta: Record<string, unknown> = {
@@ -163,6 +166,7 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
       config: s.configMeta,
     };
     meta.run_id = runId;
+    if (validation) meta.validation = validation;
     meta.request_id_header = c.requestId ? c.requestIdHeader : null;
     const state: { stoppedReason: StopReason } = { stoppedReason: 'completed' };
     // Before the first startEvent(), which hands it to reporters.

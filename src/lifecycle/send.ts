@@ -30,6 +30,7 @@ function copySessionFields(spec: RequestSpec, raw: ExecuteResult['raw']): void {
   if (spec.sessionId !== undefined) raw.session = spec.sessionId;
   if (spec.turn !== undefined) raw.turn = spec.turn;
   if (spec.agent !== undefined) raw.agent = spec.agent;
+  if (spec.instance !== undefined) raw.instance = spec.instance;
   if (spec.ceilingTokens !== undefined) {
     raw.ceiling_tokens = spec.ceilingTokens;
     if (spec.source !== undefined) raw.source = spec.source;
@@ -150,7 +151,7 @@ function bodyBuilder(x: Pick<SendContext, 'c' | 'driver'>): (spec: RequestSpec, 
   const { c } = x;
   const backend: Backend = BACKENDS[backendOf(c)];
   if (!x.driver.needsBody) return () => '';
-  const opts = (model: string): BodyOptions => ({ model, stream: c.stream, ignoreEos: c.ignoreEos, temperature: c.temperature, topP: c.topP, topK: c.topK, seed: c.seed, extraBody: c.extraBody, batchSize: c.batchSize });
+  const opts = (model: string): BodyOptions => ({ model, stream: c.stream, ignoreEos: c.ignoreEos, temperature: c.temperature, topP: c.topP, topK: c.topK, seed: c.seed, extraBody: c.extraBody, batchSize: c.batchSize, ...(c.tools ? { tools: c.tools } : {}) });
   // A backend with its own encoding (multipart uploads) gives bytes; every other body is JSON.
   if (backend.encodeBody) return (spec, model) => backend.encodeBody!(spec, opts(model));
   return (spec, model) => JSON.stringify(backend.buildBody(spec, opts(model)));

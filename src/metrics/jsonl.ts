@@ -184,7 +184,7 @@ export function recordFromJson(o: Record<string, unknown>): RequestRecord {
   raw.phase = REQUEST_PHASES.includes(o.phase as RequestPhase) ? o.phase : 'steady';
   for (const k of ['endpoint', 'model', 'served_by'] as const) if (typeof o[k] === 'string') raw[k] = o[k];
   if (Number.isInteger(o.prefix_group)) raw.prefix_group = o.prefix_group;
-  for (const k of ['session', 'agent', 'source'] as const) if (typeof o[k] === 'string') raw[k] = o[k];
+  for (const k of ['session', 'agent', 'instance', 'source'] as const) if (typeof o[k] === 'string') raw[k] = o[k];
   for (const k of ['turn', 'ceiling_tokens'] as const) if (Number.isInteger(o[k]) && (o[k] as number) >= 0) raw[k] = o[k];
   for (const k of ['join_wait_ms', 'tool_wait_ms'] as const) if (typeof o[k] === 'number' && (o[k] as number) >= 0) raw[k] = o[k];
   for (const k of MEDIA_FIELDS) if ((typeof o[k] === 'number' && (o[k] as number) >= 0) || (o[k] === null && (k === 'image_tokens' || k === 'audio_tokens'))) raw[k] = o[k];

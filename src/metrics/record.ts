@@ -111,6 +111,8 @@ export interface RawRequest extends Partial<ServerTimings> {
   session?: string;
   turn?: number;
   agent?: string;
+  /** Trace replay: the instance (endpoint name) its trace line named; with several endpoints it was sent there (docs/routing.md). */
+  instance?: string;
   /** Trace replay: the trace record it came from ("file:line", or "file requests[3]" for a session file). */
   source?: string;
   /** Trace replay: prompt tokens an unlimited prefix cache could serve (from hash_ids, in arrival order). */
@@ -150,7 +152,7 @@ export interface RawRequest extends Partial<ServerTimings> {
 }
 
 /** The session fields of a record, each written only when set (jsonl.ts). */
-export const SESSION_FIELDS = ['session', 'turn', 'agent', 'source', 'ceiling_tokens', 'join_wait_ms', 'tool_wait_ms'] as const;
+export const SESSION_FIELDS = ['session', 'turn', 'agent', 'instance', 'source', 'ceiling_tokens', 'join_wait_ms', 'tool_wait_ms'] as const;
 /** Media fields of a record (issue 28): written only when set. */
 export const MEDIA_FIELDS = ['images', 'video_frames', 'audio_seconds', 'image_pixels', 'media_bytes', 'request_bytes', 'media_encode_ms', 'image_tokens', 'audio_tokens'] as const;
 

@@ -32,6 +32,12 @@ export interface ServerSummary {
   time_scale: number;
   running_mean: number | null;
   waiting_mean: number | null;
+  /**
+   * The server process's CPU and memory from its /metrics (process_cpu_seconds_total, process_resident_memory_bytes;
+   * the user/system split where the exporter gives it): CPU % = Δ CPU seconds ÷ Δ wall seconds × 100 (100 = one
+   * core). Absent when the exporter has no process series.
+   */
+  process?: { cpu_pct_mean: number | null; cpu_user_pct_mean: number | null; cpu_system_pct_mean: number | null; rss_mib_mean: number | null; rss_mib_max: number | null };
   waiting_max: number | null;
   kv_usage_mean: number | null;
   kv_usage_max: number | null;

@@ -4,7 +4,8 @@
 type LoadMode = 'concurrency' | 'rate';
 
 /** Why a point is in an --auto sweep beyond being one of its levels: the open-loop profile's probes. */
-export type AutoRole = 'synchronous' | 'throughput';
+/** A point's part in an --auto sweep: a rate profile's probes, or a --then-grid point around the knee. */
+export type AutoRole = 'synchronous' | 'throughput' | 'grid';
 
 /** One objective a search run missed, and by how much. */
 export interface SloMiss {

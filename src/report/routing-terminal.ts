@@ -1,6 +1,7 @@
 // Terminal lines for runs over several endpoints or models, and for shared-prefix groups (cache locality).
 import type { MetricsBlock, Summary } from '../metrics/summary.js';
 import { fmt, pct, table, safeTerminalText } from './format.js';
+import { placementText, routingOf } from '../backends/route-tally.js';
 import { latencyColumns, type BreakdownColumn } from './breakdown-columns.js';
 
 const row = (name: string, m: MetricsBlock, lat: BreakdownColumn[]): string[] => [
@@ -17,6 +18,12 @@ const head = (lat: BreakdownColumn[]) => ['ok', 'errors', ...lat.map((c) => c.he
 export function routingLines(s: Summary): string[] {
   const out: string[] = [];
   const lat = latencyColumns(s.percentiles);
+  const r = routingOf(s.run);
+  if (r) {
+    out.push('', safeTerminalText(placementText(r), 400));
+    if (r.by_rule && Object.keys(r.by_rule).length) out.push(`  by the rule: ${Object.entries(r.by_rule).map(([k, n]) => `${safeTerminalText(k, 64)} ${n}`).join(', ')}`);
+    if (r.instances) out.push(`  hits per instance: ${Object.entries(r.instances).map(([k, n]) => `${safeTerminalText(k, 64)} ${n}`).join(', ')}`);
+  }
   if (s.by_endpoint) out.push('', 'by endpoint:', table(['endpoint', ...head(lat)], Object.entries(s.by_endpoint).map(([k, m]) => row(k, m, lat))));
   if (s.by_model) out.push('', 'by model:', table(['model', ...head(lat)], Object.entries(s.by_model).map(([k, m]) => row(k, m, lat))));
   const g = s.prefix_groups;

@@ -204,6 +204,8 @@ export interface SweepDoc {
   auto_stop: Record<string, string> | null;
   /** The open-loop profile or SLO search per input/output pair: runs, bracket, precision, each run's misses (null otherwise). */
   auto_search?: Record<string, AutoSearchReport> | null;
+  /** --then-grid: per input/output pair, the knee and the grid run around it (sweep/then-grid.ts). */
+  then_grid?: Record<string, import('../sweep/then-grid.js').ThenGrid>;
   slo: string | null;
   max_error_rate: number;
   /** The run config shared by every point (API key and secret headers redacted). */

@@ -6,6 +6,7 @@ import { fmt, pct, table, safeTerminalText } from './format.js';
 import { serverLines, specDecodeTpotLines } from './server-terminal.js';
 import { cancellationLines, usersLines } from './load-shape-terminal.js';
 import { routingLines } from './routing-terminal.js';
+import { resourceLines } from './resource-terminal.js';
 import { sessionLines } from './session-terminal.js';
 import { clientMediaLines, mediaLines } from './media-terminal.js';
 import { latencyColumns } from './breakdown-columns.js';
@@ -153,6 +154,8 @@ export function renderSummary(s: Summary): string {
   if (clientMedia.length) out.push(...(s.client ? [] : ['']), ...clientMedia);
   if (s.server) out.push('', ...serverLines(s.server));
   if (s.server_timings) out.push('', serverTimingsLine(s.server_timings));
+  const resources = resourceLines(s);
+  if (resources.length) out.push('', ...resources);
   const estimated = s.token_source.estimate ?? 0; // absent in summaries written before estimates existed
   if (s.token_source.tokenizer > 0 || estimated > 0)
     out.push(

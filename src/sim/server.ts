@@ -14,7 +14,7 @@ import { sendError, sendJson, sendOpenAiError } from './http/errors.js';
 import { vendorCapError } from './http/vendor-caps.js';
 import { ENGINE_DEAD_MESSAGE, pickFaults, STATUS_FAULTS } from './http/faults.js';
 import { Registry } from 'prom-client';
-import { createSimMetrics } from './http/metrics.js';
+import { createSimMetrics, processMetricsText } from './http/metrics.js';
 import { createSimGpuTelemetry } from './http/metrics-dcgm.js';
 import { createMediaMetrics } from './http/metrics-media.js';
 import { parseGenerationBody, parseTypedBody, type EndpointKind } from './http/parse.js';
@@ -346,7 +346,8 @@ export async function startSimServer(opts: SimServerOptions = {}, hooks: SimServ
       case '/dcgm/metrics':
         if (allow('GET')) {
           const reg = path === '/metrics' ? allMetrics : gpu.registry;
-          const body = await reg.metrics();
+          // The engine's own /metrics also carries the standard process series (its CPU and memory), as real engines' do.
+          const body = path === '/metrics' ? (await reg.metrics()) + processMetricsText() : await reg.metrics();
           res.writeHead(200, { 'content-type': reg.contentType });
           res.end(body);
         }

@@ -45,6 +45,7 @@ export const SweepSchema = z
     points: z.array(PointSchema).min(1).optional(),
     grid: z.string().min(1).optional(),
     auto: z.boolean().default(false),
+    thenGrid: z.boolean().default(false),
     slo: z.string().optional(),
     minGain: fraction.default(0.05),
     refine: z.coerce.number().int().min(0).max(10).default(2),
@@ -77,6 +78,7 @@ export const SWEEP_FLAGS = flagTable(SweepFlagShape, {
   grid: { arg: 'file', help: 'YAML/JSON grid of points: input_tokens, output_tokens and concurrency (or rate) lists crossed, or combos: [{input_len, output_len, concurrency, num_prompts}, ...] (docs/commands/sweep.md#grid-file)' },
   auto: { help: 'find the limit: concurrency 1, 2, 4, … until throughput gains < --min-gain, an SLO breaks or errors exceed --max-error-rate, then refine between the last two levels; with --slo, bisect to the highest load meeting every SLO; --auto-mode rate: open loop' },
   slo: { arg: 'list', help: 'objectives, e.g. ttft_p99=2000ms,tpot_p99=50ms,e2e_p99=30s,error_rate=1% (see docs/slo.md)' },
+  thenGrid: { help: 'with --auto: once the search has found the knee of a pair, run a grid around it (the knee × 0.5, 0.75, 1, 1.25, 1.5; loads already measured are reused) in the same sweep directory and report (docs/commands/sweep.md#detect-then-benchmark---then-grid)' },
   minGain: { arg: 'x', help: 'with --auto (concurrency, no --slo): stop when doubling concurrency adds less output throughput than this fraction, e.g. 0.05 or 5%' },
   refine: { help: 'with --auto (concurrency, no --slo): extra levels bisecting the last two' },
   maxConcurrency: { help: 'with --auto: highest concurrency to try; for the open-loop profile, the concurrency of its throughput run' },
@@ -300,7 +302,7 @@ function autoFlagProblems(s: SweepParsed, given: Record<string, unknown>): strin
   const has = (k: keyof SweepParsed) => given[k] !== undefined;
   const name = (k: keyof SweepParsed) => (SWEEP_FLAGS as FlagTable)[k].name;
   if (!s.auto) {
-    for (const k of ['autoMode', 'autoRates', 'autoPrecision', 'autoMaxRuns'] as const) if (has(k)) out.push(`${name(k)}: only with --auto`);
+    for (const k of ['autoMode', 'autoRates', 'autoPrecision', 'autoMaxRuns', 'thenGrid'] as const) if (has(k)) out.push(`${name(k)}: only with --auto`);
     return out;
   }
   const search = s.slo !== undefined;

@@ -10,7 +10,8 @@ import type { EvalSummary } from '../eval/summary.js';
 import { saveUnderLoadFiles } from '../eval-run/files.js';
 import { VERSION } from '../version.js';
 import { lengthFlags, type ResolvedSweep } from './config.js';
-import { pairLabel, type InputOutput, type PointSpec } from './grid.js';
+import { makePoint, pairLabel, rowPairLabel, type InputOutput, type PointSpec } from './grid.js';
+import { gridLoads, kneeOf, THEN_GRID_FACTORS, type ThenGrid } from './then-grid.js';
 import { failedRow, sweepRow } from './row.js';
 import { openRealTarget, virtualTarget } from './targets.js';
 import { pointTally } from './point-tally.js';
@@ -119,6 +120,7 @@ export async function runSweep(resolved: ResolvedSweep, opts: SweepOptions = {})
   let failure: string | null = null;
   const autoStop: Record<string, string> = {};
   const autoSearch: Record<string, AutoSearchReport> = {};
+  const thenGrid: Record<string, ThenGrid> = {};
   const uniqueName = (p: PointSpec): string => {
     let name = p.name;
     for (let i = 2; used.has(name); i++) name = `${p.name}-${i}`;
@@ -240,6 +242,19 @@ export async function runSweep(resolved: ResolvedSweep, opts: SweepOptions = {})
         });
         if (r.search) autoSearch[pairLabel(io)] = r.search;
         autoStop[pairLabel(io)] = r.reason ?? (failure !== null ? `search ended early: ${failure}` : 'interrupted before the search finished');
+        // --then-grid: the grid around the knee this pair's search found, in the same sweep (docs/commands/sweep.md).
+        if (s.thenGrid && r.reason !== null && failure === null && !opts.signal?.aborted) {
+          const mine = rows.filter((x) => x.mode === s.mode && rowPairLabel(x) === pairLabel(io));
+          const k = kneeOf(mine, r.search, acceptable);
+          const loads = k.knee === null ? [] : gridLoads(k.knee, s.mode, s.mode === 'concurrency' ? s.maxConcurrency : Infinity);
+          const reused = loads.filter((l) => mine.some((x) => x.load === l));
+          thenGrid[pairLabel(io)] = { ...k, factors: THEN_GRID_FACTORS, loads, reused };
+          for (const load of loads) {
+            if (reused.includes(load)) continue;
+            if (opts.signal?.aborted || failure !== null) break;
+            await runPoint(makePoint(s.mode, { load, requests: s.requests?.[0], durationS: s.duration?.[0] }, io as InputOutput), index++, undefined, 'grid');
+          }
+        }
       }
     }
     const idle = opts.underLoad && rows.some((r) => r.ok > 0) && !opts.signal?.aborted ? target.resolve(runFlags) : undefined;
@@ -272,6 +287,7 @@ export async function runSweep(resolved: ResolvedSweep, opts: SweepOptions = {})
     auto: s.auto,
     auto_stop: s.auto ? autoStop : null,
     auto_search: Object.keys(autoSearch).length ? autoSearch : null,
+    ...(s.thenGrid ? { then_grid: thenGrid } : {}),
     slo: s.slo?.text ?? null,
     max_error_rate: s.maxErrorRate,
     config: sharedConfig(redactedConfig(base.config, base.headers)),

@@ -1,6 +1,6 @@
 // Terminal reporter for a sweep: one line per point as it finishes, then the points table and the findings.
 import { fmt, pct, safeTerminalText, table } from '../report/format.js';
-import { extraPercentileKeys, extraPercentileLabel, rowPairLabel, type SweepDoc, type SweepRow } from '../report/sweep-model.js';
+import { extraPercentileKeys, extraPercentileLabel, loadWords, rowPairLabel, type SweepDoc, type SweepRow } from '../report/sweep-model.js';
 import { sweepWarnings } from '../report/sweep-warnings.js';
 import { autoSearchLines } from './auto-terminal.js';
 
@@ -50,6 +50,12 @@ export function renderSweep(doc: SweepDoc): string {
     for (const s of g.statements) out.push(safe(`  - ${s}`));
   }
   if (doc.auto_stop) for (const [k, v] of Object.entries(doc.auto_stop)) out.push(safe(`  --auto (${k}): ${v}`));
+  for (const [k, g] of Object.entries(doc.then_grid ?? {}))
+    out.push(
+      g.knee === null
+        ? `  --then-grid (${k}): no knee found (no acceptable load), no grid run`
+        : `  --then-grid (${k}): knee ${loadWords(doc.mode, g.knee)} (from ${g.knee_from}); grid ${g.loads.join(', ')} (× ${g.factors.join(', ')})${g.reused.length ? `, ${g.reused.join(', ')} reused from the search` : ''}`,
+    );
   for (const line of autoSearchLines(doc)) out.push(safe(line));
   return out.join('\n');
 }

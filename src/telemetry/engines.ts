@@ -5,9 +5,9 @@ export const ENGINES = ['vllm', 'sglang', 'tgi', 'llamacpp', 'triton'] as const;
 export type Engine = (typeof ENGINES)[number];
 
 /** Instant values, summed over label sets (kv_usage, prefix_hit_rate, spec_accept_length and spec_accept_rate: averaged). */
-export const GAUGES = ['running', 'waiting', 'kv_usage', 'prefix_hit_rate', 'spec_accept_length', 'spec_accept_rate'] as const;
+export const GAUGES = ['running', 'waiting', 'kv_usage', 'prefix_hit_rate', 'spec_accept_length', 'spec_accept_rate', 'process_rss_bytes'] as const;
 /** Cumulative counters (tokens, preemptions), summed over label sets; rates come from deltas between samples. */
-export const COUNTERS = ['preemptions', 'prompt_tokens', 'generation_tokens', 'prefix_hits', 'prefix_queries', 'spec_drafts', 'spec_draft_tokens', 'spec_accepted_tokens', 'aborted'] as const;
+export const COUNTERS = ['preemptions', 'prompt_tokens', 'generation_tokens', 'prefix_hits', 'prefix_queries', 'spec_drafts', 'spec_draft_tokens', 'spec_accepted_tokens', 'aborted', 'process_cpu_seconds', 'process_cpu_user_seconds', 'process_cpu_system_seconds'] as const;
 /** Per-request time histograms (seconds), summed over label sets. */
 export const HISTOGRAMS = ['queue', 'prefill', 'decode', 'ttft', 'itl', 'e2e'] as const;
 export type GaugeField = (typeof GAUGES)[number];
@@ -128,3 +128,15 @@ export function detectEngine(samples: readonly PromSample[]): Engine | null {
   for (const [e, n] of counts) if (best === null || n > counts.get(best)!) best = e;
   return best;
 }
+
+/**
+ * The server process's own resource series (Prometheus client libraries' standard process collector: Python's
+ * prometheus_client in vLLM and SGLang, Go and Rust clients, prom-client for Node, which also splits user/system),
+ * read from any exporter, whatever the engine: docs/gpu-telemetry.md#a-remote-servers-cpu-and-memory.
+ */
+export const PROCESS_METRICS: readonly MappingRow[] = [
+  c('process_cpu_seconds', 'process_cpu_seconds_total'),
+  c('process_cpu_user_seconds', 'process_cpu_user_seconds_total'),
+  c('process_cpu_system_seconds', 'process_cpu_system_seconds_total'),
+  g('process_rss_bytes', 'process_resident_memory_bytes'),
+];

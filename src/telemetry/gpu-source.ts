@@ -115,6 +115,10 @@ export function withGpuSection(dir: string, summary: Summary, also?: (l: Line) =
   const cpu = new Running();
   const mem = new Running();
   const srvCpu = new Running();
+  const cpuUser = new Running();
+  const cpuSys = new Running();
+  const srvUser = new Running();
+  const srvSys = new Running();
   const srvRss = new Running();
   let rx: number | undefined;
   let tx: number | undefined;
@@ -135,6 +139,10 @@ export function withGpuSection(dir: string, summary: Summary, also?: (l: Line) =
       cpu.add(h.cpu_pct);
       mem.add(h.mem_used_mib);
       srvCpu.add(h.server_cpu_pct);
+      cpuUser.add(h.cpu_user_pct);
+      cpuSys.add(h.cpu_sys_pct);
+      srvUser.add(h.server_cpu_user_pct);
+      srvSys.add(h.server_cpu_sys_pct);
       srvRss.add(h.server_rss_mib);
       const r = typeof h.net_rx_bytes === 'number' && Number.isFinite(h.net_rx_bytes) ? h.net_rx_bytes : undefined;
       const t = typeof h.net_tx_bytes === 'number' && Number.isFinite(h.net_tx_bytes) ? h.net_tx_bytes : undefined;
@@ -155,12 +163,16 @@ export function withGpuSection(dir: string, summary: Summary, also?: (l: Line) =
     samples: hosts,
     cpu_pct_mean: cpu.mean,
     cpu_pct_max: cpu.max,
+    cpu_user_pct_mean: cpuUser.mean,
+    cpu_sys_pct_mean: cpuSys.mean,
     mem_used_mib_max: mem.max,
     net_rx_bytes: rx,
     net_tx_bytes: tx,
     net_rx_mb_per_s: rx !== undefined && spanS > 0 ? r3(rxRate / MB / spanS) : undefined,
     net_tx_mb_per_s: tx !== undefined && spanS > 0 ? r3(txRate / MB / spanS) : undefined,
     server_cpu_pct_mean: srvCpu.mean,
+    server_cpu_user_pct_mean: srvUser.mean,
+    server_cpu_sys_pct_mean: srvSys.mean,
     server_rss_mib_max: srvRss.max,
   });
   // A simulated sweep's GPUs are the engine model's (lines with `source: "model"`), and it has no host.

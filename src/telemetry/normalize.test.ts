@@ -123,10 +123,11 @@ describe('prometheus text → normalized sample', () => {
     expect(s.raw['nv_trt_llm_request_metrics{model="m",request_type="max",version="1"}']).toBe(64);
   });
 
-  it('an unknown exporter: no engine, everything raw; HTML or JSON is not Prometheus text', () => {
+  it('an unknown exporter: no engine, everything but the process series raw; HTML or JSON is not Prometheus text', () => {
     const p = parsePromText('# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total 1.5\nweird NaN\n');
     expect(detectEngine(p.samples)).toBeNull();
-    expect(normalizeScrape(0, p).raw).toEqual({ process_cpu_seconds_total: 1.5, weird: 'NaN' });
+    expect(normalizeScrape(0, p).raw).toEqual({ weird: 'NaN' });
+    expect(normalizeScrape(0, p).counters).toEqual({ process_cpu_seconds: 1.5 }); // the process collector is read from any exporter
     expect(isPromText('text/plain; version=0.0.4', p)).toBe(true);
     expect(isPromText('text/html', p)).toBe(false);
     expect(() => parsePromText('<html><body>Not Found</body></html>')).toThrow(/not Prometheus text/);

@@ -1,5 +1,5 @@
 // One scrape → one normalized server sample (server_metrics.jsonl line): mapped gauges, counters, histograms, raw rest.
-import { ENGINE_METRICS, ENGINE_PREFIX, detectEngine, type CounterField, type Engine, type GaugeField, type HistogramField, type MappingRow } from './engines.js';
+import { ENGINE_METRICS, ENGINE_PREFIX, PROCESS_METRICS, detectEngine, type CounterField, type Engine, type GaugeField, type HistogramField, type MappingRow } from './engines.js';
 import type { PromSample, PromText } from './prom-text.js';
 import { saneNumber, SERVER_NUMBER_RANGES, type ServerNumberKind } from '../util/server-number.js';
 
@@ -31,7 +31,7 @@ export const MAX_RAW_SERIES = 64;
 
 const AVERAGED = new Set<GaugeField>(['kv_usage', 'prefix_hit_rate', 'spec_accept_length', 'spec_accept_rate']);
 /** The range each gauge must be in; counters and histogram counts are `count`, histogram means `seconds`. */
-const GAUGE_KIND: Record<GaugeField, ServerNumberKind> = { running: 'count', waiting: 'count', kv_usage: 'ratio', prefix_hit_rate: 'ratio', spec_accept_length: 'count', spec_accept_rate: 'ratio' };
+const GAUGE_KIND: Record<GaugeField, ServerNumberKind> = { running: 'count', waiting: 'count', kv_usage: 'ratio', prefix_hit_rate: 'ratio', spec_accept_length: 'count', spec_accept_rate: 'ratio', process_rss_bytes: 'count' };
 
 const matches = (s: PromSample, labels: Record<string, string> | undefined): boolean => !labels || Object.entries(labels).every(([k, v]) => s.labels[k] === v);
 
@@ -98,7 +98,7 @@ export function normalizeScrape(tMs: number, text: PromText, engine: Engine | nu
     if (out.rejected) out.rejected.count++;
     else out.rejected = { count: 1, first: `${what}=${v}` };
   };
-  for (const row of eng ? ENGINE_METRICS[eng] : []) {
+  for (const row of [...(eng ? ENGINE_METRICS[eng] : []), ...PROCESS_METRICS]) {
     if (row.kind === 'histogram') {
       if (out.histograms[row.field]) continue;
       const hist = histogramOf(row, byName, used);

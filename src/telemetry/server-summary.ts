@@ -220,8 +220,26 @@ function buildSummary(b: ServerSummaryBuilder, client: Summary): ServerSummary {
     },
     findings: [],
   };
+  const proc = processUse(st, spanS);
+  if (proc) out.process = proc;
   out.findings = diagnose(out, client, st.itl, { sim: st.sim });
   return out;
+}
+
+/**
+ * The process section: CPU % = Δ process_cpu_seconds ÷ wall seconds × 100 over the bracket (real seconds on both sides,
+ * whatever a sim's time scale), RSS mean and max in MiB. Undefined without process series.
+ */
+function processUse(st: ServerSummaryBuilder['state'], wallS: number): ServerSummary['process'] {
+  const rss = st.gauge('process_rss_bytes');
+  const pct = (f: CounterField): number | null => {
+    const d = st.delta(f);
+    return d === null || wallS <= 0 ? null : round((d / wallS) * 100, 1);
+  };
+  const cpu = pct('process_cpu_seconds');
+  if (cpu === null && rss.mean === null) return undefined;
+  const mib = (x: number | null) => (x === null ? null : round(x / (1024 * 1024), 1));
+  return { cpu_pct_mean: cpu, cpu_user_pct_mean: pct('process_cpu_user_seconds'), cpu_system_pct_mean: pct('process_cpu_system_seconds'), rss_mib_mean: mib(rss.mean), rss_mib_max: mib(rss.max) };
 }
 
 /** (mean running, mean ITL ms) over the interval a → b, when it saw inter-token observations. */

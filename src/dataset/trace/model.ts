@@ -25,6 +25,8 @@ export interface TraceRequest {
   gapMs?: number;
   /** Recorded tool time after this request's answer, before the next turn (a mocked tool), ms. */
   toolMs?: number;
+  /** The instance (endpoint name) the trace says served it, if any: routing honours it. */
+  instance?: string;
   /** Model named by the trace, if any. */
   model?: string;
   /** Text prompts (tokenflood's own replay format only): the request's messages. */

@@ -41,6 +41,7 @@ export function traceSpec(r: TraceRequest, o: TraceSpecOptions, extra: TraceSpec
     ...(r.session !== undefined ? { sessionId: r.session, turn: r.turn } : {}),
     ...(r.agent !== undefined ? { agent: r.agent } : {}),
     ...(r.hashIds ? { hashIds: r.hashIds } : {}),
+    ...(r.instance !== undefined ? { instance: r.instance } : {}),
     ceilingTokens: extra.ceilingTokens,
     ...(extra.joinWaitMs !== undefined ? { joinWaitMs: extra.joinWaitMs } : {}),
     ...(extra.toolWaitMs !== undefined ? { toolWaitMs: extra.toolWaitMs } : {}),

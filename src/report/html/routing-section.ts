@@ -4,6 +4,7 @@ import type { MetricsBlock, Summary } from '../../metrics/summary.js';
 import { cdfChart } from './run-charts.js';
 import { htmlTable, num, pctText } from './sections.js';
 import { escapeHtml as esc } from './escape.js';
+import { placementText, routingOf } from '../../backends/route-tally.js';
 import { latencyColumns, type BreakdownColumn } from '../breakdown-columns.js';
 
 const head = (lat: BreakdownColumn[]) => ['ok', 'error rate', ...lat.map((c) => c.head), 'output tok/s', 'cached tokens mean'];
@@ -21,6 +22,18 @@ export function routingSection(s: Summary, records: readonly RequestRecord[], ch
   if (!s.by_endpoint && !s.by_model && !s.prefix_groups) return undefined;
   const parts: string[] = [];
   const lat = latencyColumns(s.percentiles);
+  const r = routingOf(s.run);
+  if (r) {
+    parts.push(`<p class="muted">${esc(placementText(r))} (docs/routing.md#what-the-run-records)</p>`);
+    const names = [...new Set([...Object.keys(r.by_rule ?? {}), ...Object.keys(r.instances ?? {}), ...Object.keys(r.unknown_instances ?? {})])];
+    if (names.length)
+      parts.push(
+        htmlTable(
+          ['endpoint or instance', 'placed by the rule', 'hits of its trace instance', 'instance unknown'],
+          names.map((n) => [n, String(r.by_rule?.[n] ?? 0), String(r.instances?.[n] ?? 0), String(r.unknown_instances?.[n] ?? 0)]),
+        ),
+      );
+  }
   if (s.by_endpoint) {
     parts.push(`<h3>By endpoint</h3>${htmlTable(['endpoint', ...head(lat)], Object.entries(s.by_endpoint).map(([k, m]) => row(k, m, lat)))}`);
     const ok = records.filter((r) => !r.warmup && r.status === 'ok' && r.ttft_ms !== null && r.endpoint !== undefined);

@@ -1,4 +1,5 @@
 // HTML reporter for one run: reads a results directory and writes DIR/report.html (self-contained, opens offline).
+import { resourceLines } from '../resource-terminal.js';
 import type { RequestRecord } from '../../metrics/record.js';
 import type { Summary } from '../../metrics/summary.js';
 import { DEFAULT_PERCENTILES } from '../../metrics/stats.js';
@@ -276,7 +277,7 @@ function gpuSection(d: RunReportData, charts: Record<string, unknown>): { id: st
   return {
     id: 'gpu',
     title: 'GPUs and hosts',
-    html: `<p class="muted">Sampled beside the run from ${src} (docs/gpu-telemetry.md).</p><div class="grid2">${hasGpus ? div('c-gpu-util') : ''}${div('c-gpu-mem')}</div>`,
+    html: `<p class="muted">Sampled beside the run from ${src} (docs/gpu-telemetry.md).</p>${resourceLines(d.summary).map((l) => `<p>${esc(l)}</p>`).join('')}<div class="grid2">${hasGpus ? div('c-gpu-util') : ''}${div('c-gpu-mem')}</div>`,
   };
 }
 

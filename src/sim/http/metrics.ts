@@ -20,3 +20,29 @@ export function createSimMetrics(flavor: MetricsFlavor, ctx: Omit<FlavorContext,
   const obs = make({ ...ctx, registry });
   return { ...obs, registry, text: () => registry.metrics() };
 }
+
+/**
+ * The standard process collector's series (as Prometheus clients export them, Python's in vLLM and SGLang): CPU
+ * seconds (with prom-client's user/system split) and resident memory of the process serving the sim, so resource use
+ * through /metrics works against it (docs/gpu-telemetry.md). An embedded sim shares its process with the client.
+ */
+export function processMetricsText(): string {
+  const cpu = process.cpuUsage();
+  const user = cpu.user / 1e6;
+  const sys = cpu.system / 1e6;
+  return [
+    '# HELP process_cpu_user_seconds_total Total user CPU time spent in seconds.',
+    '# TYPE process_cpu_user_seconds_total counter',
+    `process_cpu_user_seconds_total ${user}`,
+    '# HELP process_cpu_system_seconds_total Total system CPU time spent in seconds.',
+    '# TYPE process_cpu_system_seconds_total counter',
+    `process_cpu_system_seconds_total ${sys}`,
+    '# HELP process_cpu_seconds_total Total user and system CPU time spent in seconds.',
+    '# TYPE process_cpu_seconds_total counter',
+    `process_cpu_seconds_total ${user + sys}`,
+    '# HELP process_resident_memory_bytes Resident memory size in bytes.',
+    '# TYPE process_resident_memory_bytes gauge',
+    `process_resident_memory_bytes ${process.memoryUsage.rss()}`,
+    '',
+  ].join('\n');
+}

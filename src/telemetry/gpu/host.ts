@@ -8,6 +8,9 @@ import { UsageError } from '../../errors.js';
 export interface HostSample {
   /** Busy share of all cores since the previous sample, 0..100. */
   cpu_pct: number;
+  /** The user (user + nice) and system (sys + irq) shares of all cores since the previous sample, 0..100. */
+  cpu_user_pct?: number;
+  cpu_sys_pct?: number;
   mem_used_mib: number;
   mem_total_mib: number;
   /** Linux only (/proc/net/dev), all interfaces but loopback. */
@@ -16,6 +19,9 @@ export interface HostSample {
   /** With --server-pid: that process's CPU (100 = one core) and resident memory. */
   server_cpu_pct?: number;
   server_rss_mib?: number;
+  /** With --server-pid on Linux: that process's user and system CPU (100 = one core), from /proc/PID/stat. */
+  server_cpu_user_pct?: number;
+  server_cpu_sys_pct?: number;
 }
 
 interface PidStatus {
@@ -30,15 +36,45 @@ const pidusage = (): PidUsage => (pidusageModule ??= createRequire(import.meta.u
 
 const MiB = 1024 * 1024;
 
-/** Σ idle and Σ total CPU ms over all cores (os.cpus()). */
-function cpuTimes(): { idle: number; total: number } {
+/** Σ idle, user (user + nice), system (sys + irq) and total CPU ms over all cores (os.cpus()). */
+function cpuTimes(): { idle: number; user: number; sys: number; total: number } {
   let idle = 0;
+  let user = 0;
+  let sys = 0;
   let total = 0;
   for (const c of cpus()) {
     idle += c.times.idle;
+    user += c.times.user + c.times.nice;
+    sys += c.times.sys + c.times.irq;
     total += c.times.user + c.times.nice + c.times.sys + c.times.idle + c.times.irq;
   }
-  return { idle, total };
+  return { idle, user, sys, total };
+}
+
+/** user % and system % = 100 · Δuser / Δtotal, 100 · Δsys / Δtotal between two readings. */
+export function cpuSplit(a: { user: number; sys: number; total: number }, b: { user: number; sys: number; total: number }): { user: number; sys: number } {
+  const dt = b.total - a.total;
+  const pct = (x: number) => (dt > 0 ? Math.min(100, Math.max(0, (100 * x) / dt)) : 0);
+  return { user: pct(b.user - a.user), sys: pct(b.sys - a.sys) };
+}
+
+/** Linux clock ticks per second of /proc/PID/stat (USER_HZ, 100 on every mainstream kernel). */
+const USER_HZ = 100;
+
+/** utime and stime of /proc/PID/stat text, in seconds (fields 14 and 15, counted after the `(comm)` field). */
+export function parseProcStat(text: string): { user: number; sys: number } | undefined {
+  const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  const u = Number(f[11]);
+  const s = Number(f[12]);
+  return Number.isFinite(u) && Number.isFinite(s) ? { user: u / USER_HZ, sys: s / USER_HZ } : undefined;
+}
+
+function readProcStat(pid: number): { user: number; sys: number } | undefined {
+  try {
+    return parseProcStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return undefined;
+  }
 }
 
 /** cpu % = 100 · (1 − Δidle / Δtotal) between two readings. */
@@ -100,11 +136,24 @@ export function createHostSampler(o: HostSamplerOptions): HostSampler {
       }
       let cpu = cpuTimes();
       let net = readNet();
+      let proc = o.serverPid !== undefined ? readProcStat(o.serverPid) : undefined;
+      let last = now();
       const tick = async (): Promise<void> => {
         const t = now();
         const c = cpuTimes();
         const n = readNet();
-        const s: HostSample = { cpu_pct: cpuPct(cpu, c), mem_used_mib: (totalmem() - freemem()) / MiB, mem_total_mib: totalmem() / MiB };
+        const split = cpuSplit(cpu, c);
+        const s: HostSample = { cpu_pct: cpuPct(cpu, c), cpu_user_pct: split.user, cpu_sys_pct: split.sys, mem_used_mib: (totalmem() - freemem()) / MiB, mem_total_mib: totalmem() / MiB };
+        if (o.serverPid !== undefined) {
+          const p = readProcStat(o.serverPid);
+          const dtS = (t - last) / 1000;
+          if (p && proc && dtS > 0) {
+            s.server_cpu_user_pct = (100 * Math.max(0, p.user - proc.user)) / dtS;
+            s.server_cpu_sys_pct = (100 * Math.max(0, p.sys - proc.sys)) / dtS;
+          }
+          proc = p;
+        }
+        last = t;
         if (n && net) {
           s.net_rx_bytes = Math.max(0, n.rx - net.rx);
           s.net_tx_bytes = Math.max(0, n.tx - net.tx);

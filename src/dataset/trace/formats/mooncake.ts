@@ -3,6 +3,7 @@ import type { TraceLoader } from '../loader.js';
 import type { TraceRequest } from '../model.js';
 import { hashCoverageProblem, hashIdsProblem, nonNegInt, SessionClock } from '../problems.js';
 import { jsonlOf } from './files.js';
+import { traceInstance } from '../../replay.js';
 
 export const mooncake: TraceLoader = {
   describe: 'Mooncake JSONL: timestamp (ms), input_length, output_length, hash_ids; optional session_id, delay (ms)',
@@ -29,6 +30,8 @@ export const mooncake: TraceLoader = {
         problems.add(where, field, msg);
         bad = true;
       };
+      const inst = traceInstance(o.instance);
+      if (typeof inst === 'string') fail('instance', inst.replace(/^instance /, ''));
       if (ts !== undefined && (typeof ts !== 'number' || !Number.isFinite(ts) || ts < 0)) fail('timestamp', `must be a non-negative number of ms, got ${JSON.stringify(ts)}`);
       if (delay !== undefined && (typeof delay !== 'number' || !Number.isFinite(delay) || delay < 0)) fail('delay', `must be a non-negative number of ms, got ${JSON.stringify(delay)}`);
       if (ts === undefined && (delay === undefined || session === undefined)) fail('timestamp', 'needs a timestamp (ms), or a session_id and a delay (ms)');
@@ -61,6 +64,7 @@ export const mooncake: TraceLoader = {
         ...(hashIds ? { hashIds } : {}),
         ...(session !== undefined ? { session } : {}),
         ...(typeof delay === 'number' ? { gapMs: delay } : {}),
+        ...(typeof inst === 'object' ? inst : {}),
       };
       yield req;
     }

@@ -30,6 +30,7 @@ export const tokenflood: TraceLoader = {
         turn: 0,
         source: `${file}:${e.line}`,
         ...(e.messages ? { messages: e.messages } : {}),
+        ...(e.instance !== undefined ? { instance: e.instance } : {}),
       };
     }
   },
