@@ -25,16 +25,16 @@ async function ab(a: SimServerHandle, b: SimServerHandle, load: string[]): Promi
 describe('A/B on the engine switches, read with compare', () => {
   let cont: SimServerHandle, stat: SimServerHandle, plain: SimServerHandle, spec: SimServerHandle;
   beforeAll(async () => {
-    // Real time for the batching pair: the load is an arrival rate, which a time scale would thin out.
-    cont = await startSimServer({ batching: 'continuous' }, quiet);
-    stat = await startSimServer({ batching: 'static' }, quiet);
+    // The batching pair runs 5x faster than real time, so the arrival rate is 5x too: --rate 100 is 20 req/s of engine time.
+    cont = await startSimServer({ batching: 'continuous', timeScale: 5 }, quiet);
+    stat = await startSimServer({ batching: 'static', timeScale: 5 }, quiet);
     plain = await startSimServer({ timeScale: 10 }, quiet);
     spec = await startSimServer({ timeScale: 10, specMethod: 'eagle', specTokens: 3, specAcceptance: 0.7 }, quiet);
   });
   afterAll(async () => Promise.all([cont, stat, plain, spec].map((s) => s.close())));
 
   it('static batching: TTFT far higher (significant), throughput lower', async () => {
-    const d = await ab(cont, stat, ['--rate', '20', '--requests', '120', '--input-tokens', '500', '--output-tokens', 'uniform:50,450']);
+    const d = await ab(cont, stat, ['--rate', '100', '--requests', '120', '--input-tokens', '500', '--output-tokens', 'uniform:50,450']);
     const ttft = d.get('ttft_p50')!;
     expect(ttft.candidate).toBeGreaterThan(ttft.baseline * 3);
     expect(ttft.p).not.toBeNull();

@@ -22,7 +22,8 @@ const file = (name: string, text: string): string => {
   return f;
 };
 const jsonl = (rows: object[]): string => rows.map((o) => JSON.stringify(o)).join('\n');
-const endOf = (r: RequestRecord): number => r.sent_at_ms + (r.end_ms ?? 0);
+// Records keep times to the µs: the sum of two rounded times may pass the next send by a float ulp, so ends are taken 1 ns early.
+const endOf = (r: RequestRecord): number => r.sent_at_ms + (r.end_ms ?? 0) - 1e-6;
 const cli = (args: string[]): Promise<{ code: number | null; out: string; err: string }> =>
   new Promise((resolve) => execFile(process.execPath, [CLI, ...args], { timeout: 30_000 }, (e, out, err) => resolve({ code: e ? ((e as { code?: number }).code ?? 1) : 0, out, err })));
 

@@ -6,7 +6,7 @@ import { main } from '../src/cli/main.js';
 import { startScriptServer, chatChunk, usageChunk, DONE, type Script, type ScriptServer } from './fixtures/script-server.js';
 import { capture } from './io-capture.js';
 import { tmpDir } from './helpers.js';
-import { LADDER_MAX_TOKENS, LADDER_STAGE_CONCURRENCY } from '../src/lifecycle/validate-ladder.js';
+import { LADDER_MAX_TOKENS, LADDER_STAGE_CONCURRENCY } from '../src/drivers/validate-ladder.js';
 
 // One content chunk only, and more completion tokens than asked: two failed checks.
 const oneChunk: Script = { steps: [{ at: 0, write: chatChunk({ content: 'hello there everyone' }) + usageChunk(30, 40) + DONE }] };

@@ -21,7 +21,6 @@ const PLAIN = [
   '{"choices":null}',
   '{ "choices" : [ { "delta" : { "content" : "spaced" } , "index" : 0 } ] }',
   '{"id":"x","object":"chat.completion.chunk","n":-1.5e+3,"m":[1,2.25,{"a":[true,false,null]}],"choices":[{"delta":{"content":"nums"}}]}',
-  '{"choices":[{"delta":{"content":5,"tool_calls":[{"index":0,"id":"t","function":{"name":"f","arguments":"{\\"x\\":1}"}}]}}]}',
   '{"choices":[{"delta":{"content":"x"}}],"system_fingerprint":"fp_1","service_tier":"default","x_extra":{"k":[1,{"z":""}]}}',
   '{"object":"not-error","choices":[{"delta":{"content":"o"}}]}',
   '{"object":5,"choices":[{"delta":{"content":"o5"}}]}',
@@ -55,7 +54,8 @@ const UNUSUAL = [
   '{"s":"bad \\x escape","choices":[]}',
   '{"s":"\\u12G4","choices":[]}',
   '{"choices":[{"delta":{"content":"unterminated}}]}',
-  '{"a":' + '['.repeat(40) + ']'.repeat(40) + ',"choices":[]}',
+  '{"a":' + '['.repeat(40) + ']'.repeat(40) + ',"choices":[]}',  // a tool call's name and arguments are answer text (classifyData): left to the full parse
+  '{"choices":[{"delta":{"content":5,"tool_calls":[{"index":0,"id":"t","function":{"name":"f","arguments":"{\\"x\\":1}"}}]}}]}',
 ];
 
 describe('scanChunk: records what the full parse records', () => {

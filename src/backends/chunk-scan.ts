@@ -32,7 +32,8 @@ const GIVE_UP = new Error('not a plain chunk');
 const NONE: readonly string[] = [];
 const TOP = ['choices', 'error', 'usage', 'object'];
 const CHOICE = ['delta', 'message', 'text', 'finish_reason'];
-const DELTA = ['content', 'reasoning_content', 'reasoning'];
+// tool_calls: classifyData counts a tool call's name and arguments as answer text; the full parse reads them.
+const DELTA = ['content', 'reasoning_content', 'reasoning', 'tool_calls'];
 
 class Scanner {
   i = 0;
@@ -258,8 +259,8 @@ function scanDelta(sc: Scanner): [string, string, number, number] {
   let seen = 0;
   do {
     const k = sc.key(DELTA);
-    const bit = k < 0 ? 0 : 1 << k; // content 1, reasoning_content 2, reasoning 4
-    if (bit & seen) throw GIVE_UP;
+    const bit = k < 0 ? 0 : 1 << k; // content 1, reasoning_content 2, reasoning 4, tool_calls 8
+    if (bit & seen || bit === 8) throw GIVE_UP;
     seen |= bit;
     if (bit !== 0 && sc.peek() === 's') {
       const from = sc.i + 1;

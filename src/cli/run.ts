@@ -8,7 +8,7 @@ import type { RunConfig } from '../config/schema.js';
 import { addFlags, givenFlags } from '../util/flags.js';
 import { addVllmAliases, givenVllmAliases, mapVllmFlags } from '../config/vllm-aliases.js';
 import { UsageError } from '../errors.js';
-import { ValidationError } from '../lifecycle/validate-ladder.js';
+import { ValidationError } from '../drivers/validate-ladder.js';
 import { renderSummary } from '../report/terminal.js';
 import { evaluateSlo, parseSlo, describeSloChecks } from '../metrics/slo.js';
 import { recordsOf, requestsFile } from '../report/results-dir.js';

@@ -1,5 +1,5 @@
 // A driver is a clock plus a backend: real (wall clock, HTTP to a server) or virtual (virtual clock, the engine model).
-import type { LadderResult } from '../lifecycle/validate-ladder.js';
+import type { LadderResult } from './validate-ladder.js';
 import type { Waits } from '../scheduler/scheduler.js';
 import type { ExecuteResult } from '../backends/execute.js';
 import type { WireInput } from '../backends/sender.js';

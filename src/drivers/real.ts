@@ -26,7 +26,7 @@ import type { RequestSpec } from '../dataset/types.js';
 import { createRouter, type Router } from '../backends/route-policies.js';
 import { parseRouteSpec, type RouteSpec } from '../backends/route-rules.js';
 import { createRouteTally, type RouteTally } from '../backends/route-tally.js';
-import { runLadder, type LadderResult } from '../lifecycle/validate-ladder.js';
+import { runLadder, type LadderResult } from './validate-ladder.js';
 
 /**
  * --workers auto: one thread for light loads; for heavy loads one per core except the one the main thread

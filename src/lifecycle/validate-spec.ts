@@ -3,7 +3,7 @@ import type { Tokenizer } from '../dataset/tokenizer.js';
 import type { RequestSpec } from '../dataset/types.js';
 import { countPrompt, flatPrompt } from '../dataset/prompt.js';
 import { getBackend } from '../backends/registry.js';
-import { LADDER_MAX_TOKENS } from './validate-ladder.js';
+import { LADDER_MAX_TOKENS } from '../drivers/validate-ladder.js';
 
 const PROBE = 'This is a validation request from tokenflood before a benchmark. Count from one to twenty in words, separated by commas.';
 

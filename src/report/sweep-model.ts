@@ -205,7 +205,7 @@ export interface SweepDoc {
   /** The open-loop profile or SLO search per input/output pair: runs, bracket, precision, each run's misses (null otherwise). */
   auto_search?: Record<string, AutoSearchReport> | null;
   /** --then-grid: per input/output pair, the knee and the grid run around it (sweep/then-grid.ts). */
-  then_grid?: Record<string, import('../sweep/then-grid.js').ThenGrid>;
+  then_grid?: Record<string, ThenGrid>;
   slo: string | null;
   max_error_rate: number;
   /** The run config shared by every point (API key and secret headers redacted). */
@@ -222,4 +222,16 @@ export interface SweepDoc {
   warnings: string[];
   points: SweepRow[];
   insights: GroupInsights[];
+}
+
+/** --then-grid: the knee of one input/output pair and the grid run around it (sweep/then-grid.ts builds it). */
+export interface ThenGrid {
+  /** The load the grid is centred on, and where it came from. */
+  knee: number | null;
+  knee_from: 'slo_search' | 'output_throughput' | 'ttft_p99_ms' | 'tpot_p99_ms' | 'e2e_p99_ms' | 'highest_acceptable' | null;
+  factors: readonly number[];
+  /** The grid's loads (rounded: whole streams for concurrency, 3 significant digits for rates), measured in this sweep. */
+  loads: number[];
+  /** Of those, the ones the search had already measured (not run again). */
+  reused: number[];
 }

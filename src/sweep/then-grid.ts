@@ -1,5 +1,6 @@
 // sweep --auto --then-grid: after the search of one input/output pair, a grid of loads around the knee it found.
-import type { SweepRow } from '../report/sweep-model.js';
+import type { SweepRow, ThenGrid } from '../report/sweep-model.js';
+export type { ThenGrid } from '../report/sweep-model.js';
 import type { SloSearchReport, AutoSearchReport } from '../report/auto-search-model.js';
 import type { LoadMode } from './grid.js';
 import { metricKnees } from './knees.js';
@@ -9,17 +10,6 @@ import { roundSig } from './rates.js';
 export const THEN_GRID_FACTORS = [0.5, 0.75, 1, 1.25, 1.5] as const;
 
 /** sweep.json `then_grid[pair]`. */
-export interface ThenGrid {
-  /** The load the grid is centred on, and where it came from. */
-  knee: number | null;
-  knee_from: 'slo_search' | 'output_throughput' | 'ttft_p99_ms' | 'tpot_p99_ms' | 'e2e_p99_ms' | 'highest_acceptable' | null;
-  factors: readonly number[];
-  /** The grid's loads (rounded: whole streams for concurrency, 3 significant digits for rates), measured in this sweep. */
-  loads: number[];
-  /** Of those, the ones the search had already measured (not run again). */
-  reused: number[];
-}
-
 /**
  * The knee of one pair: the SLO search's highest passing load; else the throughput knee (Kneedle over the search's
  * levels), else the first latency knee; else the highest acceptable load measured. Null when nothing was acceptable.

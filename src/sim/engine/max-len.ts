@@ -1,5 +1,4 @@
 // What the configured max_model_len costs per step: the block table rows the scheduler uploads before each forward.
-import type { EngineSpec } from './config.js';
 
 /** Pinned host-to-GPU copy bandwidth of the block-table upload, GB/s (PCIe Gen4 x16 in practice; --pcie-gbps is the offload link's). */
 export const BLOCK_TABLE_H2D_GBPS = 25;
@@ -14,6 +13,6 @@ export function blockTableRowBytes(maxModelLen: number, blockSize: number): numb
  * each as wide as max_model_len allows): requests · rowBytes / PCIe bandwidth, ms. 0 when the engine keeps its table on
  * the GPU (SGLang's req_to_token pool: --block-table-upload false).
  */
-export function blockTableUploadMs(spec: Pick<EngineSpec, 'blockTableBytesPerRequest' | 'hostToDeviceBytesPerSec'>, requests: number): number {
+export function blockTableUploadMs(spec: { blockTableBytesPerRequest: number; hostToDeviceBytesPerSec: number }, requests: number): number {
   return spec.blockTableBytesPerRequest > 0 ? ((requests * spec.blockTableBytesPerRequest) / spec.hostToDeviceBytesPerSec) * 1000 : 0;
 }
