@@ -53,7 +53,8 @@ describe.each(['h1', 'undici'] as const)('sweep findings on client-bound points 
     const term = renderSweep(doc);
     expect(term).toMatch(mark);
     const html = readFileSync(join(out, 'report.html'), 'utf8');
-    expect(html).toContain(`rests on client-bound ${c4.name}`);
+    // Another point may be flagged too on a busy machine (c2 beside c4): the note lists every one.
+    expect(html).toMatch(new RegExp(`rests on client-bound (?:[^<]*, )?${c4.name}`));
     // No --slo: the only check was the error threshold.
     for (const text of [term, html, g.statements.join('\n')]) expect(text).not.toMatch(/meeting (the )?SLOs/i);
     expect(html).toContain('highest load under 5% errors (no SLO)');
