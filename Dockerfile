@@ -4,11 +4,12 @@
 FROM node:20-slim AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
-RUN npm ci
+# No scripts yet: `prepare` builds, and scripts/ and src/ are copied below.
+RUN npm ci --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts ./scripts
 COPY src ./src
-# Compile (and copy ECharts' bundle into dist/vendor), then drop the dev dependencies (typescript, vitest, echarts, ...).
+# Compile, copy ECharts' bundle into dist/vendor and bundle the CLI into dist/bin, then drop the dev dependencies (typescript, vitest, echarts, ...).
 RUN npm run build && npm prune --omit=dev
 
 FROM node:20-slim
@@ -22,5 +23,5 @@ COPY LICENSE ./LICENSE
 COPY data ./data
 # Results go to a mounted volume (/results in the generated manifests); the image itself stays read-only.
 USER node
-ENTRYPOINT ["node", "/app/dist/cli/main.js"]
+ENTRYPOINT ["node", "/app/dist/bin/tokenflood.js"]
 CMD ["--help"]

@@ -42,7 +42,7 @@ if (!existsSync(flood)) {
   console.error(`bench:peers: TOKENFLOOD_PEERS=${peersDir}: no flood.sh in that folder`);
   process.exit(2);
 }
-const tfCli = process.env.TF_CLI ?? join(root, 'dist/cli/main.js');
+const tfCli = process.env.TF_CLI ?? join(root, 'dist/bin/tokenflood.js');
 if (opts.clients.includes('tokenflood') && !existsSync(tfCli)) {
   console.error(`bench:peers: tokenflood CLI not built at ${tfCli} (run npm run build)`);
   process.exit(2);

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = (f) => fileURLToPath(new URL(f, import.meta.url));
-const cli = here('../dist/cli/main.js');
+const cli = here('../dist/bin/tokenflood.js');
 const sizes = (process.env.BENCH_SIM_SIZES ?? '10000,100000').split(',').map(Number);
 const load = ['--concurrency', '64', '--input-tokens', '512', '--output-tokens', '128'];
 const TARGET_MB = 50;

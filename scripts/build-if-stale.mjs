@@ -20,8 +20,8 @@ function newest(p) {
   return m;
 }
 
-const inputs = ['src', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts/vendor-assets.mjs'];
-const built = existsSync(stamp) && existsSync(join(root, 'dist', 'cli', 'main.js')) ? statSync(stamp).mtimeMs : 0;
+const inputs = ['src', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts/vendor-assets.mjs', 'scripts/bundle.mjs'];
+const built = existsSync(stamp) && existsSync(join(root, 'dist', 'bin', 'tokenflood.js')) ? statSync(stamp).mtimeMs : 0;
 if (built > 0 && inputs.every((i) => newest(join(root, i)) <= built)) process.exit(0);
 const r = spawnSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit', shell: process.platform === 'win32' });
 if (r.status !== 0) process.exit(r.status ?? 1);

@@ -17,7 +17,7 @@ interface Row {
 
 /** The layers, bottom first: a file may import from its own layer or a lower one; docs/architecture.md § Layers. */
 const LAYERS: { layer: string; rows: Row[] }[] = [
-  { layer: 'base', rows: [{ unit: 'src/errors.ts' }, { unit: 'src/version.ts' }] },
+  { layer: 'base', rows: [{ unit: 'src/errors.ts' }, { unit: 'src/version.ts' }, { unit: 'src/package-root.ts' }] },
   { layer: 'util', rows: [{ unit: 'src/util/' }] },
   { layer: 'metrics', rows: [{ unit: 'src/metrics/', subfolders: ['registry/', 'inference/'] }] },
   { layer: 'dataset, scheduler', rows: [{ unit: 'src/dataset/', subfolders: ['formats/', 'trace/', 'trace/formats/', 'trace/replay/'] }, { unit: 'src/scheduler/', subfolders: ['executors/'] }] },

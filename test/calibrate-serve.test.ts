@@ -10,7 +10,7 @@ import { predictPoint } from '../src/calibrate/calibrate.js';
 import { runCli } from './fixtures/cli-harness.js';
 import { tmpDir } from './helpers.js';
 
-const CLI = join(__dirname, '..', 'dist', 'cli', 'main.js');
+const CLI = join(__dirname, '..', 'dist', 'bin', 'tokenflood.js');
 const DEPLOYMENT = ['--gpu', 'a100-40gb', '--model-profile', 'llama-3.1-8b'];
 const rel = (a: number, b: number): number => Math.abs(a - b) / b;
 let server: ChildProcess | undefined;

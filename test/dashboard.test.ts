@@ -327,7 +327,7 @@ describe('--ui on the command line', () => {
   }, 60_000);
 });
 
-const CLI = join(__dirname, '..', 'dist', 'cli', 'main.js');
+const CLI = join(__dirname, '..', 'dist', 'bin', 'tokenflood.js');
 
 describe.skipIf(!existsSync(CLI))('the stop button in the CLI (needs `npm run build`)', () => {
   it('takes the Ctrl-C path: no new requests, those in flight finish, every record kept, exit 130', async () => {

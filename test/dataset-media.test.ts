@@ -14,7 +14,7 @@ import { UsageError } from '../src/errors.js';
 import { tmpDir } from './helpers.js';
 import { pngBytes, wavBytes } from './fixtures/media-files.js';
 
-const CLI = join(__dirname, '..', 'dist', 'cli', 'main.js');
+const CLI = join(__dirname, '..', 'dist', 'bin', 'tokenflood.js');
 let dir: string;
 const png = pngBytes(64, 48);
 const wav = wavBytes(0.5);

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { tmpDir } from './helpers.js';
 
-const CLI = join(__dirname, '..', 'dist', 'cli', 'main.js');
+const CLI = join(__dirname, '..', 'dist', 'bin', 'tokenflood.js');
 const ANSWER = `${'a'.repeat(50_000)}!`;
 let server: Server;
 let baseUrl: string;

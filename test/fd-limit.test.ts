@@ -9,7 +9,7 @@ import { checkFdLimit, FD_RESERVE } from '../src/scheduler/fd-limit.js';
 import { plannedLoad } from '../src/drivers/real.js';
 import { tmpDir } from './helpers.js';
 
-const CLI = join(__dirname, '..', 'dist', 'cli', 'main.js');
+const CLI = join(__dirname, '..', 'dist', 'bin', 'tokenflood.js');
 
 /** The built CLI under `ulimit -n N` (soft and hard: Node cannot raise it back). */
 function cliWithLimit(limit: number, args: string[]): Promise<{ code: number | null; out: string; err: string }> {

@@ -9,7 +9,7 @@ import { capture } from './io-capture.js';
 import { EVAL_RUN_DEFAULTS } from '../src/eval/options.js';
 import { MAX_CHOICES_IN_TERM } from '../src/util/flags.js';
 
-const CLI = join(__dirname, '..', 'dist', 'cli', 'main.js');
+const CLI = join(__dirname, '..', 'dist', 'bin', 'tokenflood.js');
 /** Width in characters (code points: "−" and "×" are one column each). */
 const width = (line: string): number => [...line].length;
 
@@ -126,7 +126,7 @@ describe('--help format', () => {
     expect(Math.max(...lines.map(width))).toBeGreaterThan(100);
   });
 
-  it('every command\'s --help, run as dist/cli/main.js with stdout not a terminal, fits 80 columns', async () => {
+  it('every command\'s --help, run as dist/bin/tokenflood.js with stdout not a terminal, fits 80 columns', async () => {
     const names = [[], ...all.map(([n]) => n.split(' ')), ['k8s']];
     const run = promisify(execFile);
     const problems: string[] = [];

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startScriptServer, chatChunk, usageChunk, DONE, type ScriptServer } from './fixtures/script-server.js';
 
-const CLI = join(__dirname, '..', 'dist', 'cli', 'main.js');
+const CLI = join(__dirname, '..', 'dist', 'bin', 'tokenflood.js');
 const LOAD = join(__dirname, '..', 'dist', 'dataset', 'load.js');
 
 /** Run node in a child process; SIGKILL after `killMs` (the old failures spun or read forever and ignored SIGTERM). */

@@ -7,7 +7,7 @@ import { startSimServer, type SimServerHandle } from '../src/sim/server.js';
 import { run } from '../src/run.js';
 import { tmpDir } from './helpers.js';
 
-const CLI = join(__dirname, '..', 'dist', 'cli', 'main.js');
+const CLI = join(__dirname, '..', 'dist', 'bin', 'tokenflood.js');
 let server: SimServerHandle;
 let shards: string[];
 

@@ -30,7 +30,7 @@ describe('--metrics-port on a sweep', () => {
   });
 });
 
-const CLI = join(__dirname, '..', 'dist', 'cli', 'main.js');
+const CLI = join(__dirname, '..', 'dist', 'bin', 'tokenflood.js');
 describe.skipIf(!existsSync(CLI))('--metrics-linger and signals (real CLI process; needs `npm run build`)', () => {
   it('the final figures stay served after the run; one Ctrl-C during the wait exits at once', { timeout: 60_000 }, async () => {
     const { spawn } = await import('node:child_process');

@@ -4,6 +4,7 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
+import { isBuiltin } from 'node:module';
 import { tmpDir } from './helpers.js';
 
 const root = join(__dirname, '..');
@@ -31,10 +32,13 @@ function walk(dir: string): string[] {
 
 /** Bare module specifiers imported by a built file (static, dynamic, createRequire), reduced to the package name. */
 function importedPackages(js: string): string[] {
+  // Comments are not imports (a bundled package's doc comment may name another package).
+  js = js.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
   const name = String.raw`((?:@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*(?:\/[\w./-]*)?)`;
   const re = new RegExp(String.raw`(?:\bfrom\s*|\bimport\s*\(\s*|\brequire(?:\.resolve)?\s*\(\s*|\bimport\s+)['"]` + name + `['"]`, 'g');
   const specs = [...js.matchAll(re)].map((m) => m[1]);
-  return specs.filter((s) => !s.startsWith('node:')).map((s) => (s.startsWith('@') ? s.split('/').slice(0, 2).join('/') : s.split('/')[0]));
+  // Bundled CommonJS keeps Node's builtins unprefixed (require("stream")).
+  return specs.filter((s) => !s.startsWith('node:') && !isBuiltin(s)).map((s) => (s.startsWith('@') ? s.split('/').slice(0, 2).join('/') : s.split('/')[0]));
 }
 
 describe('npm pack', () => {

@@ -13,7 +13,7 @@ import { rebuildSummary } from '../src/cli/report.js';
 import { main } from '../src/cli/main.js';
 import { tmpDir } from './helpers.js';
 
-const CLI = join(__dirname, '..', 'dist', 'cli', 'main.js');
+const CLI = join(__dirname, '..', 'dist', 'bin', 'tokenflood.js');
 const N = 3;
 let server: SimServerHandle;
 

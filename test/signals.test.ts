@@ -7,7 +7,7 @@ import { startScriptServer, chatChunk, type ScriptServer } from './fixtures/scri
 import { tmpDir } from './helpers.js';
 import { rebuildSummary } from '../src/cli/report.js';
 
-const CLI = join(__dirname, '..', 'dist', 'cli', 'main.js');
+const CLI = join(__dirname, '..', 'dist', 'bin', 'tokenflood.js');
 let server: ScriptServer | undefined;
 afterEach(async () => {
   await server?.close();

@@ -7,7 +7,7 @@ import { startHostileServer, type HostileServer } from './fixtures/hostile-serve
 import { startScriptServer, chatChunk, type ScriptServer } from './fixtures/script-server.js';
 import { tmpDir } from './helpers.js';
 
-const CLI = join(__dirname, '..', 'dist', 'cli', 'main.js');
+const CLI = join(__dirname, '..', 'dist', 'bin', 'tokenflood.js');
 let server: ScriptServer | HostileServer | undefined;
 const timers = new Set<NodeJS.Timeout>();
 afterEach(async () => {

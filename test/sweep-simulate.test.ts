@@ -13,7 +13,7 @@ import type { BoxStats } from '../src/report/html/sweep-charts.js';
 import type { SweepDoc } from '../src/report/sweep-model.js';
 import { tmpDir } from './helpers.js';
 
-const CLI = join(__dirname, '..', 'dist', 'cli', 'main.js');
+const CLI = join(__dirname, '..', 'dist', 'bin', 'tokenflood.js');
 const GRID = { concurrency: '1,2,4,8,16', requests: '4' };
 const LENGTHS = { inputTokens: '128', outputTokens: '32' };
 

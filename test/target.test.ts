@@ -12,7 +12,7 @@ import { startHostileServer, sseChunk, type HostileServer } from './fixtures/hos
 import { tmpDir } from './helpers.js';
 import { capture } from './io-capture.js';
 
-const CLI = join(__dirname, '..', 'dist', 'cli', 'main.js');
+const CLI = join(__dirname, '..', 'dist', 'bin', 'tokenflood.js');
 let server: HostileServer | undefined;
 const timers = new Set<NodeJS.Timeout>();
 afterEach(async () => {

@@ -1,4 +1,4 @@
-// `tokenflood trace stats` through the built CLI (dist/cli/main.js, one child process per call): the shipped Mooncake slice, and a bad trace (exit 2).
+// `tokenflood trace stats` through the built CLI (dist/bin/tokenflood.js, one child process per call): the shipped Mooncake slice, and a bad trace (exit 2).
 import { describe, it, expect } from 'vitest';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -9,7 +9,7 @@ import { loadTrace } from '../src/dataset/trace/registry.js';
 import { traceStats } from '../src/dataset/trace/stats.js';
 import { parseBuckets, DEFAULT_BUCKETS } from '../src/dataset/stats.js';
 
-const CLI = join(__dirname, '..', 'dist', 'cli', 'main.js');
+const CLI = join(__dirname, '..', 'dist', 'bin', 'tokenflood.js');
 const SLICE = join(__dirname, '..', 'data', 'traces', 'mooncake-conversation-200.jsonl');
 
 function cli(args: string[]): Promise<{ code: number | null; out: string; err: string }> {

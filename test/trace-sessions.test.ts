@@ -14,7 +14,7 @@ import type { RequestRecord } from '../src/metrics/record.js';
 import { createRng } from '../src/util/rng.js';
 import { tmpDir } from './helpers.js';
 
-const CLI = join(__dirname, '..', 'dist', 'cli', 'main.js');
+const CLI = join(__dirname, '..', 'dist', 'bin', 'tokenflood.js');
 const TRACELAB = join(__dirname, 'fixtures', 'traces', 'tracelab.jsonl');
 const file = (name: string, text: string): string => {
   const f = join(tmpDir('tf-trace-sess-'), name);

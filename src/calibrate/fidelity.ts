@@ -2,11 +2,11 @@
 import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { simulate } from '../simulate.js';
 import type { DistStats } from '../metrics/stats.js';
 import type { RawRequest } from '../metrics/record.js';
 import { maxOf, minOf } from '../util/min-max.js';
+import { packagePath } from '../package-root.js';
 
 export type FidelityMetric = 'ttft_mean_ms' | 'tpot_mean_ms' | 'ttft_p50_ms' | 'tpot_p50_ms' | 'output_tok_s' | 'output_tok_s_run' | 'throughput_gain';
 
@@ -45,7 +45,7 @@ export interface FidelityReport {
 
 /** The earlier held-out set (points.json, vLLM on H100/A100, dense BF16 and Mixtral) or the wide set (wide.json, issue 31). */
 export function loadFidelityPoints(set: 'points' | 'wide' = 'points'): FidelityPoint[] {
-  const file = fileURLToPath(new URL(`../../data/fidelity/${set}.json`, import.meta.url));
+  const file = packagePath('data', 'fidelity', `${set}.json`);
   return (JSON.parse(readFileSync(file, 'utf8')) as { points: FidelityPoint[] }).points;
 }
 

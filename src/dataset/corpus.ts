@@ -1,11 +1,9 @@
 // Bundled text corpora (public-domain classics and original prose) used to build synthetic prompts that read like real text.
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
+import { packagePath } from '../package-root.js';
 
-const here = dirname(fileURLToPath(import.meta.url));
-// src/dataset or dist/dataset → package root/data/corpus
-const corpusDir = join(here, '..', '..', 'data', 'corpus');
+const corpusDir = packagePath('data', 'corpus');
 const cache = new Map<string, string>();
 
 /** `en`: English prose; `zh`: Chinese (道德经, 论语, 西游记 and original text). */

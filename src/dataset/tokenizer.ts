@@ -1,10 +1,10 @@
 // Tokenizers: the one interface every token count in tokenflood goes through.
 import { readFileSync, existsSync, readdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { loadBpe } from './bpe.js';
+import { packagePath } from '../package-root.js';
 
 export interface Tokenizer {
   /** Human-readable id, recorded in every summary (e.g. "tiktoken:cl100k_base"). */
@@ -21,8 +21,7 @@ const cache = new Map<string, Tokenizer>();
 export const BUILTIN_TOKENIZERS = ['cl100k_base', 'o200k_base'] as const;
 export const DEFAULT_TOKENIZER = 'cl100k_base';
 
-// src/dataset or dist/dataset → package root/data/bpe
-const bpeDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'data', 'bpe');
+const bpeDir = packagePath('data', 'bpe');
 
 function builtin(encoding: string): Tokenizer {
   // gpt-tokenizer's own tables cost ~30 MB of heap and 0.1–0.2 CPU-s to load; the same ranks from data/bpe ~2 MB (docs/performance.md).

@@ -1,15 +1,14 @@
 // Graded eval sets: the four shipped in data/evalsets and a user's own JSONL, read and checked before anything is sent.
 import { existsSync, readFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { basename, join } from 'node:path';
 import { UsageError } from '../errors.js';
 import type { GradeMode } from './grade.js';
+import { packagePath } from '../package-root.js';
 
 export const SHIPPED_SETS = ['gsm8k', 'math500-numeric', 'mmlu', 'gaokao-mcq'] as const;
 export type ShippedSet = (typeof SHIPPED_SETS)[number];
 
-// src/eval or dist/eval → package root/data/evalsets
-const setsDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'data', 'evalsets');
+const setsDir = packagePath('data', 'evalsets');
 
 export interface EvalItem {
   id: string;

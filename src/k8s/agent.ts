@@ -4,11 +4,12 @@ import { createWriteStream, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { fileURLToPath } from 'node:url';
 import { barrier, getJson, peerUrl, startCoordServer, type ShardState } from './barrier.js';
 import { ARTIFACTS, hasArtifact } from '../artifacts/registry.js';
+import { packagePath } from '../package-root.js';
 
-const MAIN_JS = fileURLToPath(new URL('../cli/main.js', import.meta.url));
+/** The bundled CLI (scripts/bundle.mjs), as `tokenflood` runs it. */
+const MAIN_JS = packagePath('dist', 'bin', 'tokenflood.js');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Until `p` settles or `ms` pass, whichever first; the timer is cleared, so it does not keep the process alive. */
 async function within(p: Promise<unknown>, ms: number): Promise<void> {

@@ -2,13 +2,13 @@
 // build, so an installed package needs no echarts dependency), else from node_modules (running from src/ in development).
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import { scriptSafe } from './escape.js';
+import { packagePath } from '../../package-root.js';
 
 let cached: string | undefined;
 
-/** dist/report/html → dist/vendor/echarts/echarts.min.js (written by scripts/vendor-assets.mjs). */
-export const VENDORED_ECHARTS = fileURLToPath(new URL('../../vendor/echarts/echarts.min.js', import.meta.url));
+/** dist/vendor/echarts/echarts.min.js (written by scripts/vendor-assets.mjs). */
+export const VENDORED_ECHARTS = packagePath('dist', 'vendor', 'echarts', 'echarts.min.js');
 
 /** Where echarts.min.js is read from: the vendored copy when the build wrote one, else the echarts package. */
 export function echartsPath(): string {
