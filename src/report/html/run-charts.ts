@@ -23,7 +23,7 @@ export function histogramChart(title: string, values: readonly number[], unit: s
 }
 
 /** CDFs of several metrics on one chart. */
-export function cdfChart(title: string, series: { name: string; values: readonly number[] }[], unit: string): Record<string, unknown> {
+export function cdfChart(title: string, series: { name: string; values: readonly number[] | Float64Array }[], unit: string): Record<string, unknown> {
   return {
     ...base(title),
     legend: LEGEND_ROW,

@@ -39,9 +39,12 @@ export function histogram(values: readonly number[], bins = 30): Histogram | nul
   return { edges: counts.map((_, i) => lo + i * width), width, counts };
 }
 
-/** Empirical CDF as [value, percent ≤ value] pairs, thinned to at most `maxPoints` (always keeping min and max). */
-export function cdf(values: readonly number[], maxPoints = 200): [number, number][] {
-  const sorted = sortedNumbers(values);
+/**
+ * Empirical CDF as [value, percent ≤ value] pairs, thinned to at most `maxPoints` (always keeping min and max).
+ * A Float64Array is taken as already sorted ascending (sortedItlGaps), so one sort of the run's gaps serves twice.
+ */
+export function cdf(values: readonly number[] | Float64Array, maxPoints = 200): [number, number][] {
+  const sorted = values instanceof Float64Array ? values : Float64Array.from(values).sort();
   const n = sorted.length;
   if (!n) return [];
   const step = Math.max(1, Math.ceil(n / maxPoints));
@@ -151,16 +154,23 @@ export interface Stalls {
 /** How many times the median ITL a gap must exceed to count as a stall. */
 export const STALL_FACTOR = 5;
 
-/** ITL stalls: gaps between token-carrying events longer than STALL_FACTOR × the run's median gap, placed at the time they ended. */
-export function itlStalls(records: readonly RequestRecord[], max = 2000): Stalls {
-  const recs = records.filter((r) => !r.warmup && r.status === 'ok');
+/** Every ITL gap of the measured ok records, sorted ascending. */
+export function sortedItlGaps(records: readonly RequestRecord[]): Float64Array {
   let gaps = 0;
-  for (const r of recs) gaps += r.itl_ms.length;
-  if (!gaps) return { median_itl_ms: null, threshold_ms: null, points: [], count: 0, total_gaps: 0 };
+  for (const r of records) if (!r.warmup && r.status === 'ok') gaps += r.itl_ms.length;
   const flat = new Float64Array(gaps);
   let k = 0;
-  for (const r of recs) for (const g of r.itl_ms) flat[k++] = g;
-  const all = toArray(flat.sort());
+  for (const r of records) if (!r.warmup && r.status === 'ok') for (const g of r.itl_ms) flat[k++] = g;
+  return flat.sort();
+}
+
+/**
+ * ITL stalls: gaps between token-carrying events longer than STALL_FACTOR × the run's median gap, placed at the time
+ * they ended. `all` is sortedItlGaps(records), when the caller has it already.
+ */
+export function itlStalls(records: readonly RequestRecord[], max = 2000, all: Float64Array = sortedItlGaps(records)): Stalls {
+  const recs = records.filter((r) => !r.warmup && r.status === 'ok');
+  if (!all.length) return { median_itl_ms: null, threshold_ms: null, points: [], count: 0, total_gaps: 0 };
   const median = percentile(all, 50) as number;
   const threshold = Math.max(median * STALL_FACTOR, 1);
   const t0 = minOf(records.filter((r) => !r.warmup).map((r) => r.sent_at_ms));
