@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { UsageError } from '../../errors.js';
 import { DEFAULT_GPU, DEFAULT_MODEL } from './catalog.js';
-import { attentionPeakTflops, KV_DTYPE_BYTES, KV_DTYPES, kernelPath, modelPeakTflops, WEIGHT_DTYPES, weightBytes, type KernelPath, type KvDtype, type WeightDtype } from './dtypes.js';
+import { attentionPeakTflops, expertBlockScaleRatio, KV_DTYPE_BYTES, KV_DTYPES, kernelPath, modelPeakTflops, WEIGHT_DTYPES, weightBytes, type KernelPath, type KvDtype, type WeightDtype } from './dtypes.js';
 import { paramBreakdown, type GpuProfile, type ModelProfile, type ParamBreakdown } from './profile.js';
 import { resolveGpu, resolveModel } from './resolve-profile.js';
 import { featureOptionsShape, resolveFeatures, stageLayers, draftWeightBytes, type FeatureSpec } from './features.js';
@@ -100,6 +100,8 @@ export interface EngineSpec {
   allReduceLatencyUs: number;
   moeLayerOverheadUs: number;
   moeGemmEfficiency: number;
+  /** Routed experts' rate relative to flopsPerSec from their scaling format (dtypes.ts expertBlockScaleRatio). */
+  expertScaleRatio: number;
   moeSliceHalfMiB: number;
   asyncScheduling: boolean;
   /** Engine scheduling differences (scheduling.ts, data/engines/*.yaml). */
@@ -238,6 +240,7 @@ export function resolveEngine(input: EngineOptions = {}): EngineSpec {
     allReduceLatencyUs: o.allReduceLatencyUs ?? 2.5 * gpu.linkLatencyUs,
     moeLayerOverheadUs: o.moeLayerOverheadUs,
     moeGemmEfficiency: o.moeGemmEfficiency,
+    expertScaleRatio: expertBlockScaleRatio(gpu, weightDtype),
     moeSliceHalfMiB: o.moeSliceHalfMiB,
     asyncScheduling: o.asyncScheduling,
     schedulePolicy: o.schedulePolicy,

@@ -89,6 +89,22 @@ export function peakTflops(gpu: GpuProfile, dtype: WeightDtype): number {
 }
 
 /**
+ * Rate of the routed experts' grouped GEMMs relative to the linear layers' peak, for the block-scaled FP8 every released
+ * FP8 MoE checkpoint uses (DeepSeek-V3/R1, Kimi K2, Qwen3-FP8, MiniMax, GLM-4.5-FP8: one scale per 128×128 weight block
+ * and per 1×128 activation group). Hopper's FP8 tensor cores accumulate with limited precision and have no block
+ * scales, so the kernels promote partial sums to FP32 on CUDA cores and rescale them every 128 K elements
+ * (DeepSeek-V3 report §3.3.2); vLLM's Triton fused_moe does this inside its K loop without overlap, and measured it
+ * at well under the BF16 rate (vLLM PR #13932, H100, DeepSeek-V3 shapes at TP8: 2.8 ms for 2,048 tokens, ≈ 64 TFLOPS).
+ * So on a GPU without block-scaled MMA the experts run no faster than at the BF16 peak: ratio bf16 / fp8 peak.
+ * GPUs that scale blocks in the tensor core (Blackwell's block-scaled tcgen05 MMA, MI355X's MX: those listing
+ * fp4Formats) keep the FP8 rate. Every other precision: 1.
+ */
+export function expertBlockScaleRatio(gpu: GpuProfile, dtype: WeightDtype): number {
+  if (dtype !== 'fp8' || kernelPath(gpu, dtype) !== 'native' || (gpu.fp4Formats ?? []).length > 0) return 1;
+  return gpu.bf16Tflops / gpu.fp8Tflops!;
+}
+
+/**
  * Peak of a whole forward pass when routed experts and the rest run in different precisions (MoE in mxfp4/nvfp4):
  * the FLOP-weighted harmonic mean, active / (expertActive / peak(dtype) + restActive / peak(restDtype)).
  */
