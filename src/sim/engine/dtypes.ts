@@ -88,6 +88,19 @@ export function peakTflops(gpu: GpuProfile, dtype: WeightDtype): number {
   return gpu.bf16Tflops;
 }
 
+/** MAMF / BF16 peak of the H100 SXM (794.5 of 989 TFLOPS), the GPU the default --mfu was fitted on. */
+export const REFERENCE_MATMUL_EFFICIENCY = 0.803;
+
+/**
+ * Compute-rate scale of a GPU relative to the one --mfu was fitted on: matmulEfficiency / 0.803. The same software
+ * stack reaches different shares of the data-sheet peak on different GPUs (BF16 MAMF: A100 SXM 86.9%, H100 80.3%,
+ * B200 77.6%, GB200 72.9%, MI355X 68.0%, MI325X 60.4%, MI300X 51.4%; stas00/ml-engineering, compute/accelerator,
+ * "Maximum Achievable Matmul FLOPS comparison table"), so a peak · mfu fitted on H100 overstates AMD's by 15–35%.
+ */
+export function matmulScale(gpu: GpuProfile): number {
+  return (gpu.matmulEfficiency ?? REFERENCE_MATMUL_EFFICIENCY) / REFERENCE_MATMUL_EFFICIENCY;
+}
+
 /**
  * Rate of the routed experts' grouped GEMMs relative to the linear layers' peak, for the block-scaled FP8 every released
  * FP8 MoE checkpoint uses (DeepSeek-V3/R1, Kimi K2, Qwen3-FP8, MiniMax, GLM-4.5-FP8: one scale per 128×128 weight block
