@@ -7,7 +7,7 @@ import { featureOptionsShape } from './engine/features.js';
 import { parallelOptionsShape } from './engine/parallel.js';
 import { engineStepCost, prefillOnlyMs } from './engine/pipeline.js';
 import { draftMs, expectedTokensPerStep } from './engine/spec-decode.js';
-import { peakTflops, weightBytes } from './engine/dtypes.js';
+import { matmulScale, peakTflops, weightBytes } from './engine/dtypes.js';
 import { attentionFlopsPerPair } from './engine/profile.js';
 import { constantOptions, tuningShape, withEngineProfile } from './engine/tuning.js';
 
@@ -302,13 +302,15 @@ export function planCapacity(input: CapacityInput): CapacityReport {
   }
   const target = concurrency * (1 + o.margin);
   const peakFlops = peakTflops(spec.gpu, spec.weightDtype) * 1e12;
+  // Achievable at --mfu on this GPU: its measured matmul efficiency relative to the H100's (dtypes.ts matmulScale).
+  const achievableFlops = peakFlops * matmulScale(spec.gpu);
   const flopsPerRequest = mean((c) => requestFlops(spec, c.input, c.output));
   /** The load on each of `n` replicas: requests in flight, Little's-law rate, and the FLOPs it needs of tp · peak · mfu. */
   const loadAt = (n: number) => {
     const perReplica = Math.max(1, Math.ceil(concurrency / n));
     const e2e = meanE2eAt(perReplica);
     const rate = o.rate !== undefined ? o.rate / n : (perReplica * 1000) / e2e;
-    return { perReplica, e2e, rate, computeUtilization: (rate * flopsPerRequest) / (gpusPerReplica * peakFlops * o.mfu) };
+    return { perReplica, e2e, rate, computeUtilization: (rate * flopsPerRequest) / (gpusPerReplica * achievableFlops * o.mfu) };
   };
   // One answer for the replica count (issue 25): enough replicas to hold the requests (KV, max-num-seqs) AND to
   // compute them (FLOPs at --mfu), each with the margin. The compute count is the smallest n whose per-replica load

@@ -8,34 +8,38 @@ const GiB = 1024 ** 3;
  * `bwEfficiency` is the fraction of peak HBM bandwidth the weight reads of a decode step achieve; fitted with the
  * fixed step overheads so Llama-3.1-8B BF16 batch-1 TPOT is ~6.5 ms on H100 SXM and ~13.3 ms on A100-40GB
  * (docs/sim.md#fidelity).
+ * `matmulEfficiency` is the measured BF16 MAMF / peak (stas00/ml-engineering compute/accelerator README, "Maximum
+ * Achievable Matmul FLOPS comparison table": A100 SXM 271.2/312, H100 SXM 794.5/989 (H200 the same), B200
+ * 1745/2250, B300 1769/2250, GB200 1822/2500, MI300X 668.4/1300, MI325X 784.9/1300, MI355X 1565/2300); GPUs
+ * without a published figure take the H100's.
  * tdpW is the board power limit from the data sheet; idleW, smClockMhz (max boost) and memClockMhz are typical
  * nvidia-smi readings, used only by the sim server's DCGM series (docs/gpu-telemetry.md).
  */
 export const GPUS: Record<string, GpuProfile> = {
   // NVIDIA H100 Tensor Core GPU data sheet (SXM5 column).
-  h100: { id: 'h100', name: 'NVIDIA H100 SXM 80GB', bf16Tflops: 989, fp8Tflops: 1979, int8Tops: 1979, hbmTBps: 3.35, memBytes: 80 * GiB, bwEfficiency: 0.8, linkGBps: 450, linkLatencyUs: 6, tdpW: 700, idleW: 70, smClockMhz: 1980, memClockMhz: 2619 },
+  h100: { id: 'h100', name: 'NVIDIA H100 SXM 80GB', bf16Tflops: 989, fp8Tflops: 1979, int8Tops: 1979, hbmTBps: 3.35, memBytes: 80 * GiB, bwEfficiency: 0.8, matmulEfficiency: 0.803, linkGBps: 450, linkLatencyUs: 6, tdpW: 700, idleW: 70, smClockMhz: 1980, memClockMhz: 2619 },
   // Same data sheet, PCIe column: 2.0 TB/s HBM2e, 350 W; PCIe Gen5 x16 (64 GB/s a direction, ~50 achieved).
   'h100-pcie': { id: 'h100-pcie', name: 'NVIDIA H100 PCIe 80GB', bf16Tflops: 756, fp8Tflops: 1513, int8Tops: 1513, hbmTBps: 2.0, memBytes: 80 * GiB, bwEfficiency: 0.8, linkGBps: 50, linkLatencyUs: 15, tdpW: 350, smClockMhz: 1755 },
   // Same data sheet, H100 NVL column: 94 GB HBM3 at 3.9 TB/s, NVLink bridge 600 GB/s between pairs (300 a direction).
   'h100-nvl': { id: 'h100-nvl', name: 'NVIDIA H100 NVL 94GB', bf16Tflops: 835, fp8Tflops: 1671, int8Tops: 1671, hbmTBps: 3.9, memBytes: 94 * GiB, bwEfficiency: 0.8, linkGBps: 300, linkLatencyUs: 8, tdpW: 400, smClockMhz: 1785 },
   // NVIDIA H200 data sheet (SXM).
-  h200: { id: 'h200', name: 'NVIDIA H200 SXM 141GB', bf16Tflops: 989, fp8Tflops: 1979, int8Tops: 1979, hbmTBps: 4.8, memBytes: 141 * GiB, bwEfficiency: 0.8, linkGBps: 450, linkLatencyUs: 6, tdpW: 700, idleW: 75, smClockMhz: 1980, memClockMhz: 3201 },
+  h200: { id: 'h200', name: 'NVIDIA H200 SXM 141GB', bf16Tflops: 989, fp8Tflops: 1979, int8Tops: 1979, hbmTBps: 4.8, memBytes: 141 * GiB, bwEfficiency: 0.8, matmulEfficiency: 0.803, linkGBps: 450, linkLatencyUs: 6, tdpW: 700, idleW: 75, smClockMhz: 1980, memClockMhz: 3201 },
   // NVIDIA HGX H20 product brief: 148 TFLOPS BF16, 296 FP8/INT8, 96 GB HBM3 at 4.0 TB/s, NVLink 900 GB/s, 400 W.
   h20: { id: 'h20', name: 'NVIDIA H20 96GB', bf16Tflops: 148, fp8Tflops: 296, int8Tops: 296, hbmTBps: 4.0, memBytes: 96 * GiB, bwEfficiency: 0.8, linkGBps: 450, linkLatencyUs: 6, tdpW: 400 },
   // NVIDIA HGX B200 data sheet, per GPU (÷ 8, sparsity removed): 2.25 PFLOPS BF16, 4.5 FP8/INT8, 180 GB HBM3e at
   // 8 TB/s, NVLink 5 1.8 TB/s (900 a direction), 1,000 W; FP4 (NVFP4 and MXFP4) 72 PFLOPS dense ÷ 8 = 9,000.
-  b200: { id: 'b200', name: 'NVIDIA B200 180GB', bf16Tflops: 2250, fp8Tflops: 4500, int8Tops: 4500, fp4Tflops: 9000, fp4Formats: ['nvfp4', 'mxfp4'], hbmTBps: 8.0, memBytes: 180 * GiB, bwEfficiency: 0.8, linkGBps: 900, linkLatencyUs: 6, tdpW: 1000 },
+  b200: { id: 'b200', name: 'NVIDIA B200 180GB', bf16Tflops: 2250, fp8Tflops: 4500, int8Tops: 4500, fp4Tflops: 9000, fp4Formats: ['nvfp4', 'mxfp4'], hbmTBps: 8.0, memBytes: 180 * GiB, bwEfficiency: 0.8, matmulEfficiency: 0.776, linkGBps: 900, linkLatencyUs: 6, tdpW: 1000 },
   // NVIDIA HGX B300 data sheet (Blackwell Ultra), per GPU (÷ 8, sparsity removed): 2.25 PFLOPS BF16, 4.5 FP8,
   // 13.5 FP4 (108 PFLOPS dense for eight), 288 GB HBM3e at 8 TB/s, NVLink 5 1.8 TB/s, up to 1,100 W. Blackwell Ultra
   // drops most INT8 throughput, so int8 runs at the BF16 rate here.
-  b300: { id: 'b300', name: 'NVIDIA B300 288GB', bf16Tflops: 2250, fp8Tflops: 4500, fp4Tflops: 13500, fp4Formats: ['nvfp4', 'mxfp4'], hbmTBps: 8.0, memBytes: 288 * GiB, bwEfficiency: 0.8, linkGBps: 900, linkLatencyUs: 6, tdpW: 1100 },
+  b300: { id: 'b300', name: 'NVIDIA B300 288GB', bf16Tflops: 2250, fp8Tflops: 4500, fp4Tflops: 13500, fp4Formats: ['nvfp4', 'mxfp4'], hbmTBps: 8.0, memBytes: 288 * GiB, bwEfficiency: 0.8, matmulEfficiency: 0.786, linkGBps: 900, linkLatencyUs: 6, tdpW: 1100 },
   // NVIDIA GB200 NVL72 data sheet, per GB200 superchip (two B200-class GPUs and a Grace CPU) ÷ 2, sparsity removed:
   // 2.5 PFLOPS BF16, 5 FP8/INT8, 10 FP4; 186 GB HBM3e at 8 TB/s per GPU; NVLink 5 1.8 TB/s (900 a direction) to all
   // 72 GPUs of the rack; ~1,200 W per GPU.
-  gb200: { id: 'gb200', name: 'NVIDIA GB200 (NVL72) 186GB', bf16Tflops: 2500, fp8Tflops: 5000, int8Tops: 5000, fp4Tflops: 10000, fp4Formats: ['nvfp4', 'mxfp4'], hbmTBps: 8.0, memBytes: 186 * GiB, bwEfficiency: 0.8, linkGBps: 900, linkLatencyUs: 6, tdpW: 1200 },
+  gb200: { id: 'gb200', name: 'NVIDIA GB200 (NVL72) 186GB', bf16Tflops: 2500, fp8Tflops: 5000, int8Tops: 5000, fp4Tflops: 10000, fp4Formats: ['nvfp4', 'mxfp4'], hbmTBps: 8.0, memBytes: 186 * GiB, bwEfficiency: 0.8, matmulEfficiency: 0.729, linkGBps: 900, linkLatencyUs: 6, tdpW: 1200 },
   // NVIDIA A100 data sheet (SXM columns): 312 TFLOPS BF16, 624 TOPS INT8, no FP8.
-  'a100-80gb': { id: 'a100-80gb', name: 'NVIDIA A100 SXM 80GB', bf16Tflops: 312, int8Tops: 624, hbmTBps: 2.039, memBytes: 80 * GiB, bwEfficiency: 0.8, linkGBps: 300, linkLatencyUs: 8, tdpW: 400, idleW: 55, smClockMhz: 1410, memClockMhz: 1593 },
-  'a100-40gb': { id: 'a100-40gb', name: 'NVIDIA A100 SXM 40GB', bf16Tflops: 312, int8Tops: 624, hbmTBps: 1.555, memBytes: 40 * GiB, bwEfficiency: 0.8, linkGBps: 300, linkLatencyUs: 8, tdpW: 400, idleW: 50, smClockMhz: 1410, memClockMhz: 1215 },
+  'a100-80gb': { id: 'a100-80gb', name: 'NVIDIA A100 SXM 80GB', bf16Tflops: 312, int8Tops: 624, hbmTBps: 2.039, memBytes: 80 * GiB, bwEfficiency: 0.8, matmulEfficiency: 0.869, linkGBps: 300, linkLatencyUs: 8, tdpW: 400, idleW: 55, smClockMhz: 1410, memClockMhz: 1593 },
+  'a100-40gb': { id: 'a100-40gb', name: 'NVIDIA A100 SXM 40GB', bf16Tflops: 312, int8Tops: 624, hbmTBps: 1.555, memBytes: 40 * GiB, bwEfficiency: 0.8, matmulEfficiency: 0.869, linkGBps: 300, linkLatencyUs: 8, tdpW: 400, idleW: 50, smClockMhz: 1410, memClockMhz: 1215 },
   // NVIDIA L40S data sheet.
   l40s: { id: 'l40s', name: 'NVIDIA L40S 48GB', bf16Tflops: 362, fp8Tflops: 733, int8Tops: 733, hbmTBps: 0.864, memBytes: 48 * GiB, bwEfficiency: 0.8, linkGBps: 25, linkLatencyUs: 15, tdpW: 350, idleW: 35, smClockMhz: 2520, memClockMhz: 9001 },
   // NVIDIA L4 data sheet: 121 TFLOPS BF16, 242 FP8/INT8 (dense), 24 GB GDDR6 at 300 GB/s, 72 W, PCIe Gen4.
@@ -52,13 +56,13 @@ export const GPUS: Record<string, GpuProfile> = {
   // 7 Infinity Fabric links of 128 GB/s (896 GB/s, 448 a direction), 750 W. bwEfficiency assumed, not calibrated.
   // linkLatencyUs 14 (all-reduce floor 35 µs, assumed): RCCL's small all-reduce over Infinity Fabric takes ~30–40 µs,
   // about twice NCCL's over NVLink; the SGLang and vLLM points on MI300X/MI355X (docs/sim.md#fidelity) agree.
-  mi300x: { id: 'mi300x', name: 'AMD Instinct MI300X 192GB', bf16Tflops: 1307.4, fp8Tflops: 2614.9, int8Tops: 2614.9, hbmTBps: 5.3, memBytes: 192 * GiB, bwEfficiency: 0.7, linkGBps: 448, linkLatencyUs: 14, tdpW: 750, smClockMhz: 2100 },
+  mi300x: { id: 'mi300x', name: 'AMD Instinct MI300X 192GB', bf16Tflops: 1307.4, fp8Tflops: 2614.9, int8Tops: 2614.9, hbmTBps: 5.3, memBytes: 192 * GiB, bwEfficiency: 0.7, matmulEfficiency: 0.514, linkGBps: 448, linkLatencyUs: 14, tdpW: 750, smClockMhz: 2100 },
   // AMD Instinct MI325X data sheet: MI300X compute, 256 GB HBM3E at 6 TB/s, 1,000 W.
-  mi325x: { id: 'mi325x', name: 'AMD Instinct MI325X 256GB', bf16Tflops: 1307.4, fp8Tflops: 2614.9, int8Tops: 2614.9, hbmTBps: 6.0, memBytes: 256 * GiB, bwEfficiency: 0.7, linkGBps: 448, linkLatencyUs: 14, tdpW: 1000, smClockMhz: 2100 },
+  mi325x: { id: 'mi325x', name: 'AMD Instinct MI325X 256GB', bf16Tflops: 1307.4, fp8Tflops: 2614.9, int8Tops: 2614.9, hbmTBps: 6.0, memBytes: 256 * GiB, bwEfficiency: 0.7, matmulEfficiency: 0.604, linkGBps: 448, linkLatencyUs: 14, tdpW: 1000, smClockMhz: 2100 },
   // AMD Instinct MI355X data sheet (CDNA 4): 2,516.6 TFLOPS BF16, 5,033.2 FP8, 10,066.4 MXFP4/MXFP6 (dense), 288 GB
   // HBM3E at 8 TB/s, Infinity Fabric 1,075 GB/s (538 a direction), 1,400 W. CDNA 4 has MXFP4 but not NVFP4 (16-value
   // FP8-scaled blocks) in hardware: NVFP4 takes the dequantize path. bwEfficiency as MI300X (assumed).
-  mi355x: { id: 'mi355x', name: 'AMD Instinct MI355X 288GB', bf16Tflops: 2516.6, fp8Tflops: 5033.2, int8Tops: 5033.2, fp4Tflops: 10066.4, fp4Formats: ['mxfp4'], hbmTBps: 8.0, memBytes: 288 * GiB, bwEfficiency: 0.7, linkGBps: 538, linkLatencyUs: 14, tdpW: 1400, smClockMhz: 2400 },
+  mi355x: { id: 'mi355x', name: 'AMD Instinct MI355X 288GB', bf16Tflops: 2516.6, fp8Tflops: 5033.2, int8Tops: 5033.2, fp4Tflops: 10066.4, fp4Formats: ['mxfp4'], hbmTBps: 8.0, memBytes: 288 * GiB, bwEfficiency: 0.7, matmulEfficiency: 0.68, linkGBps: 538, linkLatencyUs: 14, tdpW: 1400, smClockMhz: 2400 },
   // Not a real part: a small, slow device that keeps engine tests quick and KV pressure easy to reach.
   'tiny-gpu': { id: 'tiny-gpu', name: 'tokenflood test device 2GB', bf16Tflops: 20, hbmTBps: 0.2, memBytes: 2 * GiB, bwEfficiency: 0.8, linkGBps: 25, linkLatencyUs: 15, tdpW: 75, idleW: 10, smClockMhz: 1500, memClockMhz: 1500 },
 };

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { UsageError } from '../../errors.js';
 import { DEFAULT_GPU, DEFAULT_MODEL } from './catalog.js';
-import { attentionPeakTflops, KV_DTYPE_BYTES, KV_DTYPES, kernelPath, modelPeakTflops, WEIGHT_DTYPES, weightBytes, type KernelPath, type KvDtype, type WeightDtype } from './dtypes.js';
+import { attentionPeakTflops, expertBlockScaleRatio, matmulScale, KV_DTYPE_BYTES, KV_DTYPES, kernelPath, modelPeakTflops, WEIGHT_DTYPES, weightBytes, type KernelPath, type KvDtype, type WeightDtype } from './dtypes.js';
 import { paramBreakdown, type GpuProfile, type ModelProfile, type ParamBreakdown } from './profile.js';
 import { resolveGpu, resolveModel } from './resolve-profile.js';
 import { featureOptionsShape, resolveFeatures, stageLayers, draftWeightBytes, type FeatureSpec } from './features.js';
@@ -100,6 +100,8 @@ export interface EngineSpec {
   allReduceLatencyUs: number;
   moeLayerOverheadUs: number;
   moeGemmEfficiency: number;
+  /** Routed experts' rate relative to flopsPerSec from their scaling format (dtypes.ts expertBlockScaleRatio). */
+  expertScaleRatio: number;
   moeSliceHalfMiB: number;
   asyncScheduling: boolean;
   /** Engine scheduling differences (scheduling.ts, data/engines/*.yaml). */
@@ -222,7 +224,7 @@ export function resolveEngine(input: EngineOptions = {}): EngineSpec {
     kvBytesPerToken: kvTok,
     kvBytesPerTokenPerGpu: kvTokGpu,
     kvCapacityTokens,
-    flopsPerSec: modelPeakTflops(gpu, weightDtype, params, Math.min(model.expertsPerToken ?? 1, model.experts ?? 1), model.layers) * 1e12 * o.mfu,
+    flopsPerSec: modelPeakTflops(gpu, weightDtype, params, Math.min(model.expertsPerToken ?? 1, model.experts ?? 1), model.layers) * 1e12 * o.mfu * matmulScale(gpu),
     kernelPath: kernelPath(gpu, weightDtype),
     bytesPerSec: gpu.hbmTBps * 1e12 * (o.bwEfficiency ?? gpu.bwEfficiency),
     stepOverheadMs: o.stepOverheadMs,
@@ -232,12 +234,13 @@ export function resolveEngine(input: EngineOptions = {}): EngineSpec {
     tokenizeMsPerToken: o.tokenizeMsPerToken,
     detokenizeMsPerToken: o.detokenizeMsPerToken,
     kvBytesPerSec: gpu.hbmTBps * 1e12 * o.kvBwEfficiency,
-    attnFlopsPerSec: attentionPeakTflops(gpu, o.kvDtype) * 1e12 * o.mfu,
+    attnFlopsPerSec: attentionPeakTflops(gpu, o.kvDtype) * 1e12 * o.mfu * matmulScale(gpu),
     attnSeqOverheadUs: o.attnSeqOverheadUs,
     // A small all-reduce crosses the link about twice (one-shot exchange, then the barrier) plus the kernel's own cost.
     allReduceLatencyUs: o.allReduceLatencyUs ?? 2.5 * gpu.linkLatencyUs,
     moeLayerOverheadUs: o.moeLayerOverheadUs,
     moeGemmEfficiency: o.moeGemmEfficiency,
+    expertScaleRatio: expertBlockScaleRatio(gpu, weightDtype),
     moeSliceHalfMiB: o.moeSliceHalfMiB,
     asyncScheduling: o.asyncScheduling,
     schedulePolicy: o.schedulePolicy,

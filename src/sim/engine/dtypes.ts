@@ -88,6 +88,35 @@ export function peakTflops(gpu: GpuProfile, dtype: WeightDtype): number {
   return gpu.bf16Tflops;
 }
 
+/** MAMF / BF16 peak of the H100 SXM (794.5 of 989 TFLOPS), the GPU the default --mfu was fitted on. */
+export const REFERENCE_MATMUL_EFFICIENCY = 0.803;
+
+/**
+ * Compute-rate scale of a GPU relative to the one --mfu was fitted on: matmulEfficiency / 0.803. The same software
+ * stack reaches different shares of the data-sheet peak on different GPUs (BF16 MAMF: A100 SXM 86.9%, H100 80.3%,
+ * B200 77.6%, GB200 72.9%, MI355X 68.0%, MI325X 60.4%, MI300X 51.4%; stas00/ml-engineering, compute/accelerator,
+ * "Maximum Achievable Matmul FLOPS comparison table"), so a peak · mfu fitted on H100 overstates AMD's by 15–35%.
+ */
+export function matmulScale(gpu: GpuProfile): number {
+  return (gpu.matmulEfficiency ?? REFERENCE_MATMUL_EFFICIENCY) / REFERENCE_MATMUL_EFFICIENCY;
+}
+
+/**
+ * Rate of the routed experts' grouped GEMMs relative to the linear layers' peak, for the block-scaled FP8 every released
+ * FP8 MoE checkpoint uses (DeepSeek-V3/R1, Kimi K2, Qwen3-FP8, MiniMax, GLM-4.5-FP8: one scale per 128×128 weight block
+ * and per 1×128 activation group). Hopper's FP8 tensor cores accumulate with limited precision and have no block
+ * scales, so the kernels promote partial sums to FP32 on CUDA cores and rescale them every 128 K elements
+ * (DeepSeek-V3 report §3.3.2); vLLM's Triton fused_moe does this inside its K loop without overlap, and measured it
+ * at well under the BF16 rate (vLLM PR #13932, H100, DeepSeek-V3 shapes at TP8: 2.8 ms for 2,048 tokens, ≈ 64 TFLOPS).
+ * So on a GPU without block-scaled MMA the experts run no faster than at the BF16 peak: ratio bf16 / fp8 peak.
+ * GPUs that scale blocks in the tensor core (Blackwell's block-scaled tcgen05 MMA, MI355X's MX: those listing
+ * fp4Formats) keep the FP8 rate. Every other precision: 1.
+ */
+export function expertBlockScaleRatio(gpu: GpuProfile, dtype: WeightDtype): number {
+  if (dtype !== 'fp8' || kernelPath(gpu, dtype) !== 'native' || (gpu.fp4Formats ?? []).length > 0) return 1;
+  return gpu.bf16Tflops / gpu.fp8Tflops!;
+}
+
 /**
  * Peak of a whole forward pass when routed experts and the rest run in different precisions (MoE in mxfp4/nvfp4):
  * the FLOP-weighted harmonic mean, active / (expertActive / peak(dtype) + restActive / peak(restDtype)).

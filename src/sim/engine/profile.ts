@@ -74,6 +74,11 @@ export const gpuProfileSchema = z.object({
   hbmTBps: z.number().positive(),
   memBytes: z.number().positive(),
   bwEfficiency: z.number().gt(0).lte(1),
+  /**
+   * Measured maximum achievable matmul FLOPS over the BF16 peak (MAMF, best of a brute-force shape search); absent =
+   * the H100 SXM's, where --mfu was fitted. Compute rates scale by matmulEfficiency / 0.803 (dtypes.ts matmulScale).
+   */
+  matmulEfficiency: z.number().gt(0).lte(1).optional(),
   /** Per-GPU interconnect bandwidth (NVLink or PCIe) used for tensor-parallel all-reduce. */
   linkGBps: z.number().positive(),
   linkLatencyUs: z.number().nonnegative(),
