@@ -22,8 +22,8 @@ async function cli(args: string[]): Promise<{ code: number; out: string; err: st
 }
 
 describe('priority mix on the engine model (simulate, virtual time)', () => {
-  // 20 req/s of 2,000-token prompts keeps a queue on the default engine: the order of the queue is what priority changes.
-  const load = ['--rate', '20', '--requests', '300', '--input-tokens', '2000', '--output-tokens', '300', '--priority-mix', '0:0.2,10:0.8', '--dataset-seed', '5'];
+  // 12 req/s of 4,000-token prompts overloads the default engine, so a queue builds: its order is what priority changes.
+  const load = ['--rate', '12', '--requests', '300', '--input-tokens', '4000', '--output-tokens', '200', '--priority-mix', '0:0.2,10:0.8', '--dataset-seed', '5'];
   const root = tmpDir();
   const prio = join(root, 'priority');
   const fcfs = join(root, 'fcfs');
@@ -44,7 +44,10 @@ describe('priority mix on the engine model (simulate, virtual time)', () => {
     expect(urgent.requests.total / 300).toBeGreaterThan(0.12);
     expect(urgent.requests.total / 300).toBeLessThan(0.28);
     expect(urgent.requests.failed + rest.requests.failed).toBe(0);
-    expect(urgent.ttft_ms.p50!).toBeLessThan(rest.ttft_ms.p50! * 0.5);
+    // Measured: 564 vs 15,629 ms; fcfs below gives 10,198 vs 12,459 ms.
+    expect(urgent.ttft_ms.p50!).toBeLessThan(rest.ttft_ms.p50! * 0.25);
+    // The rest pay for it: their E2E p50 is above the urgent class's.
+    expect(rest.e2e_ms.p50!).toBeGreaterThan(urgent.e2e_ms.p50!);
   });
 
   it('fcfs: the two classes are alike', () => {
