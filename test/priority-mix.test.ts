@@ -48,6 +48,13 @@ describe('priority mix on the engine model (simulate, virtual time)', () => {
     expect(urgent.ttft_ms.p50!).toBeLessThan(rest.ttft_ms.p50! * 0.25);
     // The rest pay for it: their E2E p50 is above the urgent class's.
     expect(rest.e2e_ms.p50!).toBeGreaterThan(urgent.e2e_ms.p50!);
+    // report.html and stats.csv carry the same table, lowest priority first.
+    const html = readFileSync(join(prio, 'report.html'), 'utf8');
+    expect(html).toMatch(/<h3 id="by-priority">By priority[^<]*<\/h3><div class="scroll"><table><thead><tr><th>priority<\/th>.*?<tbody><tr><td>0<\/td><td>(\d+)<\/td>.*?<tr><td>10<\/td><td>(\d+)<\/td>/);
+    const m = /id="by-priority".*?<td>0<\/td><td>(\d+)<\/td>.*?<td>10<\/td><td>(\d+)<\/td>/.exec(html)!;
+    expect([Number(m[1]), Number(m[2])]).toEqual([urgent.requests.ok, rest.requests.ok]);
+    const csv = readFileSync(join(prio, 'stats.csv'), 'utf8').split('\n').map((l) => l.split(',')[0]);
+    expect(csv.filter((c) => c.startsWith('priority:'))).toEqual(['priority:0', 'priority:10']);
   });
 
   it('fcfs: the two classes are alike', () => {
