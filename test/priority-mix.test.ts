@@ -131,6 +131,22 @@ describe('priority on the real sim server', () => {
   }, 60_000);
 });
 
+describe('the embedded sim server with --sim-scheduling-policy', () => {
+  it('priority: every request of a mix is served (under fcfs the non-zero ones are refused)', async () => {
+    const root = tmpDir();
+    const args = ['--priority-mix', '0:0.5,4:0.5', '--requests', '16', '--concurrency', '4', '--input-tokens', '100', '--output-tokens', '8', '--sim-time-scale', '20', '--quiet', '--no-server-metrics'];
+    const a = await cli(['run', ...args, '--sim-scheduling-policy', 'priority', '--out', join(root, 'p')]);
+    expect(a.code, a.err).toBe(0);
+    const served = recordsOf(join(root, 'p'));
+    expect(served.every((x) => x.status === 'ok')).toBe(true);
+    expect(new Set(served.map((x) => x.priority))).toEqual(new Set([0, 4]));
+    await cli(['run', ...args, '--out', join(root, 'f')]);
+    const refused = recordsOf(join(root, 'f'));
+    expect(refused.filter((x) => x.priority === 4).every((x) => x.status === 'http_error')).toBe(true);
+    expect(refused.filter((x) => x.priority === 0).every((x) => x.status === 'ok')).toBe(true);
+  }, 60_000);
+});
+
 describe('bad priority input: exit 2, one message naming the flag, nothing sent', () => {
   let server: ScriptServer;
   const dir = tmpDir();
@@ -145,6 +161,7 @@ describe('bad priority input: exit 2, one message naming the flag, nothing sent'
     ['a priority that is not an integer', ['--priority-mix', '0.5:1'], /--priority-mix: "0.5:1" is not PRIORITY:WEIGHT/],
     ['a protocol without a priority field', ['--priority-mix', '0:1', '--backend', 'anthropic-messages'], /--priority-mix: --backend anthropic-messages has no per-request priority field/],
     ['a mix next to --extra-body priority', ['--priority-mix', '0:1', '--extra-body', '{"priority":3}'], /--priority-mix: --extra-body also sets "priority"/],
+    ['--sim-scheduling-policy that is not a policy', ['--sim-scheduling-policy', 'lifo'], /--sim-scheduling-policy/],
     ['a dataset priority that is not an integer (--strict)', ['--dataset', bad, '--strict'], /bad\.jsonl:1: priority must be an integer/],
   ];
   for (const [name, args, re] of cases) {
