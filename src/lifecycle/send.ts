@@ -205,9 +205,9 @@ export async function sendLoop(x: SendContext): Promise<{ measuredDone: number; 
   // Model ids as stored: redacted once each (a server may echo a key in one), not once per request.
   const shown = new Map<string, string>();
   const shownModel = (m: string): string => shown.get(m) ?? (shown.set(m, x.redact(m)), shown.get(m)!);
-  // --cancel-after/--cancel-rate: measured requests only (warmup warms); a retry keeps its request's delay.
   // The record's priority class: the request's own (data or --priority-mix), else --extra-body's run-wide integer one.
   const runPriority = extraBodyPriority(c.extraBody);
+  // --cancel-after/--cancel-rate: measured requests only (warmup warms); a retry keeps its request's delay.
   const cancels = cancelPlan({ cancelAfter: c.cancelAfter, cancelRate: c.cancelRate, seed: workloadSeed(c), timeoutS: c.timeout });
   const attempt = async (slot: Slot, spec: RequestSpec, built: { model: string; body: string | Uint8Array }, n: number, scheduledAtMs: number): Promise<{ res: ExecuteResult; rec: RequestRecord }> => {
     // Several endpoints: each attempt picks its own (a retry may go elsewhere); its model may be the endpoint's.
