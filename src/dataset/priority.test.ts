@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { dataPriority, drawPriority, parsePriorityMix, priorityProblems, sentPriority, withPriorityMix } from './priority.js';
 import type { RequestSpec } from './types.js';
+import { recordToItem } from './record.js';
 import type { Workload } from './workload-types.js';
 
 const spec = (over: Partial<RequestSpec> = {}): RequestSpec => ({ messages: [{ role: 'user', content: 'hi' }], prompt: 'hi', inputTokens: 1, maxTokens: 4, ...over });
@@ -87,6 +88,13 @@ describe('data priority and what is sent', () => {
     expect(dataPriority('')).toBeUndefined();
     expect(dataPriority(1.5)).toBe('priority must be an integer (lower runs first), got 1.5');
     expect(dataPriority('high', 'prio')).toBe('prio must be an integer (lower runs first), got "high"');
+  });
+
+  it('a record carries it, under its own name or a --dataset-field mapping; a bad one makes the record bad', () => {
+    expect((recordToItem({ prompt: 'a', priority: 2 }, 'd:1', {}) as { priority?: number }).priority).toBe(2);
+    expect((recordToItem({ question: 'a', prio: '-3' }, 'd.csv:2', { prompt: 'question', priority: 'prio' }) as { priority?: number }).priority).toBe(-3);
+    expect((recordToItem({ prompt: 'a' }, 'd:1', {}) as { priority?: number }).priority).toBeUndefined();
+    expect(recordToItem({ prompt: 'a', prio: 'x' }, 'd:1', { priority: 'prio' })).toBe('prio must be an integer (lower runs first), got "x"');
   });
 
   it("the request's own priority wins over --extra-body's; --no-priority-send leaves only --extra-body's", () => {
