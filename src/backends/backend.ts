@@ -19,6 +19,8 @@ export interface BodyOptions {
   tools?: number;
   /** Inputs per request of the embeddings and rerank backends (--batch-size). */
   batchSize?: number;
+  /** Put the request's priority (RequestSpec.priority) in the body: OpenAI chat and completions only; false with --no-priority-send. */
+  sendPriority?: boolean;
 }
 
 /** What one parsed data event (or a whole non-streamed body) carried. */

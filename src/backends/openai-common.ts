@@ -17,6 +17,8 @@ export function commonBody(spec: RequestSpec, o: BodyOptions, prompt: Record<str
   if (o.tools && 'messages' in prompt) Object.assign(body, { tools: syntheticTools(o.tools), tool_choice: 'auto' });
   Object.assign(body, eosExtensions(spec, o), sampling(o));
   if (o.extraBody) Object.assign(body, o.extraBody);
+  // A request's own priority (data field or --priority-mix) wins over --extra-body's run-wide one (docs/workloads.md#request-priority).
+  if (o.sendPriority !== false && spec.priority !== undefined) body.priority = spec.priority;
   return body;
 }
 

@@ -24,6 +24,7 @@ export const EmbeddedSimSchema = z.object({
   simRouter: simServerOptionsSchema.shape.router.unwrap().optional(),
   simAccuracy: z.coerce.number().min(0).max(1).optional(),
   simQuant: simServerOptionsSchema.shape.weightDtype,
+  simSchedulingPolicy: simServerOptionsSchema.shape.schedulingPolicy.unwrap().optional(),
   simFault: z
     .string()
     .superRefine((v, ctx) => {
@@ -47,12 +48,13 @@ export const EMBEDDED_SIM_META = {
   simRouter: { help: 'embedded simulated server only: the built-in router in front of --sim-replicas (serve --router)', defaultOf: simServerOptionsSchema.shape.router },
   simAccuracy: { arg: 'p', help: 'embedded simulated server only: oracle mode, probability that an item of a shipped eval set is answered right (docs/sim.md#oracle)', defaultText: "the model profile's" },
   simQuant: { help: 'embedded simulated server only: weight precision; also lowers the oracle accuracy by a set-dependent amount (docs/sim.md#oracle)', defaultText: "the model's released precision" },
+  simSchedulingPolicy: { help: 'embedded simulated server only: fcfs, or priority: the body\'s "priority" orders the queue, lower first, and preempts (serve --scheduling-policy; with --priority-mix, docs/sim.md#batching-variants)', defaultOf: simServerOptionsSchema.shape.schedulingPolicy },
   simFault: { arg: 'spec', help: 'embedded simulated server only: corrupt-above=N (oracle fault: a reply whose first token is computed in an engine step with more than N sequences gets a wrong answer), or one server fault as serve --fault takes it, e.g. oom:0.1 or oom,every=5,fatal=true (docs/sim.md#fault-injection)' },
 } satisfies FlagMetaTable<typeof EmbeddedSimSchema.shape>;
 
 export const EMBEDDED_SIM_FLAGS = flagTable(EmbeddedSimSchema.shape, EMBEDDED_SIM_META);
 
-export const EMBEDDED_SIM_KEYS = ['simTimeScale', 'simMaxNumSeqs', 'simGpu', 'simModel', 'simReplicas', 'simRouter', 'simAccuracy', 'simQuant', 'simFault'] as const satisfies readonly (keyof EmbeddedSimInput)[];
+export const EMBEDDED_SIM_KEYS = ['simTimeScale', 'simMaxNumSeqs', 'simGpu', 'simModel', 'simReplicas', 'simRouter', 'simAccuracy', 'simQuant', 'simSchedulingPolicy', 'simFault'] as const satisfies readonly (keyof EmbeddedSimInput)[];
 
 /** Problems with --sim-* given next to --base-url (they would silently do nothing). */
 export function embeddedSimProblems(o: Partial<EmbeddedSimOptions>, baseUrl: string | undefined): string[] {
@@ -74,5 +76,6 @@ export function embeddedServerOptions(o: Partial<EmbeddedSimOptions>): SimServer
     ...(o.simModel !== undefined ? { modelProfile: o.simModel } : {}),
     ...(o.simReplicas !== undefined ? { replicas: o.simReplicas } : {}),
     ...(o.simRouter !== undefined ? { router: o.simRouter } : {}),
+    ...(o.simSchedulingPolicy !== undefined ? { schedulingPolicy: o.simSchedulingPolicy } : {}),
   };
 }

@@ -22,6 +22,7 @@ import { liveMetricsProblems, splitOutputs } from './live-metrics.js';
 import type { FlagTable } from '../util/flags.js';
 import { apiKeyProblem, didYouMean, parseHeaders, toCamel, toKebab } from '../util/parse.js';
 import { extraBaseUrlProblems, readTargetsFile, type TargetSpec } from './routing.js';
+import { priorityProblems } from '../dataset/priority.js';
 
 const KEYS = Object.keys(RUN_FLAGS);
 const flagName = (key: string): string => (RUN_FLAGS as FlagTable)[key]?.name ?? key;
@@ -153,6 +154,7 @@ export function resolveRunConfig(inp: ResolveInput): ResolvedRun {
   if (c.tools && !['openai-chat', undefined].includes(c.backend as string | undefined)) problems.push(`--tools: tool definitions are sent in OpenAI chat bodies only (--backend openai-chat), not --backend ${c.backend}`);
   else if (c.tools && c.endpoint !== 'chat') problems.push('--tools: tool definitions go with --endpoint chat, not completions');
   problems.push(...backendConfigProblems(c));
+  problems.push(...priorityProblems(c));
   problems.push(...mediaProblems(c));
   if (c.slo)
     try {

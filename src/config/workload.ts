@@ -6,6 +6,7 @@ import { parseDurationS } from '../util/parse.js';
 import { MAX_TIMER_MESSAGE, MAX_TIMER_S } from '../util/timer.js';
 import { parseLengthDist } from '../dataset/distribution.js';
 import { parseMix } from '../dataset/mix.js';
+import { parsePriorityMix } from '../dataset/priority.js';
 import { CORPORA } from '../dataset/corpus.js';
 import { DEFAULT_MAX_MEDIA_BYTES } from '../dataset/media-load.js';
 import { TRACE_FORMATS } from '../dataset/trace/registry.js';
@@ -104,6 +105,8 @@ export const WorkloadSchema = z.object({
   maxInputTokens: z.coerce.number().int().positive().optional(),
   maxOutputTokens: z.coerce.number().int().positive().optional(),
   extraBody: jsonObject,
+  priorityMix: parsedString(parsePriorityMix),
+  prioritySend: z.boolean().default(true),
   temperature: z.coerce.number().min(0).optional(),
   topP: z.coerce.number().gt(0).max(1).optional(),
   topK: z.coerce.number().int().optional(),
@@ -151,7 +154,7 @@ export const WORKLOAD_FLAGS = flagTable(WorkloadSchema.shape, {
   cacheAb: { help: 'send the same prompts twice, cold then warm (classes cold and warm), to show the prefix-cache effect' },
   dataset: { arg: 'file', help: 'prompts from a file: JSONL (prompt or messages per line), ShareGPT JSON, or CSV with --dataset-field' },
   datasetFormat: { help: 'format of --dataset; auto: from the extension and content' },
-  datasetField: { arg: 'key=column,...', help: 'CSV/JSONL field mapping, e.g. prompt=question,max_tokens=len; keys: prompt, system, max_tokens, output_tokens, class, session, turn, timestamp; repeatable', repeatable: true },
+  datasetField: { arg: 'key=column,...', help: 'CSV/JSONL field mapping, e.g. prompt=question,max_tokens=len; keys: prompt, messages, system, max_tokens, output_tokens, class, user, priority, session, turn, timestamp, conversations; repeatable', repeatable: true },
   datasetOrder: { help: "take dataset items in file order, at random (seeded), or by-user: each record's `user` in file order, users interleaved round-robin (a user's requests stay in order, as a cache-per-user workload sends them; docs/metrics.md#users-and-their-cache)" },
   datasetMode: { help: 'reuse: cycle through the data as long as the run lasts; once: send each item exactly once, then stop' },
   strict: { help: 'fail the run on any bad dataset line instead of skipping it with a warning' },
@@ -174,6 +177,8 @@ export const WORKLOAD_FLAGS = flagTable(WorkloadSchema.shape, {
   temperature: { arg: 't', help: 'sampling temperature, passed through' },
   topP: { arg: 'p', help: 'nucleus sampling top_p, passed through' },
   topK: { arg: 'k', help: 'top_k, passed through' },
+  priorityMix: { arg: 'mix', help: 'per-request priority classes as PRIORITY:WEIGHT, e.g. 0:0.2,10:0.8 (20% priority 0, 80% priority 10; lower runs first under vLLM/SGLang --scheduling-policy priority), drawn per request from the workload seed; sent as the body\'s "priority" (openai-chat, openai-completions); a dataset line\'s own priority wins; summary.json by_priority (docs/workloads.md#request-priority)' },
+  prioritySend: { help: 'draw and record the --priority-mix classes but send no "priority" (the FCFS arm of an A/B: vLLM refuses a priority other than 0 unless started with --scheduling-policy priority)' },
   seed: { help: 'sampling seed sent to the server, passed through' },
   datasetSeed: { help: 'seed of the workload and arrival generator: same seed, same run, prompt text included (a second run then finds its prompts in a prefix cache). Without it, lengths, order and arrivals are seeded with 42 and prompt text is fresh per run (docs/workloads.md#fresh-prompts)', defaultText: '42, prompts fresh per run' },
   images: { arg: 'n|dist', help: 'synthetic images per request (synthetic prompts only): N (0 allowed), uniform:MIN,MAX (MIN may be 0), or any --input-tokens distribution (docs/workloads.md#images-video-and-audio)' },

@@ -21,6 +21,8 @@ export interface DatasetItem {
   class?: string;
   /** The user (tenant, API key owner…) the item belongs to, from the data's `user` field: summary.json by_user. */
   user?: string;
+  /** The body's `priority` for every turn of the item (lower runs first), from the data's `priority` field. */
+  priority?: number;
   /** Conversation id from the data (JSONL `session`/`conversation`), when given. */
   session?: string;
   /** One turn for single requests; several for a multi-turn conversation. */
@@ -32,7 +34,7 @@ export interface DatasetItem {
 }
 
 /** The canonical record keys a --dataset-field mapping may rename. */
-export const FIELD_KEYS = ['prompt', 'messages', 'system', 'max_tokens', 'output_tokens', 'class', 'user', 'session', 'turn', 'timestamp', 'conversations'] as const;
+export const FIELD_KEYS = ['prompt', 'messages', 'system', 'max_tokens', 'output_tokens', 'class', 'user', 'priority', 'session', 'turn', 'timestamp', 'conversations'] as const;
 export type FieldKey = (typeof FIELD_KEYS)[number];
 export type FieldMap = Partial<Record<FieldKey, string>>;
 

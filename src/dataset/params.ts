@@ -50,6 +50,8 @@ export interface WorkloadParams extends Partial<MediaParams> {
   /** Seconds: cap on any recorded wait of a trace. */
   maxIdleGap?: number;
   startAtFraction: number;
+  /** --priority-mix: each request's priority class (dataset/priority.ts); a data line's own `priority` wins. */
+  priorityMix?: string;
   /** --dataset-seed: seeds trace prompt blocks too (DEFAULT_DATASET_SEED when absent). */
   datasetSeed?: number;
   /** Fresh prompts: the run id when --dataset-seed is not given (docs/workloads.md#fresh-prompts); none keeps them seeded. */

@@ -1,5 +1,6 @@
 // One dataset record (a JSONL line, a CSV row or a ShareGPT conversation) → a DatasetItem, or the reason it is bad.
 import type { ChatMessage } from './types.js';
+import { dataPriority } from './priority.js';
 import type { DatasetItem, DatasetTurn, FieldKey, FieldMap } from './items.js';
 import { fieldRefs, partRef, takePlaceholders, type MediaRef } from './media-refs.js';
 
@@ -153,7 +154,10 @@ export function recordToItem(o: Obj, where: string, map: FieldMap): DatasetItem 
   if (session !== undefined && session !== '' && typeof session !== 'string' && typeof session !== 'number') return 'session must be a string or number';
   const user = get(o, 'user', map);
   if (user !== undefined && user !== '' && typeof user !== 'string' && typeof user !== 'number') return 'user must be a string or number';
+  const priority = dataPriority(get(o, 'priority', map), map.priority ?? 'priority');
+  if (typeof priority === 'string') return priority;
   const item: DatasetItem = { source: where, turns };
+  if (priority !== undefined) item.priority = priority;
   if (typeof cls === 'string' && cls !== '') item.class = cls;
   // A user id is a label: at most 128 characters, controls stripped (it reaches the terminal and report).
   if (user !== undefined && user !== '') item.user = String(user).replace(/[\x00-\x1f\x7f]/g, '').slice(0, 128);

@@ -14,6 +14,7 @@ import { parseFieldMap } from './load.js';
 import { countPrompt, createPromptBuilder, flatPrompt } from './prompt.js';
 import { resolveLength } from './lengths.js';
 import { sampleLength } from './distribution.js';
+import { dataPriority } from './priority.js';
 
 export interface TraceEntry {
   line: number;
@@ -26,6 +27,8 @@ export interface TraceEntry {
   class?: string;
   /** The trace's `user` field (summary.json by_user). */
   user?: string;
+  /** The line's `priority` (top level, or in its `body`). */
+  priority?: number;
   /** The instance (endpoint name) that served it, when the line names one. */
   instance?: string;
 }
@@ -78,6 +81,12 @@ export function parseTrace(file: string, text: string | Iterable<Line>, fields: 
       continue;
     }
     const body = o.body && typeof o.body === 'object' ? (o.body as Obj) : undefined;
+    const priority = dataPriority(o.priority ?? body?.priority);
+    if (typeof priority === 'string') {
+      problems.push(`${where}: ${priority}`);
+      continue;
+    }
+    const prio = priority !== undefined ? { priority } : {};
     const rec: Obj = body ? { ...o, messages: body.messages, prompt: body.prompt, max_tokens: body.max_tokens ?? body.max_completion_tokens } : o;
     const hasText = rec.prompt !== undefined || rec.messages !== undefined || rec.conversations !== undefined || map.prompt !== undefined;
     if (!hasText) {
@@ -85,12 +94,12 @@ export function parseTrace(file: string, text: string | Iterable<Line>, fields: 
       const outTok = o.output_tokens ?? o.output_length;
       if (inTok === undefined) problems.push(`${where}: needs a prompt, messages, body or a positive integer input_tokens`);
       else if (outTok !== undefined && posInt(outTok) === undefined) problems.push(`${where}: output_tokens must be a positive integer`);
-      else entries.push({ line: r.line, atMs: at, inputTokens: inTok, outputTokens: posInt(outTok), class: typeof o.class === 'string' ? o.class : undefined, user: userOf(o.user), ...inst });
+      else entries.push({ line: r.line, atMs: at, inputTokens: inTok, outputTokens: posInt(outTok), class: typeof o.class === 'string' ? o.class : undefined, user: userOf(o.user), ...prio, ...inst });
       continue;
     }
     const item = recordToItem(rec, where, map);
     if (typeof item === 'string') problems.push(`${where}: ${item}`);
-    else entries.push({ line: r.line, atMs: at, messages: item.turns[0].messages, outputTokens: item.turns[0].maxTokens, class: item.class, user: item.user, ...inst });
+    else entries.push({ line: r.line, atMs: at, messages: item.turns[0].messages, outputTokens: item.turns[0].maxTokens, class: item.class, user: item.user, ...prio, ...inst });
   }
   return { entries, problems };
 }
@@ -134,7 +143,7 @@ export function createReplayWorkload(c: WorkloadParams, tok: Tokenizer, rng: Rng
     const base: RequestSpec = e.messages
       ? { messages: e.messages, prompt: flatPrompt(e.messages), inputTokens, maxTokens }
       : builder.build(inputTokens, maxTokens, undefined);
-    specs.push({ ...base, ...(e.class ? { class: e.class } : {}), ...(e.user !== undefined ? { user: e.user } : {}), ...(e.instance !== undefined ? { instance: e.instance } : {}), timestampMs: at, source: `${file}:${e.line}` });
+    specs.push({ ...base, ...(e.class ? { class: e.class } : {}), ...(e.user !== undefined ? { user: e.user } : {}), ...(e.priority !== undefined ? { priority: e.priority } : {}), ...(e.instance !== undefined ? { instance: e.instance } : {}), timestampMs: at, source: `${file}:${e.line}` });
     times.push(at);
   }
   if (!specs.length) throw new UsageError([`--max-model-len: every request of ${file} exceeds ${c.maxModelLen} tokens (input + max_tokens)`]);

@@ -46,6 +46,8 @@ export interface RequestSpec {
   class?: string;
   /** The user it belongs to (a dataset's or trace's `user` field): summary.json by_user. */
   user?: string;
+  /** The body's `priority` (lower runs first): the data's `priority` field, else --priority-mix's draw (dataset/priority.ts). */
+  priority?: number;
   /** Multi-turn: the session (virtual user conversation) and 0-based turn index. */
   sessionId?: string;
   turn?: number;

@@ -11,6 +11,7 @@ import { withCacheAb } from './cache-ab.js';
 import { byKind } from '../util/kinds.js';
 import { createTraceWorkload } from './trace/replay/workload.js';
 import { detectTraceKind } from './trace/registry.js';
+import { parsePriorityMix, withPriorityMix } from './priority.js';
 
 export type { CompletedRequest, Workload, WorkloadOptions } from './workload-types.js';
 
@@ -85,5 +86,8 @@ export function workloadKind(c: WorkloadParams): WorkloadKind {
 export function createWorkload(c: WorkloadParams, tok: Tokenizer, rng: Rng, total: number | undefined, opts: WorkloadOptions = {}): Workload {
   const problems = conflicts(c);
   if (problems.length) throw new UsageError(problems);
-  return WORKLOADS[workloadKind(c)](c, tok, rng, total, opts);
+  // The mix's seed comes from a clone, so the workload's own draws (lengths, order, arrivals) are those of a run without it.
+  const mixSeed = c.priorityMix ? Math.floor(rng.clone().next() * 4294967296) : 0;
+  const w = WORKLOADS[workloadKind(c)](c, tok, rng, total, opts);
+  return c.priorityMix ? withPriorityMix(w, parsePriorityMix(c.priorityMix), mixSeed) : w;
 }

@@ -20,6 +20,7 @@ import { createRng } from '../util/rng.js';
 import type { Driver, OpenedTarget, RequestInput } from './driver.js';
 import { VirtualClock } from './virtual-clock.js';
 import { plan, toRawRequest, type ConvertContext, type Planned } from './virtual-records.js';
+import { sentPriority } from '../dataset/priority.js';
 
 export interface VirtualDriverOptions {
   engine: EngineSpec;
@@ -175,7 +176,14 @@ export function createVirtualDriver(c: RunConfig, tok: Tokenizer, o: VirtualDriv
     };
     const key = String(seq++);
     const media = planned.media.map(engineMedia);
-    const add = () => engine.add({ id: key, promptTokens: ids.length, outputTokens: decision.outputTokens, blockHashes: blockHashesFromIds(ids, o.engine.blockSize), media });
+    // The body's priority, refused without --scheduling-policy priority exactly as the sim server (and vLLM) refuse it.
+    const priority = sentPriority(spec, c) ?? 0;
+    if (priority !== 0 && o.engine.schedulingPolicy !== 'priority') {
+      rec.error = `Got priority ${priority} but Priority scheduling is not enabled.`;
+      rec.finishReason = undefined;
+      return Promise.resolve(result({ rec, planned, inp }));
+    }
+    const add = () => engine.add({ id: key, promptTokens: ids.length, outputTokens: decision.outputTokens, blockHashes: blockHashesFromIds(ids, o.engine.blockSize), media, priority });
     const outside = outsideEngineMs(o.engine, ids.length, o.tokensPerChunk);
     if (outside <= 0) {
       const err = add();

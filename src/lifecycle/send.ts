@@ -24,6 +24,7 @@ import { globalIndex, shardLabel, type ShardSpec } from '../scheduler/shard.js';
 import { localLoad } from '../shard/plan.js';
 import { workloadSeed } from '../config/workload.js';
 import { cancelPlan } from './cancel-plan.js';
+import { extraBodyPriority } from '../dataset/priority.js';
 
 /** A session's identity on its record: multi-turn data and trace replay (session, turn, agent, trace line, ceiling, waits). */
 function copySessionFields(spec: RequestSpec, raw: ExecuteResult['raw']): void {
@@ -151,7 +152,7 @@ function bodyBuilder(x: Pick<SendContext, 'c' | 'driver'>): (spec: RequestSpec, 
   const { c } = x;
   const backend: Backend = BACKENDS[backendOf(c)];
   if (!x.driver.needsBody) return () => '';
-  const opts = (model: string): BodyOptions => ({ model, stream: c.stream, ignoreEos: c.ignoreEos, temperature: c.temperature, topP: c.topP, topK: c.topK, seed: c.seed, extraBody: c.extraBody, batchSize: c.batchSize, ...(c.tools ? { tools: c.tools } : {}) });
+  const opts = (model: string): BodyOptions => ({ model, stream: c.stream, ignoreEos: c.ignoreEos, temperature: c.temperature, topP: c.topP, topK: c.topK, seed: c.seed, extraBody: c.extraBody, batchSize: c.batchSize, sendPriority: c.prioritySend, ...(c.tools ? { tools: c.tools } : {}) });
   // A backend with its own encoding (multipart uploads) gives bytes; every other body is JSON.
   if (backend.encodeBody) return (spec, model) => backend.encodeBody!(spec, opts(model));
   return (spec, model) => JSON.stringify(backend.buildBody(spec, opts(model)));
@@ -204,6 +205,8 @@ export async function sendLoop(x: SendContext): Promise<{ measuredDone: number; 
   // Model ids as stored: redacted once each (a server may echo a key in one), not once per request.
   const shown = new Map<string, string>();
   const shownModel = (m: string): string => shown.get(m) ?? (shown.set(m, x.redact(m)), shown.get(m)!);
+  // The record's priority class: the request's own (data or --priority-mix), else --extra-body's run-wide integer one.
+  const runPriority = extraBodyPriority(c.extraBody);
   // --cancel-after/--cancel-rate: measured requests only (warmup warms); a retry keeps its request's delay.
   const cancels = cancelPlan({ cancelAfter: c.cancelAfter, cancelRate: c.cancelRate, seed: workloadSeed(c), timeoutS: c.timeout });
   const attempt = async (slot: Slot, spec: RequestSpec, built: { model: string; body: string | Uint8Array }, n: number, scheduledAtMs: number): Promise<{ res: ExecuteResult; rec: RequestRecord }> => {
@@ -246,6 +249,8 @@ export async function sendLoop(x: SendContext): Promise<{ measuredDone: number; 
     if (label) res.raw.shard = label;
     if (slot.user !== undefined) res.raw.user = slot.user;
     if (spec.user !== undefined) res.raw.user_id = spec.user;
+    const priority = spec.priority ?? runPriority;
+    if (priority !== undefined) res.raw.priority = priority;
     await completeTokenCounts(res, x.counter);
     if (res.raw.error !== null) res.raw.error = x.redact(res.raw.error);
     if (res.raw.finish_reason !== null) res.raw.finish_reason = x.redact(res.raw.finish_reason);

@@ -360,6 +360,8 @@ export class SummaryAggregator {
   private readonly byUser = new UserCacheAggregator();
   /** Per input-length band (--length-bands), keyed by label; see lengthBandBlocks for when the summary shows them. */
   private readonly bandBlocks = new Map<string, PhaseBlocks>();
+  /** Per request priority (the record's `priority`), keyed by the number as text; see priorityBlocks. */
+  private readonly priorities = new Map<string, PhaseBlocks>();
   /** Measured (not warmup) requests per phase. */
   private readonly phases = { steady: 0, ramp_up: 0, ramp_down: 0 };
   /** Records added (warmup included). */
@@ -403,6 +405,7 @@ export class SummaryAggregator {
     // The intended prompt length (counted client-side) is known for failed requests too, so a band's error rate is its own.
     const band = bandOf(this.bands, r.expected_input_tokens || (r.input_tokens ?? 0));
     if (band) this.keyed(this.bandBlocks, band.label).add(r);
+    if (r.priority !== undefined) this.keyed(this.priorities, String(r.priority)).add(r);
     if (r.stage !== undefined) {
       let s = this.stages.get(r.stage);
       if (!s) this.stages.set(r.stage, (s = new PhaseBlocks(this.itlExactLimit)));
@@ -456,6 +459,8 @@ export class SummaryAggregator {
     }
     const bands = this.lengthBandBlocks(which, concurrency, ps);
     if (bands) summary.by_length_band = bands;
+    const priorities = this.priorityBlocks(which, concurrency, ps);
+    if (priorities) summary.by_priority = priorities;
     if (this.stages.size > 0) summary.by_stage = this.stageBlocks(run, which, ps);
     const cancellation = this.cancels.summary();
     if (cancellation) summary.cancellation = cancellation;
@@ -478,6 +483,15 @@ export class SummaryAggregator {
     const held = this.bands.map((b) => [b.label, this.bandBlocks.get(b.label)?.pick(which)] as const).filter(([, a]) => a !== undefined && a.requests > 0);
     if (!(held.length >= 2 || (this.bandsAsked && held.length >= 1))) return undefined;
     return Object.fromEntries(held.map(([label, a]) => [label, a!.metrics(concurrency, ps)]));
+  }
+  /** Each priority's metrics, lowest (most urgent) first, when the measured requests hold two or more priorities. */
+  private priorityBlocks(which: PhaseCounts['summarized'], concurrency: number | undefined, ps: Percentiles): Record<string, MetricsBlock> | undefined {
+    const out: Record<string, MetricsBlock> = {};
+    for (const k of [...this.priorities.keys()].sort((a, b) => Number(a) - Number(b))) {
+      const m = this.priorities.get(k)!.pick(which).metrics(concurrency, ps);
+      if (m.requests.total > 0) out[k] = m;
+    }
+    return Object.keys(out).length >= 2 ? out : undefined;
   }
   /** Each stage's metrics, labelled with its load from run.json `load_stages`; a stage's concurrency is its own (closed loop). */
   private stageBlocks(run: Record<string, unknown>, which: PhaseCounts['summarized'], ps: Percentiles): StageBlock[] {

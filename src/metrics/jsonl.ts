@@ -48,6 +48,7 @@ function sessionFields(r: RawRequest): Partial<Pick<RawRequest, (typeof SESSION_
   for (const k of MEDIA_FIELDS) if (r[k] !== undefined) o[k] = r[k];
   if (r.response_bytes !== undefined) o.response_bytes = r.response_bytes;
   if (r.user_id !== undefined) o.user_id = r.user_id;
+  if (r.priority !== undefined) o.priority = r.priority;
   return o;
 }
 
@@ -189,6 +190,7 @@ export function recordFromJson(o: Record<string, unknown>): RequestRecord {
   for (const k of ['join_wait_ms', 'tool_wait_ms'] as const) if (typeof o[k] === 'number' && (o[k] as number) >= 0) raw[k] = o[k];
   for (const k of MEDIA_FIELDS) if ((typeof o[k] === 'number' && (o[k] as number) >= 0) || (o[k] === null && (k === 'image_tokens' || k === 'audio_tokens'))) raw[k] = o[k];
   if (typeof o.user_id === 'string') raw.user_id = o.user_id.slice(0, 128);
+  if (Number.isSafeInteger(o.priority)) raw.priority = o.priority as number;
   if (Number.isInteger(o.response_bytes) && (o.response_bytes as number) >= 0) raw.response_bytes = o.response_bytes as number;
   if (Number.isInteger(o.stage) && (o.stage as number) >= 0) raw.stage = o.stage;
   if (typeof o.shard === 'string' && /^\d{1,5}\/\d{1,5}$/.test(o.shard)) raw.shard = o.shard;

@@ -141,6 +141,8 @@ export interface RawRequest extends Partial<ServerTimings> {
   served_by?: string;
   /** The dataset's or trace's `user` field of the request (summary.json by_user); absent when the data names none. */
   user_id?: string;
+  /** The request's priority class (lower runs first): the data's `priority`, --priority-mix's draw, else --extra-body's integer `priority`; absent when none (summary.json by_priority). */
+  priority?: number;
   /** With --users (the user-centric executor): the 0-based user that sent it; absent otherwise. */
   user?: number;
   /** With --shard: the shard that sent it, "I/N" (0-based I); absent in a whole run (docs/distributed.md). */

@@ -196,6 +196,12 @@ export interface Summary extends MetricsBlock {
    * band in band order, by each request's intended prompt length: docs/metrics.md#input-length-bands.
    */
   by_length_band?: Record<string, MetricsBlock>;
+  /**
+   * The same metrics per request priority (the record's `priority`: data field, --priority-mix or --extra-body), keyed
+   * by the priority as text, lowest (most urgent) first; only when the measured requests hold two or more
+   * priorities: docs/metrics.md#priority-classes.
+   */
+  by_priority?: Record<string, MetricsBlock>;
   /** The same metrics per model, when requests asked for two or more. */
   by_model?: Record<string, MetricsBlock>;
   /** With shared-prefix groups: the share of requests that reached a server that had served their prefix before (docs/metrics.md#cache-locality). */

@@ -4,6 +4,7 @@ import { DEFAULT_PERCENTILES, percentileKey, type DistStats } from '../metrics/s
 import { csvCell } from './csv-cell.js';
 import { distOf, metricsShownIn, type MetricDef } from '../metrics/registry/index.js';
 import { ARTIFACTS } from '../artifacts/registry.js';
+import { priorityEntries } from './breakdown-columns.js';
 
 export const STATS_CSV = ARTIFACTS.stats.file;
 
@@ -77,7 +78,8 @@ export function statsRow(cls: string, m: MetricsBlock, columns: readonly string[
 
 /**
  * stats.csv text: a header, the whole run (`class` = all), then each request class (by_class) by name, then each
- * input-length band (by_length_band) as `class` = "input:BAND", e.g. input:4k-16k.
+ * input-length band (by_length_band) as `class` = "input:BAND", e.g. input:4k-16k, then each priority (by_priority),
+ * lowest first, as "priority:N".
  */
 export function statsCsv(s: Summary): string {
   const columns = statsColumns(s.percentiles ?? DEFAULT_PERCENTILES);
@@ -85,6 +87,7 @@ export function statsCsv(s: Summary): string {
     statsRow('all', s, columns),
     ...Object.entries(s.by_class ?? {}).map(([c, m]) => statsRow(c, m, columns)),
     ...Object.entries(s.by_length_band ?? {}).map(([b, m]) => statsRow(`input:${b}`, m, columns)),
+    ...priorityEntries(s.by_priority ?? {}).map(([k, m]) => statsRow(`priority:${k}`, m, columns)),
   ];
   return [columns.join(','), ...rows.map((r) => r.map(csvCell).join(','))].join('\n') + '\n';
 }

@@ -9,7 +9,7 @@ import { routingLines } from './routing-terminal.js';
 import { resourceLines } from './resource-terminal.js';
 import { sessionLines } from './session-terminal.js';
 import { clientMediaLines, mediaLines } from './media-terminal.js';
-import { latencyColumns } from './breakdown-columns.js';
+import { labelledRows, latencyColumns, priorityColumns, priorityEntries } from './breakdown-columns.js';
 import { sliceTableLines, steadyAndSaturationLines, throughputCiLine } from './slices-terminal.js';
 import { playbookLines } from './error-playbook.js';
 
@@ -171,8 +171,12 @@ export function renderSummary(s: Summary): string {
   }
   if (s.by_length_band) {
     out.push('', 'by input length (prompt tokens, k = 1024):');
-    const brow = Object.entries(s.by_length_band).map(([b, m]) => [b, String(m.requests.ok), pct(m.requests.error_rate), ...lat.map((col) => fmt(col.value(m))), fmt(m.output_throughput)]);
-    out.push(table(['band', 'ok', 'errors', ...lat.map((col) => col.head), 'out tok/s'], brow));
+    out.push(table(['band', 'ok', 'errors', ...lat.map((col) => col.head), 'out tok/s'], labelledRows(Object.entries(s.by_length_band), lat, fmt, pct)));
+  }
+  if (s.by_priority) {
+    out.push('', 'by priority (lower runs first):');
+    const pcols = priorityColumns(ps);
+    out.push(table(['priority', 'ok', 'errors', ...pcols.map((col) => col.head), 'out tok/s'], labelledRows(priorityEntries(s.by_priority), pcols, fmt, pct)));
   }
   if (s.by_user) {
     const n = s.by_user.users;

@@ -95,6 +95,7 @@ export const SWEEP_FLAGS = flagTable(SweepFlagShape, {
   simRouter: EMBEDDED_SIM_META.simRouter,
   simAccuracy: EMBEDDED_SIM_META.simAccuracy,
   simQuant: EMBEDDED_SIM_META.simQuant,
+  simSchedulingPolicy: EMBEDDED_SIM_META.simSchedulingPolicy,
   simFault: EMBEDDED_SIM_META.simFault,
   out: { arg: 'dir', help: 'sweep directory (KIND=URL here is the deprecated spelling of --push KIND=URL, still read)', defaultText: 'results/<timestamp>-sweep/', repeatable: true },
   overwrite: { help: 'allow writing into a directory that already holds a sweep' },

@@ -23,7 +23,7 @@ import { routingSection } from './routing-section.js';
 import { sessionSection } from './session-section.js';
 import { mediaSection } from './media-section.js';
 import { slicesSection } from './slices-section.js';
-import { latencyColumns } from '../breakdown-columns.js';
+import { labelledRows, latencyColumns, priorityColumns, priorityEntries } from '../breakdown-columns.js';
 import { engineLabel } from '../server-terminal.js';
 import { evalSection, readEvalData, type EvalReportData } from './eval-section.js';
 import { minOf } from '../../util/min-max.js';
@@ -191,8 +191,12 @@ export function renderRunReport(d: RunReportData, opts: RunReportOptions = {}): 
   const byBand = s.by_length_band
     ? htmlTable(
         ['input tokens', 'ok', 'error rate', ...lat.map((col) => col.head), 'output tok/s'],
-        Object.entries(s.by_length_band).map(([b, m]) => [b, String(m.requests.ok), pctText(m.requests.error_rate), ...lat.map((col) => num(col.value(m))), num(m.output_throughput)]),
+        labelledRows(Object.entries(s.by_length_band), lat, num, pctText),
       )
+    : '';
+  const pcols = priorityColumns(s.percentiles);
+  const byPriority = s.by_priority
+    ? htmlTable(['priority', 'ok', 'error rate', ...pcols.map((col) => col.head), 'output tok/s'], labelledRows(priorityEntries(s.by_priority), pcols, num, pctText))
     : '';
   const byUser = s.by_user
     ? htmlTable(
@@ -223,6 +227,7 @@ export function renderRunReport(d: RunReportData, opts: RunReportOptions = {}): 
         (pctCharts.length ? `<div class="grid2">${pctCharts.map(([id]) => div(id)).join('')}</div>` : '') +
         (byClass ? `<h3>By class</h3>${byClass}` : '') +
         (byBand ? `<h3 id="by-length-band">By input length (prompt tokens, k = 1024)</h3>${byBand}` : '') +
+        (byPriority ? `<h3 id="by-priority">By priority (lower runs first; ms)</h3>${byPriority}` : '') +
         (byUser ? `<h3 id="by-user">By user (${s.by_user!.users} users; cached-token rate = cached / prompt tokens of requests that reported them)</h3>${byUser}` : ''),
     },
     { id: 'distributions', title: 'Distributions', html: `<div class="grid2">${div('c-ttft-hist')}${div('c-tpot-hist')}${div('c-ttft-cdf')}${div('c-tpot-cdf')}</div>` },
