@@ -478,20 +478,12 @@ export class SummaryAggregator {
   }
   /** Each populated band's metrics in band order, when asked for or when two or more bands hold measured requests. */
   private lengthBandBlocks(which: PhaseCounts['summarized'], concurrency: number | undefined, ps: Percentiles): Record<string, MetricsBlock> | undefined {
-    // Which bands hold requests is counted first: one band alone is not shown, and building its block would sort
-    // every ITL gap of the run again (200,000 at 500 streams, issue 30).
-    const held = this.bands.map((b) => [b.label, this.bandBlocks.get(b.label)?.pick(which)] as const).filter(([, a]) => a !== undefined && a.requests > 0);
-    if (!(held.length >= 2 || (this.bandsAsked && held.length >= 1))) return undefined;
-    return Object.fromEntries(held.map(([label, a]) => [label, a!.metrics(concurrency, ps)]));
+    return heldBlocks(this.bands.map((b) => [b.label, this.bandBlocks.get(b.label)?.pick(which)]), this.bandsAsked ? 1 : 2, concurrency, ps);
   }
   /** Each priority's metrics, lowest (most urgent) first, when the measured requests hold two or more priorities. */
   private priorityBlocks(which: PhaseCounts['summarized'], concurrency: number | undefined, ps: Percentiles): Record<string, MetricsBlock> | undefined {
-    const out: Record<string, MetricsBlock> = {};
-    for (const k of [...this.priorities.keys()].sort((a, b) => Number(a) - Number(b))) {
-      const m = this.priorities.get(k)!.pick(which).metrics(concurrency, ps);
-      if (m.requests.total > 0) out[k] = m;
-    }
-    return Object.keys(out).length >= 2 ? out : undefined;
+    const keys = [...this.priorities.keys()].sort((a, b) => Number(a) - Number(b));
+    return heldBlocks(keys.map((k) => [k, this.priorities.get(k)!.pick(which)]), 2, concurrency, ps);
   }
   /** Each stage's metrics, labelled with its load from run.json `load_stages`; a stage's concurrency is its own (closed loop). */
   private stageBlocks(run: Record<string, unknown>, which: PhaseCounts['summarized'], ps: Percentiles): StageBlock[] {
@@ -505,4 +497,14 @@ export class SummaryAggregator {
         return { stage, started_at_ms: num(l.started_at_ms), concurrency, rate: num(l.rate), metrics: this.stages.get(stage)!.pick(which).metrics(concurrency ?? undefined, ps) };
       });
   }
+}
+
+/**
+ * The blocks of the classes that hold measured requests, in the order given, or undefined when fewer than `min` do.
+ * Which classes hold requests is counted before any block is built: a lone class is not shown, and building its block
+ * would sort every ITL gap of the run again (200,000 at 500 streams, issue 30).
+ */
+function heldBlocks(classes: readonly (readonly [string, BlockAggregator | undefined])[], min: number, concurrency: number | undefined, ps: Percentiles): Record<string, MetricsBlock> | undefined {
+  const held = classes.filter((c): c is readonly [string, BlockAggregator] => c[1] !== undefined && c[1].requests > 0);
+  return held.length >= min ? Object.fromEntries(held.map(([k, a]) => [k, a.metrics(concurrency, ps)])) : undefined;
 }
