@@ -1,5 +1,5 @@
 // Issue 31: docs/sim.md's wide fidelity table says what the simulate commands produce, and its family medians are the
-// medians of its own rows. Two quick points are re-simulated (deterministic); `npm run bench:fidelity -- --set wide`
+// medians of its own rows. Three quick points are re-simulated (deterministic); `npm run bench:fidelity -- --set wide`
 // runs all fifteen (minutes).
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -41,8 +41,9 @@ describe('wide fidelity table (docs/sim.md#fidelity)', () => {
     }
   });
 
-  it('re-simulating two points gives the table\'s figures', async () => {
-    const ids = ['gs-gptoss120b-mxfp4-h100x2-vllm-tp2-sharegpt-c4', 'llmd-llama33-70b-fp8-mi355xx8-vllm-tp8-4k4k-c32'];
+  it('re-simulating three points gives the table\'s figures', async () => {
+    // MiniMax-M2.5 on H100: an FP8 MoE checkpoint on a GPU without block-scaled MMA (experts and dense layers at the BF16 rate).
+    const ids = ['gs-gptoss120b-mxfp4-h100x2-vllm-tp2-sharegpt-c4', 'llmd-llama33-70b-fp8-mi355xx8-vllm-tp8-4k4k-c32', 'sg-minimaxm25-fp8-h100x8-sglang-tp8ep8-1k1k-c100'];
     const report = await runFidelity({ points: points.filter((p) => ids.includes(p.id)) });
     for (const id of ids) {
       const c = cells(id);

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { UsageError } from '../../errors.js';
 import { DEFAULT_GPU, DEFAULT_MODEL } from './catalog.js';
-import { attentionPeakTflops, expertBlockScaleRatio, matmulScale, KV_DTYPE_BYTES, KV_DTYPES, kernelPath, modelPeakTflops, WEIGHT_DTYPES, weightBytes, type KernelPath, type KvDtype, type WeightDtype } from './dtypes.js';
+import { attentionPeakTflops, blockScaledDenseRatio, expertBlockScaleRatio, matmulScale, KV_DTYPE_BYTES, KV_DTYPES, kernelPath, modelPeakTflops, WEIGHT_DTYPES, weightBytes, type KernelPath, type KvDtype, type WeightDtype } from './dtypes.js';
 import { paramBreakdown, type GpuProfile, type ModelProfile, type ParamBreakdown } from './profile.js';
 import { resolveGpu, resolveModel } from './resolve-profile.js';
 import { featureOptionsShape, resolveFeatures, stageLayers, draftWeightBytes, type FeatureSpec } from './features.js';
@@ -102,6 +102,12 @@ export interface EngineSpec {
   moeGemmEfficiency: number;
   /** Routed experts' rate relative to flopsPerSec from their scaling format (dtypes.ts expertBlockScaleRatio). */
   expertScaleRatio: number;
+  /**
+   * Dense layers' (attention projections, shared experts, dense MLPs) rate relative to flopsPerSec: an FP8 MoE
+   * checkpoint is block-scaled throughout, so its dense GEMMs take expertScaleRatio too (dtypes.ts
+   * blockScaledDenseRatio); dense FP8 checkpoints (per-tensor or per-channel scales) keep the FP8 rate: 1.
+   */
+  denseScaleRatio: number;
   moeSliceHalfMiB: number;
   asyncScheduling: boolean;
   /** Engine scheduling differences (scheduling.ts, data/engines/*.yaml). */
@@ -241,6 +247,7 @@ export function resolveEngine(input: EngineOptions = {}): EngineSpec {
     moeLayerOverheadUs: o.moeLayerOverheadUs,
     moeGemmEfficiency: o.moeGemmEfficiency,
     expertScaleRatio: expertBlockScaleRatio(gpu, weightDtype),
+    denseScaleRatio: blockScaledDenseRatio(gpu, weightDtype, model.experts ?? 1),
     moeSliceHalfMiB: o.moeSliceHalfMiB,
     asyncScheduling: o.asyncScheduling,
     schedulePolicy: o.schedulePolicy,

@@ -120,7 +120,7 @@ export function expertStreamEfficiency(spec: EngineSpec): number {
 }
 
 /**
- * linear    = max(dense FLOPs / (peak·mfu) + expert FLOPs / (peak·mfu·moeGemmEff·blockScaleRatio),
+ * linear    = max(dense FLOPs / (peak·mfu·denseScaleRatio) + expert FLOPs / (peak·mfu·moeGemmEff·blockScaleRatio),
  *                 dense bytes / (hbm·bwEff) + expert bytes / (hbm·bwEff·S/(S+S½)))
  * attention = max(attnFlopsPerPair·pairs / (peak(KV dtype)·mfu), requests·kvBytesForContext(mean ctx + new) / (hbm·kvBwEff))
  *             + requests·layers·attnSeqOverheadUs
@@ -138,10 +138,11 @@ export function stepCost(spec: EngineSpec, s: StepShape): StepCost {
   const kvBytes = s.requests > 0 ? kvReadBytesPerGpu(spec, s.requests, (s.contextTokens + s.newTokens) / s.requests) : 0;
   const toMs = (x: number, perSec: number): number => (x / perSec) * 1000;
   // Routed experts run as grouped GEMMs (permute, per-expert tiles, un-permute) at moeGemmEfficiency of a dense GEMM,
-  // (block-scaled FP8 on Hopper at the BF16 rate: expertScaleRatio), and stream their small slices at
+  // (block-scaled FP8 on Hopper at the BF16 rate: expertScaleRatio, and the checkpoint's dense layers with it:
+  // denseScaleRatio), and stream their small slices at
   // expertStreamEfficiency of the dense bandwidth.
   const linearMs = Math.max(
-    toMs(lin.dense, spec.flopsPerSec) + toMs(lin.expert, spec.flopsPerSec * spec.moeGemmEfficiency * spec.expertScaleRatio),
+    toMs(lin.dense, spec.flopsPerSec * spec.denseScaleRatio) + toMs(lin.expert, spec.flopsPerSec * spec.moeGemmEfficiency * spec.expertScaleRatio),
     toMs(weightBytes - expertBytes, spec.bytesPerSec) + toMs(expertBytes, spec.bytesPerSec * expertStreamEfficiency(spec)),
   );
   const attentionMs =

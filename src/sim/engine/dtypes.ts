@@ -118,6 +118,19 @@ export function expertBlockScaleRatio(gpu: GpuProfile, dtype: WeightDtype): numb
 }
 
 /**
+ * Rate of the dense layers (attention projections, shared experts, leading dense MLPs) of an FP8 MoE checkpoint relative
+ * to the linear layers' peak. Those checkpoints are block-scaled in every linear layer, not only the experts, and on a
+ * GPU without block-scaled MMA the dense block-FP8 GEMM promotes and rescales like the experts' (above): vLLM measured
+ * it on H100 at DeepSeek-V3's N=2112, K=7168 (PR #23280) at 427–490 TFLOPS (CUTLASS) and 396–407 (Triton) for
+ * 2,048–8,192 tokens, against 648–666 for torch BF16 at the same shape: 0.61–0.74 of the BF16 rate, not twice it.
+ * So they run no faster than the BF16 peak, as the experts do: expertBlockScaleRatio. Dense FP8 models (per-tensor or
+ * per-channel scales, cuBLASLt and CUTLASS FP8 at full rate) and every other case: 1.
+ */
+export function blockScaledDenseRatio(gpu: GpuProfile, dtype: WeightDtype, experts: number): number {
+  return experts > 1 ? expertBlockScaleRatio(gpu, dtype) : 1;
+}
+
+/**
  * Peak of a whole forward pass when routed experts and the rest run in different precisions (MoE in mxfp4/nvfp4):
  * the FLOP-weighted harmonic mean, active / (expertActive / peak(dtype) + restActive / peak(restDtype)).
  */

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { GPUS } from './catalog.js';
 import { resolveEngine } from './config.js';
 import { stepCost, prefillShape, linearFlopsParts } from './cost.js';
-import { expertBlockScaleRatio, matmulScale, REFERENCE_MATMUL_EFFICIENCY } from './dtypes.js';
+import { blockScaledDenseRatio, expertBlockScaleRatio, matmulScale, REFERENCE_MATMUL_EFFICIENCY } from './dtypes.js';
 
 describe('block-scaled FP8 routed experts', () => {
   it('run at the BF16 rate on Hopper and MI300X, at the FP8 rate where the tensor cores scale blocks, and other formats are untouched', () => {
@@ -32,6 +32,27 @@ describe('block-scaled FP8 routed experts', () => {
     // Within 1%: at the FP8 rate the step sits near its weight-read floor, which max() takes when it is higher.
     expect(Math.abs(slowMs - fastMs - expertMs) / expertMs).toBeLessThan(0.01);
     expect(slowMs / fastMs).toBeGreaterThan(1.5);
+  });
+});
+
+describe('block-scaled FP8 dense layers of MoE checkpoints', () => {
+  it('take the experts\' ratio only in an MoE checkpoint; dense FP8 models keep the FP8 rate', () => {
+    expect(blockScaledDenseRatio(GPUS.h100, 'fp8', 256)).toBeCloseTo(989 / 1979, 6);
+    expect(blockScaledDenseRatio(GPUS.h100, 'fp8', 1)).toBe(1);
+    expect(blockScaledDenseRatio(GPUS.b200, 'fp8', 256)).toBe(1);
+    expect(blockScaledDenseRatio(GPUS.h100, 'bf16', 128)).toBe(1);
+    expect(resolveEngine({ gpu: 'h100', model: 'llama-3.1-8b', weightDtype: 'fp8' }).denseScaleRatio).toBe(1);
+  });
+
+  it('a compute-bound DeepSeek-R1 prefill on 8×H200 spends twice the dense time it would at the FP8 rate', () => {
+    const spec = resolveEngine({ gpu: 'h200', model: 'deepseek-r1', tp: 8 });
+    expect(spec.denseScaleRatio).toBeCloseTo(0.5, 2);
+    const shape = prefillShape(8192);
+    const lin = linearFlopsParts(spec, shape.newTokens);
+    const slowMs = stepCost(spec, shape).linearMs;
+    const fastMs = stepCost({ ...spec, denseScaleRatio: 1 }, shape).linearMs;
+    const denseFp8Ms = (lin.dense / spec.flopsPerSec) * 1000;
+    expect(Math.abs(slowMs - fastMs - denseFp8Ms) / denseFp8Ms).toBeLessThan(0.01);
   });
 });
 
