@@ -90,6 +90,12 @@ describe('open-file limit against the planned connections', () => {
       );
       expect(connections).toBe(0);
       expect(existsSync(out)).toBe(false);
+      // Below the run's own descriptors plus one socket: refused whatever the load, nothing sent.
+      const floor = await cliWithLimit(FD_FLOOR - 4, ['run', '--base-url', url, '--rate', '600', '--requests', '10', '--out', out]);
+      expect(floor.code).toBe(2);
+      expect(floor.err).toContain(`open files: this process may open ${FD_FLOOR - 4} files (ulimit -n), but a run needs about ${FD_FLOOR} for itself`);
+      expect(connections).toBe(0);
+      expect(existsSync(out)).toBe(false);
     } finally {
       server.close();
     }
