@@ -1,6 +1,6 @@
 // --length-bands: every metric per input-length band in summary.json, the terminal, stats.csv and report.html (headless Chromium).
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { main } from '../src/cli/main.js';
@@ -79,4 +79,44 @@ describe('input-length bands', () => {
     expect(await main(['run', '--mix', 'a: 50% in 300 out 8; b: 50% in 5000 out 8', '--requests', '8', '--sim-time-scale', '50', '--no-server-metrics', '--out', two], d.io), d.err).toBe(0);
     expect(Object.keys(JSON.parse(readFileSync(join(two, 'summary.json'), 'utf8')).by_length_band)).toEqual(['0-4k', '4k-16k']);
   }, 60_000);
+});
+
+describe('input-length bands on file workloads (issue 32 item 1)', () => {
+  type Bands = Record<string, { requests: { total: number; ok: number }; input_tokens: { mean: number; max: number } }>;
+
+  it('--dataset: a JSONL of mixed prompt lengths, each record in the band of its counted prompt', async () => {
+    const f = join(tmpDir(), 'mixed.jsonl');
+    // 3 short (~100 tokens), 2 middle (~2,000), 1 long (~5,000): "word " is one cl100k token.
+    const lens = [100, 2000, 100, 5000, 2000, 100];
+    writeFileSync(f, lens.map((n, i) => JSON.stringify({ prompt: `${i} ` + 'word '.repeat(n), max_tokens: 4 })).join('\n') + '\n');
+    const dir = join(tmpDir(), 'ds');
+    const c = capture();
+    expect(await main(['run', '--dataset', f, '--dataset-mode', 'once', '--length-bands', '0-1k,1k-4k,4k+', '--concurrency', '2', '--sim-time-scale', '50', '--no-server-metrics', '--quiet', '--out', dir], c.io), c.err).toBe(0);
+    const s = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
+    const bands = s.by_length_band as Bands;
+    expect(Object.keys(bands)).toEqual(['0-1k', '1k-4k', '4k+']);
+    expect([bands['0-1k'].requests.ok, bands['1k-4k'].requests.ok, bands['4k+'].requests.ok]).toEqual([3, 2, 1]);
+    expect(bands['0-1k'].input_tokens.max).toBeLessThan(1024);
+    expect(bands['4k+'].input_tokens.mean).toBeGreaterThan(4096);
+  }, 60_000);
+
+  it('--replay: a slice of the shipped Mooncake trace, each request in the band of its recorded input_length', async () => {
+    const lines = readFileSync(join(__dirname, '..', 'data', 'traces', 'mooncake-conversation-200.jsonl'), 'utf8').trim().split('\n').slice(0, 11);
+    const lengths = lines.map((l) => (JSON.parse(l) as { input_length: number }).input_length);
+    const f = join(tmpDir(), 'slice.jsonl');
+    writeFileSync(f, lines.join('\n') + '\n');
+    const dir = join(tmpDir(), 'replay');
+    const c = capture();
+    expect(await main(['run', '--replay', f, '--replay-speed', '100', '--sim-time-scale', '200', '--no-server-metrics', '--quiet', '--out', dir], c.io), c.err).toBe(0);
+    const bands = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')).by_length_band as Bands;
+    // The default bands, counted from the trace itself (0-4k, 4k-16k, 16k-32k; the slice has nothing over 32k).
+    const expected: Record<string, number> = {};
+    for (const n of lengths) {
+      const label = n < 4096 ? '0-4k' : n < 16384 ? '4k-16k' : n < 32768 ? '16k-32k' : '32k+';
+      expected[label] = (expected[label] ?? 0) + 1;
+    }
+    expect(Object.keys(expected).length).toBeGreaterThanOrEqual(3);
+    expect(Object.fromEntries(Object.entries(bands).map(([k, v]) => [k, v.requests.total]))).toEqual(expected);
+    expect(Object.values(bands).reduce((a, b) => a + b.requests.ok, 0)).toBe(lines.length);
+  }, 120_000);
 });

@@ -39,13 +39,15 @@ export interface PrewarmResult {
  * off → 0; a number n → min(n, concurrency ?? ∞);
  * auto, closed loop → concurrency (one per stream, 1 when not given);
  * auto, open loop → min(concurrency ?? PREWARM_OPEN_LOOP_MAX, ceil(rate × PREWARM_OPEN_LOOP_S)).
+ * Either way never more than the requests the run sends (--requests plus --warmup): a connection no request can use
+ * is only a descriptor spent. The open-file budget is applied after this (checkFdLimit, src/scheduler/fd-limit.ts).
  */
-export function prewarmCount(choice: PrewarmChoice, load: { concurrency?: number; rate?: number }): number {
+export function prewarmCount(choice: PrewarmChoice, load: { concurrency?: number; rate?: number; requests?: number }): number {
   if (choice === 'off') return 0;
-  const cap = load.concurrency ?? Infinity;
+  const cap = Math.min(load.concurrency ?? Infinity, load.requests ?? Infinity);
   if (typeof choice === 'number') return Math.min(choice, cap);
-  if (load.rate === undefined) return load.concurrency ?? 1;
-  return Math.min(load.concurrency ?? PREWARM_OPEN_LOOP_MAX, Math.ceil(load.rate * PREWARM_OPEN_LOOP_S));
+  if (load.rate === undefined) return Math.min(load.concurrency ?? 1, cap);
+  return Math.min(PREWARM_OPEN_LOOP_MAX, cap, Math.ceil(load.rate * PREWARM_OPEN_LOOP_S));
 }
 
 /** Path and query of the URL a prewarm GET asks for (the query kept: a base URL's ?api-version=... or key applies to it too). */

@@ -69,6 +69,18 @@ function answerTokens(done: CompletedRequest, tok: Tokenizer): number {
   return estimateTokens(done.answerText);
 }
 
+/**
+ * A dataset item against a vendor API's caps (--max-input-tokens, --max-output-tokens), with the lengths known before
+ * sending: the first turn's prompt tokens (later turns add the answers, known only during the run; the server judges
+ * those) and every turn's max_tokens. `file:line: ...` like any bad record, or undefined when within both.
+ */
+export function capProblem(c: Pick<WorkloadParams, 'maxInputTokens' | 'maxOutputTokens'>, source: string, inputTokens: number, outTokens: readonly number[]): string | undefined {
+  if (c.maxInputTokens !== undefined && inputTokens > c.maxInputTokens) return `${source}: prompt of ${inputTokens} tokens is over --max-input-tokens ${c.maxInputTokens}`;
+  const out = Math.max(...outTokens);
+  if (c.maxOutputTokens !== undefined && out > c.maxOutputTokens) return `${source}: max_tokens ${out} is over --max-output-tokens ${c.maxOutputTokens}`;
+  return undefined;
+}
+
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   if (ms <= 0) return Promise.resolve();
   return new Promise((resolve) => {
@@ -90,12 +102,17 @@ export function createDatasetWorkload(c: WorkloadParams, tok: Tokenizer, rng: Rn
   const limit = c.maxModelLen;
   const convs: Conv[] = [];
   let skipped = 0;
+  const overCaps: string[] = [];
   for (const item of data.items) {
     const outTokens = item.turns.map((t) => turnOutputTokens(c, t, tok, outDist, lenRng));
     const firstInput = countPrompt(tok, item.turns[0].messages, c.endpoint);
-    if (limit !== undefined && firstInput + outTokens[0] > limit) skipped++;
+    const over = capProblem(c, item.source, firstInput, outTokens);
+    if (over !== undefined) overCaps.push(over);
+    else if (limit !== undefined && firstInput + outTokens[0] > limit) skipped++;
     else convs.push({ item, outTokens, firstInput });
   }
+  // Over a vendor cap: a bad record like any other (skipped, counted, named), and --strict refuses the file.
+  if (c.strict && overCaps.length) throw new UsageError(overCaps);
   const multiTurn = convs.some((v) => v.item.turns.length > 1);
   const info: Record<string, unknown> = {
     kind: 'dataset',
@@ -105,15 +122,19 @@ export function createDatasetWorkload(c: WorkloadParams, tok: Tokenizer, rng: Rn
     order: c.datasetOrder,
     items: convs.length,
     records: data.records,
-    skipped_bad_records: data.problems.length,
+    skipped_bad_records: data.problems.length + overCaps.length,
+    ...(c.maxInputTokens !== undefined || c.maxOutputTokens !== undefined ? { skipped_over_caps: overCaps.length } : {}),
     ...(multiTurn ? { conversations: convs.filter((v) => v.item.turns.length > 1).length, turns: convs.reduce((s, v) => s + v.item.turns.length, 0), think_time_s: typeof c.thinkTime === 'number' ? c.thinkTime : 0 } : {}),
     ...(limit !== undefined ? { max_model_len: limit, skipped_over_max_model_len: skipped } : {}),
     warnings: [
       ...data.problems.slice(0, 20),
       ...(data.problems.length > 20 ? [`... and ${data.problems.length - 20} more bad records`] : []),
+      ...overCaps.slice(0, 20),
+      ...(overCaps.length > 20 ? [`... and ${overCaps.length - 20} more records over --max-input-tokens/--max-output-tokens`] : []),
       ...(skipped ? [`${skipped} items skipped: input + max_tokens exceeds --max-model-len ${limit}`] : []),
     ],
   };
+  if (convs.length === 0 && overCaps.length) throw new UsageError([`every item of ${file} is over --max-input-tokens/--max-output-tokens`, ...overCaps.slice(0, 20)]);
   if (convs.length === 0)
     throw new UsageError([`--max-model-len: every item of ${file} exceeds ${limit} tokens (input + max_tokens)`]);
   // --dataset-order by-user: each user's items in file order, users interleaved round-robin (users-order.ts).

@@ -7,6 +7,7 @@ import type { Rng } from '../util/rng.js';
 import type { RequestSpec } from './types.js';
 import type { Workload } from './workload-types.js';
 import { UsageError } from '../errors.js';
+import { capProblem } from './dataset-workload.js';
 import { jsonlRecords } from './formats/jsonl.js';
 import { fileLines, textLines, type Line } from './formats/lines.js';
 import { recordToItem } from './record.js';
@@ -132,9 +133,16 @@ export function createReplayWorkload(c: WorkloadParams, tok: Tokenizer, rng: Rng
   const specs: RequestSpec[] = [];
   const times: number[] = [];
   let skipped = 0;
+  const overCaps: string[] = [];
   for (const e of sorted) {
     const maxTokens = c.maxTokens ?? e.outputTokens ?? sampleLength(outDist, lenRng);
     const inputTokens = e.messages ? countPrompt(tok, e.messages, c.endpoint) : (e.inputTokens as number);
+    // Over a vendor cap: a bad record as in a dataset (skipped and named; --strict refuses the file below).
+    const over = capProblem(c, `${file}:${e.line}`, inputTokens, [maxTokens]);
+    if (over !== undefined) {
+      overCaps.push(over);
+      continue;
+    }
     if (c.maxModelLen !== undefined && inputTokens + maxTokens > c.maxModelLen) {
       skipped++;
       continue;
@@ -146,6 +154,8 @@ export function createReplayWorkload(c: WorkloadParams, tok: Tokenizer, rng: Rng
     specs.push({ ...base, ...(e.class ? { class: e.class } : {}), ...(e.user !== undefined ? { user: e.user } : {}), ...(e.priority !== undefined ? { priority: e.priority } : {}), ...(e.instance !== undefined ? { instance: e.instance } : {}), timestampMs: at, source: `${file}:${e.line}` });
     times.push(at);
   }
+  if (c.strict && overCaps.length) throw new UsageError(overCaps);
+  if (!specs.length && overCaps.length) throw new UsageError([`every request of ${file} is over --max-input-tokens/--max-output-tokens`, ...overCaps.slice(0, 20)]);
   if (!specs.length) throw new UsageError([`--max-model-len: every request of ${file} exceeds ${c.maxModelLen} tokens (input + max_tokens)`]);
   const info: Record<string, unknown> = {
     kind: 'replay',
@@ -154,9 +164,10 @@ export function createReplayWorkload(c: WorkloadParams, tok: Tokenizer, rng: Rng
     requests: specs.length,
     speed: c.replaySpeed,
     span_s: times[times.length - 1] / 1000,
-    skipped_bad_records: problems.length,
+    skipped_bad_records: problems.length + overCaps.length,
+    ...(c.maxInputTokens !== undefined || c.maxOutputTokens !== undefined ? { skipped_over_caps: overCaps.length } : {}),
     ...(c.maxModelLen !== undefined ? { max_model_len: c.maxModelLen, skipped_over_max_model_len: skipped } : {}),
-    warnings: [...problems.slice(0, 20), ...(skipped ? [`${skipped} requests skipped: input + max_tokens exceeds --max-model-len ${c.maxModelLen}`] : [])],
+    warnings: [...problems.slice(0, 20), ...overCaps.slice(0, 20), ...(skipped ? [`${skipped} requests skipped: input + max_tokens exceeds --max-model-len ${c.maxModelLen}`] : [])],
   };
   return { prefetchable: true, next: (i) => specs[i], size: specs.length, arrivalTimesMs: times, describe: () => info };
 }

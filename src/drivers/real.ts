@@ -2,7 +2,7 @@
 import { availableParallelism } from 'node:os';
 import { waitUntilUnixMs } from '../shard/start-at.js';
 import { localLoad } from '../shard/plan.js';
-import type { RunConfig } from '../config/schema.js';
+import { warmupRequests, type RunConfig } from '../config/schema.js';
 import { TokenfloodError, UsageError } from '../errors.js';
 import { proxyForRun, redactProxyUrl, type ProxyChoice } from '../backends/proxy.js';
 import { getClient } from '../backends/http-get.js';
@@ -113,6 +113,11 @@ export function plannedLoad(c: RunConfig): PlannedLoad {
   return { inFlight: 1, flag: '--concurrency' };
 }
 
+/** The most requests the run sends (--requests plus --warmup N), or undefined when a duration or the data decides. */
+function runRequests(c: RunConfig): number | undefined {
+  return c.requests === undefined ? undefined : c.requests + warmupRequests(c);
+}
+
 export function createRealDriver(c: RunConfig, extraHeaders: Record<string, string>, backend: BackendKind, redact: (s: string) => string, targets: readonly TargetSpec[] = [], opts: { livePool?: boolean; embedded?: Target } = {}): Driver {
   const auth = getBackend(backend).authHeaders;
   const contentType = getBackend(backend).contentType;
@@ -122,6 +127,8 @@ export function createRealDriver(c: RunConfig, extraHeaders: Record<string, stri
   let router: Router | undefined;
   let routed: RouteTally | undefined;
   let health: HealthMonitor | undefined;
+  /** Connections to prewarm, planned and fitted to the open-file limit in open(). */
+  let prewarmTotal = 0;
   const workers = backend === 'websocket' ? 1 : resolveWorkers({ ...c, ...localLoad(c) });
   /** The websocket section (validated with the rest of the config before the driver exists). */
   const wsConfig = () => {
@@ -160,7 +167,10 @@ export function createRealDriver(c: RunConfig, extraHeaders: Record<string, stri
     },
     async open(signal): Promise<OpenedTarget> {
       // The open-file limit against the planned connections, before the preflight's first request (docs/reliability.md#the-clients-open-file-limit).
-      const fd = checkFdLimit(plannedLoad(c));
+      // The prewarm counted too: its connections open all at once, before the clock (an open loop's auto prewarm is
+      // up to 1024), so it is cut to what the limit leaves rather than running the process out of descriptors.
+      const fd = checkFdLimit({ ...plannedLoad(c), prewarm: prewarmCount(c.prewarm, { ...localLoad(c), requests: runRequests(c) }) });
+      prewarmTotal = fd.prewarm;
       if (fd.problem) throw new UsageError([fd.problem]);
       if (fd.notice) process.stderr.write(`tokenflood: ${fd.notice}\n`);
       const opened: Awaited<ReturnType<typeof openEndpoint>>[] = [];
@@ -197,7 +207,7 @@ export function createRealDriver(c: RunConfig, extraHeaders: Record<string, stri
     },
     async start(so) {
       // A shard opens its own part of the connections (--shard: its streams, its share of the rate).
-      const total = prewarmCount(c.prewarm, localLoad(c));
+      const total = prewarmTotal;
       const sumW = endpoints.reduce((a, e) => a + e.weight, 0);
       const warm = { opened: 0, failed: 0, ms: 0 };
       let transport: Transport = 'h1';

@@ -5,6 +5,7 @@ import type { RequestSpec } from '../../types.js';
 import type { Workload } from '../../workload-types.js';
 import type { TraceRequest } from '../model.js';
 import type { TraceReplayContext } from './context.js';
+import { capProblemOf, keepRequest } from './limits.js';
 import { UsageError } from '../../../errors.js';
 import { createCeilingCounter } from '../ceiling.js';
 import { traceSpec } from '../spec.js';
@@ -45,16 +46,27 @@ export function createOpenLoopTraceWorkload(ctx: TraceReplayContext): Workload {
   const problems = sessionOnly(ctx);
   if (problems.length) throw new UsageError(problems);
   const { c, trace } = ctx;
-  const maxTokensOf = (r: TraceRequest): number => c.maxTokens ?? Math.max(1, r.outputLength);
-  const keep = (r: TraceRequest): boolean => c.maxModelLen === undefined || r.inputLength + maxTokensOf(r) <= c.maxModelLen;
+  const limits = { maxTokens: c.maxTokens, maxModelLen: c.maxModelLen, maxInputTokens: c.maxInputTokens, maxOutputTokens: c.maxOutputTokens };
+  const keep = (r: TraceRequest): boolean => keepRequest(r, limits);
+  // Over a vendor cap: a bad record, as a malformed line is (all named, exit 2; --skip-bad-lines skips and counts them).
+  const overCaps: string[] = [];
+  const keepFirst = (r: TraceRequest): boolean => {
+    const p = capProblemOf(r, limits, ctx.path);
+    if (p !== undefined) overCaps.push(p);
+    return keep(r);
+  };
   const want = c.requests !== undefined ? c.requests + c.warmup : undefined;
 
   // Pass one: the send times only. Reading stops at the requests asked for; the bad records read so far fail the run here, before anything is sent.
   const head: Iterable<TraceRequest> = { [Symbol.iterator]: () => withFirst(ctx.first, ctx.rest) };
-  const arrivals = readArrivals(head, { speed: c.replaySpeed, limit: want, keep });
+  const arrivals = readArrivals(head, { speed: c.replaySpeed, limit: want, keep: keepFirst });
   ctx.rest.return?.();
   const summary = { ...trace.finish() };
+  if (overCaps.length && !c.skipBadLines) throw new UsageError([...overCaps.slice(0, 20), ...(overCaps.length > 20 ? [`... and ${overCaps.length - 20} more requests over a cap (--skip-bad-lines skips them)`] : [])]);
   const n = arrivals.times.length;
+  /** Skipped for --max-model-len alone (the rest of arrivals.skipped were over a cap). */
+  const lenSkipped = arrivals.skipped - overCaps.length;
+  if (!n && overCaps.length) throw new UsageError([`every request of ${ctx.path} is over --max-input-tokens/--max-output-tokens`, ...overCaps.slice(0, 5)]);
   if (!n) throw new UsageError([`--max-model-len: every request of ${ctx.path} exceeds ${c.maxModelLen} tokens (input + max_tokens)`]);
   const { times, passes } = passTimes(arrivals.times, want ?? n);
 
@@ -82,7 +94,7 @@ export function createOpenLoopTraceWorkload(ctx: TraceReplayContext): Workload {
   const ahead: PromptsAhead | undefined = file && startPromptsAhead(file, {
     path: ctx.path, kind: summary.kind, blockSize: ctx.blockSize, skipBadLines: c.skipBadLines, seed: c.datasetSeed ?? 42,
     traceIds: Array.from({ length: passes }, (_, p) => ctx.traceId(p)), perPass: n, total: times.length,
-    maxTokens: c.maxTokens, maxModelLen: c.maxModelLen, alphabet: ctx.synth(0).alphabet, tokenizer: ctx.tok.name, ahead: OPEN_LOOP_TUNING.ahead,
+    maxTokens: c.maxTokens, maxModelLen: c.maxModelLen, maxInputTokens: c.maxInputTokens, maxOutputTokens: c.maxOutputTokens, alphabet: ctx.synth(0).alphabet, tokenizer: ctx.tok.name, ahead: OPEN_LOOP_TUNING.ahead,
   }, ctx.opts.signal);
   const fromWorker = (i: number, b: BuiltAhead): RequestSpec => {
     const pass = Math.floor(i / n);
@@ -119,7 +131,8 @@ export function createOpenLoopTraceWorkload(ctx: TraceReplayContext): Workload {
   const warnings = [
     ...summary.warnings,
     ...(arrivals.reordered ? [`${arrivals.reordered} requests recorded before their predecessor were sent right after it`] : []),
-    ...(arrivals.skipped ? [`${arrivals.skipped} requests skipped: input + max_tokens exceeds --max-model-len ${c.maxModelLen}`] : []),
+    ...(lenSkipped ? [`${lenSkipped} requests skipped: input + max_tokens exceeds --max-model-len ${c.maxModelLen}`] : []),
+    ...(overCaps.length ? [`${overCaps.length} requests over --max-input-tokens/--max-output-tokens skipped (--skip-bad-lines)`, ...overCaps.slice(0, 5)] : []),
     ...(arrivals.withSession ? [`${arrivals.withSession} requests carry a session id, but the first does not: all are replayed open loop as stand-alone requests (--sessions N replays sessions)`] : []),
   ];
   return {
@@ -143,8 +156,9 @@ export function createOpenLoopTraceWorkload(ctx: TraceReplayContext): Workload {
       cache_bust: c.cacheBust,
       ceiling_tokens: ceilingTokens,
       built,
-      skipped_bad_records: summary.skippedBadRecords,
-      ...(c.maxModelLen !== undefined ? { max_model_len: c.maxModelLen, skipped_over_max_model_len: arrivals.skipped } : {}),
+      skipped_bad_records: summary.skippedBadRecords + overCaps.length,
+      ...(c.maxInputTokens !== undefined || c.maxOutputTokens !== undefined ? { skipped_over_caps: overCaps.length } : {}),
+      ...(c.maxModelLen !== undefined ? { max_model_len: c.maxModelLen, skipped_over_max_model_len: lenSkipped } : {}),
       warnings,
     }),
   };

@@ -6,6 +6,7 @@ import { openTrace } from '../registry.js';
 import { createPromptSynth, type BlockAlphabet } from '../prompts.js';
 import { createCeilingCounter } from '../ceiling.js';
 import type { TraceRequest } from '../model.js';
+import { keepRequest } from './limits.js';
 
 export interface PromptWorkerInit {
   path: string;
@@ -20,6 +21,8 @@ export interface PromptWorkerInit {
   total: number;
   maxTokens?: number;
   maxModelLen?: number;
+  maxInputTokens?: number;
+  maxOutputTokens?: number;
   alphabet: BlockAlphabet;
   tokenizer: string;
   ahead: number;
@@ -38,7 +41,7 @@ async function produce(o: PromptWorkerInit, port: NonNullable<typeof parentPort>
   });
   // The prompts need only the alphabet; a tokenizer is never called here.
   const tok = { name: o.tokenizer } as Tokenizer;
-  const keep = (r: TraceRequest): boolean => o.maxModelLen === undefined || r.inputLength + (o.maxTokens ?? Math.max(1, r.outputLength)) <= o.maxModelLen;
+  const keep = (r: TraceRequest): boolean => keepRequest(r, o);
   let i = 0;
   for (let pass = 0; i < o.total; pass++) {
     const synth = createPromptSynth({ tok, blockSize: o.blockSize, seed: o.seed, traceId: o.traceIds[pass], alphabet: o.alphabet });
