@@ -1,4 +1,4 @@
-// A vendor API's separate input and output caps: the sim server refuses past them in OpenAI's shape, the workload is checked before sending.
+// A vendor API's separate input and output caps: the sim server refuses past them in OpenAI's shape, the workload (synthetic or a dataset) is checked before sending.
 import { describe, it, expect, afterEach } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -63,7 +63,7 @@ describe('vendor input and output caps', () => {
     expect(await main(['run', '--base-url', srv.baseUrl, '--requests', '1', '--max-input-tokens', '1000', '--max-output-tokens', '256', '--input-tokens', 'lognormal:mean=500,sd=200,max=1000', '--output-tokens', '256', '--timeout', '2s', '--no-server-metrics', '--out', join(tmpDir(), 'y')], ok.io), ok.err).toBe(0);
   }, 30_000);
 
-  it('the embedded server enforces the run\'s caps on what the client cannot check ahead (dataset prompts)', async () => {
+  it('a dataset prompt over the run\'s cap is a bad record: skipped before sending and named by file and line', async () => {
     const dir = tmpDir();
     const data = join(dir, 'prompts.jsonl');
     writeFileSync(data, [JSON.stringify({ prompt: 'short question?' }), JSON.stringify({ prompt: 'a very long document '.repeat(100) })].join('\n'));
@@ -71,6 +71,12 @@ describe('vendor input and output caps', () => {
     const c = capture();
     expect(await main(['run', '--dataset', data, '--dataset-order', 'sequential', '--requests', '4', '--output-tokens', '8', '--max-input-tokens', '64', '--sim-time-scale', '100', '--no-server-metrics', '--out', out], c.io), c.err).toBe(0);
     const recs = [...recordsOf(join(out, 'requests.jsonl'))].sort((a, b) => a.id - b.id);
-    expect(recs.map((r) => r.code)).toEqual([null, 'E_CONTEXT_TOO_LONG', null, 'E_CONTEXT_TOO_LONG']);
+    // Only the short prompt is sent (the embedded server, given the same cap, would refuse the long one).
+    expect(recs.map((r) => r.code)).toEqual([null, null, null, null]);
+    expect(recs.every((r) => (r.input_tokens ?? Infinity) <= 64)).toBe(true);
+    expect(c.err).toMatch(/prompts\.jsonl:2: prompt of \d+ tokens is over --max-input-tokens 64/);
+    // --strict refuses the file: exit 2, nothing sent.
+    const strict = capture();
+    expect(await main(['run', '--dataset', data, '--strict', '--requests', '2', '--max-input-tokens', '64', '--sim-time-scale', '100', '--no-server-metrics', '--out', join(dir, 'strict')], strict.io)).toBe(2);
   }, 30_000);
 });
