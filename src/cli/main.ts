@@ -1,5 +1,7 @@
 #!/usr/bin/env node
 // tokenflood CLI entry: argv → command → exit code (2 for bad input, 130/143 when interrupted).
+import { realpathSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { CommanderError, type Command } from 'commander';
 import { EXIT_VALIDATION, TokenfloodError } from '../errors.js';
@@ -63,14 +65,26 @@ export async function main(argv: string[], io: Out = { out: process.stdout, err:
   }
 }
 
-const invokedDirectly = process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href;
-if (invokedDirectly || process.argv[1]?.endsWith('/tokenflood')) {
+/** Run as a program (`node …/tokenflood.js`, also through a symlink: import.meta.url is the resolved file), not imported. */
+function invokedDirectly(): boolean {
+  const file = process.argv[1];
+  if (!file) return false;
+  if (file.endsWith('/tokenflood')) return true;
+  try {
+    return import.meta.url === pathToFileURL(realpathSync(file)).href;
+  } catch {
+    return false;
+  }
+}
+if (invokedDirectly()) {
   // Keep V8's young generation at its initial 1 MB semi-spaces: under a run's allocation rate V8 grows them to 16 MB
   // (32 MB of new space, nearly all of it resident). Peak RSS of the flood harness 120 → 96.5 MB at 100 streams and
   // 149 → 136 MB at 500, client CPU within noise (medians of 5 pairs at 500 streams: 5.41 vs 5.56 CPU-s;
-  // docs/performance.md#v8s-young-generation). Read by V8 whenever new space would grow, so setting it here works,
-  // unlike --max-semi-space-size, which only node's command line sets. A user's NODE_OPTIONS flag still wins.
-  if (!/--semi-space-growth-factor/.test(process.env.NODE_OPTIONS ?? '') && !process.execArgv.some((a) => a.startsWith('--semi-space-growth-factor'))) setFlagsFromString('--semi-space-growth-factor=1');
+  // docs/performance.md#v8s-young-generation). V8 reads this flag whenever new space would grow, so setting it here
+  // works, unlike --max-semi-space-size. A user who sized the young generation (--max-/--min-semi-space-size in
+  // NODE_OPTIONS or on node's command line, or this flag on node's command line) keeps their setting.
+  const sized = /--(max|min)-semi-space-size|--semi-space-growth-factor/;
+  if (!sized.test(process.env.NODE_OPTIONS ?? '') && !process.execArgv.some((a) => sized.test(a))) setFlagsFromString('--semi-space-growth-factor=1');
   main(process.argv.slice(2)).then((code) => {
     process.exitCode = code;
   });

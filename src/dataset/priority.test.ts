@@ -78,6 +78,18 @@ describe('withPriorityMix', () => {
     const w = withPriorityMix({ next: async () => shared, describe: () => ({}) }, mix, 11);
     expect((await w.next(5))?.priority).toBe(drawPriority(mix, 11, 5));
   });
+
+  it('hands each completion back with the workload\'s own spec (session replays find a turn by its spec object)', () => {
+    const turn = spec();
+    const seen: RequestSpec[] = [];
+    const w = withPriorityMix({ next: () => turn, complete: (d) => void seen.push(d.spec), describe: () => ({}) }, mix, 11);
+    const sent = w.next(2) as RequestSpec;
+    expect(sent).not.toBe(turn);
+    w.complete!({ spec: sent, ok: true, answerText: 'a', reasoningText: '', record: {} as never });
+    w.complete!({ spec: own, ok: true, answerText: 'b', reasoningText: '', record: {} as never });
+    expect(seen[0]).toBe(turn);
+    expect(seen[1]).toBe(own);
+  });
 });
 
 describe('data priority and what is sent', () => {

@@ -68,18 +68,31 @@ export function drawPriority(mix: readonly PriorityShare[], seed: number, index:
 
 /**
  * A workload whose requests carry a priority: the data's own (a dataset or replay line's `priority`) when it gives one,
- * else the mix's draw. The spec is copied, never changed: datasets hand out the same spec object many times.
+ * else the mix's draw. The spec is copied, never changed: datasets hand out the same spec object many times. A
+ * completion is handed back with the workload's own spec: session replays find a turn's state by its spec object.
  */
 export function withPriorityMix(w: Workload, mix: readonly PriorityShare[], seed: number): Workload {
-  const give = (spec: RequestSpec | undefined, index: number): RequestSpec | undefined =>
-    spec === undefined || spec.priority !== undefined ? spec : { ...spec, priority: drawPriority(mix, seed, index) };
+  const originals = new WeakMap<RequestSpec, RequestSpec>();
+  const give = (spec: RequestSpec | undefined, index: number): RequestSpec | undefined => {
+    if (spec === undefined || spec.priority !== undefined) return spec;
+    const copy = { ...spec, priority: drawPriority(mix, seed, index) };
+    originals.set(copy, spec);
+    return copy;
+  };
   return {
     ...w,
     next(index) {
       const s = w.next(index);
       return s instanceof Promise ? s.then((v) => give(v, index)) : give(s, index);
     },
-    ...(w.complete ? { complete: (d) => w.complete!(d) } : {}),
+    ...(w.complete
+      ? {
+          complete: (d) => {
+            const own = originals.get(d.spec);
+            w.complete!(own ? { ...d, spec: own } : d);
+          },
+        }
+      : {}),
     describe: () => ({ ...w.describe(), priority_mix: mix.map((c) => ({ priority: c.priority, share: c.share })) }),
   };
 }
