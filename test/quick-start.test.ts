@@ -29,6 +29,8 @@ describe.each(['h1', 'undici'] as const)('the embedded simulator in the summary 
     expect(r.code, r.err).toBe(0);
     expect(r.out).toMatch(/^server \(tokenflood sim \(vLLM-like engine model\), \d+ samples\)/m);
     expect(r.out).not.toMatch(/^server \(vllm/m);
+    // The sampled waiting gauge beside its time-average from the queue histogram (Little's law).
+    expect(r.out).toMatch(/^server .*waiting [\d.]+ \(max [\d.]+; [\d.]+ from the queue time\)/m);
     const finding = r.out.split('\n').find((l) => l.startsWith('- prefill-bound'));
     expect(finding, r.out).toBeDefined();
     expect(finding).toContain('--sim-gpu');

@@ -39,6 +39,12 @@ export interface ServerSummary {
    */
   process?: { cpu_pct_mean: number | null; cpu_user_pct_mean: number | null; cpu_system_pct_mean: number | null; rss_mib_mean: number | null; rss_mib_max: number | null };
   waiting_max: number | null;
+  /**
+   * Requests waiting on average by Little's law: queued requests per second × mean queue time (the queue histogram's
+   * count ÷ the window, × its mean). Sampled gauges miss short waits (a 50 ms wait seen by 1 Hz scrapes); this does not.
+   * Null without a queue histogram; absent in older summaries.
+   */
+  waiting_littles_law?: number | null;
   kv_usage_mean: number | null;
   kv_usage_max: number | null;
   /** Preemptions (SGLang: retractions) during the window. */

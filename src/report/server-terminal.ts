@@ -12,7 +12,7 @@ export function engineLabel(s: Pick<ServerSummary, 'engine' | 'sim'>): string {
 
 export function serverLines(s: ServerSummary): string[] {
   const out = [
-    `server (${safeTerminalText(engineLabel(s))}, ${s.samples} samples): running ${n(s.running_mean)}, waiting ${n(s.waiting_mean)} (max ${n(s.waiting_max)}), KV cache ${s.kv_usage_mean === null ? '-' : pct(s.kv_usage_mean)} (max ${s.kv_usage_max === null ? '-' : pct(s.kv_usage_max)})` +
+    `server (${safeTerminalText(engineLabel(s))}, ${s.samples} samples): running ${n(s.running_mean)}, waiting ${n(s.waiting_mean)} (max ${n(s.waiting_max)}${s.waiting_littles_law != null ? `; ${n(s.waiting_littles_law)} from the queue time` : ''}), KV cache ${s.kv_usage_mean === null ? '-' : pct(s.kv_usage_mean)} (max ${s.kv_usage_max === null ? '-' : pct(s.kv_usage_max)})` +
       (s.preemptions ? `, ${s.preemptions} preemptions` : '') +
       (s.aborted_requests ? `, ${s.aborted_requests} aborted (client gone)` : '') +
       (s.prefix_hit_rate !== null ? `, prefix hits ${pct(s.prefix_hit_rate)}` : ''),

@@ -31,6 +31,8 @@ describe('serverSummary', () => {
     expect(s.times.queue!.p50_ms).toBeCloseTo(275, 6);
     expect(s.running_mean).toBeCloseTo(10 / 3, 3);
     expect(s.waiting_max).toBe(1);
+    // Little's law: 8 queued over the 2 s window = 4/s, × 0.25 s each = 1 waiting on average.
+    expect(s.waiting_littles_law).toBeCloseTo(1, 6);
     expect(s.generation_tokens_per_s).toBe(400);
     expect(s.time_scale).toBe(2);
   });

@@ -192,6 +192,7 @@ function buildSummary(b: ServerSummaryBuilder, client: Summary): ServerSummary {
     running_mean: round(running.mean),
     waiting_mean: round(waiting.mean),
     waiting_max: round(waiting.max),
+    waiting_littles_law: times.queue && queueMs !== null && spanS > 0 ? round((times.queue.count / spanS) * (queueMs / 1000)) : null,
     kv_usage_mean: round(kv.mean, 4),
     kv_usage_max: round(kv.max, 4),
     preemptions: st.delta('preemptions'),
