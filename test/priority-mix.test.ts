@@ -86,8 +86,16 @@ describe('priority mix on the engine model (simulate, virtual time)', () => {
     expect(recs.some((x) => x.priority === 0) && recs.some((x) => x.priority === 3)).toBe(true);
     for (const x of recs) {
       if (x.priority === 0) expect(x.status).toBe('ok');
-      else expect(x.error).toContain('Got priority 3 but Priority scheduling is not enabled.');
+      else {
+        expect(x.error).toContain('Got priority 3 but Priority scheduling is not enabled.');
+        expect(x.code).toBe('E_PRIORITY_NOT_ENABLED');
+      }
     }
+    // The summary's playbook names the switches that fix it.
+    const s = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
+    const row = s.requests.errors_by_code.find((e: { code: string }) => e.code === 'E_PRIORITY_NOT_ENABLED');
+    expect(row.hint).toContain('--scheduling-policy priority');
+    expect(row.hint).toContain('--no-priority-send');
   }, 60_000);
 });
 

@@ -66,6 +66,8 @@ describe('error code table', () => {
     expect(httpErrorCode(422, 'Input validation error: `inputs` tokens + `max_new_tokens` must be <= 4096')).toBe('E_CONTEXT_TOO_LONG');
     expect(httpErrorCode(400, 'max_tokens is too large: 10000. This model supports at most 4096 completion tokens, whereas you provided 10000.')).toBe('E_MAX_TOKENS_TOO_LARGE');
     expect(httpErrorCode(422, 'Input validation error: `max_new_tokens` must be <= 2048. Given: 4000')).toBe('E_MAX_TOKENS_TOO_LARGE');
+    expect(httpErrorCode(400, '{"object":"error","message":"Got priority 3 but Priority scheduling is not enabled.","type":"BadRequestError"}')).toBe('E_PRIORITY_NOT_ENABLED');
+    expect(httpErrorCode(400, '{"message":"priority 3 is not a model name"}')).toBe('E_HTTP_400');
     expect(httpErrorCode(500, 'CUDA out of memory. Tried to allocate 2.00 GiB')).toBe('E_SERVER_OOM');
     expect(httpErrorCode(500, 'torch.OutOfMemoryError: ...')).toBe('E_SERVER_OOM');
     expect(httpErrorCode(503, 'EngineDeadError: EngineCore encountered an issue.')).toBe('E_ENGINE_DEAD');

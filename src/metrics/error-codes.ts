@@ -21,6 +21,7 @@ export const ERROR_CODES = {
   E_EMPTY: { status: 'empty', meaning: 'HTTP 200 but the response carried no tokens' },
   E_CONTEXT_TOO_LONG: { status: 'http_error', meaning: "HTTP 4xx: the prompt (plus max_tokens) is longer than the model's context or the API's input cap (vLLM/OpenAI \"maximum context length\", context_length_exceeded, SGLang, TGI, llama.cpp \"exceeds the available context size\")" },
   E_MAX_TOKENS_TOO_LARGE: { status: 'http_error', meaning: 'HTTP 4xx: max_tokens is above what the model or API will generate (OpenAI "max_tokens is too large", TGI max_new_tokens)' },
+  E_PRIORITY_NOT_ENABLED: { status: 'http_error', meaning: 'HTTP 4xx: the body carried `priority` and the server schedules first come, first served (vLLM "Priority scheduling is not enabled", SGLang without --enable-priority-scheduling)' },
   E_SERVER_OOM: { status: 'http_error', meaning: 'the server ran out of GPU or host memory ("CUDA out of memory", OutOfMemoryError), as an HTTP error or an error event in the stream' },
   E_ENGINE_DEAD: { status: 'http_error', meaning: 'HTTP 5xx: the inference engine behind the API server died (vLLM EngineDeadError, "engine loop has died"); every later request fails until it restarts' },
   E_STREAM_ERROR_EVENT: { status: 'http_error', meaning: 'an error object or `event: error` inside a 200 response' },
@@ -66,6 +67,9 @@ const CONTEXT = /context[_ ]length|context size|context window|tokens \+ `?max_n
 /** max_tokens above the cap: OpenAI "max_tokens is too large … supports at most N completion tokens", TGI "`max_new_tokens` must be <= N". */
 const MAX_TOKENS = /max_tokens is too large|completion tokens, whereas|`?max_new_tokens`? must be <=|max_(?:completion_)?tokens (?:must be|exceeds?|is above)|output tokens? exceed/i;
 
+/** A request `priority` the server will not honour: vLLM "Got priority N but Priority scheduling is not enabled." (fcfs), SGLang's --enable-priority-scheduling. */
+const PRIORITY_OFF = /priority scheduling is not enabled|priority is not enabled|enable[-_]priority[-_]scheduling/i;
+
 /**
  * The code of an HTTP error from its status and the start of its body: the engines' own messages name the cause
  * (out of memory, a dead engine, a prompt over the context, max_tokens over the cap); anything else is E_HTTP_<status>.
@@ -77,6 +81,7 @@ export function httpErrorCode(status: number | null, body: string): string {
     if (status !== null && status >= 400 && status < 500) {
       if (CONTEXT.test(body)) return 'E_CONTEXT_TOO_LONG';
       if (MAX_TOKENS.test(body)) return 'E_MAX_TOKENS_TOO_LARGE';
+      if (PRIORITY_OFF.test(body)) return 'E_PRIORITY_NOT_ENABLED';
     }
   }
   return httpCode(status);

@@ -11,6 +11,7 @@ const BY_CODE: Record<string, string> = {
   E_STREAM_STALLED: 'the stream paused longer than --idle-timeout: the engine preempted the request (KV cache full) or stalled; look at the server\'s preemptions, lower the load',
   E_CONTEXT_TOO_LONG: 'prompt + max_tokens exceed the model\'s max_model_len (or the API\'s input cap): shorten --input-tokens / --output-tokens, or start the server with a larger --max-model-len',
   E_MAX_TOKENS_TOO_LARGE: 'max_tokens is above the API\'s output cap: lower --output-tokens to the cap',
+  E_PRIORITY_NOT_ENABLED: 'the requests carry a priority (a dataset\'s or trace\'s `priority`, --priority-mix) and the server schedules first come, first served: start vLLM with --scheduling-policy priority (SGLang --enable-priority-scheduling; the embedded sim --sim-scheduling-policy priority), or give --no-priority-send to label requests without sending it',
   E_SERVER_OOM: 'the server ran out of GPU memory: lower its --gpu-memory-utilization, --max-num-seqs or --max-model-len, or the load; if the engine died, restart it',
   E_ENGINE_DEAD: 'the engine behind the API server has died: every later request fails until it is restarted; find the first error in the server log (often CUDA out of memory)',
   E_HTTP_429: 'rate limited: the API\'s requests- or tokens-per-minute quota; lower --rate / --concurrency, use --retry to honour Retry-After, or ask for a higher quota',
