@@ -72,4 +72,39 @@ describe('tokenflood dataset fit', () => {
     expect(bad.code).toBe(2);
     expect(bad.err).toContain('--format: expected one of auto,');
   });
+
+  it('fits a prompt dataset: its prompts counted with the tokenizer (the lengths `dataset stats` counts), its outputs from output_tokens', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tf-fit-ds-'));
+    // 120 prompts of 20..~1,000 words (a lognormal-like spread drawn from a fixed sequence), 80 of them with output_tokens.
+    const lines: string[] = [];
+    for (let i = 0; i < 120; i++) {
+      const words = Math.round(20 * Math.exp(((i * 37) % 120) / 30));
+      const prompt = Array.from({ length: words }, (_, j) => `word${(i * 7 + j) % 50}`).join(' ');
+      lines.push(JSON.stringify(i % 3 === 2 ? { prompt } : { prompt, output_tokens: 50 + ((i * 13) % 200) }));
+    }
+    const f = join(dir, 'prompts.jsonl');
+    writeFileSync(f, lines.join('\n') + '\n');
+    const noOut = join(dir, 'no-outputs.jsonl');
+    writeFileSync(noOut, lines.slice(0, 10).map((l) => JSON.stringify({ prompt: JSON.parse(l).prompt })).join('\n') + '\n');
+    const [fit, stats, text, none] = await Promise.all([
+      cli(['dataset', 'fit', f, '--json']),
+      cli(['dataset', 'stats', f, '--json']),
+      cli(['dataset', 'fit', f, '--format', 'dataset']),
+      cli(['dataset', 'fit', noOut, '--json']),
+    ]);
+    expect(fit.code, fit.err).toBe(0);
+    const d = JSON.parse(fit.out);
+    const st = JSON.parse(stats.out);
+    expect(d.format).toMatch(/^jsonl dataset, tokens counted with tiktoken:cl100k_base$/);
+    expect(d).toMatchObject({ requests: 120, unknown_outputs: 40, input_tokens: { n: 120 }, output_tokens: { n: 80, min: 50 } });
+    // The same counts as `dataset stats`.
+    expect(d.input_tokens.mean).toBeCloseTo(st.input_tokens.mean, 6);
+    expect(d.input_tokens.min).toBe(st.input_tokens.min);
+    expect(d.input_tokens.max).toBe(st.input_tokens.max);
+    expect(text.code, text.err).toBe(0);
+    expect(text.out).toContain('reproduce with: tokenflood run --input-tokens');
+    expect(text.out).toContain('40 of 120 requests give no output length');
+    expect(none.code, none.err).toBe(0);
+    expect(JSON.parse(none.out).output_tokens.error).toContain('no output lengths in the data');
+  });
 });

@@ -1,14 +1,44 @@
-// `tokenflood dataset fit FILE`: fit lognormal, exponential and gamma to a log's input and output lengths; print the specs that reproduce them.
+// `tokenflood dataset fit FILE`: fit lognormal, exponential and gamma to the input and output lengths of a log (a trace)
+// or of a prompt dataset (its prompts counted with --tokenizer); print the specs that reproduce them.
 import { Command, Option } from 'commander';
 import { UsageError } from '../errors.js';
-import { loadTrace, TRACE_FORMATS } from '../dataset/trace/registry.js';
+import { detectTraceKind, loadTrace, TRACE_FORMATS } from '../dataset/trace/registry.js';
+import { requestLengths } from '../dataset/stats.js';
+import { addDatasetInputOptions, datasetItems, tokenizerOption, type DatasetInputOptions } from './dataset-input.js';
 import { fitLengths, type FitResult } from '../dataset/fit.js';
 import { fmt, table } from '../report/format.js';
 import type { Out } from './io.js';
 
-interface FitOptions {
+interface FitOptions extends DatasetInputOptions {
   format: string;
   json?: boolean;
+}
+
+const FIT_FORMATS = [...TRACE_FORMATS, 'dataset'];
+
+/** The lengths of FILE: a trace's recorded lengths, or a prompt dataset's counted ones (auto: a dataset when no trace format matches). */
+function lengthsOf(file: string, o: FitOptions): { kind: string; requests: number; inputs: number[]; outputs: number[]; unknownOutputs: number; badRecords: number } {
+  let asDataset = o.format === 'dataset';
+  if (o.format === 'auto') {
+    try {
+      detectTraceKind(file);
+    } catch (e) {
+      // Not a trace by its first record: read it as a prompt dataset (JSONL, ShareGPT, CSV), as `dataset stats` does.
+      if (!(e instanceof UsageError) || !/cannot tell the trace format/.test(e.message)) throw e;
+      asDataset = true;
+    }
+  }
+  if (!asDataset) {
+    const t = loadTrace(file, o.format);
+    return { kind: t.summary.kind, requests: t.requests.length, inputs: t.requests.map((r) => r.inputLength), outputs: t.requests.map((r) => r.outputLength), unknownOutputs: 0, badRecords: 0 };
+  }
+  const problems: string[] = [];
+  const tok = tokenizerOption(o.tokenizer, problems);
+  if (!tok) throw new UsageError(problems);
+  const d = datasetItems(file, o);
+  const { inputs, outputs } = requestLengths(d.items, tok);
+  const known = outputs.filter((x): x is number => x !== undefined);
+  return { kind: `${d.format} dataset, tokens counted with ${tok.name}`, requests: inputs.length, inputs, outputs: known, unknownOutputs: outputs.length - known.length, badRecords: d.problems.length };
 }
 
 const side = (r: FitResult) => ({
@@ -45,12 +75,13 @@ export function registerDatasetFit(dataset: Command, out: Out): void {
   const fit = dataset
     .command('fit <file>')
     .description('fit lognormal, exponential and gamma to a log\'s input and output lengths (maximum likelihood, AIC and KS) and print the --input-tokens / --output-tokens specs that reproduce it')
-    .addOption(new Option('--format <format>', `log format (a trace: ${TRACE_FORMATS.join(', ')})`).default('auto'))
+    .addOption(new Option('--format <format>', `log format: a trace (${TRACE_FORMATS.join(', ')}) or dataset (prompts: JSONL, ShareGPT, CSV, read as \`dataset stats\` reads them); auto reads a file no trace format matches as a dataset`).default('auto'))
     .option('--json', 'print the fits as one JSON document');
+  addDatasetInputOptions(fit);
   fit.action((file: string) => {
     const o = fit.opts() as FitOptions;
-    if (!TRACE_FORMATS.includes(o.format)) throw new UsageError([`--format: expected one of ${TRACE_FORMATS.join(', ')}, got "${o.format}"`]);
-    const t = loadTrace(file, o.format);
+    if (!FIT_FORMATS.includes(o.format)) throw new UsageError([`--format: expected one of ${FIT_FORMATS.join(', ')}, got "${o.format}"`]);
+    const l = lengthsOf(file, o);
     const one = (values: number[]): FitResult | string => {
       try {
         return fitLengths(values);
@@ -58,12 +89,16 @@ export function registerDatasetFit(dataset: Command, out: Out): void {
         return (e as Error).message;
       }
     };
-    const input = one(t.requests.map((r) => r.inputLength));
-    const output = one(t.requests.map((r) => r.outputLength));
+    const input = one(l.inputs);
+    const output = l.outputs.length ? one(l.outputs) : 'no output lengths in the data (no max_tokens, output_tokens or recorded answer): give --output-tokens to the run';
     if (typeof input === 'string') throw new UsageError([`${file}: input lengths: ${input}`]);
     const sides: [string, string, FitResult | string][] = [['input tokens', '--input-tokens', input], ['output tokens', '--output-tokens', output]];
+    const notes = [
+      ...(l.unknownOutputs && l.outputs.length ? [`${l.unknownOutputs} of ${l.requests} requests give no output length: the output fit is of the other ${l.outputs.length}`] : []),
+      ...(l.badRecords ? [`${l.badRecords} bad records skipped (\`dataset stats\` names them; --strict refuses)`] : []),
+    ];
     if (o.json)
-      out.out.write(JSON.stringify({ file, format: t.summary.kind, requests: t.requests.length, input_tokens: side(input), output_tokens: typeof output === 'string' ? { error: output } : side(output) }, null, 2) + '\n');
-    else out.out.write(render(file, `${t.summary.kind}, ${t.requests.length} requests`, sides) + '\n');
+      out.out.write(JSON.stringify({ file, format: l.kind, requests: l.requests, unknown_outputs: l.unknownOutputs, bad_records: l.badRecords, input_tokens: side(input), output_tokens: typeof output === 'string' ? { error: output } : side(output) }, null, 2) + '\n');
+    else out.out.write(render(file, `${l.kind}, ${l.requests} requests`, sides) + (notes.length ? '\n\n' + notes.join('\n') : '') + '\n');
   });
 }

@@ -1,15 +1,10 @@
 // `tokenflood dataset stats FILE`: token-length histograms of a dataset, and how much of it fits a context window.
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import { UsageError } from '../errors.js';
-import { loadTokenizer } from '../dataset/tokenizer.js';
-import { loadDataset, type DatasetFormat } from '../dataset/load.js';
 import { datasetStats, parseBuckets, DEFAULT_BUCKETS, type Bucket, type DatasetStats } from '../dataset/stats.js';
-import { readTrace } from '../dataset/replay.js';
-import type { DatasetItem } from '../dataset/items.js';
 import { pct, table } from '../report/format.js';
 import type { Out } from './io.js';
-import { mediaOptions } from '../dataset/dataset-workload.js';
-import { DEFAULT_MAX_MEDIA_BYTES } from '../dataset/media-load.js';
+import { addDatasetInputOptions, datasetItems, tokenizerOption, type DatasetInputOptions } from './dataset-input.js';
 import type { MediaStats } from '../dataset/media-stats.js';
 import { registerDatasetFit } from './dataset-fit.js';
 
@@ -24,16 +19,10 @@ function renderMedia(m: MediaStats): string[] {
   ];
 }
 
-interface StatsOptions {
+interface StatsOptions extends DatasetInputOptions {
   buckets: string;
   maxModelLen?: string;
   json?: boolean;
-  tokenizer: string;
-  datasetFormat: DatasetFormat | 'replay';
-  datasetField: string[];
-  strict?: boolean;
-  maxMediaBytes?: string;
-  mediaHosts: string[];
 }
 
 function render(file: string, tokenizer: string, s: DatasetStats, problems: string[]): string {
@@ -61,22 +50,6 @@ function render(file: string, tokenizer: string, s: DatasetStats, problems: stri
   return out.join('\n');
 }
 
-function items(file: string, o: StatsOptions): { items: DatasetItem[]; problems: string[]; format: string } {
-  if (o.datasetFormat === 'replay') {
-    const t = readTrace(file, o.datasetField, 'FILE');
-    if (o.strict && t.problems.length) throw new UsageError(t.problems);
-    return {
-      items: t.entries.map((e) => ({ source: `${file}:${e.line}`, inputTokens: e.inputTokens, turns: [{ messages: e.messages ?? [], maxTokens: e.outputTokens }] })),
-      problems: t.problems,
-      format: 'replay',
-    };
-  }
-  const maxMediaBytes = o.maxMediaBytes === undefined ? undefined : Number(o.maxMediaBytes);
-  if (maxMediaBytes !== undefined && !(Number.isInteger(maxMediaBytes) && maxMediaBytes > 0)) throw new UsageError([`--max-media-bytes: expected a positive integer, got "${o.maxMediaBytes}"`]);
-  const d = loadDataset(file, { format: o.datasetFormat, fields: o.datasetField, strict: o.strict, flag: 'FILE', media: mediaOptions({ maxMediaBytes, mediaHosts: o.mediaHosts }) });
-  return { items: d.items, problems: d.problems, format: d.format };
-}
-
 export function registerDataset(program: Command, out: Out): void {
   const dataset = program.command('dataset').description('inspect datasets before a run');
   registerDatasetFit(dataset, out);
@@ -85,13 +58,8 @@ export function registerDataset(program: Command, out: Out): void {
     .description('token-length histograms of inputs (and outputs where known), percentiles, and items over --max-model-len')
     .option('--buckets <edges>', 'histogram bucket edges, k = 1024', DEFAULT_BUCKETS)
     .option('--max-model-len <n>', 'count requests whose input + max_tokens exceeds N')
-    .option('--json', 'print the statistics as one JSON document')
-    .option('--tokenizer <name|path>', 'tokenizer: cl100k_base, o200k_base or a Hugging Face tokenizer folder / tokenizer.json', 'cl100k_base')
-    .addOption(new Option('--dataset-format <format>', 'file format; one of auto, jsonl, sharegpt, csv, replay').choices(['auto', 'jsonl', 'sharegpt', 'csv', 'replay']).default('auto'))
-    .option('--dataset-field <key=column,...>', 'field mapping, e.g. prompt=question,max_tokens=len; repeatable', (v: string, prev: string[]) => [...prev, v], [] as string[])
-    .option('--strict', 'fail on any bad record')
-    .option('--max-media-bytes <n>', `largest media file in bytes (default ${DEFAULT_MAX_MEDIA_BYTES}, 20 MiB)`)
-    .option('--media-hosts <host,...>', 'hosts that media URLs may name; repeatable', (v: string, prev: string[]) => [...prev, v], [] as string[]);
+    .option('--json', 'print the statistics as one JSON document');
+  addDatasetInputOptions(stats);
   stats.action((file: string) => {
     const o = stats.opts() as StatsOptions;
     const problems: string[] = [];
@@ -103,14 +71,9 @@ export function registerDataset(program: Command, out: Out): void {
     }
     const limit = o.maxModelLen !== undefined ? Number(o.maxModelLen) : undefined;
     if (limit !== undefined && !(Number.isInteger(limit) && limit > 0)) problems.push(`--max-model-len: expected a positive integer, got "${o.maxModelLen}"`);
-    let tok;
-    try {
-      tok = loadTokenizer(o.tokenizer);
-    } catch (e) {
-      problems.push(`--tokenizer: ${(e as Error).message}`);
-    }
+    const tok = tokenizerOption(o.tokenizer, problems);
     if (problems.length || !tok) throw new UsageError(problems);
-    const d = items(file, o);
+    const d = datasetItems(file, o);
     const s = datasetStats(d.items, tok, edges, limit);
     if (o.json) out.out.write(JSON.stringify({ file, format: d.format, tokenizer: tok.name, bad_records: d.problems.length, problems: d.problems, ...s }, null, 2) + '\n');
     else out.out.write(render(file, tok.name, s, d.problems) + '\n');

@@ -62,31 +62,39 @@ export interface DatasetStats {
 }
 
 /**
- * Token lengths per request: a later turn's input counts the conversation so far with the recorded answers
- * (the real run sends the server's answers instead). Input = sum of message content tokens.
+ * Token lengths per request, in request order: a later turn's input counts the conversation so far with the recorded
+ * answers (the real run sends the server's answers instead). Input = sum of message content tokens; output =
+ * max_tokens / output_tokens, else the recorded answer's tokens, else undefined (unknown).
  */
-export function datasetStats(items: readonly DatasetItem[], tok: Tokenizer, edges: readonly number[], maxModelLen?: number): DatasetStats {
+export function requestLengths(items: readonly DatasetItem[], tok: Tokenizer): { inputs: number[]; outputs: (number | undefined)[] } {
   const inputs: number[] = [];
-  const outputs: number[] = [];
-  let unknown = 0;
-  let over = 0;
-  let overUnknown = 0;
+  const outputs: (number | undefined)[] = [];
   const count = (ms: readonly ChatMessage[]) => ms.reduce((s, m) => s + tok.count(m.content), 0);
   for (const item of items) {
     let history = 0;
     for (const t of item.turns) {
       const input = item.inputTokens ?? history + count(t.messages);
-      const output = t.maxTokens ?? (t.answer ? tok.count(t.answer) : undefined);
       inputs.push(input);
-      if (output === undefined) unknown++;
-      else outputs.push(output);
-      if (maxModelLen !== undefined) {
-        if (input + (output ?? 0) > maxModelLen) over++;
-        else if (output === undefined) overUnknown++;
-      }
+      outputs.push(t.maxTokens ?? (t.answer ? tok.count(t.answer) : undefined));
       history = input + (t.answer ? tok.count(t.answer) : 0);
     }
   }
+  return { inputs, outputs };
+}
+
+/** The statistics of requestLengths: percentiles, histograms over `edges`, and the requests over `maxModelLen`. */
+export function datasetStats(items: readonly DatasetItem[], tok: Tokenizer, edges: readonly number[], maxModelLen?: number): DatasetStats {
+  const { inputs, outputs: all } = requestLengths(items, tok);
+  const outputs = all.filter((o): o is number => o !== undefined);
+  const unknown = all.length - outputs.length;
+  let over = 0;
+  let overUnknown = 0;
+  if (maxModelLen !== undefined)
+    inputs.forEach((input, i) => {
+      const output = all[i];
+      if (input + (output ?? 0) > maxModelLen) over++;
+      else if (output === undefined) overUnknown++;
+    });
   const stats: DatasetStats = {
     items: items.length,
     requests: inputs.length,
