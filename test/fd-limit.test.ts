@@ -41,6 +41,9 @@ describe('open-file limit against the planned connections', () => {
   it('the prewarm is counted: never more than the requests sent, cut to the budget with a notice, refused below the floor', () => {
     // Issue 32 item 24: --rate 600 planned min(1024, 1200) connections whatever --requests and ulimit -n said.
     expect(prewarmCount('auto', { rate: 600 })).toBe(1024);
+    // A rate capped by --concurrency prewarms up to that concurrency, above the 1,024 default.
+    expect(prewarmCount('auto', { rate: 2000, concurrency: 2000 })).toBe(2000);
+    expect(prewarmCount('auto', { rate: 2000, concurrency: 2000, requests: 1500 })).toBe(1500);
     expect(prewarmCount('auto', { rate: 600, requests: 10 })).toBe(10);
     expect(prewarmCount(500, { requests: 12 })).toBe(12);
     expect(prewarmCount('auto', { concurrency: 8, requests: 3 })).toBe(3);

@@ -47,7 +47,7 @@ export function prewarmCount(choice: PrewarmChoice, load: { concurrency?: number
   const cap = Math.min(load.concurrency ?? Infinity, load.requests ?? Infinity);
   if (typeof choice === 'number') return Math.min(choice, cap);
   if (load.rate === undefined) return Math.min(load.concurrency ?? 1, cap);
-  return Math.min(PREWARM_OPEN_LOOP_MAX, cap, Math.ceil(load.rate * PREWARM_OPEN_LOOP_S));
+  return Math.min(load.concurrency ?? PREWARM_OPEN_LOOP_MAX, load.requests ?? Infinity, Math.ceil(load.rate * PREWARM_OPEN_LOOP_S));
 }
 
 /** Path and query of the URL a prewarm GET asks for (the query kept: a base URL's ?api-version=... or key applies to it too). */

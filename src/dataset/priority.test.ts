@@ -1,4 +1,5 @@
 // --priority-mix: the parser, the seeded per-request draw, the workload wrapper (the data's priority wins) and the option checks.
+import { parseTrace } from './replay.js';
 import { describe, expect, it } from 'vitest';
 import { dataPriority, drawPriority, parsePriorityMix, priorityProblems, sentPriority, withPriorityMix } from './priority.js';
 import type { RequestSpec } from './types.js';
@@ -109,12 +110,29 @@ describe('data priority and what is sent', () => {
     expect(recordToItem({ prompt: 'a', prio: 'x' }, 'd:1', { priority: 'prio' })).toBe('prio must be an integer (lower runs first), got "x"');
   });
 
+  it('a replay line carries it too: its own, its body\'s, or a --dataset-field mapping', () => {
+    const lines = [
+      '{"timestamp": 0, "prompt": "a", "priority": 2}',
+      '{"timestamp": 1, "body": {"prompt": "b", "priority": -1}}',
+      '{"timestamp": 2, "prompt": "c", "level": 3}',
+      '{"timestamp": 3, "input_tokens": 10, "priority": 4}',
+    ].join('\n');
+    expect(parseTrace('t.jsonl', lines).entries.map((e) => e.priority)).toEqual([2, -1, undefined, 4]);
+    const mapped = parseTrace('t.jsonl', lines, ['priority=level']);
+    expect(mapped.problems).toEqual([]);
+    expect(mapped.entries[2].priority).toBe(3);
+    expect(parseTrace('t.jsonl', '{"timestamp": 0, "prompt": "a", "level": "x"}', ['priority=level']).problems).toEqual(['t.jsonl:1: level must be an integer (lower runs first), got "x"']);
+  });
+
   it("the request's own priority wins over --extra-body's; --no-priority-send leaves only --extra-body's", () => {
     const extraBody = { priority: 4 };
     expect(sentPriority(spec({ priority: 1 }), { prioritySend: true, extraBody })).toBe(1);
     expect(sentPriority(spec(), { prioritySend: true, extraBody })).toBe(4);
     expect(sentPriority(spec({ priority: 1 }), { prioritySend: false, extraBody })).toBe(4);
     expect(sentPriority(spec({ priority: 1 }), { prioritySend: false })).toBeUndefined();
+    // A backend without a priority field sends none: the data's priority is a label only.
+    expect(sentPriority(spec({ priority: 1 }), { prioritySend: true, backend: 'openai-completions' })).toBe(1);
+    expect(sentPriority(spec({ priority: 1 }), { prioritySend: true, backend: 'ollama' })).toBeUndefined();
   });
 
   it('refuses a mix the protocol cannot carry, and a mix next to --extra-body priority', () => {

@@ -103,8 +103,12 @@ export function extraBodyPriority(extraBody: Record<string, unknown> | undefined
   return Number.isSafeInteger(p) ? (p as number) : undefined;
 }
 
-/** The `priority` a request's body carries (openai-common.ts commonBody): its own unless withheld, else --extra-body's. */
-export function sentPriority(spec: RequestSpec, c: { prioritySend: boolean; extraBody?: Record<string, unknown> }): number | undefined {
+/**
+ * The `priority` a request's body carries (openai-common.ts commonBody): its own unless withheld, else --extra-body's;
+ * none for a backend whose bodies have no priority field (a dataset's priority is then a label only).
+ */
+export function sentPriority(spec: RequestSpec, c: { prioritySend: boolean; extraBody?: Record<string, unknown>; backend?: string }): number | undefined {
+  if (!(PRIORITY_BACKENDS as readonly string[]).includes(c.backend ?? 'openai-chat')) return undefined;
   return c.prioritySend && spec.priority !== undefined ? spec.priority : extraBodyPriority(c.extraBody);
 }
 

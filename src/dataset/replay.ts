@@ -98,9 +98,10 @@ export function parseTrace(file: string, text: string | Iterable<Line>, fields: 
       else entries.push({ line: r.line, atMs: at, inputTokens: inTok, outputTokens: posInt(outTok), class: typeof o.class === 'string' ? o.class : undefined, user: userOf(o.user), ...prio, ...inst });
       continue;
     }
-    const item = recordToItem(rec, where, map);
+    // A line with text: recordToItem reads its priority through --dataset-field (priority=COL) as a dataset line's.
+    const item = recordToItem(body?.priority !== undefined && rec.priority === undefined ? { ...rec, priority: body.priority } : rec, where, map);
     if (typeof item === 'string') problems.push(`${where}: ${item}`);
-    else entries.push({ line: r.line, atMs: at, messages: item.turns[0].messages, outputTokens: item.turns[0].maxTokens, class: item.class, user: item.user, ...prio, ...inst });
+    else entries.push({ line: r.line, atMs: at, messages: item.turns[0].messages, outputTokens: item.turns[0].maxTokens, class: item.class, user: item.user, ...(item.priority !== undefined ? { priority: item.priority } : prio), ...inst });
   }
   return { entries, problems };
 }

@@ -1,4 +1,5 @@
 // The virtual driver: a virtual clock and the engine model as the backend, stepping only when the run waits on it.
+import { priorityRefusal } from '../sim/engine/scheduling.js';
 import type { RunConfig } from '../config/schema.js';
 import type { Tokenizer } from '../dataset/tokenizer.js';
 import type { RequestSpec } from '../dataset/types.js';
@@ -178,8 +179,9 @@ export function createVirtualDriver(c: RunConfig, tok: Tokenizer, o: VirtualDriv
     const media = planned.media.map(engineMedia);
     // The body's priority, refused without --scheduling-policy priority exactly as the sim server (and vLLM) refuse it.
     const priority = sentPriority(spec, c) ?? 0;
-    if (priority !== 0 && o.engine.schedulingPolicy !== 'priority') {
-      rec.error = `Got priority ${priority} but Priority scheduling is not enabled.`;
+    const refused = priorityRefusal(priority, o.engine.schedulingPolicy);
+    if (refused) {
+      rec.error = refused;
       rec.finishReason = undefined;
       return Promise.resolve(result({ rec, planned, inp }));
     }

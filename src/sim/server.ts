@@ -1,4 +1,5 @@
 // The sim server: an OpenAI-compatible HTTP server (node:http) shaped like vLLM, backed by the engine in real time.
+import { priorityRefusal } from './engine/scheduling.js';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { loadTokenizer } from '../dataset/tokenizer.js';
@@ -195,8 +196,8 @@ export async function startSimServer(opts: SimServerOptions = {}, hooks: SimServ
     const promptTokens = g.promptTokenIds.length;
     const tooLong = contextLengthError(spec.maxModelLen, promptTokens, g.maxTokens);
     if (tooLong) return sendError(res, 400, tooLong);
-    // vLLM refuses a priority it cannot honour rather than ignoring it.
-    if (g.priority !== 0 && spec.schedulingPolicy !== 'priority') return sendError(res, 400, `Got priority ${g.priority} but Priority scheduling is not enabled.`);
+    const refused = priorityRefusal(g.priority, spec.schedulingPolicy);
+    if (refused) return sendError(res, 400, refused);
     const rng = createRng((o.seed * 1_000_003 + n) >>> 0);
     const maxTokens = g.maxTokens ?? spec.maxModelLen - promptTokens;
     // A shipped eval item gets a scripted reply (right or wrong by the oracle's draw), cut at max_tokens like any other.

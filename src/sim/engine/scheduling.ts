@@ -10,6 +10,11 @@ export type BatchingMode = (typeof BATCHING_MODES)[number];
 export const SCHEDULING_POLICIES = ['fcfs', 'priority'] as const;
 export type SchedulingPolicy = (typeof SCHEDULING_POLICIES)[number];
 
+/** vLLM refuses a priority it cannot honour rather than ignoring it: its 400 message, or undefined when it is accepted. */
+export function priorityRefusal(priority: number, policy: SchedulingPolicy): string | undefined {
+  return priority !== 0 && policy !== 'priority' ? `Got priority ${priority} but Priority scheduling is not enabled.` : undefined;
+}
+
 export const schedulingOptionsShape = {
   batching: z
     .enum(BATCHING_MODES)
