@@ -54,7 +54,8 @@ export const EMBEDDED_SIM_META = {
 
 export const EMBEDDED_SIM_FLAGS = flagTable(EmbeddedSimSchema.shape, EMBEDDED_SIM_META);
 
-export const EMBEDDED_SIM_KEYS = ['simTimeScale', 'simMaxNumSeqs', 'simGpu', 'simModel', 'simReplicas', 'simRouter', 'simAccuracy', 'simQuant', 'simSchedulingPolicy', 'simFault'] as const satisfies readonly (keyof EmbeddedSimInput)[];
+/** Every --sim-* key, from the schema itself (a new flag cannot be left out of the checks that use this list). */
+export const EMBEDDED_SIM_KEYS = Object.keys(EmbeddedSimSchema.shape) as readonly (keyof EmbeddedSimInput)[];
 
 /** Problems with --sim-* given next to --base-url (they would silently do nothing). */
 export function embeddedSimProblems(o: Partial<EmbeddedSimOptions>, baseUrl: string | undefined): string[] {

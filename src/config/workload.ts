@@ -9,6 +9,7 @@ import { parseMix } from '../dataset/mix.js';
 import { parsePriorityMix } from '../dataset/priority.js';
 import { CORPORA } from '../dataset/corpus.js';
 import { DEFAULT_MAX_MEDIA_BYTES } from '../dataset/media-load.js';
+import { FIELD_KEYS } from '../dataset/items.js';
 import { TRACE_FORMATS } from '../dataset/trace/registry.js';
 import { MEDIA_DEFAULTS, parseCount, parseSizes } from '../dataset/media-plan.js';
 import { AUDIO_CONTENTS, AUDIO_FORMATS, IMAGE_CONTENTS, IMAGE_FORMATS } from '../dataset/media-kinds.js';
@@ -154,7 +155,7 @@ export const WORKLOAD_FLAGS = flagTable(WorkloadSchema.shape, {
   cacheAb: { help: 'send the same prompts twice, cold then warm (classes cold and warm), to show the prefix-cache effect' },
   dataset: { arg: 'file', help: 'prompts from a file: JSONL (prompt or messages per line), ShareGPT JSON, or CSV with --dataset-field' },
   datasetFormat: { help: 'format of --dataset; auto: from the extension and content' },
-  datasetField: { arg: 'key=column,...', help: 'CSV/JSONL field mapping, e.g. prompt=question,max_tokens=len; keys: prompt, messages, system, max_tokens, output_tokens, class, user, priority, session, turn, timestamp, conversations; repeatable', repeatable: true },
+  datasetField: { arg: 'key=column,...', help: `CSV/JSONL field mapping, e.g. prompt=question,max_tokens=len; keys: ${FIELD_KEYS.join(', ')}; repeatable`, repeatable: true },
   datasetOrder: { help: "take dataset items in file order, at random (seeded), or by-user: each record's `user` in file order, users interleaved round-robin (a user's requests stay in order, as a cache-per-user workload sends them; docs/metrics.md#users-and-their-cache)" },
   datasetMode: { help: 'reuse: cycle through the data as long as the run lasts; once: send each item exactly once, then stop' },
   strict: { help: 'fail the run on any bad dataset line instead of skipping it with a warning' },

@@ -79,7 +79,7 @@ export interface ResolvedClass {
 }
 
 /** Pick a class index by weight with one uniform draw. */
-export function pickClass(classes: readonly ResolvedClass[], u: number): number {
+export function pickClass(classes: readonly { weight: number }[], u: number): number {
   let acc = 0;
   for (let i = 0; i < classes.length; i++) {
     acc += classes[i].weight;

@@ -1,5 +1,6 @@
 // Per-request priority (vLLM's and SGLang's body `priority`, lower runs first): the --priority-mix parser, the seeded
 // draw, the workload wrapper that gives each request its priority, and the option checks (docs/workloads.md#request-priority).
+import { pickClass } from './mix.js';
 import type { RequestSpec } from './types.js';
 import type { Workload } from './workload-types.js';
 import { createRng } from '../util/rng.js';
@@ -58,12 +59,7 @@ export function parsePriorityMix(spec: string): PriorityShare[] {
  */
 export function drawPriority(mix: readonly PriorityShare[], seed: number, index: number): number {
   const u = createRng((Math.imul(seed | 0, 0x85ebca6b) ^ Math.imul(index + 1, 0x9e3779b9)) >>> 0).next();
-  let acc = 0;
-  for (const c of mix) {
-    acc += c.share;
-    if (u < acc) return c.priority;
-  }
-  return mix[mix.length - 1].priority;
+  return mix[pickClass(mix.map((c) => ({ weight: c.share })), u)].priority;
 }
 
 /**
