@@ -1,4 +1,5 @@
 // Dataset workload: file items sent once or reused, in order or at random; multi-turn conversations carry their history.
+import { capProblem } from './caps.js';
 import { byUserOrder } from './users-order.js';
 import type { WorkloadParams } from './params.js';
 import type { Tokenizer } from './tokenizer.js';
@@ -69,17 +70,6 @@ function answerTokens(done: CompletedRequest, tok: Tokenizer): number {
   return estimateTokens(done.answerText);
 }
 
-/**
- * A dataset item against a vendor API's caps (--max-input-tokens, --max-output-tokens), with the lengths known before
- * sending: the first turn's prompt tokens (later turns add the answers, known only during the run; the server judges
- * those) and every turn's max_tokens. `file:line: ...` like any bad record, or undefined when within both.
- */
-export function capProblem(c: Pick<WorkloadParams, 'maxInputTokens' | 'maxOutputTokens'>, source: string, inputTokens: number, outTokens: readonly number[]): string | undefined {
-  if (c.maxInputTokens !== undefined && inputTokens > c.maxInputTokens) return `${source}: prompt of ${inputTokens} tokens is over --max-input-tokens ${c.maxInputTokens}`;
-  const out = Math.max(...outTokens);
-  if (c.maxOutputTokens !== undefined && out > c.maxOutputTokens) return `${source}: max_tokens ${out} is over --max-output-tokens ${c.maxOutputTokens}`;
-  return undefined;
-}
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   if (ms <= 0) return Promise.resolve();

@@ -7,7 +7,7 @@ import type { Rng } from '../util/rng.js';
 import type { RequestSpec } from './types.js';
 import type { Workload } from './workload-types.js';
 import { UsageError } from '../errors.js';
-import { capProblem } from './dataset-workload.js';
+import { capProblem } from './caps.js';
 import { jsonlRecords } from './formats/jsonl.js';
 import { fileLines, textLines, type Line } from './formats/lines.js';
 import { recordToItem } from './record.js';

@@ -3,10 +3,8 @@ import { CancellationAggregator } from './cancellation.js';
 import { UsersAggregator } from './users.js';
 import { UserCacheAggregator } from './user-cache.js';
 import { SERVER_TIMING_FIELDS, type ServerTimingField } from './server-timings.js';
-import { createRequire } from 'node:module';
-import type { Histogram } from 'hdr-histogram-js';
-import { percentileFields, parsePercentiles, DEFAULT_PERCENTILES, type DistStats, type Percentiles } from './stats.js';
-import { ci95Of, distStatsCi } from './ci95.js';
+import { parsePercentiles, DEFAULT_PERCENTILES, type DistStats, type Percentiles } from './stats.js';
+import { distStatsCi } from './ci95.js';
 import type { RequestRecord, RequestStatus } from './record.js';
 import type { CodeCount, ErrorCount, MetricsBlock, PhaseCounts, StageBlock, Summary } from './summary-model.js';
 import type { ClientHealth } from './health.js';
@@ -20,99 +18,9 @@ import { Column } from './column.js';
 import { bandOf, parseLengthBands, runLengthBands, askedLengthBands, DEFAULT_LENGTH_BANDS, type LengthBand } from './length-bands.js';
 
 export { Column } from './column.js';
+export { ItlStore, ITL_EXACT_LIMIT, ITL_HISTOGRAM_DIGITS } from './metric-stores.js';
+import { ExactStore, ItlStore, ITL_EXACT_LIMIT, type MetricStore } from './metric-stores.js';
 import { errorHint } from './error-hints.js';
-
-/** ITL gaps kept exactly (8 bytes each) up to this many per block; beyond it they move to an HDR histogram (docs/metrics.md). */
-export const ITL_EXACT_LIMIT = 1_000_000;
-
-/** Significant decimal digits the ITL histogram keeps: a percentile is within 0.1% of the exact value (at µs resolution). */
-export const ITL_HISTOGRAM_DIGITS = 3;
-
-// hdr-histogram-js loads its wasm build (base64 + inflate) on import: 6-13 MB and 45-115 ms at every start-up,
-// for a histogram that only a run past ITL_EXACT_LIMIT gaps needs. So it is loaded then (docs/performance.md).
-const require = createRequire(import.meta.url);
-const buildHistogram = (): Histogram =>
-  (require('hdr-histogram-js') as typeof import('hdr-histogram-js')).build({ numberOfSignificantValueDigits: ITL_HISTOGRAM_DIGITS, useWebAssembly: false });
-
-/**
- * Inter-token gaps: exact up to `exactLimit` values, then an HDR histogram of microseconds (mergeable, fixed size).
- * count, min, max and mean stay exact in both modes; stdev = √(Σx²/n − mean²) and percentiles come from the histogram,
- * and so do the ends of their intervals: the order statistic of rank i is the histogram's value at 100·(i+1)/n %.
- */
-export class ItlStore {
-  private exact: Column | undefined = new Column();
-  private hist: Histogram | undefined;
-  private n = 0;
-  /** Σ gaps in whole µs (stored times are µs-rounded), an integer so the sum does not depend on record order. */
-  private sumUs = 0;
-  private sumSqMs = 0;
-  private min = Infinity;
-  private max = -Infinity;
-  constructor(readonly exactLimit = ITL_EXACT_LIMIT) {}
-  get exactMode(): boolean {
-    return this.exact !== undefined;
-  }
-  add(gapMs: number): void {
-    this.n++;
-    this.sumUs += Math.round(gapMs * 1000);
-    this.sumSqMs += gapMs * gapMs;
-    if (gapMs < this.min) this.min = gapMs;
-    if (gapMs > this.max) this.max = gapMs;
-    if (this.exact) {
-      this.exact.push(gapMs);
-      if (this.exact.length <= this.exactLimit) return;
-      this.hist = buildHistogram();
-      for (const v of this.exact.values()) this.record(v);
-      this.exact = undefined;
-      return;
-    }
-    this.record(gapMs);
-  }
-  private record(gapMs: number): void {
-    this.hist!.recordValue(Math.max(0, Math.round(gapMs * 1000)));
-  }
-  /** Every gap, or null once they moved to the histogram (a store made with exactLimit Infinity never moves). */
-  values(): Float64Array | null {
-    return this.exact ? this.exact.values() : null;
-  }
-  stats(asked?: readonly number[]): DistStats {
-    if (this.exact) return distStatsCi(this.exact.values(), asked);
-    const h = this.hist!;
-    const mean = this.sumUs / 1000 / this.n;
-    const at = (p: number) => h.getValueAtPercentile(p) / 1000;
-    const stdev = Math.sqrt(Math.max(0, this.sumSqMs / this.n - mean * mean));
-    return {
-      count: this.n,
-      mean,
-      stdev,
-      min: this.min,
-      max: this.max,
-      ...percentileFields(at, asked),
-      ci95: ci95Of(this.n, mean, stdev, (i) => at((100 * (i + 1)) / this.n), asked),
-    };
-  }
-}
-
-/** One metric's values: exact (a Column) or, for metrics stored as a histogram (ITL), an ItlStore. */
-interface MetricStore {
-  add(x: number): void;
-  stats(asked?: readonly number[]): DistStats;
-  values(): Float64Array | null;
-}
-
-/** Every value kept, so percentiles are exactly those of distStats (and carry their ci95). */
-class ExactStore implements MetricStore {
-  private readonly col = new Column();
-  add(x: number): void {
-    this.col.push(x);
-  }
-  stats(asked?: readonly number[]): DistStats {
-    return distStatsCi(this.col.values(), asked);
-  }
-  values(): Float64Array {
-    return this.col.values();
-  }
-}
 
 /** The registry's metrics as MetricsBlock keys (a registered metric's key is not in the type; distOf reads it). */
 type MetricDists = Pick<MetricsBlock, 'ttft_ms' | 'ttft_from_scheduled_ms' | 'ttfat_ms' | 'first_event_ms' | 'tpot_ms' | 'itl_ms' | 'e2e_ms' | 'output_speed_tok_s' | 'input_tokens' | 'output_tokens' | 'reasoning_tokens' | 'cached_tokens' | 'schedule_lag_ms'>;
@@ -449,9 +357,11 @@ export class SummaryAggregator {
       summary.by_class = {};
       for (const c of [...this.classes.keys()].sort()) summary.by_class[c] = this.classes.get(c)!.pick(which).metrics(concurrency, ps);
     }
-    // Both sorted by name, endpoints with numbers in order (t2 before t10).
-    if (this.endpoints.size > 1) summary.by_endpoint = Object.fromEntries([...this.endpoints.entries()].sort(([a], [b]) => a.localeCompare(b, 'en', { numeric: true })).map(([k, b]) => [k, b.pick(which).metrics(concurrency, ps)]));
-    if (this.models.size > 1) summary.by_model = Object.fromEntries([...this.models.keys()].sort().map((k) => [k, this.models.get(k)!.pick(which).metrics(concurrency, ps)]));
+    // Both sorted by name, endpoints with numbers in order (t2 before t10); only those that measured requests count.
+    const byEndpoint = heldBlocks([...this.endpoints].sort(([a], [b]) => a.localeCompare(b, 'en', { numeric: true })).map(([k, b]) => [k, b.pick(which)]), 2, concurrency, ps);
+    if (byEndpoint) summary.by_endpoint = byEndpoint;
+    const byModel = heldBlocks([...this.models].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, b]) => [k, b.pick(which)]), 2, concurrency, ps);
+    if (byModel) summary.by_model = byModel;
     const loc = this.locality.summary();
     if (loc) {
       summary.cache_locality = loc.cacheLocality;
@@ -480,10 +390,9 @@ export class SummaryAggregator {
   private lengthBandBlocks(which: PhaseCounts['summarized'], concurrency: number | undefined, ps: Percentiles): Record<string, MetricsBlock> | undefined {
     return heldBlocks(this.bands.map((b) => [b.label, this.bandBlocks.get(b.label)?.pick(which)]), this.bandsAsked ? 1 : 2, concurrency, ps);
   }
-  /** Each priority's metrics, lowest (most urgent) first, when the measured requests hold two or more priorities. */
+  /** Each priority's metrics, when the measured requests hold two or more priorities (key order: see Summary.by_priority). */
   private priorityBlocks(which: PhaseCounts['summarized'], concurrency: number | undefined, ps: Percentiles): Record<string, MetricsBlock> | undefined {
-    const keys = [...this.priorities.keys()].sort((a, b) => Number(a) - Number(b));
-    return heldBlocks(keys.map((k) => [k, this.priorities.get(k)!.pick(which)]), 2, concurrency, ps);
+    return heldBlocks([...this.priorities].map(([k, b]) => [k, b.pick(which)]), 2, concurrency, ps);
   }
   /** Each stage's metrics, labelled with its load from run.json `load_stages`; a stage's concurrency is its own (closed loop). */
   private stageBlocks(run: Record<string, unknown>, which: PhaseCounts['summarized'], ps: Percentiles): StageBlock[] {

@@ -198,8 +198,9 @@ export interface Summary extends MetricsBlock {
   by_length_band?: Record<string, MetricsBlock>;
   /**
    * The same metrics per request priority (the record's `priority`: data field, --priority-mix or --extra-body), keyed
-   * by the priority as text, lowest (most urgent) first; only when the measured requests hold two or more
-   * priorities: docs/metrics.md#priority-classes.
+   * by the priority as text; only when the measured requests hold two or more priorities:
+   * docs/metrics.md#priority-classes. JSON keeps integer-like keys ("0", "10") ascending ahead of the others ("-1"),
+   * so readers order the entries themselves (report/breakdown-columns.ts priorityEntries: lowest, most urgent, first).
    */
   by_priority?: Record<string, MetricsBlock>;
   /** The same metrics per model, when requests asked for two or more. */

@@ -9,7 +9,6 @@ import { roundSig } from './rates.js';
 /** The grid around the knee, as multiples of its load: below it (headroom) and past it (saturation). */
 export const THEN_GRID_FACTORS = [0.5, 0.75, 1, 1.25, 1.5] as const;
 
-/** sweep.json `then_grid[pair]`. */
 /**
  * The knee of one pair: the SLO search's highest passing load; else the throughput knee (Kneedle over the search's
  * levels), else the first latency knee; else the highest acceptable load measured. Null when nothing was acceptable.

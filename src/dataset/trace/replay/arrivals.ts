@@ -7,7 +7,7 @@ export interface Arrivals {
   times: Float64Array;
   /** Requests recorded before their predecessor: sent right after it (the schedule never goes back in time). */
   reordered: number;
-  /** Requests left out by `keep` (input + max_tokens over --max-model-len). */
+  /** Requests left out by `keep` (input + max_tokens over --max-model-len, or over --max-input-tokens / --max-output-tokens). */
   skipped: number;
   /** Stand-alone replay of a trace whose later requests carry a session id (its first has none). */
   withSession: number;

@@ -5,7 +5,7 @@ import type { RequestSpec } from '../../types.js';
 import type { Workload } from '../../workload-types.js';
 import type { TraceRequest } from '../model.js';
 import type { TraceReplayContext } from './context.js';
-import { capProblemOf, keepRequest } from './limits.js';
+import { capProblemOf, keepRequest, withinModelLen } from './limits.js';
 import { UsageError } from '../../../errors.js';
 import { createCeilingCounter } from '../ceiling.js';
 import { traceSpec } from '../spec.js';
@@ -52,8 +52,9 @@ export function createOpenLoopTraceWorkload(ctx: TraceReplayContext): Workload {
   const overCaps: string[] = [];
   const keepFirst = (r: TraceRequest): boolean => {
     const p = capProblemOf(r, limits, ctx.path);
-    if (p !== undefined) overCaps.push(p);
-    return keep(r);
+    if (p === undefined) return withinModelLen(r, limits);
+    overCaps.push(p);
+    return false;
   };
   const want = c.requests !== undefined ? c.requests + c.warmup : undefined;
 

@@ -1,4 +1,5 @@
 // Session trace replay: each session turn by turn, subagents spawned and joined, think and tool waits; --sessions N closed loop.
+import { withinModelLen } from './limits.js';
 import type { RequestSpec } from '../../types.js';
 import type { CompletedRequest, Workload } from '../../workload-types.js';
 import type { DueItem, DynamicSchedule } from '../../../scheduler/executors/types.js';
@@ -92,8 +93,7 @@ export function createSessionTraceWorkload(ctx: TraceReplayContext): Workload {
     warnings: summary.warnings,
   };
 
-  const limit = c.maxModelLen;
-  const overLimit = (req: TraceRequest): boolean => limit !== undefined && req.inputLength + (c.maxTokens ?? Math.max(1, req.outputLength)) > limit;
+  const overLimit = (req: TraceRequest): boolean => !withinModelLen(req, c);
   const push = (agent: AgentRun, req: TraceRequest, atMs: number, extra: Partial<Item> = {}): void => {
     if (!extra.startWarmup && overLimit(req)) {
       // Over --max-model-len: not sent, counted; the session goes on as if the turn had taken no time.
@@ -266,7 +266,7 @@ export function createSessionTraceWorkload(ctx: TraceReplayContext): Workload {
     },
     describe: () => {
       const skipped = (info.skipped_over_max_model_len as number | undefined) ?? 0;
-      return skipped ? { ...info, warnings: [...summary.warnings, `${skipped} turns skipped: input + max_tokens exceeds --max-model-len ${limit}`] } : info;
+      return skipped ? { ...info, warnings: [...summary.warnings, `${skipped} turns skipped: input + max_tokens exceeds --max-model-len ${c.maxModelLen}`] } : info;
     },
   };
 }
