@@ -3,7 +3,7 @@
 // bundled CLI, scripts/bundle.mjs), where a module's depth below the root differs.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 let root: string | undefined;
 
@@ -21,4 +21,16 @@ export function packageRoot(): string {
 /** A path below the package root: packagePath('data', 'engines'). */
 export function packagePath(...parts: string[]): string {
   return join(packageRoot(), ...parts);
+}
+
+/**
+ * A compiled entry file (a worker thread's or a child process's) beside the calling module: `./worker.js` next to
+ * `from` (import.meta.url) in dist/ and in the bundle's dist/bin/, else the build's `dist/<distRel>` when the caller
+ * runs from TypeScript sources (tests). Undefined without a build. The names are scripts/bundle.mjs's ENTRIES.
+ */
+export function entryFile(from: string, sibling: string, distRel: string): URL | undefined {
+  const here = new URL(sibling, from);
+  if (existsSync(fileURLToPath(here))) return here;
+  const built = packagePath('dist', distRel);
+  return existsSync(built) ? pathToFileURL(built) : undefined;
 }

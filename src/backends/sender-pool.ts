@@ -1,8 +1,7 @@
 // Worker-thread request sender: spreads requests over N threads (least busy first) and merges results on the main thread.
+import { entryFile } from '../package-root.js';
 import { customBackendSpec } from './custom.js';
 import { Worker } from 'node:worker_threads';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { firstTokenBuffer, type RequestSender, type PoolOptions, type WireInput } from './sender.js';
 import type { BackendKind } from './registry.js';
 import { blankRaw, type ExecuteResult } from './execute.js';
@@ -10,10 +9,8 @@ import type { FromWorker, ToWorker } from './worker.js';
 
 /** The compiled worker file. When running from TypeScript sources (tests), use the build in dist/. */
 function workerFile(): URL {
-  const here = new URL('./worker.js', import.meta.url);
-  if (existsSync(fileURLToPath(here))) return here;
-  const dist = new URL('../../dist/backends/worker.js', import.meta.url);
-  if (existsSync(fileURLToPath(dist))) return dist;
+  const f = entryFile(import.meta.url, './worker.js', 'backends/worker.js');
+  if (f) return f;
   throw new Error('--workers needs the compiled worker (dist/backends/worker.js): run `npm run build`');
 }
 

@@ -1,7 +1,6 @@
 // Token counting off the measuring thread: one worker thread, bounded in input size and time, with a documented estimate as fallback.
+import { entryFile } from '../package-root.js';
 import { Worker } from 'node:worker_threads';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { loadTokenizer } from './tokenizer.js';
 import { estimateTokens } from './token-estimate.js';
 import { countSplittingRuns } from './split-count.js';
@@ -29,10 +28,7 @@ export interface TokenCounter {
 export const COUNT_LIMITS = { maxChars: 1_000_000, timeoutMs: 2000, inThreadMaxChars: 4096 } as const;
 
 function workerFile(): URL | undefined {
-  const here = new URL('./count-worker.js', import.meta.url);
-  if (existsSync(fileURLToPath(here))) return here;
-  const dist = new URL('../../dist/dataset/count-worker.js', import.meta.url);
-  return existsSync(fileURLToPath(dist)) ? dist : undefined;
+  return entryFile(import.meta.url, './count-worker.js', 'dataset/count-worker.js');
 }
 
 const estimate = (texts: readonly string[]): TokenCount => ({ counts: texts.map(estimateTokens), source: 'estimate' });

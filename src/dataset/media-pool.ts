@@ -1,8 +1,7 @@
 // Synthetic media off the measuring thread: one worker thread renders requests' media ahead of their sends.
+import { entryFile } from '../package-root.js';
 import { Worker } from 'node:worker_threads';
-import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { renderMedia, type MediaJob } from './synth-media.js';
 import type { MediaPart } from './types.js';
 import type { FromMedia, ToMedia } from './media-worker.js';
@@ -20,10 +19,7 @@ export interface MediaPool {
 }
 
 function workerFile(): URL | undefined {
-  const here = new URL('./media-worker.js', import.meta.url);
-  if (existsSync(fileURLToPath(here))) return here;
-  const dist = new URL('../../dist/dataset/media-worker.js', import.meta.url);
-  return existsSync(fileURLToPath(dist)) ? dist : undefined;
+  return entryFile(import.meta.url, './media-worker.js', 'dataset/media-worker.js');
 }
 
 /** Media threads when --media-threads is not given: one per core beyond the measuring thread's, 1 to 4. */

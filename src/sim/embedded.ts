@@ -1,6 +1,6 @@
 // The embedded sim server for `run` and `sweep` without --base-url: started in a child process, closed with the run.
+import { entryFile } from '../package-root.js';
 import { fork, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { TokenfloodError, UsageError } from '../errors.js';
 import type { SimServerOptions } from './options.js';
@@ -18,11 +18,8 @@ export interface EmbeddedServer {
 
 /** The compiled child entry; when running from TypeScript sources (tests), the build in dist/. */
 function childFile(): string | undefined {
-  for (const rel of ['./child.js', '../../dist/sim/child.js']) {
-    const f = fileURLToPath(new URL(rel, import.meta.url));
-    if (existsSync(f)) return f;
-  }
-  return undefined;
+  const f = entryFile(import.meta.url, './child.js', 'sim/child.js');
+  return f && fileURLToPath(f);
 }
 
 export async function startEmbeddedSimServer(opts: SimServerOptions): Promise<EmbeddedServer> {

@@ -1,6 +1,5 @@
 // The server-metrics timeline source: scrapes Prometheus text every interval on its own connection, writes server_metrics.jsonl.
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { entryFile } from '../package-root.js';
 import { Worker } from 'node:worker_threads';
 import type { ProxyChoice } from '../backends/proxy.js';
 import { getClient } from '../backends/http-get.js';
@@ -34,10 +33,7 @@ interface Scraper {
 }
 
 function workerFile(): URL | undefined {
-  const here = new URL('./scrape-worker.js', import.meta.url);
-  if (existsSync(fileURLToPath(here))) return here;
-  const dist = new URL('../../dist/telemetry/scrape-worker.js', import.meta.url);
-  return existsSync(fileURLToPath(dist)) ? dist : undefined;
+  return entryFile(import.meta.url, './scrape-worker.js', 'telemetry/scrape-worker.js');
 }
 
 function createScraper(o: GetClientOptions): Scraper {

@@ -1,7 +1,6 @@
 // The main-thread side of the prompt worker (prompt-worker.ts): requests built ahead in order, taken by index.
+import { entryFile } from '../../../package-root.js';
 import { Worker } from 'node:worker_threads';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { TraceRequest } from '../model.js';
 import type { FromPromptWorker, PromptWorkerInit, ToPromptWorker } from './prompt-worker.js';
 
@@ -22,10 +21,7 @@ export interface PromptsAhead {
 
 /** The compiled worker; running from TypeScript sources (tests), the build in dist/. Undefined without a build. */
 export function promptWorkerFile(): URL | undefined {
-  const here = new URL('./prompt-worker.js', import.meta.url);
-  if (existsSync(fileURLToPath(here))) return here;
-  const dist = new URL('../../../../dist/dataset/trace/replay/prompt-worker.js', import.meta.url);
-  return existsSync(fileURLToPath(dist)) ? dist : undefined;
+  return entryFile(import.meta.url, './prompt-worker.js', 'dataset/trace/replay/prompt-worker.js');
 }
 
 /** Start the worker; it stops itself from holding the process open, and is ended by close() or `signal`. */
