@@ -2,7 +2,7 @@
 import type { RequestRecord } from '../../metrics/record.js';
 import type { MetricsBlock } from '../../metrics/summary.js';
 import { chartBase, COLORS, GRID_TOP_WITH_LEGEND, LEGEND_ROW, valueAxis } from './chart-kit.js';
-import { cdf, histogram, itlStalls, overTime, timeline, type Stalls } from './run-data.js';
+import { cdf, histogram, itlStalls, overTime, timeline, type SortedValues, type Stalls } from './run-data.js';
 
 const r3 = (x: number): number => Math.round(x * 1000) / 1000;
 /** Untrusted text placed in chart labels (ECharts tooltips are HTML): markup characters replaced, length capped. */
@@ -23,7 +23,7 @@ export function histogramChart(title: string, values: readonly number[], unit: s
 }
 
 /** CDFs of several metrics on one chart. */
-export function cdfChart(title: string, series: { name: string; values: readonly number[] | Float64Array }[], unit: string): Record<string, unknown> {
+export function cdfChart(title: string, series: { name: string; values: readonly number[] | SortedValues }[], unit: string): Record<string, unknown> {
   return {
     ...base(title),
     legend: LEGEND_ROW,

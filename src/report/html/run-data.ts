@@ -39,12 +39,14 @@ export function histogram(values: readonly number[], bins = 30): Histogram | nul
   return { edges: counts.map((_, i) => lo + i * width), width, counts };
 }
 
-/**
- * Empirical CDF as [value, percent ≤ value] pairs, thinned to at most `maxPoints` (always keeping min and max).
- * A Float64Array is taken as already sorted ascending (sortedItlGaps), so one sort of the run's gaps serves twice.
- */
-export function cdf(values: readonly number[] | Float64Array, maxPoints = 200): [number, number][] {
-  const sorted = values instanceof Float64Array ? values : Float64Array.from(values).sort();
+/** Values already sorted ascending (sortedItlGaps), so one sort of the run's gaps serves the CDF and the stalls. */
+export interface SortedValues {
+  readonly sorted: Float64Array;
+}
+
+/** Empirical CDF as [value, percent ≤ value] pairs, thinned to at most `maxPoints` (always keeping min and max). */
+export function cdf(values: readonly number[] | SortedValues, maxPoints = 200): [number, number][] {
+  const sorted = 'sorted' in values ? values.sorted : Float64Array.from(values).sort();
   const n = sorted.length;
   if (!n) return [];
   const step = Math.max(1, Math.ceil(n / maxPoints));

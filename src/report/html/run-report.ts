@@ -160,7 +160,7 @@ export function renderRunReport(d: RunReportData, opts: RunReportOptions = {}): 
     'c-ttft-hist': histogramChart('TTFT distribution', vals('ttft_ms'), 'ms'),
     'c-tpot-hist': histogramChart('TPOT distribution', vals('tpot_ms'), 'ms'),
     'c-ttft-cdf': cdfChart('TTFT and E2E CDF', [{ name: 'TTFT', values: vals('ttft_ms') }, { name: 'E2E', values: vals('e2e_ms') }], 'ms'),
-    'c-tpot-cdf': cdfChart('TPOT and ITL CDF', [{ name: 'TPOT', values: vals('tpot_ms') }, { name: 'ITL', values: itlSorted }], 'ms'),
+    'c-tpot-cdf': cdfChart('TPOT and ITL CDF', [{ name: 'TPOT', values: vals('tpot_ms') }, { name: 'ITL', values: { sorted: itlSorted } }], 'ms'),
     'c-timeline': tl.option,
     'c-overtime': overTimeChart(d.records),
     'c-stalls': stallsChart(stalls),
