@@ -55,3 +55,13 @@ export const priorityEntries = (b: Record<string, MetricsBlock>): [string, Metri
 export function labelledRows(entries: readonly [string, MetricsBlock][], cols: readonly BreakdownColumn[], num: (v: number | null) => string, pct: (v: number) => string): string[][] {
   return entries.map(([k, m]) => [k, String(m.requests.ok), pct(m.requests.error_rate), ...cols.map((col) => num(col.value(m))), num(m.output_throughput)]);
 }
+
+/** A labelled table's head and rows: `label`, ok, `errors`, each column's head, `throughput` (the terminal's and report.html's words). */
+export function labelledTable(
+  label: string,
+  entries: readonly [string, MetricsBlock][],
+  cols: readonly BreakdownColumn[],
+  f: { num: (v: number | null) => string; pct: (v: number) => string; errors: string; throughput: string },
+): { head: string[]; rows: string[][] } {
+  return { head: [label, 'ok', f.errors, ...cols.map((col) => col.head), f.throughput], rows: labelledRows(entries, cols, f.num, f.pct) };
+}

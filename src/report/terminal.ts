@@ -1,5 +1,5 @@
 // Terminal reporter: the end-of-run summary table.
-import type { Summary } from '../metrics/summary.js';
+import type { MetricsBlock, Summary } from '../metrics/summary.js';
 import { distOf, metricsShownIn } from '../metrics/registry/index.js';
 import { DEFAULT_PERCENTILES, percentileKey, type DistStats } from '../metrics/stats.js';
 import { fmt, pct, table, safeTerminalText } from './format.js';
@@ -9,11 +9,17 @@ import { routingLines } from './routing-terminal.js';
 import { resourceLines } from './resource-terminal.js';
 import { sessionLines } from './session-terminal.js';
 import { clientMediaLines, mediaLines } from './media-terminal.js';
-import { labelledRows, latencyColumns, priorityColumns, priorityEntries } from './breakdown-columns.js';
+import { labelledTable, latencyColumns, priorityColumns, priorityEntries, type BreakdownColumn } from './breakdown-columns.js';
 import { sliceTableLines, steadyAndSaturationLines, throughputCiLine } from './slices-terminal.js';
 import { playbookLines } from './error-playbook.js';
 
 /** Whether the grace period had to cancel anything; `inFlight` is absent in runs recorded before it was written. */
+/** A table keyed by one label (length band, priority), in the terminal's words. */
+function labelledText(label: string, entries: [string, MetricsBlock][], cols: BreakdownColumn[]): string {
+  const t = labelledTable(label, entries, cols, { num: fmt, pct, errors: 'errors', throughput: 'out tok/s' });
+  return table(t.head, t.rows);
+}
+
 function interruptedOutcome(cancelled: number, inFlight: unknown): string {
   if (cancelled > 0) return `${cancelled} request${cancelled === 1 ? '' : 's'} still in flight after the grace period ${cancelled === 1 ? 'was' : 'were'} cancelled`;
   if (typeof inFlight === 'number') return inFlight === 0 ? 'nothing was in flight' : `all ${inFlight} in-flight request${inFlight === 1 ? '' : 's'} finished within the grace period`;
@@ -171,12 +177,12 @@ export function renderSummary(s: Summary): string {
   }
   if (s.by_length_band) {
     out.push('', 'by input length (prompt tokens, k = 1024):');
-    out.push(table(['band', 'ok', 'errors', ...lat.map((col) => col.head), 'out tok/s'], labelledRows(Object.entries(s.by_length_band), lat, fmt, pct)));
+    out.push(labelledText('band', Object.entries(s.by_length_band), lat));
   }
   if (s.by_priority) {
     out.push('', 'by priority (lower runs first):');
     const pcols = priorityColumns(ps);
-    out.push(table(['priority', 'ok', 'errors', ...pcols.map((col) => col.head), 'out tok/s'], labelledRows(priorityEntries(s.by_priority), pcols, fmt, pct)));
+    out.push(labelledText('priority', priorityEntries(s.by_priority), pcols));
   }
   if (s.by_user) {
     const n = s.by_user.users;

@@ -1,7 +1,7 @@
 // HTML reporter for one run: reads a results directory and writes DIR/report.html (self-contained, opens offline).
 import { resourceLines } from '../resource-terminal.js';
 import type { RequestRecord } from '../../metrics/record.js';
-import type { Summary } from '../../metrics/summary.js';
+import type { MetricsBlock, Summary } from '../../metrics/summary.js';
 import { DEFAULT_PERCENTILES } from '../../metrics/stats.js';
 import { CHART_SAMPLE_MAX, readRunMeta, readSummaryJson, recordsOf, replaySummary, requestsFile, sampleRecords } from '../results-dir.js';
 import { ARTIFACTS, hasArtifact, writeArtifact } from '../../artifacts/registry.js';
@@ -23,7 +23,7 @@ import { routingSection } from './routing-section.js';
 import { sessionSection } from './session-section.js';
 import { mediaSection } from './media-section.js';
 import { slicesSection } from './slices-section.js';
-import { labelledRows, latencyColumns, priorityColumns, priorityEntries } from '../breakdown-columns.js';
+import { labelledTable, latencyColumns, priorityColumns, priorityEntries, type BreakdownColumn } from '../breakdown-columns.js';
 import { engineLabel } from '../server-terminal.js';
 import { evalSection, readEvalData, type EvalReportData } from './eval-section.js';
 import { minOf } from '../../util/min-max.js';
@@ -182,22 +182,14 @@ export function renderRunReport(d: RunReportData, opts: RunReportOptions = {}): 
   const slices = slicesSection(s, charts);
   const div = (id: string, cls = 'chart') => `<div class="${cls}" id="${id}"></div>`;
   const lat = latencyColumns(s.percentiles);
-  const byClass = s.by_class
-    ? htmlTable(
-        ['class', 'ok', 'error rate', ...lat.map((col) => col.head), 'output tok/s'],
-        Object.entries(s.by_class).map(([c, m]) => [c, String(m.requests.ok), pctText(m.requests.error_rate), ...lat.map((col) => num(col.value(m))), num(m.output_throughput)]),
-      )
-    : '';
-  const byBand = s.by_length_band
-    ? htmlTable(
-        ['input tokens', 'ok', 'error rate', ...lat.map((col) => col.head), 'output tok/s'],
-        labelledRows(Object.entries(s.by_length_band), lat, num, pctText),
-      )
-    : '';
-  const pcols = priorityColumns(s.percentiles);
-  const byPriority = s.by_priority
-    ? htmlTable(['priority', 'ok', 'error rate', ...pcols.map((col) => col.head), 'output tok/s'], labelledRows(priorityEntries(s.by_priority), pcols, num, pctText))
-    : '';
+  const html = { num, pct: pctText, errors: 'error rate', throughput: 'output tok/s' };
+  const labelled = (label: string, entries: [string, MetricsBlock][], cols: BreakdownColumn[]) => {
+    const t = labelledTable(label, entries, cols, html);
+    return htmlTable(t.head, t.rows);
+  };
+  const byClass = s.by_class ? labelled('class', Object.entries(s.by_class), lat) : '';
+  const byBand = s.by_length_band ? labelled('input tokens', Object.entries(s.by_length_band), lat) : '';
+  const byPriority = s.by_priority ? labelled('priority', priorityEntries(s.by_priority), priorityColumns(s.percentiles)) : '';
   const byUser = s.by_user
     ? htmlTable(
         ['user', 'requests', 'error rate', 'TTFT p50 (ms)', 'TTFT mean (ms)', 'prompt tokens', 'cached tokens', 'cached-token rate'],
