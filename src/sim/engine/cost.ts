@@ -46,9 +46,9 @@ export function attentionFlops(spec: EngineSpec, s: StepShape): number {
 export interface StepCost {
   flops: number;
   bytes: number;
-  /** FLOPs / effective FLOP/s (linear + attention). */
+  /** Compute side of the linear and attention rooflines: FLOPs at the rates each kernel runs at (dense, experts, attention). */
   computeMs: number;
-  /** bytes / effective byte/s (weights + KV). */
+  /** Memory side: weights at the dense and expert-slice bandwidths, KV at the attention kernels' bandwidth. */
   memoryMs: number;
   /** Linear layers: max(compute, weight reads). */
   linearMs: number;
@@ -120,6 +120,15 @@ export function expertStreamEfficiency(spec: EngineSpec): number {
 }
 
 /**
+ * Compute time (ms, one GPU) of linear FLOPs at the rates the step model runs them:
+ * dense / (peak·mfu·gpu_scale·denseScaleRatio) + expert / (peak·mfu·gpu_scale·moeGemmEfficiency·expertScaleRatio).
+ * The compute side of `linearMs`; capacity's FLOP budget uses it too, so both price a FLOP alike.
+ */
+export function linearComputeMs(spec: EngineSpec, lin: { dense: number; expert: number }): number {
+  return (lin.dense / (spec.flopsPerSec * spec.denseScaleRatio) + lin.expert / (spec.flopsPerSec * spec.moeGemmEfficiency * spec.expertScaleRatio)) * 1000;
+}
+
+/**
  * linear    = max(dense FLOPs / (peak·mfu·denseScaleRatio) + expert FLOPs / (peak·mfu·moeGemmEff·blockScaleRatio),
  *                 dense bytes / (hbm·bwEff) + expert bytes / (hbm·bwEff·S/(S+S½)))
  * attention = max(attnFlopsPerPair·pairs / (peak(KV dtype)·mfu), requests·kvBytesForContext(mean ctx + new) / (hbm·kvBwEff))
@@ -141,20 +150,21 @@ export function stepCost(spec: EngineSpec, s: StepShape): StepCost {
   // (block-scaled FP8 on Hopper at the BF16 rate: expertScaleRatio, and the checkpoint's dense layers with it:
   // denseScaleRatio), and stream their small slices at
   // expertStreamEfficiency of the dense bandwidth.
-  const linearMs = Math.max(
-    toMs(lin.dense, spec.flopsPerSec * spec.denseScaleRatio) + toMs(lin.expert, spec.flopsPerSec * spec.moeGemmEfficiency * spec.expertScaleRatio),
-    toMs(weightBytes - expertBytes, spec.bytesPerSec) + toMs(expertBytes, spec.bytesPerSec * expertStreamEfficiency(spec)),
-  );
-  const attentionMs =
-    Math.max(toMs(attnFlops, spec.attnFlopsPerSec), toMs(kvBytes, spec.kvBytesPerSec)) + (s.requests * m.layers * spec.attnSeqOverheadUs) / 1000;
+  const linearComputeSide = linearComputeMs(spec, lin);
+  const linearMemorySide = toMs(weightBytes - expertBytes, spec.bytesPerSec) + toMs(expertBytes, spec.bytesPerSec * expertStreamEfficiency(spec));
+  const linearMs = Math.max(linearComputeSide, linearMemorySide);
+  const attnComputeSide = toMs(attnFlops, spec.attnFlopsPerSec);
+  const attnMemorySide = toMs(kvBytes, spec.kvBytesPerSec);
+  const attentionMs = Math.max(attnComputeSide, attnMemorySide) + (s.requests * m.layers * spec.attnSeqOverheadUs) / 1000;
   const commMs = parallelCommMs(spec, s.newTokens);
   const moeMs = s.newTokens > 0 ? moeRoutingMs(spec) : 0;
   const overheadMs = spec.stepOverheadMs + m.layers * spec.layerOverheadMs + s.requests * spec.requestOverheadMs + eagerOverheadMs(s, m.layers, spec) + blockTableUploadMs(spec, s.requests);
   return {
     flops: linFlops + attnFlops,
     bytes: weightBytes + kvBytes,
-    computeMs: toMs(linFlops, spec.flopsPerSec) + toMs(attnFlops, spec.attnFlopsPerSec),
-    memoryMs: toMs(weightBytes + kvBytes, spec.bytesPerSec),
+    // The two sides of the rooflines above, at the same rates (a step is compute-bound when computeMs > memoryMs).
+    computeMs: linearComputeSide + attnComputeSide,
+    memoryMs: linearMemorySide + attnMemorySide,
     linearMs,
     attentionMs,
     commMs,

@@ -26,10 +26,16 @@ export const constantsShape = {
   moeSliceHalfMiB: e.moeSliceHalfMiB,
 };
 
+/** Precision details beyond --weight-dtype that the engine prices. */
+export const precisionShape = {
+  fp8Scaling: e.fp8Scaling,
+};
+
 export const tuningShape = {
   engineProfile: z.string().min(1).optional().describe('engine profile YAML written by `tokenflood calibrate` (gpu, model profile, tp, fitted constants); flags given override its values'),
   engine: z.enum(ENGINE_NAMES).optional().describe('serving engine whose documented defaults to start from (data/engines/<name>.yaml: chunked-prefill size and policy, max running requests, CUDA-graph batch limit, KV block size, memory fraction); --engine-profile and flags given override them'),
   ...constantsShape,
+  ...precisionShape,
   ...featureOptionsShape,
   ...parallelOptionsShape,
   ...schedulingOptionsShape,
