@@ -46,7 +46,7 @@ export const engineOptionsSchema = z.object({
   allReduceLatencyUs: z.number().nonnegative().optional().describe('latency floor of one tensor-parallel all-reduce (default 2.5 x the GPU link latency)'),
   moeGemmEfficiency: z.number().gt(0).lte(1).default(0.35).describe('achieved share of --mfu by the routed experts\' grouped GEMMs (token permutation, small per-expert tiles) in compute-bound steps'),
   moeSliceHalfMiB: z.number().nonnegative().default(4).describe('per-GPU expert slice size (MiB) at which expert weight streaming reaches half the dense bandwidth: S / (S + this)'),
-  moeLayerOverheadUs: z.number().nonnegative().default(5).describe('MoE routing cost per MoE layer per step (gate, top-k, token permutation)'),
+  moeLayerOverheadUs: z.number().nonnegative().default(25).describe('fixed cost of one MoE layer per step beyond its weight reads and FLOPs (gate, top-k, token alignment, grouped-GEMM launches, reduction)'),
   asyncScheduling: z.boolean().default(true).describe('schedule step N+1 while step N runs (vLLM --async-scheduling): a request arriving mid-step starts one step later'),
   ...featureOptionsShape,
   ...parallelOptionsShape,

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GPUS } from './catalog.js';
 import { resolveEngine } from './config.js';
-import { stepCost, prefillShape, linearFlopsParts } from './cost.js';
+import { expertMs, stepCost, prefillShape, linearFlopsParts } from './cost.js';
 import { blockScaledDenseRatio, expertBlockScaleRatio, matmulScale, REFERENCE_MATMUL_EFFICIENCY } from './dtypes.js';
 
 describe('block-scaled FP8 routed experts', () => {
@@ -104,5 +104,36 @@ describe('FP8 scaling of the checkpoint (--fp8-scaling)', () => {
     expect(stepCost(block, shape).linearMs / stepCost(tensor, shape).linearMs).toBeGreaterThan(1.5);
     // Bad input names the flag's key and the valid values.
     expect(() => resolveEngine({ gpu: 'h100', model: 'mixtral-8x7b', tp: 2, fp8Scaling: 'row' as never })).toThrow(/fp8Scaling.*'block' \| 'tensor'|fp8Scaling/);
+  });
+});
+
+describe('fused-MoE kernel time (issue 31)', () => {
+  it('small expert slices add their reads to their FLOPs, large ones overlap them; the busiest expert still bounds', () => {
+    // e = 0: fully serial (read + FLOPs); e = 1: a roofline (max).
+    expect(expertMs(0, 3, 5, 0)).toBe(8);
+    expect(expertMs(0, 3, 5, 1)).toBe(5);
+    expect(expertMs(0, 3, 5, 0.5)).toBeCloseTo(6.5, 9);
+    expect(expertMs(20, 3, 5, 0.5)).toBe(20);
+  });
+
+  it('reproduces vLLM PR #24700 (benchmark_moe, Qwen3-30B-A3B FP8 on H100) within 25% from 64 to 4,096 tokens', () => {
+    // One MoE layer: 604 MB of experts read at the GPU's achievable bandwidth, FLOPs at the measured 218 TFLOPS asymptote.
+    const readMs = (604e6 / (3.35e12 * 0.8)) * 1000;
+    const slice = 3 * 2048 * 768;
+    const e = slice / (slice + 4 * 1024 * 1024);
+    const measured: [number, number][] = [[64, 0.263], [1024, 0.536], [2048, 0.912], [4096, 1.648]];
+    for (const [tokens, ms] of measured) {
+      const flopsMs = ((tokens * 8 * 2 * slice) / 218e12) * 1000;
+      const model = expertMs(flopsMs, flopsMs, readMs, e);
+      expect(Math.abs(model - ms) / ms, `${tokens} tokens`).toBeLessThan(0.25);
+    }
+  });
+
+  it('the fixed MoE cost is paid per MoE layer only: Maverick\'s 24 of 48, all of Qwen3\'s 94', () => {
+    const maverick = resolveEngine({ gpu: 'mi300x', model: 'llama-4-maverick', tp: 8 });
+    expect(stepCost(maverick, prefillShape(16)).moeMs).toBeCloseTo((24 * maverick.moeLayerOverheadUs) / 1000, 9);
+    const qwen = resolveEngine({ gpu: 'h100', model: 'qwen3-235b-a22b', tp: 8 });
+    expect(stepCost(qwen, prefillShape(16)).moeMs).toBeCloseTo((94 * qwen.moeLayerOverheadUs) / 1000, 9);
+    expect(qwen.moeLayerOverheadUs).toBe(25);
   });
 });
