@@ -116,16 +116,20 @@ describe('fused-MoE kernel time (issue 31)', () => {
     expect(expertMs(20, 3, 5, 0.5)).toBe(20);
   });
 
-  it('reproduces vLLM PR #24700 (benchmark_moe, Qwen3-30B-A3B FP8 on H100) within 25% from 64 to 4,096 tokens', () => {
-    // One MoE layer: 604 MB of experts read at the GPU's achievable bandwidth, FLOPs at the measured 218 TFLOPS asymptote.
-    const readMs = (604e6 / (3.35e12 * 0.8)) * 1000;
+  it('has the form of vLLM PR #24700 (benchmark_moe, Qwen3-30B-A3B FP8 on H100): within 15% from 64 to 4,096 tokens', () => {
+    // One MoE layer: its experts' read time is what the 64-token run measured less its FLOPs (the kernel's own read
+    // rate; the engine's S/(S+S½) stream efficiency for these 4.7 MB slices is lower, see docs/sim.md), FLOPs at the
+    // measured 218 TFLOPS asymptote, overlap share e from the 4 MiB ramp.
     const slice = 3 * 2048 * 768;
+    const flopsMs = (tokens: number): number => ((tokens * 8 * 2 * slice) / 218e12) * 1000;
+    const readMs = 0.263 - flopsMs(64);
     const e = slice / (slice + 4 * 1024 * 1024);
     const measured: [number, number][] = [[64, 0.263], [1024, 0.536], [2048, 0.912], [4096, 1.648]];
     for (const [tokens, ms] of measured) {
-      const flopsMs = ((tokens * 8 * 2 * slice) / 218e12) * 1000;
-      const model = expertMs(flopsMs, flopsMs, readMs, e);
-      expect(Math.abs(model - ms) / ms, `${tokens} tokens`).toBeLessThan(0.25);
+      const model = expertMs(flopsMs(tokens), flopsMs(tokens), readMs, e);
+      expect(Math.abs(model - ms) / ms, `${tokens} tokens`).toBeLessThan(0.15);
+      // A plain roofline misses the 1,024-token point by a third.
+      if (tokens === 1024) expect(Math.abs(Math.max(flopsMs(tokens), readMs) - ms) / ms).toBeGreaterThan(0.3);
     }
   });
 
