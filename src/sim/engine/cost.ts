@@ -150,11 +150,11 @@ export function expertMs(computeMs: number, uniformComputeMs: number, memoryMs: 
 }
 
 /**
- * linear    = max(dense FLOPs / (peak·mfu·denseScaleRatio) + expert FLOPs / (peak·mfu·moeGemmEff·blockScaleRatio),
- *                 dense bytes / (hbm·bwEff) + expert bytes / (hbm·bwEff·S/(S+S½)))
+ * linear    = max(dense FLOPs / (peak·mfu·denseScaleRatio), dense bytes / (hbm·bwEff))
+ *             + expertMs(expert FLOPs / (peak·mfu·moeGemmEff·blockScaleRatio), expert bytes / (hbm·bwEff·S/(S+S½)))
  * attention = max(attnFlopsPerPair·pairs / (peak(KV dtype)·mfu), requests·kvBytesForContext(mean ctx + new) / (hbm·kvBwEff))
  *             + requests·layers·attnSeqOverheadUs
- * total     = linear + attention + TP all-reduce + MoE routing + step + layers·layer + requests·request overheads
+ * total     = linear + attention + TP all-reduce + MoE layers·moeLayerOverheadUs + step + layers·layer + requests·request overheads
  *             + requests · block-table row bytes / PCIe bandwidth (max-len.ts: grows with max_model_len)
  */
 export function stepCost(spec: EngineSpec, s: StepShape): StepCost {
