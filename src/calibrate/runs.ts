@@ -12,7 +12,7 @@ import { ARTIFACTS, artifactPath, hasArtifact } from '../artifacts/registry.js';
 /** Engine options a run's config may carry (simulate and embedded-sim runs do); the rest come from calibrate's flags. */
 const ENGINE_KEYS = ['gpu', 'modelProfile', 'tp', 'weightDtype', 'kvDtype', 'maxNumSeqs', 'maxNumBatchedTokens', 'gpuMemoryUtilization', 'blockSize', 'prefixCaching', 'numGpuBlocksOverride', 'specMethod', 'specTokens', 'specAcceptance', 'specDraftCost', 'kvOffloadGiB', 'pcieGBps', 'pp', 'disagg', 'disaggLinkGBps', 'disaggLatencyMs',
   // The engine preset the run was simulated on and its scheduler (simulate and embedded-sim runs record them).
-  'engine', 'schedulePolicy', 'newTokenRatio', 'cudaGraphMaxBatch', 'eagerLayerOverheadMs', 'kvFreeMemoryFraction', 'ep', 'epImbalance', 'dpAttention'] as const;
+  'engine', 'schedulePolicy', 'newTokenRatio', 'cudaGraphMaxBatch', 'eagerLayerOverheadMs', 'kvFreeMemoryFraction', 'ep', 'epImbalance', 'dpAttention', 'fp8Scaling'] as const;
 
 export interface CalibrationPoint {
   /** The run directory, as given (or sweepDir/points/name). */

@@ -1,7 +1,9 @@
 // Capacity planner against hand calculations.
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../errors.js';
-import { planCapacity } from './capacity.js';
+import { planCapacity, requestComputeGpuMs } from './capacity.js';
+import { resolveEngine } from './engine/config.js';
+import { prefillShape, stepCost } from './engine/cost.js';
 
 const GiB = 1024 ** 3;
 
@@ -180,5 +182,32 @@ describe('planCapacity with --engine-profile', () => {
     // Batch-1 decode is memory-bound: half the bandwidth efficiency (0.8 → 0.39) nearly doubles TPOT.
     expect(fitted.tpotBatch1Ms / base.tpotBatch1Ms).toBeGreaterThan(1.8);
     expect(planCapacity({ engineProfile: p, gpu: 'h100' }).gpu).toBe('h100');
+  });
+});
+
+describe('capacity prices FLOPs as the step model does (issue 31)', () => {
+  it('a DeepSeek-R1 FP8 replica on H200 computes at the BF16 rate (block-scaled, no block-scaled MMA), not the FP8 peak', () => {
+    const r = planCapacity({ modelProfile: 'deepseek-r1', gpu: 'h200', tp: 8, concurrency: 64 });
+    expect(r.weightDtype).toBe('fp8');
+    // Below BF16 peak · mfu (the experts also pay the grouped-GEMM efficiency); far below the FP8 peak · mfu.
+    expect(r.computeTflopsPerGpu).toBeLessThan(989 * 0.65);
+    expect(r.computeTflopsPerGpu).toBeGreaterThan(989 * 0.65 * 0.35);
+    const perTensor = planCapacity({ modelProfile: 'deepseek-r1', gpu: 'h200', tp: 8, concurrency: 64, fp8Scaling: 'tensor' });
+    // Linear layers twice as fast per tensor; attention (a few % of the FLOPs) runs at the BF16 KV cache's rate in both.
+    expect(perTensor.computeTflopsPerGpu / r.computeTflopsPerGpu).toBeGreaterThan(1.85);
+    expect(perTensor.computeTflopsPerGpu / r.computeTflopsPerGpu).toBeLessThan(1979 / 989 + 1e-9);
+    // Same load, half the compute rate: the utilization of the block-scaled replica is higher by about the ratio
+    // (the requests per second differ a little because its prefill is slower).
+    const perRequest = (x: typeof r): number => x.computeUtilization / x.requestsPerSecondPerReplica;
+    expect(perRequest(r) / perRequest(perTensor)).toBeCloseTo(perTensor.computeTflopsPerGpu / r.computeTflopsPerGpu, 6);
+  });
+
+  it('one request\'s compute time equals what the step model charges a compute-bound prefill of it', () => {
+    for (const [model, gpu, tp] of [['deepseek-r1', 'h200', 8], ['llama-3.1-70b', 'mi300x', 8], ['qwen3-235b-a22b', 'b200', 8]] as const) {
+      const spec = resolveEngine({ model, gpu, tp });
+      const stepGpuMs = stepCost(spec, prefillShape(8192)).computeMs * tp;
+      // A full 8,192-token step (max-num-batched-tokens): same FLOPs, same rates, same expert load.
+      expect(requestComputeGpuMs(spec, 8192, 0) / stepGpuMs, model).toBeCloseTo(1, 6);
+    }
   });
 });

@@ -2,12 +2,12 @@
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
 import { engineOptionsSchema, kvBytesForTokens, kvEquivalentTokens, resolveEngine, type EngineSpec } from './engine/config.js';
-import { decodeShape, type StepShape } from './engine/cost.js';
+import { decodeShape, linearComputeMs, linearFlopsParts, type StepShape } from './engine/cost.js';
 import { featureOptionsShape } from './engine/features.js';
 import { parallelOptionsShape } from './engine/parallel.js';
 import { engineStepCost, prefillOnlyMs } from './engine/pipeline.js';
 import { draftMs, expectedTokensPerStep } from './engine/spec-decode.js';
-import { matmulScale, peakTflops, weightBytes } from './engine/dtypes.js';
+import { peakTflops, weightBytes } from './engine/dtypes.js';
 import { attentionFlopsPerPair } from './engine/profile.js';
 import { constantOptions, tuningShape, withEngineProfile } from './engine/tuning.js';
 
@@ -21,6 +21,7 @@ export const capacityInputSchema = z.object({
   modelProfile: engine.model,
   tp: engine.tp.describe('tensor-parallel GPUs per replica'),
   weightDtype: engine.weightDtype,
+  fp8Scaling: engine.fp8Scaling,
   kvDtype: engine.kvDtype,
   inputTokens: z.number().int().min(1).default(1024).describe('prompt tokens per request'),
   outputTokens: z.number().int().min(1).default(256).describe('output tokens per request'),
@@ -134,8 +135,13 @@ export interface CapacityReport {
   /** Of the decode step at concurrencyPerReplica: FLOPs / (peak FLOP/s · step time), bytes / (peak HBM B/s · step time). */
   decodeComputeUtilization: number;
   decodeBandwidthUtilization: number;
-  /** FLOP/s the load needs per replica / (GPUs per replica · peak · mfu); FLOPs per request = 2·active·(in+out) + attention. */
+  /**
+   * Compute time the load needs per replica / (GPUs per replica · 1 s): rate · requestComputeGpuMs / 1000 / GPUs, each
+   * FLOP at the rate the step model runs it (= FLOP/s needed / (GPUs · computeTflopsPerGpu)).
+   */
   computeUtilization: number;
+  /** FLOP/s one GPU gives the request mix at --mfu in the step model: requestFlops / requestComputeGpuMs (TFLOPS). */
+  computeTflopsPerGpu: number;
   /** How much more load fits before the first limit: min(kv, seqs, compute headroom) − 1 (0.5 = 50% more; < 0 = over). */
   headroom: number;
   headroomLimit: HeadroomLimit;
@@ -152,10 +158,31 @@ export interface CapacityReport {
 /** Prefill of `tokens` fresh tokens for one request, in chunks of at most maxNumBatchedTokens (pipeline.ts). */
 export const prefillMs = prefillOnlyMs;
 
+/** Query-key pairs of one whole request: in·(in+1)/2 + out·(in + (out+1)/2). */
+function requestPairs(input: number, output: number): number {
+  return (input * (input + 1)) / 2 + output * (input + (output + 1) / 2);
+}
+
 /** FLOPs of one whole request, all GPUs: 2·active·(in + out) + attention over in·(in+1)/2 + out·(in + (out+1)/2) pairs. */
 export function requestFlops(spec: EngineSpec, input: number, output: number): number {
-  const pairs = (input * (input + 1)) / 2 + output * (input + (output + 1) / 2);
-  return 2 * spec.params.activePerToken * (input + output) + attentionFlopsPerPair(spec.model) * pairs;
+  return 2 * spec.params.activePerToken * (input + output) + attentionFlopsPerPair(spec.model) * requestPairs(input, output);
+}
+
+/**
+ * GPU-milliseconds of compute one whole request needs, summed over the GPUs of a replica, at the rates the step model
+ * runs each kind of FLOP (cost.ts linearComputeMs, attnFlopsPerSec): the dense layers at peak·mfu·gpu_scale (BF16
+ * rate for a block-scaled FP8 checkpoint on Hopper), the routed experts as grouped GEMMs (moeGemmEfficiency, block
+ * scales, the busiest expert's load in a full step), attention at the KV precision's peak. requestFlops / this = the
+ * FLOP/s one GPU gives the request.
+ */
+export function requestComputeGpuMs(spec: EngineSpec, input: number, output: number): number {
+  // Linear FLOPs per token of a full step (maxNumBatchedTokens tokens, where compute limits), all GPUs: the busiest
+  // expert's (TP) or GPU's (EP) load at that step size included, as stepCost charges it.
+  const full = spec.maxNumBatchedTokens;
+  const ref = linearFlopsParts(spec, full);
+  const perToken = (x: number): number => (x * spec.tp * (input + output)) / full;
+  const lin = { dense: perToken(ref.dense), expert: perToken(ref.expert) };
+  return linearComputeMs(spec, lin) + ((attentionFlopsPerPair(spec.model) * requestPairs(input, output)) / spec.attnFlopsPerSec) * 1000;
 }
 
 type Base = Omit<CapacityReport, 'bottleneck' | 'bottleneckText' | 'headroom' | 'headroomLimit' | 'headroomText'>;
@@ -230,7 +257,7 @@ export function planCapacity(input: CapacityInput): CapacityReport {
   if (o.longShare > 0 && o.longInputTokens === undefined)
     problems.push('--long-input-tokens: needed with --long-share (the prompt tokens of a long request)');
   const engineAt = (tp: number): EngineSpec => resolveEngine({
-    gpu: o.gpu, model: o.modelProfile, tp, weightDtype: o.weightDtype, kvDtype: o.kvDtype,
+    gpu: o.gpu, model: o.modelProfile, tp, weightDtype: o.weightDtype, fp8Scaling: o.fp8Scaling, kvDtype: o.kvDtype,
     gpuMemoryUtilization: o.gpuMemoryUtilization, maxNumSeqs: o.maxNumSeqs, maxNumBatchedTokens: o.maxNumBatchedTokens,
     maxModelLen: undefined, kvFreeMemoryFraction: o.kvFreeMemoryFraction, blockSize: o.blockSize,
     cudaGraphMaxBatch: o.cudaGraphMaxBatch, eagerLayerOverheadMs: o.eagerLayerOverheadMs,
@@ -302,15 +329,16 @@ export function planCapacity(input: CapacityInput): CapacityReport {
   }
   const target = concurrency * (1 + o.margin);
   const peakFlops = peakTflops(spec.gpu, spec.weightDtype) * 1e12;
-  // Achievable at --mfu on this GPU: its measured matmul efficiency relative to the H100's (dtypes.ts matmulScale).
-  const achievableFlops = peakFlops * matmulScale(spec.gpu);
   const flopsPerRequest = mean((c) => requestFlops(spec, c.input, c.output));
-  /** The load on each of `n` replicas: requests in flight, Little's-law rate, and the FLOPs it needs of tp · peak · mfu. */
+  // The FLOP budget is the step model's own: each kind of FLOP at the rate simulate runs it (block-scaled FP8 at the
+  // BF16 rate on Hopper, experts as grouped GEMMs, the GPU's matmul efficiency), so capacity and simulate agree.
+  const computeGpuMsPerRequest = mean((c) => requestComputeGpuMs(spec, c.input, c.output));
+  /** The load on each of `n` replicas: requests in flight, Little's-law rate, and the share of its GPUs' compute time it needs. */
   const loadAt = (n: number) => {
     const perReplica = Math.max(1, Math.ceil(concurrency / n));
     const e2e = meanE2eAt(perReplica);
     const rate = o.rate !== undefined ? o.rate / n : (perReplica * 1000) / e2e;
-    return { perReplica, e2e, rate, computeUtilization: (rate * flopsPerRequest) / (gpusPerReplica * achievableFlops * o.mfu) };
+    return { perReplica, e2e, rate, computeUtilization: (rate * computeGpuMsPerRequest) / 1000 / gpusPerReplica };
   };
   // One answer for the replica count (issue 25): enough replicas to hold the requests (KV, max-num-seqs) AND to
   // compute them (FLOPs at --mfu), each with the margin. The compute count is the smallest n whose per-replica load
@@ -383,6 +411,7 @@ export function planCapacity(input: CapacityInput): CapacityReport {
     decodeComputeUtilization: cost.flops / spec.features.pp / (peakFlops * stepSec),
     decodeBandwidthUtilization: cost.bytes / spec.features.pp / (spec.gpu.hbmTBps * 1e12 * stepSec),
     computeUtilization,
+    computeTflopsPerGpu: flopsPerRequest / computeGpuMsPerRequest / 1e9,
     replicasForConcurrency,
     replicasForCompute,
   };

@@ -92,14 +92,14 @@ export const MODELS: Record<string, ModelProfile> = {
   'llama-3.3-70b': { id: 'llama-3.3-70b', hfName: 'meta-llama/Llama-3.3-70B-Instruct', layers: 80, hidden: 8192, heads: 64, kvHeads: 8, headDim: 128, intermediate: 28672, vocab: 128256, maxModelLen: 131072 },
   'qwen2.5-7b': { id: 'qwen2.5-7b', hfName: 'Qwen/Qwen2.5-7B-Instruct', layers: 28, hidden: 3584, heads: 28, kvHeads: 4, headDim: 128, intermediate: 18944, vocab: 152064, maxModelLen: 32768 },
   'qwen2.5-72b': { id: 'qwen2.5-72b', hfName: 'Qwen/Qwen2.5-72B-Instruct', layers: 80, hidden: 8192, heads: 64, kvHeads: 8, headDim: 128, intermediate: 29568, vocab: 152064, maxModelLen: 32768 },
-  'qwen3-8b': { id: 'qwen3-8b', hfName: 'Qwen/Qwen3-8B', layers: 36, hidden: 4096, heads: 32, kvHeads: 8, headDim: 128, intermediate: 12288, vocab: 151936, maxModelLen: 40960 },
-  'qwen3-32b': { id: 'qwen3-32b', hfName: 'Qwen/Qwen3-32B', layers: 64, hidden: 5120, heads: 64, kvHeads: 8, headDim: 128, intermediate: 25600, vocab: 151936, maxModelLen: 40960 },
-  'qwen3-30b-a3b': { id: 'qwen3-30b-a3b', hfName: 'Qwen/Qwen3-30B-A3B', layers: 48, hidden: 2048, heads: 32, kvHeads: 4, headDim: 128, intermediate: 768, vocab: 151936, experts: 128, expertsPerToken: 8, maxModelLen: 40960 },
-  'qwen3-235b-a22b': { id: 'qwen3-235b-a22b', hfName: 'Qwen/Qwen3-235B-A22B', layers: 94, hidden: 4096, heads: 64, kvHeads: 4, headDim: 128, intermediate: 1536, vocab: 151936, experts: 128, expertsPerToken: 8, maxModelLen: 40960 },
+  'qwen3-8b': { id: 'qwen3-8b', hfName: 'Qwen/Qwen3-8B', layers: 36, hidden: 4096, heads: 32, kvHeads: 8, headDim: 128, intermediate: 12288, vocab: 151936, maxModelLen: 40960, fp8Scaling: 'block' },
+  'qwen3-32b': { id: 'qwen3-32b', hfName: 'Qwen/Qwen3-32B', layers: 64, hidden: 5120, heads: 64, kvHeads: 8, headDim: 128, intermediate: 25600, vocab: 151936, maxModelLen: 40960, fp8Scaling: 'block' },
+  'qwen3-30b-a3b': { id: 'qwen3-30b-a3b', hfName: 'Qwen/Qwen3-30B-A3B', layers: 48, hidden: 2048, heads: 32, kvHeads: 4, headDim: 128, intermediate: 768, vocab: 151936, experts: 128, expertsPerToken: 8, maxModelLen: 40960, fp8Scaling: 'block' },
+  'qwen3-235b-a22b': { id: 'qwen3-235b-a22b', hfName: 'Qwen/Qwen3-235B-A22B', layers: 94, hidden: 4096, heads: 64, kvHeads: 4, headDim: 128, intermediate: 1536, vocab: 151936, experts: 128, expertsPerToken: 8, maxModelLen: 40960, fp8Scaling: 'block' },
   // GLM-4.5-Air: first_k_dense_replace 1 (one dense layer of 10944), one shared expert of moe_intermediate_size.
   'glm-4.5-air': { id: 'glm-4.5-air', hfName: 'zai-org/GLM-4.5-Air', layers: 46, hidden: 4096, heads: 96, kvHeads: 8, headDim: 128, intermediate: 1408, vocab: 151552, experts: 128, expertsPerToken: 8, sharedExperts: 1, denseLayers: 1, denseIntermediate: 10944, maxModelLen: 131072 },
   // MiniMax-M2.5: 256 experts, top-8, no shared expert; released as block-scaled FP8.
-  'minimax-m2.5': { id: 'minimax-m2.5', hfName: 'MiniMaxAI/MiniMax-M2.5', layers: 62, hidden: 3072, heads: 48, kvHeads: 8, headDim: 128, intermediate: 1536, vocab: 200064, experts: 256, expertsPerToken: 8, maxModelLen: 196608, releasedDtype: 'fp8' },
+  'minimax-m2.5': { id: 'minimax-m2.5', hfName: 'MiniMaxAI/MiniMax-M2.5', layers: 62, hidden: 3072, heads: 48, kvHeads: 8, headDim: 128, intermediate: 1536, vocab: 200064, experts: 256, expertsPerToken: 8, maxModelLen: 196608, releasedDtype: 'fp8', fp8Scaling: 'block' },
   'mistral-7b': { id: 'mistral-7b', hfName: 'mistralai/Mistral-7B-Instruct-v0.3', layers: 32, hidden: 4096, heads: 32, kvHeads: 8, headDim: 128, intermediate: 14336, vocab: 32768, maxModelLen: 32768 },
   // v0.1 is the Mistral with a sliding window (4,096 tokens) on every layer.
   'mistral-7b-v0.1': { id: 'mistral-7b-v0.1', hfName: 'mistralai/Mistral-7B-v0.1', layers: 32, hidden: 4096, heads: 32, kvHeads: 8, headDim: 128, intermediate: 14336, vocab: 32000, slidingWindow: 4096, slidingLayers: 32, maxModelLen: 32768 },
@@ -107,9 +107,9 @@ export const MODELS: Record<string, ModelProfile> = {
   'mistral-nemo': { id: 'mistral-nemo', hfName: 'mistralai/Mistral-Nemo-Instruct-2407', layers: 40, hidden: 5120, heads: 32, kvHeads: 8, headDim: 128, intermediate: 14336, vocab: 131072, maxModelLen: 131072 },
   'mixtral-8x7b': { id: 'mixtral-8x7b', hfName: 'mistralai/Mixtral-8x7B-Instruct-v0.1', layers: 32, hidden: 4096, heads: 32, kvHeads: 8, headDim: 128, intermediate: 14336, vocab: 32000, experts: 8, expertsPerToken: 2, maxModelLen: 32768 },
   'deepseek-r1-distill-qwen-32b': { id: 'deepseek-r1-distill-qwen-32b', hfName: 'deepseek-ai/DeepSeek-R1-Distill-Qwen-32B', layers: 64, hidden: 5120, heads: 40, kvHeads: 8, headDim: 128, intermediate: 27648, vocab: 152064, maxModelLen: 131072 },
-  'deepseek-v3': { id: 'deepseek-v3', hfName: 'deepseek-ai/DeepSeek-V3', ...DEEPSEEK_V3, releasedDtype: 'fp8' },
-  'deepseek-r1': { id: 'deepseek-r1', hfName: 'deepseek-ai/DeepSeek-R1', ...DEEPSEEK_V3, releasedDtype: 'fp8' },
-  'kimi-k2': { id: 'kimi-k2', hfName: 'moonshotai/Kimi-K2-Instruct', ...DEEPSEEK_V3, heads: 64, kvHeads: 64, vocab: 163840, experts: 384, denseLayers: 1, maxModelLen: 131072, releasedDtype: 'fp8' },
+  'deepseek-v3': { id: 'deepseek-v3', hfName: 'deepseek-ai/DeepSeek-V3', ...DEEPSEEK_V3, releasedDtype: 'fp8', fp8Scaling: 'block' },
+  'deepseek-r1': { id: 'deepseek-r1', hfName: 'deepseek-ai/DeepSeek-R1', ...DEEPSEEK_V3, releasedDtype: 'fp8', fp8Scaling: 'block' },
+  'kimi-k2': { id: 'kimi-k2', hfName: 'moonshotai/Kimi-K2-Instruct', ...DEEPSEEK_V3, heads: 64, kvHeads: 64, vocab: 163840, experts: 384, denseLayers: 1, maxModelLen: 131072, releasedDtype: 'fp8', fp8Scaling: 'block' },
   // gpt-oss: layer_types alternate sliding (128 tokens) and full attention; experts ship in MXFP4 (--weight-dtype mxfp4).
   'gpt-oss-20b': { id: 'gpt-oss-20b', hfName: 'openai/gpt-oss-20b', layers: 24, hidden: 2880, heads: 64, kvHeads: 8, headDim: 64, intermediate: 2880, vocab: 201088, experts: 32, expertsPerToken: 4, slidingWindow: 128, slidingLayers: 12, maxModelLen: 131072, releasedDtype: 'mxfp4' },
   'gpt-oss-120b': { id: 'gpt-oss-120b', hfName: 'openai/gpt-oss-120b', layers: 36, hidden: 2880, heads: 64, kvHeads: 8, headDim: 64, intermediate: 2880, vocab: 201088, experts: 128, expertsPerToken: 4, slidingWindow: 128, slidingLayers: 18, maxModelLen: 131072, releasedDtype: 'mxfp4' },

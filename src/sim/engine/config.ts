@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { UsageError } from '../../errors.js';
 import { DEFAULT_GPU, DEFAULT_MODEL } from './catalog.js';
-import { attentionPeakTflops, blockScaledDenseRatio, expertBlockScaleRatio, matmulScale, KV_DTYPE_BYTES, KV_DTYPES, kernelPath, modelPeakTflops, WEIGHT_DTYPES, weightBytes, type KernelPath, type KvDtype, type WeightDtype } from './dtypes.js';
+import { attentionPeakTflops, blockScaledDenseRatio, expertBlockScaleRatio, FP8_SCALINGS, matmulScale, KV_DTYPE_BYTES, KV_DTYPES, kernelPath, type Fp8Scaling, modelPeakTflops, WEIGHT_DTYPES, weightBytes, type KernelPath, type KvDtype, type WeightDtype } from './dtypes.js';
 import { paramBreakdown, type GpuProfile, type ModelProfile, type ParamBreakdown } from './profile.js';
 import { resolveGpu, resolveModel } from './resolve-profile.js';
 import { featureOptionsShape, resolveFeatures, stageLayers, draftWeightBytes, type FeatureSpec } from './features.js';
@@ -23,6 +23,7 @@ export const engineOptionsSchema = z.object({
   tp: z.number().int().min(1).max(64).default(1).describe('tensor-parallel GPUs per replica'),
   weightDtype: z.enum(WEIGHT_DTYPES).optional().describe('weight precision'),
   kvDtype: z.enum(KV_DTYPES).default('bf16').describe('KV cache precision'),
+  fp8Scaling: z.enum(FP8_SCALINGS).optional().describe('scales of fp8 weights: block (one per 128x128 block, run at the BF16 rate on GPUs without block-scaled MMA such as H100/H200/MI300X) or tensor (per-tensor/per-channel, full FP8 rate) (docs/sim.md#precisions)'),
   maxNumSeqs: z.number().int().min(1).default(256).describe('max sequences in one step'),
   maxNumBatchedTokens: z.number().int().min(1).default(8192).describe('token budget of one step'),
   gpuMemoryUtilization: z.number().gt(0).lte(1).default(0.9).describe('fraction of GPU memory the engine may use'),
@@ -45,7 +46,7 @@ export const engineOptionsSchema = z.object({
   allReduceLatencyUs: z.number().nonnegative().optional().describe('latency floor of one tensor-parallel all-reduce (default 2.5 x the GPU link latency)'),
   moeGemmEfficiency: z.number().gt(0).lte(1).default(0.35).describe('achieved share of --mfu by the routed experts\' grouped GEMMs (token permutation, small per-expert tiles) in compute-bound steps'),
   moeSliceHalfMiB: z.number().nonnegative().default(4).describe('per-GPU expert slice size (MiB) at which expert weight streaming reaches half the dense bandwidth: S / (S + this)'),
-  moeLayerOverheadUs: z.number().nonnegative().default(5).describe('MoE routing cost per MoE layer per step (gate, top-k, token permutation)'),
+  moeLayerOverheadUs: z.number().nonnegative().default(25).describe('fixed cost of one MoE layer per step beyond its weight reads and FLOPs (gate, top-k, token alignment, grouped-GEMM launches, reduction)'),
   asyncScheduling: z.boolean().default(true).describe('schedule step N+1 while step N runs (vLLM --async-scheduling): a request arriving mid-step starts one step later'),
   ...featureOptionsShape,
   ...parallelOptionsShape,
@@ -66,6 +67,8 @@ export interface EngineSpec {
   /** Draft model (or EAGLE head) weights per GPU, taken from the KV budget (features.ts). */
   draftWeightBytesPerGpu: number;
   weightDtype: WeightDtype;
+  /** Scaling of fp8 weights: --fp8-scaling, else the model profile's, else tensor (dtypes.ts blockScaleRatio). */
+  fp8Scaling: Fp8Scaling;
   /** Native tensor cores for weightDtype, or weight-only kernels that dequantize to BF16 (dtypes.ts). */
   kernelPath: KernelPath;
   kvDtype: KvDtype;
@@ -103,9 +106,9 @@ export interface EngineSpec {
   /** Routed experts' rate relative to flopsPerSec from their scaling format (dtypes.ts expertBlockScaleRatio). */
   expertScaleRatio: number;
   /**
-   * Dense layers' (attention projections, shared experts, dense MLPs) rate relative to flopsPerSec: an FP8 MoE
-   * checkpoint is block-scaled throughout, so its dense GEMMs take expertScaleRatio too (dtypes.ts
-   * blockScaledDenseRatio); dense FP8 checkpoints (per-tensor or per-channel scales) keep the FP8 rate: 1.
+   * Dense layers' (attention projections, shared experts, dense MLPs) rate relative to flopsPerSec: a block-scaled
+   * FP8 checkpoint is block-scaled throughout, so its dense GEMMs take expertScaleRatio too (dtypes.ts
+   * blockScaledDenseRatio); per-tensor or per-channel FP8 keeps the FP8 rate: 1.
    */
   denseScaleRatio: number;
   moeSliceHalfMiB: number;
@@ -186,6 +189,8 @@ export function resolveEngine(input: EngineOptions = {}): EngineSpec {
   const params = paramBreakdown(model);
   // Unset: the precision the checkpoint was released in (a DeepSeek-V3 served as released is FP8, not BF16).
   const weightDtype: WeightDtype = o.weightDtype ?? model.releasedDtype ?? 'bf16';
+  // Unset: the scaling of the model's FP8 checkpoint (block for DeepSeek, Qwen3, MiniMax), per-tensor otherwise.
+  const fp8Scaling: Fp8Scaling = o.fp8Scaling ?? model.fp8Scaling ?? 'tensor';
   problems.push(...parallelProblems(model, o.tp, o.ep));
   if (problems.length) throw new UsageError(problems);
   const weightBytesPerGpu = (weightBytes(params, weightDtype) / o.tp + dpAttentionExtraBytes(model, weightDtype, o.tp, o.dpAttention)) / o.pp;
@@ -219,6 +224,7 @@ export function resolveEngine(input: EngineOptions = {}): EngineSpec {
     dpAttention: o.dpAttention,
     draftWeightBytesPerGpu: draftBytes,
     weightDtype,
+    fp8Scaling,
     kvDtype: o.kvDtype,
     maxNumSeqs: o.maxNumSeqs,
     maxNumBatchedTokens: o.maxNumBatchedTokens,
@@ -246,8 +252,8 @@ export function resolveEngine(input: EngineOptions = {}): EngineSpec {
     allReduceLatencyUs: o.allReduceLatencyUs ?? 2.5 * gpu.linkLatencyUs,
     moeLayerOverheadUs: o.moeLayerOverheadUs,
     moeGemmEfficiency: o.moeGemmEfficiency,
-    expertScaleRatio: expertBlockScaleRatio(gpu, weightDtype),
-    denseScaleRatio: blockScaledDenseRatio(gpu, weightDtype, model.experts ?? 1),
+    expertScaleRatio: expertBlockScaleRatio(gpu, weightDtype, fp8Scaling),
+    denseScaleRatio: blockScaledDenseRatio(gpu, weightDtype, fp8Scaling),
     moeSliceHalfMiB: o.moeSliceHalfMiB,
     asyncScheduling: o.asyncScheduling,
     schedulePolicy: o.schedulePolicy,

@@ -46,9 +46,9 @@ export function attentionFlops(spec: EngineSpec, s: StepShape): number {
 export interface StepCost {
   flops: number;
   bytes: number;
-  /** FLOPs / effective FLOP/s (linear + attention). */
+  /** Compute side of the linear and attention rooflines: FLOPs at the rates each kernel runs at (dense, experts, attention). */
   computeMs: number;
-  /** bytes / effective byte/s (weights + KV). */
+  /** Memory side: weights at the dense and expert-slice bandwidths, KV at the attention kernels' bandwidth. */
   memoryMs: number;
   /** Linear layers: max(compute, weight reads). */
   linearMs: number;
@@ -87,15 +87,18 @@ export function kvReadBytesPerGpu(spec: EngineSpec, requests: number, ctx: numbe
  * Linear-layer FLOPs per GPU, 2·params·tokens, split into the dense part (attention projections, dense MLPs, shared
  * experts, LM head) and the routed experts', the latter scaled by the busiest expert's (TP) or GPU's (EP) load.
  */
-export function linearFlopsParts(spec: EngineSpec, newTokens: number): { dense: number; expert: number } {
+export function linearFlopsParts(spec: EngineSpec, newTokens: number): { dense: number; expert: number; expertUniform: number } {
   const m = spec.model;
   const experts = m.experts ?? 1;
-  if (experts <= 1) return { dense: (2 * spec.params.activePerToken * newTokens) / spec.tp, expert: 0 };
+  if (experts <= 1) return { dense: (2 * spec.params.activePerToken * newTokens) / spec.tp, expert: 0, expertUniform: 0 };
   const k = Math.min(m.expertsPerToken ?? 1, experts);
   const expertParams = m.layers * k * spec.params.perExpertPerLayer;
   const shared = spec.params.activePerToken - expertParams;
-  const load = spec.ep > 1 ? epLoadFactor(spec.ep, k, newTokens, spec.epImbalance) : expertImbalance(experts, k, newTokens);
-  return { dense: (2 * newTokens * shared) / spec.tp, expert: (2 * newTokens * expertParams * load) / spec.tp };
+  // EP: the busiest GPU's share (all its expert work scales); TP: the busiest expert's, which bounds only the compute.
+  const gpuLoad = spec.ep > 1 ? epLoadFactor(spec.ep, k, newTokens, spec.epImbalance) : 1;
+  const load = spec.ep > 1 ? gpuLoad : expertImbalance(experts, k, newTokens);
+  const expert = (2 * newTokens * expertParams) / spec.tp;
+  return { dense: (2 * newTokens * shared) / spec.tp, expert: expert * load, expertUniform: expert * gpuLoad };
 }
 
 /**
@@ -120,11 +123,38 @@ export function expertStreamEfficiency(spec: EngineSpec): number {
 }
 
 /**
- * linear    = max(dense FLOPs / (peak·mfu·denseScaleRatio) + expert FLOPs / (peak·mfu·moeGemmEff·blockScaleRatio),
- *                 dense bytes / (hbm·bwEff) + expert bytes / (hbm·bwEff·S/(S+S½)))
+ * Compute time (ms, one GPU) of linear FLOPs at the rates the step model runs them:
+ * dense / (peak·mfu·gpu_scale·denseScaleRatio) + expert / (peak·mfu·gpu_scale·moeGemmEfficiency·expertScaleRatio).
+ * The compute side of `linearMs`; capacity's FLOP budget uses it too, so both price a FLOP alike.
+ */
+export function linearComputeMs(spec: EngineSpec, lin: { dense: number; expert: number }): number {
+  return (lin.dense / (spec.flopsPerSec * spec.denseScaleRatio) + lin.expert / (spec.flopsPerSec * spec.moeGemmEfficiency * spec.expertScaleRatio)) * 1000;
+}
+
+/**
+ * Time of the routed experts' grouped GEMMs, from their weight reads (memoryMs), their FLOPs at a uniform load
+ * (uniformComputeMs) and at the busiest expert's (computeMs):
+ *   max(max(read, FLOPs) + (1 − e) · min(read, FLOPs), busiest expert's FLOPs),   e = S / (S + S½)
+ * A GEMM over a large matrix overlaps its weight reads with its math (a roofline: max). A fused-MoE kernel walks many
+ * small per-expert slices, and each slice's tile loop fills and drains its load pipeline, so reads and FLOPs overlap
+ * only in the share e of a slice that is steady state, the same S½ ramp that sets the slice's stream efficiency
+ * (expertStreamEfficiency). vLLM's benchmark_moe (PR #24700, Qwen3-30B-A3B FP8, 4.7 MB slices on H100) shows the
+ * serial form: 263 µs at 64 tokens (the layer's 604 MB of experts read once), then +0.35 µs per token on top (≈ 218
+ * TFLOPS): 536 / 912 / 1,648 µs at 1,024 / 2,048 / 4,096 tokens, where max(read, FLOPs) gives 354 / 709 / 1,417 and
+ * the sum 622 / 977 / 1,685. Mixtral's 176 MB slices (e ≈ 0.98) stay a roofline. Under TP the busiest expert's FLOPs
+ * (expertImbalance) bound the kernel when they exceed that (large chunks).
+ */
+export function expertMs(computeMs: number, uniformComputeMs: number, memoryMs: number, streamEfficiency: number): number {
+  const overlapped = Math.max(memoryMs, uniformComputeMs) + (1 - streamEfficiency) * Math.min(memoryMs, uniformComputeMs);
+  return Math.max(overlapped, computeMs);
+}
+
+/**
+ * linear    = max(dense FLOPs / (peak·mfu·denseScaleRatio), dense bytes / (hbm·bwEff))
+ *             + expertMs(expert FLOPs / (peak·mfu·moeGemmEff·blockScaleRatio), expert bytes / (hbm·bwEff·S/(S+S½)))
  * attention = max(attnFlopsPerPair·pairs / (peak(KV dtype)·mfu), requests·kvBytesForContext(mean ctx + new) / (hbm·kvBwEff))
  *             + requests·layers·attnSeqOverheadUs
- * total     = linear + attention + TP all-reduce + MoE routing + step + layers·layer + requests·request overheads
+ * total     = linear + attention + TP all-reduce + MoE layers·moeLayerOverheadUs + step + layers·layer + requests·request overheads
  *             + requests · block-table row bytes / PCIe bandwidth (max-len.ts: grows with max_model_len)
  */
 export function stepCost(spec: EngineSpec, s: StepShape): StepCost {
@@ -141,20 +171,25 @@ export function stepCost(spec: EngineSpec, s: StepShape): StepCost {
   // (block-scaled FP8 on Hopper at the BF16 rate: expertScaleRatio, and the checkpoint's dense layers with it:
   // denseScaleRatio), and stream their small slices at
   // expertStreamEfficiency of the dense bandwidth.
-  const linearMs = Math.max(
-    toMs(lin.dense, spec.flopsPerSec * spec.denseScaleRatio) + toMs(lin.expert, spec.flopsPerSec * spec.moeGemmEfficiency * spec.expertScaleRatio),
-    toMs(weightBytes - expertBytes, spec.bytesPerSec) + toMs(expertBytes, spec.bytesPerSec * expertStreamEfficiency(spec)),
-  );
-  const attentionMs =
-    Math.max(toMs(attnFlops, spec.attnFlopsPerSec), toMs(kvBytes, spec.kvBytesPerSec)) + (s.requests * m.layers * spec.attnSeqOverheadUs) / 1000;
+  const linearComputeSide = linearComputeMs(spec, lin);
+  const expertComputeMs = linearComputeMs(spec, { dense: 0, expert: lin.expert });
+  const streamEff = expertStreamEfficiency(spec);
+  const expertMemoryMs = toMs(expertBytes, spec.bytesPerSec * streamEff);
+  const denseMemoryMs = toMs(weightBytes - expertBytes, spec.bytesPerSec);
+  const linearMemorySide = denseMemoryMs + expertMemoryMs;
+  const linearMs = Math.max(linearComputeSide - expertComputeMs, denseMemoryMs) + expertMs(expertComputeMs, linearComputeMs(spec, { dense: 0, expert: lin.expertUniform }), expertMemoryMs, streamEff);
+  const attnComputeSide = toMs(attnFlops, spec.attnFlopsPerSec);
+  const attnMemorySide = toMs(kvBytes, spec.kvBytesPerSec);
+  const attentionMs = Math.max(attnComputeSide, attnMemorySide) + (s.requests * m.layers * spec.attnSeqOverheadUs) / 1000;
   const commMs = parallelCommMs(spec, s.newTokens);
   const moeMs = s.newTokens > 0 ? moeRoutingMs(spec) : 0;
   const overheadMs = spec.stepOverheadMs + m.layers * spec.layerOverheadMs + s.requests * spec.requestOverheadMs + eagerOverheadMs(s, m.layers, spec) + blockTableUploadMs(spec, s.requests);
   return {
     flops: linFlops + attnFlops,
     bytes: weightBytes + kvBytes,
-    computeMs: toMs(linFlops, spec.flopsPerSec) + toMs(attnFlops, spec.attnFlopsPerSec),
-    memoryMs: toMs(weightBytes + kvBytes, spec.bytesPerSec),
+    // The two sides of the rooflines above, at the same rates (a step is compute-bound when computeMs > memoryMs).
+    computeMs: linearComputeSide + attnComputeSide,
+    memoryMs: linearMemorySide + attnMemorySide,
     linearMs,
     attentionMs,
     commMs,

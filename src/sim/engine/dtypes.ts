@@ -1,9 +1,9 @@
 // Weight and KV-cache precisions: bytes per value, weight memory of a model, the kernel path each precision takes on a
 // GPU (native tensor cores or dequantize to BF16) and the peak compute it runs at.
 import type { GpuProfile, ParamBreakdown } from './profile.js';
-import { WEIGHT_DTYPES, KV_DTYPES, type WeightDtype, type KvDtype } from './dtype-names.js';
+import { FP8_SCALINGS, WEIGHT_DTYPES, KV_DTYPES, type Fp8Scaling, type WeightDtype, type KvDtype } from './dtype-names.js';
 
-export { WEIGHT_DTYPES, KV_DTYPES, type WeightDtype, type KvDtype };
+export { FP8_SCALINGS, WEIGHT_DTYPES, KV_DTYPES, type Fp8Scaling, type WeightDtype, type KvDtype };
 
 /**
  * Effective bytes per weight, scales included.
@@ -102,32 +102,33 @@ export function matmulScale(gpu: GpuProfile): number {
 }
 
 /**
- * Rate of the routed experts' grouped GEMMs relative to the linear layers' peak, for the block-scaled FP8 every released
- * FP8 MoE checkpoint uses (DeepSeek-V3/R1, Kimi K2, Qwen3-FP8, MiniMax, GLM-4.5-FP8: one scale per 128×128 weight block
- * and per 1×128 activation group). Hopper's FP8 tensor cores accumulate with limited precision and have no block
- * scales, so the kernels promote partial sums to FP32 on CUDA cores and rescale them every 128 K elements
- * (DeepSeek-V3 report §3.3.2); vLLM's Triton fused_moe does this inside its K loop without overlap, and measured it
- * at well under the BF16 rate (vLLM PR #13932, H100, DeepSeek-V3 shapes at TP8: 2.8 ms for 2,048 tokens, ≈ 64 TFLOPS).
- * So on a GPU without block-scaled MMA the experts run no faster than at the BF16 peak: ratio bf16 / fp8 peak.
- * GPUs that scale blocks in the tensor core (Blackwell's block-scaled tcgen05 MMA, MI355X's MX: those listing
- * fp4Formats) keep the FP8 rate. Every other precision: 1.
+ * Rate of the linear layers of a block-scaled FP8 checkpoint relative to the FP8 peak (DeepSeek-V3/R1, Kimi K2,
+ * Qwen3-FP8, MiniMax: one scale per 128×128 weight block and per 1×128 activation group). Hopper's FP8 tensor cores
+ * accumulate with limited precision and have no block scales, so the kernels promote partial sums to FP32 on CUDA
+ * cores and rescale them every 128 K elements (DeepSeek-V3 report §3.3.2); vLLM measured the Triton block-FP8 MoE at
+ * well under the BF16 rate (PR #13932, H100, DeepSeek-V3 shapes at TP8: 2.8 ms for 2,048 tokens, ≈ 64 TFLOPS) and the
+ * dense block-FP8 GEMM at 0.61–0.74 of torch BF16 (PR #23280, N=2112, K=7168, 2,048–8,192 tokens: 427–490 TFLOPS
+ * CUTLASS, 396–407 Triton, against 648–666). So on a GPU without block-scaled MMA they run no faster than the BF16
+ * peak: ratio bf16 / fp8 peak. GPUs that scale blocks in the tensor core (Blackwell's block-scaled tcgen05 MMA,
+ * MI355X's MX: those listing fp4Formats) keep the FP8 rate. Per-tensor and per-channel FP8 (`tensor`: cuBLASLt and
+ * CUTLASS FP8 apply the scales in the epilogue, at full rate), and every other precision: 1.
  */
-export function expertBlockScaleRatio(gpu: GpuProfile, dtype: WeightDtype): number {
-  if (dtype !== 'fp8' || kernelPath(gpu, dtype) !== 'native' || (gpu.fp4Formats ?? []).length > 0) return 1;
+export function blockScaleRatio(gpu: GpuProfile, dtype: WeightDtype, scaling: Fp8Scaling): number {
+  if (dtype !== 'fp8' || scaling !== 'block' || kernelPath(gpu, dtype) !== 'native' || (gpu.fp4Formats ?? []).length > 0) return 1;
   return gpu.bf16Tflops / gpu.fp8Tflops!;
 }
 
+/** Routed experts' rate from their FP8 scaling (blockScaleRatio); the grouped GEMM's own efficiency is moeGemmEfficiency. */
+export function expertBlockScaleRatio(gpu: GpuProfile, dtype: WeightDtype, scaling: Fp8Scaling): number {
+  return blockScaleRatio(gpu, dtype, scaling);
+}
+
 /**
- * Rate of the dense layers (attention projections, shared experts, leading dense MLPs) of an FP8 MoE checkpoint relative
- * to the linear layers' peak. Those checkpoints are block-scaled in every linear layer, not only the experts, and on a
- * GPU without block-scaled MMA the dense block-FP8 GEMM promotes and rescales like the experts' (above): vLLM measured
- * it on H100 at DeepSeek-V3's N=2112, K=7168 (PR #23280) at 427–490 TFLOPS (CUTLASS) and 396–407 (Triton) for
- * 2,048–8,192 tokens, against 648–666 for torch BF16 at the same shape: 0.61–0.74 of the BF16 rate, not twice it.
- * So they run no faster than the BF16 peak, as the experts do: expertBlockScaleRatio. Dense FP8 models (per-tensor or
- * per-channel scales, cuBLASLt and CUTLASS FP8 at full rate) and every other case: 1.
+ * Dense layers' rate (attention projections, shared experts, dense MLPs; every linear layer of a dense model): a
+ * block-scaled checkpoint is block-scaled in every linear layer, not only the experts, so the same ratio.
  */
-export function blockScaledDenseRatio(gpu: GpuProfile, dtype: WeightDtype, experts: number): number {
-  return experts > 1 ? expertBlockScaleRatio(gpu, dtype) : 1;
+export function blockScaledDenseRatio(gpu: GpuProfile, dtype: WeightDtype, scaling: Fp8Scaling): number {
+  return blockScaleRatio(gpu, dtype, scaling);
 }
 
 /**

@@ -21,7 +21,11 @@ export function expertImbalance(experts: number, k: number, tokens: number): num
   return Math.min(experts / kk, 1 + Math.sqrt((2 * experts * Math.log(experts)) / (tokens * kk)));
 }
 
-/** Routing per MoE layer per step (gate GEMM, top-k, token permutation and un-permutation kernels). */
+/**
+ * Fixed cost of the MoE layers per step: moeLayerOverheadUs per MoE layer (the model's layers less its dense ones):
+ * gate GEMM, top-k, moe_align_block_size, the grouped GEMMs' launches and tails, the weighted reduction.
+ */
 export function moeRoutingMs(spec: EngineSpec): number {
-  return (spec.model.experts ?? 1) > 1 ? (spec.model.layers * spec.moeLayerOverheadUs) / 1000 : 0;
+  const m = spec.model;
+  return (m.experts ?? 1) > 1 ? ((m.layers - (m.denseLayers ?? 0)) * spec.moeLayerOverheadUs) / 1000 : 0;
 }

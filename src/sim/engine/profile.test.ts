@@ -43,6 +43,17 @@ describe('fromHfConfig', () => {
     expect(m).toEqual({ ...MODELS['deepseek-v3'], id: 'dsv3', hfName: undefined, tiedEmbeddings: false });
   });
 
+  it('FP8 scaling from quantization_config: block sizes → block, AutoFP8 and compressed-tensors channel → tensor', () => {
+    const mixtral = { model_type: 'mixtral', hidden_size: 4096, intermediate_size: 14336, num_attention_heads: 32, num_key_value_heads: 8, num_hidden_layers: 32, vocab_size: 32000, num_local_experts: 8, num_experts_per_tok: 2 };
+    // neuralmagic/Mixtral-8x7B-Instruct-v0.1-FP8 (AutoFP8): per-tensor scales, no weight_block_size.
+    expect(fromHfConfig('mx', { ...mixtral, quantization_config: { quant_method: 'fp8', activation_scheme: 'static' } })).toMatchObject({ releasedDtype: 'fp8', fp8Scaling: 'tensor' });
+    const ct = (strategy: string) => ({ ...mixtral, quantization_config: { quant_method: 'compressed-tensors', config_groups: { group_0: { weights: { num_bits: 8, type: 'float', strategy } } } } });
+    expect(fromHfConfig('mx', ct('channel'))).toMatchObject({ releasedDtype: 'fp8', fp8Scaling: 'tensor' });
+    expect(fromHfConfig('mx', ct('block'))).toMatchObject({ releasedDtype: 'fp8', fp8Scaling: 'block' });
+    expect(fromHfConfig('dsv3', deepseekV3).fp8Scaling).toBe('block');
+    expect(fromHfConfig('mx', mixtral).fp8Scaling).toBeUndefined();
+  });
+
   it('gpt-oss: layer_types give the sliding layers and the 128-token window', () => {
     const m = fromHfConfig('oss', gptOss);
     expect(m).toMatchObject({ slidingWindow: 128, slidingLayers: 2, experts: 32, expertsPerToken: 4, headDim: 64 });

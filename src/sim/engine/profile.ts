@@ -1,7 +1,7 @@
 // Model and GPU profile shapes (zod), parameter estimates, and converting a Hugging Face config.json into a profile.
 import { z } from 'zod';
 import { UsageError } from '../../errors.js';
-import { WEIGHT_DTYPES, type WeightDtype } from './dtype-names.js';
+import { FP8_SCALINGS, WEIGHT_DTYPES, type Fp8Scaling, type WeightDtype } from './dtype-names.js';
 
 const int = z.number().int().positive();
 
@@ -50,6 +50,12 @@ export const modelProfileSchema = z
      * DeepSeek-V3/R1 and Kimi K2 ship FP8 (block-scaled), gpt-oss MXFP4 experts (issue 25).
      */
     releasedDtype: z.enum(WEIGHT_DTYPES).optional(),
+    /**
+     * Weight scaling of the model's FP8 checkpoint (released or the vendor's FP8 re-quantization): `block` (one scale per
+     * 128×128 block: DeepSeek-V3/R1, Kimi K2, Qwen3-FP8, MiniMax) or `tensor` (per-tensor or per-channel: AutoFP8 and
+     * llm-compressor checkpoints such as Mixtral-8x7B FP8, Llama-4-Maverick FP8). Absent = tensor. --fp8-scaling overrides.
+     */
+    fp8Scaling: z.enum(FP8_SCALINGS).optional(),
   })
   .superRefine((m, ctx) => {
     if (m.slidingLayers !== undefined && m.slidingLayers > m.layers)
@@ -200,6 +206,23 @@ function releasedDtypeOf(c: Record<string, unknown>): WeightDtype | undefined {
   return t === 'float16' ? 'fp16' : t === 'float32' ? 'fp32' : undefined;
 }
 
+/**
+ * The FP8 checkpoint's weight scaling from config.json: quant_method fp8 with weight_block_size (DeepSeek, Qwen3-FP8)
+ * → block, without → tensor (AutoFP8); compressed-tensors → its weights' strategy (block, or tensor/channel → tensor).
+ * undefined when the checkpoint is not FP8-quantized.
+ */
+function fp8ScalingOf(c: Record<string, unknown>): Fp8Scaling | undefined {
+  const q = c.quantization_config && typeof c.quantization_config === 'object' ? (c.quantization_config as Record<string, unknown>) : undefined;
+  if (!q) return undefined;
+  if (q.quant_method === 'fp8') return Array.isArray(q.weight_block_size) ? 'block' : 'tensor';
+  if (q.quant_method !== 'compressed-tensors' || !q.config_groups || typeof q.config_groups !== 'object') return undefined;
+  for (const g of Object.values(q.config_groups as Record<string, unknown>)) {
+    const w = g && typeof g === 'object' ? ((g as Record<string, unknown>).weights as Record<string, unknown> | undefined) : undefined;
+    if (w?.type === 'float' && w.num_bits === 8) return w.strategy === 'block' ? 'block' : 'tensor';
+  }
+  return undefined;
+}
+
 export function fromHfConfig(id: string, raw: Record<string, unknown>): ModelProfile {
   const text = raw.text_config && typeof raw.text_config === 'object' ? (raw.text_config as Record<string, unknown>) : {};
   const merged = { ...raw, ...text };
@@ -254,7 +277,8 @@ export function fromHfConfig(id: string, raw: Record<string, unknown>): ModelPro
     ...slidingOf(c, layers),
     tiedEmbeddings: c.tie_word_embeddings === true,
     maxModelLen: num('max_position_embeddings') ?? 4096,
-    releasedDtype: releasedDtypeOf(c),
+    releasedDtype: releasedDtypeOf(c) ?? (fp8ScalingOf(c) ? 'fp8' : undefined),
+    fp8Scaling: fp8ScalingOf(c),
   });
   if (!r.success) throw new UsageError(r.error.issues.map((i) => `${id}: config.json: ${i.path.join('.')}: ${i.message}`));
   return r.data;

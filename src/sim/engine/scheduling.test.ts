@@ -6,6 +6,7 @@ import { resolveEngine } from './config.js';
 import { stepCost, decodeShape } from './cost.js';
 import { ENGINE_NAMES } from './engines.js';
 import { withEngineProfile } from './tuning.js';
+import { sglangChunkedPrefillSize } from './scheduling.js';
 
 const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
 const tpotMs = (r: VirtualRecord): number => (r.endMs - r.firstTokenMs!) / (r.outputTokens - 1);
@@ -91,5 +92,22 @@ describe('engine presets (data/engines/*.yaml)', () => {
     expect(got.trtllm).toMatchObject({ schedulePolicy: 'decode-first', maxNumSeqs: 2048, blockSize: 32, kvFreeMemoryFraction: 0.9, newTokenRatio: 1 });
     expect(withEngineProfile({ engine: 'sglang', blockSize: 16, maxNumBatchedTokens: undefined })).toMatchObject({ blockSize: 16, maxNumBatchedTokens: 8192 });
     for (const e of ENGINE_NAMES) expect(() => resolveEngine(got[e] as never)).not.toThrow();
+  });
+});
+
+describe('SGLang chunked prefill size by GPU memory (server_args.py)', () => {
+  it('2048 below 35 GB, 8192 below 160 GB, 16384 above; a size given or in the profile wins', () => {
+    expect(sglangChunkedPrefillSize(24 * 1024 ** 3)).toBe(2048);
+    expect(sglangChunkedPrefillSize(80 * 1024 ** 3)).toBe(8192);
+    expect(sglangChunkedPrefillSize(141 * 1024 ** 3)).toBe(8192);
+    expect(sglangChunkedPrefillSize(192 * 1024 ** 3)).toBe(16384);
+    expect(withEngineProfile({ engine: 'sglang', gpu: 'b200' })).toMatchObject({ maxNumBatchedTokens: 16384 });
+    expect(withEngineProfile({ engine: 'sglang', gpu: 'mi300x' })).toMatchObject({ maxNumBatchedTokens: 16384 });
+    expect(withEngineProfile({ engine: 'sglang', gpu: 'h200' })).toMatchObject({ maxNumBatchedTokens: 8192 });
+    expect(withEngineProfile({ engine: 'sglang', gpu: 'l4' })).toMatchObject({ maxNumBatchedTokens: 2048 });
+    expect(withEngineProfile({ engine: 'sglang', gpu: 'b200', maxNumBatchedTokens: 4096 })).toMatchObject({ maxNumBatchedTokens: 4096 });
+    // vLLM's preset keeps its own fixed budget on every GPU.
+    expect(withEngineProfile<Record<string, unknown>>({ engine: 'vllm', gpu: 'b200' }).maxNumBatchedTokens).toBe(8192);
+    expect(resolveEngine(withEngineProfile({ engine: 'sglang', gpu: 'b200', model: 'llama-3.1-8b' }) as never).maxNumBatchedTokens).toBe(16384);
   });
 });

@@ -49,6 +49,10 @@ export const schedulingOptionsShape = {
     .nonnegative()
     .default(0.04)
     .describe('extra kernel-launch cost per layer of a decode step run eagerly (outside a CUDA graph)'),
+  chunkedPrefillByMemory: z
+    .boolean()
+    .default(false)
+    .describe('size the step token budget by GPU memory as SGLang does when --chunked-prefill-size is unset: 2048 below 35 GB, 8192 below 160 GB (H100, H200, A100), 16384 above (B200, MI300X); --max-num-batched-tokens given wins (docs/sim.md#engine-presets---engine-vllmsglangtrtllm)'),
   kvFreeMemoryFraction: z
     .number()
     .gt(0)
@@ -64,6 +68,15 @@ export const schedulingOptionsShape = {
  */
 export function kvBudgetBytes(memBytes: number, utilization: number, freeFraction: number | undefined, usedBytes: number): number {
   return freeFraction === undefined ? memBytes * utilization - usedBytes : (memBytes - usedBytes) * freeFraction;
+}
+
+/**
+ * SGLang's default chunked_prefill_size by GPU memory (python/sglang/srt/server_args.py): < 35 GB (A10, L40, 4090) 2048,
+ * < 160 GB (H100, H200, A100, H20) 8192, otherwise (B200, MI300) 16384. SGLang's gpu_mem is in MiB of the device.
+ */
+export function sglangChunkedPrefillSize(memBytes: number): number {
+  const mib = memBytes / 1024 ** 2;
+  return mib < 35 * 1024 ? 2048 : mib < 160 * 1024 ? 8192 : 16384;
 }
 
 /** A decode-only step above the largest captured batch runs eagerly: layers · eagerLayerOverheadMs more. */

@@ -9,7 +9,9 @@ import { parseYaml } from '../../util/yaml.js';
 import { engineOptionsSchema } from './config.js';
 import { featureOptionsShape } from './features.js';
 import { parallelOptionsShape } from './parallel.js';
-import { schedulingOptionsShape } from './scheduling.js';
+import { schedulingOptionsShape, sglangChunkedPrefillSize } from './scheduling.js';
+import { resolveGpu } from './resolve-profile.js';
+import { DEFAULT_GPU } from './catalog.js';
 import { ENGINE_NAMES, enginePresetPath } from './engines.js';
 
 const e = engineOptionsSchema.shape;
@@ -26,10 +28,16 @@ export const constantsShape = {
   moeSliceHalfMiB: e.moeSliceHalfMiB,
 };
 
+/** Precision details beyond --weight-dtype that the engine prices. */
+export const precisionShape = {
+  fp8Scaling: e.fp8Scaling,
+};
+
 export const tuningShape = {
   engineProfile: z.string().min(1).optional().describe('engine profile YAML written by `tokenflood calibrate` (gpu, model profile, tp, fitted constants); flags given override its values'),
   engine: z.enum(ENGINE_NAMES).optional().describe('serving engine whose documented defaults to start from (data/engines/<name>.yaml: chunked-prefill size and policy, max running requests, CUDA-graph batch limit, KV block size, memory fraction); --engine-profile and flags given override them'),
   ...constantsShape,
+  ...precisionShape,
   ...featureOptionsShape,
   ...parallelOptionsShape,
   ...schedulingOptionsShape,
@@ -87,7 +95,16 @@ export function readEngineProfile(path: string, flag = '--engine-profile'): Reco
 export function withEngineProfile<T extends Record<string, unknown>>(values: T): T {
   const given = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined));
   const profile = typeof values.engineProfile === 'string' ? readEngineProfile(values.engineProfile) : {};
-  return { ...enginePreset(given.engine ?? profile.engine), ...profile, ...given } as T;
+  const merged: Record<string, unknown> = { ...enginePreset(given.engine ?? profile.engine), ...profile, ...given };
+  // An engine that sizes its prefill chunk by GPU memory (SGLang): the chunk of this GPU, unless a size was given.
+  if (merged.chunkedPrefillByMemory === true && merged.maxNumBatchedTokens === undefined) {
+    try {
+      merged.maxNumBatchedTokens = sglangChunkedPrefillSize(resolveGpu(String(merged.gpu ?? DEFAULT_GPU)).memBytes);
+    } catch {
+      // An unknown GPU is reported once, by the engine's own resolution.
+    }
+  }
+  return merged as T;
 }
 
 /** The options of an engine preset (data/engines/<name>.yaml) by name; {} for no name or one that is not a preset (the schema reports it). */
