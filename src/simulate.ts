@@ -116,7 +116,7 @@ function engineMeta(engine: EngineSpec, eo: ResolvedSimEngineOptions): Record<st
   return {
     gpu: engine.gpu.id, gpu_name: engine.gpu.name, model_profile: engine.model.id, tp: engine.tp,
     ep: engine.ep, ep_imbalance: engine.epImbalance, dp_attention: engine.dpAttention,
-    weight_dtype: engine.weightDtype, kernel_path: engine.kernelPath, kv_dtype: engine.kvDtype, max_num_seqs: engine.maxNumSeqs,
+    weight_dtype: engine.weightDtype, fp8_scaling: engine.weightDtype === 'fp8' ? engine.fp8Scaling : null, kernel_path: engine.kernelPath, kv_dtype: engine.kvDtype, max_num_seqs: engine.maxNumSeqs,
     max_num_batched_tokens: engine.maxNumBatchedTokens, gpu_memory_utilization: eo.gpuMemoryUtilization,
     max_model_len: engine.maxModelLen, block_size: engine.blockSize, num_gpu_blocks: engine.numBlocks,
     kv_capacity_tokens: engine.kvCapacityTokens, prefix_caching: engine.prefixCaching, tokens_per_chunk: eo.tokensPerChunk,
