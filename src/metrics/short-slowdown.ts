@@ -30,6 +30,10 @@ export interface SlowdownRow {
 }
 
 export interface ShortBaselineSummary {
+  /** The baseline ran because the workload was mixed-length (true), or because --short-baseline asked for it (false). */
+  automatic: boolean;
+  /** How the baseline's size was chosen, e.g. "a quarter of the mixed run's 60 requests, at least 20, at most 200: 20 requests". */
+  size_rule: string;
   /** Requests whose intended prompt is below this many tokens are short. */
   threshold_tokens: number;
   /** The short-only run's directory. */
@@ -73,7 +77,7 @@ function side(v: readonly number[]): SideStats {
 const ratio = (a: number | null, b: number | null): number | null => (a !== null && b !== null && b > 0 ? a / b : null);
 
 /** The slowdown block: each metric's baseline and mixed figures, difference with Welch's interval, and ratios. */
-export function shortSlowdown(baseline: ShortValues, mixed: ShortValues, threshold: number, baselineDir: string): ShortBaselineSummary {
+export function shortSlowdown(baseline: ShortValues, mixed: ShortValues, threshold: number, baselineDir: string, how: { automatic: boolean; sizeRule: string } = { automatic: false, sizeRule: "the mixed run's size" }): ShortBaselineSummary {
   const rows = {} as Record<SlowdownMetric, SlowdownRow>;
   for (const m of SLOWDOWN_METRICS) {
     const a = baseline.values[m];
@@ -90,5 +94,5 @@ export function shortSlowdown(baseline: ShortValues, mixed: ShortValues, thresho
       p99_ratio: ratio(sb.p99, sa.p99),
     };
   }
-  return { threshold_tokens: threshold, baseline_dir: baselineDir, mixed_short_requests: mixed.short, mixed_long_requests: mixed.long, baseline_requests: baseline.short + baseline.long, rows };
+  return { automatic: how.automatic, size_rule: how.sizeRule, threshold_tokens: threshold, baseline_dir: baselineDir, mixed_short_requests: mixed.short, mixed_long_requests: mixed.long, baseline_requests: baseline.short + baseline.long, rows };
 }

@@ -1,0 +1,93 @@
+// The automatic short-only baseline of `run`: whether a run gets one (a mixed-length workload, a run that can take one),
+// and its bounded size (docs/metrics.md#short-vs-long-baseline).
+import type { ResolvedRun } from '../config/load.js';
+import type { RunConfig } from '../config/schema.js';
+import { runTokenizer } from '../run.js';
+import { describeMix, lengthMix, planLengths, UnplannableLengths, type LengthMix } from '../dataset/length-mix.js';
+import { parseTokenCount } from '../metrics/length-bands.js';
+
+/** What a short-only baseline is: its threshold, why it runs, and its own --requests/--duration when bounded. */
+export interface BaselinePlan {
+  threshold: number;
+  automatic: boolean;
+  /** summary.json short_baseline.size_rule. */
+  sizeRule: string;
+  requests?: number;
+  /** Seconds. */
+  duration?: number;
+}
+
+/** An automatic baseline is this share of the mixed run … */
+export const AUTO_SHARE = 0.25;
+/** … in requests, at least this many (so Welch's interval has data) and at most this many … */
+export const AUTO_MIN_REQUESTS = 20;
+export const AUTO_MAX_REQUESTS = 200;
+/** … in seconds of a --duration run, at least and at most these; never more than the mixed run itself. */
+export const AUTO_MIN_S = 10;
+export const AUTO_MAX_S = 120;
+
+const clamp = (x: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, x));
+
+/** The baseline's size for a mixed run of `planned` measured requests and/or `c.duration` seconds. */
+export function boundedSize(planned: number | undefined, durationS: number | undefined): Pick<BaselinePlan, 'requests' | 'duration' | 'sizeRule'> {
+  const rules: string[] = [];
+  const out: Pick<BaselinePlan, 'requests' | 'duration'> = {};
+  if (planned !== undefined) {
+    out.requests = Math.min(planned, clamp(Math.ceil(planned * AUTO_SHARE), AUTO_MIN_REQUESTS, AUTO_MAX_REQUESTS));
+    rules.push(`a quarter of the mixed run's ${planned} requests, at least ${AUTO_MIN_REQUESTS}, at most ${AUTO_MAX_REQUESTS} and no more than the mixed run: ${out.requests} requests`);
+  }
+  if (durationS !== undefined) {
+    out.duration = Math.min(durationS, clamp(durationS * AUTO_SHARE, AUTO_MIN_S, AUTO_MAX_S));
+    rules.push(`a quarter of the mixed run's ${durationS} s, at least ${AUTO_MIN_S} s, at most ${AUTO_MAX_S} s and no more than the mixed run: ${out.duration} s`);
+  }
+  return { ...out, sizeRule: rules.join('; ') };
+}
+
+/** Why a run cannot take a baseline, or undefined: the automatic one is then skipped with a note (the flag refuses them). */
+function cannotRun(c: RunConfig): string | undefined {
+  if (c.runs > 1) return '--runs (each run would need its own)';
+  if (c.evalUnderLoad) return '--eval-under-load';
+  if (c.shard !== undefined || c.startAt !== undefined) return '--shard/--start-at (a shard sees part of the load)';
+  if (c.cacheAb) return '--cache-ab (its cold and warm passes are the comparison)';
+  if (c.stages !== undefined || c.rampUp !== undefined || c.rampDown !== undefined) return '--stages/--ramp-up/--ramp-down (a shortened baseline would cut the load shape)';
+  return undefined;
+}
+
+export type AutoBaseline =
+  | { kind: 'none' }
+  | { kind: 'skip'; note: string }
+  | { kind: 'run'; plan: BaselinePlan; note: string; mix: LengthMix };
+
+/**
+ * Whether `run` measures a short-only baseline first on its own: the workload is mixed-length (length-mix.ts) and
+ * neither --short-baseline nor --no-short-baseline was given. Reads the workload's planned lengths; sends nothing.
+ */
+export function autoBaseline(resolved: ResolvedRun): AutoBaseline {
+  const c = resolved.config;
+  if (!c.autoShortBaseline || c.shortBaseline !== undefined) return { kind: 'none' };
+  let plan;
+  try {
+    plan = planLengths(c, runTokenizer(c));
+  } catch (e) {
+    // Requests that wait for earlier answers cannot be planned, so whether they are mixed is not known: nothing is said.
+    if (e instanceof UnplannableLengths) return { kind: 'none' };
+    throw e;
+  }
+  const mix = lengthMix(plan);
+  if (!mix.mixed) return { kind: 'none' };
+  const why = cannotRun(c);
+  if (why) return { kind: 'skip', note: `mixed lengths: ${describeMix(mix)}; no automatic short-only baseline with ${why}` };
+  const size = boundedSize(plan.planned, c.duration);
+  const what = [size.requests !== undefined ? `${size.requests} requests` : '', size.duration !== undefined ? `${size.duration} s` : ''].filter(Boolean).join(' or ');
+  return {
+    kind: 'run',
+    mix,
+    plan: { threshold: mix.threshold, automatic: true, ...size },
+    note: `mixed lengths: ${describeMix(mix)}; measuring a short-only baseline of ${what} first (--no-short-baseline to skip)`,
+  };
+}
+
+/** The plan of an explicit --short-baseline TOKENS: the mixed run's size (the user asked for the cost). */
+export function explicitBaseline(c: RunConfig): BaselinePlan {
+  return { threshold: parseTokenCount(c.shortBaseline!), automatic: false, sizeRule: "the mixed run's size (--short-baseline)" };
+}
