@@ -76,7 +76,7 @@ export const PRACTICE_FLAGS = flagTable(PracticeSchema.shape, {
   },
   shortBaseline: {
     arg: 'tokens',
-    help: 'mixed-length runs: requests with prompts under this many tokens (e.g. 4k) are short; first run a short-only baseline at the same load into OUT/short-baseline/, then the mixed run, and report how much the long requests slow the short ones (TTFT/TPOT/E2E ratio and difference with a 95% interval; summary.json short_baseline; needs --out; docs/metrics.md#short-vs-long-baseline)',
+    help: 'mixed-length runs: requests with prompts under this many tokens (e.g. 4k) are short; first run a short-only baseline of the mixed run\'s full size at the same load into OUT/short-baseline/, then the mixed run, and report how much the long requests slow the short ones (TTFT/TPOT/E2E ratio and difference with a 95% interval; summary.json short_baseline; needs --out; without it a mixed-length run measures a smaller baseline on its own; docs/metrics.md#short-vs-long-baseline)',
   },
   autoShortBaseline: {
     name: 'short-baseline',
