@@ -8,8 +8,7 @@ import type { RequestRecord } from '../src/metrics/record.js';
 import { capture } from './io-capture.js';
 import { tmpDir } from './helpers.js';
 import { resolveRunConfig } from '../src/config/load.js';
-import { loadTokenizer } from '../src/dataset/tokenizer.js';
-import { planLengths } from '../src/dataset/length-mix.js';
+import { runLengthPlan } from '../src/cli/short-baseline-auto.js';
 
 const MIX = 'short: 70% in 256 out 32; long: 30% in 12000 out 32';
 const SIM = ['--sim-time-scale', '10', '--no-server-metrics'];
@@ -57,13 +56,19 @@ describe('short-vs-long baseline', () => {
     expect(c.out).toMatch(/TPOT \(ms\)\s+[\d.]+\s+[\d.]+\s+\+[\d.]+\s+\[/);
   }, 90_000);
 
-  it('needs --out, and a bad token count exits 2 naming the flag', async () => {
+  it('needs --out, refuses --runs, and a bad token count exits 2 naming the flag', async () => {
     const a = capture();
     expect(await main(['run', '--short-baseline', '4k', '--requests', '2'], a.io)).toBe(2);
     expect(a.err).toMatch(/--short-baseline: give --out DIR/);
     const b = capture();
     expect(await main(['run', '--short-baseline', 'four', '--requests', '2', '--out', join(tmpDir(), 'x')], b.io)).toBe(2);
     expect(b.err).toMatch(/--short-baseline: bad bound "four"/);
+    // Where a baseline cannot run, the flag refuses (the automatic one only notes it); nothing is written.
+    const out = join(tmpDir(), 'r');
+    const r = capture();
+    expect(await main(['run', '--short-baseline', '4k', '--runs', '2', '--requests', '2', '--out', out], r.io)).toBe(2);
+    expect(r.err).toMatch(/--short-baseline: not with --runs, --eval-under-load or --shard\/--start-at/);
+    expect(existsSync(out)).toBe(false);
   });
 
   it('automatic on a --mix run: a bounded short-only baseline first, said on stderr, in summary.json and --json', async () => {
@@ -90,7 +95,7 @@ describe('short-vs-long baseline', () => {
     // --json's one document carries the comparison too.
     expect(JSON.parse(c.out).short_baseline).toEqual(s);
     // The plan read before the run is the run's own draws, in order (same seed, lengths only).
-    const planned = planLengths(resolveRunConfig({ flags: { mix: MIX, requests: 100, datasetSeed: 5 } }).config, loadTokenizer()).lengths;
+    const planned = runLengthPlan(resolveRunConfig({ flags: { mix: MIX, requests: 100, datasetSeed: 5 } }).config).lengths;
     expect(mixed.sort((a, b) => a.id - b.id).map((r) => r.expected_input_tokens)).toEqual(planned);
   }, 90_000);
 

@@ -1,10 +1,12 @@
 // The automatic short-only baseline of `run`: whether a run gets one (a mixed-length workload, a run that can take one),
 // and its bounded size (docs/metrics.md#short-vs-long-baseline).
 import type { ResolvedRun } from '../config/load.js';
-import type { RunConfig } from '../config/schema.js';
+import { sendConfig, type RunConfig } from '../config/schema.js';
+import { workloadSeed } from '../config/workload.js';
 import { runTokenizer } from '../run.js';
-import { describeMix, lengthMix, planLengths, UnplannableLengths, type LengthMix } from '../dataset/length-mix.js';
+import { describeMix, lengthMix, planLengths, UnplannableLengths, type LengthPlan } from '../dataset/length-mix.js';
 import { parseTokenCount } from '../metrics/length-bands.js';
+import { UsageError } from '../errors.js';
 
 /** What a short-only baseline is: its threshold, why it runs, and its own --requests/--duration when bounded. */
 export interface BaselinePlan {
@@ -25,6 +27,11 @@ export const AUTO_MAX_REQUESTS = 200;
 /** … in seconds of a --duration run, at least and at most these; never more than the mixed run itself. */
 export const AUTO_MIN_S = 10;
 export const AUTO_MAX_S = 120;
+
+/** The planned prompt lengths of the run `c` describes (length-mix.ts); sends nothing. */
+export function runLengthPlan(c: RunConfig): LengthPlan {
+  return planLengths({ params: sendConfig(c), seed: workloadSeed(c), durationS: c.duration }, runTokenizer(c));
+}
 
 const clamp = (x: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, x));
 
@@ -56,7 +63,8 @@ function cannotRun(c: RunConfig): string | undefined {
 export type AutoBaseline =
   | { kind: 'none' }
   | { kind: 'skip'; note: string }
-  | { kind: 'run'; plan: BaselinePlan; note: string; mix: LengthMix };
+  /** `note`: the automatic baseline's stderr line. */
+  | { kind: 'run'; plan: BaselinePlan; note?: string };
 
 /**
  * Whether `run` measures a short-only baseline first on its own: the workload is mixed-length (length-mix.ts) and
@@ -67,7 +75,7 @@ export function autoBaseline(resolved: ResolvedRun): AutoBaseline {
   if (!c.autoShortBaseline || c.shortBaseline !== undefined) return { kind: 'none' };
   let plan;
   try {
-    plan = planLengths(c, runTokenizer(c));
+    plan = runLengthPlan(c);
   } catch (e) {
     // Requests that wait for earlier answers cannot be planned, so whether they are mixed is not known: nothing is said.
     if (e instanceof UnplannableLengths) return { kind: 'none' };
@@ -81,13 +89,24 @@ export function autoBaseline(resolved: ResolvedRun): AutoBaseline {
   const what = [size.requests !== undefined ? `${size.requests} requests` : '', size.duration !== undefined ? `${size.duration} s` : ''].filter(Boolean).join(' or ');
   return {
     kind: 'run',
-    mix,
     plan: { threshold: mix.threshold, automatic: true, ...size },
     note: `mixed lengths: ${describeMix(mix)}; measuring a short-only baseline of ${what} first (--no-short-baseline to skip)`,
   };
 }
 
-/** The plan of an explicit --short-baseline TOKENS: the mixed run's size (the user asked for the cost). */
+/**
+ * The plan of an explicit --short-baseline TOKENS: the mixed run's size (the user asked for the cost). Refused (exit 2,
+ * nothing sent) without --out and where a baseline cannot run.
+ */
 export function explicitBaseline(c: RunConfig): BaselinePlan {
+  if (c.out === undefined) throw new UsageError(['--short-baseline: give --out DIR: the short-only baseline goes to DIR/short-baseline/ beside the mixed run in DIR']);
+  if (c.runs > 1 || c.evalUnderLoad || c.shard !== undefined || c.startAt !== undefined) throw new UsageError(['--short-baseline: not with --runs, --eval-under-load or --shard/--start-at']);
   return { threshold: parseTokenCount(c.shortBaseline!), automatic: false, sizeRule: "the mixed run's size (--short-baseline)" };
+}
+
+/** The run's short-only baseline: the one --short-baseline asks for, else the automatic one (or the note why not). */
+export function shortBaselineFor(resolved: ResolvedRun): AutoBaseline {
+  const c = resolved.config;
+  if (c.shortBaseline === undefined) return autoBaseline(resolved);
+  return { kind: 'run', plan: explicitBaseline(c) };
 }

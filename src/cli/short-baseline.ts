@@ -87,10 +87,6 @@ const collect = (v: ShortValues): Reporter => ({ name: 'short-values', record: (
  */
 export async function runWithShortBaseline(resolved: ResolvedRun, plan: BaselinePlan, o: { reporters: (phase: 'baseline' | 'mixed') => Reporter[]; signal?: AbortSignal; print: (text: string) => void; notice: (line: string) => void }): Promise<ShortBaselineSummary | undefined> {
   const c = resolved.config;
-  if (!plan.automatic) {
-    if (c.out === undefined) throw new UsageError(['--short-baseline: give --out DIR: the short-only baseline goes to DIR/short-baseline/ beside the mixed run in DIR']);
-    if (c.runs > 1 || c.evalUnderLoad) throw new UsageError(['--short-baseline: not with --runs or --eval-under-load']);
-  }
   const { threshold } = plan;
   const givenDir = c.out === undefined ? undefined : join(c.out, 'short-baseline');
   if (!plan.automatic) o.notice(`--short-baseline: first a short-only baseline (prompts under ${threshold} tokens) at the same load into ${givenDir}`);

@@ -4,12 +4,10 @@ import { join } from 'node:path';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { resolveRunConfig } from '../config/load.js';
-import { loadTokenizer } from './tokenizer.js';
-import { DEFAULT_SHORT_THRESHOLD, LENGTH_SAMPLE, lengthMix, planLengths, describeMix, UnplannableLengths } from './length-mix.js';
-import { boundedSize } from '../cli/short-baseline-auto.js';
+import { DEFAULT_SHORT_THRESHOLD, LENGTH_SAMPLE, lengthMix, describeMix, UnplannableLengths } from './length-mix.js';
+import { boundedSize, runLengthPlan } from '../cli/short-baseline-auto.js';
 
-const tok = loadTokenizer();
-const plan = (flags: Record<string, unknown>) => planLengths(resolveRunConfig({ flags }).config, tok);
+const plan = (flags: Record<string, unknown>) => runLengthPlan(resolveRunConfig({ flags }).config);
 
 describe('mixed-length detection', () => {
   it('the default boundary is the first of the default length bands, 4k = 4096 tokens', () => {

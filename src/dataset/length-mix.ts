@@ -1,7 +1,5 @@
 // Is a run's workload mixed-length? The intended prompt lengths of its planned requests, read before anything is sent,
 // against a short/long threshold (docs/metrics.md#short-vs-long-baseline): the trigger of the automatic short-only baseline.
-import { sendConfig, type RunConfig } from '../config/schema.js';
-import { workloadSeed } from '../config/workload.js';
 import { DEFAULT_LENGTH_BANDS, parseLengthBands } from '../metrics/length-bands.js';
 import { createRng } from '../util/rng.js';
 import { sampleLength } from './distribution.js';
@@ -9,6 +7,14 @@ import { pickClass } from './mix.js';
 import { resolveClasses } from './synthetic-workload.js';
 import { createWorkload, workloadKind } from './workload.js';
 import type { Tokenizer } from './tokenizer.js';
+import type { WorkloadParams } from './params.js';
+
+/** What planning needs of a run: its workload options (warmup resolved), the workload seed, and --duration in seconds. */
+export interface PlanInput {
+  params: WorkloadParams;
+  seed: number;
+  durationS?: number;
+}
 
 /** The default boundary: the first of the default --length-bands (4k = 4096 tokens), so the baseline's "short" is by_length_band's first band. */
 export const DEFAULT_SHORT_THRESHOLD = parseLengthBands(DEFAULT_LENGTH_BANDS)[0].hi!;
@@ -40,20 +46,20 @@ export interface LengthMix {
 }
 
 /** Measured requests of a run: --requests, else 100 unless --duration decides (a finite workload's size comes later). */
-function measuredRequests(c: RunConfig): number | undefined {
-  return c.requests ?? (c.duration === undefined ? 100 : undefined);
+function measuredRequests(p: PlanInput): number | undefined {
+  return p.params.requests ?? (p.durationS === undefined ? 100 : undefined);
 }
 
 /**
  * Synthetic lengths drawn as the synthetic workload draws them (the same seed and fork order, lengths only: no prompt
  * is built): prefix + input tokens of each request, warmup requests dropped.
  */
-function syntheticLengths(c: RunConfig): LengthPlan {
-  const s = sendConfig(c);
+function syntheticLengths(p: PlanInput): LengthPlan {
+  const s = p.params;
   const classes = resolveClasses(s);
   // lifecycle: createRng(seed).fork() is the workload's stream; the synthetic workload forks its length stream first.
-  const rng = createRng(workloadSeed(s)).fork().fork();
-  const planned = measuredRequests(c);
+  const rng = createRng(p.seed).fork().fork();
+  const planned = measuredRequests(p);
   const draws = Math.min(LENGTH_SAMPLE, planned ?? LENGTH_SAMPLE);
   const lengths: number[] = [];
   for (let i = 0; i < s.warmup + draws; i++) {
@@ -74,13 +80,13 @@ export class UnplannableLengths extends Error {}
  * A dataset or replay workload's planned lengths: the workload is built once more (files read, prompts counted, nothing
  * sent) and its specs read in order. Throws UnplannableLengths for trace sessions and multi-turn data.
  */
-function builtLengths(c: RunConfig, tok: Tokenizer): LengthPlan {
-  const s = sendConfig(c);
-  const measured = measuredRequests(c);
+function builtLengths(p: PlanInput, tok: Tokenizer): LengthPlan {
+  const s = p.params;
+  const measured = measuredRequests(p);
   const total = measured === undefined ? undefined : measured + s.warmup;
-  const w = createWorkload(s, tok, createRng(workloadSeed(s)).fork(), total);
+  const w = createWorkload(s, tok, createRng(p.seed).fork(), total);
   if (w.schedule) throw new UnplannableLengths('trace sessions (a turn waits for its predecessor)');
-  const planned = c.requests ?? (w.size !== undefined && c.duration === undefined ? Math.max(0, w.size - s.warmup) : measured);
+  const planned = s.requests ?? (w.size !== undefined && p.durationS === undefined ? Math.max(0, w.size - s.warmup) : measured);
   const end = s.warmup + Math.min(LENGTH_SAMPLE, planned ?? LENGTH_SAMPLE);
   const lengths: number[] = [];
   for (let i = 0; i < end; i++) {
@@ -92,9 +98,9 @@ function builtLengths(c: RunConfig, tok: Tokenizer): LengthPlan {
   return { lengths, planned, sampled: planned === undefined || planned > lengths.length };
 }
 
-/** The planned prompt lengths of the run `c` describes, before anything is sent. */
-export function planLengths(c: RunConfig, tok: Tokenizer): LengthPlan {
-  return workloadKind(sendConfig(c)) === 'synthetic' ? syntheticLengths(c) : builtLengths(c, tok);
+/** The planned prompt lengths of a run, before anything is sent. */
+export function planLengths(p: PlanInput, tok: Tokenizer): LengthPlan {
+  return workloadKind(p.params) === 'synthetic' ? syntheticLengths(p) : builtLengths(p, tok);
 }
 
 /** Short (under `threshold`) and long shares of a plan; mixed when each side has MIN_SIDE_SHARE and MIN_SIDE_REQUESTS. */
