@@ -33,6 +33,14 @@ describe('short-vs-long baseline', () => {
     expect(s.rows.tpot_ms.difference_ms).toBe(0);
   });
 
+  it('requests below the first value id (warmup and the first wave) are counted but give no values', () => {
+    const v = new ShortValues(1000, 2);
+    for (const id of [0, 1, 2, 3]) v.add({ ...rec(100, 10 * (id + 1)), id });
+    v.add({ ...rec(5000, 1), id: 1 });
+    expect([v.short, v.long]).toEqual([4, 1]);
+    expect(v.values.ttft_ms).toEqual([30, 40]);
+  });
+
   it('on the sim: the baseline holds only short requests, and long requests in the mixed run slow the short ones', async () => {
     const out = join(tmpDir(), 'mixed');
     const c = capture();
@@ -77,21 +85,23 @@ describe('short-vs-long baseline', () => {
     const args = ['run', '--mix', MIX, '--requests', '100', '--concurrency', '8', '--dataset-seed', '5', ...SIM, '--out', out, '--json'];
     expect(await main(args, c.io), c.err).toBe(0);
     // The line says why and what, before the baseline starts.
-    const line = /tokenflood: mixed lengths: (\d+)% under 4k, (\d+)% over; measuring a short-only baseline of 25 requests first \(--no-short-baseline to skip\)/.exec(c.err);
+    const line = /tokenflood: mixed lengths: (\d+)% under 4k, (\d+)% over; measuring a short-only baseline of 33 requests first \(--no-short-baseline to skip\)/.exec(c.err);
     expect(line, c.err).not.toBeNull();
     expect(Number(line![1]) + Number(line![2])).toBe(100);
     expect(c.err.indexOf(line![0])).toBeLessThan(c.err.indexOf(`results in ${join(out, 'short-baseline')}`));
-    // A quarter of the 100 requests, all short.
+    // A quarter of the 100 requests plus the first wave of 8 (--concurrency), all short.
     const base = recordsOf(join(out, 'short-baseline', 'requests.jsonl'));
-    expect(base.length).toBe(25);
+    expect(base.length).toBe(33);
     expect(base.every((r) => r.expected_input_tokens < 4096)).toBe(true);
     const mixed = recordsOf(join(out, 'requests.jsonl'));
     expect(mixed.length).toBe(100);
     const s = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')).short_baseline;
-    expect(s).toMatchObject({ automatic: true, threshold_tokens: 4096, baseline_requests: 25, baseline_dir: join(out, 'short-baseline') });
-    expect(s.size_rule).toMatch(/a quarter of the mixed run's 100 requests, at least 20, at most 200 .*: 25 requests/);
+    expect(s).toMatchObject({ automatic: true, threshold_tokens: 4096, baseline_requests: 33, first_wave_excluded: 8, baseline_dir: join(out, 'short-baseline') });
+    expect(s.size_rule).toMatch(/a quarter of the mixed run's 100 requests, at least 20, at most 200 plus the first wave of 8, no more than the mixed run: 33 requests/);
     expect(s.mixed_short_requests + s.mixed_long_requests).toBe(100);
+    // The first wave (ids 0-7) gives no values, in either run.
     expect(s.rows.tpot_ms.baseline.count).toBe(25);
+    expect(s.rows.tpot_ms.mixed.count).toBe(mixed.filter((r) => r.id >= 8 && r.expected_input_tokens < 4096).length);
     // --json's one document carries the comparison too.
     expect(JSON.parse(c.out).short_baseline).toEqual(s);
     // The plan read before the run is the run's own draws, in order (same seed, lengths only).
@@ -106,10 +116,10 @@ describe('short-vs-long baseline', () => {
     try {
       const c = capture();
       expect(await main(['run', '--input-tokens', 'lognormal:mean=4000,sd=3000', '--requests', '40', '--concurrency', '8', ...SIM, '--json'], c.io), c.err).toBe(0);
-      expect(c.err).toMatch(/mixed lengths: \d+% under 4k, \d+% over; measuring a short-only baseline of 20 requests first/);
+      expect(c.err).toMatch(/mixed lengths: \d+% under 4k, \d+% over; measuring a short-only baseline of 28 requests first/);
       const s = JSON.parse(c.out).short_baseline;
       expect(s.baseline_dir).toMatch(/^results[/\\][^/\\]+[/\\]short-baseline$/);
-      expect(recordsOf(join(dir, s.baseline_dir, 'requests.jsonl')).length).toBe(20);
+      expect(recordsOf(join(dir, s.baseline_dir, 'requests.jsonl')).length).toBe(28);
       expect(JSON.parse(readFileSync(join(dir, s.baseline_dir, '..', 'summary.json'), 'utf8')).short_baseline.baseline_dir).toBe(s.baseline_dir);
     } finally {
       process.chdir(cwd);

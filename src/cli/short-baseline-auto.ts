@@ -35,13 +35,25 @@ export function runLengthPlan(c: RunConfig): LengthPlan {
 
 const clamp = (x: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, x));
 
-/** The baseline's size for a mixed run of `planned` measured requests and/or `c.duration` seconds. */
-export function boundedSize(planned: number | undefined, durationS: number | undefined): Pick<BaselinePlan, 'requests' | 'duration' | 'sizeRule'> {
+/**
+ * The closed loop's first wave: the first --concurrency measured requests, sent together to an idle server. Their TTFT
+ * is a start-up transient, so the comparison leaves them out of both runs (short-slowdown.ts); 0 for an open loop.
+ */
+export function firstWave(c: RunConfig): number {
+  return c.rate === undefined && c.users === undefined && c.replay === undefined ? (c.concurrency ?? 1) : 0;
+}
+
+/**
+ * The baseline's size for a mixed run of `planned` measured requests and/or `c.duration` seconds: a quarter within
+ * bounds, plus the first wave (`wave`) that gives no values, never more than the mixed run.
+ */
+export function boundedSize(planned: number | undefined, durationS: number | undefined, wave = 0): Pick<BaselinePlan, 'requests' | 'duration' | 'sizeRule'> {
   const rules: string[] = [];
   const out: Pick<BaselinePlan, 'requests' | 'duration'> = {};
   if (planned !== undefined) {
-    out.requests = Math.min(planned, clamp(Math.ceil(planned * AUTO_SHARE), AUTO_MIN_REQUESTS, AUTO_MAX_REQUESTS));
-    rules.push(`a quarter of the mixed run's ${planned} requests, at least ${AUTO_MIN_REQUESTS}, at most ${AUTO_MAX_REQUESTS} and no more than the mixed run: ${out.requests} requests`);
+    out.requests = Math.min(planned, clamp(Math.ceil(planned * AUTO_SHARE), AUTO_MIN_REQUESTS, AUTO_MAX_REQUESTS) + wave);
+    const plus = wave ? ` plus the first wave of ${wave}` : '';
+    rules.push(`a quarter of the mixed run's ${planned} requests, at least ${AUTO_MIN_REQUESTS}, at most ${AUTO_MAX_REQUESTS}${plus}, no more than the mixed run: ${out.requests} requests`);
   }
   if (durationS !== undefined) {
     out.duration = Math.min(durationS, clamp(durationS * AUTO_SHARE, AUTO_MIN_S, AUTO_MAX_S));
@@ -85,7 +97,7 @@ export function autoBaseline(resolved: ResolvedRun): AutoBaseline {
   if (!mix.mixed) return { kind: 'none' };
   const why = cannotRun(c);
   if (why) return { kind: 'skip', note: `mixed lengths: ${describeMix(mix)}; no automatic short-only baseline with ${why}` };
-  const size = boundedSize(plan.planned, c.duration);
+  const size = boundedSize(plan.planned, c.duration, firstWave(c));
   const what = [size.requests !== undefined ? `${size.requests} requests` : '', size.duration !== undefined ? `${size.duration} s` : ''].filter(Boolean).join(' or ');
   return {
     kind: 'run',

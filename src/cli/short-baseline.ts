@@ -12,7 +12,8 @@ import { ShortValues, shortSlowdown, SLOWDOWN_METRICS, type ShortBaselineSummary
 import { ARTIFACTS } from '../artifacts/registry.js';
 import { writeJsonFile } from '../artifacts/run-files.js';
 import { fmt, table } from '../report/format.js';
-import type { BaselinePlan } from './short-baseline-auto.js';
+import { firstWave, type BaselinePlan } from './short-baseline-auto.js';
+import { sendConfig } from '../config/schema.js';
 
 /** The same workload with only the requests whose prompt is under `threshold` tokens. */
 export function shortOnly(threshold: number): (base: () => Workload) => Workload {
@@ -91,23 +92,27 @@ export async function runWithShortBaseline(resolved: ResolvedRun, plan: Baseline
   const givenDir = c.out === undefined ? undefined : join(c.out, 'short-baseline');
   if (!plan.automatic) o.notice(`--short-baseline: first a short-only baseline (prompts under ${threshold} tokens) at the same load into ${givenDir}`);
   const bounded = { ...(plan.requests !== undefined ? { requests: plan.requests } : {}), ...(plan.duration !== undefined ? { duration: plan.duration } : {}) };
-  const baseValues = new ShortValues(threshold);
+  // Warmup and the closed loop's first wave give no values (short-baseline-auto.ts firstWave); the same ids in both runs.
+  const wave = firstWave(c);
+  const firstValueId = sendConfig(c).warmup + wave;
+  const how = { ...plan, firstWave: wave };
+  const baseValues = new ShortValues(threshold, firstValueId);
   const baseConfig = { ...c, ...bounded, out: givenDir, shortBaseline: undefined, autoShortBaseline: false };
   const base = await run({ ...resolved, config: baseConfig }, { signal: o.signal, reporters: [...o.reporters('baseline'), collect(baseValues)], workload: shortOnly(threshold) });
   if (o.signal?.aborted) return undefined;
   o.notice(`${plan.automatic ? 'short-only baseline done' : '--short-baseline'}: now the mixed run${c.out === undefined ? '' : ` into ${c.out}`}`);
-  const mixedValues = new ShortValues(threshold);
+  const mixedValues = new ShortValues(threshold, firstValueId);
   let s: ShortBaselineSummary | undefined;
   // Before the terminal reporter: --json's document carries the comparison.
   const attach: Reporter = {
     name: 'short-baseline',
     runEnd: (e) => {
-      s = shortSlowdown(baseValues, mixedValues, threshold, givenDir ?? join(e.outDir, 'short-baseline'), plan);
+      s = shortSlowdown(baseValues, mixedValues, threshold, givenDir ?? join(e.outDir, 'short-baseline'), how);
       e.summary.short_baseline = s;
     },
   };
   const mixed = await run(resolved, { signal: o.signal, reporters: [collect(mixedValues), attach, ...o.reporters('mixed')] });
-  s ??= shortSlowdown(baseValues, mixedValues, threshold, givenDir ?? join(mixed.outDir, 'short-baseline'), plan);
+  s ??= shortSlowdown(baseValues, mixedValues, threshold, givenDir ?? join(mixed.outDir, 'short-baseline'), how);
   if (givenDir === undefined) {
     try {
       renameSync(base.outDir, s.baseline_dir);

@@ -91,6 +91,9 @@ describe('the automatic baseline size', () => {
     expect(boundedSize(12, undefined).requests).toBe(12);
     expect(boundedSize(10_000, undefined).requests).toBe(200);
     expect(boundedSize(100, undefined).sizeRule).toMatch(/a quarter of the mixed run's 100 requests.*: 25 requests$/);
+    // A closed loop's first wave gives no values, so it comes on top: 25 + 16.
+    expect(boundedSize(100, undefined, 16).requests).toBe(41);
+    expect(boundedSize(30, undefined, 16).requests).toBe(30);
   });
 
   it('a quarter of the duration, at least 10 s, at most 120 s, never more than the run', () => {
