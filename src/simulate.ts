@@ -47,8 +47,8 @@ export const NOT_MODELLED_KEYS = ['baseUrl', 'backendConfig', 'apiKey', 'header'
   'gpuMetrics', 'serverPid',
   // Graded probes need a server's answers; the virtual engine produces no text worth grading.
   'evalUnderLoad', 'evalLimit',
-  // The validation ladder checks a real server's answers; --short-baseline measures short requests against one.
-  'validate', 'shortBaseline',
+  // The validation ladder checks a real server's answers; a short-only baseline (--short-baseline, or automatic) is a second run.
+  'validate', 'shortBaseline', 'autoShortBaseline',
   // Live metrics watch a run as it goes; a simulation is over in a moment of wall time.
   'metricsPort', 'metricsHost', 'metricsLinger', 'outInterval', 'push',
   // The live dashboard watches a run in wall-clock time; a simulation finishes in moments.

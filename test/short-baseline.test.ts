@@ -1,12 +1,18 @@
 // --short-baseline: a short-only run at the same load first, then the mixed run, and the slowdown long requests cause.
 import { describe, it, expect } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { main } from '../src/cli/main.js';
 import { ShortValues, shortSlowdown } from '../src/metrics/short-slowdown.js';
 import type { RequestRecord } from '../src/metrics/record.js';
 import { capture } from './io-capture.js';
 import { tmpDir } from './helpers.js';
+import { resolveRunConfig } from '../src/config/load.js';
+import { runLengthPlan } from '../src/cli/short-baseline-auto.js';
+
+const MIX = 'short: 70% in 256 out 32; long: 30% in 12000 out 32';
+const SIM = ['--sim-time-scale', '10', '--no-server-metrics'];
+const recordsOf = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
 
 const rec = (inTok: number, ttft: number): RequestRecord => ({ warmup: false, status: 'ok', expected_input_tokens: inTok, input_tokens: inTok, ttft_ms: ttft, tpot_ms: 1, e2e_ms: ttft + 10 }) as unknown as RequestRecord;
 
@@ -27,16 +33,28 @@ describe('short-vs-long baseline', () => {
     expect(s.rows.tpot_ms.difference_ms).toBe(0);
   });
 
+  it('requests below the first value id (warmup and the first wave) are counted but give no values', () => {
+    const v = new ShortValues(1000, 2);
+    for (const id of [0, 1, 2, 3]) v.add({ ...rec(100, 10 * (id + 1)), id });
+    v.add({ ...rec(5000, 1), id: 1 });
+    expect([v.short, v.long]).toEqual([4, 1]);
+    expect(v.values.ttft_ms).toEqual([30, 40]);
+  });
+
   it('on the sim: the baseline holds only short requests, and long requests in the mixed run slow the short ones', async () => {
     const out = join(tmpDir(), 'mixed');
     const c = capture();
-    const args = ['run', '--mix', 'short: 70% in 256 out 32; long: 30% in 12000 out 32', '--short-baseline', '4k', '--requests', '40', '--concurrency', '8', '--dataset-seed', '5'];
+    const args = ['run', '--mix', MIX, '--short-baseline', '4k', '--requests', '40', '--concurrency', '8', '--dataset-seed', '5'];
     expect(await main([...args, '--sim-time-scale', '10', '--no-server-metrics', '--out', out], c.io), c.err).toBe(0);
     const base = readFileSync(join(out, 'short-baseline', 'requests.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
     expect(base.length).toBe(40);
     expect(base.every((r) => r.expected_input_tokens < 4096)).toBe(true);
     const s = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')).short_baseline;
     expect(s.threshold_tokens).toBe(4096);
+    // Asked for: the mixed run's size, and no automatic line.
+    expect(s.automatic).toBe(false);
+    expect(s.size_rule).toMatch(/the mixed run's size/);
+    expect(c.err).not.toMatch(/mixed lengths:/);
     expect(s.mixed_short_requests + s.mixed_long_requests).toBe(40);
     expect(s.mixed_long_requests).toBeGreaterThan(0);
     // 12k-token prefills share the engine's steps with the short requests' decodes: their TPOT and E2E grow.
@@ -46,12 +64,100 @@ describe('short-vs-long baseline', () => {
     expect(c.out).toMatch(/TPOT \(ms\)\s+[\d.]+\s+[\d.]+\s+\+[\d.]+\s+\[/);
   }, 90_000);
 
-  it('needs --out, and a bad token count exits 2 naming the flag', async () => {
+  it('needs --out, refuses --runs, and a bad token count exits 2 naming the flag', async () => {
     const a = capture();
     expect(await main(['run', '--short-baseline', '4k', '--requests', '2'], a.io)).toBe(2);
     expect(a.err).toMatch(/--short-baseline: give --out DIR/);
     const b = capture();
     expect(await main(['run', '--short-baseline', 'four', '--requests', '2', '--out', join(tmpDir(), 'x')], b.io)).toBe(2);
     expect(b.err).toMatch(/--short-baseline: bad bound "four"/);
+    // Where a baseline cannot run, the flag refuses (the automatic one only notes it); nothing is written.
+    const out = join(tmpDir(), 'r');
+    const r = capture();
+    expect(await main(['run', '--short-baseline', '4k', '--runs', '2', '--requests', '2', '--out', out], r.io)).toBe(2);
+    expect(r.err).toMatch(/--short-baseline: not with --runs, --eval-under-load or --shard\/--start-at/);
+    expect(existsSync(out)).toBe(false);
   });
+
+  it('automatic on a --mix run: a bounded short-only baseline first, said on stderr, in summary.json and --json', async () => {
+    const out = join(tmpDir(), 'auto');
+    const c = capture();
+    const args = ['run', '--mix', MIX, '--requests', '100', '--concurrency', '8', '--dataset-seed', '5', ...SIM, '--out', out, '--json'];
+    expect(await main(args, c.io), c.err).toBe(0);
+    // The line says why and what, before the baseline starts.
+    const line = /tokenflood: mixed lengths: (\d+)% under 4k, (\d+)% over; measuring a short-only baseline of 33 requests first \(--no-short-baseline to skip\)/.exec(c.err);
+    expect(line, c.err).not.toBeNull();
+    expect(Number(line![1]) + Number(line![2])).toBe(100);
+    expect(c.err.indexOf(line![0])).toBeLessThan(c.err.indexOf(`results in ${join(out, 'short-baseline')}`));
+    // A quarter of the 100 requests plus the first wave of 8 (--concurrency), all short.
+    const base = recordsOf(join(out, 'short-baseline', 'requests.jsonl'));
+    expect(base.length).toBe(33);
+    expect(base.every((r) => r.expected_input_tokens < 4096)).toBe(true);
+    const mixed = recordsOf(join(out, 'requests.jsonl'));
+    expect(mixed.length).toBe(100);
+    const s = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')).short_baseline;
+    expect(s).toMatchObject({ automatic: true, threshold_tokens: 4096, baseline_requests: 33, first_wave_excluded: 8, baseline_dir: join(out, 'short-baseline') });
+    expect(s.size_rule).toMatch(/a quarter of the mixed run's 100 requests, at least 20, at most 200 plus the first wave of 8, no more than the mixed run: 33 requests/);
+    expect(s.mixed_short_requests + s.mixed_long_requests).toBe(100);
+    // The first wave (ids 0-7) gives no values, in either run.
+    expect(s.rows.tpot_ms.baseline.count).toBe(25);
+    expect(s.rows.tpot_ms.mixed.count).toBe(mixed.filter((r) => r.id >= 8 && r.expected_input_tokens < 4096).length);
+    // --json's one document carries the comparison too.
+    expect(JSON.parse(c.out).short_baseline).toEqual(s);
+    // The plan read before the run is the run's own draws, in order (same seed, lengths only).
+    const planned = runLengthPlan(resolveRunConfig({ flags: { mix: MIX, requests: 100, datasetSeed: 5 } }).config).lengths;
+    expect(mixed.sort((a, b) => a.id - b.id).map((r) => r.expected_input_tokens)).toEqual(planned);
+  }, 90_000);
+
+  it('without --out both runs take default directories and the baseline ends inside the mixed one', async () => {
+    const cwd = process.cwd();
+    const dir = tmpDir();
+    process.chdir(dir);
+    try {
+      const c = capture();
+      expect(await main(['run', '--input-tokens', 'lognormal:mean=4000,sd=3000', '--requests', '40', '--concurrency', '8', ...SIM, '--json'], c.io), c.err).toBe(0);
+      expect(c.err).toMatch(/mixed lengths: \d+% under 4k, \d+% over; measuring a short-only baseline of 28 requests first/);
+      const s = JSON.parse(c.out).short_baseline;
+      expect(s.baseline_dir).toMatch(/^results[/\\][^/\\]+[/\\]short-baseline$/);
+      expect(recordsOf(join(dir, s.baseline_dir, 'requests.jsonl')).length).toBe(28);
+      expect(JSON.parse(readFileSync(join(dir, s.baseline_dir, '..', 'summary.json'), 'utf8')).short_baseline.baseline_dir).toBe(s.baseline_dir);
+    } finally {
+      process.chdir(cwd);
+    }
+  }, 90_000);
+
+  it('one prompt length: no baseline and no note', async () => {
+    const out = join(tmpDir(), 'single');
+    const c = capture();
+    expect(await main(['run', '--input-tokens', '8000', '--requests', '12', '--concurrency', '4', ...SIM, '--out', out, '--json'], c.io), c.err).toBe(0);
+    expect(c.err).not.toMatch(/baseline|mixed lengths/);
+    expect(existsSync(join(out, 'short-baseline'))).toBe(false);
+    expect(JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')).short_baseline).toBeUndefined();
+    expect(recordsOf(join(out, 'requests.jsonl')).length).toBe(12);
+  }, 60_000);
+
+  it('--no-short-baseline, or auto-short-baseline: false in a config file, skips it', async () => {
+    for (const how of ['flag', 'config'] as const) {
+      const dir = tmpDir();
+      const out = join(dir, 'off');
+      const extra = how === 'flag' ? ['--no-short-baseline'] : ['--config', join(dir, 'c.yaml')];
+      if (how === 'config') writeFileSync(join(dir, 'c.yaml'), 'auto-short-baseline: false\n');
+      const c = capture();
+      expect(await main(['run', '--mix', MIX, '--requests', '30', '--concurrency', '8', ...SIM, ...extra, '--out', out, '--json'], c.io), c.err).toBe(0);
+      expect(c.err).not.toMatch(/mixed lengths/);
+      expect(existsSync(join(out, 'short-baseline'))).toBe(false);
+      expect(JSON.parse(c.out).short_baseline).toBeUndefined();
+      expect(recordsOf(join(out, 'requests.jsonl')).length).toBe(30);
+    }
+  }, 90_000);
+
+  it('a run that cannot take one (--runs 2) says so in one line and runs as asked', async () => {
+    const out = join(tmpDir(), 'runs');
+    const c = capture();
+    expect(await main(['run', '--mix', MIX, '--requests', '20', '--concurrency', '8', '--runs', '2', ...SIM, '--out', out, '--json'], c.io), c.err).toBe(0);
+    const notes = c.err.split('\n').filter((l) => l.includes('mixed lengths'));
+    expect(notes).toEqual([expect.stringMatching(/^tokenflood: mixed lengths: \d+% under 4k, \d+% over; no automatic short-only baseline with --runs/)]);
+    expect(existsSync(join(out, 'short-baseline'))).toBe(false);
+    for (const k of [1, 2]) expect(recordsOf(join(out, `run-${k}`, 'requests.jsonl')).length).toBe(20);
+  }, 90_000);
 });

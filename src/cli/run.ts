@@ -27,6 +27,7 @@ import { promptCacheWarning } from '../metrics/prompt-cache.js';
 import { endCliDashboard, startCliDashboard } from './ui.js';
 import { onStopSignals } from './signals.js';
 import { chooseReporters, discard, displayReporters, endOut } from './reporters.js';
+import { shortBaselineFor } from './short-baseline-auto.js';
 
 /**
  * Print a finished run: one JSON document with --json, else the rendered table; with --slo, the verdict and
@@ -121,6 +122,9 @@ export function registerRun(program: Command, out: Out): void {
     for (const n of vllm.notes) out.err.write(`tokenflood: vLLM flags: ${n}\n`);
     for (const n of resolved.notes ?? []) out.err.write(`tokenflood: ${n}\n`);
     const c = resolved.config;
+    // --short-baseline, or a mixed-length workload: a short-only baseline first, or a note why not (planned lengths only, nothing sent).
+    const baseline = shortBaselineFor(resolved);
+    if (baseline.kind === 'skip') out.err.write(`tokenflood: ${baseline.note}\n`);
     // --reporter NAME (repeatable): what the terminal shows; `json` is --json.
     const choice = chooseReporters(c.reporter, c);
     if (choice.end === 'json') c.json = true;
@@ -159,10 +163,11 @@ export function registerRun(program: Command, out: Out): void {
           if (c.json) return void shown.out.write(JSON.stringify({ ...res.summary, eval: ev }, null, 2) + '\n');
           printResult(res, c, shown, `${renderSummary(res.summary)}\n\n${renderLevels(ev)}`);
         }, stopper.signal);
-      } else if (c.shortBaseline !== undefined) {
-        // --short-baseline (docs/metrics.md#short-vs-long-baseline): a short-only run first, then the mixed one and the slowdown.
+      } else if (baseline.kind === 'run') {
+        // docs/metrics.md#short-vs-long-baseline: a short-only run first, then the mixed one and the slowdown.
         const { runWithShortBaseline } = await import('./short-baseline.js');
-        await runWithShortBaseline(resolved, {
+        if (baseline.note) out.err.write(`tokenflood: ${baseline.note}\n`);
+        await runWithShortBaseline(resolved, baseline.plan, {
           signal: stopper.signal,
           reporters: (phase) => (phase === 'baseline' ? reporters : [...reporters, terminalReporter(c, shown)]),
           print: (text) => (c.json ? undefined : void shown.out.write(text)),

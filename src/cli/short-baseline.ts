@@ -1,5 +1,6 @@
-// run --short-baseline TOKENS: a short-only run at the same load into OUT/short-baseline/, then the mixed run into OUT,
-// then the slowdown of the short requests (summary.json short_baseline, a terminal table; docs/metrics.md#short-vs-long-baseline).
+// A short-only run at the same load into OUT/short-baseline/ (run --short-baseline TOKENS, or automatic for a mixed-length
+// workload: short-baseline-auto.ts), then the mixed run into OUT, then the slowdown of the short requests (summary.json short_baseline, a terminal table; docs/metrics.md#short-vs-long-baseline).
+import { renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { run } from '../run.js';
@@ -7,12 +8,12 @@ import type { ResolvedRun } from '../config/load.js';
 import type { Reporter } from '../report/events.js';
 import type { Workload } from '../dataset/workload-types.js';
 import type { RequestSpec } from '../dataset/types.js';
-import { parseTokenCount } from '../metrics/length-bands.js';
 import { ShortValues, shortSlowdown, SLOWDOWN_METRICS, type ShortBaselineSummary } from '../metrics/short-slowdown.js';
-import { eachRecord } from '../artifacts/records.js';
-import { ARTIFACTS, artifactPath } from '../artifacts/registry.js';
+import { ARTIFACTS } from '../artifacts/registry.js';
 import { writeJsonFile } from '../artifacts/run-files.js';
 import { fmt, table } from '../report/format.js';
+import { firstWave, type BaselinePlan } from './short-baseline-auto.js';
+import { sendConfig } from '../config/schema.js';
 
 /** The same workload with only the requests whose prompt is under `threshold` tokens. */
 export function shortOnly(threshold: number): (base: () => Workload) => Workload {
@@ -60,13 +61,6 @@ export function shortOnly(threshold: number): (base: () => Workload) => Workload
   };
 }
 
-/** The short requests' values of a finished run directory. */
-function shortValuesOf(dir: string, threshold: number): ShortValues {
-  const v = new ShortValues(threshold);
-  eachRecord(artifactPath(dir, ARTIFACTS.requests), (r) => v.add(r));
-  return v;
-}
-
 /** The terminal table of the slowdown. */
 export function slowdownLines(s: ShortBaselineSummary): string[] {
   const label: Record<string, string> = { ttft_ms: 'TTFT', tpot_ms: 'TPOT', e2e_ms: 'E2E' };
@@ -83,22 +77,50 @@ export function slowdownLines(s: ShortBaselineSummary): string[] {
   ];
 }
 
+/** A reporter collecting the short requests' values of a run as its records arrive. */
+const collect = (v: ShortValues): Reporter => ({ name: 'short-values', record: (r) => v.add(r) });
+
 /**
- * The two runs and the comparison. `reporters(phase)` gives each run its reporters; the mixed run's summary.json gets
- * `short_baseline`, and the table is printed with `print`.
+ * The two runs and the comparison: the short-only baseline (`plan`: explicit or automatic, bounded or not), then the
+ * mixed run. `reporters(phase)` gives each run its reporters; the mixed run's summary gets `short_baseline` before its
+ * reporters end (so --json prints it) and summary.json is written again with it; the table is printed with `print`.
+ * Without --out (automatic only) both runs take default directories and the baseline's is then moved into the mixed one's.
  */
-export async function runWithShortBaseline(resolved: ResolvedRun, o: { reporters: (phase: 'baseline' | 'mixed') => Reporter[]; signal?: AbortSignal; print: (text: string) => void; notice: (line: string) => void }): Promise<ShortBaselineSummary | undefined> {
+export async function runWithShortBaseline(resolved: ResolvedRun, plan: BaselinePlan, o: { reporters: (phase: 'baseline' | 'mixed') => Reporter[]; signal?: AbortSignal; print: (text: string) => void; notice: (line: string) => void }): Promise<ShortBaselineSummary | undefined> {
   const c = resolved.config;
-  if (c.out === undefined) throw new UsageError(['--short-baseline: give --out DIR: the short-only baseline goes to DIR/short-baseline/ beside the mixed run in DIR']);
-  if (c.runs > 1 || c.evalUnderLoad) throw new UsageError(['--short-baseline: not with --runs or --eval-under-load']);
-  const threshold = parseTokenCount(c.shortBaseline!);
-  const baseDir = join(c.out, 'short-baseline');
-  o.notice(`--short-baseline: first a short-only baseline (prompts under ${threshold} tokens) at the same load into ${baseDir}`);
-  await run({ ...resolved, config: { ...c, out: baseDir, shortBaseline: undefined } }, { signal: o.signal, reporters: o.reporters('baseline'), workload: shortOnly(threshold) });
+  const { threshold } = plan;
+  const givenDir = c.out === undefined ? undefined : join(c.out, 'short-baseline');
+  if (!plan.automatic) o.notice(`--short-baseline: first a short-only baseline (prompts under ${threshold} tokens) at the same load into ${givenDir}`);
+  const bounded = { ...(plan.requests !== undefined ? { requests: plan.requests } : {}), ...(plan.duration !== undefined ? { duration: plan.duration } : {}) };
+  // Warmup and the closed loop's first wave give no values (short-baseline-auto.ts firstWave); the same ids in both runs.
+  const wave = firstWave(c);
+  const firstValueId = sendConfig(c).warmup + wave;
+  const how = { ...plan, firstWave: wave };
+  const baseValues = new ShortValues(threshold, firstValueId);
+  const baseConfig = { ...c, ...bounded, out: givenDir, shortBaseline: undefined, autoShortBaseline: false };
+  const base = await run({ ...resolved, config: baseConfig }, { signal: o.signal, reporters: [...o.reporters('baseline'), collect(baseValues)], workload: shortOnly(threshold) });
   if (o.signal?.aborted) return undefined;
-  o.notice(`--short-baseline: now the mixed run into ${c.out}`);
-  const mixed = await run(resolved, { signal: o.signal, reporters: o.reporters('mixed') });
-  const s = shortSlowdown(shortValuesOf(baseDir, threshold), shortValuesOf(mixed.outDir, threshold), threshold, baseDir);
+  o.notice(`${plan.automatic ? 'short-only baseline done' : '--short-baseline'}: now the mixed run${c.out === undefined ? '' : ` into ${c.out}`}`);
+  const mixedValues = new ShortValues(threshold, firstValueId);
+  let s: ShortBaselineSummary | undefined;
+  // Before the terminal reporter: --json's document carries the comparison.
+  const attach: Reporter = {
+    name: 'short-baseline',
+    runEnd: (e) => {
+      s = shortSlowdown(baseValues, mixedValues, threshold, givenDir ?? join(e.outDir, 'short-baseline'), how);
+      e.summary.short_baseline = s;
+    },
+  };
+  const mixed = await run(resolved, { signal: o.signal, reporters: [collect(mixedValues), attach, ...o.reporters('mixed')] });
+  s ??= shortSlowdown(baseValues, mixedValues, threshold, givenDir ?? join(mixed.outDir, 'short-baseline'), how);
+  if (givenDir === undefined) {
+    try {
+      renameSync(base.outDir, s.baseline_dir);
+    } catch (e) {
+      o.notice(`the short-only baseline stays in ${base.outDir}: cannot move it into ${s.baseline_dir}: ${(e as Error).message}`);
+      s.baseline_dir = base.outDir;
+    }
+  }
   writeJsonFile(mixed.outDir, ARTIFACTS.summary, { ...mixed.summary, short_baseline: s });
   o.print(slowdownLines(s).join('\n') + '\n');
   return s;

@@ -1,4 +1,4 @@
-// Issue 32's run options (the practice's items): input-length bands, run tags and the short-only baseline.
+// Issue 32's run options (the practice's items): input-length bands, run tags and the short-only baseline (explicit or automatic).
 // One schema and flag set, part of RunConfigSchema.
 import { z } from 'zod';
 import { flagTable } from '../util/flags.js';
@@ -64,6 +64,8 @@ export const PracticeSchema = z.object({
       }
     })
     .optional(),
+  /** Measure a short-only baseline first when the workload is mixed-length (off: --no-short-baseline; docs/metrics.md#short-vs-long-baseline). */
+  autoShortBaseline: z.boolean().default(true),
 });
 
 export const PRACTICE_FLAGS = flagTable(PracticeSchema.shape, {
@@ -74,7 +76,11 @@ export const PRACTICE_FLAGS = flagTable(PracticeSchema.shape, {
   },
   shortBaseline: {
     arg: 'tokens',
-    help: 'mixed-length runs: requests with prompts under this many tokens (e.g. 4k) are short; first run a short-only baseline at the same load into OUT/short-baseline/, then the mixed run, and report how much the long requests slow the short ones (TTFT/TPOT/E2E ratio and difference with a 95% interval; summary.json short_baseline; needs --out; docs/metrics.md#short-vs-long-baseline)',
+    help: 'mixed-length runs: requests with prompts under this many tokens (e.g. 4k) are short; first run a short-only baseline of the mixed run\'s full size at the same load into OUT/short-baseline/, then the mixed run, and report how much the long requests slow the short ones (TTFT/TPOT/E2E ratio and difference with a 95% interval; summary.json short_baseline; needs --out; without it a mixed-length run measures a smaller baseline on its own; docs/metrics.md#short-vs-long-baseline)',
+  },
+  autoShortBaseline: {
+    name: 'short-baseline',
+    help: 'no automatic short-only baseline: by default a run whose planned prompts fall on both sides of 4k tokens (each side at least 10% and 5 requests) first measures a short-only baseline of a quarter of its size (20-200 requests, 10-120 s) into OUT/short-baseline/ and reports the slowdown; config key auto-short-baseline: false (docs/metrics.md#short-vs-long-baseline)',
   },
   tag: { arg: 'KEY=VALUE', help: 'label the run, repeatable, e.g. --tag commit=abc123 --tag engine=vllm-0.9: run.json and summary.json tags; compare shows both sides and flags differences (keys that look like secrets are refused)', repeatable: true },
 });

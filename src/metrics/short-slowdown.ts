@@ -30,10 +30,19 @@ export interface SlowdownRow {
 }
 
 export interface ShortBaselineSummary {
+  /** The baseline ran because the workload was mixed-length (true), or because --short-baseline asked for it (false). */
+  automatic: boolean;
+  /** How the baseline's size was chosen, e.g. "a quarter of the mixed run's 60 requests, at least 20, at most 200: 20 requests". */
+  size_rule: string;
   /** Requests whose intended prompt is below this many tokens are short. */
   threshold_tokens: number;
   /** The short-only run's directory. */
   baseline_dir: string;
+  /**
+   * Closed loop: the first wave (the first --concurrency measured requests of each run, sent together to an idle server)
+   * is left out of the values of both runs; 0 for an open loop. Its share is concurrency / requests, larger in a smaller baseline.
+   */
+  first_wave_excluded: number;
   /** Measured requests of the mixed run below and at or above the threshold, and of the baseline. */
   mixed_short_requests: number;
   mixed_long_requests: number;
@@ -49,7 +58,11 @@ export class ShortValues {
   short = 0;
   long = 0;
   readonly values: Record<SlowdownMetric, number[]> = { ttft_ms: [], tpot_ms: [], e2e_ms: [] };
-  constructor(private readonly threshold: number) {}
+  /** `firstValueId`: requests with a lower id (warmup and the first wave) are counted but give no values. */
+  constructor(
+    private readonly threshold: number,
+    private readonly firstValueId = 0,
+  ) {}
   add(r: RequestRecord): void {
     if (r.warmup) return;
     if (promptTokens(r) >= this.threshold) {
@@ -57,7 +70,7 @@ export class ShortValues {
       return;
     }
     this.short++;
-    if (r.status !== 'ok') return;
+    if (r.status !== 'ok' || r.id < this.firstValueId) return;
     for (const m of SLOWDOWN_METRICS) {
       const v = r[m];
       if (typeof v === 'number') this.values[m].push(v);
@@ -73,7 +86,7 @@ function side(v: readonly number[]): SideStats {
 const ratio = (a: number | null, b: number | null): number | null => (a !== null && b !== null && b > 0 ? a / b : null);
 
 /** The slowdown block: each metric's baseline and mixed figures, difference with Welch's interval, and ratios. */
-export function shortSlowdown(baseline: ShortValues, mixed: ShortValues, threshold: number, baselineDir: string): ShortBaselineSummary {
+export function shortSlowdown(baseline: ShortValues, mixed: ShortValues, threshold: number, baselineDir: string, how: { automatic: boolean; sizeRule: string; firstWave?: number } = { automatic: false, sizeRule: "the mixed run's size" }): ShortBaselineSummary {
   const rows = {} as Record<SlowdownMetric, SlowdownRow>;
   for (const m of SLOWDOWN_METRICS) {
     const a = baseline.values[m];
@@ -90,5 +103,5 @@ export function shortSlowdown(baseline: ShortValues, mixed: ShortValues, thresho
       p99_ratio: ratio(sb.p99, sa.p99),
     };
   }
-  return { threshold_tokens: threshold, baseline_dir: baselineDir, mixed_short_requests: mixed.short, mixed_long_requests: mixed.long, baseline_requests: baseline.short + baseline.long, rows };
+  return { automatic: how.automatic, size_rule: how.sizeRule, first_wave_excluded: how.firstWave ?? 0, threshold_tokens: threshold, baseline_dir: baselineDir, mixed_short_requests: mixed.short, mixed_long_requests: mixed.long, baseline_requests: baseline.short + baseline.long, rows };
 }
