@@ -195,6 +195,16 @@ describe('failures', () => {
     }
   });
 
+  it('an --out that holds a run is bad input found before the ladder: exit 2, nothing sent', async () => {
+    const out = tmpDir();
+    expect(await main(['run', '--base-url', healthy.baseUrl, '--no-validate', '--requests', '1', '--out', out, '--quiet'], capture().io)).toBe(0);
+    const n0 = healthy.bodies.length;
+    const c = capture();
+    expect(await main(['run', '--base-url', healthy.baseUrl, '--requests', '1', '--out', out, '--quiet'], c.io)).toBe(2);
+    expect(c.err).toContain(`--out: ${out} already holds a run`);
+    expect(healthy.bodies.length - n0).toBe(0);
+  });
+
   it('a sweep whose ladder fails exits 4 before its first point', async () => {
     const denied = await startScriptServer(() => status(403, '{"error":"forbidden"}'));
     try {

@@ -5,6 +5,8 @@ import type { Backend } from '../backends/backend.js';
 import type { RequestSpec } from '../dataset/types.js';
 import { SseParser } from '../backends/sse.js';
 import { TokenfloodError } from '../errors.js';
+import type { ProxyChoice } from '../backends/proxy.js';
+import type { Dispatcher } from 'undici';
 
 /** Requests in flight in the ladder's second step: enough to show a server batching, far from a load. */
 export const LADDER_STAGE_CONCURRENCY = 4;
@@ -78,6 +80,10 @@ export interface LadderTarget {
   timeoutMs: number;
   /** The probe request (a short prompt, LADDER_MAX_TOKENS out) and its client-side input count. */
   spec: RequestSpec;
+  /** The proxy the run goes through (HTTP_PROXY/HTTPS_PROXY/NO_PROXY): the ladder takes the same way. */
+  proxy?: ProxyChoice | null;
+  /** Set by runLadder: the proxied dispatcher its probes share. */
+  dispatcher?: Dispatcher;
 }
 
 const rank: Record<Verdict, number> = { pass: 0, warn: 1, fail: 2 };
@@ -115,7 +121,9 @@ export async function probe(t: LadderTarget, signal?: AbortSignal): Promise<Prob
   let res: Response;
   let text: string;
   try {
-    res = await fetch(t.url, { method: 'POST', headers: { 'content-type': 'application/json', ...t.headers }, body, signal: AbortSignal.any([AbortSignal.timeout(t.timeoutMs), ...(signal ? [signal] : [])]) });
+    const init = { method: 'POST', headers: { 'content-type': 'application/json', ...t.headers }, body, signal: AbortSignal.any([AbortSignal.timeout(t.timeoutMs), ...(signal ? [signal] : [])]) };
+    // Through a proxy: undici's own fetch with the proxied dispatcher (Node's global fetch ignores HTTP_PROXY).
+    res = t.dispatcher ? ((await (await import('undici')).fetch(t.url, { ...init, dispatcher: t.dispatcher })) as unknown as Response) : await fetch(t.url, init);
   } catch (e) {
     return lost('no response', e);
   }
@@ -238,12 +246,18 @@ async function climbStep(name: LadderStep['step'], n: number, t: LadderTarget, s
  * The ladder: one request, then LADDER_STAGE_CONCURRENCY at once; `say` gets one line per step. A failed step ends the
  * ladder and throws ValidationError (carrying the verdicts); warnings do not stop it.
  */
-export async function runLadder(t: LadderTarget, say: (line: string) => void, signal?: AbortSignal): Promise<LadderResult> {
-  const steps: LadderStep[] = [await climbStep('single', 1, t, signal)];
-  say(stepLine(steps[0]));
-  if (steps[0].verdict !== 'fail') {
-    steps.push(await climbStep('stage', LADDER_STAGE_CONCURRENCY, t, signal));
-    say(stepLine(steps[1]));
+export async function runLadder(target: LadderTarget, say: (line: string) => void, signal?: AbortSignal): Promise<LadderResult> {
+  const t = target.proxy ? { ...target, dispatcher: (await import('../backends/undici-agents.js')).proxyAgent(target.proxy) } : target;
+  const steps: LadderStep[] = [];
+  try {
+    steps.push(await climbStep('single', 1, t, signal));
+    say(stepLine(steps[0]));
+    if (steps[0].verdict !== 'fail') {
+      steps.push(await climbStep('stage', LADDER_STAGE_CONCURRENCY, t, signal));
+      say(stepLine(steps[1]));
+    }
+  } finally {
+    await t.dispatcher?.close().catch(() => {});
   }
   const result: LadderResult = { verdict: worst(steps.map((s) => s.verdict)), steps };
   if (result.verdict === 'fail') throw new ValidationError(result);

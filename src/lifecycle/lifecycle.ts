@@ -20,7 +20,7 @@ import { ARTIFACTS, artifactPath } from '../artifacts/registry.js';
 import { CHART_SAMPLE_MAX, eachRecord, RecordSample } from '../artifacts/records.js';
 import { runArtifacts, TIMELINE_CHART_SAMPLES } from '../artifacts/run-artifacts.js';
 import { evaluateSlo, GoodRequestCount, parseSlo } from '../metrics/slo.js';
-import { defaultOutDir, prepareOutDir } from '../outdir.js';
+import { checkOutDir, defaultOutDir, prepareOutDir } from '../outdir.js';
 import { VERSION } from '../version.js';
 import type { Driver, OpenedTarget } from '../drivers/driver.js';
 import type { TimelineSample, TimelineSource } from '../telemetry/source.js';
@@ -148,6 +148,8 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
     const target = await driver.open(opts.signal);
     // The validation ladder before anything else is sent (a failed step throws: exit 4, no results directory); the
     // telemetry sources start later, so server counters and /metrics deltas do not include its requests.
+    // A results directory that would be refused is bad input: exit 2 with nothing sent, not even the ladder.
+    if (c.out !== undefined) checkOutDir(c.out, c.overwrite);
     const validation = await climbLadder(c, driver, s.tokenizer, backend, s.ladder, opts.signal);
     const outDir = c.out ?? defaultOutDir(target.shownModel, s.outDirSuffix);
     prepareOutDir(outDir, c.overwrite);

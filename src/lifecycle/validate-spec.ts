@@ -22,6 +22,16 @@ export function ladderSpec(tok: Tokenizer, endpoint: 'chat' | 'completions'): Re
 /** The endpoint (chat or completions) a backend's bodies take. */
 export const backendEndpoint = (backend: string): 'chat' | 'completions' => getBackend(backend).endpoint;
 
+/** Backends the ladder cannot check, and why: it judges generated text sent as a JSON body over HTTP. */
+const NOT_LADDERED: Readonly<Record<string, string>> = {
+  embeddings: 'no generated text to check',
+  'embeddings-tei': 'no generated text to check',
+  rerank: 'no generated text to check',
+  'rerank-tei': 'no generated text to check',
+  'openai-transcriptions': 'its requests are audio uploads',
+  websocket: 'it speaks WebSocket, not HTTP',
+};
+
 /**
  * The ladder for this run, after the driver opened and before any load: climbed, or reused from an earlier run of
  * the same command (`once`: ResolvedRun.ladder, shared by every run() of one command), skipped with the reason, or undefined on a driver without a server (simulate).
@@ -30,6 +40,7 @@ export const backendEndpoint = (backend: string): 'chat' | 'completions' => getB
 export async function climbLadder(c: RunConfig, driver: Driver, tok: Tokenizer, backend: string, once: Once<unknown> | undefined, signal?: AbortSignal): Promise<LadderResult | LadderSkipped | undefined> {
   if (!driver.validate) return undefined;
   if (!c.validate) return { verdict: 'skipped', reason: '--no-validate', steps: [] };
+  if (NOT_LADDERED[backend]) return { verdict: 'skipped', reason: `--backend ${backend}: ${NOT_LADDERED[backend]}`, steps: [] };
   // A shard is one measurement of a larger run: shard 0 checks the server for all of them (docs/distributed.md).
   const shard = c.shard !== undefined ? parseShard(c.shard) : undefined;
   if (shard && shard.index > 0) return { verdict: 'skipped', reason: `shard ${shard.index}/${shard.count}: shard 0 climbs the ladder for the whole run`, steps: [] };
