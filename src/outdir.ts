@@ -60,21 +60,6 @@ export function prepareOutDir(dir: string, overwrite: boolean): void {
   }
 }
 
-/**
- * prepareOutDir's refusals that need no write (not a directory, an earlier run without --overwrite), for a check
- * before anything is sent: the validation ladder runs before the directory is prepared.
- */
-export function checkOutDir(dir: string, overwrite: boolean): void {
-  try {
-    const s = statOrNull(dir);
-    if (s && !s.isDirectory()) throw new UsageError([`--out: ${dir} exists and is not a directory (it is ${kindOf(s)})`]);
-    if (s && !overwrite && readdirSync(dir).some((f) => RUN_FILES.includes(f))) throw new UsageError([`--out: ${dir} already holds a run; choose another directory or pass --overwrite`]);
-  } catch (e) {
-    if (e instanceof UsageError) throw e;
-    // Unreadable: prepareOutDir reports it with the reason.
-  }
-}
-
 function prepare(dir: string, overwrite: boolean): void {
   const s = statOrNull(dir);
   if (s && !s.isDirectory()) throw new UsageError([`--out: ${dir} exists and is not a directory (it is ${kindOf(s)})`]);

@@ -23,7 +23,7 @@ describe('GPU telemetry', () => {
     process.env.PATH = `${fakeBin}:${path0}`;
     const server = await startSimServer({ timeScale: 2 });
     try {
-      const res = await run({ ...load, baseUrl: server.baseUrl, gpuMetrics: 'nvidia-smi', out: tmpDir() });
+      const res = await run({ validate: false, ...load, baseUrl: server.baseUrl, gpuMetrics: 'nvidia-smi', out: tmpDir() });
       expect(existsSync(join(res.outDir, 'gpu_metrics.jsonl'))).toBe(true);
       const lines = readGpuLines(res.outDir);
       expect(lines.some((l) => 'gpus' in l)).toBe(true);
@@ -45,7 +45,7 @@ describe('GPU telemetry', () => {
     try {
       const dcgm = `dcgm:${new URL(server.baseUrl).origin}/dcgm/metrics`;
       // 8 requests of the 70B model (two rounds of 4) keep the GPUs busy for over a second: still several 100 ms samples.
-      const res = await run({ ...load, requests: 8, baseUrl: server.baseUrl, gpuMetrics: dcgm, out: tmpDir() });
+      const res = await run({ validate: false, ...load, requests: 8, baseUrl: server.baseUrl, gpuMetrics: dcgm, out: tmpDir() });
       const gpu = res.summary.gpu as { gpus: { gpu: string }[]; util_pct_max: number; fb_used_mib_max: number };
       expect(gpu.gpus.map((g) => g.gpu).sort()).toEqual(['0', '1']);
       expect(gpu.util_pct_max).toBeGreaterThan(0);
@@ -58,7 +58,7 @@ describe('GPU telemetry', () => {
   it('without --gpu-metrics or --server-pid: the host is still sampled (docs: always), no GPU entries', async () => {
     const server = await startSimServer({ timeScale: 20 });
     try {
-      const res = await run({ ...load, requests: 24, baseUrl: server.baseUrl, out: tmpDir() });
+      const res = await run({ validate: false, ...load, requests: 24, baseUrl: server.baseUrl, out: tmpDir() });
       expect(existsSync(join(res.outDir, 'gpu_metrics.jsonl'))).toBe(true);
       const gpu = res.summary.gpu as { samples: number; gpus?: unknown[]; host: Record<string, number> };
       expect(gpu.samples).toBe(0);

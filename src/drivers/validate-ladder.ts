@@ -16,6 +16,8 @@ export const LADDER_MAX_TOKENS = 16;
 export const LADDER_RETRIES = 3;
 /** Wait before retry k (0-based) without a Retry-After: 250 ms, 500 ms, 1 s. */
 export const ladderBackoffMs = (k: number): number => 250 * 2 ** k;
+/** The longest a ladder request may take (less when --timeout is shorter): 16 tokens take seconds on any live server. */
+export const LADDER_TIMEOUT_MS = 60_000;
 /** The longest Retry-After the ladder honours before a retry; a longer one waits this long. */
 export const LADDER_MAX_RETRY_WAIT_MS = 10_000;
 
@@ -247,7 +249,8 @@ async function climbStep(name: LadderStep['step'], n: number, t: LadderTarget, s
  * ladder and throws ValidationError (carrying the verdicts); warnings do not stop it.
  */
 export async function runLadder(target: LadderTarget, say: (line: string) => void, signal?: AbortSignal): Promise<LadderResult> {
-  const t = target.proxy ? { ...target, dispatcher: (await import('../backends/undici-agents.js')).proxyAgent(target.proxy) } : target;
+  const dispatcher = target.proxy ? (await import('../backends/undici-agents.js')).proxyAgent(target.proxy) : undefined;
+  const t: LadderTarget = { ...target, timeoutMs: Math.min(target.timeoutMs, LADDER_TIMEOUT_MS), dispatcher };
   const steps: LadderStep[] = [];
   try {
     steps.push(await climbStep('single', 1, t, signal));
