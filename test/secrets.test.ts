@@ -68,6 +68,7 @@ describe.each(['h1', 'undici'] as const)('hostile servers (transport %s)', (tran
     const code = await main(
       [
         'run',
+        '--no-validate',
         '--base-url', `${server.origin}/v1?api-key=${SECRETS.urlKey}&api-version=2024-06-01`,
         '--api-key', KEY,
         '--header', `X-Auth-Key: ${SECRETS.xAuthKey}`,
@@ -155,7 +156,7 @@ describe.each(['h1', 'undici'] as const)('hostile servers (transport %s)', (tran
     const out = join(tmpDir(), 'sweep');
     const c = capture();
     const code = await main(
-      ['sweep', '--base-url', `${server.origin}/v1?api-key=${SECRETS.urlKey}`, '--api-key', KEY, '--header', `X-Auth-Key: ${SECRETS.xAuthKey}`, '--concurrency', '1,2', '--requests', '2', '--input-tokens', '8', '--output-tokens', '2', '--transport', transport, '--out', out],
+      ['sweep', '--no-validate', '--base-url', `${server.origin}/v1?api-key=${SECRETS.urlKey}`, '--api-key', KEY, '--header', `X-Auth-Key: ${SECRETS.xAuthKey}`, '--concurrency', '1,2', '--requests', '2', '--input-tokens', '8', '--output-tokens', '2', '--transport', transport, '--out', out],
       c.io,
     );
     expect(code, c.err).toBe(0);

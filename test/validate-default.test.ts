@@ -173,12 +173,15 @@ describe('failures', () => {
   });
 
   it('a hard failure (401, a stage answer over max_tokens) exits 4 at once, without retries or load', async () => {
-    const denied = await startScriptServer(() => status(401, '{"error":"invalid api key"}'));
+    // The 401 echoes the key, as OpenAI's does: the exit-4 message and --json quote the body with the key redacted.
+    const denied = await startScriptServer(() => status(401, '{"error":"Incorrect API key provided: sk-ladder-secret-0123456789"}'));
     // Good on the single request, then over max_tokens in the stage.
     const overlong = await startScriptServer((_b, n) => (n === 0 ? good : { steps: [{ at: 0, write: chatChunk({ content: 'a' }) + chatChunk({ content: 'b' }) + usageChunk(40, 99) + DONE }] }));
     try {
       const c = capture();
-      expect(await main(['run', '--base-url', denied.baseUrl, '--requests', '20', '--out', join(tmpDir(), 'r'), '--json'], c.io)).toBe(4);
+      expect(await main(['run', '--base-url', denied.baseUrl, '--api-key', 'sk-ladder-secret-0123456789', '--requests', '20', '--out', join(tmpDir(), 'r'), '--json'], c.io)).toBe(4);
+      expect(c.out + c.err + stderr).not.toContain('sk-ladder-secret-0123456789');
+      expect(c.err).toContain('Incorrect API key provided: sk-...6789');
       expect(denied.bodies.length).toBe(1);
       expect(JSON.parse(c.out).validation.steps[0]).toMatchObject({ step: 'single', verdict: 'fail', retries: 0 });
       expect(c.err).toMatch(/the single request failed \(http: HTTP 401/);

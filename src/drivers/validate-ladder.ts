@@ -7,6 +7,7 @@ import { SseParser } from '../backends/sse.js';
 import { TokenfloodError } from '../errors.js';
 import type { ProxyChoice } from '../backends/proxy.js';
 import type { Dispatcher } from 'undici';
+import { stripControls } from '../util/terminal-text.js';
 
 /** Requests in flight in the ladder's second step: enough to show a server batching, far from a load. */
 export const LADDER_STAGE_CONCURRENCY = 4;
@@ -86,6 +87,8 @@ export interface LadderTarget {
   proxy?: ProxyChoice | null;
   /** Set by runLadder: the proxied dispatcher its probes share. */
   dispatcher?: Dispatcher;
+  /** The run's redactor: servers echo credentials in error bodies, and every detail is printed and stored. */
+  redact?: (s: string) => string;
 }
 
 const rank: Record<Verdict, number> = { pass: 0, warn: 1, fail: 2 };
@@ -241,7 +244,9 @@ async function climbStep(name: LadderStep['step'], n: number, t: LadderTarget, s
     await pause(Math.min(LADDER_MAX_RETRY_WAIT_MS, Math.max(ladderBackoffMs(attempt), asked)), signal);
     pending = again.length;
   }
-  return step(name, judged, performance.now() - t0, retried);
+  // Details quote the server (bodies, error messages): no terminal control characters, no echoed credentials.
+  const clean = (x: string) => stripControls(t.redact ? t.redact(x) : x);
+  return step(name, judged.map((checks) => checks.map((c) => ({ ...c, detail: clean(c.detail) }))), performance.now() - t0, retried.map(clean));
 }
 
 /**
