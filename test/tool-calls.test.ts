@@ -42,7 +42,7 @@ describe('tool calls', () => {
 
   it('--tools with the completions endpoint is exit 2 before anything is sent', async () => {
     const n = srv.bodies.length;
-    await expect(run({ baseUrl: srv.baseUrl, requests: 1, endpoint: 'completions', tools: 4, quiet: true, out: join(tmpDir(), 'x') })).rejects.toThrow(/--tools: tool definitions go with --endpoint chat/);
+    await expect(run({ validate: false, baseUrl: srv.baseUrl, requests: 1, endpoint: 'completions', tools: 4, quiet: true, out: join(tmpDir(), 'x') })).rejects.toThrow(/--tools: tool definitions go with --endpoint chat/);
     expect(srv.bodies.length).toBe(n);
   });
 });

@@ -64,7 +64,7 @@ describe.each(['h1', 'undici'] as const)('openai-transcriptions (%s)', (transpor
         { at: 200, write: sse({ type: 'transcript.text.done', text: 'hello world', usage: { type: 'tokens', input_tokens: 14, output_tokens: 3, total_tokens: 17 } }) },
       ],
     }));
-    const res = await run({ validate: false, baseUrl: server.baseUrl, backend: 'openai-transcriptions', dataset, requests: 1, concurrency: 1, out: tmpDir(), quiet: true, transport, serverMetrics: false, model: 'whisper-large-v3' });
+    const res = await run({ baseUrl: server.baseUrl, backend: 'openai-transcriptions', dataset, requests: 1, concurrency: 1, out: tmpDir(), quiet: true, transport, serverMetrics: false, model: 'whisper-large-v3' });
     expect(server.urls[0]).toBe('/v1/audio/transcriptions');
     const form = parseMultipart(server.rawBodies[0], header(server.rawHeaders[0], 'content-type'));
     expect(form.get('model')?.bytes.toString()).toBe('whisper-large-v3');
@@ -85,7 +85,7 @@ describe.each(['h1', 'undici'] as const)('openai-transcriptions (%s)', (transpor
 
   it('not streamed: a JSON {text} answer; no stream field sent', async () => {
     server = await startScriptServer(() => ({ headers: { 'content-type': 'application/json' }, steps: [{ at: 30, write: JSON.stringify({ text: 'a short transcript' }) }] }));
-    const res = await run({ validate: false, baseUrl: server.baseUrl, backend: 'openai-transcriptions', dataset, requests: 1, concurrency: 1, stream: false, out: tmpDir(), quiet: true, transport, serverMetrics: false });
+    const res = await run({ baseUrl: server.baseUrl, backend: 'openai-transcriptions', dataset, requests: 1, concurrency: 1, stream: false, out: tmpDir(), quiet: true, transport, serverMetrics: false });
     const form = parseMultipart(server.rawBodies[0], header(server.rawHeaders[0], 'content-type'));
     expect(form.has('stream')).toBe(false);
     expect(form.get('file')!.bytes.equals(wav)).toBe(true);
@@ -96,7 +96,7 @@ describe.each(['h1', 'undici'] as const)('openai-transcriptions (%s)', (transpor
 describe('openai-transcriptions through worker threads', () => {
   it('the multipart bytes cross to the worker intact (--workers 2)', async () => {
     server = await startScriptServer(() => ({ steps: [{ at: 5, write: sse({ type: 'transcript.text.delta', delta: 'hi' }) }, { at: 10, write: sse({ type: 'transcript.text.done', text: 'hi' }) }] }));
-    const res = await run({ validate: false, baseUrl: server.baseUrl, backend: 'openai-transcriptions', dataset, requests: 4, concurrency: 2, workers: 2, out: tmpDir(), quiet: true, serverMetrics: false });
+    const res = await run({ baseUrl: server.baseUrl, backend: 'openai-transcriptions', dataset, requests: 4, concurrency: 2, workers: 2, out: tmpDir(), quiet: true, serverMetrics: false });
     expect(res.records.map((r) => r.status)).toEqual(['ok', 'ok', 'ok', 'ok']);
     expect(server.rawBodies).toHaveLength(4);
     for (let i = 0; i < 4; i++) expect(parseMultipart(server.rawBodies[i], header(server.rawHeaders[i], 'content-type')).get('file')!.bytes.equals(wav)).toBe(true);

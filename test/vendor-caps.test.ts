@@ -49,7 +49,7 @@ describe('vendor input and output caps', () => {
     const srv = await startScriptServer(() => ({ steps: [] }));
     servers.push(srv);
     const c = capture();
-    const args = ['run', '--base-url', srv.baseUrl, '--requests', '4', '--max-input-tokens', '1000', '--max-output-tokens', '256', '--out', join(tmpDir(), 'x')];
+    const args = ['run', '--no-validate', '--base-url', srv.baseUrl, '--requests', '4', '--max-input-tokens', '1000', '--max-output-tokens', '256', '--out', join(tmpDir(), 'x')];
     expect(await main([...args, '--input-tokens', 'lognormal:mean=500,sd=200', '--output-tokens', '300'], c.io)).toBe(2);
     expect(c.err).toContain('--max-input-tokens 1000: --input-tokens lognormal:mean=500,sd=200 can send prompts of any length (no max=), which the API would refuse; shorten the prompts or bound them with ,max=1000');
     expect(c.err).toContain('--max-output-tokens 256: --output-tokens 300 can ask for max_tokens up to 300, which the API would refuse; lower it or bound it with ,max=256');

@@ -48,7 +48,7 @@ describe('vLLM bench serve flags on tokenflood run', () => {
       const origin = new URL(server.baseUrl).origin;
       const before = server.urls.length;
       const c = capture();
-      const args = ['run', '--base-url', origin, '--endpoint', '/v1/completions', '--model', 'scripted-model', '--num-prompts', '3', '--request-rate', '50', '--max-concurrency', '2', '--transport', transport, '--no-server-metrics', '--quiet', '--json', '--out', join(tmpDir(), 'r')];
+      const args = ['run', '--no-validate', '--base-url', origin, '--endpoint', '/v1/completions', '--model', 'scripted-model', '--num-prompts', '3', '--request-rate', '50', '--max-concurrency', '2', '--transport', transport, '--no-server-metrics', '--quiet', '--json', '--out', join(tmpDir(), 'r')];
       expect(await main(args, c.io), c.err).toBe(0);
       expect(server.urls.slice(before)).toEqual(['/v1/completions', '/v1/completions', '/v1/completions']);
       const doc = JSON.parse(c.out);

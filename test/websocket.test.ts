@@ -27,7 +27,7 @@ const TPOT_TOL = 30;
 
 async function runWs(pick: (msg: unknown, n: number) => WsScript, extra: Record<string, unknown> = {}) {
   server = await startWsScriptServer(pick);
-  const res = await run({ validate: false, baseUrl: server.baseUrl, backend: 'websocket', model: 'm', requests: 1, concurrency: 1, inputTokens: 16, outputTokens: 5, out: tmpDir(), quiet: true, ...extra });
+  const res = await run({ baseUrl: server.baseUrl, backend: 'websocket', model: 'm', requests: 1, concurrency: 1, inputTokens: 16, outputTokens: 5, out: tmpDir(), quiet: true, ...extra });
   return res;
 }
 
@@ -69,7 +69,7 @@ describe('websocket backend against a scripted loopback WebSocket server', () =>
     const sse = await startScriptServer(() => ({ steps: [...timeline.map(([at, d]) => ({ at, write: chatChunk(d) })), { at: 140, write: usageChunk(16, 3, 1) }, { at: 140, write: DONE }] }));
     try {
       for (const transport of ['h1', 'undici'] as const) {
-        const chat = (await run({ validate: false, baseUrl: sse.baseUrl, transport, requests: 1, inputTokens: 16, outputTokens: 5, out: tmpDir(), quiet: true })).records[0];
+        const chat = (await run({ baseUrl: sse.baseUrl, transport, requests: 1, inputTokens: 16, outputTokens: 5, out: tmpDir(), quiet: true })).records[0];
         for (const k of ['status', 'event_kinds', 'input_tokens', 'output_tokens', 'reasoning_tokens', 'token_source', 'chunks', 'answer_chars', 'reasoning_chars', 'streamed'] as const)
           expect(ws[k], `${k} (${transport})`).toEqual(chat[k]);
         expect(ws.itl_ms).toHaveLength(chat.itl_ms.length);
@@ -218,7 +218,7 @@ describe('websocket backend against a scripted loopback WebSocket server', () =>
 
   it('an upgrade answered with HTTP 401 is an http_error record, not a crash', async () => {
     server = await startWsScriptServer(() => ({ steps: [] }), { rejectWith: 401 });
-    const res = await run({ validate: false, baseUrl: server.baseUrl, backend: 'websocket', model: 'm', requests: 1, prewarm: 'off', out: tmpDir(), quiet: true, outputTokens: 4 });
+    const res = await run({ baseUrl: server.baseUrl, backend: 'websocket', model: 'm', requests: 1, prewarm: 'off', out: tmpDir(), quiet: true, outputTokens: 4 });
     expect(res.records[0]).toMatchObject({ status: 'http_error', code: 'E_HTTP_401', http_status: 401 });
   });
 
@@ -259,7 +259,7 @@ describe('websocket backend against a scripted loopback WebSocket server', () =>
       { at: 80, send: { type: 'response.done', response: { usage: { input_tokens: 16, output_tokens: 3 } } } },
     ];
     server = await startWsScriptServer(() => ({ steps }), { isRequest: (m) => (m as { type?: string }).type === 'response.create' });
-    const res = await run({ validate: false, baseUrl: server.baseUrl, backend: 'websocket', backendConfig: cfg, model: 'm', requests: 2, concurrency: 1, inputTokens: 16, outputTokens: 5, out: tmpDir(), quiet: true });
+    const res = await run({ baseUrl: server.baseUrl, backend: 'websocket', backendConfig: cfg, model: 'm', requests: 2, concurrency: 1, inputTokens: 16, outputTokens: 5, out: tmpDir(), quiet: true });
     const recs = [...res.records].sort((x, y) => x.id - y.id);
     // reuse_connection: false: the prewarmed connection serves the first request, a new one the second.
     expect(recs.map((r) => r.connection_reused)).toEqual([true, false]);
@@ -281,7 +281,7 @@ describe('websocket backend against a scripted loopback WebSocket server', () =>
 describe('websocket backend against the embedded server (/v1/ws)', () => {
   it('streams the same record as chat, with heartbeats and a fault that closes mid-stream', async () => {
     sim = await startSimServer({ timeScale: 2, faults: { heartbeat: { every: 1, intervalMs: 3 }, drop: { every: 3, afterTokens: 8 } } });
-    const res = await run({ validate: false, baseUrl: sim.baseUrl, backend: 'websocket', requests: 6, concurrency: 2, inputTokens: 64, outputTokens: 32, out: tmpDir(), quiet: true });
+    const res = await run({ baseUrl: sim.baseUrl, backend: 'websocket', requests: 6, concurrency: 2, inputTokens: 64, outputTokens: 32, out: tmpDir(), quiet: true });
     const ok = res.records.filter((r) => r.status === 'ok');
     const dropped = res.records.filter((r) => r.status !== 'ok');
     expect(dropped.length).toBeGreaterThanOrEqual(1);
@@ -342,7 +342,7 @@ describe('a WebSocket server that accepts TCP and never answers the upgrade (iss
     const baseUrl = await startSilent();
     const t0 = performance.now();
     const out = tmpDir();
-    const res = await run({ validate: false, baseUrl, backend: 'websocket', model: 'm', requests: 2, concurrency: 1, timeout: 1, inputTokens: 8, outputTokens: 4, out, quiet: true });
+    const res = await run({ baseUrl, backend: 'websocket', model: 'm', requests: 2, concurrency: 1, timeout: 1, inputTokens: 8, outputTokens: 4, out, quiet: true });
     expect(performance.now() - t0).toBeLessThan(15_000);
     expect(res.records.map((r) => [r.status, r.code])).toEqual([
       ['timeout', 'E_TIMEOUT'],
@@ -356,7 +356,7 @@ describe('a WebSocket server that accepts TCP and never answers the upgrade (iss
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 300);
     const t0 = performance.now();
-    const res = await run({ validate: false, baseUrl, backend: 'websocket', model: 'm', requests: 2, concurrency: 1, timeout: 600, inputTokens: 8, outputTokens: 4, out: tmpDir(), quiet: true }, { signal: ac.signal });
+    const res = await run({ baseUrl, backend: 'websocket', model: 'm', requests: 2, concurrency: 1, timeout: 600, inputTokens: 8, outputTokens: 4, out: tmpDir(), quiet: true }, { signal: ac.signal });
     // The prewarm deadline is min(--timeout, 10 s): ending well before it means the stop reached the prewarm.
     expect(performance.now() - t0).toBeLessThan(8_000);
     expect(res.records.filter((r) => r.status === 'ok')).toEqual([]);

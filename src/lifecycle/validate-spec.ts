@@ -34,11 +34,12 @@ const NOT_LADDERED: Readonly<Record<string, string>> = {
 
 /**
  * The ladder for this run, after the driver opened and before any load: climbed, or reused from an earlier run of
- * the same command (`once`: ResolvedRun.ladder, shared by every run() of one command), skipped with the reason, or undefined on a driver without a server (simulate).
+ * the same command (`once`: ResolvedRun.ladder, shared by every run() of one command), or skipped with the reason
+ * (--no-validate, a shard other than 0, a backend it cannot judge, the virtual driver).
  * A failed step throws ValidationError (exit 4).
  */
-export async function climbLadder(c: RunConfig, driver: Driver, tok: Tokenizer, backend: string, once: Once<unknown> | undefined, signal?: AbortSignal): Promise<LadderResult | LadderSkipped | undefined> {
-  if (!driver.validate) return undefined;
+export async function climbLadder(c: RunConfig, driver: Driver, tok: Tokenizer, backend: string, once: Once<unknown> | undefined, signal?: AbortSignal): Promise<LadderResult | LadderSkipped> {
+  if (!driver.validate) return { verdict: 'skipped', reason: 'simulated: no server to check', steps: [] };
   if (!c.validate) return { verdict: 'skipped', reason: '--no-validate', steps: [] };
   if (NOT_LADDERED[backend]) return { verdict: 'skipped', reason: `--backend ${backend}: ${NOT_LADDERED[backend]}`, steps: [] };
   // A shard is one measurement of a larger run: shard 0 checks the server for all of them (docs/distributed.md).
