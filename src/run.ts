@@ -49,7 +49,7 @@ export function runTokenizer(c: RunConfig): Tokenizer {
 
 /** Run one benchmark. Throws UsageError (exit 2) for bad config or an unreachable server, before anything is sent. */
 export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions = {}): Promise<RunResult> {
-  const { config: c, headers, targets = [] } = 'config' in input ? input : resolveRunConfig({ flags: input as Record<string, unknown> });
+  const { config: c, headers, targets = [], ladder } = 'config' in input ? input : resolveRunConfig({ flags: input as Record<string, unknown> });
   const tokenizer = runTokenizer(c);
   // Servers echo credentials in error bodies ("Incorrect API key provided: sk-..."): every text stored or printed passes this.
   const redact = createRedactor([
@@ -59,5 +59,5 @@ export async function run(input: RunConfigInput | ResolvedRun, opts: RunOptions 
   const driver = createRealDriver(c, headers, backendOf(c), redact, targets, { livePool: opts.liveLoad, embedded: opts.embedded });
   const server = serverMetricsSources(c, headers, redact);
   const sources = (t: Parameters<typeof server>[0]) => [...server(t), ...gpuSources(c)];
-  return runLifecycle({ config: c, tokenizer, driver, configMeta: redactedConfig(c, headers), redact, sources }, opts);
+  return runLifecycle({ config: c, tokenizer, driver, configMeta: redactedConfig(c, headers), redact, sources, ladder }, opts);
 }

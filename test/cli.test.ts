@@ -49,7 +49,7 @@ describe('tokenflood CLI', () => {
 
   it('reports several problems at once', async () => {
     const c = capture();
-    const code = await main(['run', '--concurrency', '0', '--rate', 'x', '--endpoint', 'nope', '--base-url', server.baseUrl], c.io);
+    const code = await main(['run', '--no-validate', '--concurrency', '0', '--rate', 'x', '--endpoint', 'nope', '--base-url', server.baseUrl], c.io);
     expect(code).toBe(2);
     expect(c.err).toMatch(/--concurrency/);
     expect(c.err).toMatch(/--rate/);
@@ -59,7 +59,7 @@ describe('tokenflood CLI', () => {
   it('an unreachable server gives exit 2, one clear message, and sends nothing', async () => {
     const c = capture();
     const out = join(tmpDir(), 'r');
-    const code = await main(['run', '--base-url', 'http://127.0.0.1:9/v1', '--requests', '3', '--out', out, '--quiet'], c.io);
+    const code = await main(['run', '--no-validate', '--base-url', 'http://127.0.0.1:9/v1', '--requests', '3', '--out', out, '--quiet'], c.io);
     expect(code).toBe(2);
     expect(c.err).toMatch(/cannot reach the server at http:\/\/127\.0\.0\.1:9\/v1/);
     expect(c.err.trim().split('\n')).toHaveLength(1);
@@ -71,7 +71,7 @@ describe('tokenflood CLI', () => {
     const cfg = join(dir, 'c.yaml');
     writeFileSync(cfg, 'concurency: 4\nrequests: 2\n');
     const c = capture();
-    const code = await main(['run', '--config', cfg, '--base-url', server.baseUrl], c.io);
+    const code = await main(['run', '--no-validate', '--config', cfg, '--base-url', server.baseUrl], c.io);
     expect(code).toBe(2);
     expect(c.err).toMatch(/unknown key "concurency" \(did you mean "concurrency"\?\)/);
     expect(server.bodies.length).toBeGreaterThanOrEqual(0);
@@ -82,7 +82,7 @@ describe('tokenflood CLI', () => {
     const out = join(tmpDir(), 'run');
     const key = 'sk-test-SECRET-0123456789abcdef';
     const before = server.bodies.length;
-    const code = await main(['run', '--base-url', server.baseUrl, '--requests', '3', '--concurrency', '2', '--out', out, '--json', '--api-key', key], c.io);
+    const code = await main(['run', '--no-validate', '--base-url', server.baseUrl, '--requests', '3', '--concurrency', '2', '--out', out, '--json', '--api-key', key], c.io);
     expect(code).toBe(0);
     const doc = JSON.parse(c.out);
     expect(doc.requests.ok).toBe(3);
@@ -94,26 +94,26 @@ describe('tokenflood CLI', () => {
 
   it('refuses to overwrite an earlier run unless --overwrite', async () => {
     const out = join(tmpDir(), 'run');
-    expect(await main(['run', '--base-url', server.baseUrl, '--requests', '1', '--out', out, '--quiet'], capture().io)).toBe(0);
+    expect(await main(['run', '--no-validate', '--base-url', server.baseUrl, '--requests', '1', '--out', out, '--quiet'], capture().io)).toBe(0);
     const c = capture();
-    expect(await main(['run', '--base-url', server.baseUrl, '--requests', '1', '--out', out, '--quiet'], c.io)).toBe(2);
+    expect(await main(['run', '--no-validate', '--base-url', server.baseUrl, '--requests', '1', '--out', out, '--quiet'], c.io)).toBe(2);
     expect(c.err).toMatch(/already holds a run/);
-    expect(await main(['run', '--base-url', server.baseUrl, '--requests', '1', '--out', out, '--quiet', '--overwrite'], capture().io)).toBe(0);
+    expect(await main(['run', '--no-validate', '--base-url', server.baseUrl, '--requests', '1', '--out', out, '--quiet', '--overwrite'], capture().io)).toBe(0);
   });
 
   it('--overwrite with a bad dataset leaves the earlier run untouched', async () => {
     const out = join(tmpDir(), 'run');
-    expect(await main(['run', '--base-url', server.baseUrl, '--requests', '2', '--out', out, '--quiet'], capture().io)).toBe(0);
+    expect(await main(['run', '--no-validate', '--base-url', server.baseUrl, '--requests', '2', '--out', out, '--quiet'], capture().io)).toBe(0);
     const before = readFileSync(join(out, 'requests.jsonl'), 'utf8');
     const c = capture();
-    expect(await main(['run', '--base-url', server.baseUrl, '--dataset', join(out, 'nope.jsonl'), '--out', out, '--overwrite', '--quiet'], c.io)).toBe(2);
+    expect(await main(['run', '--no-validate', '--base-url', server.baseUrl, '--dataset', join(out, 'nope.jsonl'), '--out', out, '--overwrite', '--quiet'], c.io)).toBe(2);
     expect(c.err).toMatch(/--dataset/);
     expect(readFileSync(join(out, 'requests.jsonl'), 'utf8')).toBe(before);
   });
 
   it('`report` survives a corrupt run.json and non-object lines, with warnings', async () => {
     const out = join(tmpDir(), 'run');
-    expect(await main(['run', '--base-url', server.baseUrl, '--requests', '2', '--out', out, '--quiet'], capture().io)).toBe(0);
+    expect(await main(['run', '--no-validate', '--base-url', server.baseUrl, '--requests', '2', '--out', out, '--quiet'], capture().io)).toBe(0);
     writeFileSync(join(out, 'run.json'), '{broken');
     writeFileSync(join(out, 'requests.jsonl'), readFileSync(join(out, 'requests.jsonl'), 'utf8') + 'null\n');
     const c = capture();
@@ -125,7 +125,7 @@ describe('tokenflood CLI', () => {
 
   it('`report DIR` rebuilds the same summary and tolerates a truncated last line', async () => {
     const out = join(tmpDir(), 'run');
-    expect(await main(['run', '--base-url', server.baseUrl, '--requests', '4', '--out', out, '--quiet'], capture().io)).toBe(0);
+    expect(await main(['run', '--no-validate', '--base-url', server.baseUrl, '--requests', '4', '--out', out, '--quiet'], capture().io)).toBe(0);
     const original = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
     const c = capture();
     expect(await main(['report', out, '--json', '--no-write'], c.io)).toBe(0);

@@ -27,7 +27,7 @@ afterAll(async () => {
 
 const runOn = async (s: SlotServer) => {
   const out = tmpDir();
-  await run({ baseUrl: s.baseUrl, concurrency: 4, requests: 24, warmup: 4, inputTokens: 16, outputTokens: 8, out, quiet: true });
+  await run({ validate: false, baseUrl: s.baseUrl, concurrency: 4, requests: 24, warmup: 4, inputTokens: 16, outputTokens: 8, out, quiet: true });
   return out;
 };
 
@@ -76,7 +76,7 @@ describe('compare against the embedded engine model', () => {
       const go = async (baseUrl: string) => {
         const out = tmpDir();
         // Two rounds of 8 in lockstep: every round has the same TPOT, so more rounds would not move tpot_p50.
-        await run({ baseUrl, concurrency: 8, requests: 16, inputTokens: 512, outputTokens: 32, out, quiet: true });
+        await run({ validate: false, baseUrl, concurrency: 8, requests: 16, inputTokens: 512, outputTokens: 32, out, quiet: true });
         return out;
       };
       const [base, cand] = [await go(h100.baseUrl), await go(a100.baseUrl)];
@@ -99,7 +99,7 @@ describe('compare sweeps', () => {
     const dirs = await Promise.all(
       [fast, slow].map(async (s) => {
         const out = join(tmpDir(), 'sweep');
-        const r = await runCli(registerSweep, ['sweep', '--base-url', s.baseUrl, '--concurrency', '1,4', '--requests', '8', '--input-output', '16x8', '--out', out, '--json', '--quiet']);
+        const r = await runCli(registerSweep, ['sweep', '--no-validate', '--base-url', s.baseUrl, '--concurrency', '1,4', '--requests', '8', '--input-output', '16x8', '--out', out, '--json', '--quiet']);
         expect(r.code).toBe(0);
         expect(JSON.parse(r.out).points).toHaveLength(2);
         return out;
@@ -131,7 +131,7 @@ describe('compare warns when the inputs differ in kind', () => {
     try {
       const go = async (baseUrl: string) => {
         const out = tmpDir();
-        await run({ baseUrl, concurrency: 4, requests: 8, inputTokens: 64, outputTokens: 16, out, quiet: true });
+        await run({ validate: false, baseUrl, concurrency: 4, requests: 8, inputTokens: 64, outputTokens: 16, out, quiet: true });
         return out;
       };
       const [base, cand] = await Promise.all([go(s5.baseUrl), go(s20.baseUrl)]); // only the warnings are compared: no timing at stake
@@ -164,7 +164,7 @@ describe('compare warns when the inputs differ in kind', () => {
   it('a fixed-length run against a mix: workload differs; the same settings give no warning', async () => {
     const go = async (lengths: Record<string, unknown>) => {
       const out = tmpDir();
-      await run({ baseUrl: fast.baseUrl, concurrency: 4, requests: 8, ...lengths, out, quiet: true });
+      await run({ validate: false, baseUrl: fast.baseUrl, concurrency: 4, requests: 8, ...lengths, out, quiet: true });
       return out;
     };
     // Only the workload descriptions are compared, so the three runs go side by side.
@@ -185,7 +185,7 @@ describe('compare a sweep whose server died', () => {
       const dirs = await Promise.all(
         [fast, dying].map(async (s) => {
           const out = join(tmpDir(), 'sweep');
-          await runCli(registerSweep, ['sweep', '--base-url', s.baseUrl, '--concurrency', '1,2,4', '--requests', '4', '--input-output', '16x8', '--out', out, '--json', '--quiet']);
+          await runCli(registerSweep, ['sweep', '--no-validate', '--base-url', s.baseUrl, '--concurrency', '1,2,4', '--requests', '4', '--input-output', '16x8', '--out', out, '--json', '--quiet']);
           return out;
         }),
       );

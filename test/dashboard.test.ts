@@ -180,7 +180,7 @@ describe('live dashboard', () => {
     const out = tmpDir();
     const d = await startDashboard({ onStop: () => {} });
     try {
-      const result = await run({ baseUrl: sim.baseUrl, requests: 12, concurrency: 4, inputTokens: 16, outputTokens: 4, percentiles: [50, 99.9], out, quiet: true, serverMetrics: false }, { reporters: [d.reporter], liveLoad: true });
+      const result = await run({ validate: false, baseUrl: sim.baseUrl, requests: 12, concurrency: 4, inputTokens: 16, outputTokens: 4, percentiles: [50, 99.9], out, quiet: true, serverMetrics: false }, { reporters: [d.reporter], liveLoad: true });
       expect(result.summary.requests.ok).toBe(12);
       if (!browser) return console.warn(NO_CHROMIUM);
       const { page, errors } = await openPage(d);
@@ -229,7 +229,7 @@ describe('live dashboard', () => {
     const out = tmpDir();
     const d = await startDashboard({ onStop: () => {} });
     try {
-      const result = await run({ baseUrl: server.baseUrl, requests: 8, concurrency: 2, inputTokens: 8, outputTokens: 2, out, quiet: true, serverMetrics: false }, { reporters: [d.reporter], liveLoad: true });
+      const result = await run({ validate: false, baseUrl: server.baseUrl, requests: 8, concurrency: 2, inputTokens: 8, outputTokens: 2, out, quiet: true, serverMetrics: false }, { reporters: [d.reporter], liveLoad: true });
       expect(result.summary.requests.failed).toBe(4);
       if (!browser) return console.warn(NO_CHROMIUM);
       const { page, errors, offsite } = await openPage(d);
@@ -264,7 +264,7 @@ describe.each(['h1', 'undici'] as const)('a live load change over %s', (transpor
         if (!raised && control) (raised = true), control.set({ concurrency: 8 });
       },
     };
-    const result = await run({ baseUrl: sim.baseUrl, transport, requests: 40, concurrency: 2, inputTokens: 16, outputTokens: 16, out, quiet: true, serverMetrics: false }, { reporters: [raiser], liveLoad: true });
+    const result = await run({ validate: false, baseUrl: sim.baseUrl, transport, requests: 40, concurrency: 2, inputTokens: 16, outputTokens: 16, out, quiet: true, serverMetrics: false }, { reporters: [raiser], liveLoad: true });
     const recs = records(out);
     expect(result.summary.by_stage?.map((s) => s.concurrency)).toEqual([2, 8]);
     expect(renderSummary(result.summary)).toMatch(/by stage \(live load changes\):\n[^]*\n1 +8 in flight/);
@@ -282,7 +282,7 @@ describe('a live rate change', () => {
       runStart: (e) => void (control = e.control),
       record: () => control?.current.stage === 0 && control.set({ rate: 40 }),
     };
-    const result = await run({ baseUrl: sim.baseUrl, rate: 10, arrival: 'constant', requests: 40, inputTokens: 16, outputTokens: 8, out, quiet: true, serverMetrics: false }, { reporters: [raiser], liveLoad: true });
+    const result = await run({ validate: false, baseUrl: sim.baseUrl, rate: 10, arrival: 'constant', requests: 40, inputTokens: 16, outputTokens: 8, out, quiet: true, serverMetrics: false }, { reporters: [raiser], liveLoad: true });
     const stage1 = records(out).filter((r) => r.stage === 1).sort((a, b) => a.id - b.id);
     expect(result.summary.by_stage?.map((s) => s.rate)).toEqual([10, 40]);
     const gaps = stage1.slice(2).map((r, i) => r.scheduled_at_ms - stage1[i + 1].scheduled_at_ms);

@@ -29,7 +29,7 @@ const LOAD = ['--requests', '6', '--concurrency', '2', '--input-tokens', '32', '
 async function runAgainst(baseUrl: string, extra: string[] = []): Promise<{ code: number; out: string; dir: string; summary: Record<string, any> }> {
   const dir = join(tmpDir(), 'run');
   const c = capture();
-  const code = await main(['run', '--base-url', baseUrl, ...LOAD, ...extra, '--out', dir], c.io);
+  const code = await main(['run', '--no-validate', '--base-url', baseUrl, ...LOAD, ...extra, '--out', dir], c.io);
   return { code, out: c.out, dir, summary: JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) };
 }
 
@@ -67,15 +67,15 @@ describe('error classes', () => {
   it('the embedded server takes the same fault from --sim-fault; a bad one is exit 2 naming the flag', async () => {
     const dir = join(tmpDir(), 'run');
     const c = capture();
-    expect(await main(['run', ...LOAD, '--sim-time-scale', '100', '--sim-fault', 'oom,every=2', '--out', dir], c.io), c.err).toBe(0);
+    expect(await main(['run', '--no-validate', ...LOAD, '--sim-time-scale', '100', '--sim-fault', 'oom,every=2', '--out', dir], c.io), c.err).toBe(0);
     const codes = [...recordsOf(join(dir, 'requests.jsonl'))].map((x) => x.code);
     expect(codes.filter((x) => x === 'E_SERVER_OOM')).toHaveLength(3);
     expect(codes.filter((x) => x === null)).toHaveLength(3);
     const bad = capture();
-    expect(await main(['run', ...LOAD, '--sim-fault', 'oom:lots', '--out', join(tmpDir(), 'x')], bad.io)).toBe(2);
+    expect(await main(['run', '--no-validate', ...LOAD, '--sim-fault', 'oom:lots', '--out', join(tmpDir(), 'x')], bad.io)).toBe(2);
     expect(bad.err).toContain('--sim-fault');
     const unknown = capture();
-    expect(await main(['run', ...LOAD, '--sim-fault', 'meltdown', '--out', join(tmpDir(), 'y')], unknown.io)).toBe(2);
+    expect(await main(['run', '--no-validate', ...LOAD, '--sim-fault', 'meltdown', '--out', join(tmpDir(), 'y')], unknown.io)).toBe(2);
     expect(unknown.err).toMatch(/--sim-fault.*unknown fault kind "meltdown".*oom/);
   }, 30_000);
 });
@@ -87,7 +87,7 @@ describe('the error playbook', () => {
     servers.push(sim);
     const dir = join(tmpDir(), 'run');
     const c = capture();
-    expect(await main(['run', '--base-url', sim.baseUrl, '--requests', '12', '--concurrency', '4', '--input-tokens', '32', '--output-tokens', '8', '--idle-timeout', '1.5s', '--no-server-metrics', '--out', dir], c.io), c.err).toBe(0);
+    expect(await main(['run', '--no-validate', '--base-url', sim.baseUrl, '--requests', '12', '--concurrency', '4', '--input-tokens', '32', '--output-tokens', '8', '--idle-timeout', '1.5s', '--no-server-metrics', '--out', dir], c.io), c.err).toBe(0);
     const s = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
     const byCode = Object.fromEntries(s.requests.errors_by_code.map((e: { code: string; count: number; hint: string }) => [e.code, e]));
     expect(byCode.E_HTTP_429.count).toBe(4);

@@ -67,7 +67,7 @@ async function runCases(cases: Case[], extra: Record<string, unknown>) {
   const srv = await startScriptServer((_b, n) => cases[n].script);
   caseServers.push(srv);
   const out = tmpDir();
-  const res = await run({ baseUrl: srv.baseUrl, requests: cases.length, concurrency: 1, inputTokens: 8, outputTokens: 4, out, quiet: true, maxLineBytes: 4096, ...extra });
+  const res = await run({ validate: false, baseUrl: srv.baseUrl, requests: cases.length, concurrency: 1, inputTokens: 8, outputTokens: 4, out, quiet: true, maxLineBytes: 4096, ...extra });
   expect(res.records).toHaveLength(cases.length);
   return { res, out };
 }
@@ -124,7 +124,7 @@ describe.each(['h1', 'undici'] as const)('error codes on records (transport %s)'
         void raw?.close();
       }
     });
-    const res = await run({ baseUrl: raw.baseUrl, requests: 4, concurrency: 1, inputTokens: 8, outputTokens: 4, out: tmpDir(), quiet: true, transport });
+    const res = await run({ validate: false, baseUrl: raw.baseUrl, requests: 4, concurrency: 1, inputTokens: 8, outputTokens: 4, out: tmpDir(), quiet: true, transport });
     raw = undefined;
     expect(res.records.map((r) => r.status)).toEqual(['network_error', 'network_error', 'network_error', 'network_error']);
     check(
@@ -141,7 +141,7 @@ describe.each(['h1', 'undici'] as const)('error codes on records (transport %s)'
   it('--retry: each attempt carries its own code', async () => {
     const scripts: Script[] = [{ status: 503, headers: { ...json, 'retry-after': '0' }, steps: [{ at: 0, write: '{"error":"busy"}' }] }, ok()];
     server = await startScriptServer((_b, n) => scripts[n] ?? ok());
-    const res = await run({ baseUrl: server.baseUrl, requests: 1, concurrency: 1, inputTokens: 8, outputTokens: 4, out: tmpDir(), quiet: true, retry: 1, transport });
+    const res = await run({ validate: false, baseUrl: server.baseUrl, requests: 1, concurrency: 1, inputTokens: 8, outputTokens: 4, out: tmpDir(), quiet: true, retry: 1, transport });
     expect(res.records.map((r) => [r.attempt, r.status, r.code])).toEqual([
       [1, 'http_error', 'E_HTTP_503'],
       [2, 'ok', null],
@@ -160,7 +160,7 @@ describe.each(['h1', 'undici'] as const)('error codes on records (transport %s)'
     await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
     const ac = new AbortController();
     const port = (srv.address() as AddressInfo).port;
-    const done = run({ baseUrl: `http://127.0.0.1:${port}/v1`, requests: 2, concurrency: 2, inputTokens: 8, outputTokens: 4, out: tmpDir(), quiet: true, gracePeriod: '0.1s', transport }, { signal: ac.signal });
+    const done = run({ validate: false, baseUrl: `http://127.0.0.1:${port}/v1`, requests: 2, concurrency: 2, inputTokens: 8, outputTokens: 4, out: tmpDir(), quiet: true, gracePeriod: '0.1s', transport }, { signal: ac.signal });
     while (posts < 2) await new Promise((r) => setTimeout(r, 10));
     ac.abort();
     const res = await done;
@@ -179,7 +179,7 @@ describe('error codes of simulated records', () => {
     const sim = await simulate({ ...opts, numGpuBlocksOverride: 40, out: tmpDir() });
     const simServer = await startSimServer({ numGpuBlocksOverride: 40, timeScale: 20 });
     try {
-      const real = await run({ ...opts, baseUrl: simServer.baseUrl, out: tmpDir() });
+      const real = await run({ validate: false, ...opts, baseUrl: simServer.baseUrl, out: tmpDir() });
       expect(sim.records.map((r) => r.code)).toEqual(real.records.map((r) => r.code));
       expect(sim.records[0].code).toBe('E_CONTEXT_TOO_LONG');
       const ok = await simulate({ requests: 2, concurrency: 1, inputTokens: 16, outputTokens: 4, quiet: true, out: tmpDir() });

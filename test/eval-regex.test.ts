@@ -54,7 +54,7 @@ describe('eval --grade-regex on hostile answers', () => {
       const set = join(dir, 'set.jsonl');
       writeFileSync(set, ['{"question":"say a","answer":"a"}', '{"question":"say b","answer":"b"}', '{"question":"say c","answer":"c"}'].join('\n') + '\n');
       const out = join(dir, 'out');
-      const r = await cli(['eval', '--base-url', baseUrl, '--model', 'm', '--set', set, '--grade', 'regex', '--grade-regex', '(a+)+$', '--concurrency', '3', '--transport', transport, '--out', out, '--quiet']);
+      const r = await cli(['eval', '--no-validate', '--base-url', baseUrl, '--model', 'm', '--set', set, '--grade', 'regex', '--grade-regex', '(a+)+$', '--concurrency', '3', '--transport', transport, '--out', out, '--quiet']);
       expect(r.code, r.err).toBe(0);
       const rows = readFileSync(join(out, 'eval.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
       expect(rows).toHaveLength(3);

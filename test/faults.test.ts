@@ -45,7 +45,7 @@ const streamCases: Case[] = [
 
 async function runCases(cases: Case[], extra: Record<string, unknown> = {}) {
   server = await startScriptServer((_b, n) => (n < cases.length ? cases[n].script : ok()));
-  const res = await run({ baseUrl: server.baseUrl, requests: cases.length + 1, concurrency: 1, inputTokens: 8, outputTokens: 4, out: tmpDir(), quiet: true, ...extra });
+  const res = await run({ validate: false, baseUrl: server.baseUrl, requests: cases.length + 1, concurrency: 1, inputTokens: 8, outputTokens: 4, out: tmpDir(), quiet: true, ...extra });
   return res;
 }
 
@@ -98,7 +98,7 @@ describe.each(['h1', 'undici'] as const)('fault table (transport %s)', (transpor
     });
     await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
     const port = (srv.address() as AddressInfo).port;
-    const res = await run({ baseUrl: `http://127.0.0.1:${port}/v1`, requests: 4, concurrency: 1, inputTokens: 8, outputTokens: 4, out: tmpDir(), quiet: true, transport });
+    const res = await run({ validate: false, baseUrl: `http://127.0.0.1:${port}/v1`, requests: 4, concurrency: 1, inputTokens: 8, outputTokens: 4, out: tmpDir(), quiet: true, transport });
     srv.closeAllConnections?.();
     expect(res.records.map((r) => r.status)).toEqual(['network_error', 'network_error', 'network_error', 'network_error']);
     expect(res.records[0].error).toMatch(/before response headers/);
@@ -115,7 +115,7 @@ describe.each(['h1', 'undici'] as const)('fault table (transport %s)', (transpor
       { steps: [{ at: 0, write: badUtf8 }, { at: 5, write: chatChunk({ content: 'ok' }) + DONE }] },
     ];
     server = await startScriptServer((_b, n) => scripts[n]);
-    const res = await run({ baseUrl: server.baseUrl, requests: 3, concurrency: 1, inputTokens: 8, outputTokens: 4, out: tmpDir(), quiet: true, transport });
+    const res = await run({ validate: false, baseUrl: server.baseUrl, requests: 3, concurrency: 1, inputTokens: 8, outputTokens: 4, out: tmpDir(), quiet: true, transport });
     expect(res.records.map((r) => r.status)).toEqual(['ok', 'ok', 'ok']);
     expect(res.records[0].answer_chars).toBe(big.length + 3);
     expect(res.records[1].output_tokens).toBe(300);
@@ -129,7 +129,7 @@ describe.each(['h1', 'undici'] as const)('fault table (transport %s)', (transpor
       ok(),
     ];
     server = await startScriptServer((_b, n) => scripts[n] ?? ok());
-    const res = await run({ baseUrl: server.baseUrl, requests: 2, concurrency: 1, inputTokens: 8, outputTokens: 4, out: tmpDir(), quiet: true, retry: 2, transport });
+    const res = await run({ validate: false, baseUrl: server.baseUrl, requests: 2, concurrency: 1, inputTokens: 8, outputTokens: 4, out: tmpDir(), quiet: true, retry: 2, transport });
     expect(res.records.map((r) => [r.id, r.attempt, r.status])).toEqual([
       [0, 1, 'http_error'],
       [0, 2, 'ok'],
@@ -143,7 +143,7 @@ describe.each(['h1', 'undici'] as const)('fault table (transport %s)', (transpor
 
   it('--max-error-rate stops a run against a server that is down, with a clear reason', async () => {
     server = await startScriptServer(() => ({ status: 503, headers: json, steps: [{ at: 0, write: '{"error":"down"}' }] }));
-    const res = await run({ baseUrl: server.baseUrl, requests: 500, concurrency: 2, inputTokens: 8, outputTokens: 4, out: tmpDir(), quiet: true, maxErrorRate: '50%', transport });
+    const res = await run({ validate: false, baseUrl: server.baseUrl, requests: 500, concurrency: 2, inputTokens: 8, outputTokens: 4, out: tmpDir(), quiet: true, maxErrorRate: '50%', transport });
     expect(res.records.length).toBeLessThan(60);
     expect(res.summary.run.stopped_reason).toBe('max_error_rate');
     expect(String(res.summary.run.stop_message)).toMatch(/more than 50.0% of requests failed/);
@@ -156,12 +156,12 @@ describe('no leaks', () => {
     const gc = (globalThis as { gc?: () => void }).gc;
     expect(gc, 'tests run with --expose-gc').toBeTypeOf('function');
     // A first, smaller run warms up JIT and module caches so the measured run shows only growth.
-    await run({ baseUrl: server.baseUrl, requests: 1000, concurrency: 32, inputTokens: 8, outputTokens: 4, out: tmpDir(), quiet: true });
+    await run({ validate: false, baseUrl: server.baseUrl, requests: 1000, concurrency: 32, inputTokens: 8, outputTokens: 4, out: tmpDir(), quiet: true });
     await new Promise((r) => setTimeout(r, 50));
     gc!();
     const baseline = process.getActiveResourcesInfo().filter((r) => r !== 'TTYWrap');
     const heapBefore = process.memoryUsage().heapUsed;
-    let res = await run({ baseUrl: server.baseUrl, requests: 10_000, concurrency: 32, inputTokens: 8, outputTokens: 4, out: tmpDir(), quiet: true, idleTimeout: '5s' });
+    let res = await run({ validate: false, baseUrl: server.baseUrl, requests: 10_000, concurrency: 32, inputTokens: 8, outputTokens: 4, out: tmpDir(), quiet: true, idleTimeout: '5s' });
     expect(res.summary.requests.failed).toBe(10_000);
     expect(res.summary.requests.errors).toEqual([expect.objectContaining({ kind: 'http_error', http_status: 500, count: 10_000 })]);
     res = undefined as never;
@@ -195,7 +195,7 @@ describe('faults injected by the simulated server', () => {
       },
     });
     try {
-      const res = await run({ baseUrl: sim.baseUrl, requests: 120, concurrency: 8, inputTokens: 32, outputTokens: 16, out: tmpDir(), quiet: true, idleTimeout: '1s' });
+      const res = await run({ validate: false, baseUrl: sim.baseUrl, requests: 120, concurrency: 8, inputTokens: 32, outputTokens: 16, out: tmpDir(), quiet: true, idleTimeout: '1s' });
       const by = (s: string) => res.records.filter((r) => r.status === s);
       expect(res.records).toHaveLength(120);
       expect(by('http_error').some((r) => r.http_status === 429)).toBe(true);

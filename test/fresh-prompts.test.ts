@@ -48,7 +48,7 @@ describe.each(['h1', 'undici'] as const)('fresh prompts against one sim server w
     try {
       const ids: string[] = [];
       for (let i = 0; i < 2; i++) {
-        const r = await run({ baseUrl: srv.baseUrl, transport, requests: 4, concurrency: 1, inputTokens: 64, outputTokens: 2, out: tmpDir(), quiet: true });
+        const r = await run({ validate: false, baseUrl: srv.baseUrl, transport, requests: 4, concurrency: 1, inputTokens: 64, outputTokens: 2, out: tmpDir(), quiet: true });
         ids.push(String(r.summary.run.run_id));
       }
       expect(bodies).toHaveLength(8);
@@ -127,7 +127,7 @@ describe('sweep points and calibrate', () => {
       const dirs: string[] = [];
       // Seeds 5 and 6 differ; the third run repeats the second's prompts.
       for (const [c, seed] of [[1, 5], [2, 6], [2, 6]]) {
-        const r = await run({ baseUrl: sim.baseUrl, requests: 6, concurrency: c, inputTokens: 256, outputTokens: 8, datasetSeed: seed, out: tmpDir(), quiet: true });
+        const r = await run({ validate: false, baseUrl: sim.baseUrl, requests: 6, concurrency: c, inputTokens: 256, outputTokens: 8, datasetSeed: seed, out: tmpDir(), quiet: true });
         dirs.push(r.outDir);
       }
       const cached = dirs[2];

@@ -8,6 +8,7 @@ import { startSimServer } from '../src/sim/server.js';
 import { replaySummary } from '../src/report/results-dir.js';
 import { readGpuLines } from '../src/telemetry/gpu-source.js';
 import { tmpDir } from './helpers.js';
+import { LADDER_STAGE_CONCURRENCY } from '../src/drivers/validate-ladder.js';
 
 const fakeBin = fileURLToPath(new URL('./fixtures/bin', import.meta.url));
 const path0 = process.env.PATH;
@@ -23,7 +24,7 @@ describe('GPU telemetry', () => {
     process.env.PATH = `${fakeBin}:${path0}`;
     const server = await startSimServer({ timeScale: 2 });
     try {
-      const res = await run({ ...load, baseUrl: server.baseUrl, gpuMetrics: 'nvidia-smi', out: tmpDir() });
+      const res = await run({ validate: false, ...load, baseUrl: server.baseUrl, gpuMetrics: 'nvidia-smi', out: tmpDir() });
       expect(existsSync(join(res.outDir, 'gpu_metrics.jsonl'))).toBe(true);
       const lines = readGpuLines(res.outDir);
       expect(lines.some((l) => 'gpus' in l)).toBe(true);
@@ -45,7 +46,7 @@ describe('GPU telemetry', () => {
     try {
       const dcgm = `dcgm:${new URL(server.baseUrl).origin}/dcgm/metrics`;
       // 8 requests of the 70B model (two rounds of 4) keep the GPUs busy for over a second: still several 100 ms samples.
-      const res = await run({ ...load, requests: 8, baseUrl: server.baseUrl, gpuMetrics: dcgm, out: tmpDir() });
+      const res = await run({ validate: false, ...load, requests: 8, baseUrl: server.baseUrl, gpuMetrics: dcgm, out: tmpDir() });
       const gpu = res.summary.gpu as { gpus: { gpu: string }[]; util_pct_max: number; fb_used_mib_max: number };
       expect(gpu.gpus.map((g) => g.gpu).sort()).toEqual(['0', '1']);
       expect(gpu.util_pct_max).toBeGreaterThan(0);
@@ -58,7 +59,7 @@ describe('GPU telemetry', () => {
   it('without --gpu-metrics or --server-pid: the host is still sampled (docs: always), no GPU entries', async () => {
     const server = await startSimServer({ timeScale: 20 });
     try {
-      const res = await run({ ...load, requests: 24, baseUrl: server.baseUrl, out: tmpDir() });
+      const res = await run({ validate: false, ...load, requests: 24, baseUrl: server.baseUrl, out: tmpDir() });
       expect(existsSync(join(res.outDir, 'gpu_metrics.jsonl'))).toBe(true);
       const gpu = res.summary.gpu as { samples: number; gpus?: unknown[]; host: Record<string, number> };
       expect(gpu.samples).toBe(0);
@@ -76,16 +77,17 @@ describe('GPU telemetry', () => {
 });
 
 describe('GPU telemetry that cannot start', () => {
-  it('nvidia-smi missing: one message naming --gpu-metrics, nothing sent', async () => {
+  it('nvidia-smi missing: one message naming --gpu-metrics, no load sent (only the validation ladder, which comes first)', async () => {
     process.env.PATH = '/nonexistent';
     const server = await startSimServer({ timeScale: 20 });
     try {
       await expect(run({ ...load, requests: 4, baseUrl: server.baseUrl, gpuMetrics: 'nvidia-smi', out: tmpDir() })).rejects.toThrow(/--gpu-metrics/);
-      // The sim server counts every request it finished, by finish reason: none.
+      // The sim server counts every request it finished, by finish reason: the ladder's (the sources start after
+      // it, so their /metrics deltas leave it out), none of the load.
       const text = await (await fetch(`${new URL(server.baseUrl).origin}/metrics`)).text();
       const counts = [...text.matchAll(/^vllm:request_success_total\{[^}]*\} (\d+)/gm)].map((m) => Number(m[1]));
       expect(counts.length).toBeGreaterThan(0);
-      expect(counts.reduce((x, y) => x + y, 0)).toBe(0);
+      expect(counts.reduce((x, y) => x + y, 0)).toBe(1 + LADDER_STAGE_CONCURRENCY);
     } finally {
       process.env.PATH = path0;
       await server.close();

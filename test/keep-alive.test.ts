@@ -21,7 +21,7 @@ describe.each(['h1', 'undici'] as const)('keep-alive closes by the server (trans
       s.write(response(200, sseBody(), sse)); // no "Connection: close": the client believes it may reuse it
       s.end();
     });
-    const res = await run({ ...base, baseUrl: server.baseUrl, requests: 24, concurrency, out: tmpDir(), transport });
+    const res = await run({ validate: false, ...base, baseUrl: server.baseUrl, requests: 24, concurrency, out: tmpDir(), transport });
     const bad = res.records.filter((r) => r.status !== 'ok').map((r) => `${r.id}: ${r.status} ${r.error}`);
     expect(bad).toEqual([]);
     // One response per connection: every request got a connection of its own (plus the preflight's).
@@ -35,7 +35,7 @@ describe.each(['h1', 'undici'] as const)('keep-alive closes by the server (trans
   it('a request whose reused connection is closed before any response byte is sent once more, on a new connection', async () => {
     // The server answers the first request on each connection and closes the connection when a second arrives.
     server = await startRawServer((s, req) => (req.onSocket === 0 ? s.write(response(200, sseBody(), sse)) : s.end()));
-    const res = await run({ ...base, baseUrl: server.baseUrl, requests: 12, concurrency: 1, out: tmpDir(), transport });
+    const res = await run({ validate: false, ...base, baseUrl: server.baseUrl, requests: 12, concurrency: 1, out: tmpDir(), transport });
     expect(res.records.map((r) => r.status)).toEqual(Array(12).fill('ok'));
     // Each request sent on a reused connection found it stale and was re-sent once: one record each. (h1 keeps
     // the re-send's connection, so all 11 later requests meet a stale one; undici closes it after the re-send,
@@ -51,7 +51,7 @@ describe.each(['h1', 'undici'] as const)('keep-alive closes by the server (trans
 
   it('re-sends always get a new connection, also with many connections idle and stale (concurrency 8)', async () => {
     server = await startRawServer((s, req) => (req.onSocket === 0 ? s.write(response(200, sseBody(), sse)) : s.end()));
-    const res = await run({ ...base, baseUrl: server.baseUrl, requests: 40, concurrency: 8, out: tmpDir(), transport });
+    const res = await run({ validate: false, ...base, baseUrl: server.baseUrl, requests: 40, concurrency: 8, out: tmpDir(), transport });
     expect(res.records.filter((r) => r.status !== 'ok').map((r) => r.error)).toEqual([]);
     expect(res.records.some((r) => r.reconnected)).toBe(true);
   });
@@ -62,14 +62,14 @@ describe.each(['h1', 'undici'] as const)('keep-alive closes by the server (trans
       s.setTimeout(1000, () => s.end()); // the server's own idle close, as advertised
     });
     // One request a second: each next request is due just as the server closes the previous connection.
-    const res = await run({ ...base, baseUrl: server.baseUrl, requests: 5, rate: 1, arrival: 'constant', out: tmpDir(), transport });
+    const res = await run({ validate: false, ...base, baseUrl: server.baseUrl, requests: 5, rate: 1, arrival: 'constant', out: tmpDir(), transport });
     expect(res.records.map((r) => r.status)).toEqual(['ok', 'ok', 'ok', 'ok', 'ok']);
     expect(res.records.filter((r) => r.reconnected)).toEqual([]);
   });
 
   it('reuses connections within a longer Keep-Alive: timeout', async () => {
     server = await startRawServer((s) => s.write(response(200, sseBody(), { ...sse, 'keep-alive': 'timeout=5' })));
-    const res = await run({ ...base, baseUrl: server.baseUrl, requests: 6, rate: 4, arrival: 'constant', out: tmpDir(), transport });
+    const res = await run({ validate: false, ...base, baseUrl: server.baseUrl, requests: 6, rate: 4, arrival: 'constant', out: tmpDir(), transport });
     expect(res.records.every((r) => r.status === 'ok' && !r.reconnected)).toBe(true);
     // preflight + at most a couple for the run (a late timer may overlap two requests)
     expect(server.connections()).toBeLessThanOrEqual(4);
@@ -80,7 +80,7 @@ describe.each(['h1', 'undici'] as const)('keep-alive resets by the server (trans
   it('a request whose reused connection is reset (RST) before any response byte is sent once more', async () => {
     // The server answers the first request on each connection and resets the connection when a second arrives.
     server = await startRawServer((s, req) => (req.onSocket === 0 ? s.write(response(200, sseBody(), sse)) : s.resetAndDestroy()));
-    const res = await run({ ...base, baseUrl: server.baseUrl, requests: 4, concurrency: 1, out: tmpDir(), transport });
+    const res = await run({ validate: false, ...base, baseUrl: server.baseUrl, requests: 4, concurrency: 1, out: tmpDir(), transport });
     expect(res.records.map((r) => `${r.status} ${r.error ?? ''}`.trim())).toEqual(Array(4).fill('ok'));
     expect(res.records.filter((r) => r.reconnected).length).toBeGreaterThanOrEqual(transport === 'h1' ? 3 : 2);
   });

@@ -31,7 +31,7 @@ type Msg = { role: string; content: unknown; images?: string[] };
 
 async function send(backend: string, flags: Record<string, unknown>, transport: 'h1' | 'undici' = 'h1', requests = 2) {
   server = await startScriptServer(() => SCRIPTS[backend]);
-  const res = await run({ baseUrl: server.baseUrl, backend, model: 'm', requests, concurrency: 1, inputTokens: 8, outputTokens: 4, out: tmpDir(), quiet: true, transport, serverMetrics: false, ...flags });
+  const res = await run({ validate: false, baseUrl: server.baseUrl, backend, model: 'm', requests, concurrency: 1, inputTokens: 8, outputTokens: 4, out: tmpDir(), quiet: true, transport, serverMetrics: false, ...flags });
   return { res, bodies: server.bodies as Body[] };
 }
 
@@ -198,7 +198,7 @@ describe.each(['h1', 'undici'] as const)('every backend shape carries images (tr
 
   it('ollama-generate: `images` beside the prompt of /api/generate', async () => {
     server = await startScriptServer(() => ({ headers: { 'content-type': 'application/x-ndjson' }, steps: [{ at: 1, write: nd({ response: 'ok', done: false }) + nd({ response: '', done: true, done_reason: 'stop', prompt_eval_count: 8, eval_count: 1 }) }] }));
-    const res = await run({ baseUrl: server.baseUrl, backend: 'ollama-generate', model: 'm', requests: 1, concurrency: 1, inputTokens: 8, outputTokens: 4, out: tmpDir(), quiet: true, transport, serverMetrics: false, images: 2, imageSize: '5x6', imageFormat: 'jpeg' });
+    const res = await run({ validate: false, baseUrl: server.baseUrl, backend: 'ollama-generate', model: 'm', requests: 1, concurrency: 1, inputTokens: 8, outputTokens: 4, out: tmpDir(), quiet: true, transport, serverMetrics: false, images: 2, imageSize: '5x6', imageFormat: 'jpeg' });
     expect(res.records[0].status).toBe('ok');
     const b = server.bodies[0] as { prompt: string; images: string[] };
     expect(typeof b.prompt).toBe('string');
@@ -220,7 +220,7 @@ describe('bad media flags: exit 2, nothing sent', () => {
   ])('%j → names %s', async (args, named) => {
     server = await startScriptServer(() => CHAT);
     const io = capture();
-    const code = await main(['run', '--base-url', server.baseUrl, '--model', 'm', '--requests', '1', '--out', tmpDir(), '--quiet', '--no-server-metrics', ...args], io.io);
+    const code = await main(['run', '--no-validate', '--base-url', server.baseUrl, '--model', 'm', '--requests', '1', '--out', tmpDir(), '--quiet', '--no-server-metrics', ...args], io.io);
     expect(code, io.err).toBe(2);
     expect(io.err).toContain(named);
     expect(server.bodies).toHaveLength(0);

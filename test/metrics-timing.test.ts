@@ -15,7 +15,7 @@ afterEach(async () => {
 async function one(script: Script, extra: Record<string, unknown> = {}) {
   server = await startScriptServer(() => script);
   const out = tmpDir();
-  const res = await run({ baseUrl: server.baseUrl, requests: 1, concurrency: 1, inputTokens: 16, outputTokens: 5, out, quiet: true, ...extra });
+  const res = await run({ validate: false, baseUrl: server.baseUrl, requests: 1, concurrency: 1, inputTokens: 16, outputTokens: 5, out, quiet: true, ...extra });
   return { rec: res.records[0], res, out };
 }
 
@@ -153,7 +153,7 @@ describe('failures are records', () => {
       { steps: [{ at: 0, write: 'data: {"error":{"message":"overloaded","code":503}}\n\n' }] },
     ];
     server = await startScriptServer((_b, n) => scripts[n]);
-    const res = await run({ baseUrl: server.baseUrl, requests: scripts.length, concurrency: 1, inputTokens: 8, outputTokens: 4, out: tmpDir(), quiet: true, timeout: '1s' });
+    const res = await run({ validate: false, baseUrl: server.baseUrl, requests: scripts.length, concurrency: 1, inputTokens: 8, outputTokens: 4, out: tmpDir(), quiet: true, timeout: '1s' });
     const st = res.records.map((r) => r.status);
     expect(st).toEqual(['http_error', 'empty', 'parse_error', 'network_error', 'timeout', 'http_error']);
     expect(res.records[0].http_status).toBe(500);
@@ -195,7 +195,7 @@ describe('edge cases found in review', () => {
   it('open loop stops at --duration even when --requests is larger', async () => {
     const steps = [{ at: 0, write: chatChunk({ content: 'a' }) + usageChunk(16, 1) + DONE }];
     server = await startScriptServer(() => ({ steps }));
-    const res = await run({ baseUrl: server.baseUrl, rate: 20, arrival: 'constant', requests: 1000, duration: '1s', inputTokens: 8, outputTokens: 1, out: tmpDir(), quiet: true });
+    const res = await run({ validate: false, baseUrl: server.baseUrl, rate: 20, arrival: 'constant', requests: 1000, duration: '1s', inputTokens: 8, outputTokens: 1, out: tmpDir(), quiet: true });
     expect(res.records.length).toBeGreaterThanOrEqual(19);
     expect(res.records.length).toBeLessThanOrEqual(21);
   });

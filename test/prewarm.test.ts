@@ -52,7 +52,7 @@ describe.each(['h1', 'undici'] as const)('prewarm (transport %s)', (transport) =
   it('opens one connection per stream before the first measured request (--concurrency 40)', async () => {
     server = await startCountingServer();
     const out = tmpDir();
-    const res = await run({ ...base, baseUrl: server.baseUrl, requests: 80, concurrency: 40, out, transport });
+    const res = await run({ validate: false, ...base, baseUrl: server.baseUrl, requests: 80, concurrency: 40, out, transport });
     expect(res.records.filter((r) => r.status !== 'ok').map((r) => r.error)).toEqual([]);
     const { accepts, firstPost } = await server.stats();
     // The preflight's connection plus the 40 prewarmed ones, all accepted before the first POST arrived.
@@ -68,7 +68,7 @@ describe.each(['h1', 'undici'] as const)('prewarm (transport %s)', (transport) =
   it('worker threads (--workers 2) open their shares: all 40 before the first request', async () => {
     server = await startCountingServer();
     const out = tmpDir();
-    const res = await run({ ...base, workers: 2, baseUrl: server.baseUrl, requests: 80, concurrency: 40, out, transport });
+    const res = await run({ validate: false, ...base, workers: 2, baseUrl: server.baseUrl, requests: 80, concurrency: 40, out, transport });
     expect(res.records.filter((r) => r.status !== 'ok').map((r) => r.error)).toEqual([]);
     const { accepts, firstPost } = await server.stats();
     expect(accepts.filter((t) => t < firstPost!).length).toBe(41);
@@ -81,7 +81,7 @@ describe.each(['h1', 'undici'] as const)('prewarm (transport %s)', (transport) =
     // GETs held 30 ms: without the bound all 100 would be outstanding together.
     server = await startCountingServer(511, 30);
     const out = tmpDir();
-    await run({ ...base, baseUrl: server.baseUrl, requests: 100, concurrency: 100, out, transport });
+    await run({ validate: false, ...base, baseUrl: server.baseUrl, requests: 100, concurrency: 100, out, transport });
     const { mostGets } = await server.stats();
     expect(mostGets).toBeGreaterThan(1);
     expect(mostGets).toBeLessThanOrEqual(32);
@@ -91,7 +91,7 @@ describe.each(['h1', 'undici'] as const)('prewarm (transport %s)', (transport) =
   it('--prewarm 50 with --concurrency 3: opens only what the pool may hold', async () => {
     server = await startCountingServer();
     const out = tmpDir();
-    const res = await run({ ...base, baseUrl: server.baseUrl, requests: 6, concurrency: 3, prewarm: 50, out, transport });
+    const res = await run({ validate: false, ...base, baseUrl: server.baseUrl, requests: 6, concurrency: 3, prewarm: 50, out, transport });
     expect(res.records.map((r) => r.status)).toEqual(Array(6).fill('ok'));
     expect(JSON.parse(readFileSync(join(out, 'run.json'), 'utf8')).connections).toMatchObject({ prewarmed: 3, failed: 0 });
   });
@@ -102,7 +102,7 @@ describe.each(['h1', 'undici'] as const)('prewarm (transport %s)', (transport) =
     const raw = await startRawServer((s) => s.write(response(200, sseBody(), { 'content-type': 'text/event-stream' })), (s) => (gets++ === 0 ? false : (s.destroy(), true)));
     try {
       const out = tmpDir();
-      const res = await run({ ...base, baseUrl: raw.baseUrl, requests: 8, concurrency: 4, out, transport });
+      const res = await run({ validate: false, ...base, baseUrl: raw.baseUrl, requests: 8, concurrency: 4, out, transport });
       expect(res.records.map((r) => r.status)).toEqual(Array(8).fill('ok'));
       expect(JSON.parse(readFileSync(join(out, 'run.json'), 'utf8')).connections).toMatchObject({ prewarmed: 0, failed: 4 });
       // The run opened its own connections: the first request on each says so.
@@ -114,7 +114,7 @@ describe.each(['h1', 'undici'] as const)('prewarm (transport %s)', (transport) =
 
   it('records the phases: connection_reused, blocked/connecting/tls/sending/waiting/receiving', async () => {
     server = await startCountingServer();
-    const warm = await run({ ...base, baseUrl: server.baseUrl, requests: 12, concurrency: 4, out: tmpDir(), transport });
+    const warm = await run({ validate: false, ...base, baseUrl: server.baseUrl, requests: 12, concurrency: 4, out: tmpDir(), transport });
     for (const r of warm.records) {
       expect(r.connection_reused).toBe(true);
       expect(r.connecting_ms).toBe(0);
@@ -131,7 +131,7 @@ describe.each(['h1', 'undici'] as const)('prewarm (transport %s)', (transport) =
     await server.close();
 
     server = await startCountingServer();
-    const cold = await run({ ...base, baseUrl: server.baseUrl, requests: 12, concurrency: 4, out: tmpDir(), transport, prewarm: 'off' });
+    const cold = await run({ validate: false, ...base, baseUrl: server.baseUrl, requests: 12, concurrency: 4, out: tmpDir(), transport, prewarm: 'off' });
     expect(cold.records.map((r) => r.status)).toEqual(Array(12).fill('ok'));
     // Four streams: the first request of each opened its connection (the preflight's is not the run's).
     const fresh = cold.records.filter((r) => r.connection_reused === false);
@@ -147,7 +147,7 @@ describe.each(['h1', 'undici'] as const)('prewarm (transport %s)', (transport) =
   it('1,000 streams against a server with an accept backlog of 64: every connection ready before the clock, no request slower than 1 s to headers', { timeout: 120_000, retry: 2 }, async () => {
     server = await startCountingServer(64, 0, STREAM_MS);
     const out = tmpDir();
-    const res = await run({ ...base, baseUrl: server.baseUrl, requests: 1000, concurrency: 1000, out, transport, timeout: 60 });
+    const res = await run({ validate: false, ...base, baseUrl: server.baseUrl, requests: 1000, concurrency: 1000, out, transport, timeout: 60 });
     expect(res.records.filter((r) => r.status !== 'ok').map((r) => r.error).slice(0, 5)).toEqual([]);
     // Connection start → headers (connecting + TLS + sending + waiting for headers) within 1 s for every request: a
     // SYN dropped from a full accept queue costs a 1 s retransmit, so any would show. Without prewarm 400–1,000 of
@@ -178,7 +178,7 @@ describe.each(['h1', 'undici'] as const)('prewarm against a server that never an
     try {
       const t0 = performance.now();
       const out = tmpDir();
-      const res = await run({ baseUrl: raw.baseUrl, requests: 2, concurrency: 2, timeout: 1, inputTokens: 8, outputTokens: 4, out, quiet: true, transport, serverMetrics: false });
+      const res = await run({ validate: false, baseUrl: raw.baseUrl, requests: 2, concurrency: 2, timeout: 1, inputTokens: 8, outputTokens: 4, out, quiet: true, transport, serverMetrics: false });
       expect(performance.now() - t0).toBeLessThan(8_000);
       expect(JSON.parse(readFileSync(join(out, 'run.json'), 'utf8')).connections).toMatchObject({ prewarmed: 0, failed: 2 });
       expect(res.records.map((r) => r.status)).toEqual(['ok', 'ok']);
@@ -187,7 +187,7 @@ describe.each(['h1', 'undici'] as const)('prewarm against a server that never an
       const ac = new AbortController();
       setTimeout(() => ac.abort(), 300);
       const t1 = performance.now();
-      await run({ baseUrl: raw.baseUrl, requests: 2, concurrency: 2, timeout: 600, inputTokens: 8, outputTokens: 4, out: tmpDir(), quiet: true, transport, serverMetrics: false }, { signal: ac.signal });
+      await run({ validate: false, baseUrl: raw.baseUrl, requests: 2, concurrency: 2, timeout: 600, inputTokens: 8, outputTokens: 4, out: tmpDir(), quiet: true, transport, serverMetrics: false }, { signal: ac.signal });
       // The prewarm deadline is min(--timeout, 10 s): ending well before it means the stop reached the prewarm.
       expect(performance.now() - t1).toBeLessThan(8_000);
     } finally {

@@ -24,7 +24,7 @@ const TRANSPORTS = ['h1', 'undici'] as const;
 
 async function one(p: Protocol, story: Story, transport: 'h1' | 'undici'): Promise<RequestRecord> {
   server = await startScriptServer(() => ({ steps: storySteps(p, story) }));
-  const res = await run({ baseUrl: server.baseUrl, backend: p, requests: 1, concurrency: 1, inputTokens: 16, outputTokens: 5, out: tmpDir(), quiet: true, transport, serverMetrics: false });
+  const res = await run({ validate: false, baseUrl: server.baseUrl, backend: p, requests: 1, concurrency: 1, inputTokens: 16, outputTokens: 5, out: tmpDir(), quiet: true, transport, serverMetrics: false });
   await server.close();
   server = undefined;
   return res.records[0];
@@ -125,7 +125,7 @@ describe.each(TRANSPORTS)('empty keep-alive events (%s)', (transport) => {
     steps.unshift({ at: 0, write: 'data:\n\n' }, { at: 0, write: 'data: {}\n\n' });
     steps.splice(3, 0, { at: 35, write: 'data:\n\n' });
     server = await startScriptServer(() => ({ steps }));
-    const res = await run({ baseUrl: server.baseUrl, backend: p, requests: 1, inputTokens: 16, outputTokens: 2, out: tmpDir(), quiet: true, transport, serverMetrics: false });
+    const res = await run({ validate: false, baseUrl: server.baseUrl, backend: p, requests: 1, inputTokens: 16, outputTokens: 2, out: tmpDir(), quiet: true, transport, serverMetrics: false });
     const r = res.records[0];
     expect(r.status, String(r.error)).toBe('ok');
     expect(r.event_kinds.startsWith('hh')).toBe(true);
@@ -142,7 +142,7 @@ describe('anthropic-messages credentials', () => {
     const echo = `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'authentication_error', message: `invalid x-api-key ${key}` } })}\n\n`;
     server = await startScriptServer(() => ({ steps: [{ at: 0, write: echo }] }));
     const out = tmpDir();
-    const res = await run({ baseUrl: server.baseUrl, backend: 'anthropic-messages', apiKey: key, requests: 1, inputTokens: 8, outputTokens: 2, out, quiet: true, serverMetrics: false });
+    const res = await run({ validate: false, baseUrl: server.baseUrl, backend: 'anthropic-messages', apiKey: key, requests: 1, inputTokens: 8, outputTokens: 2, out, quiet: true, serverMetrics: false });
     expect(res.records[0]).toMatchObject({ status: 'http_error', code: 'E_STREAM_ERROR_EVENT' });
     const h = server.rawHeaders[0].map((x, i, a) => (i % 2 === 0 ? `${x.toLowerCase()}: ${a[i + 1]}` : '')).filter(Boolean);
     expect(h).toContain(`x-api-key: ${key}`);

@@ -52,7 +52,7 @@ describe('HTTP_PROXY', () => {
     const proxy = await proxyServer();
     process.env.HTTP_PROXY = `http://tf-user:tf-s3cret@127.0.0.1:${proxy.port}`;
     const out = tmpDir();
-    const res = await run({ ...base, baseUrl: REMOTE, out });
+    const res = await run({ validate: false, ...base, baseUrl: REMOTE, out });
     expect(res.records.map((r) => r.status)).toEqual(['ok', 'ok', 'ok']);
     const connects = proxy.heads.filter((h) => h.method === 'CONNECT');
     expect(connects.map((h) => h.target)).toContain('llm.invalid:8000');
@@ -68,7 +68,7 @@ describe('HTTP_PROXY', () => {
   it('refuses --transport h1 when a proxy applies, naming the flag and the variable, and sends nothing', async () => {
     const proxy = await proxyServer();
     process.env.HTTP_PROXY = `http://127.0.0.1:${proxy.port}`;
-    const err = await run({ ...base, baseUrl: REMOTE, out: tmpDir(), transport: 'h1' }).catch((e: unknown) => e);
+    const err = await run({ validate: false, ...base, baseUrl: REMOTE, out: tmpDir(), transport: 'h1' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UsageError);
     expect(String((err as Error).message)).toMatch(/--transport h1: .*HTTP_PROXY applies to llm\.invalid:8000/);
     expect(proxy.seen).toEqual([]);
@@ -78,14 +78,14 @@ describe('HTTP_PROXY', () => {
     const gone = await proxyServer();
     await gone.close(); // nothing listens on its port any more
     process.env.HTTP_PROXY = `http://tf-user:tf-s3cret@127.0.0.1:${gone.port}`;
-    const err = await run({ ...base, baseUrl: REMOTE, out: tmpDir() }).catch((e: unknown) => e);
+    const err = await run({ validate: false, ...base, baseUrl: REMOTE, out: tmpDir() }).catch((e: unknown) => e);
     expect(String((err as Error).message)).toMatch(new RegExp(`cannot reach .*through the proxy http://\\*\\*\\*:\\*\\*\\*@127\\.0\\.0\\.1:${gone.port}/ from HTTP_PROXY`));
     expect(String((err as Error).message)).not.toContain('tf-s3cret');
   });
 
   it('refuses a proxy variable that is not a URL', async () => {
     process.env.HTTP_PROXY = 'not a url';
-    const err = await run({ ...base, baseUrl: REMOTE, out: tmpDir() }).catch((e: unknown) => e);
+    const err = await run({ validate: false, ...base, baseUrl: REMOTE, out: tmpDir() }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UsageError);
     expect(String((err as Error).message)).toMatch(/HTTP_PROXY: "not a url" is not a URL/);
   });
@@ -96,7 +96,7 @@ describe('HTTP_PROXY', () => {
     process.env.HTTP_PROXY = `http://127.0.0.1:${proxy.port}`;
     process.env.HTTPS_PROXY = `http://127.0.0.1:${proxy.port}`;
     const out = tmpDir();
-    const res = await run({ ...base, baseUrl: target.baseUrl, out, transport });
+    const res = await run({ validate: false, ...base, baseUrl: target.baseUrl, out, transport });
     expect(res.records.map((r) => r.status)).toEqual(['ok', 'ok', 'ok']);
     expect(proxy.seen).toEqual([]);
     expect(target.seen.filter((l) => l.startsWith('POST'))).toHaveLength(3);

@@ -27,7 +27,7 @@ describe('ramps in a run', () => {
     // Each answer takes 1.1 s, so each of the 8 streams sends once during the 1 s ramp-up and once after it.
     server = await startScriptServer(replyAfter(1100));
     const out = tmpDir();
-    const res = await run({ baseUrl: server.baseUrl, concurrency: 8, rampUp: '1s', requests: 16, inputTokens: 16, outputTokens: 1, out, quiet: true });
+    const res = await run({ validate: false, baseUrl: server.baseUrl, concurrency: 8, rampUp: '1s', requests: 16, inputTokens: 16, outputTokens: 1, out, quiet: true });
     const recs = res.records;
     expect(recs).toHaveLength(16);
     const first = recs.slice(0, 8);
@@ -53,7 +53,7 @@ describe('ramps in a run', () => {
     server = await startScriptServer(replyAfter(5));
     const out = tmpDir();
     const cfg = { rate: 40, arrival: 'constant' as const, rampUp: 0.5, rampDown: 0.5, duration: 1.5 };
-    const res = await run({ baseUrl: server.baseUrl, ...cfg, inputTokens: 16, outputTokens: 1, out, quiet: true });
+    const res = await run({ validate: false, baseUrl: server.baseUrl, ...cfg, inputTokens: 16, outputTokens: 1, out, quiet: true });
     const { stages } = rampPlan(cfg)!;
     const recs = res.records;
     const start = recs[0].scheduled_at_ms;
@@ -73,7 +73,7 @@ describe('ramps in a run', () => {
   it('--stages: the duration defaults to their sum and the VU count follows them', async () => {
     server = await startScriptServer(replyAfter(100));
     const out = tmpDir();
-    const res = await run({ baseUrl: server.baseUrl, stages: '500ms:2,1s:2,500ms:0', inputTokens: 16, outputTokens: 1, out, quiet: true });
+    const res = await run({ validate: false, baseUrl: server.baseUrl, stages: '500ms:2,1s:2,500ms:0', inputTokens: 16, outputTokens: 1, out, quiet: true });
     const recs = res.records;
     const start = recs[0].scheduled_at_ms;
     expect(Math.max(...recs.map((r) => r.scheduled_at_ms - start))).toBeLessThan(2000);

@@ -41,7 +41,7 @@ afterAll(async () => {
 const runJson = (out: string) => JSON.parse(readFileSync(join(out, 'run.json'), 'utf8'));
 const go = async (flags: RunConfigInput) => {
   const out = tmpDir();
-  const res = await run({ baseUrl, inputTokens: 8, outputTokens: 1, quiet: true, out, ...flags });
+  const res = await run({ validate: false, baseUrl, inputTokens: 8, outputTokens: 1, quiet: true, out, ...flags });
   return { res, meta: runJson(out) };
 };
 

@@ -80,7 +80,7 @@ describe('report.html: images, video and audio', () => {
         };
       };
       const out = tmpDir();
-      const res = await run({ baseUrl: server.baseUrl, requests: 40, concurrency: 4, inputTokens: 32, outputTokens: 16, out, quiet: true }, { workload: withMedia });
+      const res = await run({ validate: false, baseUrl: server.baseUrl, requests: 40, concurrency: 4, inputTokens: 32, outputTokens: 16, out, quiet: true }, { workload: withMedia });
       const s = res.summary;
       expect(s.requests.ok).toBe(40);
       expect(Object.keys(s.by_images!)).toEqual(['0', '2']);
@@ -139,7 +139,7 @@ describe('report.html: images, video and audio', () => {
           return s && { ...s, media: [{ kind: 'image', mime: 'image/png', width: 8, height: 8, data: new Uint8Array(10), hash: `x${i}` }] };
         } };
       };
-      const res = await run({ baseUrl: `${server.origin}/v1`, requests: 6, concurrency: 1, inputTokens: 8, outputTokens: 4, out: tmpDir(), quiet: true }, { workload: addImage });
+      const res = await run({ validate: false, baseUrl: `${server.origin}/v1`, requests: 6, concurrency: 1, inputTokens: 8, outputTokens: 4, out: tmpDir(), quiet: true }, { workload: addImage });
       const recs = res.records;
       expect(recs.map((r) => r.image_tokens)).toEqual([1296, 1297, null, 1299, 1300, null]);
       expect(recs.every((r) => r.images === 1 && r.audio_tokens === undefined)).toBe(true);

@@ -30,7 +30,7 @@ const sent = (s: ScriptServer, name: string): (string | undefined)[] =>
 async function go(transport: 'h1' | 'undici', extra: Record<string, unknown> = {}) {
   server = await startScriptServer(() => ({ steps }));
   const out = tmpDir();
-  const res = await run({ baseUrl: server.baseUrl, requests: 3, concurrency: 2, inputTokens: 8, outputTokens: 1, out, quiet: true, transport, serverMetrics: false, ...extra });
+  const res = await run({ validate: false, baseUrl: server.baseUrl, requests: 3, concurrency: 2, inputTokens: 8, outputTokens: 1, out, quiet: true, transport, serverMetrics: false, ...extra });
   const meta = JSON.parse(readFileSync(join(out, 'run.json'), 'utf8')) as Record<string, unknown>;
   const onDisk = readRecords(join(out, 'requests.jsonl')).records;
   return { res, meta, onDisk, server };
@@ -66,7 +66,7 @@ describe.each(['h1', 'undici'] as const)('request ids (%s)', (transport) => {
     const lines: string[] = [];
     const sim = await startSimServer({ timeScale: 50, logRequests: true }, { log: (l) => lines.push(l) });
     try {
-      const res = await run({ baseUrl: sim.baseUrl, requests: 2, concurrency: 2, inputTokens: 8, outputTokens: 2, out: tmpDir(), quiet: true, transport, serverMetrics: false });
+      const res = await run({ validate: false, baseUrl: sim.baseUrl, requests: 2, concurrency: 2, inputTokens: 8, outputTokens: 2, out: tmpDir(), quiet: true, transport, serverMetrics: false });
       for (const r of res.records) expect(lines.some((l) => l.includes(`POST /v1/chat/completions 200 request_id="${r.request_id}"`)), lines.join('\n')).toBe(true);
       const echo = await request(`${sim.baseUrl}/chat/completions`, {
         method: 'POST',
@@ -85,10 +85,10 @@ describe('request id flags: bad input', () => {
   it('a header name that is not an HTTP token, or a --header of the same name, is a usage error naming the flag; nothing is sent', async () => {
     server = await startScriptServer(() => ({ steps }));
     const base = { baseUrl: server.baseUrl, requests: 1, out: tmpDir(), quiet: true };
-    const bad = await run({ ...base, requestIdHeader: 'X Bad' }).catch((e: unknown) => e);
+    const bad = await run({ validate: false, ...base, requestIdHeader: 'X Bad' }).catch((e: unknown) => e);
     expect(bad).toBeInstanceOf(UsageError);
     expect((bad as UsageError).problems.join('\n')).toMatch(/^--request-id-header: expected an HTTP header name/m);
-    const clash = await run({ ...base, header: ['x-request-id: mine'] }).catch((e: unknown) => e);
+    const clash = await run({ validate: false, ...base, header: ['x-request-id: mine'] }).catch((e: unknown) => e);
     expect(clash).toBeInstanceOf(UsageError);
     expect((clash as UsageError).problems.join('\n')).toMatch(/--header: x-request-id is the per-request id header .*--no-request-id/);
     expect(server.bodies).toHaveLength(0);

@@ -22,7 +22,7 @@ describe.each(['h1', 'undici'] as const)('results directory of a run (transport 
     const scripts: Script[] = [{ status: 429, headers: { ...json, 'retry-after': '0.2' }, steps: [{ at: 0, write: '{"error":"slow"}' }] }];
     server = await startScriptServer((_b, n) => scripts[n] ?? ok());
     const out = tmpDir();
-    const res = await run({ baseUrl: server.baseUrl, requests: 6, concurrency: 2, inputTokens: 8, outputTokens: 2, out, quiet: true, retry: 1, warmup: 0, transport });
+    const res = await run({ validate: false, baseUrl: server.baseUrl, requests: 6, concurrency: 2, inputTokens: 8, outputTokens: 2, out, quiet: true, retry: 1, warmup: 0, transport });
     const fileOrder = readFileSync(join(out, 'requests.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: number; attempt: number });
     const key = (r: { id: number; attempt: number }) => `${r.id}.${r.attempt}`;
     const sorted = [...fileOrder].sort((a, b) => a.id - b.id || a.attempt - b.attempt).map(key);

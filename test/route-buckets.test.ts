@@ -30,7 +30,7 @@ describe('model buckets (--route by-length, by-class)', () => {
     writeFileSync(data, [short, long, short, long, short, long].map((p) => JSON.stringify({ prompt: p })).join('\n') + '\n');
     const [na, nb] = [a.bodies.length, b.bodies.length];
     const out = join(dir, 'out');
-    const res = await run({ dataset: data, requests: 6, concurrency: 2, outputTokens: 2, quiet: true, baseUrl: [a.baseUrl, b.baseUrl] as unknown as string, route: 'by-length:0-256=t1,256-=t2', out });
+    const res = await run({ validate: false, dataset: data, requests: 6, concurrency: 2, outputTokens: 2, quiet: true, baseUrl: [a.baseUrl, b.baseUrl] as unknown as string, route: 'by-length:0-256=t1,256-=t2', out });
     expect(res.records.every((r) => r.status === 'ok')).toBe(true);
     const toA = a.bodies.slice(na).map(promptOf);
     const toB = b.bodies.slice(nb).map(promptOf);
@@ -54,7 +54,7 @@ describe('model buckets (--route by-length, by-class)', () => {
     writeFileSync(data, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
     const nb = b.bodies.length;
     const out = join(dir, 'out');
-    await run({ dataset: data, requests: 4, concurrency: 1, outputTokens: 2, quiet: true, baseUrl: [a.baseUrl, b.baseUrl] as unknown as string, route: 'by-class:rag=t2,chat=t1', out });
+    await run({ validate: false, dataset: data, requests: 4, concurrency: 1, outputTokens: 2, quiet: true, baseUrl: [a.baseUrl, b.baseUrl] as unknown as string, route: 'by-class:rag=t2,chat=t1', out });
     expect(b.bodies.slice(nb).map(promptOf).filter((p) => p.includes('rag'))).toHaveLength(2);
     const r = runJson(out).routing;
     expect(r.placed).toEqual({ instance: 0, rule: 3, policy: 1 });
@@ -82,7 +82,7 @@ describe('instance matching in replay', () => {
         : { timestamp: i * 5, input_tokens: 16, output_tokens: 2, ...(inst[i] ? { instance: inst[i] } : {}) };
     writeFileSync(trace, inst.map((_, i) => JSON.stringify(line(i))).join('\n') + '\n');
     const out = join(dir, 'out');
-    const res = await run({ replay: trace, replayFormat: format, quiet: true, baseUrl: [a.baseUrl, b.baseUrl] as unknown as string, out });
+    const res = await run({ validate: false, replay: trace, replayFormat: format, quiet: true, baseUrl: [a.baseUrl, b.baseUrl] as unknown as string, out });
     expect(res.records).toHaveLength(6);
     const named = res.records.filter((r) => r.instance === 't1' || r.instance === 't2');
     expect(named).toHaveLength(4);

@@ -40,7 +40,7 @@ describe.each(['h1', 'undici'] as const)('two endpoints (transport %s)', (transp
   it('two --base-url servers both receive traffic, round-robin; records and summary carry the endpoint', async () => {
     const out = tmpDir();
     const [na, nb] = [a.bodies.length, b.bodies.length];
-    const res = await run({ ...base, baseUrl: [a.baseUrl, b.baseUrl] as unknown as string, transport, out });
+    const res = await run({ validate: false, ...base, baseUrl: [a.baseUrl, b.baseUrl] as unknown as string, transport, out });
     expect(a.bodies.length - na).toBe(4);
     expect(b.bodies.length - nb).toBe(4);
     expect(res.records.every((r) => r.status === 'ok')).toBe(true);
@@ -64,7 +64,7 @@ describe.each(['h1', 'undici'] as const)('two endpoints (transport %s)', (transp
     writeFileSync(file, `- { name: big, url: "${a.baseUrl}", weight: 3 }\n- name: small\n  url: "${b.baseUrl}"\n  weight: 1\n  api_key: ${SECRET}\n  headers: { X-Pool: two }\n`);
     const out = join(dir, 'out');
     const [na, nb] = [a.bodies.length, b.bodies.length];
-    const res = await run({ ...base, targets: file, route: 'weighted', transport, out });
+    const res = await run({ validate: false, ...base, targets: file, route: 'weighted', transport, out });
     expect([a.bodies.length - na, b.bodies.length - nb]).toEqual([6, 2]);
     expect(header(b.rawHeaders.at(-1)!, 'authorization')).toBe(`Bearer ${SECRET}`);
     expect(header(b.rawHeaders.at(-1)!, 'x-pool')).toBe('two');
@@ -79,7 +79,7 @@ describe('least-in-flight and worker threads', () => {
     const slow = await startScriptServer(() => ({ headersAt: 400, steps: answer.steps }), 'model-a');
     try {
       const n = a.bodies.length;
-      const res = await run({ ...base, requests: 24, concurrency: 4, baseUrl: [a.baseUrl, slow.baseUrl] as unknown as string, route: 'least-in-flight', out: tmpDir() });
+      const res = await run({ validate: false, ...base, requests: 24, concurrency: 4, baseUrl: [a.baseUrl, slow.baseUrl] as unknown as string, route: 'least-in-flight', out: tmpDir() });
       expect(res.records.every((r) => r.status === 'ok')).toBe(true);
       // The slow one holds its requests ~400 ms each; the fast one frees its slots at once and gets the rest.
       expect(a.bodies.length - n).toBeGreaterThan(slow.bodies.length);
@@ -91,7 +91,7 @@ describe('least-in-flight and worker threads', () => {
 
   it('with --workers 2 each endpoint gets its own sender threads', async () => {
     const [na, nb] = [a.bodies.length, b.bodies.length];
-    const res = await run({ ...base, requests: 4, workers: 2, baseUrl: [a.baseUrl, b.baseUrl] as unknown as string, out: tmpDir() });
+    const res = await run({ validate: false, ...base, requests: 4, workers: 2, baseUrl: [a.baseUrl, b.baseUrl] as unknown as string, out: tmpDir() });
     expect([a.bodies.length - na, b.bodies.length - nb]).toEqual([2, 2]);
     expect(res.records.map((r) => r.endpoint).sort()).toEqual(['t1', 't1', 't2', 't2']);
   });
@@ -101,7 +101,7 @@ describe('--models', () => {
   it('spreads one run over models behind one endpoint; each record and body carries its model', async () => {
     const out = tmpDir();
     const n = a.bodies.length;
-    const res = await run({ ...base, requests: 60, concurrency: 4, baseUrl: a.baseUrl, models: 'a:70%,b:30%', out });
+    const res = await run({ validate: false, ...base, requests: 60, concurrency: 4, baseUrl: a.baseUrl, models: 'a:70%,b:30%', out });
     const sent = a.bodies.slice(n).map((x) => (x as { model: string }).model);
     const records = res.records.filter((r) => r.attempt === 1);
     expect(records.map((r) => r.model).sort()).toEqual(sent.sort());
@@ -143,7 +143,7 @@ describe('bad routing input: exit 2, one message naming the flag or field, nothi
     it(name, async () => {
       const before = a.bodies.length + b.bodies.length;
       const c = capture();
-      const code = await main(['run', ...argv(), '--quiet', '--requests', '1'], c.io);
+      const code = await main(['run', '--no-validate', ...argv(), '--quiet', '--requests', '1'], c.io);
       expect(code, c.err).toBe(2);
       expect(c.err).toMatch(re);
       expect(c.err).not.toMatch(/internal error|at .*\.ts:\d+/);
@@ -154,7 +154,7 @@ describe('bad routing input: exit 2, one message naming the flag or field, nothi
 describe('report.html and terminal with several endpoints', () => {
   it('has the per-endpoint table and TTFT chart, and renders without errors', async () => {
     const out = tmpDir();
-    await run({ ...base, baseUrl: [a.baseUrl, b.baseUrl] as unknown as string, out });
+    await run({ validate: false, ...base, baseUrl: [a.baseUrl, b.baseUrl] as unknown as string, out });
     const html = readFileSync(join(out, 'report.html'), 'utf8');
     expect(html).toContain('By endpoint');
     expect(html).toContain('id="c-endpoint-ttft"');
@@ -173,7 +173,7 @@ describe('report.html and terminal with several endpoints', () => {
 describe('cache locality over the embedded server with 4 replicas', () => {
   const go = async (router: 'prefix-hash' | 'round-robin') => {
     const out = tmpDir();
-    await run({ requests: 64, concurrency: 8, inputTokens: 32, outputTokens: 4, prefixTokens: 1024, prefixGroups: 8, simReplicas: 4, simRouter: router, simTimeScale: 50, out, quiet: true } as RunConfigInput);
+    await run({ validate: false, requests: 64, concurrency: 8, inputTokens: 32, outputTokens: 4, prefixTokens: 1024, prefixGroups: 8, simReplicas: 4, simRouter: router, simTimeScale: 50, out, quiet: true } as RunConfigInput);
     return summaryOf(out);
   };
   it('prefix-hash keeps each group on one replica (locality near 100%) and caches more than round-robin', async () => {

@@ -68,6 +68,7 @@ describe.each(['h1', 'undici'] as const)('hostile servers (transport %s)', (tran
     const code = await main(
       [
         'run',
+        '--no-validate',
         '--base-url', `${server.origin}/v1?api-key=${SECRETS.urlKey}&api-version=2024-06-01`,
         '--api-key', KEY,
         '--header', `X-Auth-Key: ${SECRETS.xAuthKey}`,
@@ -125,7 +126,7 @@ describe.each(['h1', 'undici'] as const)('hostile servers (transport %s)', (tran
     });
     const out = join(tmpDir(), 'run');
     const c = capture();
-    expect(await main(['run', '--base-url', `${server.origin}/v1`, '--requests', '2', '--concurrency', '1', '--input-tokens', '8', '--output-tokens', '4', '--transport', transport, '--out', out], c.io)).toBe(0);
+    expect(await main(['run', '--no-validate', '--base-url', `${server.origin}/v1`, '--requests', '2', '--concurrency', '1', '--input-tokens', '8', '--output-tokens', '4', '--transport', transport, '--out', out], c.io)).toBe(0);
     const rep = capture();
     expect(await main(['report', out], rep.io)).toBe(0);
     // The server did send the model id and the error to the client: it is shown, inert.
@@ -155,7 +156,7 @@ describe.each(['h1', 'undici'] as const)('hostile servers (transport %s)', (tran
     const out = join(tmpDir(), 'sweep');
     const c = capture();
     const code = await main(
-      ['sweep', '--base-url', `${server.origin}/v1?api-key=${SECRETS.urlKey}`, '--api-key', KEY, '--header', `X-Auth-Key: ${SECRETS.xAuthKey}`, '--concurrency', '1,2', '--requests', '2', '--input-tokens', '8', '--output-tokens', '2', '--transport', transport, '--out', out],
+      ['sweep', '--no-validate', '--base-url', `${server.origin}/v1?api-key=${SECRETS.urlKey}`, '--api-key', KEY, '--header', `X-Auth-Key: ${SECRETS.xAuthKey}`, '--concurrency', '1,2', '--requests', '2', '--input-tokens', '8', '--output-tokens', '2', '--transport', transport, '--out', out],
       c.io,
     );
     expect(code, c.err).toBe(0);
@@ -189,7 +190,7 @@ describe.each(['h1', 'undici'] as const)('secrets echoed in server text that is 
     process.chdir(cwd);
     const c = capture();
     try {
-      const code = await main(['run', '--base-url', `${server.origin}/v1`, '--api-key', KEY, '--header', `X-Auth-Key: ${SECRETS.xAuthKey}`, '--requests', '2', '--concurrency', '1', '--input-tokens', '8', '--output-tokens', '4', '--transport', transport], c.io);
+      const code = await main(['run', '--no-validate', '--base-url', `${server.origin}/v1`, '--api-key', KEY, '--header', `X-Auth-Key: ${SECRETS.xAuthKey}`, '--requests', '2', '--concurrency', '1', '--input-tokens', '8', '--output-tokens', '4', '--transport', transport], c.io);
       expect(code, c.err).toBe(0);
     } finally {
       process.chdir(before);
@@ -211,7 +212,7 @@ describe('bad input that holds a secret', () => {
   it('invalid --extra-body JSON: exit 2 naming the flag, the text (with its key) not quoted, nothing sent', async () => {
     server = await startHostileServer((_req, res) => res.end());
     const c = capture();
-    expect(await main(['run', '--base-url', `${server.origin}/v1`, '--extra-body', `{"api_key": ${SECRETS.bodyKey}}`, '--quiet'], c.io)).toBe(2);
+    expect(await main(['run', '--no-validate', '--base-url', `${server.origin}/v1`, '--extra-body', `{"api_key": ${SECRETS.bodyKey}}`, '--quiet'], c.io)).toBe(2);
     expect(c.err).toMatch(/--extra-body: expected a JSON object/);
     expect(c.err).not.toContain(SECRETS.bodyKey.slice(0, 8));
     expect(server.seen).toEqual([]);

@@ -21,7 +21,7 @@ describe('send lag', () => {
     const f = join(tmpDir(), 'multi.json');
     writeFileSync(f, JSON.stringify(convs));
     server = await startEchoServer(() => 'ok', () => 1, 2);
-    const res = await run({ baseUrl: server.baseUrl, concurrency: 2, dataset: f, datasetMode: 'once', thinkTime: '300ms', out: tmpDir(), quiet: true });
+    const res = await run({ validate: false, baseUrl: server.baseUrl, concurrency: 2, dataset: f, datasetMode: 'once', thinkTime: '300ms', out: tmpDir(), quiet: true });
     expect(res.records).toHaveLength(8);
     const lag = res.summary.client!.send_lag_ms;
     expect(lag.count).toBe(8);

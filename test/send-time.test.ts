@@ -67,7 +67,7 @@ describe.each(['h1', 'undici'] as const)('send time never after the server has t
   ] as const;
   it.each(cases)('$name', async (k) => {
     const srv = await startTimingServer({ close: k.close, delayMs: 5 });
-    const res = await run({ baseUrl: srv.baseUrl, requests: k.requests, concurrency: k.concurrency, inputTokens: k.inputTokens, outputTokens: 4, prewarm: k.prewarm, out: tmpDir(), quiet: true, transport, serverMetrics: false });
+    const res = await run({ validate: false, baseUrl: srv.baseUrl, requests: k.requests, concurrency: k.concurrency, inputTokens: k.inputTokens, outputTokens: 4, prewarm: k.prewarm, out: tmpDir(), quiet: true, transport, serverMetrics: false });
     expect(res.records.filter((r) => r.status !== 'ok').map((r) => r.error)).toEqual([]);
     // Records and server gaps in send order: the server answers POSTs in the order it read them, per connection;
     // compare each record against the smallest gap (the check needs headers_ms ≥ its own gap ≥ ... ≥ min).
@@ -121,7 +121,7 @@ describe.each(['h1', 'undici'] as const)('send time with the server in another p
     const onSocket = (m: unknown) => (m as { socket: Socket }).socket.once('connect', () => process.nextTick(spin));
     subscribe('net.client.socket', onSocket);
     try {
-      const res = await run({ baseUrl: `http://127.0.0.1:${port}/v1`, model: 'm', requests: 4, concurrency: 1, inputTokens: 16, outputTokens: 4, prewarm: 'off', out: tmpDir(), quiet: true, transport, serverMetrics: false });
+      const res = await run({ validate: false, baseUrl: `http://127.0.0.1:${port}/v1`, model: 'm', requests: 4, concurrency: 1, inputTokens: 16, outputTokens: 4, prewarm: 'off', out: tmpDir(), quiet: true, transport, serverMetrics: false });
       expect(res.records.filter((r) => r.status !== 'ok').map((r) => r.error)).toEqual([]);
       // The server waits 20 ms (its timers may fire up to ~1 ms early) between reading a request and answering it.
       const short = res.records.filter((r) => r.headers_ms! < 19).map((r) => `${r.id}: headers after ${r.headers_ms} ms < 19 ms`);
@@ -141,7 +141,7 @@ describe.each(['h1', 'undici'] as const)('send time, waves of new connections, s
   it('no response sooner after the send than the server waited', async () => {
     child = spawn(process.execPath, ['-e', CHILD_SERVER], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, GAP_MS: '2' } });
     const port = await new Promise<number>((r) => child!.stdout!.once('data', (d: Buffer) => r(Number(String(d).trim()))));
-    const res = await run({ baseUrl: `http://127.0.0.1:${port}/v1`, model: 'm', requests: 128, concurrency: 32, inputTokens: 16, outputTokens: 4, prewarm: 'off', out: tmpDir(), quiet: true, transport, serverMetrics: false });
+    const res = await run({ validate: false, baseUrl: `http://127.0.0.1:${port}/v1`, model: 'm', requests: 128, concurrency: 32, inputTokens: 16, outputTokens: 4, prewarm: 'off', out: tmpDir(), quiet: true, transport, serverMetrics: false });
     expect(res.records.filter((r) => r.status !== 'ok').map((r) => r.error)).toEqual([]);
     // 2 ms server timers fire at the earliest ~1 ms after they were set (Node's loop time is whole ms).
     const short = res.records.filter((r) => r.headers_ms! < 0.9).map((r) => `${r.id}: ${r.headers_ms}`);

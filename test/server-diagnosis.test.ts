@@ -9,7 +9,7 @@ describe('server findings from whole runs', () => {
     // Real time (scale 1), one stream: the prefill of 8k tokens dwarfs the client's and the network's share of TTFT.
     const sim = await startSimServer({ timeScale: 1, maxModelLen: 16384 });
     try {
-      const res = await run({ baseUrl: sim.baseUrl, requests: 6, concurrency: 1, inputTokens: 8000, outputTokens: 8, maxModelLen: 16384, out: tmpDir(), quiet: true, scrapeInterval: 0.25 });
+      const res = await run({ validate: false, baseUrl: sim.baseUrl, requests: 6, concurrency: 1, inputTokens: 8000, outputTokens: 8, maxModelLen: 16384, out: tmpDir(), quiet: true, scrapeInterval: 0.25 });
       const f = res.summary.server!.findings.find((x) => x.kind === 'prefill_bound');
       expect(f, JSON.stringify(res.summary.server!.findings)).toBeDefined();
       expect(f!.message).toMatch(/prefill-bound: prefill took [\d.]+ ms on average/);
@@ -22,7 +22,7 @@ describe('server findings from whole runs', () => {
   it('a KV cache of 64 blocks under 16 long streams: KV-bound, with the usage and the preemptions', async () => {
     const sim = await startSimServer({ timeScale: 4, numGpuBlocksOverride: 64 });
     try {
-      const res = await run({ baseUrl: sim.baseUrl, requests: 48, concurrency: 16, inputTokens: 256, outputTokens: 128, ignoreEos: true, out: tmpDir(), quiet: true, scrapeInterval: 0.25 });
+      const res = await run({ validate: false, baseUrl: sim.baseUrl, requests: 48, concurrency: 16, inputTokens: 256, outputTokens: 128, ignoreEos: true, out: tmpDir(), quiet: true, scrapeInterval: 0.25 });
       const srv = res.summary.server!;
       expect(srv.findings.map((x) => x.kind)).toContain('kv_bound');
       expect(srv.kv_usage_max!).toBeGreaterThan(0.9);

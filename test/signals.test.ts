@@ -37,7 +37,7 @@ describe.skipIf(!existsSync(CLI))('signals (needs `npm run build`)', () => {
     // Every stream sends one token and then hangs: nothing would ever finish on its own.
     server = await startScriptServer(() => ({ steps: [{ at: 0, write: chatChunk({ content: 'a' }) }], hang: true }));
     const out = join(tmpDir(), 'run');
-    const p = start(['run', '--base-url', server.baseUrl, '--requests', '50', '--concurrency', '4', '--grace-period', '0.5s', '--out', out]);
+    const p = start(['run', '--no-validate', '--base-url', server.baseUrl, '--requests', '50', '--concurrency', '4', '--grace-period', '0.5s', '--out', out]);
     await waitFor(() => server!.bodies.length >= 4);
     p.child.kill('SIGINT');
     const code = await p.exited;
@@ -55,7 +55,7 @@ describe.skipIf(!existsSync(CLI))('signals (needs `npm run build`)', () => {
     const answer = chatChunk({ content: 'a' }) + 'data: {"choices":[],"usage":{"prompt_tokens":8,"completion_tokens":1}}\n\ndata: [DONE]\n\n';
     server = await startScriptServer(() => ({ steps: [{ at: 400, write: answer }] }));
     const out = join(tmpDir(), 'run');
-    const p = start(['run', '--base-url', server.baseUrl, '--requests', '500', '--concurrency', '4', '--grace-period', '20s', '--out', out]);
+    const p = start(['run', '--no-validate', '--base-url', server.baseUrl, '--requests', '500', '--concurrency', '4', '--grace-period', '20s', '--out', out]);
     await waitFor(() => server!.bodies.length >= 4);
     p.child.kill('SIGTERM');
     expect(await p.exited).toBe(143);
@@ -72,7 +72,7 @@ describe.skipIf(!existsSync(CLI))('signals (needs `npm run build`)', () => {
   it('SIGTERM exits 143; a second Ctrl-C exits at once and `report` rebuilds from what is on disk', async () => {
     server = await startScriptServer((_b, n) => (n < 3 ? { steps: [{ at: 0, write: chatChunk({ content: 'a' }) + 'data: {"choices":[],"usage":{"prompt_tokens":8,"completion_tokens":1}}\n\ndata: [DONE]\n\n' }] } : { steps: [], hang: true, headersAt: 60_000 }));
     const out = join(tmpDir(), 'run');
-    const p = start(['run', '--base-url', server.baseUrl, '--requests', '50', '--concurrency', '1', '--grace-period', '60s', '--out', out]);
+    const p = start(['run', '--no-validate', '--base-url', server.baseUrl, '--requests', '50', '--concurrency', '1', '--grace-period', '60s', '--out', out]);
     await waitFor(() => server!.bodies.length >= 4);
     p.child.kill('SIGINT');
     await waitFor(() => p.err().includes('stopping'));
@@ -84,7 +84,7 @@ describe.skipIf(!existsSync(CLI))('signals (needs `npm run build`)', () => {
 
     server.bodies.length = 0;
     const out2 = join(tmpDir(), 'run');
-    const q = start(['run', '--base-url', server.baseUrl, '--requests', '50', '--concurrency', '1', '--grace-period', '0.2s', '--out', out2]);
+    const q = start(['run', '--no-validate', '--base-url', server.baseUrl, '--requests', '50', '--concurrency', '1', '--grace-period', '0.2s', '--out', out2]);
     await waitFor(() => server!.bodies.length >= 1);
     q.child.kill('SIGTERM');
     expect(await q.exited).toBe(143);

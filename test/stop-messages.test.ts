@@ -45,7 +45,7 @@ describe.skipIf(!existsSync(CLI))('stop messages (needs `npm run build`)', () =>
       res.on('close', () => clearInterval(t));
     });
     server = hs;
-    const p = start(['run', '--base-url', `${hs.origin}/v1`, '--requests', '1', '--out', join(tmpDir(), 'run')]);
+    const p = start(['run', '--no-validate', '--base-url', `${hs.origin}/v1`, '--requests', '1', '--out', join(tmpDir(), 'run')]);
     await waitFor(() => hs.seen.length > 0);
     p.child.kill('SIGINT');
     expect(await p.exited, p.err()).toBe(130);
@@ -61,7 +61,7 @@ describe.skipIf(!existsSync(CLI))('stop messages (needs `npm run build`)', () =>
     const ss = await startScriptServer(() => ({ steps: [{ at: 500, write: answer }] }));
     server = ss;
     const out = join(tmpDir(), 'sweep');
-    const p = start(['sweep', '--base-url', ss.baseUrl, '--concurrency', '2,4', '--requests', '40', '--grace-period', '20s', '--out', out, '--quiet']);
+    const p = start(['sweep', '--no-validate', '--base-url', ss.baseUrl, '--concurrency', '2,4', '--requests', '40', '--grace-period', '20s', '--out', out, '--quiet']);
     await waitFor(() => ss.bodies.length >= 2);
     p.child.kill('SIGINT');
     expect(await p.exited, p.err()).toBe(130);

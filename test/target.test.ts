@@ -51,7 +51,7 @@ const within = <T>(p: Promise<T>, ms: number): Promise<T> =>
 describe.each(['h1', 'undici'] as const)('base URL with a query string (transport %s)', (transport) => {
   it('posts to {path}/chat/completions?{query} and lists {path}/models?{query} (Azure OpenAI style)', async () => {
     server = await okServer();
-    const res = await run({ baseUrl: `${server.origin}/openai/deployments/x?api-version=2024-06-01`, requests: 2, concurrency: 1, inputTokens: 8, outputTokens: 2, out: tmpDir(), quiet: true, transport, serverMetrics: false });
+    const res = await run({ validate: false, baseUrl: `${server.origin}/openai/deployments/x?api-version=2024-06-01`, requests: 2, concurrency: 1, inputTokens: 8, outputTokens: 2, out: tmpDir(), quiet: true, transport, serverMetrics: false });
     expect(res.records.map((r) => r.status)).toEqual(['ok', 'ok']);
     expect(server.seen.map((s) => `${s.method} ${s.url}`)).toEqual([
       'GET /openai/deployments/x/models?api-version=2024-06-01',
@@ -63,7 +63,7 @@ describe.each(['h1', 'undici'] as const)('base URL with a query string (transpor
 
   it('a trailing slash before the query is dropped', async () => {
     server = await okServer();
-    await run({ baseUrl: `${server.origin}/v1/?api-version=1`, requests: 1, concurrency: 1, inputTokens: 8, outputTokens: 2, out: tmpDir(), quiet: true, transport, endpoint: 'completions', serverMetrics: false });
+    await run({ validate: false, baseUrl: `${server.origin}/v1/?api-version=1`, requests: 1, concurrency: 1, inputTokens: 8, outputTokens: 2, out: tmpDir(), quiet: true, transport, endpoint: 'completions', serverMetrics: false });
     expect(server.seen.map((s) => s.url)).toEqual(['/v1/models?api-version=1', '/v1/models?api-version=1', '/v1/completions?api-version=1']); // preflight, prewarm, the request
   });
 });
@@ -73,7 +73,7 @@ describe('base URL with a fragment', () => {
     server = await okServer();
     const c = capture();
     const out = join(tmpDir(), 'run');
-    expect(await main(['run', '--base-url', `${server.origin}/v1#section`, '--requests', '1', '--out', out, '--quiet'], c.io)).toBe(2);
+    expect(await main(['run', '--no-validate', '--base-url', `${server.origin}/v1#section`, '--requests', '1', '--out', out, '--quiet'], c.io)).toBe(2);
     expect(c.err).toMatch(/--base-url: a fragment \("#\.\.\."\) is never sent/);
     expect(server.seen).toEqual([]);
     expect(existsSync(out)).toBe(false);
@@ -100,7 +100,7 @@ describe('preflight against a /models body that never ends', () => {
     server = await dribbleServer();
     const ac = new AbortController();
     const out = join(tmpDir(), 'run');
-    const done = run({ baseUrl: `${server.origin}/v1`, requests: 5, concurrency: 1, out, quiet: true }, { signal: ac.signal }).catch((e: unknown) => e);
+    const done = run({ validate: false, baseUrl: `${server.origin}/v1`, requests: 5, concurrency: 1, out, quiet: true }, { signal: ac.signal }).catch((e: unknown) => e);
     while (server.seen.length === 0) await new Promise((r) => setTimeout(r, 10));
     ac.abort();
     const err = await within(done, 5_000);
@@ -112,7 +112,7 @@ describe('preflight against a /models body that never ends', () => {
 
   it.skipIf(!existsSync(CLI))('the real CLI: the first Ctrl-C during the preflight exits 130 (needs `npm run build`)', async () => {
     server = await dribbleServer();
-    const child = spawn(process.execPath, [CLI, 'run', '--base-url', `${server.origin}/v1`, '--requests', '1', '--out', join(tmpDir(), 'run')], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, 'run', '--no-validate', '--base-url', `${server.origin}/v1`, '--requests', '1', '--out', join(tmpDir(), 'run')], { stdio: ['ignore', 'pipe', 'pipe'] });
     let err = '';
     child.stderr.on('data', (c) => (err += String(c)));
     const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
@@ -148,7 +148,7 @@ describe('invalid --header values and names', () => {
       server = await okServer();
       const c = capture();
       const out = join(tmpDir(), 'run');
-      expect(await main(['run', '--base-url', `${server.origin}/v1`, '--requests', '1', '--out', out, '--quiet', ...args(tmpDir())], c.io)).toBe(2);
+      expect(await main(['run', '--no-validate', '--base-url', `${server.origin}/v1`, '--requests', '1', '--out', out, '--quiet', ...args(tmpDir())], c.io)).toBe(2);
       expect(c.err).toMatch(re);
       expect(c.err).not.toContain('secretvalue');
       expect(c.err.trim().split('\n')).toHaveLength(1);

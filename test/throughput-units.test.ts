@@ -21,7 +21,7 @@ describe('bytes and samples per second', () => {
     server = await startScriptServer(() => ({ headers: { 'content-type': 'application/json' }, steps: [{ at: 5, write: body }] }));
     const dir = join(tmpDir(), 'run');
     const c = capture();
-    expect(await main(['run', '--base-url', server.baseUrl, '--no-stream', '--requests', '6', '--concurrency', '2', '--input-tokens', '50', '--output-tokens', '4', '--no-server-metrics', '--out', dir], c.io), c.err).toBe(0);
+    expect(await main(['run', '--no-validate', '--base-url', server.baseUrl, '--no-stream', '--requests', '6', '--concurrency', '2', '--input-tokens', '50', '--output-tokens', '4', '--no-server-metrics', '--out', dir], c.io), c.err).toBe(0);
     const recs = lines(dir);
     // What the server received, byte for byte, is what each record says it sent.
     const sent = server.rawBodies.map((b) => b.length).sort((a, b) => a - b);
@@ -47,7 +47,7 @@ describe('bytes and samples per second', () => {
     const runOne = async (name: string, inTok: string, outTok: string) => {
       const dir = join(tmpDir(), name);
       const c = capture();
-      expect(await main(['run', '--input-tokens', inTok, '--output-tokens', outTok, '--requests', '8', '--concurrency', '4', '--sim-time-scale', '50', '--no-server-metrics', '--out', dir], c.io), c.err).toBe(0);
+      expect(await main(['run', '--no-validate', '--input-tokens', inTok, '--output-tokens', outTok, '--requests', '8', '--concurrency', '4', '--sim-time-scale', '50', '--no-server-metrics', '--out', dir], c.io), c.err).toBe(0);
       return JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
     };
     const small = await runOne('small', '200', '20');

@@ -28,7 +28,7 @@ describe('tool calls', () => {
 
   it('--tools 8 sends eight definitions with tool_choice auto; TTFT is the first tool-call chunk', async () => {
     const n = srv.bodies.length;
-    const res = await run({ baseUrl: srv.baseUrl, requests: 3, concurrency: 1, inputTokens: 32, outputTokens: 12, tools: 8, quiet: true, out: join(tmpDir(), 'r') });
+    const res = await run({ validate: false, baseUrl: srv.baseUrl, requests: 3, concurrency: 1, inputTokens: 32, outputTokens: 12, tools: 8, quiet: true, out: join(tmpDir(), 'r') });
     const body = srv.bodies[n] as { tools: { type: string; function: { name: string; parameters: unknown } }[]; tool_choice: string };
     expect(body.tools).toHaveLength(8);
     expect(new Set(body.tools.map((t) => t.function.name)).size).toBe(8);
@@ -42,7 +42,7 @@ describe('tool calls', () => {
 
   it('--tools with the completions endpoint is exit 2 before anything is sent', async () => {
     const n = srv.bodies.length;
-    await expect(run({ baseUrl: srv.baseUrl, requests: 1, endpoint: 'completions', tools: 4, quiet: true, out: join(tmpDir(), 'x') })).rejects.toThrow(/--tools: tool definitions go with --endpoint chat/);
+    await expect(run({ validate: false, baseUrl: srv.baseUrl, requests: 1, endpoint: 'completions', tools: 4, quiet: true, out: join(tmpDir(), 'x') })).rejects.toThrow(/--tools: tool definitions go with --endpoint chat/);
     expect(srv.bodies.length).toBe(n);
   });
 });

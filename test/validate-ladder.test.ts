@@ -1,4 +1,4 @@
-// The validation ladder (run --validate): passes against the embedded server, stops a bad server before the load (exit 4).
+// The validation ladder (on by default; --validate is the explicit spelling): passes against the embedded server, stops a bad server before the load (exit 4).
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -46,7 +46,7 @@ describe('run --validate', () => {
     expect(await main(['run', '--base-url', bad.baseUrl, '--validate', '--requests', '50', '--out', join(out, 'r'), '--json'], c.io)).toBe(4);
     expect(bad.bodies).toHaveLength(1); // the ladder's one request: no stage, no load
     expect((bad.bodies[0] as { max_tokens: number }).max_tokens).toBe(LADDER_MAX_TOKENS);
-    expect(c.err).toMatch(/--validate: the single request failed \(streaming: 1 content chunk\(s\): a stream must carry more than one; output_tokens: 40 tokens for max_tokens 16: the server does not honour max_tokens\); no load was sent/);
+    expect(c.err).toMatch(/validation ladder: the single request failed \(streaming: 1 content chunk\(s\): a stream must carry more than one; output_tokens: 40 tokens for max_tokens 16: the server does not honour max_tokens\); no load was sent/);
     const v = JSON.parse(c.out).validation;
     expect(v.verdict).toBe('fail');
     expect(v.steps).toHaveLength(1);

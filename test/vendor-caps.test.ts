@@ -38,7 +38,7 @@ describe('vendor input and output caps', () => {
     // A run that does not declare the caps meets them at the server: each failure named by its cause.
     const dir = join(tmpDir(), 'run');
     const c = capture();
-    expect(await main(['run', '--base-url', sim.baseUrl, '--mix', 'long: 50% in 200 out 10; wordy: 50% in 20 out 80', '--requests', '8', '--concurrency', '2', '--no-server-metrics', '--out', dir], c.io), c.err).toBe(0);
+    expect(await main(['run', '--no-validate', '--base-url', sim.baseUrl, '--mix', 'long: 50% in 200 out 10; wordy: 50% in 20 out 80', '--requests', '8', '--concurrency', '2', '--no-server-metrics', '--out', dir], c.io), c.err).toBe(0);
     const recs = [...recordsOf(join(dir, 'requests.jsonl'))];
     expect(recs.filter((r) => r.class === 'long').every((r) => r.code === 'E_CONTEXT_TOO_LONG')).toBe(true);
     expect(recs.filter((r) => r.class === 'wordy').every((r) => r.code === 'E_MAX_TOKENS_TOO_LARGE')).toBe(true);
@@ -49,7 +49,7 @@ describe('vendor input and output caps', () => {
     const srv = await startScriptServer(() => ({ steps: [] }));
     servers.push(srv);
     const c = capture();
-    const args = ['run', '--base-url', srv.baseUrl, '--requests', '4', '--max-input-tokens', '1000', '--max-output-tokens', '256', '--out', join(tmpDir(), 'x')];
+    const args = ['run', '--no-validate', '--base-url', srv.baseUrl, '--requests', '4', '--max-input-tokens', '1000', '--max-output-tokens', '256', '--out', join(tmpDir(), 'x')];
     expect(await main([...args, '--input-tokens', 'lognormal:mean=500,sd=200', '--output-tokens', '300'], c.io)).toBe(2);
     expect(c.err).toContain('--max-input-tokens 1000: --input-tokens lognormal:mean=500,sd=200 can send prompts of any length (no max=), which the API would refuse; shorten the prompts or bound them with ,max=1000');
     expect(c.err).toContain('--max-output-tokens 256: --output-tokens 300 can ask for max_tokens up to 300, which the API would refuse; lower it or bound it with ,max=256');
@@ -60,7 +60,7 @@ describe('vendor input and output caps', () => {
     expect(srv.bodies).toHaveLength(0);
     // Bounded to fit: it runs.
     const ok = capture();
-    expect(await main(['run', '--base-url', srv.baseUrl, '--requests', '1', '--max-input-tokens', '1000', '--max-output-tokens', '256', '--input-tokens', 'lognormal:mean=500,sd=200,max=1000', '--output-tokens', '256', '--timeout', '2s', '--no-server-metrics', '--out', join(tmpDir(), 'y')], ok.io), ok.err).toBe(0);
+    expect(await main(['run', '--no-validate', '--base-url', srv.baseUrl, '--requests', '1', '--max-input-tokens', '1000', '--max-output-tokens', '256', '--input-tokens', 'lognormal:mean=500,sd=200,max=1000', '--output-tokens', '256', '--timeout', '2s', '--no-server-metrics', '--out', join(tmpDir(), 'y')], ok.io), ok.err).toBe(0);
   }, 30_000);
 
   it('a dataset prompt over the run\'s cap is a bad record: skipped before sending and named by file and line', async () => {
@@ -69,7 +69,7 @@ describe('vendor input and output caps', () => {
     writeFileSync(data, [JSON.stringify({ prompt: 'short question?' }), JSON.stringify({ prompt: 'a very long document '.repeat(100) })].join('\n'));
     const out = join(dir, 'run');
     const c = capture();
-    expect(await main(['run', '--dataset', data, '--dataset-order', 'sequential', '--requests', '4', '--output-tokens', '8', '--max-input-tokens', '64', '--sim-time-scale', '100', '--no-server-metrics', '--out', out], c.io), c.err).toBe(0);
+    expect(await main(['run', '--no-validate', '--dataset', data, '--dataset-order', 'sequential', '--requests', '4', '--output-tokens', '8', '--max-input-tokens', '64', '--sim-time-scale', '100', '--no-server-metrics', '--out', out], c.io), c.err).toBe(0);
     const recs = [...recordsOf(join(out, 'requests.jsonl'))].sort((a, b) => a.id - b.id);
     // Only the short prompt is sent (the embedded server, given the same cap, would refuse the long one).
     expect(recs.map((r) => r.code)).toEqual([null, null, null, null]);
@@ -77,6 +77,6 @@ describe('vendor input and output caps', () => {
     expect(c.err).toMatch(/prompts\.jsonl:2: prompt of \d+ tokens is over --max-input-tokens 64/);
     // --strict refuses the file: exit 2, nothing sent.
     const strict = capture();
-    expect(await main(['run', '--dataset', data, '--strict', '--requests', '2', '--max-input-tokens', '64', '--sim-time-scale', '100', '--no-server-metrics', '--out', join(dir, 'strict')], strict.io)).toBe(2);
+    expect(await main(['run', '--no-validate', '--dataset', data, '--strict', '--requests', '2', '--max-input-tokens', '64', '--sim-time-scale', '100', '--no-server-metrics', '--out', join(dir, 'strict')], strict.io)).toBe(2);
   }, 30_000);
 });

@@ -25,7 +25,7 @@ describe('vLLM bench serve flags on tokenflood run', () => {
   it('runs a pasted command line against the embedded sim with the same meaning', async () => {
     const out = join(tmpDir(), 'run');
     const c = capture();
-    expect(await main(['run', ...PASTED.split(' '), '--json', '--quiet', '--out', out], c.io)).toBe(0);
+    expect(await main(['run', '--no-validate', ...PASTED.split(' '), '--json', '--quiet', '--out', out], c.io)).toBe(0);
     const cfg = JSON.parse(readFileSync(join(out, 'run.json'), 'utf8')).config;
     expect(cfg).toMatchObject({
       backend: 'openai-completions', endpoint: 'completions', model: 'llama-3.1-8b', requests: 20, concurrency: 4, input_tokens: '64', output_tokens: '16',
@@ -48,7 +48,7 @@ describe('vLLM bench serve flags on tokenflood run', () => {
       const origin = new URL(server.baseUrl).origin;
       const before = server.urls.length;
       const c = capture();
-      const args = ['run', '--base-url', origin, '--endpoint', '/v1/completions', '--model', 'scripted-model', '--num-prompts', '3', '--request-rate', '50', '--max-concurrency', '2', '--transport', transport, '--no-server-metrics', '--quiet', '--json', '--out', join(tmpDir(), 'r')];
+      const args = ['run', '--no-validate', '--base-url', origin, '--endpoint', '/v1/completions', '--model', 'scripted-model', '--num-prompts', '3', '--request-rate', '50', '--max-concurrency', '2', '--transport', transport, '--no-server-metrics', '--quiet', '--json', '--out', join(tmpDir(), 'r')];
       expect(await main(args, c.io), c.err).toBe(0);
       expect(server.urls.slice(before)).toEqual(['/v1/completions', '/v1/completions', '/v1/completions']);
       const doc = JSON.parse(c.out);
@@ -61,7 +61,7 @@ describe('vLLM bench serve flags on tokenflood run', () => {
     const out = join(tmpDir(), 'sweep');
     const c = capture();
     const args = '--concurrency 1,2 --backend vllm --model llama-3.1-8b --num-prompts 4 --random-input-len 32 --random-output-len 4 --goodput ttft:5000 --metric-percentiles 50,99.9 --quiet';
-    expect(await main(['sweep', ...args.split(' '), '--out', out], c.io), c.err).toBe(0);
+    expect(await main(['sweep', '--no-validate', ...args.split(' '), '--out', out], c.io), c.err).toBe(0);
     const doc = JSON.parse(readFileSync(join(out, 'sweep.json'), 'utf8'));
     expect(doc.points.map((p: { requests: number }) => p.requests)).toEqual([4, 4]);
     expect(doc.points.map((p: { lengths: string }) => p.lengths)).toEqual(['32x4', '32x4']);
@@ -70,7 +70,7 @@ describe('vLLM bench serve flags on tokenflood run', () => {
     expect(cfg).toMatchObject({ concurrency: 2, endpoint: 'completions', input_tokens: '32', output_tokens: '4', percentiles: [50, 99.9], ignore_eos: false });
     // --max-concurrency is the sweep's own (--auto's highest level), not vLLM's.
     const bad = capture();
-    expect(await main(['sweep', '--concurrency', '1', '--request-rate', '5', '--quiet'], bad.io)).toBe(2);
+    expect(await main(['sweep', '--no-validate', '--concurrency', '1', '--request-rate', '5', '--quiet'], bad.io)).toBe(2);
     expect(bad.err).toMatch(/unknown option '--request-rate'/);
   }, 90_000);
 
@@ -92,7 +92,7 @@ describe('vLLM bench serve flags on tokenflood run', () => {
     it(`refuses ${flags} with exit 2 and a message naming the tokenflood flag, nothing sent`, async () => {
       const c = capture();
       const before = server.bodies.length;
-      expect(await main(['run', '--base-url', server.baseUrl, ...flags.split(' '), '--quiet'], c.io)).toBe(2);
+      expect(await main(['run', '--no-validate', '--base-url', server.baseUrl, ...flags.split(' '), '--quiet'], c.io)).toBe(2);
       expect(c.err).toMatch(re);
       expect(server.bodies.length).toBe(before);
     });

@@ -50,7 +50,7 @@ describe('traffic mixes', () => {
 
   it('per-class metrics appear in summary.by_class after a run', async () => {
     server = await startEchoServer(() => 'x');
-    const res = await run({ baseUrl: server.baseUrl, requests: 40, concurrency: 8, mix: 'preset:classic', maxTokens: 8, out: tmpDir(), quiet: true });
+    const res = await run({ validate: false, baseUrl: server.baseUrl, requests: 40, concurrency: 8, mix: 'preset:classic', maxTokens: 8, out: tmpDir(), quiet: true });
     expect(Object.keys(res.summary.by_class ?? {}).sort()).toEqual(['long-long', 'long-short', 'short-long', 'short-short']);
     const total = Object.values(res.summary.by_class ?? {}).reduce((s, b) => s + b.requests.total, 0);
     expect(total).toBe(40);
@@ -99,7 +99,7 @@ describe('prefixes, limits and request bodies', () => {
 describe('cache A/B', () => {
   it('sends the same prompts cold then warm, the warm pass only after the cold one finished', async () => {
     server = await startEchoServer(() => 'x', () => 1, 20);
-    const res = await run({ baseUrl: server.baseUrl, requests: 24, concurrency: 5, cacheAb: true, inputTokens: 64, outputTokens: 2, prefixTokens: 100, out: tmpDir(), quiet: true });
+    const res = await run({ validate: false, baseUrl: server.baseUrl, requests: 24, concurrency: 5, cacheAb: true, inputTokens: 64, outputTokens: 2, prefixTokens: 100, out: tmpDir(), quiet: true });
     const cold = res.records.filter((r) => r.class === 'cold');
     const warm = res.records.filter((r) => r.class === 'warm');
     expect(cold).toHaveLength(12);

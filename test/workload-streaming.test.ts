@@ -32,7 +32,7 @@ async function firstRequests(flags: Record<string, unknown>, records = 5) {
   let heapMax = heap0;
   const t0 = performance.now();
   const res = await run(
-    { baseUrl: server.baseUrl, out: tmpDir(), quiet: true, gracePeriod: 1, ...flags },
+    { validate: false, baseUrl: server.baseUrl, out: tmpDir(), quiet: true, gracePeriod: 1, ...flags },
     {
       signal: stop.signal,
       hooks: {
@@ -108,7 +108,7 @@ describe('absurd load sizes are refused before anything is sent', () => {
     it(args.join(' '), async () => {
       server = await startScriptServer(() => ({ steps: [] }));
       const c = capture();
-      const code = await main(['run', ...args, '--base-url', server.baseUrl, '--quiet', '--out', tmpDir()], c.io);
+      const code = await main(['run', '--no-validate', ...args, '--base-url', server.baseUrl, '--quiet', '--out', tmpDir()], c.io);
       expect(code, c.err).toBe(2);
       expect(c.err).toMatch(re);
       expect(server.bodies.length).toBe(0);

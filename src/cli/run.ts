@@ -179,7 +179,7 @@ export function registerRun(program: Command, out: Out): void {
       await live?.close(stopper.lingering.signal);
       live = undefined;
     } catch (e) {
-      // --validate with --json: the ladder's verdicts are the one JSON document, then main prints the message (exit 4).
+      // A failed validation ladder with --json: its verdicts are the one JSON document, then main prints the message (exit 4).
       if (e instanceof ValidationError && c.json) shown.out.write(JSON.stringify({ validation: e.result }, null, 2) + '\n');
       throw e;
     } finally {

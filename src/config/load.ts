@@ -6,6 +6,7 @@ import { parseYaml } from '../util/yaml.js';
 import { UsageError } from '../errors.js';
 import { RunConfigSchema, RUN_FLAGS, describeIssues, type RunConfig, type RunConfigInput } from './schema.js';
 import { parseSlo } from '../metrics/slo.js';
+import { Once } from '../util/once.js';
 import { embeddedSimProblems } from './embedded-sim.js';
 import { uiProblems } from './ui.js';
 import { repeatedRunsProblems } from './repeated-runs.js';
@@ -75,6 +76,11 @@ export interface ResolvedRun {
   targets?: TargetSpec[];
   /** Lines for stderr: a deprecated spelling that was still read. */
   notes?: string[];
+  /**
+   * The validation ladder of the command this config was resolved for: every run() given this config (or a copy
+   * spread from it, as --runs N and --short-baseline make) shares it, so the ladder is climbed once per command.
+   */
+  ladder?: Once<unknown>;
 }
 
 /** Validate everything before anything is sent. Throws UsageError listing all problems. */
@@ -185,7 +191,7 @@ export function resolveRunConfig(inp: ResolveInput): ResolvedRun {
   // --users: a user never has two requests in flight, so N users need at most N connections.
   if (c.users !== undefined) c.concurrency = c.users;
   if (c.concurrency === undefined && c.rate === undefined && !replaysUncappedTrace(c)) c.concurrency = 1;
-  return { config: c, headers, ...(targets.length ? { targets } : {}), ...(outs.notes.length ? { notes: outs.notes } : {}) };
+  return { config: c, headers, ...(targets.length ? { targets } : {}), ...(outs.notes.length ? { notes: outs.notes } : {}), ladder: new Once() };
 }
 
 /** The endpoints of a run with several (docs/routing.md); sets `baseUrl` to the first target of a --targets file. */

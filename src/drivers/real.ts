@@ -254,7 +254,7 @@ export function createRealDriver(c: RunConfig, extraHeaders: Record<string, stri
       const results: LadderResult[] = [];
       for (const ep of endpoints) {
         const who = endpoints.length > 1 ? `target ${ep.name}: ` : '';
-        const r = await runLadder({ url: ep.url, headers: ep.headers, model: ep.model, backend: getBackend(backend), stream: c.stream, ignoreEos: c.ignoreEos, timeoutMs: c.timeout * 1000, spec }, (l) => say(who + l), signal).catch((e: unknown) => {
+        const r = await runLadder({ url: ep.url, headers: ep.headers, model: ep.model, backend: getBackend(backend), stream: c.stream, ignoreEos: c.ignoreEos, timeoutMs: c.timeout * 1000, spec, proxy: ep.proxy, redact }, (l) => say(who + l), signal).catch((e: unknown) => {
           if (e instanceof TokenfloodError && who) e.message = who + e.message;
           throw e;
         });

@@ -11,6 +11,7 @@ export async function runIdleBaseline(resolved: ResolvedRun, plan: UnderLoadPlan
     ...c, concurrency: 1, rate: undefined, requests: undefined, duration: undefined, stages: undefined, rampUp: undefined, rampDown: undefined,
     warmup: 0, slo: undefined, failOnSlo: false, out: outDir, overwrite: true, quiet: true, json: false, evalUnderLoad: undefined,
   };
-  return run({ config, headers: resolved.headers }, { signal, workload: plan.baseline() });
+  // The loaded run before it climbed the command's validation ladder: the baseline reuses its result.
+  return run({ config, headers: resolved.headers, ladder: resolved.ladder }, { signal, workload: plan.baseline() });
 }
 

@@ -1,9 +1,11 @@
 // The one run lifecycle: workload → driver (clock + backend) → scheduler → aggregator, emitting events to reporters.
 import { tagsOf } from '../config/practice.js';
 import { cpus, hostname, platform } from 'node:os';
+import { existsSync, rmSync } from 'node:fs';
 import { sendConfig, type RunConfig, type SendConfig } from '../config/schema.js';
 import type { Tokenizer } from '../dataset/tokenizer.js';
-import { backendEndpoint, ladderSpec } from './validate-spec.js';
+import { climbLadder } from './validate-spec.js';
+import type { Once } from '../util/once.js';
 import { createTokenCounter } from '../dataset/count-pool.js';
 import { createWorkload, type Workload } from '../dataset/workload.js';
 import { sendsMedia } from '../dataset/media-plan.js';
@@ -53,6 +55,8 @@ export interface RunSetup {
   outDirSuffix?: string;
   /** Timeline sources (server /metrics, GPUs) for this target; run on the real driver only (docs/telemetry.md). */
   sources?: (target: OpenedTarget) => TimelineSource[];
+  /** The command's validation ladder, climbed by its first run only (docs/commands/run.md#the-validation-ladder). */
+  ladder?: Once<unknown>;
 }
 
 export interface LifecycleOptions {
@@ -143,10 +147,18 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
   const counter = createTokenCounter(c.tokenizer);
   try {
     const target = await driver.open(opts.signal);
-    // run --validate: the ladder before anything else is sent (a failed step throws: exit 4, no results directory).
-    const validation = c.validate && driver.validate ? await driver.validate(ladderSpec(s.tokenizer, backendEndpoint(backend)), (l) => process.stderr.write(`tokenflood: ${l}\n`), opts.signal) : undefined;
+    // The validation ladder before anything else is sent (a failed step throws: exit 4, no results directory); the
+    // telemetry sources start later, so server counters and /metrics deltas do not include its requests.
+    // A results directory that cannot be used is bad input: exit 2 with nothing sent, not even the ladder. A
+    // directory made for a run the ladder then stops is removed again (exit 4 leaves no results directory).
+    const made = c.out !== undefined && !existsSync(c.out);
+    if (c.out !== undefined) prepareOutDir(c.out, c.overwrite);
+    const validation = await climbLadder(c, driver, s.tokenizer, backend, s.ladder, opts.signal).catch((e: unknown) => {
+      if (made) rmSync(c.out!, { recursive: true, force: true });
+      throw e;
+    });
     const outDir = c.out ?? defaultOutDir(target.shownModel, s.outDirSuffix);
-    prepareOutDir(outDir, c.overwrite);
+    if (c.out === undefined) prepareOutDir(outDir, c.overwrite);
     const meta: Record<string, unknown> = {
       tool: 'tokenflood',
       version: VERSION,

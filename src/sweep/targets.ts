@@ -6,6 +6,7 @@ import { resolveRunConfig, type ResolvedRun } from '../config/load.js';
 import type { RunConfig, RunConfigInput } from '../config/schema.js';
 import type { LifecycleOptions } from '../lifecycle/lifecycle.js';
 import { redactUrl } from '../util/url.js';
+import { Once } from '../util/once.js';
 import type { SweepConfig } from './config.js';
 import type { SweepEngine } from './simulated.js';
 
@@ -25,7 +26,9 @@ export interface SweepTarget {
 export async function openRealTarget(s: SweepConfig, baseUrl: string | undefined): Promise<SweepTarget> {
   const sim = baseUrl ? undefined : await startEmbeddedServer(s);
   const url = baseUrl ?? sim!.baseUrl;
-  const resolve = (flags: Record<string, unknown>) => resolveRunConfig({ flags: { ...flags, baseUrl: url }, unsharded: 'sweep' });
+  // One validation ladder for the whole sweep: the first point's run climbs it, every later point reuses its result.
+  const ladder = new Once<unknown>();
+  const resolve = (flags: Record<string, unknown>): ResolvedRun => ({ ...resolveRunConfig({ flags: { ...flags, baseUrl: url }, unsharded: 'sweep' }), ladder });
   return {
     shown: redactUrl(url),
     embedded: sim !== undefined,

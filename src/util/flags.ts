@@ -22,6 +22,8 @@ export interface FlagMeta {
   unit?: string;
   /** Repeatable flag collecting values into an array. */
   repeatable?: boolean;
+  /** A boolean that defaults to true (--no-x) also accepts --x, hidden from help, overriding a config file's `x: false`. */
+  alsoOn?: boolean;
 }
 
 export interface Flag {
@@ -37,6 +39,8 @@ export interface Flag {
   repeatable: boolean;
   /** The schema takes a number and neither coerces nor preprocesses: the flag's string is converted (and reported when it is not one). */
   toNumber: boolean;
+  /** --no-x that also accepts --x (FlagMeta.alsoOn). */
+  alsoOn?: boolean;
 }
 
 /** One flag per key of the schema: a key without a flag (or a flag without a key) is a compile error. */
@@ -90,7 +94,7 @@ function buildFlag(key: string, field: z.ZodType, meta: FlagMeta): Flag {
   const arg = meta.arg ?? choices ?? (choiceList.length ? name.slice(2).split('-').at(-1)! : kind === 'number' ? 'n' : 'value');
   const flag = kind === 'boolean' ? (negate ? `--no-${name.slice(2)}` : name) : `${name} <${arg}>`;
   const shownDefault = kind === 'boolean' ? undefined : meta.defaultText ?? showDefault(meta.defaultOf ? unwrap(meta.defaultOf).defaultValue : defaultValue, meta.unit);
-  return { key, flag, name, help, kind, shownDefault, repeatable: meta.repeatable ?? false, toNumber: kind === 'number' && !core._zod.def.coerce && !preprocessed };
+  return { key, flag, name, help, kind, shownDefault, repeatable: meta.repeatable ?? false, toNumber: kind === 'number' && !core._zod.def.coerce && !preprocessed, ...(negate && meta.alsoOn ? { alsoOn: true } : {}) };
 }
 
 /** Flags for a schema whose every key has an entry in `meta` (checked by the compiler), in the order of `meta` (the help's order). */
@@ -122,6 +126,12 @@ export function addFlags(cmd: Command, table: FlagTable): void {
     // Commander names options after the flag; keep the config key as the attribute name.
     opt.attributeName = () => f.key;
     cmd.addOption(opt);
+    if (f.alsoOn) {
+      // After --no-x, so commander has already set the default (true) that --x and --no-x share.
+      const on = new Option(f.name, f.help).hideHelp();
+      on.attributeName = () => f.key;
+      cmd.addOption(on);
+    }
   }
 }
 
@@ -131,8 +141,8 @@ export function collectFlags(values: Record<string, unknown>, table: FlagTable, 
   for (const f of Object.values(table)) {
     const v = values[f.key];
     if (v === undefined) continue;
-    // Commander sets true for a --no-x flag that was not given.
-    if (f.kind === 'boolean' && f.flag.startsWith('--no-') && v !== false) continue;
+    // Commander sets true for a --no-x flag that was not given (a true that was given is --x, FlagMeta.alsoOn).
+    if (f.kind === 'boolean' && f.flag.startsWith('--no-') && v !== false && !f.alsoOn) continue;
     if (f.toNumber) {
       const n = Number(v);
       if (typeof v !== 'string' || v.trim() === '' || !Number.isFinite(n)) problems.push(`${f.name}: "${String(v)}" is not a number`);
