@@ -1,7 +1,8 @@
 // The validation ladder as the first step of every command that sends (issue 32 item 17): on by default, once per
 // command (--runs, sweep, --short-baseline), outside the measurement, transient failures retried, hard ones exit 4.
 import { describe, it, expect, beforeAll, afterAll, beforeEach, afterEach, vi } from 'vitest';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { main } from '../src/cli/main.js';
 import { startScriptServer, chatChunk, usageChunk, DONE, type Script, type ScriptServer } from './fixtures/script-server.js';
@@ -53,6 +54,24 @@ describe('the ladder by default', () => {
     expect(s.requests.total).toBe(3);
     expect(lines(out)).toBe(3);
   });
+
+  it('the terminal says where requests go before the ladder climbs (stdout and stderr into one file, in order)', () => {
+    const dir = tmpDir();
+    const file = join(dir, 'both.txt');
+    const fd = openSync(file, 'w');
+    try {
+      const cli = join(__dirname, '..', 'dist', 'bin', 'tokenflood.js');
+      const r = spawnSync(process.execPath, [cli, 'run', '--requests', '2', '--concurrency', '1', '--input-tokens', '32', '--output-tokens', '4', '--out', join(dir, 'r')], { stdio: ['ignore', fd, fd], timeout: 60_000 });
+      expect(r.status).toBe(0);
+    } finally {
+      closeSync(fd);
+    }
+    const text = readFileSync(file, 'utf8');
+    const at = (s: string) => text.indexOf(s);
+    expect(at('started the embedded simulated server at'), text).toBeGreaterThanOrEqual(0);
+    expect(at('started the embedded simulated server at')).toBeLessThan(at('validate 1/2'));
+    expect(at('validate 2/2')).toBeLessThan(at('model llama-3.1-8b, results in'));
+  }, 60_000);
 
   it('against the embedded server: its /metrics histograms in the summary count the workload only, not the ladder', async () => {
     const out = tmpDir();

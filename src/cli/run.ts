@@ -58,14 +58,21 @@ function sloVerdict(result: Parameters<typeof printResult>[0], slo: ReturnType<t
 
 /** The start lines: where requests go, the model, where results are, and what the workload had to skip. */
 export function startReporter(out: Out, info: NodeJS.WritableStream, prefix: string, onStart: (total: number | undefined) => void = () => {}): Reporter {
+  let announced = false;
+  const announce = (s: { baseUrl: string; embedded: boolean }) => {
+    if (announced) return;
+    announced = true;
+    info.write(
+      s.embedded
+        ? `tokenflood: no --base-url given, started the embedded simulated server at ${s.baseUrl}\n`
+        : `${prefix}target ${safeTerminalText(s.baseUrl, 400)}\n`,
+    );
+  };
   return {
     name: 'start',
+    targetOpen: announce,
     runStart: (s) => {
-      info.write(
-        s.embedded
-          ? `tokenflood: no --base-url given, started the embedded simulated server at ${s.baseUrl}\n`
-          : `${prefix}target ${safeTerminalText(s.baseUrl, 400)}\n`,
-      );
+      announce(s);
       info.write(`model ${safeTerminalText(s.model, 200)}, results in ${s.outDir}\n`);
       out.err.write(workloadWarningText(s.workload, prefix));
       onStart(s.total);

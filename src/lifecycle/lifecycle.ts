@@ -147,6 +147,8 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
   const counter = createTokenCounter(c.tokenizer);
   try {
     const target = await driver.open(opts.signal);
+    // Where requests go is said before the ladder's lines (the caller's reporters; the built-in ones start later).
+    for (const r of opts.reporters ?? []) r.targetOpen?.({ baseUrl: target.shownBaseUrl, embedded: target.embedded });
     // The validation ladder before anything else is sent (a failed step throws: exit 4, no results directory); the
     // telemetry sources start later, so server counters and /metrics deltas do not include its requests.
     // A results directory that cannot be used is bad input: exit 2 with nothing sent, not even the ladder. A

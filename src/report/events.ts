@@ -108,6 +108,8 @@ export interface Reporter {
   readonly name: string;
   /** How often this reporter wants snapshots (ms of run time); the lifecycle uses the smallest asked for, default 1000. */
   readonly snapshotEveryMs?: number;
+  /** The target is open (the embedded server started), before the validation ladder and the run's other start-up. */
+  targetOpen?(e: Pick<RunStartEvent, 'baseUrl' | 'embedded'>): void;
   runStart?(e: RunStartEvent): void;
   record?(r: RequestRecord): void;
   snapshot?(s: SnapshotEvent): void;
