@@ -58,7 +58,7 @@ describe('open-file limit against the planned connections', () => {
     expect(cut.notice).toContain('ulimit -n 65536');
     // Below the run's own needs plus one socket: refused, the fix named.
     const low = checkFdLimit({ rate: 10, timeoutS: 1, prewarm: 20 }, FD_FLOOR);
-    expect(low.problem).toMatch(/^open files: this process may open 64 files \(ulimit -n\), but a run needs about 64 for itself/);
+    expect(low.problem).toMatch(new RegExp(`^open files: this process may open ${FD_FLOOR} files \\(ulimit -n\\), but a run needs about ${FD_FLOOR} for itself`));
     expect(low.problem).toContain('ulimit -n 65536');
     const floor = checkFdLimit({ rate: 10, timeoutS: 1, prewarm: 20 }, FD_FLOOR + 1);
     expect(floor.problem).toBeUndefined();

@@ -35,8 +35,9 @@ describe('flag tables', () => {
     it(`${name}: every schema key has exactly one flag and every flag a schema key`, () => {
       expect(Object.keys(table).sort()).toEqual(keysOf(shape, except));
       const names = flagsOf(table).map((f) => f.flag.split(' ')[0].replace(/^--no-/, '--'));
-      // The one deliberate pair: --server-metrics <url> (serverMetricsUrl) and --no-server-metrics (serverMetrics).
-      const pairs = ['--server-metrics'];
+      // The deliberate pairs: --server-metrics <url> (serverMetricsUrl) and --no-server-metrics (serverMetrics);
+      // --short-baseline <tokens> (shortBaseline) and --no-short-baseline (autoShortBaseline).
+      const pairs = ['--server-metrics', '--short-baseline'];
       expect(names.filter((n, i) => names.indexOf(n) !== i && !pairs.includes(n))).toEqual([]);
     });
 

@@ -10,10 +10,12 @@ export const FD_RESERVE = 256;
  * a --concurrency 1 run with server telemetry: 28 open without the request's socket (stdio 3, /dev/null 4, an
  * epoll + eventfd per event loop, libuv's pipes, requests.jsonl, server_metrics.jsonl, gpu_metrics.jsonl), one more
  * per scrape connection, about 4 more per --workers thread (its own event loop). Doubled for the files opened at the
- * end (run.json, summary.json, stats.csv, report.html) and DNS. Below this plus one socket a run cannot work at all;
+ * end (run.json, summary.json, stats.csv, report.html) and DNS: 64. Raised to 96 because the bundled CLI's start-up
+ * reads its chunks in parallel (Node's ESM loader): under `ulimit -n 60` module loading itself fails with EMFILE,
+ * before any check can run, and 96 leaves that margin. Below this plus one socket a run cannot work at all;
  * FD_RESERVE above is the comfortable margin the planned connections are held to.
  */
-export const FD_FLOOR = 64;
+export const FD_FLOOR = 96;
 
 let cached: number | null | undefined;
 
