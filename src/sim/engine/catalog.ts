@@ -99,7 +99,7 @@ export const MODELS: Record<string, ModelProfile> = {
   // GLM-4.5-Air: first_k_dense_replace 1 (one dense layer of 10944), one shared expert of moe_intermediate_size.
   'glm-4.5-air': { id: 'glm-4.5-air', hfName: 'zai-org/GLM-4.5-Air', layers: 46, hidden: 4096, heads: 96, kvHeads: 8, headDim: 128, intermediate: 1408, vocab: 151552, experts: 128, expertsPerToken: 8, sharedExperts: 1, denseLayers: 1, denseIntermediate: 10944, maxModelLen: 131072 },
   // MiniMax-M2.5: 256 experts, top-8, no shared expert; released as block-scaled FP8.
-  'minimax-m2.5': { id: 'minimax-m2.5', hfName: 'MiniMaxAI/MiniMax-M2.5', layers: 62, hidden: 3072, heads: 48, kvHeads: 8, headDim: 128, intermediate: 1536, vocab: 200064, experts: 256, expertsPerToken: 8, maxModelLen: 196608, releasedDtype: 'fp8', fp8Scaling: 'block' },
+  'minimax-m2.5': { id: 'minimax-m2.5', hfName: 'MiniMaxAI/MiniMax-M2.5', layers: 62, hidden: 3072, heads: 48, kvHeads: 8, headDim: 128, intermediate: 1536, vocab: 200064, experts: 256, expertsPerToken: 8, qkNormAcrossHeads: true, maxModelLen: 196608, releasedDtype: 'fp8', fp8Scaling: 'block' },
   'mistral-7b': { id: 'mistral-7b', hfName: 'mistralai/Mistral-7B-Instruct-v0.3', layers: 32, hidden: 4096, heads: 32, kvHeads: 8, headDim: 128, intermediate: 14336, vocab: 32768, maxModelLen: 32768 },
   // v0.1 is the Mistral with a sliding window (4,096 tokens) on every layer.
   'mistral-7b-v0.1': { id: 'mistral-7b-v0.1', hfName: 'mistralai/Mistral-7B-v0.1', layers: 32, hidden: 4096, heads: 32, kvHeads: 8, headDim: 128, intermediate: 14336, vocab: 32000, slidingWindow: 4096, slidingLayers: 32, maxModelLen: 32768 },

@@ -37,9 +37,21 @@ export function moeLayers(m: ModelProfile): number {
 }
 
 /**
+ * A QK norm over all heads (qkNormAcrossHeads, MiniMax-M2) under attention TP: each rank sums the squares of its
+ * heads' q and k, and one more all-reduce per layer of those sums (2 FP32 values per token) gives every rank the whole
+ * row's RMS (SGLang's MiniMaxM2QKRMSNorm, python/sglang/srt/models/minimax_m2.py). A few KB: its cost is the
+ * all-reduce latency floor, layers × all_reduce_latency per step. With --dp-attention the heads are not split: none.
+ */
+export function qkNormCommMs(spec: EngineSpec, newTokens: number): number {
+  if (!spec.model.qkNormAcrossHeads || spec.tp <= 1 || spec.dpAttention || newTokens <= 0) return 0;
+  return spec.model.layers * allReduceMs(spec, newTokens * 2 * 4);
+}
+
+/**
  * Communication of one step with `newTokens` tokens.
  * TP (with or without --ep): two all-reduces of newTokens·hidden BF16 per layer; with --ep the expert outputs are
- *   combined by that same all-reduce (every rank holds every token after the attention all-reduce).
+ *   combined by that same all-reduce (every rank holds every token after the attention all-reduce); a QK norm over
+ *   all heads adds one small all-reduce per layer (qkNormCommMs).
  * --dp-attention: no attention all-reduce; per MoE layer the tokens of each rank (newTokens/tp) go to their experts
  *   and back: with --ep an all-to-all dispatch (FP8, 1 B per value) and combine (BF16, 2 B), each
  *   latency + (newTokens/tp)·k·hidden·B·(ep−1)/ep / link; without --ep an all-gather before and a reduce-scatter after
@@ -49,7 +61,7 @@ export function parallelCommMs(spec: EngineSpec, newTokens: number): number {
   const m = spec.model;
   if (spec.tp <= 1 || newTokens <= 0) return 0;
   const actBytes = newTokens * m.hidden * 2;
-  if (!spec.dpAttention) return 2 * m.layers * allReduceMs(spec, actBytes);
+  if (!spec.dpAttention) return 2 * m.layers * allReduceMs(spec, actBytes) + qkNormCommMs(spec, newTokens);
   const moe = moeLayers(m);
   const dense = m.layers - moe;
   const denseMs = 2 * dense * allReduceMs(spec, actBytes);

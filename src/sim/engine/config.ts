@@ -8,7 +8,7 @@ import { resolveGpu, resolveModel } from './resolve-profile.js';
 import { featureOptionsShape, resolveFeatures, stageLayers, draftWeightBytes, type FeatureSpec } from './features.js';
 import { dpAttentionExtraBytes, parallelOptionsShape, parallelProblems } from './parallel.js';
 import { BLOCK_TABLE_H2D_GBPS, blockTableRowBytes } from './max-len.js';
-import { kvBudgetBytes, schedulingOptionsShape, type BatchingMode, type SchedulePolicy, type SchedulingPolicy } from './scheduling.js';
+import { allReduceFusionApplies, FUSED_ALL_REDUCE_RATIO, kvBudgetBytes, schedulingOptionsShape, type BatchingMode, type SchedulePolicy, type SchedulingPolicy } from './scheduling.js';
 
 const GiB = 1024 ** 3;
 
@@ -248,8 +248,9 @@ export function resolveEngine(input: EngineOptions = {}): EngineSpec {
     kvBytesPerSec: gpu.hbmTBps * 1e12 * o.kvBwEfficiency,
     attnFlopsPerSec: attentionPeakTflops(gpu, o.kvDtype) * 1e12 * o.mfu * matmulScale(gpu),
     attnSeqOverheadUs: o.attnSeqOverheadUs,
-    // A small all-reduce crosses the link about twice (one-shot exchange, then the barrier) plus the kernel's own cost.
-    allReduceLatencyUs: o.allReduceLatencyUs ?? 2.5 * gpu.linkLatencyUs,
+    // A small all-reduce crosses the link about twice (one-shot exchange, then the barrier) plus the kernel's own cost;
+    // fused with the residual add and RMSNorm (SGLang's MoE models on Blackwell) the floor is 8.7/13.5 of that.
+    allReduceLatencyUs: o.allReduceLatencyUs ?? 2.5 * gpu.linkLatencyUs * (allReduceFusionApplies(o, gpu, model.experts ?? 1) ? FUSED_ALL_REDUCE_RATIO : 1),
     moeLayerOverheadUs: o.moeLayerOverheadUs,
     moeGemmEfficiency: o.moeGemmEfficiency,
     expertScaleRatio: expertBlockScaleRatio(gpu, weightDtype, fp8Scaling),

@@ -5,7 +5,7 @@ import { epLoadFactor, parallelCommMs } from './comm.js';
 import { eagerOverheadMs } from './scheduling.js';
 import { blockTableUploadMs } from './max-len.js';
 import { weightBytes } from './dtypes.js';
-import { expectedExpertsTouched, expertImbalance, moeRoutingMs } from './moe.js';
+import { expectedExpertsTouched, moeRoutingMs } from './moe.js';
 import { attentionFlopsPerPair } from './profile.js';
 
 export { expectedExpertsTouched } from './moe.js';
@@ -85,20 +85,21 @@ export function kvReadBytesPerGpu(spec: EngineSpec, requests: number, ctx: numbe
 
 /**
  * Linear-layer FLOPs per GPU, 2·params·tokens, split into the dense part (attention projections, dense MLPs, shared
- * experts, LM head) and the routed experts', the latter scaled by the busiest expert's (TP) or GPU's (EP) load.
+ * experts, LM head) and the routed experts', the latter scaled by the busiest GPU's load under EP. Under TP every GPU
+ * holds a slice of every expert and the fused-MoE kernel's grid spans all experts' row tiles (moe_align_block_size
+ * sorts and pads the tokens by expert), which the SMs take in turn: the step costs the total expert work, not the
+ * busiest expert's; the tile padding is part of moeGemmEfficiency, a grouped-GEMM rate.
  */
-export function linearFlopsParts(spec: EngineSpec, newTokens: number): { dense: number; expert: number; expertUniform: number } {
+export function linearFlopsParts(spec: EngineSpec, newTokens: number): { dense: number; expert: number } {
   const m = spec.model;
   const experts = m.experts ?? 1;
-  if (experts <= 1) return { dense: (2 * spec.params.activePerToken * newTokens) / spec.tp, expert: 0, expertUniform: 0 };
+  if (experts <= 1) return { dense: (2 * spec.params.activePerToken * newTokens) / spec.tp, expert: 0 };
   const k = Math.min(m.expertsPerToken ?? 1, experts);
   const expertParams = m.layers * k * spec.params.perExpertPerLayer;
   const shared = spec.params.activePerToken - expertParams;
-  // EP: the busiest GPU's share (all its expert work scales); TP: the busiest expert's, which bounds only the compute.
+  // EP: the busiest GPU's share (its experts are its own, so all its expert work scales).
   const gpuLoad = spec.ep > 1 ? epLoadFactor(spec.ep, k, newTokens, spec.epImbalance) : 1;
-  const load = spec.ep > 1 ? gpuLoad : expertImbalance(experts, k, newTokens);
-  const expert = (2 * newTokens * expertParams) / spec.tp;
-  return { dense: (2 * newTokens * shared) / spec.tp, expert: expert * load, expertUniform: expert * gpuLoad };
+  return { dense: (2 * newTokens * shared) / spec.tp, expert: ((2 * newTokens * expertParams) / spec.tp) * gpuLoad };
 }
 
 /**
@@ -132,21 +133,18 @@ export function linearComputeMs(spec: EngineSpec, lin: { dense: number; expert: 
 }
 
 /**
- * Time of the routed experts' grouped GEMMs, from their weight reads (memoryMs), their FLOPs at a uniform load
- * (uniformComputeMs) and at the busiest expert's (computeMs):
- *   max(max(read, FLOPs) + (1 − e) · min(read, FLOPs), busiest expert's FLOPs),   e = S / (S + S½)
+ * Time of the routed experts' grouped GEMMs, from their weight reads (memoryMs) and FLOPs (computeMs):
+ *   max(read, FLOPs) + (1 − e) · min(read, FLOPs),   e = S / (S + S½)
  * A GEMM over a large matrix overlaps its weight reads with its math (a roofline: max). A fused-MoE kernel walks many
  * small per-expert slices, and each slice's tile loop fills and drains its load pipeline, so reads and FLOPs overlap
  * only in the share e of a slice that is steady state, the same S½ ramp that sets the slice's stream efficiency
  * (expertStreamEfficiency). vLLM's benchmark_moe (PR #24700, Qwen3-30B-A3B FP8, 4.7 MB slices on H100) shows the
  * serial form: 263 µs at 64 tokens (the layer's 604 MB of experts read once), then +0.35 µs per token on top (≈ 218
  * TFLOPS): 536 / 912 / 1,648 µs at 1,024 / 2,048 / 4,096 tokens, where max(read, FLOPs) gives 354 / 709 / 1,417 and
- * the sum 622 / 977 / 1,685. Mixtral's 176 MB slices (e ≈ 0.98) stay a roofline. Under TP the busiest expert's FLOPs
- * (expertImbalance) bound the kernel when they exceed that (large chunks).
+ * the sum 622 / 977 / 1,685. Mixtral's 176 MB slices (e ≈ 0.98) stay a roofline.
  */
-export function expertMs(computeMs: number, uniformComputeMs: number, memoryMs: number, streamEfficiency: number): number {
-  const overlapped = Math.max(memoryMs, uniformComputeMs) + (1 - streamEfficiency) * Math.min(memoryMs, uniformComputeMs);
-  return Math.max(overlapped, computeMs);
+export function expertMs(computeMs: number, memoryMs: number, streamEfficiency: number): number {
+  return Math.max(memoryMs, computeMs) + (1 - streamEfficiency) * Math.min(memoryMs, computeMs);
 }
 
 /**
@@ -177,7 +175,7 @@ export function stepCost(spec: EngineSpec, s: StepShape): StepCost {
   const expertMemoryMs = toMs(expertBytes, spec.bytesPerSec * streamEff);
   const denseMemoryMs = toMs(weightBytes - expertBytes, spec.bytesPerSec);
   const linearMemorySide = denseMemoryMs + expertMemoryMs;
-  const linearMs = Math.max(linearComputeSide - expertComputeMs, denseMemoryMs) + expertMs(expertComputeMs, linearComputeMs(spec, { dense: 0, expert: lin.expertUniform }), expertMemoryMs, streamEff);
+  const linearMs = Math.max(linearComputeSide - expertComputeMs, denseMemoryMs) + expertMs(expertComputeMs, expertMemoryMs, streamEff);
   const attnComputeSide = toMs(attnFlops, spec.attnFlopsPerSec);
   const attnMemorySide = toMs(kvBytes, spec.kvBytesPerSec);
   const attentionMs = Math.max(attnComputeSide, attnMemorySide) + (s.requests * m.layers * spec.attnSeqOverheadUs) / 1000;

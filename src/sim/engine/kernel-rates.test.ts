@@ -108,12 +108,11 @@ describe('FP8 scaling of the checkpoint (--fp8-scaling)', () => {
 });
 
 describe('fused-MoE kernel time (issue 31)', () => {
-  it('small expert slices add their reads to their FLOPs, large ones overlap them; the busiest expert still bounds', () => {
+  it('small expert slices add their reads to their FLOPs, large ones overlap them', () => {
     // e = 0: fully serial (read + FLOPs); e = 1: a roofline (max).
-    expect(expertMs(0, 3, 5, 0)).toBe(8);
-    expect(expertMs(0, 3, 5, 1)).toBe(5);
-    expect(expertMs(0, 3, 5, 0.5)).toBeCloseTo(6.5, 9);
-    expect(expertMs(20, 3, 5, 0.5)).toBe(20);
+    expect(expertMs(3, 5, 0)).toBe(8);
+    expect(expertMs(3, 5, 1)).toBe(5);
+    expect(expertMs(3, 5, 0.5)).toBeCloseTo(6.5, 9);
   });
 
   it('has the form of vLLM PR #24700 (benchmark_moe, Qwen3-30B-A3B FP8 on H100): within 15% from 64 to 4,096 tokens', () => {
@@ -126,7 +125,7 @@ describe('fused-MoE kernel time (issue 31)', () => {
     const e = slice / (slice + 4 * 1024 * 1024);
     const measured: [number, number][] = [[64, 0.263], [1024, 0.536], [2048, 0.912], [4096, 1.648]];
     for (const [tokens, ms] of measured) {
-      const model = expertMs(flopsMs(tokens), flopsMs(tokens), readMs, e);
+      const model = expertMs(flopsMs(tokens), readMs, e);
       expect(Math.abs(model - ms) / ms, `${tokens} tokens`).toBeLessThan(0.15);
       // A plain roofline misses the 1,024-token point by a third.
       if (tokens === 1024) expect(Math.abs(Math.max(flopsMs(tokens), readMs) - ms) / ms).toBeGreaterThan(0.3);

@@ -1,4 +1,4 @@
-// Mixture-of-experts costs: experts touched by a step, the busiest expert's load and the routing overhead (pure).
+// Mixture-of-experts costs: experts touched by a step and the fixed per-layer cost (pure).
 import type { EngineSpec } from './config.js';
 
 /**
@@ -8,17 +8,6 @@ import type { EngineSpec } from './config.js';
 export function expectedExpertsTouched(experts: number, k: number, tokens: number): number {
   if (experts <= 1) return 1;
   return experts * (1 - Math.pow(1 - Math.min(k, experts) / experts, Math.max(1, tokens)));
-}
-
-/**
- * Expert compute is set by the busiest expert: with T·k assignments over E experts (mean μ = T·k/E), the expected
- * maximum load of a multinomial is ≈ μ·(1 + √(2·ln E / μ)), so expert FLOPs scale by 1 + √(2·E·ln E / (T·k)),
- * capped at E/k (every expert computing a full batch).
- */
-export function expertImbalance(experts: number, k: number, tokens: number): number {
-  if (experts <= 1 || tokens <= 0) return 1;
-  const kk = Math.min(k, experts);
-  return Math.min(experts / kk, 1 + Math.sqrt((2 * experts * Math.log(experts)) / (tokens * kk)));
 }
 
 /**

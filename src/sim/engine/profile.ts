@@ -41,6 +41,11 @@ export const modelProfileSchema = z
     /** Sliding-window attention: `slidingLayers` of the layers (default all) attend to the last `slidingWindow` tokens only. */
     slidingWindow: int.optional(),
     slidingLayers: z.number().int().nonnegative().optional(),
+    /**
+     * QK RMSNorm over the whole q and k projections, all heads together (MiniMax-M2 `qk_norm_type: per_layer`), not per
+     * head: under attention TP each rank holds some heads, so every layer all-reduces the tokens' sums of squares.
+     */
+    qkNormAcrossHeads: z.boolean().optional(),
     tiedEmbeddings: z.boolean().optional(),
     /** Total parameters; when absent, estimated from the architecture. */
     params: z.number().positive().optional(),
@@ -275,6 +280,7 @@ export function fromHfConfig(id: string, raw: Record<string, unknown>): ModelPro
     denseIntermediate,
     mla,
     ...slidingOf(c, layers),
+    qkNormAcrossHeads: c.use_qk_norm === true && c.qk_norm_type === 'per_layer' ? true : undefined,
     tiedEmbeddings: c.tie_word_embeddings === true,
     maxModelLen: num('max_position_embeddings') ?? 4096,
     releasedDtype: releasedDtypeOf(c) ?? (fp8ScalingOf(c) ? 'fp8' : undefined),

@@ -53,6 +53,10 @@ export const schedulingOptionsShape = {
     .boolean()
     .default(false)
     .describe('size the step token budget by GPU memory as SGLang does when --chunked-prefill-size is unset: 2048 below 35 GB, 8192 below 160 GB (H100, H200, A100), 16384 above (B200, MI300X); --max-num-batched-tokens given wins (docs/sim.md#engine-presets---engine-vllmsglangtrtllm)'),
+  allReduceFusion: z
+    .boolean()
+    .default(false)
+    .describe('fuse each TP all-reduce with the residual add and RMSNorm in one one-shot kernel, as SGLang does for its MoE models on Blackwell (FlashInfer allreduce fusion): the all-reduce latency floor x 8.7/13.5 on GPUs with NVFP4 tensor cores, MoE models, without --dp-attention; elsewhere no change (docs/sim.md#step-time)'),
   kvFreeMemoryFraction: z
     .number()
     .gt(0)
@@ -77,6 +81,19 @@ export function kvBudgetBytes(memBytes: number, utilization: number, freeFractio
 export function sglangChunkedPrefillSize(memBytes: number): number {
   const mib = memBytes / 1024 ** 2;
   return mib < 35 * 1024 ? 2048 : mib < 160 * 1024 ? 8192 : 16384;
+}
+
+/**
+ * The all-reduce latency floor with FlashInfer's fused all-reduce + residual + RMSNorm (one-shot Lamport kernel):
+ * SGLang PR #7621 measured one call at TP8 on B200 at 8.7 µs against 13.5 µs for its custom all-reduce plus the
+ * separate fused-add RMSNorm. SGLang turns it on by default on SM100 (Blackwell) for its MoE architectures (DeepSeek-V3,
+ * gpt-oss, Qwen3-MoE, GLM-4.5; server_args.py) and not with DP attention; on Hopper the one-shot kernel is no faster
+ * than the custom all-reduce (vLLM PR #22086, H100 TP2: 10 µs both). Blackwell = NVFP4 tensor cores in the catalog.
+ */
+export const FUSED_ALL_REDUCE_RATIO = 8.7 / 13.5;
+
+export function allReduceFusionApplies(o: { allReduceFusion: boolean; dpAttention: boolean }, gpu: { fp4Formats?: readonly string[] }, experts: number): boolean {
+  return o.allReduceFusion && !o.dpAttention && experts > 1 && (gpu.fp4Formats ?? []).includes('nvfp4');
 }
 
 /** A decode-only step above the largest captured batch runs eagerly: layers · eagerLayerOverheadMs more. */
