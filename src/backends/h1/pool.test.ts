@@ -15,7 +15,7 @@ interface Recorded {
 }
 
 /** Handlers that keep what they are told, and a promise of the outcome; completing twice is a test failure. */
-function recorder(): { h: H1Handlers; done: Promise<Recorded> } {
+function recorder(): { h: H1Handlers; done: Promise<Recorded>; chunks: () => number } {
   const rec: Recorded = { status: null, headers: null, body: Buffer.alloc(0), ended: false, error: null };
   const parts: Buffer[] = [];
   let resolve!: (r: Recorded) => void;
@@ -30,7 +30,7 @@ function recorder(): { h: H1Handlers; done: Promise<Recorded> } {
     onEnd: () => (once(), (rec.ended = true), resolve(rec)),
     onError: (err) => (once(), (rec.error = err), resolve(rec)),
   };
-  return { h, done };
+  return { h, done, chunks: () => parts.length };
 }
 
 const servers: { close(): Promise<void> }[] = [];
@@ -79,13 +79,18 @@ function pool(origin: string, connections: number | null = 4, extra: object = {}
   return p;
 }
 
-function send(p: H1Pool, req: Partial<Parameters<H1Pool['request']>[0]> = {}): Promise<Recorded> & { abort(): void } {
-  const { h, done } = recorder();
+function send(p: H1Pool, req: Partial<Parameters<H1Pool['request']>[0]> = {}): Promise<Recorded> & { abort(): void; chunks(): number } {
+  const { h, done, chunks } = recorder();
   const handle = p.request({ method: 'POST', path: '/x', headers: { 'content-type': 'application/json' }, body: '{"a":1}', ...req }, h);
-  return Object.assign(done, { abort: () => handle.abort() });
+  return Object.assign(done, { abort: () => handle.abort(), chunks });
 }
 
 const tick = (ms = 5) => new Promise((r) => setTimeout(r, ms));
+
+/** Waits until `cond` holds (polled every 5 ms, up to 5 s on a loaded machine), so a test asserts states, not delays. */
+async function until(cond: () => boolean): Promise<void> {
+  for (const end = Date.now() + 5000; !cond() && Date.now() < end; ) await tick();
+}
 
 /** Resources that keep the event loop alive, by type (sockets, timers), minus those present at `base`. */
 function leaked(base: string[]): string[] {
@@ -199,7 +204,8 @@ describe('H1Pool against node:http', () => {
     const p = pool(origin, 1);
     const streaming = send(p);
     const queued = send(p);
-    await tick(30);
+    // The first request is streaming (its first chunk arrived) while the second waits for the one connection.
+    await until(() => streaming.chunks() > 0);
     queued.abort();
     expect((await queued).error?.code).toBe('E_ABORTED');
     expect((await queued).error?.phase).toBe('connect');
@@ -207,7 +213,7 @@ describe('H1Pool against node:http', () => {
     const s = await streaming;
     expect(s.error).toMatchObject({ code: 'E_ABORTED', phase: 'body' });
     expect(s.body.toString()).toBe('data: 1\n\n');
-    await tick(30);
+    await until(() => serverSockets === 0);
     expect(serverSockets).toBe(0);
     // The pool is usable afterwards.
     const next = send(p);
