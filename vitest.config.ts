@@ -17,6 +17,9 @@ import { configDefaults, defineConfig } from 'vitest/config';
 //   (a sweep's knee read from the server's queue, a compare gate at 15%, send times to a fraction of a millisecond, a
 //   pod killed and gathered within a deadline): they run last (groupOrder 2), one at a time, alone on the machine.
 const SERIAL = [
+  // A Mooncake slice replayed open loop on the embedded server: send times within 100 ms of the scaled timestamps
+  // (149 ms when another file ran beside it on a loaded 2-core machine).
+  'test/trace-replay.test.ts',
   // Real-time sim under a 20 req/s arrival rate: static batching's TTFT gap is judged on the wall clock.
   'test/ab-batching-spec.test.ts',
   // The short requests' slowdown among long ones, and the long band's TTFT above the short band's, on the wall clock.
