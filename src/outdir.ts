@@ -30,7 +30,7 @@ const kindOf = (s: Stats): string =>
  * mkdir -p, one level at a time. Node's `mkdir({ recursive: true })` loops forever at 100% CPU (and ignores
  * signals) where a parent exists but a child cannot be made, e.g. under /proc; one level at a time fails fast.
  */
-export function makeDirs(dir: string, flag: string): void {
+export function makeDirs(dir: string, flag: string): string | undefined {
   const missing: string[] = [];
   let p = resolve(dir);
   try {
@@ -43,6 +43,7 @@ export function makeDirs(dir: string, flag: string): void {
     const top = statOrNull(p);
     if (top && !top.isDirectory()) throw new UsageError([`${flag}: ${p} exists and is not a directory (it is ${kindOf(top)})`]);
     for (const m of missing.reverse()) mkdirSync(m);
+    return missing[0];
   } catch (e) {
     if (e instanceof UsageError) throw e;
     throw new UsageError([`${flag}: cannot use ${dir} as a results directory: ${describeFsError(e)}`]);
@@ -51,8 +52,22 @@ export function makeDirs(dir: string, flag: string): void {
 
 /** Create the directory; refuse one that already holds a run unless `overwrite` (then empty its run files). */
 export function prepareOutDir(dir: string, overwrite: boolean): void {
+  asUsage(dir, () => prepare(dir, overwrite, true));
+}
+
+/**
+ * The checks of prepareOutDir without touching an earlier run: the directory is made if missing (the topmost folder
+ * made is returned, so a command that then sends nothing can remove it), one holding a run is refused unless
+ * `overwrite`, and a file is written and removed. Its run files are emptied only by prepareOutDir, once the command
+ * is sure to run (after the validation ladder).
+ */
+export function checkOutDir(dir: string, overwrite: boolean): string | undefined {
+  return asUsage(dir, () => prepare(dir, overwrite, false));
+}
+
+function asUsage<T>(dir: string, f: () => T): T {
   try {
-    prepare(dir, overwrite);
+    return f();
   } catch (e) {
     if (e instanceof UsageError) throw e;
     const err = e as NodeJS.ErrnoException;
@@ -60,11 +75,11 @@ export function prepareOutDir(dir: string, overwrite: boolean): void {
   }
 }
 
-function prepare(dir: string, overwrite: boolean): void {
+function prepare(dir: string, overwrite: boolean, empty: boolean): string | undefined {
   const s = statOrNull(dir);
   if (s && !s.isDirectory()) throw new UsageError([`--out: ${dir} exists and is not a directory (it is ${kindOf(s)})`]);
-  if (!s) makeDirs(dir, '--out');
-  else emptyRunFiles(dir, overwrite);
+  const made = s ? undefined : makeDirs(dir, '--out');
+  if (s) emptyRunFiles(dir, overwrite, empty);
   // Prove the directory takes files before anything is sent (a read-only or pseudo filesystem fails here, exit 2).
   const probe = join(dir, '.tokenflood-write-test');
   try {
@@ -73,11 +88,13 @@ function prepare(dir: string, overwrite: boolean): void {
   } catch (e) {
     throw new UsageError([`--out: cannot write files in ${dir}: ${e instanceof WriteError ? e.reason : (e as Error).message}`]);
   }
+  return made;
 }
 
-function emptyRunFiles(dir: string, overwrite: boolean): void {
+function emptyRunFiles(dir: string, overwrite: boolean, empty: boolean): void {
   const present = readdirSync(dir).filter((f) => RUN_FILES.includes(f));
   if (present.length && !overwrite) throw new UsageError([`--out: ${dir} already holds a run; choose another directory or pass --overwrite`]);
+  if (!empty) return;
   for (const f of present) {
     // Only regular files are emptied: a pipe or device under a run file's name would block or swallow the run.
     const l = lstatSync(join(dir, f));

@@ -151,6 +151,22 @@ describe('short-vs-long baseline', () => {
     }
   }, 90_000);
 
+  it('an --out holding a run is refused before the baseline sends anything; too few requests past the first wave: a note, no baseline', async () => {
+    const out = join(tmpDir(), 'held');
+    expect(await main(['run', '--mix', MIX, '--requests', '8', '--concurrency', '4', ...SIM, '--no-short-baseline', '--no-validate', '--out', out, '--quiet'], capture().io)).toBe(0);
+    const c = capture();
+    expect(await main(['run', '--mix', MIX, '--requests', '30', '--concurrency', '8', ...SIM, '--no-validate', '--out', out, '--quiet'], c.io)).toBe(2);
+    expect(c.err).toContain('already holds a run');
+    expect(existsSync(join(out, 'short-baseline'))).toBe(false);
+
+    const few = join(tmpDir(), 'few');
+    const c2 = capture();
+    expect(await main(['run', '--mix', MIX, '--requests', '30', '--concurrency', '16', ...SIM, '--no-validate', '--out', few, '--json'], c2.io), c2.err).toBe(0);
+    expect(c2.err).toMatch(/mixed lengths: .*no automatic short-only baseline: 30 requests leave fewer than 20 after the first wave of 16/);
+    expect(existsSync(join(few, 'short-baseline'))).toBe(false);
+    expect(recordsOf(join(few, 'requests.jsonl')).length).toBe(30);
+  }, 90_000);
+
   it('a run that cannot take one (--runs 2) says so in one line and runs as asked', async () => {
     const out = join(tmpDir(), 'runs');
     const c = capture();

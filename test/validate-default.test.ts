@@ -205,6 +205,14 @@ describe('failures', () => {
       expect(JSON.parse(c.out).validation.steps[0]).toMatchObject({ step: 'single', verdict: 'fail', retries: 0 });
       expect(c.err).toMatch(/the single request failed \(http: HTTP 401/);
 
+      // --overwrite over an earlier run: a ladder that fails leaves that run's files as they were.
+      const kept = tmpDir();
+      expect(await main(['run', '--base-url', healthy.baseUrl, '--no-validate', '--requests', '1', '--out', kept, '--quiet'], capture().io)).toBe(0);
+      const before = readFileSync(join(kept, 'run.json'), 'utf8');
+      expect(await main(['run', '--base-url', denied.baseUrl, '--requests', '2', '--out', kept, '--overwrite', '--quiet'], capture().io)).toBe(4);
+      expect(readFileSync(join(kept, 'run.json'), 'utf8')).toBe(before);
+      expect(readFileSync(join(kept, 'requests.jsonl'), 'utf8').length).toBeGreaterThan(0);
+
       const c2 = capture();
       const out = join(tmpDir(), 'r');
       expect(await main(['run', '--base-url', overlong.baseUrl, '--requests', '20', '--out', out], c2.io)).toBe(4);

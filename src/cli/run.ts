@@ -176,7 +176,8 @@ export function registerRun(program: Command, out: Out): void {
         if (baseline.note) out.err.write(`tokenflood: ${baseline.note}\n`);
         await runWithShortBaseline(resolved, baseline.plan, {
           signal: stopper.signal,
-          reporters: (phase) => (phase === 'baseline' ? reporters : [...reporters, terminalReporter(c, shown)]),
+          // Live metrics and the dashboard follow the mixed run only: their counters equal its requests.jsonl.
+          reporters: (phase) => (phase === 'baseline' ? [startReporter(out, info, 'tokenflood: ', () => (started = true)), ...displayReporters(choice, out.err, '[short-only baseline] ')] : [...reporters, terminalReporter(c, shown)]),
           print: (text) => (c.json ? undefined : void shown.out.write(text)),
           notice: (line) => out.err.write(`tokenflood: ${line}\n`),
         });

@@ -69,6 +69,7 @@ function cannotRun(c: RunConfig): string | undefined {
   if (c.shard !== undefined || c.startAt !== undefined) return '--shard/--start-at (a shard sees part of the load)';
   if (c.cacheAb) return '--cache-ab (its cold and warm passes are the comparison)';
   if (c.stages !== undefined || c.rampUp !== undefined || c.rampDown !== undefined) return '--stages/--ramp-up/--ramp-down (a shortened baseline would cut the load shape)';
+  if (c.ui) return '--ui (a load changed live would void the comparison)';
   return undefined;
 }
 
@@ -97,7 +98,11 @@ export function autoBaseline(resolved: ResolvedRun): AutoBaseline {
   if (!mix.mixed) return { kind: 'none' };
   const why = cannotRun(c);
   if (why) return { kind: 'skip', note: `mixed lengths: ${describeMix(mix)}; no automatic short-only baseline with ${why}` };
-  const size = boundedSize(plan.planned, c.duration, firstWave(c));
+  const wave = firstWave(c);
+  // The first wave gives no values on either side: a run hardly longer than it has too few to compare.
+  if (plan.planned !== undefined && plan.planned - wave < AUTO_MIN_REQUESTS)
+    return { kind: 'skip', note: `mixed lengths: ${describeMix(mix)}; no automatic short-only baseline: ${plan.planned} requests leave fewer than ${AUTO_MIN_REQUESTS} after the first wave of ${wave} (--concurrency), which neither run can compare` };
+  const size = boundedSize(plan.planned, c.duration, wave);
   const what = [size.requests !== undefined ? `${size.requests} requests` : '', size.duration !== undefined ? `${size.duration} s` : ''].filter(Boolean).join(' or ');
   return {
     kind: 'run',

@@ -3,6 +3,7 @@
 import { renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
+import { checkOutDir } from '../outdir.js';
 import { run } from '../run.js';
 import type { ResolvedRun } from '../config/load.js';
 import type { Reporter } from '../report/events.js';
@@ -97,6 +98,8 @@ export async function runWithShortBaseline(resolved: ResolvedRun, plan: Baseline
   const firstValueId = sendConfig(c).warmup + wave;
   const how = { ...plan, firstWave: wave };
   const baseValues = new ShortValues(threshold, firstValueId);
+  // The mixed run's directory is checked before the baseline sends anything (one holding a run: exit 2, nothing sent).
+  if (c.out !== undefined) checkOutDir(c.out, c.overwrite);
   const baseConfig = { ...c, ...bounded, out: givenDir, shortBaseline: undefined, autoShortBaseline: false };
   const base = await run({ ...resolved, config: baseConfig }, { signal: o.signal, reporters: [...o.reporters('baseline'), collect(baseValues)], workload: shortOnly(threshold) });
   if (o.signal?.aborted) return undefined;

@@ -1,7 +1,7 @@
 // The one run lifecycle: workload → driver (clock + backend) → scheduler → aggregator, emitting events to reporters.
 import { tagsOf } from '../config/practice.js';
 import { cpus, hostname, platform } from 'node:os';
-import { existsSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { sendConfig, type RunConfig, type SendConfig } from '../config/schema.js';
 import type { Tokenizer } from '../dataset/tokenizer.js';
 import { climbLadder } from './validate-spec.js';
@@ -21,7 +21,7 @@ import { ARTIFACTS, artifactPath } from '../artifacts/registry.js';
 import { CHART_SAMPLE_MAX, eachRecord, RecordSample } from '../artifacts/records.js';
 import { runArtifacts, TIMELINE_CHART_SAMPLES } from '../artifacts/run-artifacts.js';
 import { evaluateSlo, GoodRequestCount, parseSlo } from '../metrics/slo.js';
-import { defaultOutDir, prepareOutDir } from '../outdir.js';
+import { checkOutDir, defaultOutDir, prepareOutDir } from '../outdir.js';
 import { VERSION } from '../version.js';
 import type { Driver, OpenedTarget } from '../drivers/driver.js';
 import type { TimelineSample, TimelineSource } from '../telemetry/source.js';
@@ -153,14 +153,14 @@ export async function runLifecycle(s: RunSetup, opts: LifecycleOptions = {}): Pr
     // telemetry sources start later, so server counters and /metrics deltas do not include its requests.
     // A results directory that cannot be used is bad input: exit 2 with nothing sent, not even the ladder. A
     // directory made for a run the ladder then stops is removed again (exit 4 leaves no results directory).
-    const made = c.out !== undefined && !existsSync(c.out);
-    if (c.out !== undefined) prepareOutDir(c.out, c.overwrite);
+    // An earlier run's files (--overwrite) are emptied only once the ladder has passed.
+    const made = c.out !== undefined ? checkOutDir(c.out, c.overwrite) : undefined;
     const validation = await climbLadder(c, driver, s.tokenizer, backend, s.ladder, opts.signal).catch((e: unknown) => {
-      if (made) rmSync(c.out!, { recursive: true, force: true });
+      if (made) rmSync(made, { recursive: true, force: true });
       throw e;
     });
     const outDir = c.out ?? defaultOutDir(target.shownModel, s.outDirSuffix);
-    if (c.out === undefined) prepareOutDir(outDir, c.overwrite);
+    prepareOutDir(outDir, c.overwrite);
     const meta: Record<string, unknown> = {
       tool: 'tokenflood',
       version: VERSION,
