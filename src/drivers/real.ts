@@ -26,7 +26,7 @@ import type { RequestSpec } from '../dataset/types.js';
 import { createRouter, type Router } from '../backends/route-policies.js';
 import { parseRouteSpec, type RouteSpec } from '../backends/route-rules.js';
 import { createRouteTally, type RouteTally } from '../backends/route-tally.js';
-import { runLadder, type LadderResult } from './validate-ladder.js';
+import { runLadder, worst, type LadderResult } from './validate-ladder.js';
 
 /**
  * --workers auto: one thread for light loads; for heavy loads one per core except the one the main thread
@@ -260,7 +260,7 @@ export function createRealDriver(c: RunConfig, extraHeaders: Record<string, stri
         });
         results.push(endpoints.length > 1 ? { ...r, target: ep.name } : r);
       }
-      return results.length === 1 ? results[0] : { verdict: results.some((r) => r.verdict === 'warn') ? 'warn' : 'pass', steps: results.flatMap((r) => r.steps), targets: results };
+      return results.length === 1 ? results[0] : { verdict: worst(results.map((r) => r.verdict)), steps: results.flatMap((r) => r.steps), targets: results, ...(results.some((r) => r.interrupted) ? { interrupted: true as const } : {}) };
     },
     execute(inp, spec, target = 0) {
       const ep = endpoints[target];

@@ -50,6 +50,8 @@ export interface LadderResult {
   steps: LadderStep[];
   /** A later run of the same command (--runs N, --short-baseline, a sweep point after the first): the ladder was climbed once, before the first. */
   reused?: true;
+  /** Stopped (Ctrl-C, SIGTERM) while climbing: a failed check then says nothing about the server. */
+  interrupted?: true;
   /** Several endpoints: each one's ladder (its `target` name); `steps` then holds them all in order. */
   target?: string;
   targets?: LadderResult[];
@@ -92,7 +94,7 @@ export interface LadderTarget {
 }
 
 const rank: Record<Verdict, number> = { pass: 0, warn: 1, fail: 2 };
-const worst = (vs: Verdict[]): Verdict => vs.reduce<Verdict>((a, v) => (rank[v] > rank[a] ? v : a), 'pass');
+export const worst = (vs: Verdict[]): Verdict => vs.reduce<Verdict>((a, v) => (rank[v] > rank[a] ? v : a), 'pass');
 
 /** One probe's checks; `transient` when it failed in a way a healthy but busy server can (see transientStatus). */
 export interface Probe {
@@ -267,7 +269,7 @@ export async function runLadder(target: LadderTarget, say: (line: string) => voi
   } finally {
     await t.dispatcher?.close().catch(() => {});
   }
-  const result: LadderResult = { verdict: worst(steps.map((s) => s.verdict)), steps };
+  const result: LadderResult = { verdict: worst(steps.map((s) => s.verdict)), steps, ...(signal?.aborted ? { interrupted: true as const } : {}) };
   // Stopped (Ctrl-C) during the ladder: not the server's fault; the run ends as interrupted, with no load sent.
   if (result.verdict === 'fail' && !signal?.aborted) throw new ValidationError(result);
   return result;
