@@ -217,7 +217,7 @@ describe('failures', () => {
       const out = join(tmpDir(), 'r');
       expect(await main(['run', '--base-url', overlong.baseUrl, '--requests', '20', '--out', out], c2.io)).toBe(4);
       expect(overlong.bodies.length).toBe(LADDER);
-      expect(c2.err).toMatch(/the stage of 4 concurrent requests failed \(output_tokens: 99 tokens for max_tokens 16/);
+      expect(c2.err).toMatch(/the stage of 4 concurrent requests failed \(output_tokens: 99 tokens for max_tokens 8/);
       expect(existsSync(out)).toBe(false);
     } finally {
       await denied.close();

@@ -46,7 +46,7 @@ describe('run --validate', () => {
     expect(await main(['run', '--base-url', bad.baseUrl, '--validate', '--requests', '50', '--out', join(out, 'r'), '--json'], c.io)).toBe(4);
     expect(bad.bodies).toHaveLength(1); // the ladder's one request: no stage, no load
     expect((bad.bodies[0] as { max_tokens: number }).max_tokens).toBe(LADDER_MAX_TOKENS);
-    expect(c.err).toMatch(/validation ladder: the single request failed \(streaming: 1 content chunk\(s\): a stream must carry more than one; output_tokens: 40 tokens for max_tokens 16: the server does not honour max_tokens\); no load was sent/);
+    expect(c.err).toMatch(/validation ladder: the single request failed \(streaming: 1 content chunk\(s\): a stream must carry more than one; output_tokens: 40 tokens for max_tokens 8: the server does not honour max_tokens\); no load was sent/);
     const v = JSON.parse(c.out).validation;
     expect(v.verdict).toBe('fail');
     expect(v.steps).toHaveLength(1);
@@ -61,6 +61,6 @@ describe('run --validate', () => {
     expect(short.bodies.length - n).toBe(1 + LADDER_STAGE_CONCURRENCY + 2);
     const v = JSON.parse(readFileSync(join(out, 'run.json'), 'utf8')).validation;
     expect(v.verdict).toBe('warn');
-    expect(v.steps[1].checks.find((x: { check: string }) => x.check === 'output_tokens')).toMatchObject({ verdict: 'warn', detail: expect.stringMatching(/^2 of max_tokens 16 with ignore_eos: the server stops early/) });
+    expect(v.steps[1].checks.find((x: { check: string }) => x.check === 'output_tokens')).toMatchObject({ verdict: 'warn', detail: expect.stringMatching(/^2 of max_tokens 8 with ignore_eos: the server stops early/) });
   });
 });

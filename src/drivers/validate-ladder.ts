@@ -12,7 +12,7 @@ import { stripControls } from '../util/terminal-text.js';
 /** Requests in flight in the ladder's second step: enough to show a server batching, far from a load. */
 export const LADDER_STAGE_CONCURRENCY = 4;
 /** Output tokens each ladder request asks for: more than one chunk to stream, cheap on any server. */
-export const LADDER_MAX_TOKENS = 16;
+export const LADDER_MAX_TOKENS = 8;
 /** Times a request that failed transiently (no response, HTTP 429/408/5xx) is sent again before its step fails. */
 export const LADDER_RETRIES = 3;
 /** Wait before retry k (0-based) without a Retry-After: 250 ms, 500 ms, 1 s. */
