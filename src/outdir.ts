@@ -94,11 +94,10 @@ function prepare(dir: string, overwrite: boolean, empty: boolean): string | unde
 function emptyRunFiles(dir: string, overwrite: boolean, empty: boolean): void {
   const present = readdirSync(dir).filter((f) => RUN_FILES.includes(f));
   if (present.length && !overwrite) throw new UsageError([`--out: ${dir} already holds a run; choose another directory or pass --overwrite`]);
-  if (!empty) return;
   for (const f of present) {
     // Only regular files are emptied: a pipe or device under a run file's name would block or swallow the run.
     const l = lstatSync(join(dir, f));
     if (!l.isFile()) throw new UsageError([`--out: ${join(dir, f)} is not a regular file (it is ${l.isSymbolicLink() ? 'a symbolic link' : kindOf(l)})`]);
-    writeFileAtomic(join(dir, f), '');
   }
+  if (empty) for (const f of present) writeFileAtomic(join(dir, f), '');
 }
