@@ -16,7 +16,7 @@ describe.each([
   ['undici', 1],
   ['h1', 2], // worker threads: the count crosses threads through shared memory
 ] as const)('live token counter (transport %s, %i worker(s))', (transport, workers) => {
-    // The server streams 10 tokens whatever max_tokens asks: the ladder (8 tokens) would refuse it; this test measures the live counter.
+  // The server streams 10 tokens whatever max_tokens asks: the ladder (8 tokens) would refuse it; this test measures the live counter.
   it('counts content events as they arrive, and ends at the exact token total', async () => {
     // 10 tokens, 80 ms apart, then usage and [DONE].
     const steps = [
