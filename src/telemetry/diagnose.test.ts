@@ -25,6 +25,11 @@ describe('diagnose', () => {
   it('queue-bound needs requests waiting and queue time dominating the TTFT', () => {
     expect(kinds(server({ queue: 80, prefill: 5, serverTtft: 85, waiting_max: 12, waiting_mean: 6 }))).toEqual(['queue_bound']);
     expect(kinds(server({ queue: 80, prefill: 5, serverTtft: 85, waiting_max: 0 }))).toEqual([]);
+    // The scrapes saw nobody waiting, but the queue histogram says 3 waited on average (Little's law): queue-bound.
+    const missed = server({ queue: 80, prefill: 5, serverTtft: 85, waiting_max: 0, waiting_littles_law: 3 });
+    expect(kinds(missed)).toEqual(['queue_bound']);
+    expect(diagnose(missed, client()).find((f) => f.kind === 'queue_bound')!.message).toContain("3.0 on average (Little's law) waiting");
+    expect(kinds(server({ queue: 80, prefill: 5, serverTtft: 85, waiting_max: 0, waiting_littles_law: 0.2 }))).toEqual([]);
   });
   it('queue time shorter than one engine step is the wait for the running step to end, not queue-bound', () => {
     // Below max_num_seqs with short prompts: 4 ms of a 7 ms TTFT queued, a scrape saw one waiting, steps of 6.5 ms.
