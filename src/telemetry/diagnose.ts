@@ -47,13 +47,15 @@ export function diagnose(s: ServerSummary, client: Summary, itlByBatch: { runnin
   const queue = d?.queue_mean_ms ?? null;
   const prefill = d?.prefill_mean_ms ?? null;
   // One engine step (ITL mean, server's else client's): a request that arrives mid-step waits for that step to end
-  // before it is scheduled. Queue time under a step is that wait, not saturation, however large its share of a tiny TTFT.
+  // and, under async scheduling (vLLM --async-scheduling, SGLang overlap), for the step already planned: 1.5 steps on
+  // average, 2 at most, plus the scheduler's own time between steps (measured on the sim at c=2: 2.4 steps). A queue
+  // mean within 3 steps is that wait, not saturation, however large its share of a tiny TTFT.
   const step = s.vs_client?.itl_mean_ms?.server ?? client.itl_ms?.mean ?? null;
   // Some request waited: the sampled gauge saw one, or Little's law from the queue histogram says at least half a request
   // waited on average (scrapes a second apart miss waits of tens of ms; the histogram does not).
   const littles = s.waiting_littles_law ?? 0;
   const waited = (s.waiting_max ?? 0) > 0 || littles >= 0.5;
-  if (cMean !== null && cMean > 0 && queue !== null && queue / cMean >= DOMINANT_SHARE && waited && (step === null || queue > step))
+  if (cMean !== null && cMean > 0 && queue !== null && queue / cMean >= DOMINANT_SHARE && waited && (step === null || queue > 3 * step))
     out.push({
       kind: 'queue_bound',
       message: `queue-bound: requests waited ${f1(queue)} ms on average in the server's queue, ${pctOf(queue / cMean)} of the client's TTFT mean (${f1(cMean)} ms), with ${(s.waiting_max ?? 0) > 0 ? `up to ${f1(s.waiting_max!)}` : `${f1(littles)} on average (Little's law)`} waiting: ${advice('queue_bound')}`,
